@@ -1,0 +1,11 @@
+package session
+
+import "errors"
+
+var (
+	// ErrClosed is returned by Pin after Close.
+	ErrClosed = errors.New("session: closed")
+
+	// ErrNoStore is returned by Pin when the session was built without a Pinner.
+	ErrNoStore = errors.New("session: no blob store to pin in")
+)

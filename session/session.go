@@ -1,0 +1,276 @@
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Status is the outcome of one call as recorded in the trace.
+type Status string
+
+const (
+	// StatusOK means the tool ran and returned a result.
+	StatusOK Status = "ok"
+	// StatusError means the call failed (bad call, tool error, panic, cancellation).
+	StatusError Status = "error"
+	// StatusDenied means policy refused the call before it ran.
+	StatusDenied Status = "denied"
+	// StatusTimeout means the tool ran past its call timeout. It appears only in
+	// trace records; the chain sees such a call as StatusError.
+	StatusTimeout Status = "timeout"
+)
+
+// Record is one call in a session's trace. Message is the same text the chain
+// saw for a failed call; argument values are never recorded, only sizes.
+type Record struct {
+	// Seq numbers records from 1 in the order they were appended.
+	Seq int `json:"seq"`
+	// Tool is the name the chain called, registered or not.
+	Tool string `json:"tool"`
+	// Status is the call's outcome.
+	Status Status `json:"status"`
+	// Reason is the stable reason code; empty for StatusOK.
+	Reason string `json:"reason,omitempty"`
+	// Message explains a failure; empty for StatusOK.
+	Message string `json:"message,omitempty"`
+	// Start and End bracket the call, including any approval wait.
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// Duration is End-Start.
+	Duration time.Duration `json:"duration_ns"`
+	// ArgBytes is the size of the arguments as the chain sent them.
+	ArgBytes int `json:"arg_bytes"`
+	// ResultBytes is the size of the result before shaping (0 when none).
+	ResultBytes int `json:"result_bytes"`
+	// Refs are the artifact refs this call produced.
+	Refs []string `json:"refs,omitempty"`
+}
+
+// Pinner pins and unpins blobs on behalf of an owner. *blobstore.Store
+// implements it.
+type Pinner interface {
+	Pin(ctx context.Context, tenant, ref, owner string) error
+	Unpin(ctx context.Context, tenant, ref, owner string) error
+}
+
+// Options configure New. The zero value works.
+type Options struct {
+	// ID identifies the session and is the pin owner. Default: "s_" followed by
+	// 32 random hex digits.
+	ID string
+	// Tenant scopes the blobs the session may read and create. Default "default".
+	Tenant string
+	// Pins is where Pin and Close pin and unpin. Nil: Pin returns ErrNoStore.
+	Pins Pinner
+	// Grants are refs the session may read besides those it creates.
+	Grants []string
+	// MaxTrace caps the records kept in the trace. Records past the cap are
+	// counted by Dropped, not kept. Default 10000.
+	MaxTrace int
+}
+
+// Session is the state of one chain: its call count, its trace and the blobs it
+// pinned. The invoker that serves a chain keeps no state of its own.
+//
+// A Session is safe for concurrent use: a chain may have many calls in flight.
+type Session struct {
+	id, tenant string
+	pins       Pinner
+	maxTrace   int
+
+	mu       sync.Mutex
+	calls    int
+	trace    []Record
+	seq      int
+	dropped  int
+	readable map[string]struct{}
+	pinned   []string // still pinned
+	closed   bool
+	files    map[string]int
+}
+
+// New returns an open session.
+func New(opts Options) *Session {
+	s := &Session{id: opts.ID, tenant: opts.Tenant, pins: opts.Pins, maxTrace: opts.MaxTrace}
+	if s.id == "" {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		s.id = "s_" + hex.EncodeToString(b[:])
+	}
+	if s.tenant == "" {
+		s.tenant = "default"
+	}
+	if s.maxTrace <= 0 {
+		s.maxTrace = 10000
+	}
+	s.Grant(opts.Grants...)
+	return s
+}
+
+// ID returns the session id, which is also the pin owner.
+func (s *Session) ID() string { return s.id }
+
+// Tenant returns the tenant the session acts for.
+func (s *Session) Tenant() string { return s.tenant }
+
+// Calls returns how many calls passed the budget gate.
+func (s *Session) Calls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls
+}
+
+// Acquire is the budget gate: if fewer than max calls were acquired it counts
+// one more and returns true; otherwise it returns false and counts nothing.
+func (s *Session) Acquire(max int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.calls >= max {
+		return false
+	}
+	s.calls++
+	return true
+}
+
+// Append adds r to the trace, numbering it, and returns the stored record.
+// Past Options.MaxTrace the record is counted by Dropped instead.
+func (s *Session) Append(r Record) Record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	r.Seq = s.seq
+	if len(s.trace) >= s.maxTrace {
+		s.dropped++
+		return r
+	}
+	s.trace = append(s.trace, r)
+	return r
+}
+
+// Trace returns a copy of the records so far, in the order they were appended.
+func (s *Session) Trace() []Record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.trace)
+}
+
+// Dropped returns how many records were not kept because the trace was full.
+func (s *Session) Dropped() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dropped
+}
+
+// Grant lets the session read refs it did not create.
+func (s *Session) Grant(refs ...string) {
+	if len(refs) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.readable == nil {
+		s.readable = make(map[string]struct{}, len(refs))
+	}
+	for _, r := range refs {
+		s.readable[r] = struct{}{}
+	}
+}
+
+// CanRead reports whether the session created or was granted ref.
+func (s *Session) CanRead(ref string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.readable[ref]
+	return ok
+}
+
+// Pin pins ref for this session in the store, makes it readable and remembers
+// it so that Close unpins it. It returns ErrClosed after Close and
+// ErrNoStore without a Pinner.
+func (s *Session) Pin(ctx context.Context, ref string) error {
+	if s.pins == nil {
+		return ErrNoStore
+	}
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	if err := s.pins.Pin(ctx, s.tenant, ref, s.id); err != nil {
+		return fmt.Errorf("session: pinning %s: %w", ref, err)
+	}
+	s.mu.Lock()
+	if s.closed {
+		// Close ran while we pinned: release at once so nothing stays pinned.
+		s.mu.Unlock()
+		_ = s.pins.Unpin(context.WithoutCancel(ctx), s.tenant, ref, s.id)
+		return ErrClosed
+	}
+	s.pinned = append(s.pinned, ref)
+	if s.readable == nil {
+		s.readable = make(map[string]struct{})
+	}
+	s.readable[ref] = struct{}{}
+	s.mu.Unlock()
+	return nil
+}
+
+// Pinned returns the refs the session holds pinned.
+func (s *Session) Pinned() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.pinned)
+}
+
+// Close unpins every ref the session pinned and marks it closed; later Pin
+// calls fail. ctx bounds the unpin calls: pass a live context even when the
+// chain itself was cancelled. Refs whose unpin failed stay listed by Pinned
+// and a later Close retries them, so Close can be called until it returns nil.
+func (s *Session) Close(ctx context.Context) error {
+	s.mu.Lock()
+	s.closed = true
+	refs := s.pinned
+	s.pinned = nil
+	s.mu.Unlock()
+	var errs []error
+	var failed []string
+	for _, ref := range refs {
+		if err := s.pins.Unpin(ctx, s.tenant, ref, s.id); err != nil {
+			errs = append(errs, fmt.Errorf("session: unpinning %s: %w", ref, err))
+			failed = append(failed, ref)
+		}
+	}
+	if len(failed) > 0 {
+		s.mu.Lock()
+		s.pinned = append(s.pinned, failed...)
+		s.mu.Unlock()
+	}
+	return errors.Join(errs...)
+}
+
+// Closed reports whether Close was called.
+func (s *Session) Closed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// NextFileIndex returns 0, 1, 2, … on successive calls for the same tool, for
+// naming the media files a tool returns.
+func (s *Session) NextFileIndex(tool string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.files == nil {
+		s.files = make(map[string]int)
+	}
+	n := s.files[tool]
+	s.files[tool] = n + 1
+	return n
+}

@@ -1,0 +1,28 @@
+// Package toolbox defines tools and the registry the invoker looks them up in.
+//
+// A tool author writes a typed Go function; Func derives the input and output
+// JSON Schemas from its types:
+//
+//	search := toolbox.Func("search", "Search the web",
+//		func(ctx context.Context, in SearchIn) (SearchOut, error) { … })
+//	box, err := toolbox.New(search, send.WithRisk(toolbox.High))
+//
+// Tools implementing Tool directly provide their own schema. HostedTool and
+// ProviderDefinedTool describe tools the provider or the agent loop runs:
+// they are listed (Schemas) but never executed by airlock.
+//
+// Arguments are checked by Entry.Validate against the input schema before a
+// tool runs; object schemas reject unknown fields (see Info.InputSchema).
+//
+// # Concurrency
+//
+// A Toolbox is safe for concurrent use; tools may be added while others are
+// looked up. Entries and FuncTools are immutable. A Tool's Call may run
+// concurrently with itself.
+//
+// # Errors
+//
+// Add returns ErrNilTool, ErrInvalidName, ErrInvalidDescription or
+// ErrInvalidSchema, wrapped with the tool's name and the reason. Validate
+// wraps ErrInvalidArguments with the schema error.
+package toolbox

@@ -1,0 +1,29 @@
+package toolbox
+
+import "errors"
+
+var (
+	// ErrInvalidName is returned by Toolbox.Add when a tool's name does not match
+	// ^[a-z0-9_-]{1,64}$.
+	ErrInvalidName = errors.New("toolbox: invalid tool name")
+
+	// ErrInvalidDescription is returned by Toolbox.Add when a tool's description
+	// is empty or longer than 200 characters.
+	ErrInvalidDescription = errors.New("toolbox: invalid tool description")
+
+	// ErrInvalidSchema is returned by Toolbox.Add when a tool's input or output
+	// schema cannot be derived or compiled.
+	ErrInvalidSchema = errors.New("toolbox: invalid schema")
+
+	// ErrInvalidArguments is returned (wrapped, with the schema error) by
+	// Entry.Validate when arguments are not a JSON object matching the tool's
+	// input schema.
+	ErrInvalidArguments = errors.New("toolbox: invalid arguments")
+
+	// ErrNotExecutable is returned by Call on hosted and provider-defined tool
+	// descriptors: airlock lists them but never runs them.
+	ErrNotExecutable = errors.New("toolbox: tool is not executed by airlock")
+
+	// ErrNilTool is returned by Toolbox.Add for a nil Tool.
+	ErrNilTool = errors.New("toolbox: nil tool")
+)

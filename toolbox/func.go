@@ -1,0 +1,122 @@
+package toolbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// FuncTool is a local tool built from a typed Go function by Func. Its input
+// and output schemas are derived from In and Out. The With* methods return a
+// modified copy; a FuncTool is immutable and safe for concurrent use.
+type FuncTool[In, Out any] struct {
+	info Info
+	fn   func(context.Context, In) (Out, error)
+	// skipEmpty is true when In is a struct, so "{}" decodes to the zero In and
+	// the decode can be skipped.
+	skipEmpty bool
+	// passOutput is true when Out is Output: the function shapes its own result.
+	passOutput bool
+	err        error
+}
+
+var (
+	outputType = reflect.TypeFor[Output]()
+	rawType    = reflect.TypeFor[json.RawMessage]()
+)
+
+// schemaOptions maps the types encoding/json treats specially: []byte travels
+// as a base64 string and json.RawMessage as any JSON value.
+var schemaOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[[]byte]():          {Type: "string", ContentEncoding: "base64"},
+	reflect.TypeFor[json.RawMessage](): {},
+}}
+
+// Func builds a local tool named name from fn. The input JSON Schema is derived
+// from In (struct fields become properties; fields without omitempty/omitzero
+// are required; unknown fields are rejected; a `jsonschema:"…"` tag is the
+// property description) and the output schema from Out. If Out is Output, fn
+// returns media or pre-encoded JSON itself and no output schema is derived.
+//
+// Func never fails: a bad name, description or a type that has no JSON Schema
+// is reported by Toolbox.Add. The risk defaults to Safe; see WithRisk.
+func Func[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error)) *FuncTool[In, Out] {
+	t := &FuncTool[In, Out]{fn: fn}
+	t.info = Info{Name: name, Description: description}
+	inT, outT := reflect.TypeFor[In](), reflect.TypeFor[Out]()
+	t.skipEmpty = inT.Kind() == reflect.Struct
+	t.passOutput = outT == outputType
+	if fn == nil {
+		t.err = fmt.Errorf("%w: tool %q has a nil function", ErrInvalidSchema, name)
+		return t
+	}
+	in, err := jsonschema.ForType(inT, schemaOptions)
+	if err != nil {
+		t.err = fmt.Errorf("%w: input type %s of tool %q: %w", ErrInvalidSchema, inT, name, err)
+		return t
+	}
+	t.info.InputSchema = in
+	if !t.passOutput && outT != rawType {
+		out, err := jsonschema.ForType(outT, schemaOptions)
+		if err != nil {
+			t.err = fmt.Errorf("%w: output type %s of tool %q: %w", ErrInvalidSchema, outT, name, err)
+			return t
+		}
+		t.info.OutputSchema = out
+	}
+	return t
+}
+
+// WithRisk returns a copy of t with risk level r.
+func (t *FuncTool[In, Out]) WithRisk(r Risk) *FuncTool[In, Out] {
+	c := *t
+	c.info.Risk = r
+	return &c
+}
+
+// WithDeferLoading returns a copy of t whose schema is loaded on demand
+// (see Info.DeferLoading).
+func (t *FuncTool[In, Out]) WithDeferLoading() *FuncTool[In, Out] {
+	c := *t
+	c.info.DeferLoading = true
+	return &c
+}
+
+// Info implements Tool.
+func (t *FuncTool[In, Out]) Info() Info { return t.info }
+
+// Call implements Tool: it decodes args into In, runs the function and encodes
+// its result as JSON.
+func (t *FuncTool[In, Out]) Call(ctx context.Context, args json.RawMessage) (Output, error) {
+	var in In
+	if !(t.skipEmpty && isEmptyObject(args)) && len(args) > 0 {
+		if err := json.Unmarshal(args, &in); err != nil {
+			return Output{}, fmt.Errorf("%w: %w", ErrInvalidArguments, err)
+		}
+	}
+	out, err := t.fn(ctx, in)
+	if err != nil {
+		return Output{}, err
+	}
+	if t.passOutput {
+		return any(out).(Output), nil
+	}
+	if raw, ok := any(out).(json.RawMessage); ok {
+		return Output{JSON: raw}, nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return Output{}, fmt.Errorf("toolbox: encoding result of %q: %w", t.info.Name, err)
+	}
+	return Output{JSON: b}, nil
+}
+
+// buildErr reports a construction problem to Toolbox.Add.
+func (t *FuncTool[In, Out]) buildErr() error { return t.err }
+
+func isEmptyObject(b []byte) bool {
+	return len(b) == 2 && b[0] == '{' && b[1] == '}'
+}

@@ -1,0 +1,131 @@
+package toolbox
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Kind says who executes a tool. Only KindLocal tools are callable from a chain;
+// the invoker refuses the others with reason not_callable_from_chain.
+type Kind int
+
+const (
+	// KindLocal tools are Go code run by airlock. The zero value.
+	KindLocal Kind = iota
+	// KindHosted tools run on the model provider's side (e.g. a hosted web search).
+	KindHosted
+	// KindProviderDefined tools have a provider-defined schema and are run by the
+	// agent loop, not by airlock.
+	KindProviderDefined
+	// KindChain is the tool that runs a chain itself. A chain may not start a chain.
+	KindChain
+)
+
+// String returns "local", "hosted", "provider_defined" or "chain".
+func (k Kind) String() string {
+	switch k {
+	case KindLocal:
+		return "local"
+	case KindHosted:
+		return "hosted"
+	case KindProviderDefined:
+		return "provider_defined"
+	case KindChain:
+		return "chain"
+	}
+	return "unknown"
+}
+
+// Info describes a tool. Toolbox.Add reads it once, validates it and keeps it;
+// a tool's Info must not change after registration.
+type Info struct {
+	// Name is the tool's identifier, matching ^[a-z0-9_-]{1,64}$. Required.
+	Name string
+	// Description is shown to the model: 1 to 200 characters. Required.
+	Description string
+	// InputSchema is the JSON Schema of the arguments object. Nil means the tool
+	// takes no arguments: only {} is accepted. Object schemas that leave
+	// additionalProperties unset are tightened to reject unknown fields.
+	InputSchema *jsonschema.Schema
+	// OutputSchema optionally describes the result value. Nil means undescribed.
+	OutputSchema *jsonschema.Schema
+	// Risk is the tool's risk level. Default Safe.
+	Risk Risk
+	// DeferLoading marks a tool whose schema is loaded on demand: it is left out
+	// of Toolbox.Schemas and listed by Toolbox.DeferredSchemas.
+	DeferLoading bool
+	// Kind says who executes the tool. Default KindLocal.
+	Kind Kind
+	// ProviderSpec is the provider's wire description of a hosted or
+	// provider-defined tool, returned verbatim by the schema helpers. Ignored for
+	// local tools.
+	ProviderSpec json.RawMessage
+}
+
+// Output is what a tool returns.
+type Output struct {
+	// JSON is the result value encoded as JSON. Empty means null.
+	JSON json.RawMessage
+	// Media are binary attachments (images, audio, PDFs). The invoker stores each
+	// one and hands the chain a file entry instead of the bytes.
+	Media []Media
+}
+
+// Media is one binary attachment of an Output.
+type Media struct {
+	// MIME is the media type, e.g. "image/png". Required.
+	MIME string
+	// Data is the content.
+	Data []byte
+}
+
+// Tool is a tool airlock can list and, for KindLocal, execute. Implement it for
+// full control; most tool authors use Func instead.
+//
+// Call receives arguments that already passed the input schema and must honour
+// ctx: it is cancelled when the call times out or the chain ends. A returned
+// error becomes a tool_error result whose message is err.Error(), so errors
+// must not carry secrets.
+type Tool interface {
+	Info() Info
+	Call(ctx context.Context, args json.RawMessage) (Output, error)
+}
+
+// HostedTool describes a tool the model provider runs (Kind KindHosted). It is
+// listed and described, never executed by airlock.
+type HostedTool struct {
+	Name, Description string
+	// Spec is the provider's wire description, returned by the schema helpers.
+	Spec json.RawMessage
+}
+
+// Info implements Tool.
+func (h HostedTool) Info() Info {
+	return Info{Name: h.Name, Description: h.Description, Kind: KindHosted, ProviderSpec: h.Spec}
+}
+
+// Call implements Tool; it always returns ErrNotExecutable.
+func (HostedTool) Call(context.Context, json.RawMessage) (Output, error) {
+	return Output{}, ErrNotExecutable
+}
+
+// ProviderDefinedTool describes a tool whose schema the model provider defines
+// and whose execution belongs to the agent loop (Kind KindProviderDefined). It
+// is listed and described, never executed by airlock.
+type ProviderDefinedTool struct {
+	Name, Description string
+	// Spec is the provider's wire description, returned by the schema helpers.
+	Spec json.RawMessage
+}
+
+// Info implements Tool.
+func (p ProviderDefinedTool) Info() Info {
+	return Info{Name: p.Name, Description: p.Description, Kind: KindProviderDefined, ProviderSpec: p.Spec}
+}
+
+// Call implements Tool; it always returns ErrNotExecutable.
+func (ProviderDefinedTool) Call(context.Context, json.RawMessage) (Output, error) {
+	return Output{}, ErrNotExecutable
+}

@@ -1,0 +1,300 @@
+package toolbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Toolbox is a name-keyed registry of tools. The zero value is an empty,
+// usable Toolbox. It is safe for concurrent use: the invoker reads it on every
+// call while tools may be added.
+type Toolbox struct {
+	mu      sync.RWMutex
+	byName  map[string]*Entry
+	ordered []*Entry // registration order; a replacement keeps its slot
+}
+
+// Entry is a registered tool with its validated Info and compiled argument
+// schema. Entries are immutable.
+type Entry struct {
+	tool Tool
+	info Info
+	in   *jsonschema.Resolved
+	// noArgs is true for the default no-argument schema: only {} is valid.
+	noArgs bool
+	// emptyOK is true when the schema accepts {} whatever else it says, so the
+	// commonest call of a no-argument tool skips the validator.
+	emptyOK bool
+}
+
+// Tool returns the registered tool.
+func (e *Entry) Tool() Tool { return e.tool }
+
+// Info returns the tool's Info as validated at registration (with the
+// tightened input schema).
+func (e *Entry) Info() Info { return e.info }
+
+// Validate checks that args is a JSON object matching the tool's input
+// schema. Unknown fields are rejected. The error wraps ErrInvalidArguments and
+// carries the schema error. An empty args is treated as {}.
+func (e *Entry) Validate(args json.RawMessage) error {
+	if len(args) == 0 || isEmptyObject(args) {
+		if e.noArgs || e.emptyOK {
+			return nil
+		}
+		args = json.RawMessage("{}")
+	}
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		return fmt.Errorf("%w: not valid JSON: %w", ErrInvalidArguments, err)
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return fmt.Errorf("%w: arguments must be a JSON object", ErrInvalidArguments)
+	}
+	if e.in == nil {
+		return nil // hosted/provider-defined: never executed, nothing to check
+	}
+	if err := e.in.Validate(v); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidArguments, err)
+	}
+	return nil
+}
+
+// New builds a Toolbox holding tools, in order. It fails on the first tool Add
+// rejects.
+func New(tools ...Tool) (*Toolbox, error) {
+	b := &Toolbox{}
+	for _, t := range tools {
+		if err := b.Add(t); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// Add registers t. A tool with the same name as a registered one replaces it
+// and keeps its position in All. Add rejects a bad name (ErrInvalidName), a
+// bad description (ErrInvalidDescription) and a schema that cannot be derived
+// or compiled (ErrInvalidSchema); the error says which tool and why.
+func (b *Toolbox) Add(t Tool) error {
+	e, err := newEntry(t)
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.byName == nil {
+		b.byName = make(map[string]*Entry)
+	}
+	if old, ok := b.byName[e.info.Name]; ok {
+		i := slices.Index(b.ordered, old)
+		b.ordered[i] = e
+	} else {
+		b.ordered = append(b.ordered, e)
+	}
+	b.byName[e.info.Name] = e
+	return nil
+}
+
+// Lookup returns the entry registered under name.
+func (b *Toolbox) Lookup(name string) (*Entry, bool) {
+	b.mu.RLock()
+	e, ok := b.byName[name]
+	b.mu.RUnlock()
+	return e, ok
+}
+
+// Get returns the tool registered under name.
+func (b *Toolbox) Get(name string) (Tool, bool) {
+	e, ok := b.Lookup(name)
+	if !ok {
+		return nil, false
+	}
+	return e.tool, true
+}
+
+// Has reports whether a tool named name is registered.
+func (b *Toolbox) Has(name string) bool {
+	_, ok := b.Lookup(name)
+	return ok
+}
+
+// Len returns the number of registered tools.
+func (b *Toolbox) Len() int {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return len(b.ordered)
+}
+
+// Entries returns the registered entries in registration order.
+func (b *Toolbox) Entries() []*Entry {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return slices.Clone(b.ordered)
+}
+
+// All returns the registered tools in registration order.
+func (b *Toolbox) All() []Tool {
+	return b.collect(func(*Entry) bool { return true })
+}
+
+// Names returns the registered tool names in registration order.
+func (b *Toolbox) Names() []string {
+	es := b.Entries()
+	names := make([]string, len(es))
+	for i, e := range es {
+		names[i] = e.info.Name
+	}
+	return names
+}
+
+// ByRisk returns the tools of risk level r, in registration order.
+func (b *Toolbox) ByRisk(r Risk) []Tool {
+	return b.collect(func(e *Entry) bool { return e.info.Risk == r })
+}
+
+// Schemas returns the wire schemas of every tool not marked DeferLoading, in
+// registration order: what goes into a model request up front.
+func (b *Toolbox) Schemas() []Schema {
+	return b.schemas(func(e *Entry) bool { return !e.info.DeferLoading })
+}
+
+// DeferredSchemas returns the wire schemas of the tools marked DeferLoading,
+// for a client that loads them on demand.
+func (b *Toolbox) DeferredSchemas() []Schema {
+	return b.schemas(func(e *Entry) bool { return e.info.DeferLoading })
+}
+
+// SchemaFor returns the wire schema of the tool named name, deferred or not.
+func (b *Toolbox) SchemaFor(name string) (Schema, bool) {
+	e, ok := b.Lookup(name)
+	if !ok {
+		return Schema{}, false
+	}
+	return schemaOf(e), true
+}
+
+func (b *Toolbox) collect(keep func(*Entry) bool) []Tool {
+	var out []Tool
+	for _, e := range b.Entries() {
+		if keep(e) {
+			out = append(out, e.tool)
+		}
+	}
+	return out
+}
+
+func (b *Toolbox) schemas(keep func(*Entry) bool) []Schema {
+	var out []Schema
+	for _, e := range b.Entries() {
+		if keep(e) {
+			out = append(out, schemaOf(e))
+		}
+	}
+	return out
+}
+
+func newEntry(t Tool) (*Entry, error) {
+	if t == nil {
+		return nil, ErrNilTool
+	}
+	if be, ok := t.(interface{ buildErr() error }); ok {
+		if err := be.buildErr(); err != nil {
+			return nil, err
+		}
+	}
+	info := t.Info()
+	if !ValidName(info.Name) {
+		return nil, fmt.Errorf("%w: %q must match ^[a-z0-9_-]{1,64}$", ErrInvalidName, info.Name)
+	}
+	if n := utf8.RuneCountInString(info.Description); n < 1 || n > 200 {
+		return nil, fmt.Errorf("%w: tool %q has a %d-character description; use 1 to 200 characters", ErrInvalidDescription, info.Name, n)
+	}
+	if !info.Risk.Valid() {
+		return nil, fmt.Errorf("toolbox: tool %q has invalid risk %d", info.Name, int(info.Risk))
+	}
+	e := &Entry{tool: t, info: info}
+	if info.Kind == KindHosted || info.Kind == KindProviderDefined {
+		return e, nil
+	}
+	in := info.InputSchema
+	if in == nil {
+		in = &jsonschema.Schema{Type: "object", AdditionalProperties: falseSchema()}
+		e.noArgs = true
+	} else {
+		in = in.CloneSchemas()
+		closeObjects(in)
+	}
+	resolved, err := in.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: input schema of tool %q: %w", ErrInvalidSchema, info.Name, err)
+	}
+	if info.OutputSchema != nil {
+		if _, err := info.OutputSchema.Resolve(nil); err != nil {
+			return nil, fmt.Errorf("%w: output schema of tool %q: %w", ErrInvalidSchema, info.Name, err)
+		}
+	}
+	e.info.InputSchema = in
+	e.in = resolved
+	e.emptyOK = acceptsEmptyObject(in)
+	return e, nil
+}
+
+// acceptsEmptyObject reports whether s certainly accepts {}: it is an object
+// schema with none of the keywords that can reject an empty object.
+func acceptsEmptyObject(s *jsonschema.Schema) bool {
+	return s.Type == "object" && len(s.Required) == 0 && s.MinProperties == nil &&
+		s.Not == nil && s.AllOf == nil && s.AnyOf == nil && s.OneOf == nil && s.If == nil &&
+		s.Const == nil && s.Enum == nil && s.Ref == "" && s.DynamicRef == "" && s.DependentSchemas == nil
+}
+
+// ValidName reports whether name is a valid tool name: 1 to 64 characters of
+// a-z, 0-9, '_' and '-'.
+func ValidName(name string) bool {
+	if len(name) < 1 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func falseSchema() *jsonschema.Schema { return &jsonschema.Schema{Not: &jsonschema.Schema{}} }
+
+// closeObjects sets additionalProperties to false on every object schema that
+// declares properties and leaves additionalProperties unset, so unknown fields
+// are rejected at any depth. allOf branches are left open: closing them would
+// make each branch reject the properties the others declare.
+func closeObjects(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if s.Properties != nil && s.AdditionalProperties == nil && s.PatternProperties == nil {
+		s.AdditionalProperties = falseSchema()
+	}
+	for _, p := range s.Properties {
+		closeObjects(p)
+	}
+	for _, group := range [][]*jsonschema.Schema{s.PrefixItems, s.AnyOf, s.OneOf} {
+		for _, c := range group {
+			closeObjects(c)
+		}
+	}
+	closeObjects(s.Items)
+	closeObjects(s.AdditionalProperties)
+	for _, d := range s.Defs {
+		closeObjects(d)
+	}
+	for _, d := range s.Definitions {
+		closeObjects(d)
+	}
+}
