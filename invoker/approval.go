@@ -1,0 +1,56 @@
+package invoker
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/airlockrt/airlock/toolbox"
+)
+
+// Decision is an approval handler's answer.
+type Decision int
+
+const (
+	// Denied refuses the call. The zero value, so a forgotten decision denies.
+	Denied Decision = iota
+	// Approved lets the call run with exactly the arguments in the request.
+	Approved
+)
+
+// String returns "denied" or "approved".
+func (d Decision) String() string {
+	if d == Approved {
+		return "approved"
+	}
+	return "denied"
+}
+
+// ApprovalRequest is what a handler decides on. Args are frozen: they are a
+// canonical encoding (sorted keys, no duplicates) of what the chain sent, and
+// exactly those bytes run if the call is approved. Mutating Args has no effect
+// on the call.
+type ApprovalRequest struct {
+	SessionID string
+	Tenant    string
+	Tool      string
+	Risk      toolbox.Risk
+	Args      json.RawMessage
+	// ArgsHash is the hex SHA-256 of Args: bind a decision to it.
+	ArgsHash string
+}
+
+// ApprovalHandler decides whether a call above Policy.MaxRiskUnapproved runs.
+// ctx expires after Policy.ApprovalTimeout; a handler that answers later is
+// ignored and the call is denied with approval_timeout. Approve may be called
+// concurrently.
+type ApprovalHandler interface {
+	Approve(ctx context.Context, req ApprovalRequest) (Decision, error)
+}
+
+// ApprovalFunc adapts a function to ApprovalHandler.
+type ApprovalFunc func(ctx context.Context, req ApprovalRequest) (Decision, error)
+
+// Approve implements ApprovalHandler.
+func (f ApprovalFunc) Approve(ctx context.Context, req ApprovalRequest) (Decision, error) {
+	return f(ctx, req)
+}

@@ -1,0 +1,49 @@
+// Package invoker is the single gate every tool call from a chain passes
+// through. One Invoker serves every chain of a process; the per-chain state
+// (call count, trace, pins) lives in the session.Session given to Invoke.
+//
+//	inv, err := invoker.New(box, invoker.Options{Store: store, Approver: approver})
+//	sess := inv.NewSession(session.Options{Tenant: "acme"})
+//	defer sess.Close(context.WithoutCancel(ctx))
+//	res := inv.Invoke(ctx, sess, invoker.Call{Tool: "search", Args: args})
+//	if !res.OK() { log.Print(res.Reason) }
+//
+// Invoke runs the gates in this order; the first that fails decides the
+// Result (status / reason):
+//
+//  1. budget: more than Policy.MaxToolCalls calls → error / budget_exhausted
+//  2. registry lookup → error / unknown_tool
+//  3. type gate: hosted, provider-defined and chain tools → error / not_callable_from_chain
+//     3a. argument size → error / arguments_too_large; schema → error / invalid_arguments
+//     (arguments holding artifact refs are schema-checked after step 5)
+//  4. risk above Policy.MaxRiskUnapproved → the ApprovalHandler, within
+//     Policy.ApprovalTimeout → denied / no_approval_handler, approval_timeout,
+//     approval_denied, approval_failed. The handler sees a canonical encoding
+//     of the arguments, and exactly those bytes run.
+//  5. {"$artifact": ref} arguments are replaced by the blob's content
+//     → error / artifact_not_found, artifact_too_large, store_error
+//  6. cancellation → error / cancelled
+//  7. ToolCall progress event
+//  8. execution within Policy.CallTimeout, panics contained → error /
+//     call_timeout, tool_error, tool_panic, cancelled
+//  9. ToolResult progress event
+//  10. shaping: ≤ MaxInlineResultBytes inline; larger stored, pinned to the
+//     session and returned as an Artifact envelope; media stored as ChainFiles
+//     → error / invalid_result, store_error
+//
+// A tool that ignores its context keeps running after its call timed out;
+// the caller is not blocked, the result is dropped, and Abandoned counts it.
+//
+// # Concurrency
+//
+// An Invoker is immutable and safe for concurrent use; so is a Session, so a
+// chain may have many calls in flight. Hooks and the progress func run on the
+// calling goroutine.
+//
+// # Errors
+//
+// New and WithPolicy return ErrNilToolbox or an error wrapping
+// ErrInvalidPolicy that names the field. Invoke never returns a Go error and
+// never panics: every outcome is a Result with a stable reason code
+// (reasons.go).
+package invoker

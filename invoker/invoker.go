@@ -1,0 +1,403 @@
+package invoker
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/airlockrt/airlock/blobstore"
+	"github.com/airlockrt/airlock/session"
+	"github.com/airlockrt/airlock/toolbox"
+)
+
+// Store is the blob storage the invoker offloads results to and resolves
+// artifact refs from. *blobstore.Store implements it.
+type Store interface {
+	Put(ctx context.Context, tenant string, r io.Reader, contentType string) (blobstore.Attrs, error)
+	Open(ctx context.Context, tenant, ref string) (io.ReadCloser, blobstore.Attrs, error)
+	session.Pinner
+}
+
+// Options configure New. The zero value is a working configuration: default
+// policy, every call above Safe denied, every result inline.
+type Options struct {
+	// Policy is the chain policy. Zero fields take their defaults.
+	Policy Policy
+	// Approver decides on calls above Policy.MaxRiskUnapproved. Nil denies them
+	// all with no_approval_handler.
+	Approver ApprovalHandler
+	// Store receives offloaded results and media and resolves artifact refs.
+	// Nil keeps every result inline and makes every ref artifact_not_found.
+	Store Store
+	// Hooks are lifecycle callbacks fired on every call.
+	Hooks Hooks
+	// Progress receives ToolCall and ToolResult events. Nil disables them.
+	Progress ProgressFunc
+	// Logger receives one debug line per call (tool, status, reason,
+	// duration; never arguments or results) and contained panics at error
+	// level. Nil discards.
+	Logger *slog.Logger
+}
+
+// Invoker is the single gate every tool call from a chain passes through. It
+// is built once per process and holds no per-chain state: that lives in the
+// session.Session passed to Invoke.
+//
+// An Invoker is safe for concurrent use.
+type Invoker struct {
+	box       *toolbox.Toolbox
+	policy    Policy
+	approver  ApprovalHandler
+	store     Store
+	hooks     Hooks
+	progress  ProgressFunc
+	log       *slog.Logger
+	abandoned *atomic.Int64
+}
+
+// New builds an Invoker over box. It fails if box is nil or the policy is
+// invalid (ApprovalTimeout not shorter than CallTimeout, negative limits).
+func New(box *toolbox.Toolbox, opts Options) (*Invoker, error) {
+	if box == nil {
+		return nil, ErrNilToolbox
+	}
+	if err := opts.Policy.Validate(); err != nil {
+		return nil, err
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Invoker{
+		box:       box,
+		policy:    opts.Policy.WithDefaults(),
+		approver:  opts.Approver,
+		store:     opts.Store,
+		hooks:     opts.Hooks,
+		progress:  opts.Progress,
+		log:       log,
+		abandoned: new(atomic.Int64),
+	}, nil
+}
+
+// WithPolicy returns a copy of inv enforcing p instead (for a chain with its
+// own limits). It fails like New on an invalid policy.
+func (inv *Invoker) WithPolicy(p Policy) (*Invoker, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	c := *inv
+	c.policy = p.WithDefaults()
+	return &c, nil
+}
+
+// Policy returns the policy in force, defaults filled in.
+func (inv *Invoker) Policy() Policy { return inv.policy }
+
+// Toolbox returns the registry the invoker looks tools up in.
+func (inv *Invoker) Toolbox() *toolbox.Toolbox { return inv.box }
+
+// NewSession opens a session whose pins go to the invoker's store.
+// opts.Pins, when set, wins.
+func (inv *Invoker) NewSession(opts session.Options) *session.Session {
+	if opts.Pins == nil && inv.store != nil {
+		opts.Pins = inv.store
+	}
+	return session.New(opts)
+}
+
+// Abandoned returns how many tool executions are still running after their
+// call ended (timeout or cancellation) because the tool ignores its context.
+// Their results are discarded when they return; see RATIONALE.md.
+func (inv *Invoker) Abandoned() int64 { return inv.abandoned.Load() }
+
+// Invoke runs call through every gate for the chain whose state is sess and
+// returns its outcome. ctx is the chain's context: its cancellation ends the
+// call with reason cancelled, and it bounds the approval wait and execution
+// together with the policy timeouts.
+//
+// Whatever happens, Invoke fires OnToolStart and OnToolEnd, appends exactly
+// one record to sess's trace, and returns a Result; it never panics.
+func (inv *Invoker) Invoke(ctx context.Context, sess *session.Session, call Call) (res Result) {
+	st := callState{start: time.Now(), tool: clip(call.Tool), argBytes: len(call.Args)}
+	inv.fire(ctx, inv.hooks.OnToolStart, inv.event(ToolStart, sess, &st))
+	defer func() {
+		if p := recover(); p != nil {
+			inv.log.Error("invoker: contained panic", "tool", st.tool, "panic_type", fmt.Sprintf("%T", p))
+			res = fail(session.StatusError, ReasonInternal, "airlock failed while handling this call; it was not retried")
+		}
+		end := time.Now()
+		status := res.Status
+		if res.Reason == ReasonCallTimeout {
+			status = session.StatusTimeout
+		}
+		rec := sess.Append(session.Record{
+			Tool: st.tool, Status: status, Reason: res.Reason, Message: res.Message,
+			Start: st.start, End: end, Duration: end.Sub(st.start),
+			ArgBytes: st.argBytes, ResultBytes: st.resultBytes, Refs: st.refs,
+		})
+		ev := inv.event(ToolEnd, sess, &st)
+		ev.Status, ev.Reason, ev.Duration, ev.Seq = res.Status, res.Reason, rec.Duration, rec.Seq
+		inv.fire(ctx, inv.hooks.OnToolEnd, ev)
+		if inv.log.Enabled(ctx, slog.LevelDebug) {
+			inv.log.DebugContext(ctx, "tool call", "tool", st.tool, "status", status, "reason", res.Reason, "duration", rec.Duration)
+		}
+	}()
+	return inv.pipeline(ctx, sess, call, &st)
+}
+
+// callState is what the pipeline learns about a call for its trace record.
+type callState struct {
+	start       time.Time
+	tool        string
+	risk        toolbox.Risk
+	argBytes    int
+	resultBytes int
+	refs        []string
+}
+
+func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Call, st *callState) Result {
+	p := &inv.policy
+
+	// 1. Budget.
+	if !sess.Acquire(p.MaxToolCalls) {
+		return fail(session.StatusError, ReasonBudgetExhausted,
+			fmt.Sprintf("this chain used its budget of %d tool calls; no further calls will run", p.MaxToolCalls))
+	}
+	// 2. Registry.
+	entry, ok := inv.box.Lookup(call.Tool)
+	if !ok {
+		return fail(session.StatusError, ReasonUnknownTool,
+			fmt.Sprintf("no tool named %q; call one of the tools declared on `tools`", st.tool))
+	}
+	info := entry.Info()
+	st.risk = info.Risk
+	// 3. Type gate.
+	if info.Kind != toolbox.KindLocal {
+		return fail(session.StatusError, ReasonNotCallable,
+			fmt.Sprintf("tool %q is a %s tool and cannot be called from a chain; call it directly instead", st.tool, info.Kind))
+	}
+	// 3a. Argument size and schema. Arguments holding artifact refs are checked
+	// after resolution (step 5a), when they hold the values the schema describes.
+	args := call.Args
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if len(args) > p.MaxArgumentBytes {
+		return fail(session.StatusError, ReasonArgumentsTooLarge,
+			fmt.Sprintf("arguments are %d bytes; the limit is %d: pass large data as an artifact ref", len(args), p.MaxArgumentBytes))
+	}
+	hasRefs := bytes.Contains(args, refKey)
+	if !hasRefs {
+		if err := entry.Validate(args); err != nil {
+			return fail(session.StatusError, ReasonInvalidArguments, fmt.Sprintf("tool %q: %v", st.tool, err))
+		}
+	}
+	// 4. Risk and approval.
+	if info.Risk > p.MaxRiskUnapproved {
+		frozen, r, denied := inv.approve(ctx, sess, st.tool, info.Risk, args)
+		if denied {
+			return r
+		}
+		args = frozen
+	}
+	// 5. Artifact refs.
+	if hasRefs {
+		resolved, r, failed := inv.resolve(ctx, sess, args)
+		if failed {
+			return r
+		}
+		args = resolved
+		// 5a. Schema check on the resolved values.
+		if err := entry.Validate(args); err != nil {
+			return fail(session.StatusError, ReasonInvalidArguments, fmt.Sprintf("tool %q: %v", st.tool, err))
+		}
+	}
+	// 6. Cancellation.
+	if ctx.Err() != nil {
+		return cancelled(ctx)
+	}
+	// 7. Progress: the call runs.
+	inv.fire(ctx, inv.progress, inv.event(ToolCall, sess, st))
+	// 8. Execute.
+	out, r, failed := inv.execute(ctx, entry.Tool(), args)
+	// 9. Progress: the tool is done.
+	ev := inv.event(ToolResult, sess, st)
+	ev.Status, ev.Reason, ev.Duration = session.StatusOK, r.Reason, time.Since(st.start)
+	if failed {
+		ev.Status = r.Status
+	}
+	inv.fire(ctx, inv.progress, ev)
+	if failed {
+		return r
+	}
+	// 10. Shape.
+	return inv.shape(ctx, sess, st, out)
+}
+
+var refKey = []byte(`"$artifact"`)
+
+var donePool = sync.Pool{New: func() any { return make(chan outcome, 1) }}
+
+// outcome is what a tool goroutine hands back.
+type outcome struct {
+	out      toolbox.Output
+	err      error
+	panicked bool
+}
+
+func (inv *Invoker) execute(ctx context.Context, tool toolbox.Tool, args json.RawMessage) (toolbox.Output, Result, bool) {
+	callCtx, cancel := context.WithTimeout(ctx, inv.policy.CallTimeout)
+	defer cancel()
+	// done is buffered, so an abandoned tool never blocks on its send. A channel
+	// that was drained goes back to the pool; one an abandoned tool still holds
+	// does not.
+	done := donePool.Get().(chan outcome)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				inv.log.Error("invoker: tool panicked", "tool", tool.Info().Name, "panic_type", fmt.Sprintf("%T", p))
+				done <- outcome{panicked: true}
+			}
+		}()
+		out, err := tool.Call(callCtx, args)
+		done <- outcome{out: out, err: err}
+	}()
+	select {
+	case o := <-done:
+		donePool.Put(done)
+		switch {
+		case o.panicked:
+			return toolbox.Output{}, fail(session.StatusError, ReasonToolPanic, "the tool crashed (panic); its effects are unknown"), true
+		case o.err != nil && callCtx.Err() != nil:
+			return toolbox.Output{}, inv.ended(ctx), true
+		case o.err != nil:
+			return toolbox.Output{}, fail(session.StatusError, ReasonToolError, o.err.Error()), true
+		}
+		return o.out, Result{}, false
+	case <-callCtx.Done():
+		inv.abandoned.Add(1)
+		go func() { <-done; inv.abandoned.Add(-1) }()
+		return toolbox.Output{}, inv.ended(ctx), true
+	}
+}
+
+// ended classifies a call whose context is done: the chain's cancellation or
+// the call's own timeout.
+func (inv *Invoker) ended(ctx context.Context) Result {
+	if ctx.Err() != nil {
+		return cancelled(ctx)
+	}
+	return fail(session.StatusError, ReasonCallTimeout,
+		fmt.Sprintf("the tool did not finish within %s; its effects are unknown", inv.policy.CallTimeout))
+}
+
+func (inv *Invoker) approve(ctx context.Context, sess *session.Session, tool string, risk toolbox.Risk, args json.RawMessage) (json.RawMessage, Result, bool) {
+	if inv.approver == nil {
+		return nil, fail(session.StatusDenied, ReasonNoApprovalHandler,
+			fmt.Sprintf("tool %q is %s risk and needs approval, and no approver is configured; call it outside the chain", tool, risk)), true
+	}
+	frozen, err := canonical(args)
+	if err != nil {
+		return nil, fail(session.StatusError, ReasonInvalidArguments, fmt.Sprintf("tool %q: %v", tool, err)), true
+	}
+	sum := sha256.Sum256(frozen)
+	req := ApprovalRequest{
+		SessionID: sess.ID(), Tenant: sess.Tenant(), Tool: tool, Risk: risk,
+		Args: bytes.Clone(frozen), ArgsHash: hex.EncodeToString(sum[:]),
+	}
+	actx, cancel := context.WithTimeout(ctx, inv.policy.ApprovalTimeout)
+	defer cancel()
+	type answer struct {
+		d   Decision
+		err error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				inv.log.Error("invoker: approval handler panicked", "tool", tool, "panic_type", fmt.Sprintf("%T", p))
+				ch <- answer{err: errors.New("approval handler panicked")}
+			}
+		}()
+		d, err := inv.approver.Approve(actx, req)
+		ch <- answer{d, err}
+	}()
+	var a answer
+	select {
+	case a = <-ch:
+	case <-actx.Done():
+	}
+	switch {
+	case ctx.Err() != nil:
+		return nil, cancelled(ctx), true
+	case actx.Err() != nil && (a.err != nil || a == answer{}):
+		return nil, fail(session.StatusDenied, ReasonApprovalTimeout,
+			fmt.Sprintf("no approval for %q within %s; the call did not run", tool, inv.policy.ApprovalTimeout)), true
+	case a.err != nil:
+		return nil, fail(session.StatusDenied, ReasonApprovalFailed,
+			fmt.Sprintf("the approval request for %q failed; the call did not run", tool)), true
+	case a.d != Approved:
+		return nil, fail(session.StatusDenied, ReasonApprovalDenied,
+			fmt.Sprintf("approval for %q was denied; the call did not run", tool)), true
+	}
+	return frozen, Result{}, false
+}
+
+// canonical re-encodes a JSON object with sorted keys and no duplicates, so
+// that what an approver reads is exactly what runs.
+func canonical(args json.RawMessage) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	var v map[string]any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("arguments must be a JSON object: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("arguments must be a single JSON object")
+	}
+	return json.Marshal(v)
+}
+
+func (inv *Invoker) event(kind EventKind, sess *session.Session, st *callState) Event {
+	return Event{Kind: kind, SessionID: sess.ID(), Tenant: sess.Tenant(), Tool: st.tool, Risk: st.risk}
+}
+
+func (inv *Invoker) fire(ctx context.Context, f func(context.Context, Event), ev Event) {
+	if f == nil {
+		return
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			inv.log.Error("invoker: hook panicked", "event", ev.Kind.String(), "tool", ev.Tool, "panic_type", fmt.Sprintf("%T", p))
+		}
+	}()
+	f(ctx, ev)
+}
+
+func fail(status session.Status, reason, msg string) Result {
+	return Result{Status: status, Reason: reason, Message: msg}
+}
+
+func cancelled(ctx context.Context) Result {
+	return fail(session.StatusError, ReasonCancelled, fmt.Sprintf("the chain was cancelled (%v); the call did not complete", context.Cause(ctx)))
+}
+
+// clip bounds a guest-supplied tool name before it reaches messages, traces
+// and hooks.
+func clip(name string) string {
+	const max = 128
+	if len(name) <= max {
+		return name
+	}
+	return name[:max] + "…"
+}

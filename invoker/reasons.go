@@ -1,0 +1,50 @@
+package invoker
+
+// Reason codes are part of airlock's API: every non-ok Result carries exactly
+// one, tests assert them, and they never change meaning. The gate that
+// produces each is listed in DESIGN.md and doc.go.
+const (
+	// ReasonBudgetExhausted: the session already made Policy.MaxToolCalls calls.
+	ReasonBudgetExhausted = "budget_exhausted"
+	// ReasonUnknownTool: no tool of that name is registered.
+	ReasonUnknownTool = "unknown_tool"
+	// ReasonNotCallable: hosted and provider-defined tools and the chain tool
+	// cannot be called from a chain.
+	ReasonNotCallable = "not_callable_from_chain"
+	// ReasonArgumentsTooLarge: the arguments exceed Policy.MaxArgumentBytes.
+	ReasonArgumentsTooLarge = "arguments_too_large"
+	// ReasonInvalidArguments: the arguments are not a JSON object matching the
+	// tool's input schema (unknown fields included). The message carries the
+	// schema error.
+	ReasonInvalidArguments = "invalid_arguments"
+	// ReasonNoApprovalHandler: the tool needs approval and none is configured.
+	ReasonNoApprovalHandler = "no_approval_handler"
+	// ReasonApprovalTimeout: no decision within Policy.ApprovalTimeout.
+	ReasonApprovalTimeout = "approval_timeout"
+	// ReasonApprovalDenied: the handler refused the call.
+	ReasonApprovalDenied = "approval_denied"
+	// ReasonApprovalFailed: the handler returned an error or panicked.
+	ReasonApprovalFailed = "approval_failed"
+	// ReasonArtifactNotFound: an {"$artifact": ref} argument names a blob that
+	// does not exist, is malformed, or is not readable by this session. The
+	// three cases are indistinguishable on purpose.
+	ReasonArtifactNotFound = "artifact_not_found"
+	// ReasonArtifactTooLarge: the artifacts of one call resolve to more than
+	// Policy.MaxResolvedBytes.
+	ReasonArtifactTooLarge = "artifact_too_large"
+	// ReasonCancelled: the chain's context ended before or during the call.
+	ReasonCancelled = "cancelled"
+	// ReasonCallTimeout: the tool ran longer than Policy.CallTimeout. The trace
+	// records such a call with status timeout.
+	ReasonCallTimeout = "call_timeout"
+	// ReasonToolError: the tool returned an error; the message is its text.
+	ReasonToolError = "tool_error"
+	// ReasonToolPanic: the tool panicked; the panic was contained.
+	ReasonToolPanic = "tool_panic"
+	// ReasonInvalidResult: the tool returned bytes that are not valid JSON.
+	ReasonInvalidResult = "invalid_result"
+	// ReasonStoreError: a large result or a media file could not be stored.
+	ReasonStoreError = "store_error"
+	// ReasonInternal: the invoker itself failed; the failure was contained.
+	ReasonInternal = "internal_error"
+)

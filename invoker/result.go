@@ -1,0 +1,62 @@
+package invoker
+
+import (
+	"encoding/json"
+
+	"github.com/airlockrt/airlock/session"
+)
+
+// Call is one tool call from a chain.
+type Call struct {
+	// Tool is the tool name.
+	Tool string
+	// Args is the JSON arguments object. Empty means {}.
+	Args json.RawMessage
+}
+
+// Result is the outcome of one call. Invoke always returns one; it never
+// panics and never returns a Go error for a tool-level failure.
+type Result struct {
+	// Status is StatusOK, StatusError or StatusDenied (never StatusTimeout: a
+	// timed-out call is an error with reason call_timeout).
+	Status session.Status `json:"status"`
+	// Reason is the stable reason code of a non-ok result (see reasons.go).
+	Reason string `json:"reason,omitempty"`
+	// Message says what went wrong and what to do; empty when ok.
+	Message string `json:"message,omitempty"`
+	// Value is what the chain receives on ok: the tool's JSON inline, or the
+	// Artifact envelope when offloaded, or {"value":…,"files":[…]} when the
+	// tool returned media.
+	Value json.RawMessage `json:"value,omitempty"`
+	// Artifact describes an offloaded result; nil when inline.
+	Artifact *Artifact `json:"artifact,omitempty"`
+	// Files are the media the tool returned.
+	Files []ChainFile `json:"files,omitempty"`
+}
+
+// OK reports whether the call succeeded.
+func (r Result) OK() bool { return r.Status == session.StatusOK }
+
+// Artifact is the envelope of a result too large to return inline. It encodes
+// as {"$artifact": ref, "preview": …, "size": …, "mime": …}; a chain passes
+// it, or just {"$artifact": ref}, into another tool's arguments and the
+// invoker swaps in the content.
+type Artifact struct {
+	Ref     string `json:"$artifact"`
+	Preview string `json:"preview"`
+	Size    int64  `json:"size"`
+	MIME    string `json:"mime"`
+}
+
+// ChainFile is one media file a tool returned. With a store, the bytes are
+// stored and Ref names them; without one, Data holds them inline.
+type ChainFile struct {
+	// Path is where the file appears in the chain's workspace, e.g.
+	// /workspace/media/render_0.png.
+	Path string `json:"path"`
+	MIME string `json:"mime"`
+	Size int64  `json:"size"`
+	Ref  string `json:"$artifact,omitempty"`
+	// Data is set only when no store is configured (base64 in JSON).
+	Data []byte `json:"data,omitempty"`
+}

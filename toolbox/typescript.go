@@ -1,0 +1,289 @@
+package toolbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// TypeScript returns a TypeScript declaration of the `tools` object a chain
+// sees, for a model's prompt: one method per callable (KindLocal) tool, with
+// the description as a doc comment, the argument type from the input schema
+// and the result type from the output schema (unknown when undescribed).
+//
+// Results too large to return inline arrive as an Artifact, and any argument
+// value may be an artifact ref instead, so the declaration says so:
+// Result<T> is T | Artifact, and top-level argument properties accept an
+// ArtifactRef.
+//
+// Schemas map to types as follows: string, number/integer, boolean, null;
+// arrays to T[]; objects to literal types (optional when not required, an
+// index signature for additionalProperties); enum and const to literal
+// unions; anyOf/oneOf to unions, allOf to intersections; a type list with
+// "null" to a nullable union; $ref to #/$defs/X or #/definitions/X to a named
+// alias declared once per tool (Tool_X); anything else to unknown.
+func (b *Toolbox) TypeScript() string {
+	var sb strings.Builder
+	sb.WriteString("/** A value too large to return inline, stored by airlock. Pass it (or {$artifact}) as an argument to hand the content to another tool. */\n")
+	sb.WriteString("type Artifact = { $artifact: string; preview: string; size: number; mime: string };\n")
+	sb.WriteString("type ArtifactRef = { $artifact: string };\n")
+	sb.WriteString("type Result<T> = T | Artifact;\n\n")
+	var methods strings.Builder
+	for _, e := range b.Entries() {
+		if e.info.Kind != KindLocal {
+			continue
+		}
+		ts := &tsWriter{prefix: tsIdent(e.info.Name), aliases: map[string]string{}}
+		args := ts.object(e.info.InputSchema, 1, true)
+		out := "unknown"
+		if e.info.OutputSchema != nil {
+			out = ts.typ(e.info.OutputSchema, 1)
+		}
+		for _, name := range sortedKeys(ts.aliases) {
+			sb.WriteString(ts.aliases[name])
+		}
+		writeDoc(&methods, "  ", e.info.Description+riskNote(e.info.Risk))
+		fmt.Fprintf(&methods, "  %s(args: %s): Promise<Result<%s>>;\n", tsKey(e.info.Name), args, out)
+	}
+	sb.WriteString("declare const tools: {\n")
+	sb.WriteString(methods.String())
+	sb.WriteString("};\n")
+	return sb.String()
+}
+
+func riskNote(r Risk) string {
+	if r == Safe {
+		return ""
+	}
+	return fmt.Sprintf(" (risk %s: may need human approval)", r)
+}
+
+type tsWriter struct {
+	prefix  string
+	aliases map[string]string // alias name -> declaration
+	root    *jsonschema.Schema
+	depth   int
+}
+
+const maxTSDepth = 32
+
+func (w *tsWriter) typ(s *jsonschema.Schema, indent int) string {
+	if s == nil {
+		return "unknown"
+	}
+	if w.root == nil {
+		w.root = s
+	}
+	w.depth++
+	defer func() { w.depth-- }()
+	if w.depth > maxTSDepth {
+		return "unknown"
+	}
+	if s.Ref != "" {
+		return w.ref(s.Ref, indent)
+	}
+	if s.Const != nil {
+		return literal(*s.Const)
+	}
+	if len(s.Enum) > 0 {
+		parts := make([]string, len(s.Enum))
+		for i, v := range s.Enum {
+			parts[i] = literal(v)
+		}
+		return strings.Join(parts, " | ")
+	}
+	if len(s.AnyOf) > 0 || len(s.OneOf) > 0 {
+		return w.join(append(append([]*jsonschema.Schema{}, s.AnyOf...), s.OneOf...), " | ", indent)
+	}
+	if len(s.AllOf) > 0 {
+		return w.join(s.AllOf, " & ", indent)
+	}
+	types := s.Types
+	if s.Type != "" {
+		types = []string{s.Type}
+	}
+	if len(types) == 0 {
+		if s.Properties != nil {
+			return w.object(s, indent, false)
+		}
+		return "unknown"
+	}
+	parts := make([]string, 0, len(types))
+	for _, t := range types {
+		parts = append(parts, w.single(t, s, indent))
+	}
+	return strings.Join(parts, " | ")
+}
+
+func (w *tsWriter) single(t string, s *jsonschema.Schema, indent int) string {
+	switch t {
+	case "string":
+		return "string"
+	case "number", "integer":
+		return "number"
+	case "boolean":
+		return "boolean"
+	case "null":
+		return "null"
+	case "array":
+		if len(s.PrefixItems) > 0 {
+			return "[" + w.join(s.PrefixItems, ", ", indent) + "]"
+		}
+		item := w.typ(s.Items, indent)
+		if strings.ContainsAny(item, " |&") {
+			item = "(" + item + ")"
+		}
+		return item + "[]"
+	case "object":
+		return w.object(s, indent, false)
+	}
+	return "unknown"
+}
+
+func (w *tsWriter) join(ss []*jsonschema.Schema, sep string, indent int) string {
+	parts := make([]string, len(ss))
+	for i, c := range ss {
+		parts[i] = w.typ(c, indent)
+		if sep != ", " && strings.ContainsAny(parts[i], "|&") {
+			parts[i] = "(" + parts[i] + ")"
+		}
+	}
+	return strings.Join(parts, sep)
+}
+
+// object writes an object literal type. top marks the arguments object, whose
+// properties may also be artifact refs.
+func (w *tsWriter) object(s *jsonschema.Schema, indent int, top bool) string {
+	if s == nil {
+		return "{}"
+	}
+	if w.root == nil {
+		w.root = s
+	}
+	required := map[string]bool{}
+	for _, r := range s.Required {
+		required[r] = true
+	}
+	names := s.PropertyOrder
+	if len(names) == 0 {
+		names = sortedKeys(s.Properties)
+	}
+	var sb strings.Builder
+	pad := strings.Repeat("  ", indent+1)
+	for _, name := range names {
+		p, ok := s.Properties[name]
+		if !ok {
+			continue
+		}
+		writeDoc(&sb, pad, p.Description)
+		opt := ""
+		if !required[name] {
+			opt = "?"
+		}
+		t := w.typ(p, indent+1)
+		if top {
+			t += " | ArtifactRef"
+		}
+		fmt.Fprintf(&sb, "%s%s%s: %s;\n", pad, tsKey(name), opt, t)
+	}
+	if ap := s.AdditionalProperties; ap != nil && !isFalse(ap) {
+		fmt.Fprintf(&sb, "%s[key: string]: %s;\n", pad, w.typ(ap, indent+1))
+	}
+	if sb.Len() == 0 {
+		if s.AdditionalProperties == nil && s.Properties == nil && !top {
+			return "{ [key: string]: unknown }"
+		}
+		return "{}"
+	}
+	return "{\n" + sb.String() + strings.Repeat("  ", indent) + "}"
+}
+
+func (w *tsWriter) ref(ref string, indent int) string {
+	var name string
+	var target *jsonschema.Schema
+	switch {
+	case strings.HasPrefix(ref, "#/$defs/"):
+		name = strings.TrimPrefix(ref, "#/$defs/")
+		target = w.root.Defs[name]
+	case strings.HasPrefix(ref, "#/definitions/"):
+		name = strings.TrimPrefix(ref, "#/definitions/")
+		target = w.root.Definitions[name]
+	case ref == "#":
+		return "unknown"
+	}
+	if target == nil {
+		return "unknown"
+	}
+	alias := w.prefix + "_" + tsIdent(name)
+	if _, done := w.aliases[alias]; !done {
+		w.aliases[alias] = "" // placeholder: breaks cycles
+		var sb strings.Builder
+		writeDoc(&sb, "", target.Description)
+		fmt.Fprintf(&sb, "type %s = %s;\n", alias, w.typ(target, 0))
+		w.aliases[alias] = sb.String()
+	}
+	return alias
+}
+
+func isFalse(s *jsonschema.Schema) bool {
+	return s.Not != nil && s.Not.Type == "" && len(s.Not.Types) == 0 && s.Not.Properties == nil && s.Not.Ref == ""
+}
+
+func literal(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "unknown"
+	}
+	return string(b)
+}
+
+var identRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+
+func tsKey(name string) string {
+	if identRE.MatchString(name) {
+		return name
+	}
+	return literal(name)
+}
+
+func tsIdent(name string) string {
+	var sb strings.Builder
+	up := true
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9':
+			if up && r >= 'a' && r <= 'z' {
+				r -= 'a' - 'A'
+			}
+			sb.WriteRune(r)
+			up = false
+		default:
+			up = true
+		}
+	}
+	if sb.Len() == 0 || sb.String()[0] >= '0' && sb.String()[0] <= '9' {
+		return "T" + sb.String()
+	}
+	return sb.String()
+}
+
+func writeDoc(sb *strings.Builder, pad, text string) {
+	if text == "" {
+		return
+	}
+	text = strings.ReplaceAll(text, "*/", "*\\/")
+	fmt.Fprintf(sb, "%s/** %s */\n", pad, strings.ReplaceAll(text, "\n", " "))
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
