@@ -1,0 +1,225 @@
+package chain
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/sandbox"
+	"github.com/airlockrt/airlock/session"
+)
+
+// Engines are the sandboxes a Runner can use. Either may be nil, not both.
+type Engines struct {
+	// Scripts runs JavaScript and TypeScript chains.
+	Scripts *sandbox.ScriptEngine
+	// Modules runs compiled wasm chains.
+	Modules *sandbox.ModuleEngine
+}
+
+// Options configure one run. The zero value works.
+type Options struct {
+	// SessionID names the chain (and its pins). Default: a random id.
+	SessionID string
+	// Tenant scopes the blobs the chain reads and creates. Default "default".
+	Tenant string
+	// Grants are artifact refs the chain may read besides its own.
+	Grants []string
+	// Policy, when set, replaces the invoker's policy for this chain.
+	Policy *invoker.Policy
+	// Limits bound the sandbox. Zero fields take the sandbox defaults.
+	Limits sandbox.Limits
+	// Logger receives a line if releasing the chain's pins fails. Nil discards.
+	Logger *slog.Logger
+}
+
+// Runner runs chains: for each it opens a session, runs the guest in a fresh
+// sandbox instance with a bridge into the invoker, and closes the session,
+// releasing its pins, whatever happened.
+//
+// A Runner is safe for concurrent use.
+type Runner struct {
+	inv     *invoker.Invoker
+	engines Engines
+}
+
+// New returns a Runner over inv and engines.
+func New(inv *invoker.Invoker, engines Engines) (*Runner, error) {
+	if inv == nil {
+		return nil, ErrNilInvoker
+	}
+	if engines.Scripts == nil && engines.Modules == nil {
+		return nil, ErrNoEngine
+	}
+	return &Runner{inv: inv, engines: engines}, nil
+}
+
+// Invoker returns the invoker the runner's chains call.
+func (r *Runner) Invoker() *invoker.Invoker { return r.inv }
+
+// Check parses (and for TypeScript, transpiles) s without running it. A
+// syntax error is a *sandbox.ExitError with the line and column.
+func (r *Runner) Check(s sandbox.Script) error {
+	if r.engines.Scripts == nil {
+		return ErrNoEngine
+	}
+	return r.engines.Scripts.Check(s)
+}
+
+// Run runs a script chain. ctx bounds the whole chain together with
+// opts.Limits.Timeout. Run returns an error only for misuse (no script engine,
+// an invalid policy); every outcome of the script itself, hostile or not, is
+// a RunResult.
+func (r *Runner) Run(ctx context.Context, s sandbox.Script, opts Options) (*RunResult, error) {
+	if r.engines.Scripts == nil {
+		return nil, ErrNoEngine
+	}
+	return r.run(ctx, opts, func(ctx context.Context, b sandbox.Bridge) (*sandbox.Result, error) {
+		return r.engines.Scripts.Run(ctx, s, b, opts.Limits)
+	})
+}
+
+// RunModule runs a compiled wasm chain with input as its input document. It
+// behaves like Run.
+func (r *Runner) RunModule(ctx context.Context, m *sandbox.Module, input json.RawMessage, opts Options) (*RunResult, error) {
+	if m == nil {
+		return nil, ErrNilModule
+	}
+	return r.run(ctx, opts, func(ctx context.Context, b sandbox.Bridge) (*sandbox.Result, error) {
+		return m.Run(ctx, input, b, opts.Limits)
+	})
+}
+
+func (r *Runner) run(ctx context.Context, opts Options, guest func(context.Context, sandbox.Bridge) (*sandbox.Result, error)) (*RunResult, error) {
+	start := time.Now()
+	inv := r.inv
+	if opts.Policy != nil {
+		var err error
+		if inv, err = inv.WithPolicy(*opts.Policy); err != nil {
+			return nil, err
+		}
+	}
+	sess := inv.NewSession(session.Options{ID: opts.SessionID, Tenant: opts.Tenant, Grants: opts.Grants})
+	out := &RunResult{ID: sess.ID()}
+	var col collector
+	bridge := func(ctx context.Context, tool string, args []byte) ([]byte, error) {
+		res := inv.Invoke(ctx, sess, invoker.Call{Tool: tool, Args: args})
+		col.add(&res)
+		return Envelope(res), nil
+	}
+
+	res, err := guest(ctx, bridge)
+
+	// The chain's pins go whatever happened, with a context of their own:
+	// the chain's may be cancelled already.
+	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	if cerr := sess.Close(closeCtx); cerr != nil && opts.Logger != nil {
+		opts.Logger.Error("chain: releasing pins failed; they expire with the store's TTL once unpinned", "chain", sess.ID(), "err", cerr)
+	}
+	cancel()
+
+	if err != nil {
+		var exit *sandbox.ExitError
+		if !errors.As(err, &exit) {
+			return nil, err // misuse or a host failure outside the guest
+		}
+		out.Status, out.Reason = classify(exit)
+		out.Error, out.Line, out.Column = exit.Message, exit.Line, exit.Column
+	} else {
+		out.Status = StatusOK
+		out.Value = res.Value
+	}
+	if res != nil {
+		out.Logs, out.LogsTruncated = res.Logs, res.LogsTruncated
+		out.Stats.Instantiate, out.Stats.MemoryBytes = res.Stats.Instantiate, res.Stats.MemoryBytes
+	}
+	if out.Logs == nil {
+		out.Logs = []sandbox.LogEntry{}
+	}
+	out.Trace, out.TraceDropped = sess.Trace(), sess.Dropped()
+	out.Files, out.Artifacts = col.result()
+	out.Stats.Calls = len(out.Trace) + out.TraceDropped
+	for _, rec := range out.Trace {
+		out.Stats.ArgBytes += int64(rec.ArgBytes)
+		out.Stats.ResultBytes += int64(rec.ResultBytes)
+	}
+	out.Stats.Wall = time.Since(start)
+	return out, nil
+}
+
+func classify(e *sandbox.ExitError) (Status, string) {
+	switch e.Kind {
+	case sandbox.Timeout:
+		return StatusTimeout, "timeout"
+	case sandbox.Cancelled:
+		return StatusCancelled, "cancelled"
+	case sandbox.LimitExceeded:
+		return StatusLimitExceeded, e.Limit
+	}
+	return StatusError, e.Kind.String()
+}
+
+// collector gathers the files and artifacts of a chain's calls, which may
+// complete concurrently.
+type collector struct {
+	mu        sync.Mutex
+	files     []invoker.ChainFile
+	artifacts []invoker.Artifact
+}
+
+func (c *collector) add(res *invoker.Result) {
+	if res.Artifact == nil && len(res.Files) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if res.Artifact != nil {
+		c.artifacts = append(c.artifacts, *res.Artifact)
+	}
+	c.files = append(c.files, res.Files...)
+}
+
+func (c *collector) result() ([]invoker.ChainFile, []invoker.Artifact) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	files, arts := c.files, c.artifacts
+	if files == nil {
+		files = []invoker.ChainFile{}
+	}
+	if arts == nil {
+		arts = []invoker.Artifact{}
+	}
+	return files, arts
+}
+
+// Envelope encodes a call's Result as the JSON the guest receives (see
+// guest-sdk/ABI.md):
+//
+//	{"status":"ok","value":<value>}
+//	{"status":"error"|"denied","reason":"<code>","message":"<text>"}
+func Envelope(res invoker.Result) []byte {
+	if res.Status == session.StatusOK {
+		v := res.Value
+		if len(v) == 0 {
+			v = json.RawMessage("null")
+		}
+		b := make([]byte, 0, len(v)+len(`{"status":"ok","value":}`))
+		b = append(b, `{"status":"ok","value":`...)
+		b = append(b, v...)
+		return append(b, '}')
+	}
+	b := make([]byte, 0, 48+len(res.Reason)+len(res.Message))
+	b = append(b, `{"status":`...)
+	b = strconv.AppendQuote(b, string(res.Status))
+	b = append(b, `,"reason":`...)
+	b = strconv.AppendQuote(b, res.Reason)
+	b = append(b, `,"message":`...)
+	msg, _ := json.Marshal(res.Message)
+	b = append(b, msg...)
+	return append(b, '}')
+}

@@ -1,0 +1,13 @@
+package chain
+
+import "errors"
+
+var (
+	// ErrNilInvoker is returned by New without an invoker.
+	ErrNilInvoker = errors.New("chain: nil invoker")
+	// ErrNoEngine is returned by New when Engines has neither engine, and by
+	// Run or RunModule when the engine they need is missing.
+	ErrNoEngine = errors.New("chain: no sandbox engine for this kind of chain")
+	// ErrNilModule is returned by RunModule for a nil module.
+	ErrNilModule = errors.New("chain: nil module")
+)
