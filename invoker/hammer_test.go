@@ -22,9 +22,11 @@ func TestHammer(t *testing.T) {
 	f := newFixture(t)
 	var starts, ends atomic.Int64
 	inv := f.invoker(t, invoker.Options{
-		Store:    f.store,
-		Approver: invoker.ApprovalFunc(func(_ context.Context, r invoker.ApprovalRequest) (invoker.Decision, error) { return invoker.Approved, nil }),
-		Policy:   invoker.Policy{MaxToolCalls: budget, MaxInlineResultBytes: 64},
+		Store: f.store,
+		Approver: invoker.ApprovalFunc(func(_ context.Context, r invoker.ApprovalRequest) (invoker.Decision, error) {
+			return invoker.Approved, nil
+		}),
+		Policy: invoker.Policy{MaxToolCalls: budget, MaxInlineResultBytes: 64},
 		Hooks: invoker.Hooks{
 			OnToolStart: func(context.Context, invoker.Event) { starts.Add(1) },
 			OnToolEnd:   func(context.Context, invoker.Event) { ends.Add(1) },
