@@ -1,0 +1,213 @@
+// airlock guest prelude. The host evaluates this file once in every fresh
+// QuickJS instance, before the chain script. It installs `tools`, `console`
+// and `ToolError`, removes the engine's host-facing globals, and defines the
+// two entry points the host's event loop calls: __airlock_start and
+// __airlock_pump. The wire format is specified in guest-sdk/ABI.md.
+(function () {
+  "use strict";
+  const g = globalThis;
+  const host = g.__airlock_host;
+  const indirectEval = g.eval;
+  const OP_CALL = 1, OP_LOG = 2, OP_DONE = 3, OP_FAIL = 4, OP_TAKE = 5, OP_SOURCE = 6, OP_TOO_LARGE = 7;
+
+  // The engine's own globals: file and process access (std, os), binary
+  // (de)serialisation (bjson), its argv, its proxy class and raw stdout.
+  for (const name of ["__airlock_host", "std", "os", "bjson", "scriptArgs", "QJS_PROXY_VALUE", "print", "navigator"]) {
+    try { delete g[name]; } catch (_) { /* not configurable: left as is */ }
+  }
+
+  // ToolError is the rejection of a tool call whose envelope status is not
+  // "ok": .tool, .status ("error" | "denied"), .reason (stable code) and
+  // .message (human text) come from the host.
+  class ToolError extends Error {
+    constructor(tool, env) {
+      const status = typeof env.status === "string" ? env.status : "error";
+      const reason = typeof env.reason === "string" ? env.reason : "";
+      const text = typeof env.message === "string" && env.message !== ""
+        ? env.message
+        : `tool ${tool}: ${status}${reason ? " (" + reason + ")" : ""}`;
+      super(text);
+      this.name = "ToolError";
+      this.tool = tool;
+      this.status = status;
+      this.reason = reason;
+    }
+  }
+
+  const noNul = (s) => (s.indexOf("\0") < 0 ? s : s.replace(/\0/g, "\\u0000"));
+
+  // ---- tool calls -------------------------------------------------------
+  let maxInFlight = 64;
+  let maxResult = Infinity;
+  let inFlight = 0;
+  const pending = new Map(); // call id -> request
+  const waiting = []; // requests queued behind maxInFlight
+  let waitHead = 0;
+
+  function startCall(req) {
+    const id = host(OP_CALL, req.payload);
+    inFlight++;
+    pending.set(id, req);
+  }
+
+  function callTool(name, args) {
+    return new Promise((resolve, reject) => {
+      if (name === "" || name.length > 256 || /[\u0000-\u001f\u007f]/.test(name)) {
+        throw new TypeError(`invalid tool name ${JSON.stringify(name)}`);
+      }
+      const json = args === undefined ? "{}" : JSON.stringify(args);
+      if (json === undefined) {
+        throw new TypeError(`tools.${name}: arguments must be JSON-serializable`);
+      }
+      const req = { name, payload: name + "\n" + json, resolve, reject };
+      if (inFlight < maxInFlight) startCall(req);
+      else waiting.push(req);
+    });
+  }
+
+  function settle(req, env) {
+    if (env !== null && typeof env === "object" && env.status === "ok") {
+      req.resolve(env.value === undefined ? null : env.value);
+    } else {
+      req.reject(new ToolError(req.name, env !== null && typeof env === "object" ? env : {}));
+    }
+  }
+
+  // Properties that must not become tool calls: `await tools` looks up
+  // "then", JSON.stringify looks up "toJSON", and so on.
+  const notTools = new Set(["then", "catch", "finally", "toJSON", "constructor", "valueOf", "toString",
+    "toLocaleString", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "__proto__"]);
+  const stubs = new Map();
+  const tools = new Proxy(Object.create(null), {
+    get(_, prop) {
+      if (typeof prop !== "string" || notTools.has(prop)) return undefined;
+      let f = stubs.get(prop);
+      if (f === undefined) {
+        f = (args) => callTool(prop, args);
+        stubs.set(prop, f);
+      }
+      return f;
+    },
+    has(_, prop) { return typeof prop === "string" && !notTools.has(prop); },
+    set() { return false; },
+    defineProperty() { return false; },
+    deleteProperty() { return false; },
+  });
+
+  // ---- console ----------------------------------------------------------
+  const LOG_DEBUG = 0, LOG_INFO = 1, LOG_WARN = 2, LOG_ERROR = 3;
+  function show(v) {
+    if (typeof v === "string") return v;
+    if (v instanceof Error) return v.stack ? `${v.name}: ${v.message}\n${v.stack}`.trimEnd() : `${v.name}: ${v.message}`;
+    if (v === undefined || typeof v === "function" || typeof v === "symbol" || typeof v === "bigint") return String(v);
+    try {
+      const s = JSON.stringify(v);
+      return s === undefined ? String(v) : s;
+    } catch (_) {
+      return String(v);
+    }
+  }
+  const logger = (level) => (...args) => { host(OP_LOG, level, noNul(args.map(show).join(" "))); };
+  const console = Object.freeze({
+    log: logger(LOG_INFO), info: logger(LOG_INFO), debug: logger(LOG_DEBUG),
+    warn: logger(LOG_WARN), error: logger(LOG_ERROR), trace: logger(LOG_DEBUG),
+  });
+
+  // ---- result and failure -----------------------------------------------
+  // Prefixes put before the script, on its first line, so that line numbers
+  // in stack traces are the script's own; the host subtracts the prefix from
+  // columns on line 1 (it learns its length from the failure report).
+  const SCRIPT_PREFIX = '"use strict";__airlock_mark();';
+  const BODY_PREFIX = '(async () => { "use strict"; ';
+  let prefix = 0;
+
+  function fail(e, compile) {
+    let report;
+    try {
+      report = e instanceof Error
+        ? JSON.stringify({ name: String(e.name), message: String(e.message), stack: String(e.stack || ""), error: true, prefix, compile: !!compile })
+        : JSON.stringify({ name: "", message: "uncaught non-Error value: " + (typeof e === "string" ? JSON.stringify(e) : show(e)), stack: "", error: false, prefix });
+    } catch (_) {
+      report = "{}";
+    }
+    host(OP_FAIL, noNul(report));
+  }
+
+  function finish(v) {
+    let json;
+    try {
+      json = JSON.stringify(v);
+    } catch (e) {
+      fail(new TypeError("the script's result is not JSON-serializable: " + show(e)));
+      return;
+    }
+    if (json !== undefined && json.length > maxResult) {
+      // Too large whatever its encoding: report the size, skip the copy.
+      host(OP_TOO_LARGE, String(json.length));
+      return;
+    }
+    host(OP_DONE, json === undefined ? "null" : json);
+  }
+
+  // ---- entry points the host calls --------------------------------------
+  // __airlock_start compiles the script and starts it. It first evaluates
+  // the source as a plain script: if that compiles, its completion value (the
+  // value of its last expression statement) is the result, called first if it
+  // is a function, awaited if it is a promise. A source that does not compile
+  // as a script because it uses top-level await or return is compiled as the
+  // body of an async function instead. A marker call at the start of the
+  // script tells a compile error from a SyntaxError the script itself threw.
+  function start(limit, resultLimit) {
+    maxInFlight = limit;
+    maxResult = resultLimit;
+    const src = host(OP_SOURCE);
+    let began = false;
+    Object.defineProperty(g, "__airlock_mark", { value: () => { began = true; }, configurable: true });
+    let value, run = null;
+    prefix = SCRIPT_PREFIX.length;
+    try {
+      value = indirectEval(SCRIPT_PREFIX + src);
+    } catch (e) {
+      if (began || !(e instanceof SyntaxError)) { fail(e, !began); return; }
+      prefix = BODY_PREFIX.length;
+      try {
+        run = indirectEval(BODY_PREFIX + src + "\n})");
+      } catch (e2) {
+        fail(e2, true);
+        return;
+      }
+    } finally {
+      delete g.__airlock_mark;
+    }
+    Promise.resolve()
+      .then(() => (run !== null ? run() : typeof value === "function" ? value() : value))
+      .then(finish, fail);
+  }
+
+  // __airlock_pump delivers the completions the host has ready, then starts
+  // queued calls into the slots they freed.
+  function pump() {
+    const batch = JSON.parse(host(OP_TAKE));
+    for (let i = 0; i < batch.length; i++) {
+      const [id, env] = batch[i];
+      const req = pending.get(id);
+      if (req === undefined) continue;
+      pending.delete(id);
+      inFlight--;
+      settle(req, env);
+    }
+    while (inFlight < maxInFlight && waitHead < waiting.length) {
+      const req = waiting[waitHead];
+      waiting[waitHead++] = undefined;
+      startCall(req);
+    }
+    if (waitHead === waiting.length) { waiting.length = 0; waitHead = 0; }
+  }
+
+  const fixed = (value) => ({ value, writable: false, enumerable: false, configurable: false });
+  Object.defineProperty(g, "tools", fixed(tools));
+  Object.defineProperty(g, "console", fixed(console));
+  Object.defineProperty(g, "ToolError", fixed(ToolError));
+  Object.defineProperty(g, "__airlock_start", fixed(start));
+  Object.defineProperty(g, "__airlock_pump", fixed(pump));
+})();

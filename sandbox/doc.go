@@ -1,0 +1,54 @@
+// Package sandbox runs chain guests in WebAssembly with limits, handing every
+// tool call they make to a Bridge function: it knows nothing of tools,
+// sessions or policy (DESIGN.md). ScriptEngine runs JavaScript and
+// TypeScript on QuickJS-ng compiled to wasm; ModuleEngine runs compiled
+// wasm chains through Extism. Each run gets a fresh instance: nothing
+// survives from one run to the next.
+//
+//	e, err := sandbox.NewScriptEngine(ctx, sandbox.ScriptOptions{PoolSize: 8})
+//	if err != nil { … }
+//	defer e.Close(ctx)
+//	res, err := e.Run(ctx, sandbox.Script{Source: `
+//		const [a, b] = await Promise.all([tools.search({q: "x"}), tools.search({q: "y"})]);
+//		return [a, b];`}, bridge, sandbox.Limits{Timeout: time.Minute})
+//	var xe *sandbox.ExitError
+//	if errors.As(err, &xe) { log.Print(xe.Kind, xe.Limit, xe.Line) }
+//
+// What a script sees (tools, console, ToolError, the two script forms) is
+// documented in guest-sdk/js/README.md; the host–guest wire format in
+// guest-sdk/ABI.md; why the engine is built the way it is in
+// RATIONALE-engine.md.
+//
+// Scripts have no filesystem, network, environment or process access. Their
+// clock is a deterministic virtual one unless ScriptOptions.Clock grants the
+// host's, and so is their randomness unless ScriptOptions.Rand is set.
+//
+// # Limits
+//
+// Every Limits field ends a run that crosses it with a *ExitError:
+//
+//	Timeout        Kind Timeout (also the ctx deadline); Cancelled for ctx cancel
+//	MemoryBytes    LimitExceeded, Limit "memory"
+//	MaxStackBytes  LimitExceeded, Limit "stack" (deep recursion; uncatchable)
+//	MaxLogBytes    LimitExceeded, Limit "logs"; Result.LogsTruncated set
+//	MaxResultBytes LimitExceeded, Limit "result"
+//	MaxArgsBytes   LimitExceeded, Limit "args"
+//	MaxInFlight    never fails: further calls wait in the guest for a slot
+//
+// # Concurrency
+//
+// ScriptEngine, ModuleEngine and Module are safe for concurrent use; every
+// Run has its own instance. Within one script run, tool calls the script has
+// in flight together (Promise.all) reach the Bridge from separate
+// goroutines, at most Limits.MaxInFlight at once; a module's calls are
+// sequential. When Run returns, none of its Bridge calls is still running.
+//
+// # Errors
+//
+// Run returns a *ExitError (with a non-nil Result holding the logs so far)
+// when the guest fails: see ExitKind. *ExitError matches
+// context.DeadlineExceeded for Timeout and context.Canceled for Cancelled
+// with errors.Is. Misuse returns ErrInvalidScript, ErrInvalidLimits,
+// ErrInvalidModule or ErrClosed, wrapped with detail. A Bridge error ends
+// the run with Kind HostError.
+package sandbox

@@ -1,0 +1,43 @@
+package sandbox_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/airlockrt/airlock/sandbox"
+)
+
+func Example() {
+	ctx := context.Background()
+	e, err := sandbox.NewScriptEngine(ctx, sandbox.ScriptOptions{})
+	if err != nil {
+		panic(err)
+	}
+	defer e.Close(ctx)
+
+	// The host side of every tool call: here, a fake tool that doubles n.
+	bridge := func(ctx context.Context, tool string, args []byte) ([]byte, error) {
+		var n int
+		fmt.Sscanf(string(args), `{"n":%d}`, &n)
+		return []byte(fmt.Sprintf(`{"status":"ok","value":%d}`, 2*n)), nil
+	}
+	res, err := e.Run(ctx, sandbox.Script{Source: `
+		const [a, b] = await Promise.all([tools.double({n: 1}), tools.double({n: 20})]);
+		console.log("sum", a + b);
+		return {sum: a + b};`}, bridge, sandbox.Limits{Timeout: 10 * time.Second})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(res.Value), res.Logs[0].Text, res.Stats.Calls)
+
+	_, err = e.Run(ctx, sandbox.Script{Source: "const x: number = 1;\n\nx.foo.bar", Lang: sandbox.LangTS}, bridge, sandbox.Limits{})
+	var xe *sandbox.ExitError
+	if errors.As(err, &xe) {
+		fmt.Println(xe.Kind, xe.Line, xe.Message)
+	}
+	// Output:
+	// {"sum":42} sum 42 2
+	// script_error 3 TypeError: cannot read property 'bar' of undefined
+}

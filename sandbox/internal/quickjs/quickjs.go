@@ -1,0 +1,512 @@
+// Package quickjs drives the QuickJS-ng WebAssembly build that
+// github.com/fastschema/qjs embeds, directly through wazero, so that the
+// sandbox and not that package decides the filesystem (none), the clock, the
+// memory ceiling, the compilation cache and how a runaway guest is stopped.
+// See sandbox/RATIONALE-engine.md for why the qjs Go API is not used.
+//
+// The guest talks to the host through one imported function, env
+// jsFunctionProxy, which the wasm build calls for every JavaScript function
+// created with QJS_CreateFunctionProxy. This package installs one such
+// function as the global __airlock_host and hands every call to the Handler
+// found in the call's context.
+package quickjs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+	_ "unsafe" // go:linkname, see wasmBytes
+
+	_ "github.com/fastschema/qjs" // provides the embedded QuickJS-ng wasm
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+	wasi "github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/airlockrt/airlock/sandbox/internal/linmem"
+)
+
+// wasmBytes is the QuickJS-ng build embedded by github.com/fastschema/qjs
+// v0.0.6 (qjs.wasm, MIT). The package keeps it unexported; linking to it by
+// name is the only way to reuse it without vendoring a copy.
+//
+//go:linkname wasmBytes github.com/fastschema/qjs.wasmBytes
+var wasmBytes []byte
+
+// Wasm returns the embedded QuickJS-ng module. The slice must not be modified.
+func Wasm() []byte { return wasmBytes }
+
+// PageSize is the WebAssembly page size in bytes.
+const PageSize = 65536
+
+// Module is the QuickJS module with its stack guarded (see GuardStack).
+type Module struct {
+	wasm   []byte
+	layout Layout
+}
+
+// LoadModule patches the embedded QuickJS module. It costs a few
+// milliseconds; do it once per engine.
+func LoadModule() (*Module, error) {
+	b, lay, err := GuardStack(wasmBytes)
+	if err != nil {
+		return nil, err
+	}
+	return &Module{wasm: b, layout: lay}, nil
+}
+
+// MaxStackBytes is the largest stack a script can be given: the reserved
+// stack less a margin for the C functions that run below the last checked
+// frame.
+func (m *Module) MaxStackBytes() uint32 { return m.layout.StackTop - m.layout.StackBase - stackMargin }
+
+const stackMargin = 8 << 10
+
+// Config configures a Runtime. The zero value is not usable: Module and
+// Cache are required.
+type Config struct {
+	// Module is the module to compile.
+	Module *Module
+	// Cache is the wazero compilation cache shared by every Runtime of an
+	// engine, so that the 1 MiB module is compiled once per process.
+	Cache wazero.CompilationCache
+	// MemoryLimitPages caps each instance's linear memory, in 64 KiB pages.
+	MemoryLimitPages uint32
+	// Walltime, when non-nil, is the guest's wall clock; nil gives wazero's
+	// deterministic clock (2022-01-01T00:00:00Z, advancing 1 ms per reading).
+	Walltime func() time.Time
+	// Rand, when non-nil, is the guest's random source (WASI random_get); it
+	// must be safe for concurrent use. Nil gives a deterministic source.
+	Rand io.Reader
+}
+
+// Runtime is one wazero runtime with the QuickJS module compiled into it and
+// the host modules it imports. It is safe for concurrent use.
+type Runtime struct {
+	mod      *Module
+	wrt      wazero.Runtime
+	compiled wazero.CompiledModule
+	modCfg   wazero.ModuleConfig
+}
+
+// NewRuntime compiles (or loads from cfg.Cache) the QuickJS module.
+func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
+	rc := wazero.NewRuntimeConfig().
+		WithCompilationCache(cfg.Cache).
+		WithCloseOnContextDone(true).
+		WithMemoryLimitPages(cfg.MemoryLimitPages)
+	wrt := wazero.NewRuntimeWithConfig(ctx, rc)
+	ok := false
+	defer func() {
+		if !ok {
+			_ = wrt.Close(ctx)
+		}
+	}()
+	if _, err := wasi.Instantiate(ctx, wrt); err != nil {
+		return nil, fmt.Errorf("quickjs: instantiating WASI: %w", err)
+	}
+	_, err := wrt.NewHostModuleBuilder("env").
+		NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(hostProxy),
+			[]api.ValueType{api.ValueTypeI32, api.ValueTypeI64, api.ValueTypeI32, api.ValueTypeI32},
+			[]api.ValueType{api.ValueTypeI64}).
+		Export("jsFunctionProxy").
+		Instantiate(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("quickjs: instantiating host module: %w", err)
+	}
+	compiled, err := wrt.CompileModule(ctx, cfg.Module.wasm)
+	if err != nil {
+		return nil, fmt.Errorf("quickjs: compiling module: %w", err)
+	}
+	// No FS config: the guest has no preopened directory at all. No args, no
+	// environment, stdout and stderr discarded.
+	mc := wazero.NewModuleConfig().WithName("").WithStartFunctions()
+	if cfg.Walltime != nil {
+		clock := cfg.Walltime
+		mc = mc.WithWalltime(func() (int64, int32) {
+			t := clock()
+			return t.Unix(), int32(t.Nanosecond())
+		}, 1).WithNanotime(func() int64 { return clock().UnixNano() }, 1)
+	}
+	if cfg.Rand != nil {
+		mc = mc.WithRandSource(cfg.Rand)
+	}
+	ok = true
+	return &Runtime{mod: cfg.Module, wrt: wrt, compiled: compiled, modCfg: mc}, nil
+}
+
+// Close closes the runtime and every instance it created.
+func (r *Runtime) Close(ctx context.Context) error { return r.wrt.Close(ctx) }
+
+// ErrGuest is wrapped by Instance methods when a wasm call failed: a trap, a
+// Handler that stopped the guest, or the context ending (check ctx.Err()).
+var ErrGuest = errors.New("quickjs: guest call failed")
+
+// Instance is one QuickJS runtime and context in a fresh wasm instance. It is
+// not safe for concurrent use.
+type Instance struct {
+	layout    Layout
+	mod       api.Module
+	mem       api.Memory
+	rt, ctx   uint64 // QJSRuntime*, JSContext*
+	undefined uint64 // the JSValue encoding of undefined
+	fns       exports
+	closed    bool
+}
+
+type exports struct {
+	malloc, free, eval, toCString, freeCString, newString, freeValue,
+	hasException, getException, getPropertyStr, setPropertyStr api.Function
+}
+
+// NewInstance instantiates the module and creates a QuickJS runtime whose
+// heap is capped at heapLimit bytes (0 = none), with the host proxy installed
+// as the global __airlock_host.
+func (r *Runtime) NewInstance(ctx context.Context, heapLimit uint64) (_ *Instance, err error) {
+	if a := linmem.Allocator(); a != nil {
+		ctx = experimental.WithMemoryAllocator(ctx, a)
+	}
+	mod, err := r.wrt.InstantiateModule(ctx, r.compiled, r.modCfg)
+	if err != nil {
+		return nil, fmt.Errorf("quickjs: instantiating: %w", err)
+	}
+	in := &Instance{layout: r.mod.layout, mod: mod, mem: mod.Memory()}
+	defer func() {
+		if err != nil {
+			in.Close(ctx)
+		}
+	}()
+	get := func(name string) api.Function {
+		f := mod.ExportedFunction(name)
+		if f == nil && err == nil {
+			err = fmt.Errorf("quickjs: module lacks export %s", name)
+		}
+		return f
+	}
+	in.fns = exports{
+		malloc: get("malloc"), free: get("free"), eval: get("QJS_Eval"),
+		toCString: get("QJS_ToCString"), freeCString: get("JS_FreeCString"),
+		newString: get("QJS_NewString"), freeValue: get("JS_FreeValue"),
+		hasException: get("JS_HasException"), getException: get("JS_GetException"),
+		getPropertyStr: get("JS_GetPropertyStr"), setPropertyStr: get("JS_SetPropertyStr"),
+	}
+	newUndef, newInt := get("JS_NewUndefined"), get("QJS_NewInt32")
+	newQJS, getCtx, mkProxy, global := get("New_QJS"), get("QJS_GetContext"), get("QJS_CreateFunctionProxy"), get("JS_GetGlobalObject")
+	if err != nil {
+		return nil, err
+	}
+	if in.rt, err = in.call1(ctx, newQJS, heapLimit, 0, 0, 0); err != nil {
+		return nil, err
+	}
+	if in.rt == 0 {
+		return nil, errors.New("quickjs: New_QJS failed")
+	}
+	if in.ctx, err = in.call1(ctx, getCtx, in.rt); err != nil {
+		return nil, err
+	}
+	if in.undefined, err = in.call1(ctx, newUndef); err != nil {
+		return nil, err
+	}
+	// The host proxy returns call ids as int JSValues built without a call;
+	// check that the build encodes them as expected (NaN-boxing, tag 0).
+	if v, err := in.call1(ctx, newInt, in.ctx, 12345); err != nil || v != 12345 {
+		return nil, fmt.Errorf("quickjs: unexpected int encoding %#x (%v)", v, err)
+	}
+	proxy, err := in.call1(ctx, mkProxy, in.ctx, proxyFuncID, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	g, err := in.call1(ctx, global, in.ctx)
+	if err != nil {
+		return nil, err
+	}
+	name, err := in.cString(ctx, "__airlock_host")
+	if err != nil {
+		return nil, err
+	}
+	// JS_SetPropertyStr takes ownership of proxy.
+	if _, err := in.call1(ctx, in.fns.setPropertyStr, in.ctx, g, name, proxy); err != nil {
+		return nil, err
+	}
+	if err := in.freePtr(ctx, name); err != nil {
+		return nil, err
+	}
+	if _, err := in.call1(ctx, in.fns.freeValue, in.ctx, g); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// proxyFuncID is the function id given to QJS_CreateFunctionProxy; the
+// host proxy rejects calls carrying any other.
+const proxyFuncID = 0xA1
+
+// Close releases the instance; it is safe to call more than once. No slice
+// read from the instance's memory may be used afterwards.
+func (in *Instance) Close(ctx context.Context) {
+	if in.closed {
+		return
+	}
+	in.closed = true
+	_ = in.mod.Close(context.WithoutCancel(ctx))
+}
+
+// SetStackLimit lets the guest's C stack grow by at most n bytes (clamped to
+// the Module's MaxStackBytes) below its top; deeper, the guest traps and
+// StackOverflowed reports true.
+func (in *Instance) SetStackLimit(n uint32) {
+	maxN := in.layout.StackTop - in.layout.StackBase - stackMargin
+	if n == 0 || n > maxN {
+		n = maxN
+	}
+	in.mem.WriteUint32Le(StackFloorAddr, in.layout.StackTop-n)
+}
+
+// StackOverflowed reports whether the guest trapped on its stack limit.
+func (in *Instance) StackOverflowed() bool {
+	v, ok := in.mem.ReadUint32Le(StackFlagAddr)
+	return ok && v == StackOverflowMagic
+}
+
+// MemoryBytes returns the current (and, as wasm memory never shrinks, peak)
+// linear memory size.
+func (in *Instance) MemoryBytes() uint64 { return uint64(in.mem.Size()) }
+
+// Undefined returns the JSValue encoding of undefined.
+func (in *Instance) Undefined() uint64 { return in.undefined }
+
+// Int returns the JSValue encoding of a small non-negative integer.
+func Int(n int32) uint64 { return uint64(uint32(n)) }
+
+// DecodeInt decodes a JSValue holding an int32 (tag 0).
+func DecodeInt(v uint64) (int32, bool) {
+	if v>>32 != 0 {
+		return 0, false
+	}
+	return int32(uint32(v)), true
+}
+
+func (in *Instance) call1(ctx context.Context, f api.Function, args ...uint64) (uint64, error) {
+	if in.closed {
+		return 0, fmt.Errorf("%w: instance closed", ErrGuest)
+	}
+	res, err := f.Call(ctx, args...)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrGuest, err)
+	}
+	if len(res) == 0 {
+		return 0, nil
+	}
+	return res[0], nil
+}
+
+// cString copies s into a fresh malloc'd, NUL-terminated guest buffer.
+func (in *Instance) cString(ctx context.Context, s string) (uint64, error) {
+	p, err := in.call1(ctx, in.fns.malloc, uint64(len(s)+1))
+	if err != nil {
+		return 0, err
+	}
+	if p == 0 {
+		return 0, errOutOfMemory
+	}
+	buf, ok := in.mem.Read(uint32(p), uint32(len(s)+1))
+	if !ok {
+		return 0, fmt.Errorf("%w: malloc returned %#x out of bounds", ErrGuest, p)
+	}
+	copy(buf, s)
+	buf[len(s)] = 0
+	return p, nil
+}
+
+func (in *Instance) freePtr(ctx context.Context, p uint64) error {
+	_, err := in.call1(ctx, in.fns.free, p)
+	return err
+}
+
+// errOutOfMemory reports a guest allocation the host asked for that failed.
+var errOutOfMemory = fmt.Errorf("%w: guest out of memory", ErrGuest)
+
+// IsOutOfMemory reports whether err is a host-requested guest allocation
+// that failed.
+func IsOutOfMemory(err error) bool { return errors.Is(err, errOutOfMemory) }
+
+// Eval evaluates code as a global script named filename and runs the job
+// queue and timers until both are empty. When the evaluation throws, it
+// clears the exception and returns exception true with the exception
+// converted to a string (empty if even that failed). A non-nil error wraps
+// ErrGuest and means the wasm call itself failed.
+func (in *Instance) Eval(ctx context.Context, code, filename string) (exception bool, text string, err error) {
+	// One allocation holds code, filename and the 20-byte QJSEvalOptions
+	// {buf, bytecode_buf, bytecode_len, filename, eval_flags}.
+	codeLen, nameLen := len(code)+1, len(filename)+1
+	optOff := (codeLen + nameLen + 7) &^ 7
+	total := optOff + 20
+	p, err := in.call1(ctx, in.fns.malloc, uint64(total))
+	if err != nil {
+		return false, "", err
+	}
+	if p == 0 {
+		return false, "", errOutOfMemory
+	}
+	base := uint32(p)
+	buf, ok := in.mem.Read(base, uint32(total))
+	if !ok {
+		return false, "", fmt.Errorf("%w: malloc returned %#x out of bounds", ErrGuest, p)
+	}
+	copy(buf, code)
+	buf[len(code)] = 0
+	copy(buf[codeLen:], filename)
+	buf[codeLen+len(filename)] = 0
+	opt := base + uint32(optOff)
+	in.mem.WriteUint32Le(opt, base)
+	in.mem.WriteUint32Le(opt+4, 0)
+	in.mem.WriteUint32Le(opt+8, 0)
+	in.mem.WriteUint32Le(opt+12, base+uint32(codeLen))
+	in.mem.WriteUint32Le(opt+16, evalFlagStrict) // JS_EVAL_TYPE_GLOBAL
+	v, err := in.call1(ctx, in.fns.eval, in.ctx, uint64(opt))
+	if err != nil {
+		return false, "", err
+	}
+	if err := in.freePtr(ctx, p); err != nil {
+		return false, "", err
+	}
+	has, err := in.call1(ctx, in.fns.hasException, in.ctx)
+	if err != nil {
+		return false, "", err
+	}
+	if has == 0 {
+		_, err = in.call1(ctx, in.fns.freeValue, in.ctx, v)
+		return false, "", err
+	}
+	exc, err := in.call1(ctx, in.fns.getException, in.ctx)
+	if err != nil {
+		return true, "", err
+	}
+	if ref, err := in.ToString(ctx, exc); err == nil {
+		b, _ := ref.Bytes(4096)
+		text = string(b)
+		if err := ref.Release(ctx); err != nil {
+			return true, text, err
+		}
+	} else if !IsOutOfMemory(err) {
+		return true, "", err
+	}
+	_, err = in.call1(ctx, in.fns.freeValue, in.ctx, exc)
+	return true, text, err
+}
+
+const evalFlagStrict = 1 << 3
+
+// StringRef is a string the guest holds, located but not yet copied, so that
+// the host can check its length before copying it.
+type StringRef struct {
+	in       *Instance
+	packed   uint64 // malloc'd uint64 holding ptr<<32|len
+	ptr, len uint32
+}
+
+// Len returns the string's length in bytes (UTF-8, as QuickJS encodes it).
+func (s *StringRef) Len() int { return int(s.len) }
+
+// Bytes copies up to n bytes of the string out of guest memory.
+func (s *StringRef) Bytes(n int) ([]byte, error) {
+	n = min(n, int(s.len))
+	b, ok := s.in.mem.Read(s.ptr, uint32(n))
+	if !ok {
+		return nil, fmt.Errorf("%w: string out of bounds", ErrGuest)
+	}
+	return append([]byte(nil), b...), nil
+}
+
+// Release frees the guest copy of the string.
+func (s *StringRef) Release(ctx context.Context) error {
+	if _, err := s.in.call1(ctx, s.in.fns.freeCString, s.in.ctx, uint64(s.ptr)); err != nil {
+		return err
+	}
+	return s.in.freePtr(ctx, s.packed)
+}
+
+// ToString converts the JSValue v to a UTF-8 C string in guest memory. The
+// string stops at its first NUL (the prelude escapes NULs before calling the
+// host). A failed conversion, which in practice means the guest is out of
+// memory, returns an error for which IsOutOfMemory is true.
+func (in *Instance) ToString(ctx context.Context, v uint64) (*StringRef, error) {
+	pp, err := in.call1(ctx, in.fns.toCString, in.ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	if pp == 0 {
+		return nil, errOutOfMemory
+	}
+	packed, ok := in.mem.ReadUint64Le(uint32(pp))
+	if !ok {
+		return nil, fmt.Errorf("%w: string header out of bounds", ErrGuest)
+	}
+	return &StringRef{in: in, packed: pp, ptr: uint32(packed >> 32), len: uint32(packed)}, nil
+}
+
+// NewString creates a JavaScript string from s, which must hold no NUL byte.
+func (in *Instance) NewString(ctx context.Context, s []byte) (uint64, error) {
+	p, err := in.cString(ctx, string(s))
+	if err != nil {
+		return 0, err
+	}
+	v, err := in.call1(ctx, in.fns.newString, in.ctx, p)
+	if err != nil {
+		return 0, err
+	}
+	if err := in.freePtr(ctx, p); err != nil {
+		return 0, err
+	}
+	return v, nil
+}
+
+// Handler receives the guest's calls to __airlock_host. args are the JSValue
+// arguments the script passed; the returned value is handed back to it. A
+// Handler may call the Instance re-entrantly, and may panic to abandon the
+// guest call in progress: the panic unwinds the wasm stack and the pending
+// Eval returns an error wrapping ErrGuest.
+type Handler interface {
+	HostCall(ctx context.Context, in *Instance, args []uint64) uint64
+}
+
+type handlerKey struct{}
+
+type binding struct {
+	in *Instance
+	h  Handler
+}
+
+// WithHandler returns a context under which guest calls made by in are
+// delivered to h. Every Instance call that may run JavaScript must use it.
+func WithHandler(ctx context.Context, in *Instance, h Handler) context.Context {
+	return context.WithValue(ctx, handlerKey{}, binding{in: in, h: h})
+}
+
+// maxHostArgs bounds the number of arguments the proxy accepts.
+const maxHostArgs = 8
+
+// hostProxy implements env.jsFunctionProxy(ctx, this, argc, argv): argv
+// holds {func id, ctx id, is_async, promise, ...script arguments}.
+func hostProxy(ctx context.Context, mod api.Module, stack []uint64) {
+	argc, argv := uint32(stack[2]), uint32(stack[3])
+	b, _ := ctx.Value(handlerKey{}).(binding)
+	if b.h == nil || b.in.mod != mod || argc < 4 || argc > 4+maxHostArgs {
+		panic(fmt.Errorf("quickjs: unexpected host call (argc %d)", argc))
+	}
+	vals := make([]uint64, argc)
+	for i := range vals {
+		v, ok := mod.Memory().ReadUint64Le(argv + 8*uint32(i))
+		if !ok {
+			panic(errors.New("quickjs: host call arguments out of bounds"))
+		}
+		vals[i] = v
+	}
+	if id, ok := DecodeInt(vals[0]); !ok || id != proxyFuncID {
+		panic(errors.New("quickjs: host call from an unknown function"))
+	}
+	stack[0] = b.h.HostCall(ctx, b.in, vals[4:])
+}

@@ -1,0 +1,136 @@
+// Package wire is the codec between the JavaScript prelude and the host: the
+// operation codes of __airlock_host, the decoding of the guest's tool-call
+// requests (untrusted input: fuzzed by FuzzDecodeCall) and the encoding of
+// completion batches handed back to the guest. guest-sdk/ABI.md specifies it.
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Operation codes: the first argument of every __airlock_host call.
+const (
+	OpCall   = 1 // (payload) → call id: start a tool call
+	OpLog    = 2 // (level, text) → undefined: one console line
+	OpDone   = 3 // (result JSON) → never returns: the script finished
+	OpFail   = 4 // (error JSON) → never returns: the script failed
+	OpTake   = 5 // () → JSON batch of completions
+	OpSource = 6 // () → the script source
+	// OpTooLarge (length) → never returns: the result's JSON has more than
+	// length UTF-16 code units, which already exceeds the result limit.
+	OpTooLarge = 7
+)
+
+// MaxToolNameBytes bounds a tool name.
+const MaxToolNameBytes = 256
+
+// ErrBadRequest is wrapped by DecodeCall for a malformed request.
+var ErrBadRequest = errors.New("wire: malformed tool call request")
+
+// DecodeCall splits a call payload, "<tool name>\n<arguments JSON>", and
+// checks both halves: the name is 1..MaxToolNameBytes bytes of valid UTF-8
+// without control characters; the arguments are one valid JSON value. The
+// returned slices alias payload.
+func DecodeCall(payload []byte) (tool string, args []byte, err error) {
+	i := bytes.IndexByte(payload, '\n')
+	if i < 0 {
+		return "", nil, fmt.Errorf("%w: no separator", ErrBadRequest)
+	}
+	name, args := payload[:i], payload[i+1:]
+	if err := CheckToolName(name); err != nil {
+		return "", nil, err
+	}
+	if !json.Valid(args) {
+		return "", nil, fmt.Errorf("%w: arguments are not valid JSON", ErrBadRequest)
+	}
+	return string(name), args, nil
+}
+
+// CheckToolName reports whether name is acceptable as a tool name.
+func CheckToolName(name []byte) error {
+	if len(name) == 0 || len(name) > MaxToolNameBytes {
+		return fmt.Errorf("%w: tool name must be 1 to %d bytes", ErrBadRequest, MaxToolNameBytes)
+	}
+	if !utf8.Valid(name) {
+		return fmt.Errorf("%w: tool name is not valid UTF-8", ErrBadRequest)
+	}
+	for _, c := range name {
+		if c < 0x20 || c == 0x7f {
+			return fmt.Errorf("%w: tool name holds a control character", ErrBadRequest)
+		}
+	}
+	return nil
+}
+
+// ErrBadEnvelope is wrapped by CheckEnvelope.
+var ErrBadEnvelope = errors.New("wire: malformed bridge envelope")
+
+// CheckEnvelope reports whether env, as returned by a Bridge, is one JSON
+// object with a string "status" member. The guest receives it verbatim.
+func CheckEnvelope(env []byte) error {
+	var head struct {
+		Status *string `json:"status"`
+	}
+	if err := json.Unmarshal(env, &head); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadEnvelope, err)
+	}
+	if head.Status == nil {
+		return fmt.Errorf("%w: no string \"status\" member", ErrBadEnvelope)
+	}
+	return nil
+}
+
+// Completion is one finished call: its id and envelope.
+type Completion struct {
+	ID       int32
+	Envelope []byte
+}
+
+// AppendBatch appends the JSON array [[id, envelope], ...] that OpTake
+// returns. Envelopes must already have passed CheckEnvelope.
+func AppendBatch(dst []byte, cs []Completion) []byte {
+	dst = append(dst, '[')
+	for i, c := range cs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '[')
+		dst = strconv.AppendInt(dst, int64(c.ID), 10)
+		dst = append(dst, ',')
+		dst = append(dst, c.Envelope...)
+		dst = append(dst, ']')
+	}
+	return append(dst, ']')
+}
+
+// Failure is the error report of OpFail.
+type Failure struct {
+	// Name is the error's constructor name ("TypeError"); empty for a thrown
+	// value that is not an Error.
+	Name string `json:"name"`
+	// Message is the error message, or a description of the thrown value.
+	Message string `json:"message"`
+	// Stack is the QuickJS stack trace, frames "at f (<input>:line:col)".
+	Stack string `json:"stack"`
+	// Error is false when the script threw a value that is not an Error.
+	Error bool `json:"error"`
+	// Prefix is the length of the wrapper the prelude put before the
+	// script's first line (columns on line 1 include it).
+	Prefix int `json:"prefix"`
+	// Compile is set when the script failed to compile.
+	Compile bool `json:"compile"`
+}
+
+// DecodeFailure parses an OpFail payload; garbage yields a Failure saying so.
+func DecodeFailure(b []byte) Failure {
+	var f Failure
+	if err := json.Unmarshal(b, &f); err != nil || (f.Name == "" && f.Message == "") {
+		return Failure{Message: "the script failed with an error that could not be described"}
+	}
+	return f
+}

@@ -1,0 +1,86 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestDecodeCall(t *testing.T) {
+	tests := []struct {
+		name    string
+		payload string
+		tool    string
+		args    string
+		wantErr bool
+	}{
+		{name: "object args", payload: "search\n{\"q\":\"x\"}", tool: "search", args: `{"q":"x"}`},
+		{name: "dotted name", payload: "github.issues\n[]", tool: "github.issues", args: `[]`},
+		{name: "args with newline", payload: "a\n{\"s\":\n1}", tool: "a", args: "{\"s\":\n1}"},
+		{name: "no separator", payload: "search", wantErr: true},
+		{name: "empty name", payload: "\n{}", wantErr: true},
+		{name: "control char", payload: "a\tb\n{}", wantErr: true},
+		{name: "bad utf8", payload: "\xff\n{}", wantErr: true},
+		{name: "bad json", payload: "a\n{", wantErr: true},
+		{name: "two values", payload: "a\n{} {}", wantErr: true},
+		{name: "long name", payload: string(bytes.Repeat([]byte("n"), MaxToolNameBytes+1)) + "\n{}", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tool, args, err := DecodeCall([]byte(tt.payload))
+			if tt.wantErr {
+				require.ErrorIs(t, err, ErrBadRequest)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.tool, tool)
+			require.Equal(t, tt.args, string(args))
+		})
+	}
+}
+
+func TestCheckEnvelope(t *testing.T) {
+	require.NoError(t, CheckEnvelope([]byte(`{"status":"ok","value":{}}`)))
+	require.NoError(t, CheckEnvelope([]byte(`{"status":"denied","reason":"x","message":"y"}`)))
+	for _, bad := range []string{``, `null`, `[]`, `{"status":1}`, `{"value":1}`, `{"status":"ok"`} {
+		require.ErrorIs(t, CheckEnvelope([]byte(bad)), ErrBadEnvelope, bad)
+	}
+}
+
+func TestAppendBatch(t *testing.T) {
+	b := AppendBatch(nil, []Completion{{ID: 1, Envelope: []byte(`{"status":"ok","value":1}`)}, {ID: 7, Envelope: []byte(`{"status":"error"}`)}})
+	var v [][2]json.RawMessage
+	require.NoError(t, json.Unmarshal(b, &v))
+	require.Len(t, v, 2)
+	require.Equal(t, "7", string(v[1][0]))
+	require.Equal(t, "[]", string(AppendBatch(nil, nil)))
+}
+
+// FuzzDecodeCall feeds arbitrary payloads (names, argument envelopes,
+// malformed and oversized JSON) to the request decoder: it must never panic,
+// and whatever it accepts must satisfy its contract.
+func FuzzDecodeCall(f *testing.F) {
+	for _, s := range []string{
+		"search\n{\"q\":\"x\"}",
+		"fetch\n{\"$artifact\":\"art_123\",\"preview\":\"…\",\"size\":10,\"mime\":\"text/plain\"}",
+		"a\n" + string(bytes.Repeat([]byte("["), 10000)),
+		"\n{}",
+		"x\nnull",
+		"名前\n\"\\u0000\"",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		tool, args, err := DecodeCall(payload)
+		if err != nil {
+			return
+		}
+		require.NoError(t, CheckToolName([]byte(tool)))
+		require.True(t, json.Valid(args))
+		env := []byte(`{"status":"ok","value":` + string(args) + `}`)
+		require.NoError(t, CheckEnvelope(env))
+		require.True(t, json.Valid(AppendBatch(nil, []Completion{{ID: 1, Envelope: env}})))
+	})
+}

@@ -1,0 +1,378 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	extism "github.com/extism/go-sdk"
+	"github.com/tetratelabs/wazero"
+
+	"github.com/airlockrt/airlock/sandbox/internal/wire"
+)
+
+// ModuleOptions configures a ModuleEngine. The zero value is ready to use.
+type ModuleOptions struct {
+	// CompilationCacheDir, when set, keeps compiled modules on disk there.
+	// Empty means an in-memory cache private to the engine.
+	CompilationCacheDir string
+}
+
+// ModuleEngine runs compiled WebAssembly chains through Extism: any module
+// built with an Extism PDK, or a WASI command such as a Go program built
+// with GOOS=wasip1, that calls the bridge through the host functions in
+// guest-sdk/ABI.md. It is safe for concurrent use.
+type ModuleEngine struct {
+	cache  wazero.CompilationCache
+	mu     sync.Mutex
+	closed bool
+}
+
+// NewModuleEngine creates a module engine. ctx is not retained.
+func NewModuleEngine(ctx context.Context, opts ModuleOptions) (*ModuleEngine, error) {
+	e := &ModuleEngine{}
+	if opts.CompilationCacheDir != "" {
+		var err error
+		if e.cache, err = wazero.NewCompilationCacheWithDir(opts.CompilationCacheDir); err != nil {
+			return nil, fmt.Errorf("sandbox: opening compilation cache %s: %w", opts.CompilationCacheDir, err)
+		}
+	} else {
+		e.cache = wazero.NewCompilationCache()
+	}
+	return e, nil
+}
+
+// Module is a compiled chain. Each Run gets a fresh instance. It is safe for
+// concurrent use.
+type Module struct {
+	e     *ModuleEngine
+	wasm  []byte
+	entry string // "run" (Extism PDK) or "_start" (WASI command)
+	mu    sync.Mutex
+	byMem map[uint32]*extism.CompiledPlugin // by memory page limit
+}
+
+// Compile validates and compiles a module for the default memory limit
+// (others are compiled on first use). The module must export "run" (an
+// Extism plugin function) or "_start" (a WASI command, whose main is the
+// chain); it may import the extism:host/env functions, WASI, and
+// extism:host/user airlock_call. ctx bounds the compilation.
+func (e *ModuleEngine) Compile(ctx context.Context, wasm []byte) (*Module, error) {
+	e.mu.Lock()
+	closed := e.closed
+	e.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	probe := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(e.cache))
+	defer probe.Close(ctx)
+	cm, err := probe.CompileModule(ctx, wasm)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidModule, err)
+	}
+	m := &Module{e: e, wasm: append([]byte(nil), wasm...), byMem: map[uint32]*extism.CompiledPlugin{}}
+	exports := cm.ExportedFunctions()
+	switch {
+	case exports["run"] != nil:
+		m.entry = "run"
+	case exports["_start"] != nil:
+		m.entry = "_start"
+	default:
+		return nil, fmt.Errorf("%w: it exports neither \"run\" nor \"_start\"", ErrInvalidModule)
+	}
+	if _, err := m.compiled(ctx, DefaultMemoryBytes); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Close releases the engine's compilation cache and makes later Compile
+// calls fail. Modules already compiled keep working until closed.
+func (e *ModuleEngine) Close(ctx context.Context) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	return e.cache.Close(ctx)
+}
+
+// Close releases the compiled module.
+func (m *Module) Close(ctx context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var err error
+	for k, cp := range m.byMem {
+		err = errors.Join(err, cp.Close(ctx))
+		delete(m.byMem, k)
+	}
+	return err
+}
+
+func (m *Module) compiled(ctx context.Context, memBytes uint64) (*extism.CompiledPlugin, error) {
+	pages := uint32((memBytes + 65535) / 65536)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if cp := m.byMem[pages]; cp != nil {
+		return cp, nil
+	}
+	call := extism.NewHostFunctionWithStack("airlock_call", hostCall,
+		[]extism.ValueType{extism.ValueTypePTR, extism.ValueTypePTR}, []extism.ValueType{extism.ValueTypePTR})
+	logf := extism.NewHostFunctionWithStack("airlock_log", hostLog,
+		[]extism.ValueType{extism.ValueTypeI64, extism.ValueTypePTR}, nil)
+	cp, err := extism.NewCompiledPlugin(ctx, extism.Manifest{
+		Wasm:   []extism.Wasm{extism.WasmData{Data: m.wasm}},
+		Memory: &extism.ManifestMemory{MaxPages: pages},
+	}, extism.PluginConfig{
+		EnableWasi:    true,
+		RuntimeConfig: wazero.NewRuntimeConfig().WithCompilationCache(m.e.cache).WithCloseOnContextDone(true),
+	}, []extism.HostFunction{call, logf})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidModule, err)
+	}
+	m.byMem[pages] = cp
+	return cp, nil
+}
+
+type moduleRunKey struct{}
+
+// moduleRun is the state of one Module.Run, reached by the host function
+// through the call's context.
+type moduleRun struct {
+	bridge    Bridge
+	lim       Limits
+	cancel    context.CancelCauseFunc
+	mu        sync.Mutex // logs are written by Extism's logger and WASI writers
+	logs      []LogEntry
+	logBytes  int
+	truncated bool
+	exit      *ExitError
+	calls     int
+}
+
+// errLogLimit is the cancellation cause when the logs overflow.
+var errLogLimit = errors.New("sandbox: log limit")
+
+func (r *moduleRun) log(level LogLevel, text string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.truncated {
+		return
+	}
+	budget := r.lim.MaxLogBytes - r.logBytes
+	if len(text) > budget {
+		text = text[:budget]
+		r.truncated = true
+	}
+	r.logs = append(r.logs, LogEntry{Level: level, Text: strings.ToValidUTF8(text, "\uFFFD")})
+	r.logBytes += len(text)
+	if r.truncated {
+		r.cancel(errLogLimit)
+	}
+}
+
+// logWriter turns a WASI stream into log lines.
+type logWriter struct {
+	r     *moduleRun
+	level LogLevel
+	buf   []byte
+}
+
+func (w *logWriter) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			break
+		}
+		w.r.log(w.level, string(w.buf[:i]))
+		w.buf = w.buf[i+1:]
+		if len(w.buf) > w.r.lim.MaxLogBytes { // a flood without newlines
+			w.r.log(w.level, string(w.buf))
+			w.buf = w.buf[:0]
+		}
+	}
+	return len(p), nil
+}
+
+func (w *logWriter) flush() {
+	if len(w.buf) > 0 {
+		w.r.log(w.level, string(w.buf))
+		w.buf = nil
+	}
+}
+
+// hostCall implements airlock_call(name, args) → envelope: all three are
+// Extism memory offsets (guest-sdk/ABI.md).
+func hostCall(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
+	r, _ := ctx.Value(moduleRunKey{}).(*moduleRun)
+	if r == nil {
+		panic(errors.New("sandbox: airlock_call outside a run"))
+	}
+	stop := func(xe *ExitError) {
+		r.mu.Lock()
+		r.exit = xe
+		r.mu.Unlock()
+		panic(xe)
+	}
+	name, err := p.ReadBytes(stack[0])
+	if err != nil {
+		stop(&ExitError{Kind: Trap, Message: "airlock_call: bad tool name offset: " + err.Error()})
+	}
+	if err := wire.CheckToolName(name); err != nil {
+		stop(&ExitError{Kind: ScriptError, Message: "airlock_call: " + err.Error()})
+	}
+	if l, err := p.Length(stack[1]); err == nil && l > uint64(r.lim.MaxArgsBytes) {
+		stop(&ExitError{Kind: LimitExceeded, Limit: LimitArgs,
+			Message: fmt.Sprintf("%s: arguments of %d bytes exceed %d", name, l, r.lim.MaxArgsBytes)})
+	}
+	args, err := p.ReadBytes(stack[1])
+	if err != nil {
+		stop(&ExitError{Kind: Trap, Message: "airlock_call: bad arguments offset: " + err.Error()})
+	}
+	if len(args) == 0 {
+		args = []byte("{}")
+	}
+	if !json.Valid(args) {
+		stop(&ExitError{Kind: ScriptError, Message: fmt.Sprintf("airlock_call %s: arguments are not valid JSON", name)})
+	}
+	r.calls++
+	env, err := func() (env []byte, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				err = fmt.Errorf("bridge panicked: %v", v)
+			}
+		}()
+		return r.bridge(ctx, string(name), args)
+	}()
+	if err == nil {
+		err = wire.CheckEnvelope(env)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			panic(ctx.Err()) // the run's deadline or cancellation decides
+		}
+		stop(&ExitError{Kind: HostError, Message: fmt.Sprintf("bridge failed on %s: %v", name, err), Err: err})
+	}
+	off, err := p.WriteBytes(env)
+	if err != nil {
+		stop(&ExitError{Kind: LimitExceeded, Limit: LimitMemory, Message: "no room for a tool result in the guest's memory"})
+	}
+	stack[0] = off
+}
+
+// hostLog implements airlock_log(level, text): level 0 debug, 1 info,
+// 2 warn, 3 error; text is an Extism memory offset.
+func hostLog(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
+	r, _ := ctx.Value(moduleRunKey{}).(*moduleRun)
+	if r == nil {
+		return
+	}
+	text, err := p.ReadBytes(stack[1])
+	if err != nil {
+		return
+	}
+	level := LogInfo
+	if stack[0] < 4 {
+		level = [...]LogLevel{LogDebug, LogInfo, LogWarn, LogError}[stack[0]]
+	}
+	r.log(level, string(text))
+}
+
+// Run runs the module once in a fresh instance: input is what the guest
+// reads as its input (guest-sdk/go's airlock.Input), and the guest's output
+// must be one JSON value (none means null). ctx bounds the whole run;
+// errors are as for ScriptEngine.Run. Modules make one call at a time, so
+// MaxInFlight does not apply; MaxStackBytes does not either.
+func (m *Module) Run(ctx context.Context, input json.RawMessage, bridge Bridge, lim Limits) (*Result, error) {
+	start := time.Now()
+	if bridge == nil {
+		return nil, fmt.Errorf("%w: nil Bridge", ErrInvalidScript)
+	}
+	lim, err := lim.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	cp, err := m.compiled(ctx, lim.MemoryBytes)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	ctx, cancelT := context.WithTimeout(ctx, lim.Timeout)
+	defer cancelT()
+	r := &moduleRun{bridge: bridge, lim: lim, cancel: cancel}
+	stdout, stderr := &logWriter{r: r, level: LogInfo}, &logWriter{r: r, level: LogError}
+	inst, err := cp.Instance(ctx, extism.PluginInstanceConfig{
+		// No FS, no environment, no arguments; deterministic clock and random.
+		ModuleConfig: wazero.NewModuleConfig().WithStdout(stdout).WithStderr(stderr),
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return &Result{Stats: Stats{Wall: time.Since(start)}}, ctxExit(ctx)
+		}
+		return nil, fmt.Errorf("sandbox: instantiating module: %w", err)
+	}
+	stats := Stats{Instantiate: time.Since(start)}
+	if len(input) == 0 {
+		input = json.RawMessage("null")
+	}
+	rc, out, callErr := inst.CallWithContext(context.WithValue(ctx, moduleRunKey{}, r), m.entry, input)
+	if mem := inst.Memory(); mem != nil {
+		stats.MemoryBytes = uint64(mem.Size())
+	}
+	_ = inst.Close(context.WithoutCancel(ctx))
+	stdout.flush()
+	stderr.flush()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	stats.Calls = r.calls
+	stats.Wall = time.Since(start)
+	res := &Result{Logs: r.logs, LogsTruncated: r.truncated, Stats: stats}
+	switch {
+	case r.exit != nil:
+		return res, r.exit
+	case r.truncated:
+		return res, &ExitError{Kind: LimitExceeded, Limit: LimitLogs, Message: fmt.Sprintf("output exceeds %d bytes", lim.MaxLogBytes)}
+	case ctx.Err() != nil:
+		return res, ctxExit(ctx)
+	case callErr != nil:
+		return res, moduleFailure(rc, callErr)
+	case rc != 0:
+		return res, &ExitError{Kind: ScriptError, Message: fmt.Sprintf("the module returned %d", rc)}
+	}
+	if len(bytes.TrimSpace(out)) == 0 {
+		out = []byte("null")
+	}
+	if len(out) > lim.MaxResultBytes {
+		return res, &ExitError{Kind: LimitExceeded, Limit: LimitResult,
+			Message: fmt.Sprintf("the result is %d bytes, more than %d", len(out), lim.MaxResultBytes)}
+	}
+	if !json.Valid(out) {
+		return res, &ExitError{Kind: ScriptError, Message: "the module's output is not valid JSON"}
+	}
+	res.Value = out
+	return res, nil
+}
+
+// moduleFailure classifies an error from the guest call.
+func moduleFailure(rc uint32, err error) *ExitError {
+	msg := err.Error()
+	if strings.Contains(msg, "wasm error: ") {
+		msg = msg[strings.Index(msg, "wasm error: ")+len("wasm error: "):]
+		if i := strings.IndexByte(msg, '\n'); i >= 0 {
+			msg = msg[:i]
+		}
+		return &ExitError{Kind: Trap, Message: "wasm trap: " + msg, Err: err}
+	}
+	if strings.Contains(msg, "exit_code(") || rc != 0 {
+		return &ExitError{Kind: ScriptError, Message: fmt.Sprintf("the module failed (exit code %d): %s", rc, msg), Err: err}
+	}
+	return &ExitError{Kind: ScriptError, Message: msg, Err: err}
+}

@@ -1,0 +1,54 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Result is what a run produced. Run returns it also when the guest failed,
+// with the logs captured until then.
+type Result struct {
+	// Value is the JSON encoding of the script's return value ("null" when
+	// it returned nothing); nil when the run failed.
+	Value json.RawMessage
+	// Logs are the console lines, in order.
+	Logs []LogEntry
+	// LogsTruncated is set when Limits.MaxLogBytes cut the logs short.
+	LogsTruncated bool
+	// Stats describes the run.
+	Stats Stats
+}
+
+// LogLevel is a console level.
+type LogLevel string
+
+// Console levels: console.debug and console.trace log LogDebug,
+// console.log and console.info LogInfo.
+const (
+	LogDebug LogLevel = "debug"
+	LogInfo  LogLevel = "info"
+	LogWarn  LogLevel = "warn"
+	LogError LogLevel = "error"
+)
+
+// LogEntry is one console line: its arguments rendered and joined by spaces
+// (strings as is, Errors with their stack, other values as JSON).
+type LogEntry struct {
+	Level LogLevel `json:"level"`
+	Text  string   `json:"text"`
+}
+
+// Stats describes one run.
+type Stats struct {
+	// Wall is the run's wall time, from Run's start to its return.
+	Wall time.Duration
+	// Instantiate is the part of Wall spent obtaining a fresh instance
+	// (near zero when it came from the pool).
+	Instantiate time.Duration
+	// Calls is the number of tool calls handed to the Bridge.
+	Calls int
+	// MemoryBytes is the guest's peak linear memory size.
+	MemoryBytes uint64
+	// Pooled is set when the instance came from the engine's pool.
+	Pooled bool
+}

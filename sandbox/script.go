@@ -1,0 +1,350 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+
+	jsprelude "github.com/airlockrt/airlock/guest-sdk/js"
+	"github.com/airlockrt/airlock/sandbox/internal/quickjs"
+)
+
+// ScriptOptions configures a ScriptEngine. The zero value is ready to use.
+type ScriptOptions struct {
+	// CompilationCacheDir, when set, keeps the compiled QuickJS engine on disk
+	// there, so that a new process skips the ~0.7 s compilation. Empty means
+	// an in-memory cache private to the engine.
+	CompilationCacheDir string
+	// PoolSize is the number of pre-created, never-used instances kept ready
+	// to hide the ~3 ms instance start; 0 (the default) keeps none. A pooled
+	// instance serves one run and is then discarded, like any other.
+	PoolSize int
+	// PoolLimits are the limits pooled instances are prepared for: a run
+	// whose Limits.MemoryBytes (after defaults) differs from
+	// PoolLimits.MemoryBytes gets a fresh instance instead. Only MemoryBytes
+	// is used; zero means DefaultMemoryBytes.
+	PoolLimits Limits
+	// Clock, when non-nil, is the guest's clock (Date, performance.now and
+	// timers). Nil, the default, gives every run the same deterministic
+	// virtual clock: it starts at 2022-01-01T00:00:00Z and advances 1 ms per
+	// reading, so timers fire without waiting.
+	Clock func() time.Time
+	// Rand, when non-nil, feeds the guest's WASI random_get and must be safe
+	// for concurrent use (crypto/rand.Reader is). Nil gives a deterministic
+	// source. Math.random is seeded from the clock at instance creation.
+	Rand io.Reader
+}
+
+// ScriptEngine runs JavaScript and TypeScript chain scripts, each in a fresh
+// QuickJS-in-WebAssembly instance. It is safe for concurrent use.
+type ScriptEngine struct {
+	opts     ScriptOptions
+	module   *quickjs.Module
+	cache    wazero.CompilationCache
+	poolMem  uint64
+	mu       sync.Mutex
+	closed   bool
+	runtimes map[uint32]*quickjs.Runtime // by linear-memory page limit
+	active   map[*activeRun]struct{}
+	runs     sync.WaitGroup
+	pool     *pool
+}
+
+type activeRun struct{ cancel context.CancelCauseFunc }
+
+// errEngineClosed is the cancellation cause of runs interrupted by Close.
+var errEngineClosed = errors.New("sandbox: engine closed during the run")
+
+// memoryHeadroom is added to Limits.MemoryBytes to get the linear memory
+// cap: QuickJS's static data and stack, and libc allocations outside the
+// QuickJS heap accounting.
+const memoryHeadroom = 16 << 20
+
+// NewScriptEngine compiles the QuickJS engine (or loads it from the
+// compilation cache) and, if opts.PoolSize > 0, starts filling the pool in
+// the background. ctx bounds the compilation only.
+func NewScriptEngine(ctx context.Context, opts ScriptOptions) (*ScriptEngine, error) {
+	if opts.PoolSize < 0 {
+		return nil, fmt.Errorf("sandbox: ScriptOptions.PoolSize (%d) must not be negative", opts.PoolSize)
+	}
+	pl, err := opts.PoolLimits.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: ScriptOptions.PoolLimits: %w", err)
+	}
+	e := &ScriptEngine{
+		opts:     opts,
+		poolMem:  pl.MemoryBytes,
+		runtimes: map[uint32]*quickjs.Runtime{},
+		active:   map[*activeRun]struct{}{},
+	}
+	if e.module, err = quickjs.LoadModule(); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	if opts.CompilationCacheDir != "" {
+		if e.cache, err = wazero.NewCompilationCacheWithDir(opts.CompilationCacheDir); err != nil {
+			return nil, fmt.Errorf("sandbox: opening compilation cache %s: %w", opts.CompilationCacheDir, err)
+		}
+	} else {
+		e.cache = wazero.NewCompilationCache()
+	}
+	rt, err := e.runtime(ctx, e.poolMem)
+	if err != nil {
+		_ = e.cache.Close(ctx)
+		return nil, err
+	}
+	if opts.PoolSize > 0 {
+		e.pool = newPool(opts.PoolSize, func(ctx context.Context) (*quickjs.Instance, error) {
+			return newPreparedInstance(ctx, rt, e.poolMem)
+		})
+	}
+	return e, nil
+}
+
+// runtime returns the wazero runtime whose memory cap fits memBytes.
+func (e *ScriptEngine) runtime(ctx context.Context, memBytes uint64) (*quickjs.Runtime, error) {
+	pages := uint32((memBytes + memoryHeadroom + quickjs.PageSize - 1) / quickjs.PageSize)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, ErrClosed
+	}
+	if rt := e.runtimes[pages]; rt != nil {
+		return rt, nil
+	}
+	rt, err := quickjs.NewRuntime(ctx, quickjs.Config{
+		Module:           e.module,
+		Cache:            e.cache,
+		MemoryLimitPages: pages,
+		Walltime:         e.opts.Clock,
+		Rand:             e.opts.Rand,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	e.runtimes[pages] = rt
+	return rt, nil
+}
+
+// newPreparedInstance creates an instance and evaluates the prelude in it.
+func newPreparedInstance(ctx context.Context, rt *quickjs.Runtime, heapLimit uint64) (*quickjs.Instance, error) {
+	in, err := rt.NewInstance(ctx, heapLimit)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	exc, text, err := in.Eval(ctx, jsprelude.Source, jsprelude.Filename)
+	if err == nil && exc {
+		err = fmt.Errorf("sandbox: evaluating the prelude: %s", text)
+	}
+	if err != nil {
+		in.Close(ctx)
+		return nil, err
+	}
+	return in, nil
+}
+
+// instance returns a never-used instance: from the pool when it fits.
+func (e *ScriptEngine) instance(ctx context.Context, memBytes uint64) (*quickjs.Instance, bool, error) {
+	if e.pool != nil && memBytes == e.poolMem {
+		if in := e.pool.get(); in != nil {
+			return in, true, nil
+		}
+	}
+	rt, err := e.runtime(ctx, memBytes)
+	if err != nil {
+		return nil, false, err
+	}
+	in, err := newPreparedInstance(ctx, rt, memBytes)
+	return in, false, err
+}
+
+// begin registers a run; it fails once the engine is closed.
+func (e *ScriptEngine) begin(ctx context.Context) (context.Context, func(), error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, nil, ErrClosed
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	a := &activeRun{cancel: cancel}
+	e.active[a] = struct{}{}
+	e.runs.Add(1)
+	return ctx, func() {
+		cancel(nil)
+		e.mu.Lock()
+		delete(e.active, a)
+		e.mu.Unlock()
+		e.runs.Done()
+	}, nil
+}
+
+// Run runs one script in a fresh instance, handing its tool calls to bridge.
+// ctx bounds the whole run (lim.Timeout applies on top of it). It returns
+// ErrInvalidScript, ErrInvalidLimits or ErrClosed (with a nil Result) when
+// the run cannot start, and a *ExitError, with a Result holding the logs
+// captured so far, when the guest did not finish normally. When Run
+// returns, no Bridge call it made is still running.
+func (e *ScriptEngine) Run(ctx context.Context, s Script, bridge Bridge, lim Limits) (*Result, error) {
+	start := time.Now()
+	if bridge == nil {
+		return nil, fmt.Errorf("%w: nil Bridge", ErrInvalidScript)
+	}
+	lim, err := lim.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	prep, err := prepare(s)
+	if err != nil {
+		var xe *ExitError
+		if errors.As(err, &xe) {
+			return &Result{Stats: Stats{Wall: time.Since(start)}}, err
+		}
+		return nil, err
+	}
+	ctx, end, err := e.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
+	defer cancel()
+
+	in, pooled, err := e.instance(ctx, lim.MemoryBytes)
+	if err != nil {
+		if ctx.Err() != nil {
+			return &Result{Stats: Stats{Wall: time.Since(start)}}, ctxExit(ctx)
+		}
+		return nil, err
+	}
+	r := newScriptRun(ctx, in, prep, bridge, lim)
+	r.stats.Pooled = pooled
+	r.stats.Instantiate = time.Since(start)
+	r.drive(ctx)
+	r.finish(ctx)
+	r.stats.Wall = time.Since(start)
+	res := &Result{Logs: r.logs, LogsTruncated: r.truncated, Stats: r.stats}
+	if r.exit != nil {
+		return res, r.exit
+	}
+	res.Value = r.value
+	return res, nil
+}
+
+// Check parses s (and strips its types, for TypeScript) without running it.
+// It returns nil, a *ExitError of Kind ScriptError with the position of the
+// first syntax error in s.Source, or ErrInvalidScript for an unknown Lang.
+// Check uses esbuild's parser, which may accept syntax QuickJS rejects.
+func (e *ScriptEngine) Check(s Script) error { return check(s) }
+
+// Close stops the pool, cancels the runs in progress (they end with Kind
+// Cancelled), waits for them, and releases every instance and the compiled
+// engine. ctx bounds the wait. Later calls return nil.
+func (e *ScriptEngine) Close(ctx context.Context) error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	for a := range e.active {
+		a.cancel(errEngineClosed)
+	}
+	e.mu.Unlock()
+
+	done := make(chan struct{})
+	go func() { e.runs.Wait(); close(done) }()
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = fmt.Errorf("sandbox: closing the script engine: %w", ctx.Err())
+	}
+	if e.pool != nil {
+		e.pool.close(ctx)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, rt := range e.runtimes {
+		if cerr := rt.Close(ctx); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	if cerr := e.cache.Close(ctx); cerr != nil && err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// pool keeps up to size prepared instances, refilled by one goroutine.
+type pool struct {
+	ch     chan *quickjs.Instance
+	refill chan struct{}
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+func newPool(size int, create func(context.Context) (*quickjs.Instance, error)) *pool {
+	p := &pool{
+		ch:     make(chan *quickjs.Instance, size),
+		refill: make(chan struct{}, 1),
+		stop:   make(chan struct{}),
+		done:   make(chan struct{}),
+	}
+	go p.fill(create)
+	return p
+}
+
+func (p *pool) fill(create func(context.Context) (*quickjs.Instance, error)) {
+	defer close(p.done)
+	ctx := context.Background()
+	for {
+		for len(p.ch) < cap(p.ch) {
+			in, err := create(ctx)
+			if err != nil {
+				break // retried at the next take
+			}
+			select {
+			case p.ch <- in:
+			case <-p.stop:
+				in.Close(ctx)
+				return
+			}
+		}
+		select {
+		case <-p.refill:
+		case <-p.stop:
+			return
+		}
+	}
+}
+
+// get takes a prepared instance, or returns nil when the pool is empty.
+func (p *pool) get() *quickjs.Instance {
+	select {
+	case in := <-p.ch:
+		select {
+		case p.refill <- struct{}{}:
+		default:
+		}
+		return in
+	default:
+		return nil
+	}
+}
+
+func (p *pool) close(ctx context.Context) {
+	close(p.stop)
+	<-p.done
+	for {
+		select {
+		case in := <-p.ch:
+			in.Close(ctx)
+		default:
+			return
+		}
+	}
+}

@@ -1,0 +1,319 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// shared is one engine for the tests that do not close theirs: compiling
+// QuickJS costs ~1 s per engine. Each test uses its own runs only.
+var shared = struct {
+	once sync.Once
+	e    *ScriptEngine
+	err  error
+}{}
+
+func engine(t testing.TB) *ScriptEngine {
+	t.Helper()
+	shared.once.Do(func() {
+		shared.e, shared.err = NewScriptEngine(context.Background(), ScriptOptions{CompilationCacheDir: cacheDir()})
+	})
+	require.NoError(t, shared.err)
+	return shared.e
+}
+
+// cacheDir keeps the compiled engine across test processes.
+func cacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return dir + "/airlock/wazero-test"
+}
+
+// okBridge answers every call with {"status":"ok","value":{"tool":…,"args":…}}.
+func okBridge(_ context.Context, tool string, args []byte) ([]byte, error) {
+	return []byte(fmt.Sprintf(`{"status":"ok","value":{"tool":%q,"args":%s}}`, tool, args)), nil
+}
+
+func run(t *testing.T, src string, br Bridge, lim Limits) (*Result, error) {
+	t.Helper()
+	if br == nil {
+		br = okBridge
+	}
+	return engine(t).Run(context.Background(), Script{Source: src}, br, lim)
+}
+
+func TestRunResults(t *testing.T) {
+	tests := []struct {
+		name string
+		lang Lang
+		src  string
+		want string
+	}{
+		{name: "body with return", src: "return 1 + 2", want: `3`},
+		{name: "body without return", src: "const x = 1; await tools.a()", want: `null`},
+		{name: "completion value", src: "const x = 20;\nx * 2 + 2", want: `42`},
+		{name: "async arrow", src: "async () => {\n  const r = await tools.search({q: 'x'});\n  return r.args.q;\n}", want: `"x"`},
+		{name: "async arrow with semicolon", src: "async () => { return 5 };\n", want: `5`},
+		{name: "plain arrow", src: "() => 7", want: `7`},
+		{name: "promise expression", src: "tools.echo({n: 1})", want: `{"tool":"echo","args":{"n":1}}`},
+		{name: "object literal", src: "({a: [1, 'b', null]})", want: `{"a":[1,"b",null]}`},
+		{name: "declared then called", src: "async function main() { return 'm' }\nmain()", want: `"m"`},
+		{name: "undefined result", src: "return undefined", want: `null`},
+		{name: "no args means {}", src: "return (await tools.t()).args", want: `{}`},
+		{name: "tool names that are not identifiers", src: "return (await tools['github.search']({})).tool", want: `"github.search"`},
+		{name: "await tools is not a call", src: "const t = await tools; return typeof t.x", want: `"function"`},
+		{name: "JSON.stringify(tools)", src: "return JSON.stringify(tools)", want: `"{}"`},
+		{name: "artifact passes through", src: "const a = {$artifact: 'art_1', preview: 'p', size: 3, mime: 'text/plain'};\nreturn (await tools.use({doc: a})).args.doc",
+			want: `{"$artifact":"art_1","preview":"p","size":3,"mime":"text/plain"}`},
+		{name: "TS body", lang: LangTS, src: "interface R { tool: string }\nconst r: R = await tools.a({});\nreturn r.tool;", want: `"a"`},
+		{name: "TS arrow", lang: LangTS, src: "async (): Promise<number> => {\n  const n: number = 4;\n  return n;\n}", want: `4`},
+		{name: "TS enum", lang: LangTS, src: "enum C { R, G }\nreturn C.G", want: `1`},
+		{name: "deterministic clock", src: "return new Date(Date.now()).getUTCFullYear()", want: `2022`},
+		{name: "timers on virtual time", src: "await new Promise(r => setTimeout(r, 60000)); return 'later'", want: `"later"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := engine(t).Run(context.Background(), Script{Source: tt.src, Lang: tt.lang}, okBridge, Limits{})
+			require.NoError(t, err)
+			require.JSONEq(t, tt.want, string(res.Value))
+		})
+	}
+}
+
+func TestToolErrors(t *testing.T) {
+	br := func(_ context.Context, tool string, _ []byte) ([]byte, error) {
+		switch tool {
+		case "denied":
+			return []byte(`{"status":"denied","reason":"approval_denied","message":"the user said no"}`), nil
+		case "bare":
+			return []byte(`{"status":"error"}`), nil
+		}
+		return []byte(`{"status":"error","reason":"unknown_tool","message":"no tool named nope"}`), nil
+	}
+	res, err := run(t, `
+		const out = [];
+		for (const name of ["nope", "denied", "bare"]) {
+			try { await tools[name]({}); } catch (e) {
+				out.push({ctor: e instanceof ToolError && e instanceof Error, name: e.name, tool: e.tool,
+					status: e.status, reason: e.reason, message: e.message});
+			}
+		}
+		return out;`, br, Limits{})
+	require.NoError(t, err)
+	require.JSONEq(t, `[
+		{"ctor":true,"name":"ToolError","tool":"nope","status":"error","reason":"unknown_tool","message":"no tool named nope"},
+		{"ctor":true,"name":"ToolError","tool":"denied","status":"denied","reason":"approval_denied","message":"the user said no"},
+		{"ctor":true,"name":"ToolError","tool":"bare","status":"error","reason":"","message":"tool bare: error"}]`, string(res.Value))
+}
+
+func TestConsole(t *testing.T) {
+	res, err := run(t, `
+		console.log("a", 1, {b: [2]}, null);
+		console.info("i"); console.debug("d"); console.warn("w");
+		console.error(new TypeError("bad"));
+		console.log("nul\0byte");
+		return 0;`, nil, Limits{})
+	require.NoError(t, err)
+	require.Len(t, res.Logs, 6)
+	require.Equal(t, LogEntry{Level: LogInfo, Text: `a 1 {"b":[2]} null`}, res.Logs[0])
+	require.Equal(t, []LogLevel{LogInfo, LogInfo, LogDebug, LogWarn, LogError, LogInfo},
+		[]LogLevel{res.Logs[0].Level, res.Logs[1].Level, res.Logs[2].Level, res.Logs[3].Level, res.Logs[4].Level, res.Logs[5].Level})
+	require.Contains(t, res.Logs[4].Text, "TypeError: bad")
+	require.Equal(t, `nul\u0000byte`, res.Logs[5].Text)
+	require.False(t, res.LogsTruncated)
+}
+
+// TestPromiseAllRunsConcurrently proves two calls are in flight at once: the
+// bridge holds each call until both have arrived.
+func TestPromiseAllRunsConcurrently(t *testing.T) {
+	var arrived sync.WaitGroup
+	arrived.Add(2)
+	br := func(ctx context.Context, tool string, args []byte) ([]byte, error) {
+		arrived.Done()
+		waited := make(chan struct{})
+		go func() { arrived.Wait(); close(waited) }()
+		select {
+		case <-waited:
+		case <-time.After(10 * time.Second):
+			return nil, errors.New("the other call never arrived")
+		}
+		return okBridge(ctx, tool, args)
+	}
+	res, err := run(t, "const [a, b] = await Promise.all([tools.a({}), tools.b({})]); return [a.tool, b.tool]", br, Limits{})
+	require.NoError(t, err)
+	require.JSONEq(t, `["a","b"]`, string(res.Value))
+	require.Equal(t, 2, res.Stats.Calls)
+}
+
+func TestScriptErrors(t *testing.T) {
+	tests := []struct {
+		name      string
+		lang      Lang
+		src       string
+		msg       string
+		line, col int
+	}{
+		{name: "JS syntax", src: "const a = 1;\nconst b = ;\n", msg: "SyntaxError", line: 2, col: 11},
+		{name: "JS syntax in body", src: "await tools.a();\n\nlet = = 2", msg: "SyntaxError", line: 3},
+		{name: "TS syntax", lang: LangTS, src: "const a: number = 1;\n\nlet x: = 3;", msg: "SyntaxError", line: 3, col: 8},
+		{name: "thrown Error", src: "const a = 1;\n\n  throw new RangeError('nope')", msg: "RangeError: nope", line: 3},
+		{name: "reference error", src: "\n\n  foo.bar", msg: "ReferenceError: foo is not defined", line: 3, col: 3},
+		{name: "thrown string", src: "throw 'boom'", msg: `uncaught non-Error value: "boom"`},
+		{name: "thrown object", src: "throw {code: 7}", msg: `uncaught non-Error value: {"code":7}`},
+		{name: "thrown null", src: "await null; throw null", msg: `uncaught non-Error value: null`},
+		{name: "uncaught tool error", src: "await tools.x()", msg: "ToolError: tool x: error"},
+		{name: "TS runtime error", lang: LangTS, src: "type T = number;\nconst a: T = 1;\n\nnull.x;", msg: "TypeError", line: 4},
+		{name: "result not JSON", src: "return 1n", msg: "not JSON-serializable"},
+		{name: "never settles", src: "await new Promise(() => {})", msg: "can never finish"},
+		{name: "NUL byte", src: "let a = 1;\n\x00", msg: "NUL byte", line: 2, col: 1},
+	}
+	br := func(context.Context, string, []byte) ([]byte, error) { return []byte(`{"status":"error"}`), nil }
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := engine(t).Run(context.Background(), Script{Source: tt.src, Lang: tt.lang}, br, Limits{})
+			var xe *ExitError
+			require.ErrorAs(t, err, &xe)
+			require.Equal(t, ScriptError, xe.Kind, xe.Error())
+			require.Contains(t, xe.Message, tt.msg)
+			require.Equal(t, tt.line, xe.Line, xe.Error())
+			if tt.col != 0 {
+				require.Equal(t, tt.col, xe.Column, xe.Error())
+			}
+			require.NotNil(t, res)
+			require.Nil(t, res.Value)
+		})
+	}
+}
+
+func TestCheck(t *testing.T) {
+	e := engine(t)
+	require.NoError(t, e.Check(Script{Source: "return await tools.a()"}))
+	require.NoError(t, e.Check(Script{Source: "async () => 1;"}))
+	require.NoError(t, e.Check(Script{Source: "const n: number = 1; return n", Lang: LangTS}))
+	var xe *ExitError
+	require.ErrorAs(t, e.Check(Script{Source: "\nconst x = ;"}), &xe)
+	require.Equal(t, 2, xe.Line)
+	require.Equal(t, 11, xe.Column)
+	require.ErrorAs(t, e.Check(Script{Source: "const n: = 1", Lang: LangTS}), &xe)
+	require.Equal(t, 1, xe.Line)
+	require.ErrorIs(t, e.Check(Script{Source: "1", Lang: Lang(9)}), ErrInvalidScript)
+}
+
+func TestRunMisuse(t *testing.T) {
+	e := engine(t)
+	_, err := e.Run(context.Background(), Script{Source: "1"}, nil, Limits{})
+	require.ErrorIs(t, err, ErrInvalidScript)
+	_, err = e.Run(context.Background(), Script{Source: "1"}, okBridge, Limits{MaxInFlight: -1})
+	require.ErrorIs(t, err, ErrInvalidLimits)
+	_, err = e.Run(context.Background(), Script{Source: "1", Lang: Lang(5)}, okBridge, Limits{})
+	require.ErrorIs(t, err, ErrInvalidScript)
+}
+
+func TestHostErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		br   Bridge
+		msg  string
+	}{
+		{name: "bridge error", br: func(context.Context, string, []byte) ([]byte, error) { return nil, errors.New("db down") }, msg: "db down"},
+		{name: "bridge panic", br: func(context.Context, string, []byte) ([]byte, error) { panic("oops") }, msg: "panicked"},
+		{name: "not JSON", br: func(context.Context, string, []byte) ([]byte, error) { return []byte(`{`), nil }, msg: "bad envelope"},
+		{name: "no status", br: func(context.Context, string, []byte) ([]byte, error) { return []byte(`{"value":1}`), nil }, msg: "bad envelope"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := run(t, "try { await tools.a({}) } catch (e) { return 'caught' }", tt.br, Limits{})
+			var xe *ExitError
+			require.ErrorAs(t, err, &xe)
+			require.Equal(t, HostError, xe.Kind)
+			require.Contains(t, xe.Message, tt.msg)
+			require.NotNil(t, res)
+		})
+	}
+}
+
+func TestCancelAndTimeoutWhileWaiting(t *testing.T) {
+	block := func(ctx context.Context, _ string, _ []byte) ([]byte, error) {
+		<-ctx.Done()
+		return []byte(`{"status":"error","reason":"cancelled"}`), nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	_, err := engine(t).Run(ctx, Script{Source: "await tools.slow()"}, block, Limits{})
+	require.ErrorIs(t, err, context.Canceled)
+	var xe *ExitError
+	require.ErrorAs(t, err, &xe)
+	require.Equal(t, Cancelled, xe.Kind)
+
+	_, err = run(t, "await tools.slow()", block, Limits{Timeout: 50 * time.Millisecond})
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.ErrorAs(t, err, &xe)
+	require.Equal(t, Timeout, xe.Kind)
+}
+
+func TestPoolAndClose(t *testing.T) {
+	ctx := context.Background()
+	e, err := NewScriptEngine(ctx, ScriptOptions{PoolSize: 2, CompilationCacheDir: cacheDir()})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return len(e.pool.ch) == 2 }, 10*time.Second, 5*time.Millisecond)
+	res, err := e.Run(ctx, Script{Source: "globalThis.leak = 1; return 1"}, okBridge, Limits{})
+	require.NoError(t, err)
+	require.True(t, res.Stats.Pooled)
+	// A pooled instance serves one run: nothing survives into the next.
+	res, err = e.Run(ctx, Script{Source: "return typeof leak"}, okBridge, Limits{})
+	require.NoError(t, err)
+	require.JSONEq(t, `"undefined"`, string(res.Value))
+	// Other memory limits get a fresh instance.
+	res, err = e.Run(ctx, Script{Source: "return 2"}, okBridge, Limits{MemoryBytes: 32 << 20})
+	require.NoError(t, err)
+	require.False(t, res.Stats.Pooled)
+
+	// Close cancels a run in progress.
+	started := make(chan struct{})
+	errc := make(chan error, 1)
+	go func() {
+		_, err := e.Run(ctx, Script{Source: "await tools.slow()"}, func(ctx context.Context, _ string, _ []byte) ([]byte, error) {
+			close(started)
+			<-ctx.Done()
+			return []byte(`{"status":"error"}`), nil
+		}, Limits{})
+		errc <- err
+	}()
+	<-started
+	require.NoError(t, e.Close(ctx))
+	err = <-errc
+	var xe *ExitError
+	require.ErrorAs(t, err, &xe)
+	require.Equal(t, Cancelled, xe.Kind)
+	_, err = e.Run(ctx, Script{Source: "1"}, okBridge, Limits{})
+	require.ErrorIs(t, err, ErrClosed)
+	require.NoError(t, e.Close(ctx))
+}
+
+func TestExitErrorIs(t *testing.T) {
+	err := error(&ExitError{Kind: LimitExceeded, Limit: LimitLogs, Message: "x"})
+	require.ErrorIs(t, err, &ExitError{Kind: LimitExceeded})
+	require.ErrorIs(t, err, &ExitError{Kind: LimitExceeded, Limit: LimitLogs})
+	require.NotErrorIs(t, err, &ExitError{Kind: LimitExceeded, Limit: LimitMemory})
+	require.NotErrorIs(t, err, context.Canceled)
+	require.Equal(t, "sandbox: limit_exceeded (logs): x", err.Error())
+	require.Equal(t, "sandbox: script_error at 2:3: E", (&ExitError{Kind: ScriptError, Line: 2, Column: 3, Message: "E"}).Error())
+	b, _ := json.Marshal(ScriptError.String())
+	require.Equal(t, `"script_error"`, string(b))
+}
+

@@ -1,0 +1,404 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync"
+
+	"github.com/airlockrt/airlock/sandbox/internal/quickjs"
+	"github.com/airlockrt/airlock/sandbox/internal/wire"
+)
+
+// The event loop (RATIONALE-engine.md, "Why a host-driven event loop?"):
+//
+//  1. The host evaluates __airlock_start(...). The prelude compiles the
+//     script and starts it; QJS_Eval then runs the job queue and timers until
+//     both are empty and returns.
+//  2. Every tools.x(args) the script makes calls __airlock_host(OP_CALL),
+//     which starts the Bridge call on its own goroutine and returns an id at
+//     once; the guest keeps running and may start more (up to MaxInFlight;
+//     the prelude queues the rest).
+//  3. When the evaluation returns with the script unsettled, the host blocks
+//     until at least one call completes (or the deadline), then evaluates
+//     __airlock_pump(), which takes every completion ready (OP_TAKE),
+//     resolves or rejects their promises, and lets the job queue run again.
+//  4. The script's settlement calls OP_DONE or OP_FAIL; the host records the
+//     outcome and unwinds the guest by panicking out of the host function.
+
+// stopGuest is the panic value a host call uses to abandon the guest.
+type stopGuest struct{}
+
+type callResult struct {
+	id  int32
+	env []byte
+	err error
+}
+
+type scriptRun struct {
+	in     *quickjs.Instance
+	prep   *prepared
+	bridge Bridge
+	lim    Limits
+
+	bctx    context.Context
+	bcancel context.CancelFunc
+	wg      sync.WaitGroup
+	results chan callResult // capacity MaxInFlight: senders never block
+	ready   []wire.Completion
+	batch   []byte
+
+	inFlight int // started and not yet taken by the guest
+	nextID   int32
+
+	logs      []LogEntry
+	logBytes  int
+	truncated bool
+	value     json.RawMessage
+	exit      *ExitError
+	finished  bool
+	stats     Stats
+}
+
+func newScriptRun(ctx context.Context, in *quickjs.Instance, prep *prepared, bridge Bridge, lim Limits) *scriptRun {
+	bctx, bcancel := context.WithCancel(ctx)
+	return &scriptRun{
+		in: in, prep: prep, bridge: bridge, lim: lim,
+		bctx: bctx, bcancel: bcancel,
+		results: make(chan callResult, lim.MaxInFlight),
+		nextID:  1,
+	}
+}
+
+// drive runs the event loop until the script settles or the run fails.
+func (r *scriptRun) drive(ctx context.Context) {
+	hctx := quickjs.WithHandler(ctx, r.in, r)
+	r.in.SetStackLimit(uint32(min(r.lim.MaxStackBytes, 1<<30)))
+	code := fmt.Sprintf("__airlock_start(%d, %d)", r.lim.MaxInFlight, r.lim.MaxResultBytes)
+	for {
+		exc, text, err := r.in.Eval(hctx, code, "airlock-loop.js")
+		if r.finished {
+			return
+		}
+		if err != nil {
+			r.exit = r.classify(ctx, err)
+			return
+		}
+		if exc {
+			r.exit = r.loopException(text)
+			return
+		}
+		if r.inFlight == 0 {
+			r.exit = &ExitError{Kind: ScriptError, Message: "the script can never finish: it awaits a promise " +
+				"that no tool call, timer or other job will settle"}
+			return
+		}
+		if len(r.ready) == 0 && len(r.results) == 0 {
+			select {
+			case c := <-r.results:
+				r.accept(c)
+			case <-ctx.Done():
+				r.exit = ctxExit(ctx)
+				return
+			}
+			if r.finished {
+				return
+			}
+		}
+		code = "__airlock_pump()"
+	}
+}
+
+// finish cancels and waits for the calls still in flight and discards the
+// instance.
+func (r *scriptRun) finish(ctx context.Context) {
+	r.bcancel()
+	r.wg.Wait()
+	r.stats.MemoryBytes = r.in.MemoryBytes()
+	r.in.Close(ctx)
+}
+
+func (r *scriptRun) stop(exit *ExitError) {
+	r.finished = true
+	r.exit = exit
+	panic(stopGuest{})
+}
+
+// HostCall implements quickjs.Handler: one __airlock_host(op, ...) call.
+func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []uint64) (ret uint64) {
+	defer func() {
+		if v := recover(); v != nil {
+			if _, ok := v.(stopGuest); !ok {
+				r.finished = true
+				r.exit = &ExitError{Kind: HostError, Message: fmt.Sprintf("sandbox internal error: %v\n%s", v, debug.Stack())}
+			}
+			panic(stopGuest{})
+		}
+	}()
+	op := int32(-1)
+	if len(args) > 0 {
+		op, _ = quickjs.DecodeInt(args[0])
+	}
+	switch op {
+	case wire.OpSource:
+		return r.newString(ctx, []byte(r.prep.code))
+	case wire.OpCall:
+		return r.startCall(ctx, args)
+	case wire.OpLog:
+		r.log(ctx, args)
+		return in.Undefined()
+	case wire.OpTake:
+		return r.take(ctx)
+	case wire.OpDone:
+		r.done(ctx, args)
+	case wire.OpFail:
+		r.fail(ctx, args)
+	case wire.OpTooLarge:
+		size := string(r.copyStr(ctx, r.str(ctx, args, 1), 32))
+		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitResult,
+			Message: fmt.Sprintf("the result's JSON is at least %s bytes, more than %d", size, r.lim.MaxResultBytes)})
+	}
+	r.stop(&ExitError{Kind: Trap, Message: fmt.Sprintf("the guest broke the host protocol (operation %d)", op)})
+	return 0
+}
+
+// guestErr handles an error from a re-entrant guest call.
+func (r *scriptRun) guestErr(err error) {
+	if quickjs.IsOutOfMemory(err) {
+		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitMemory, Message: "the guest ran out of memory"})
+	}
+	panic(stopGuest{}) // the driver classifies the failed call
+}
+
+// str locates string argument i, or stops the run.
+func (r *scriptRun) str(ctx context.Context, args []uint64, i int) *quickjs.StringRef {
+	if i >= len(args) {
+		r.stop(&ExitError{Kind: Trap, Message: "the guest broke the host protocol (missing argument)"})
+	}
+	ref, err := r.in.ToString(ctx, args[i])
+	if err != nil {
+		r.guestErr(err)
+	}
+	return ref
+}
+
+// copyStr copies up to n bytes of ref and releases it.
+func (r *scriptRun) copyStr(ctx context.Context, ref *quickjs.StringRef, n int) []byte {
+	b, err := ref.Bytes(n)
+	if err == nil {
+		err = ref.Release(ctx)
+	}
+	if err != nil {
+		r.guestErr(err)
+	}
+	return b
+}
+
+func (r *scriptRun) newString(ctx context.Context, b []byte) uint64 {
+	v, err := r.in.NewString(ctx, b)
+	if err != nil {
+		r.guestErr(err)
+	}
+	return v
+}
+
+func (r *scriptRun) startCall(ctx context.Context, args []uint64) uint64 {
+	ref := r.str(ctx, args, 1)
+	if ref.Len() > r.lim.MaxArgsBytes+wire.MaxToolNameBytes+1 {
+		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitArgs,
+			Message: fmt.Sprintf("a tool call's arguments exceed %d bytes", r.lim.MaxArgsBytes)})
+	}
+	payload := r.copyStr(ctx, ref, ref.Len())
+	tool, argsJSON, err := wire.DecodeCall(payload)
+	if err != nil {
+		r.stop(&ExitError{Kind: ScriptError, Message: "invalid tool call: " + err.Error()})
+	}
+	if len(argsJSON) > r.lim.MaxArgsBytes {
+		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitArgs,
+			Message: fmt.Sprintf("tools.%s: arguments of %d bytes exceed %d", tool, len(argsJSON), r.lim.MaxArgsBytes)})
+	}
+	if r.inFlight >= r.lim.MaxInFlight {
+		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitInFlight,
+			Message: fmt.Sprintf("more than %d tool calls in flight", r.lim.MaxInFlight)})
+	}
+	id := r.nextID
+	r.nextID++
+	r.inFlight++
+	r.stats.Calls++
+	r.wg.Add(1)
+	go r.invoke(id, tool, argsJSON)
+	return quickjs.Int(id)
+}
+
+// invoke runs one Bridge call on its own goroutine.
+func (r *scriptRun) invoke(id int32, tool string, args []byte) {
+	defer r.wg.Done()
+	env, err := func() (env []byte, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				err = fmt.Errorf("bridge panicked: %v", v)
+			}
+		}()
+		return r.bridge(r.bctx, tool, args)
+	}()
+	if err == nil {
+		if cerr := wire.CheckEnvelope(env); cerr != nil {
+			err = fmt.Errorf("bridge returned a bad envelope for %s: %w", tool, cerr)
+		} else if uint64(len(env)) > r.lim.MemoryBytes {
+			err = errEnvelopeTooLarge
+		}
+	} else {
+		err = fmt.Errorf("bridge failed on %s: %w", tool, err)
+	}
+	r.results <- callResult{id: id, env: env, err: err}
+}
+
+var errEnvelopeTooLarge = errors.New("envelope larger than the guest's memory limit")
+
+// accept records one completion; a failed Bridge call ends the run.
+func (r *scriptRun) accept(c callResult) {
+	switch {
+	case c.err == nil:
+		r.ready = append(r.ready, wire.Completion{ID: c.id, Envelope: c.env})
+	case errors.Is(c.err, errEnvelopeTooLarge):
+		r.finished = true
+		r.exit = &ExitError{Kind: LimitExceeded, Limit: LimitMemory,
+			Message: fmt.Sprintf("a tool result of %d bytes does not fit in the guest's %d-byte memory", len(c.env), r.lim.MemoryBytes)}
+	default:
+		r.finished = true
+		r.exit = &ExitError{Kind: HostError, Message: c.err.Error(), Err: c.err}
+	}
+}
+
+func (r *scriptRun) take(ctx context.Context) uint64 {
+	for {
+		select {
+		case c := <-r.results:
+			r.accept(c)
+			if r.finished {
+				panic(stopGuest{})
+			}
+			continue
+		default:
+		}
+		break
+	}
+	r.batch = wire.AppendBatch(r.batch[:0], r.ready)
+	r.inFlight -= len(r.ready)
+	clear(r.ready)
+	r.ready = r.ready[:0]
+	return r.newString(ctx, r.batch)
+}
+
+func (r *scriptRun) log(ctx context.Context, args []uint64) {
+	level := LogInfo
+	if len(args) > 1 {
+		if n, ok := quickjs.DecodeInt(args[1]); ok && n >= 0 && n < 4 {
+			level = [...]LogLevel{LogDebug, LogInfo, LogWarn, LogError}[n]
+		}
+	}
+	ref := r.str(ctx, args, 2)
+	budget := r.lim.MaxLogBytes - r.logBytes
+	over := ref.Len() > budget
+	text := r.copyStr(ctx, ref, budget)
+	r.logs = append(r.logs, LogEntry{Level: level, Text: sanitize(text)})
+	r.logBytes += len(text)
+	if over {
+		r.truncated = true
+		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitLogs,
+			Message: fmt.Sprintf("console output exceeds %d bytes", r.lim.MaxLogBytes)})
+	}
+}
+
+func (r *scriptRun) done(ctx context.Context, args []uint64) {
+	ref := r.str(ctx, args, 1)
+	if ref.Len() > r.lim.MaxResultBytes {
+		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitResult,
+			Message: fmt.Sprintf("the result's JSON is %d bytes, more than %d", ref.Len(), r.lim.MaxResultBytes)})
+	}
+	b := r.copyStr(ctx, ref, ref.Len())
+	if !json.Valid(b) {
+		r.stop(&ExitError{Kind: ScriptError, Message: "the script's result is not valid JSON"})
+	}
+	r.value = b
+	r.stop(nil)
+}
+
+// maxFailureBytes bounds the error report copied from the guest.
+const maxFailureBytes = 64 << 10
+
+func (r *scriptRun) fail(ctx context.Context, args []uint64) {
+	ref := r.str(ctx, args, 1)
+	f := wire.DecodeFailure(r.copyStr(ctx, ref, maxFailureBytes))
+	r.stop(r.failure(f))
+}
+
+// failure turns the prelude's error report into an ExitError.
+func (r *scriptRun) failure(f wire.Failure) *ExitError {
+	if f.Name == "InternalError" && f.Message == "out of memory" {
+		return &ExitError{Kind: LimitExceeded, Limit: LimitMemory,
+			Message: fmt.Sprintf("the script exceeded its %d-byte memory limit", r.lim.MemoryBytes)}
+	}
+	msg := f.Message
+	if f.Error && f.Name != "" {
+		msg = f.Name + ": " + f.Message
+	}
+	xe := &ExitError{Kind: ScriptError, Message: msg}
+	xe.Line, xe.Column = r.prep.locate(f.Stack, f.Prefix)
+	if f.Compile && f.Name == "SyntaxError" && r.prep.lang == LangJS {
+		// QuickJS places some syntax errors at the start of the statement;
+		// esbuild's parser gives the exact token when it agrees.
+		var pe *ExitError
+		if errors.As(check(Script{Source: r.prep.source, Lang: LangJS}), &pe) {
+			xe.Line, xe.Column = pe.Line, pe.Column
+		}
+	}
+	return xe
+}
+
+// loopException handles an exception escaping the prelude's entry points,
+// which in practice means the guest ran out of memory inside them.
+func (r *scriptRun) loopException(text string) *ExitError {
+	if strings.Contains(text, "out of memory") {
+		return &ExitError{Kind: LimitExceeded, Limit: LimitMemory,
+			Message: fmt.Sprintf("the script exceeded its %d-byte memory limit", r.lim.MemoryBytes)}
+	}
+	return &ExitError{Kind: ScriptError, Message: "uncaught exception in the event loop: " + text}
+}
+
+// classify explains a failed guest call that no host call accounted for.
+func (r *scriptRun) classify(ctx context.Context, err error) *ExitError {
+	if ctx.Err() != nil {
+		return ctxExit(ctx)
+	}
+	if r.in.StackOverflowed() {
+		return &ExitError{Kind: LimitExceeded, Limit: LimitStack,
+			Message: "the script's recursion exhausted its stack", Err: err}
+	}
+	if quickjs.IsOutOfMemory(err) || r.in.MemoryBytes()+quickjs.PageSize > r.lim.MemoryBytes+memoryHeadroom {
+		return &ExitError{Kind: LimitExceeded, Limit: LimitMemory,
+			Message: fmt.Sprintf("the guest exhausted its linear memory (%d bytes)", r.in.MemoryBytes()), Err: err}
+	}
+	msg := err.Error()
+	if i := strings.Index(msg, "wasm error: "); i >= 0 {
+		msg = msg[i+len("wasm error: "):]
+	}
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	return &ExitError{Kind: Trap, Message: "wasm trap: " + msg, Err: err}
+}
+
+// ctxExit reports why ctx ended.
+func ctxExit(ctx context.Context) *ExitError {
+	if errors.Is(context.Cause(ctx), errEngineClosed) {
+		return &ExitError{Kind: Cancelled, Message: "the engine was closed", Err: context.Canceled}
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &ExitError{Kind: Timeout, Message: "the run's deadline passed", Err: context.DeadlineExceeded}
+	}
+	return &ExitError{Kind: Cancelled, Message: "the run was cancelled", Err: context.Canceled}
+}

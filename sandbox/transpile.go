@@ -1,0 +1,192 @@
+package sandbox
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/evanw/esbuild/pkg/api"
+
+	"github.com/airlockrt/airlock/sandbox/internal/srcmap"
+)
+
+// Lang is the language of a Script.
+type Lang int
+
+// Script languages. The zero value is LangJS.
+const (
+	// LangJS is JavaScript (ES2023 as QuickJS-ng implements it).
+	LangJS Lang = iota
+	// LangTS is TypeScript; types are stripped on the host by esbuild and
+	// nothing is type-checked.
+	LangTS
+)
+
+// String returns "js" or "ts".
+func (l Lang) String() string {
+	switch l {
+	case LangJS:
+		return "js"
+	case LangTS:
+		return "ts"
+	}
+	return fmt.Sprintf("Lang(%d)", int(l))
+}
+
+// Script is one chain script. It is either a body, which may use top-level
+// await and return (its return value is the result), or a single expression:
+// when the whole source parses as one expression its value is the result,
+// called first if it is a function and awaited if it is a promise, so
+// `async () => { … }` works as is. guest-sdk/js/README.md has examples.
+type Script struct {
+	// Source is the script text. It must not contain a NUL byte.
+	Source string
+	// Filename names the script in error messages; default "script.js" or
+	// "script.ts".
+	Filename string
+	// Lang is the script's language, default LangJS.
+	Lang Lang
+}
+
+func (s Script) filename() string {
+	if s.Filename != "" {
+		return s.Filename
+	}
+	if s.Lang == LangTS {
+		return "script.ts"
+	}
+	return "script.js"
+}
+
+// prepared is a script ready for the guest: the code the prelude compiles and
+// how to map guest positions back to the submitted source.
+type prepared struct {
+	code     string
+	smap     *srcmap.Map // TS: generated JS → the (host-wrapped) TS
+	hostWrap int         // TS: lines the host put before the script
+	lines    int         // lines in the submitted source
+	source   string      // the submitted source
+	lang     Lang
+}
+
+func prepare(s Script) (*prepared, error) {
+	if i := strings.IndexByte(s.Source, 0); i >= 0 {
+		line, col := position(s.Source, i)
+		return nil, &ExitError{Kind: ScriptError, Message: "SyntaxError: the source contains a NUL byte", Line: line, Column: col}
+	}
+	p := &prepared{lines: strings.Count(s.Source, "\n") + 1, source: s.Source, lang: s.Lang}
+	switch s.Lang {
+	case LangJS:
+		p.code = s.Source
+		return p, nil
+	case LangTS:
+		code, m, wrapped, err := transform(s, api.LoaderTS, true)
+		if err != nil {
+			return nil, err
+		}
+		p.code, p.hostWrap = code, wrapped
+		if p.smap, err = srcmap.Parse(m); err != nil {
+			return nil, fmt.Errorf("sandbox: reading esbuild's source map: %w", err)
+		}
+		return p, nil
+	}
+	return nil, fmt.Errorf("%w: unknown Lang %d", ErrInvalidScript, int(s.Lang))
+}
+
+// check parses s with esbuild, as Check documents.
+func check(s Script) error {
+	if i := strings.IndexByte(s.Source, 0); i >= 0 {
+		line, col := position(s.Source, i)
+		return &ExitError{Kind: ScriptError, Message: "SyntaxError: the source contains a NUL byte", Line: line, Column: col}
+	}
+	loader := api.LoaderJS
+	switch s.Lang {
+	case LangJS:
+	case LangTS:
+		loader = api.LoaderTS
+	default:
+		return fmt.Errorf("%w: unknown Lang %d", ErrInvalidScript, int(s.Lang))
+	}
+	_, _, _, err := transform(s, loader, false)
+	return err
+}
+
+// transform runs esbuild on the script as it is, as the prelude first tries
+// JavaScript, and, if that fails (top-level return), on the script wrapped
+// in an async function. Syntax errors come back as *ExitError against
+// s.Source. wrapped is the number of lines the host put before the script.
+func transform(s Script, loader api.Loader, wantCode bool) (code string, sourceMap []byte, wrapped int, err error) {
+	opts := api.TransformOptions{
+		Loader:         loader,
+		Target:         api.ESNext,
+		Sourcefile:     s.filename(),
+		LegalComments:  api.LegalCommentsNone,
+		SourcesContent: api.SourcesContentExclude,
+	}
+	if wantCode {
+		opts.Sourcemap = api.SourceMapExternal
+	}
+	if r := api.Transform(s.Source, opts); len(r.Errors) == 0 {
+		return string(r.Code), r.Map, 0, nil
+	}
+	r := api.Transform("(async () => {\n"+s.Source+"\n})", opts)
+	if len(r.Errors) > 0 {
+		e := r.Errors[0]
+		xe := &ExitError{Kind: ScriptError, Message: "SyntaxError: " + e.Text}
+		if e.Location != nil {
+			xe.Line = max(e.Location.Line-1, 1)
+			xe.Column = e.Location.Column + 1
+		}
+		return "", nil, 0, xe
+	}
+	return string(r.Code), r.Map, 1, nil
+}
+
+// inputFrame matches a stack frame position inside the script, which the
+// prelude evaluates under QuickJS's default eval filename "<input>".
+var inputFrame = regexp.MustCompile(`<input>:(\d+):(\d+)`)
+
+// locate finds the script position in a QuickJS stack trace and maps it to
+// the submitted source. prefix is the length of the prelude's wrapper on the
+// first line. It returns 0, 0 when the trace has no usable script position
+// (QuickJS sometimes reports the enclosing function's start, which for a
+// frame of the wrapper itself says nothing about the script).
+func (p *prepared) locate(stack string, prefix int) (line, col int) {
+	m := inputFrame.FindStringSubmatch(stack)
+	if m == nil {
+		return 0, 0
+	}
+	line, _ = strconv.Atoi(m[1])
+	col, _ = strconv.Atoi(m[2])
+	if line == 1 {
+		if col -= prefix; col < 1 {
+			return 0, 0
+		}
+	}
+	if p.smap != nil {
+		sl, sc, ok := p.smap.Lookup(line-1, col-1)
+		if !ok {
+			return 0, 0
+		}
+		line, col = sl+1-p.hostWrap, sc+1
+		if line < 1 {
+			return 0, 0
+		}
+	}
+	if line > p.lines {
+		line, col = p.lines, 1
+	}
+	return line, col
+}
+
+// position converts a byte offset into a 1-based line and column.
+func position(src string, off int) (line, col int) {
+	before := src[:off]
+	line = strings.Count(before, "\n") + 1
+	col = off - (strings.LastIndexByte(before, '\n') + 1) + 1
+	return line, col
+}
+
+// sanitize makes guest text valid UTF-8.
+func sanitize(b []byte) string { return strings.ToValidUTF8(string(b), "\uFFFD") }
