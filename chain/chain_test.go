@@ -93,6 +93,16 @@ func newEnv(t testing.TB, opts invoker.Options) *env {
 			<-e.release
 			return 0, nil
 		}),
+		toolbox.Func("weather", "Current temperature of a city", func(_ context.Context, in struct {
+			City string `json:"city"`
+		}) (map[string]any, error) {
+			temps := map[string]int{"Oslo": 4, "Lima": 19, "Cairo": 31}
+			c, ok := temps[in.City]
+			if !ok {
+				return nil, fmt.Errorf("no station in %q", in.City)
+			}
+			return map[string]any{"city": in.City, "temp_c": c}, nil
+		}),
 		toolbox.HostedTool{Name: "web_search", Description: "hosted"},
 		toolbox.ProviderDefinedTool{Name: "computer", Description: "provider"},
 	)
