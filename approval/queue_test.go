@@ -1,0 +1,398 @@
+package approval_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/airlockrt/airlock/approval"
+	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/session"
+	"github.com/airlockrt/airlock/toolbox"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func request(tenant, args string) invoker.ApprovalRequest {
+	sum := sha256.Sum256([]byte(args))
+	return invoker.ApprovalRequest{
+		SessionID: "s_1", Tenant: tenant, Tool: "send_message", Risk: toolbox.High,
+		Args: json.RawMessage(args), ArgsHash: hex.EncodeToString(sum[:]),
+	}
+}
+
+type answer struct {
+	d   invoker.Decision
+	err error
+}
+
+// park starts Approve in a goroutine and returns the queued request and the
+// channel its answer arrives on.
+func park(t *testing.T, ctx context.Context, q *approval.Queue, r invoker.ApprovalRequest) (approval.Request, <-chan answer) {
+	t.Helper()
+	ch := make(chan answer, 1)
+	before := q.Len()
+	go func() {
+		d, err := q.Approve(ctx, r)
+		ch <- answer{d, err}
+	}()
+	require.Eventually(t, func() bool { return q.Len() > before }, 5*time.Second, time.Millisecond)
+	for _, p := range q.List(r.Tenant) {
+		if string(p.Args) == string(r.Args) {
+			return p, ch
+		}
+	}
+	t.Fatal("request not listed")
+	return approval.Request{}, nil
+}
+
+func TestDecide(t *testing.T) {
+	tests := []struct {
+		name     string
+		decision invoker.Decision
+	}{
+		{"approve", invoker.Approved},
+		{"deny", invoker.Denied},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q := approval.NewQueue(approval.Options{})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			r := request("acme", `{"text":"hi","to":"ops"}`)
+			req, ch := park(t, ctx, q, r)
+
+			require.Len(t, req.ID, 26)
+			require.Equal(t, "acme", req.Tenant)
+			require.Equal(t, "s_1", req.SessionID)
+			require.Equal(t, "send_message", req.Tool)
+			require.Equal(t, toolbox.High, req.Risk)
+			require.Equal(t, r.Args, req.Args)
+			require.Equal(t, r.ArgsHash, req.ArgsHash)
+			require.False(t, req.Created.IsZero())
+			dl, _ := ctx.Deadline()
+			require.Equal(t, dl, req.Expires)
+			got, err := q.Get("acme", req.ID)
+			require.NoError(t, err)
+			require.Equal(t, req, got)
+
+			out, err := q.Decide("acme", req.ID, tc.decision, strings.ToUpper(req.ArgsHash))
+			require.NoError(t, err)
+			require.Equal(t, tc.decision, out.Decision)
+			require.Equal(t, req, out.Request)
+			a := <-ch
+			require.NoError(t, a.err)
+			require.Equal(t, tc.decision, a.d)
+
+			_, err = q.Get("acme", req.ID)
+			require.ErrorIs(t, err, approval.ErrNotFound)
+			require.Empty(t, q.List("acme"))
+
+			// A second decision is a no-op that says so and reports the first.
+			other := invoker.Approved + invoker.Denied - tc.decision
+			out, err = q.Decide("acme", req.ID, other, req.ArgsHash)
+			require.ErrorIs(t, err, approval.ErrAlreadyDecided)
+			require.Equal(t, tc.decision, out.Decision)
+		})
+	}
+}
+
+func TestDecideRefusals(t *testing.T) {
+	q := approval.NewQueue(approval.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := request("acme", `{"to":"ops"}`)
+	req, ch := park(t, ctx, q, r)
+	changed := request("acme", `{"to":"everyone"}`)
+
+	tests := []struct {
+		name, tenant, id, hash string
+		decision               invoker.Decision
+		err                    error
+	}{
+		{"other arguments", "acme", req.ID, changed.ArgsHash, invoker.Approved, approval.ErrArgsMismatch},
+		{"empty hash", "acme", req.ID, "", invoker.Approved, approval.ErrArgsMismatch},
+		{"denial with other arguments", "acme", req.ID, changed.ArgsHash, invoker.Denied, approval.ErrArgsMismatch},
+		{"other tenant", "globex", req.ID, req.ArgsHash, invoker.Approved, approval.ErrNotFound},
+		{"unknown id", "acme", "nope", req.ArgsHash, invoker.Approved, approval.ErrNotFound},
+		{"unknown decision", "acme", req.ID, req.ArgsHash, invoker.Decision(7), nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := q.Decide(tc.tenant, tc.id, tc.decision, tc.hash)
+			require.Error(t, err)
+			if tc.err != nil {
+				require.ErrorIs(t, err, tc.err)
+			}
+			// The request is still pending and undecided.
+			_, err = q.Get("acme", req.ID)
+			require.NoError(t, err)
+			select {
+			case a := <-ch:
+				t.Fatalf("request decided: %v", a)
+			default:
+			}
+		})
+	}
+	_, err := q.Get("globex", req.ID)
+	require.ErrorIs(t, err, approval.ErrNotFound, "another tenant cannot see it")
+	require.Empty(t, q.List("globex"))
+
+	_, err = q.Decide("acme", req.ID, invoker.Approved, req.ArgsHash)
+	require.NoError(t, err)
+	require.Equal(t, invoker.Approved, (<-ch).d)
+}
+
+func TestExpiry(t *testing.T) {
+	q := approval.NewQueue(approval.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	req, ch := park(t, ctx, q, request("acme", `{}`))
+	cancel()
+	a := <-ch
+	require.Equal(t, invoker.Denied, a.d)
+	require.ErrorIs(t, a.err, context.Canceled)
+	require.Zero(t, q.Len())
+
+	_, err := q.Decide("acme", req.ID, invoker.Approved, req.ArgsHash)
+	require.ErrorIs(t, err, approval.ErrExpired)
+	require.ErrorIs(t, err, approval.ErrNotFound)
+	_, err = q.Decide("globex", req.ID, invoker.Approved, req.ArgsHash)
+	require.ErrorIs(t, err, approval.ErrNotFound)
+	require.NotErrorIs(t, err, approval.ErrExpired, "another tenant learns nothing")
+
+	d, err := q.Approve(ctx, request("acme", `{}`))
+	require.ErrorIs(t, err, context.Canceled, "an ended context is refused at once")
+	require.Equal(t, invoker.Denied, d)
+	require.Zero(t, q.Len())
+}
+
+func TestRememberIsBounded(t *testing.T) {
+	q := approval.NewQueue(approval.Options{Remember: 2})
+	ctx := context.Background()
+	var ids []approval.Request
+	for i := range 3 {
+		req, ch := park(t, ctx, q, request("acme", fmt.Sprintf(`{"n":%d}`, i)))
+		_, err := q.Decide("acme", req.ID, invoker.Approved, req.ArgsHash)
+		require.NoError(t, err)
+		<-ch
+		ids = append(ids, req)
+	}
+	_, err := q.Decide("acme", ids[0].ID, invoker.Approved, ids[0].ArgsHash)
+	require.ErrorIs(t, err, approval.ErrNotFound, "the oldest was forgotten")
+	require.NotErrorIs(t, err, approval.ErrAlreadyDecided)
+	_, err = q.Decide("acme", ids[2].ID, invoker.Approved, ids[2].ArgsHash)
+	require.ErrorIs(t, err, approval.ErrAlreadyDecided)
+}
+
+func TestQueueFull(t *testing.T) {
+	q := approval.NewQueue(approval.Options{MaxPending: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	_, ch := park(t, ctx, q, request("acme", `{}`))
+	_, err := q.Approve(ctx, request("acme", `{"a":1}`))
+	require.ErrorIs(t, err, approval.ErrQueueFull)
+	cancel()
+	<-ch
+}
+
+func TestListOrderAndIsolation(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	q := approval.NewQueue(approval.Options{Clock: func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(time.Second)
+		return now
+	}})
+	ctx, cancel := context.WithCancel(context.Background())
+	var chans []<-chan answer
+	for i := range 3 {
+		_, ch := park(t, ctx, q, request("acme", fmt.Sprintf(`{"n":%d}`, i)))
+		chans = append(chans, ch)
+	}
+	_, ch := park(t, ctx, q, request("globex", `{"n":9}`))
+	chans = append(chans, ch)
+
+	list := q.List("acme")
+	require.Len(t, list, 3)
+	for i, r := range list {
+		require.Equal(t, fmt.Sprintf(`{"n":%d}`, i), string(r.Args))
+	}
+	list[0].Args[1] = 'X'
+	require.Equal(t, `{"n":0}`, string(q.List("acme")[0].Args), "List returns copies")
+	require.Len(t, q.List("globex"), 1)
+	require.Empty(t, q.List("initech"))
+	cancel()
+	for _, ch := range chans {
+		<-ch
+	}
+}
+
+func TestSubscribe(t *testing.T) {
+	q := approval.NewQueue(approval.Options{})
+	var mu sync.Mutex
+	var got []string
+	unsubscribe := q.Subscribe(func(ev approval.Event) {
+		mu.Lock()
+		got = append(got, ev.Kind.String()+":"+string(ev.Request.Args)+":"+ev.Decision.String())
+		mu.Unlock()
+		// A subscriber may use the queue, even decide, without deadlock.
+		if ev.Kind == approval.Pending && string(ev.Request.Args) == `{"auto":true}` {
+			_, err := q.Decide(ev.Request.Tenant, ev.Request.ID, invoker.Approved, ev.Request.ArgsHash)
+			if err != nil {
+				panic(err)
+			}
+		}
+	})
+	q.Subscribe(func(approval.Event) { panic("a panicking subscriber is contained") })
+
+	ctx, cancel := context.WithCancel(context.Background())
+	d, err := q.Approve(ctx, request("acme", `{"auto":true}`))
+	require.NoError(t, err)
+	require.Equal(t, invoker.Approved, d)
+
+	_, ch := park(t, ctx, q, request("acme", `{"n":1}`))
+	cancel()
+	<-ch
+	unsubscribe()
+	d, _ = q.Approve(ctx, request("acme", `{"n":2}`))
+	require.Equal(t, invoker.Denied, d)
+
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, []string{
+		`pending:{"auto":true}:denied`,
+		`decided:{"auto":true}:approved`,
+		`pending:{"n":1}:denied`,
+		`expired:{"n":1}:denied`,
+	}, got)
+}
+
+func TestOutcomeJSON(t *testing.T) {
+	q := approval.NewQueue(approval.Options{})
+	req, ch := park(t, context.Background(), q, request("acme", `{"to":"ops"}`))
+	out, err := q.Decide("acme", req.ID, invoker.Approved, req.ArgsHash)
+	require.NoError(t, err)
+	<-ch
+	b, err := json.Marshal(out)
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(b, &m))
+	require.Equal(t, "approved", m["decision"])
+	require.Equal(t, req.ID, m["request"].(map[string]any)["id"])
+	require.Equal(t, "HIGH", m["request"].(map[string]any)["risk"])
+	require.Equal(t, map[string]any{"to": "ops"}, m["request"].(map[string]any)["args"])
+}
+
+// TestThroughInvoker approves through the queue while the invoker waits, and
+// checks that a decision arriving after the approval timeout changes nothing.
+func TestThroughInvoker(t *testing.T) {
+	q := approval.NewQueue(approval.Options{})
+	var ran atomic.Int32
+	send := toolbox.Func("send", "send a message", func(ctx context.Context, in struct {
+		To string `json:"to"`
+	}) (string, error) {
+		ran.Add(1)
+		return "sent to " + in.To, nil
+	}).WithRisk(toolbox.High)
+	box, err := toolbox.New(send)
+	require.NoError(t, err)
+	inv, err := invoker.New(box, invoker.Options{Approver: q,
+		Policy: invoker.Policy{ApprovalTimeout: 200 * time.Millisecond, CallTimeout: time.Minute}})
+	require.NoError(t, err)
+	stop := q.Subscribe(func(ev approval.Event) {
+		if ev.Kind == approval.Pending && strings.Contains(string(ev.Request.Args), "ops") {
+			go q.Decide(ev.Request.Tenant, ev.Request.ID, invoker.Approved, ev.Request.ArgsHash)
+		}
+	})
+	defer stop()
+	sess := inv.NewSession(session.Options{Tenant: "acme"})
+	defer sess.Close(context.Background())
+
+	res := inv.Invoke(context.Background(), sess, invoker.Call{Tool: "send", Args: json.RawMessage(`{"to":"ops"}`)})
+	require.True(t, res.OK(), res.Message)
+	require.Equal(t, int32(1), ran.Load())
+
+	res = inv.Invoke(context.Background(), sess, invoker.Call{Tool: "send", Args: json.RawMessage(`{"to":"all"}`)})
+	require.Equal(t, invoker.ReasonApprovalTimeout, res.Reason)
+	require.Equal(t, int32(1), ran.Load())
+	// The handler's goroutine removes the expired request right after.
+	require.Eventually(t, func() bool { return q.Len() == 0 }, 5*time.Second, time.Millisecond)
+}
+
+// TestHammer races many approvals against decisions, wrong hashes, foreign
+// tenants and expiries: every Approve returns exactly once, a decision is
+// accepted at most once, and nothing stays pending.
+func TestHammer(t *testing.T) {
+	q := approval.NewQueue(approval.Options{Remember: 64})
+	var pending, settled atomic.Int64
+	stop := q.Subscribe(func(ev approval.Event) {
+		if ev.Kind == approval.Pending {
+			pending.Add(1)
+		} else {
+			settled.Add(1)
+		}
+	})
+	defer stop()
+	const workers, perWorker = 8, 200
+	var approved, accepted atomic.Int64
+	var workersWG, decidersWG sync.WaitGroup
+	for w := range workers {
+		tenant := fmt.Sprintf("t%d", w%3)
+		workersWG.Go(func() {
+			for i := range perWorker {
+				timeout := time.Duration(i%5+1) * time.Millisecond
+				if i%2 == 0 {
+					timeout = time.Second
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), timeout)
+				d, err := q.Approve(ctx, request(tenant, fmt.Sprintf(`{"w":%d,"i":%d}`, w, i)))
+				cancel()
+				if err == nil && d == invoker.Approved {
+					approved.Add(1)
+				}
+			}
+		})
+	}
+	done := make(chan struct{})
+	for range 3 {
+		decidersWG.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				for tn := range 3 {
+					tenant := fmt.Sprintf("t%d", tn)
+					for _, r := range q.List(tenant) {
+						_, _ = q.Decide(tenant, r.ID, invoker.Approved, "bad")
+						_, _ = q.Decide("t9", r.ID, invoker.Approved, r.ArgsHash)
+						if _, err := q.Decide(tenant, r.ID, invoker.Approved, r.ArgsHash); err == nil {
+							accepted.Add(1)
+						}
+					}
+				}
+				runtime.Gosched()
+			}
+		})
+	}
+	workersWG.Wait()
+	close(done)
+	decidersWG.Wait()
+	require.Zero(t, q.Len())
+	require.Equal(t, accepted.Load(), approved.Load(), "every accepted approval reached its caller, once")
+	require.Greater(t, pending.Load(), int64(workers*perWorker/2))
+	require.Positive(t, accepted.Load())
+	require.Equal(t, pending.Load(), settled.Load(), "each queued request is decided or expired, once")
+}

@@ -1,0 +1,195 @@
+package approval
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/airlockrt/airlock/invoker"
+)
+
+// TerminalApprover is an invoker.ApprovalHandler that asks a person at a
+// terminal: it prints the tool, its risk and the exact arguments and reads a
+// y/N answer, within the approval timeout. Build it with Terminal.
+//
+// Prompts are asked one at a time; concurrent calls wait their turn (within
+// their own timeout). An answer counts only if it was typed after its prompt
+// appeared, so a keystroke meant for an earlier, expired prompt never
+// approves a later one. Argument text is printed with control and
+// bidirectional-formatting characters escaped, so a chain cannot draw on the
+// terminal.
+//
+// A TerminalApprover is safe for concurrent use.
+type TerminalApprover struct {
+	out   io.Writer
+	src   *stampedReader
+	br    *bufio.Reader
+	clock func() time.Time
+
+	turn  chan struct{} // one prompt at a time
+	lines chan line     // from the reader goroutine
+	stop  chan struct{}
+	close sync.Once
+}
+
+// line is one line read from the input, stamped with the time the bytes of
+// its end arrived.
+type line struct {
+	text string
+	at   time.Time
+	err  error
+}
+
+// maxAnswer is the longest answer line kept; the rest of a longer line is
+// read and discarded.
+const maxAnswer = 256
+
+// Terminal returns an approver that prompts on out and reads answers from in
+// (typically os.Stderr and os.Stdin). It starts one goroutine that reads in
+// from now on, so that text typed before a prompt appears is recognised as
+// such and ignored; Close stops that goroutine once its current read returns.
+func Terminal(in io.Reader, out io.Writer) *TerminalApprover {
+	src := &stampedReader{r: in, now: time.Now}
+	t := &TerminalApprover{
+		out: out, src: src, br: bufio.NewReaderSize(src, maxAnswer), clock: time.Now,
+		turn: make(chan struct{}, 1), lines: make(chan line), stop: make(chan struct{}),
+	}
+	go t.read()
+	return t
+}
+
+var _ invoker.ApprovalHandler = (*TerminalApprover)(nil)
+
+// Approve implements invoker.ApprovalHandler. "y" or "yes" (any case)
+// approves; any other line denies. When ctx ends first it prints that the
+// call was denied and returns Denied with ctx's error; when the input ends
+// it returns ErrNoAnswer.
+func (t *TerminalApprover) Approve(ctx context.Context, req invoker.ApprovalRequest) (invoker.Decision, error) {
+	select {
+	case t.turn <- struct{}{}:
+	case <-ctx.Done():
+		return invoker.Denied, ctx.Err()
+	}
+	defer func() { <-t.turn }()
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nairlock: approval needed: tool %s (%s risk)\n", req.Tool, req.Risk)
+	fmt.Fprintf(&b, "  arguments: %s\n", Escape(string(req.Args)))
+	fmt.Fprintf(&b, "  sha256:    %s\n", req.ArgsHash)
+	if dl, ok := ctx.Deadline(); ok {
+		fmt.Fprintf(&b, "approve? [y/N] (answer within %s): ", time.Until(dl).Round(time.Second))
+	} else {
+		b.WriteString("approve? [y/N]: ")
+	}
+	shown := t.clock()
+	if _, err := io.WriteString(t.out, b.String()); err != nil {
+		return invoker.Denied, fmt.Errorf("approval: writing the prompt: %w", err)
+	}
+	for {
+		select {
+		case l, ok := <-t.lines:
+			if !ok || l.err != nil {
+				fmt.Fprintln(t.out, "\nairlock: no answer (input ended): denied")
+				return invoker.Denied, ErrNoAnswer
+			}
+			if l.at.Before(shown) {
+				continue // typed before this prompt appeared
+			}
+			switch strings.ToLower(strings.TrimSpace(l.text)) {
+			case "y", "yes":
+				fmt.Fprintln(t.out, "airlock: approved")
+				return invoker.Approved, nil
+			}
+			fmt.Fprintln(t.out, "airlock: denied")
+			return invoker.Denied, nil
+		case <-ctx.Done():
+			fmt.Fprintln(t.out, "\nairlock: no answer within the approval timeout: denied")
+			return invoker.Denied, ctx.Err()
+		}
+	}
+}
+
+// Close stops the reader goroutine once its current read returns (at the
+// next line or the end of the input). Prompts after Close fail with
+// ErrNoAnswer.
+func (t *TerminalApprover) Close() error {
+	t.close.Do(func() { close(t.stop) })
+	return nil
+}
+
+// read delivers input lines to prompts until the input ends or Close.
+// After the input ends, every later prompt gets ErrNoAnswer.
+func (t *TerminalApprover) read() {
+	defer close(t.lines)
+	for {
+		text, err := t.readLine()
+		l := line{text: text, at: t.src.last, err: err}
+		if err != nil && text != "" {
+			l.err = nil // a last line without a newline still counts
+		}
+		select {
+		case t.lines <- l:
+		case <-t.stop:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// readLine reads one line, keeping at most maxAnswer bytes of it.
+func (t *TerminalApprover) readLine() (string, error) {
+	var b []byte
+	for {
+		chunk, err := t.br.ReadSlice('\n')
+		if len(b) < maxAnswer {
+			b = append(b, chunk[:min(len(chunk), maxAnswer-len(b))]...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return strings.TrimRight(string(b), "\r\n"), err
+	}
+}
+
+// stampedReader records when its last Read returned. bufio reads only until
+// it finds a newline, so the most recent Read is the one that delivered the
+// end of the line just parsed: its time is when that line arrived.
+type stampedReader struct {
+	r    io.Reader
+	now  func() time.Time
+	last time.Time // written and read by the reader goroutine only
+}
+
+func (s *stampedReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.last = s.now()
+	return n, err
+}
+
+// Escape returns s with every control, format (such as bidirectional
+// overrides) and invalid character replaced by a \uXXXX escape, so the text
+// is safe to print on a terminal. Printable text, including non-ASCII, is
+// kept.
+func Escape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == unicode.ReplacementChar:
+			b.WriteString(`\ufffd`)
+		case unicode.IsPrint(r):
+			b.WriteRune(r)
+		case r > 0xffff:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,61 @@
+// Package config loads airlock's YAML configuration: the chain policy,
+// per-tool risk overrides, the approval mode, the blob store, sandbox limits,
+// HTTP tools, the server and tracing.
+//
+//	cfg, err := config.Load(config.Sources{
+//		File:  "airlock.yaml",
+//		Flags: []config.Flag{{Name: "timeout", Key: "limits.timeout", Value: "30s"}},
+//		Env:   os.Environ(),
+//	})
+//	if err != nil { … } // e.g. "airlock.yaml:7: policy.call_timeout: "30x" is not a duration (…)"
+//	inv, err := invoker.New(box, invoker.Options{Policy: cfg.Policy.Invoker()})
+//	cfg.Print(os.Stdout) // secrets redacted
+//
+// A file looks like this (every key is optional; durations read "30s",
+// sizes "64MiB"):
+//
+//	policy:
+//	  max_tool_calls: 20
+//	  call_timeout: 30s
+//	  approval_timeout: 25s
+//	  max_risk_unapproved: SAFE
+//	tools:
+//	  builtin: [demo]
+//	  risk: {send_message: CRITICAL}
+//	  http:
+//	    - name: weather
+//	      description: Current weather of a city
+//	      url: https://api.example.com/v1/weather/{city}
+//	      method: GET
+//	      input_schema: {type: object, properties: {city: {type: string}}, required: [city]}
+//	      headers: {Authorization: "Bearer ${env:WEATHER_TOKEN}"}
+//	approval: {mode: ask}
+//	store: {kind: fs}
+//	limits: {timeout: 60s, memory: 64MiB}
+//	server:
+//	  addr: 127.0.0.1:8080
+//	  api_keys: [{key: "${env:ACME_KEY}", tenant: acme}]
+//
+// Layers apply in rising precedence: defaults, the file, flags, then the
+// environment (AIRLOCK_ + the key upper-cased, dots as underscores, e.g.
+// AIRLOCK_LIMITS_MEMORY; the AIRLOCK_S3_* variables of s3blob also set
+// store.s3). Unknown keys, duplicate keys and invalid values are rejected,
+// each with where it was set ("file:line", "flag --name", "env NAME") and
+// why; all problems of a load are reported together.
+//
+// Secrets (API keys, the S3 secret key) are of type Secret, which never
+// prints; HTTP tool header values are resolved from the environment only at
+// call time.
+//
+// # Concurrency
+//
+// Load, Parse and Default return a fresh Config owned by the caller. A
+// Config is not safe for concurrent mutation; once loaded, reading it from
+// many goroutines is safe.
+//
+// # Errors
+//
+// Every rejected value is an *Error (Pos, Key, Reason) wrapping ErrInvalid;
+// Load joins them with errors.Join. A file that cannot be read is reported
+// with the os error.
+package config

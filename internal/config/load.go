@@ -1,0 +1,212 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Sources are the layers Load merges, in rising precedence: the file, then
+// the flags, then the environment.
+type Sources struct {
+	// File is the YAML file's path; empty for none.
+	File string
+	// Flags are command-line values, applied in order.
+	Flags []Flag
+	// Env is the environment as "NAME=value" pairs (os.Environ()); only the
+	// AIRLOCK_* variables listed by Keys are read, and empty values are
+	// ignored.
+	Env []string
+	// LookupEnv resolves ${env:NAME} in secret values (API keys, the S3
+	// secret key). Default os.LookupEnv.
+	LookupEnv func(name string) (string, bool)
+}
+
+// Flag is one command-line value for a configuration key.
+type Flag struct {
+	// Name is the flag as the user typed it, without dashes ("timeout"),
+	// for error messages.
+	Name string
+	// Key is the configuration key it sets, such as "limits.timeout".
+	Key string
+	// Value is the flag's value.
+	Value string
+}
+
+// Load builds the configuration: defaults, then src.File, then src.Flags,
+// then src.Env, and validates the result. Every problem is reported, each
+// as an *Error naming where the value came from ("file:line", "flag
+// --name" or "env NAME"), joined into one error.
+func Load(src Sources) (*Config, error) {
+	c := Default()
+	c.lookup = src.LookupEnv
+	if src.File != "" {
+		data, err := os.ReadFile(src.File)
+		if err != nil {
+			return nil, fmt.Errorf("config: reading %w", err)
+		}
+		if err := c.parseFile(src.File, data); err != nil {
+			return nil, err
+		}
+	}
+	var errs []error
+	for _, f := range src.Flags {
+		if err := c.Set("flag --"+f.Name, f.Key, f.Value); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := c.ApplyEnv(src.Env); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Parse returns the defaults overlaid with one YAML document, named name in
+// error messages. It does not validate: call Validate once every layer is
+// applied.
+func Parse(name string, data []byte) (*Config, error) {
+	c := Default()
+	if err := c.parseFile(name, data); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Config) lookupEnv() func(string) (string, bool) {
+	if c.lookup != nil {
+		return c.lookup
+	}
+	return os.LookupEnv
+}
+
+// apiKeysKey is the key whose one-string form is "tenant:key,tenant:key".
+const apiKeysKey = "server.api_keys"
+
+// Set sets the value at key (a dotted path listed by Keys) from one string,
+// parsed like the file's value; a list key takes comma-separated items, and
+// server.api_keys takes "tenant:key,tenant:key". source ("flag --timeout",
+// "env AIRLOCK_LIMITS_TIMEOUT") is where errors and Where say the value came
+// from. Set does not validate cross-field rules; Validate does.
+func (c *Config) Set(source, key, value string) error {
+	if c.pos == nil {
+		c.pos = map[string]string{}
+	}
+	d := &decoder{source: source, lookup: c.lookupEnv(), pos: c.pos}
+	if key == apiKeysKey {
+		n, err := apiKeysNode(value)
+		if err != nil {
+			return &Error{Pos: source, Key: key, Reason: err.Error()}
+		}
+		v, _ := c.fieldAt(key)
+		d.decode(n, v, key)
+		return errors.Join(d.errs...)
+	}
+	v, ok := c.fieldAt(key)
+	if !ok || !settable(v.Type()) {
+		return &Error{Pos: source, Key: key, Reason: "is not a configuration key that takes one value; run `airlock config keys` for the list"}
+	}
+	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value}
+	if v.Kind() == reflect.Slice {
+		n = &yaml.Node{Kind: yaml.SequenceNode}
+		for item := range strings.SplitSeq(value, ",") {
+			if item = strings.TrimSpace(item); item != "" {
+				n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: item})
+			}
+		}
+	}
+	d.decode(n, v, key)
+	return errors.Join(d.errs...)
+}
+
+// apiKeysNode turns "tenant:key,tenant:key" into the file's list form.
+func apiKeysNode(value string) (*yaml.Node, error) {
+	n := &yaml.Node{Kind: yaml.SequenceNode}
+	for item := range strings.SplitSeq(value, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		tenant, key, ok := strings.Cut(item, ":")
+		if !ok {
+			return nil, errors.New(`write each key as tenant:key, separated by commas`)
+		}
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "key"}, {Kind: yaml.ScalarNode, Tag: "!!str", Value: key},
+			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "tenant"}, {Kind: yaml.ScalarNode, Tag: "!!str", Value: tenant},
+		}})
+	}
+	return n, nil
+}
+
+// s3Aliases are the variables of s3blob.ConfigFromEnv, read as lower
+// precedence aliases of the AIRLOCK_STORE_S3_* variables.
+var s3Aliases = map[string]string{
+	"AIRLOCK_S3_ENDPOINT":   "store.s3.endpoint",
+	"AIRLOCK_S3_BUCKET":     "store.s3.bucket",
+	"AIRLOCK_S3_ACCESS_KEY": "store.s3.access_key",
+	"AIRLOCK_S3_SECRET_KEY": "store.s3.secret_key",
+	"AIRLOCK_S3_USE_TLS":    "store.s3.use_tls",
+	"AIRLOCK_S3_REGION":     "store.s3.region",
+}
+
+// EnvName returns the environment variable that sets key:
+// "AIRLOCK_" + the key upper-cased with dots as underscores.
+func EnvName(key string) string {
+	return "AIRLOCK_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
+// ApplyEnv sets every key whose variable (EnvName, or an AIRLOCK_S3_* alias)
+// is present and non-empty in environ ("NAME=value" pairs). Other variables
+// are ignored.
+func (c *Config) ApplyEnv(environ []string) error {
+	vars := make(map[string]string, len(environ))
+	for _, kv := range environ {
+		if name, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(name, "AIRLOCK_") && v != "" {
+			vars[name] = v
+		}
+	}
+	var errs []error
+	for alias, key := range s3Aliases {
+		if v, ok := vars[alias]; ok && vars[EnvName(key)] == "" {
+			if err := c.Set("env "+alias, key, v); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	for _, key := range keyNames {
+		name := EnvName(key)
+		if v, ok := vars[name]; ok {
+			if err := c.Set("env "+name, key, v); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Key describes one key that flags and the environment can set.
+type Key struct {
+	// Key is the dotted path, e.g. "limits.memory".
+	Key string
+	// Env is its environment variable, e.g. "AIRLOCK_LIMITS_MEMORY".
+	Env string
+}
+
+// Keys lists the keys Set and ApplyEnv accept, sorted.
+func Keys() []Key {
+	out := make([]Key, len(keyNames))
+	for i, k := range keyNames {
+		out[i] = Key{Key: k, Env: EnvName(k)}
+	}
+	return out
+}

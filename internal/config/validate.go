@@ -1,0 +1,177 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/airlockrt/airlock/blobstore"
+	"github.com/airlockrt/airlock/internal/demo"
+	"github.com/airlockrt/airlock/internal/httptool"
+	"github.com/airlockrt/airlock/toolbox"
+)
+
+// BuiltinSets are the names Tools.Builtin accepts.
+var BuiltinSets = []string{"demo"}
+
+// Validate checks the rules that span fields or need every layer applied:
+// ApprovalTimeout shorter than CallTimeout, the store's required fields,
+// API keys and tenants, HTTP tool definitions, ceilings not below the chain
+// values, and so on. Each problem is an *Error at the position of the value
+// to change; all of them are joined.
+func (c *Config) Validate() error {
+	v := &validator{c: c}
+
+	// Policy.
+	p := c.Policy.Invoker().WithDefaults()
+	if c.Policy.ApprovalTimeout != 0 && p.ApprovalTimeout >= p.CallTimeout {
+		key := "policy.approval_timeout"
+		if c.Where("policy.call_timeout") != "" && c.Where(key) == "" {
+			key = "policy.call_timeout"
+		}
+		v.fail(key, "approval_timeout (%s) must be shorter than call_timeout (%s)", p.ApprovalTimeout, p.CallTimeout)
+	}
+	if !c.Policy.MaxRiskUnapproved.Valid() {
+		v.fail("policy.max_risk_unapproved", "must be SAFE, HIGH or CRITICAL")
+	}
+
+	// Tools.
+	for i, name := range c.Tools.Builtin {
+		if !slices.Contains(BuiltinSets, name) {
+			v.fail(fmt.Sprintf("tools.builtin[%d]", i), "%q is not a built-in tool set (known: %v)", name, BuiltinSets)
+		}
+	}
+	for name := range c.Tools.Risk {
+		if !toolbox.ValidName(name) {
+			v.fail("tools.risk."+name, "%q is not a tool name", name)
+		}
+	}
+	taken := map[string]string{}
+	if slices.Contains(c.Tools.Builtin, "demo") {
+		for _, n := range demo.Names {
+			taken[n] = "a demo tool"
+		}
+	}
+	for i, h := range c.Tools.HTTP {
+		key := fmt.Sprintf("tools.http[%d]", i)
+		if _, err := httptool.New(h.Spec(), httptool.Options{}); err != nil {
+			v.fail(key, "%v", err)
+			continue
+		}
+		if other, dup := taken[h.Name]; dup {
+			v.fail(key+".name", "%q is already %s; choose another name", h.Name, other)
+		}
+		taken[h.Name] = fmt.Sprintf("the name of tools.http[%d]", i)
+	}
+
+	// Store.
+	switch c.Store.Kind {
+	case "fs":
+	case "s3":
+		if c.Store.S3.Endpoint == "" {
+			v.fail("store.s3.endpoint", "is required for an s3 store (or set AIRLOCK_S3_ENDPOINT)")
+		}
+		if c.Store.S3.Bucket == "" {
+			v.fail("store.s3.bucket", "is required for an s3 store (or set AIRLOCK_S3_BUCKET)")
+		}
+	default:
+		v.fail("store.kind", "%q must be fs or s3", c.Store.Kind)
+	}
+
+	// Limits.
+	if m := c.Limits.Memory; m != 0 && (m < 1<<20 || m > 3<<30) {
+		v.fail("limits.memory", "%s must be between 1MiB and 3GiB", m)
+	}
+
+	// Server.
+	if _, port, err := net.SplitHostPort(c.Server.Addr); err != nil {
+		v.fail("server.addr", "%q is not host:port (write e.g. 127.0.0.1:8080)", c.Server.Addr)
+	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		v.fail("server.addr", "port %q is not a number from 0 to 65535", port)
+	}
+	keys := map[string]int{}
+	for i, k := range c.Server.APIKeys {
+		key := fmt.Sprintf("server.api_keys[%d]", i)
+		if len(k.Key) < 16 {
+			v.fail(key+".key", "an API key must be at least 16 characters")
+		} else if j, dup := keys[string(k.Key)]; dup {
+			v.fail(key+".key", "is the same key as server.api_keys[%d]", j)
+		}
+		keys[string(k.Key)] = i
+		if !blobstore.ValidTenant(k.Tenant) {
+			v.fail(key+".tenant", "%q is not a tenant id (1 to 64 of a-z, 0-9, _ and -, starting with a letter or digit)", k.Tenant)
+		}
+	}
+	v.positive("server.max_request_bytes", int64(c.Server.MaxRequestBytes))
+	v.positive("server.shutdown_timeout", int64(c.Server.ShutdownTimeout))
+	v.positive("server.max_concurrent_chains", int64(c.Server.MaxConcurrentChains))
+	v.positive("server.result_ttl", int64(c.Server.ResultTTL))
+	c.validateCeiling(v)
+
+	// Tracing.
+	switch c.Tracing.Exporter {
+	case "", "stdout":
+	case "otlp":
+		if c.Tracing.Endpoint == "" {
+			v.fail("tracing.endpoint", "is required for the otlp exporter (write e.g. 127.0.0.1:4318)")
+		}
+	default:
+		v.fail("tracing.exporter", "%q must be otlp, stdout or empty (off)", c.Tracing.Exporter)
+	}
+	if r := c.Tracing.SampleRatio; r < 0 || r > 1 {
+		v.fail("tracing.sample_ratio", "%g must be between 0 and 1", r)
+	}
+	return errors.Join(v.errs...)
+}
+
+// validateCeiling rejects a ceiling below the chain value it caps: every
+// chain submitted with the configured values would be refused.
+func (c *Config) validateCeiling(v *validator) {
+	p := c.Policy.Invoker().WithDefaults()
+	l := effectiveLimits(c.Limits.Sandbox())
+	m := c.Server.Max
+	below := func(key string, set bool, ceiling, chain any, chainKey string) {
+		if set {
+			v.fail("server.max."+key, "%v is below the chain's %s (%v); raise it or lower %s", ceiling, key, chain, chainKey)
+		}
+	}
+	below("max_tool_calls", m.MaxToolCalls != 0 && m.MaxToolCalls < p.MaxToolCalls, m.MaxToolCalls, p.MaxToolCalls, "policy.max_tool_calls")
+	below("call_timeout", m.CallTimeout != 0 && m.CallTimeout.D() < p.CallTimeout, m.CallTimeout.D(), p.CallTimeout, "policy.call_timeout")
+	if m.MaxRiskUnapproved != nil && *m.MaxRiskUnapproved < p.MaxRiskUnapproved {
+		below("max_risk_unapproved", true, *m.MaxRiskUnapproved, p.MaxRiskUnapproved, "policy.max_risk_unapproved")
+	}
+	below("timeout", m.Timeout != 0 && m.Timeout.D() < l.Timeout, m.Timeout.D(), l.Timeout, "limits.timeout")
+	below("memory", m.Memory != 0 && uint64(m.Memory) < l.MemoryBytes, m.Memory, Size(l.MemoryBytes), "limits.memory")
+	below("max_log_bytes", m.MaxLogBytes != 0 && int(m.MaxLogBytes) < l.MaxLogBytes, m.MaxLogBytes, Size(l.MaxLogBytes), "limits.max_log_bytes")
+	below("max_result_bytes", m.MaxResultBytes != 0 && int(m.MaxResultBytes) < l.MaxResultBytes, m.MaxResultBytes, Size(l.MaxResultBytes), "limits.max_result_bytes")
+	if mem := m.Memory; mem > 3<<30 {
+		v.fail("server.max.memory", "%s must be at most 3GiB", mem)
+	}
+}
+
+type validator struct {
+	c    *Config
+	errs []error
+}
+
+func (v *validator) fail(key, format string, args ...any) {
+	v.errs = append(v.errs, &Error{Pos: v.c.Where(key), Key: key, Reason: fmt.Sprintf(format, args...)})
+}
+
+func (v *validator) positive(key string, n int64) {
+	if n <= 0 {
+		v.fail(key, "must be greater than zero")
+	}
+}
+
+// Spec returns h as an httptool.Spec, with the risk default applied.
+func (h HTTPTool) Spec() httptool.Spec {
+	return httptool.Spec{
+		Name: h.Name, Description: h.Description, URL: h.URL, Method: h.Method,
+		InputSchema: []byte(h.InputSchema), Risk: h.RiskLevel(), Timeout: time.Duration(h.Timeout),
+		MaxResponseBytes: int64(h.MaxResponseBytes), Headers: h.Headers,
+	}
+}

@@ -1,0 +1,531 @@
+package httptool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"mime"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/airlockrt/airlock/toolbox"
+)
+
+// Defaults of Spec's fields.
+const (
+	DefaultMethod           = http.MethodPost
+	DefaultTimeout          = 10 * time.Second
+	DefaultMaxResponseBytes = 1 << 20
+)
+
+// ErrInvalidSpec is wrapped by New when a Spec field is invalid.
+var ErrInvalidSpec = errors.New("httptool: invalid spec")
+
+// Spec defines one HTTP tool.
+type Spec struct {
+	// Name and Description are the tool's, as in toolbox.Info. Required.
+	Name, Description string
+	// URL is the absolute http or https endpoint. {name} placeholders in its
+	// path are replaced by the path-escaped top-level argument of that name,
+	// which is then left out of the body or query. Credentials in the URL are
+	// rejected: put them in a header with ${env:NAME}. Required.
+	URL string
+	// Method is GET, HEAD, POST, PUT, PATCH or DELETE. Default POST.
+	Method string
+	// InputSchema is the JSON Schema of the arguments, an object schema.
+	// Nil means the tool takes no arguments.
+	InputSchema json.RawMessage
+	// Risk is the tool's risk level. Default toolbox.Safe.
+	Risk toolbox.Risk
+	// Timeout bounds one call: connection, request and the whole response.
+	// Default 10s.
+	Timeout time.Duration
+	// MaxResponseBytes caps the response body; a larger one fails the call.
+	// Default 1 MiB.
+	MaxResponseBytes int64
+	// Headers are sent with every request. A value may hold ${env:NAME}
+	// references, resolved at call time; an unset or empty variable fails
+	// the call.
+	Headers map[string]string
+}
+
+// Options configure New. The zero value works.
+type Options struct {
+	// Client sends the requests. Default: a client over
+	// http.DefaultTransport that does not follow redirects. A client that
+	// follows redirects may forward the headers, secrets included, to
+	// another host.
+	Client *http.Client
+	// LookupEnv resolves ${env:NAME} references. Default os.LookupEnv.
+	LookupEnv func(name string) (string, bool)
+}
+
+// Tool is an HTTP tool. It implements toolbox.Tool.
+type Tool struct {
+	spec         Spec
+	info         toolbox.Info
+	placeholders []string // in the URL's path
+	headers      []header
+	client       *http.Client
+	lookup       func(string) (string, bool)
+}
+
+// header is one configured header, split into literal text and env refs.
+type header struct {
+	name  string
+	parts []part
+}
+
+type part struct {
+	text string // literal text, or the variable name when env is set
+	env  bool
+}
+
+var (
+	envRef        = regexp.MustCompile(`\$\{env:([^}]*)\}`)
+	envName       = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	placeholderRe = regexp.MustCompile(`\{([^{}]*)\}`)
+	argName       = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+var methods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// New checks spec and returns the tool. It never reads the environment:
+// ${env:NAME} references are resolved on each call.
+func New(spec Spec, opts Options) (*Tool, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: tool %q: %s", ErrInvalidSpec, spec.Name, fmt.Sprintf(format, args...))
+	}
+	if !toolbox.ValidName(spec.Name) {
+		return nil, bad("name must match ^[a-z0-9_-]{1,64}$")
+	}
+	if n := utf8.RuneCountInString(spec.Description); n < 1 || n > 200 {
+		return nil, bad("description must be 1 to 200 characters, got %d", n)
+	}
+	if spec.Method == "" {
+		spec.Method = DefaultMethod
+	}
+	spec.Method = strings.ToUpper(spec.Method)
+	if !slices.Contains(methods, spec.Method) {
+		return nil, bad("method %q is not one of %s", spec.Method, strings.Join(methods, ", "))
+	}
+	switch {
+	case spec.Timeout < 0:
+		return nil, bad("timeout (%s) must not be negative", spec.Timeout)
+	case spec.Timeout == 0:
+		spec.Timeout = DefaultTimeout
+	}
+	switch {
+	case spec.MaxResponseBytes < 0:
+		return nil, bad("max response bytes (%d) must not be negative", spec.MaxResponseBytes)
+	case spec.MaxResponseBytes == 0:
+		spec.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if !spec.Risk.Valid() {
+		return nil, bad("invalid risk %d", int(spec.Risk))
+	}
+	t := &Tool{spec: spec, client: opts.Client, lookup: opts.LookupEnv}
+	if t.client == nil {
+		t.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
+	if t.lookup == nil {
+		t.lookup = os.LookupEnv
+	}
+
+	u, err := url.Parse(spec.URL)
+	if err != nil {
+		return nil, bad("url is not a valid URL")
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, bad("url must start with http:// or https://")
+	case u.Host == "":
+		return nil, bad("url has no host")
+	case u.User != nil:
+		return nil, bad("url must not hold credentials; send them in a header with ${env:NAME}")
+	case u.Fragment != "":
+		return nil, bad("url must not have a #fragment")
+	}
+
+	var schema *jsonschema.Schema
+	if len(spec.InputSchema) > 0 {
+		schema = new(jsonschema.Schema)
+		if err := json.Unmarshal(spec.InputSchema, schema); err != nil {
+			return nil, bad("input schema is not a JSON Schema: %v", err)
+		}
+		if schema.Type != "object" {
+			return nil, bad(`input schema must have "type": "object"`)
+		}
+		if _, err := schema.Resolve(nil); err != nil {
+			return nil, bad("input schema: %v", err)
+		}
+	}
+	for _, m := range placeholderRe.FindAllStringSubmatch(u.Path, -1) {
+		name := m[1]
+		if !argName.MatchString(name) {
+			return nil, bad("url placeholder {%s} is not an argument name", name)
+		}
+		if schema == nil || schema.Properties[name] == nil {
+			return nil, bad("url placeholder {%s} is not a property of the input schema", name)
+		}
+		t.placeholders = append(t.placeholders, name)
+	}
+
+	for _, name := range slices.Sorted(maps.Keys(spec.Headers)) {
+		if !validHeaderName(name) {
+			return nil, bad("header name %q is not a valid HTTP header name", name)
+		}
+		h, err := parseHeader(name, spec.Headers[name])
+		if err != nil {
+			return nil, bad("%v", err)
+		}
+		t.headers = append(t.headers, h)
+	}
+	t.info = toolbox.Info{Name: spec.Name, Description: spec.Description, InputSchema: schema, Risk: spec.Risk}
+	return t, nil
+}
+
+func parseHeader(name, value string) (header, error) {
+	h := header{name: name}
+	rest := value
+	for {
+		loc := envRef.FindStringSubmatchIndex(rest)
+		if loc == nil {
+			break
+		}
+		if loc[0] > 0 {
+			h.parts = append(h.parts, part{text: rest[:loc[0]]})
+		}
+		v := rest[loc[2]:loc[3]]
+		if !envName.MatchString(v) {
+			return header{}, fmt.Errorf("header %s: ${env:%s} does not name an environment variable", name, v)
+		}
+		h.parts = append(h.parts, part{text: v, env: true})
+		rest = rest[loc[1]:]
+	}
+	if strings.Contains(rest, "${env:") {
+		return header{}, fmt.Errorf("header %s: unterminated ${env: reference", name)
+	}
+	if rest != "" {
+		h.parts = append(h.parts, part{text: rest})
+	}
+	for _, p := range h.parts {
+		if !p.env && strings.ContainsAny(p.text, "\r\n\x00") {
+			return header{}, fmt.Errorf("header %s: value holds a line break or NUL", name)
+		}
+	}
+	return h, nil
+}
+
+// Info implements toolbox.Tool.
+func (t *Tool) Info() toolbox.Info { return t.info }
+
+// Spec returns the tool's spec with defaults filled in.
+func (t *Tool) Spec() Spec { return t.spec }
+
+// EnvNames returns the environment variables the tool's headers read, sorted
+// and without duplicates.
+func (t *Tool) EnvNames() []string {
+	var names []string
+	for _, h := range t.headers {
+		for _, p := range h.parts {
+			if p.env {
+				names = append(names, p.text)
+			}
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// Call implements toolbox.Tool: it sends one request and shapes the response.
+func (t *Tool) Call(ctx context.Context, args json.RawMessage) (toolbox.Output, error) {
+	hdr, secrets, err := t.resolveHeaders()
+	if err != nil {
+		return toolbox.Output{}, err
+	}
+	scrub := scrubber(secrets)
+	req, err := t.request(ctx, args)
+	if err != nil {
+		return toolbox.Output{}, t.errorf(scrub, "%v", err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, t.spec.Timeout)
+	defer cancel()
+	req = req.WithContext(cctx)
+	maps.Copy(req.Header, hdr)
+
+	resp, err := t.client.Do(req)
+	if err != nil {
+		return toolbox.Output{}, t.failed(ctx, cctx, scrub, err)
+	}
+	defer resp.Body.Close()
+	if resp.ContentLength > t.spec.MaxResponseBytes {
+		return toolbox.Output{}, t.errorf(scrub, "the response is %d bytes; the limit is %d", resp.ContentLength, t.spec.MaxResponseBytes)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, t.spec.MaxResponseBytes+1))
+	if err != nil {
+		return toolbox.Output{}, t.failed(ctx, cctx, scrub, err)
+	}
+	if int64(len(body)) > t.spec.MaxResponseBytes {
+		return toolbox.Output{}, t.errorf(scrub, "the response exceeds %d bytes", t.spec.MaxResponseBytes)
+	}
+	body = scrub(body)
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		msg := fmt.Sprintf("the server answered %s", resp.Status)
+		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+			msg += " (redirects are not followed)"
+		}
+		if snippet := snippetOf(body); snippet != "" {
+			msg += ": " + snippet
+		}
+		return toolbox.Output{}, t.errorf(scrub, "%s", msg)
+	}
+	return t.shape(resp, body, scrub)
+}
+
+// resolveHeaders builds the header values from the environment and returns
+// the secret (environment-provided) values for scrubbing.
+func (t *Tool) resolveHeaders() (http.Header, []string, error) {
+	hdr := make(http.Header, len(t.headers))
+	var secrets []string
+	for _, h := range t.headers {
+		var b strings.Builder
+		for _, p := range h.parts {
+			if !p.env {
+				b.WriteString(p.text)
+				continue
+			}
+			v, ok := t.lookup(p.text)
+			if !ok || v == "" {
+				return nil, nil, fmt.Errorf("http tool %q: header %s needs environment variable %s, which is not set", t.spec.Name, h.name, p.text)
+			}
+			if strings.ContainsAny(v, "\r\n\x00") {
+				return nil, nil, fmt.Errorf("http tool %q: environment variable %s (for header %s) holds a line break or NUL", t.spec.Name, p.text, h.name)
+			}
+			secrets = append(secrets, v)
+			b.WriteString(v)
+		}
+		hdr.Set(h.name, b.String())
+	}
+	return hdr, secrets, nil
+}
+
+// request builds the request without headers or context deadline.
+func (t *Tool) request(ctx context.Context, args json.RawMessage) (*http.Request, error) {
+	params := map[string]json.RawMessage{}
+	if len(args) > 0 && !bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
+		if err := json.Unmarshal(args, &params); err != nil {
+			return nil, errors.New("arguments must be a JSON object")
+		}
+	}
+	raw := t.spec.URL
+	for _, name := range t.placeholders {
+		a, ok := params[name]
+		if !ok {
+			return nil, fmt.Errorf("argument %q is needed for the URL", name)
+		}
+		v, ok := scalarText(a)
+		if !ok {
+			return nil, fmt.Errorf("argument %q fills the URL and must be a string, number or boolean", name)
+		}
+		raw = strings.ReplaceAll(raw, "{"+name+"}", url.PathEscape(v))
+		delete(params, name)
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, errors.New("the URL built from the arguments is not valid")
+	}
+
+	var body io.Reader
+	withBody := t.spec.Method == http.MethodPost || t.spec.Method == http.MethodPut || t.spec.Method == http.MethodPatch
+	if withBody {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return nil, errors.New("re-encoding the arguments failed")
+		}
+		body = bytes.NewReader(b)
+	} else if len(params) > 0 {
+		q := u.Query()
+		for _, k := range slices.Sorted(maps.Keys(params)) {
+			addQuery(q, k, params[k])
+		}
+		u.RawQuery = q.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, t.spec.Method, u.String(), body)
+	if err != nil {
+		return nil, errors.New("building the request failed")
+	}
+	if withBody {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json, text/*;q=0.9, */*;q=0.5")
+	req.Header.Set("User-Agent", "airlock-httptool")
+	return req, nil
+}
+
+// addQuery adds one argument as query parameters: scalars as text, arrays of
+// scalars repeated, anything else as its JSON; null is left out.
+func addQuery(q url.Values, k string, raw json.RawMessage) {
+	if v, ok := scalarText(raw); ok {
+		q.Add(k, v)
+		return
+	}
+	var arr []json.RawMessage
+	if json.Unmarshal(raw, &arr) == nil {
+		all := true
+		var vs []string
+		for _, e := range arr {
+			v, ok := scalarText(e)
+			all = all && ok
+			vs = append(vs, v)
+		}
+		if all {
+			for _, v := range vs {
+				q.Add(k, v)
+			}
+			return
+		}
+	}
+	if t := bytes.TrimSpace(raw); !bytes.Equal(t, []byte("null")) {
+		q.Add(k, string(t))
+	}
+}
+
+// scalarText returns the text of a JSON string, number or boolean.
+func scalarText(raw json.RawMessage) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "", false
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return "", false
+		}
+		return s, true
+	case 't', 'f':
+		return string(raw), string(raw) == "true" || string(raw) == "false"
+	case '{', '[', 'n':
+		return "", false
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) != nil {
+		return "", false
+	}
+	return n.String(), true
+}
+
+// shape turns a 2xx response into the tool's output.
+func (t *Tool) shape(resp *http.Response, body []byte, scrub func([]byte) []byte) (toolbox.Output, error) {
+	if resp.StatusCode == http.StatusNoContent || t.spec.Method == http.MethodHead || len(body) == 0 {
+		return toolbox.Output{JSON: json.RawMessage("null")}, nil
+	}
+	mt, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if err != nil {
+		mt = http.DetectContentType(body)
+		mt, params, _ = mime.ParseMediaType(mt)
+	}
+	switch {
+	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
+		if !json.Valid(body) {
+			return toolbox.Output{}, t.errorf(scrub, "the server sent a %s response that is not valid JSON", mt)
+		}
+		return toolbox.Output{JSON: body}, nil
+	case strings.HasPrefix(mt, "text/") || mt == "application/xml" || mt == "application/x-www-form-urlencoded":
+		if cs := strings.ToLower(params["charset"]); cs != "" && cs != "utf-8" && cs != "us-ascii" {
+			return toolbox.Output{}, t.errorf(scrub, "the server sent text in charset %q; only UTF-8 is supported", cs)
+		}
+		js, _ := json.Marshal(string(body))
+		return toolbox.Output{JSON: js}, nil
+	}
+	js, _ := json.Marshal(struct {
+		ContentType string `json:"content_type"`
+		Size        int    `json:"size"`
+	}{mt, len(body)})
+	return toolbox.Output{JSON: js, Media: []toolbox.Media{{MIME: mt, Data: body}}}, nil
+}
+
+// failed explains a transport error: the chain's cancellation is returned
+// as is, the tool's own timeout and other failures as a scrubbed message.
+func (t *Tool) failed(ctx, cctx context.Context, scrub func([]byte) []byte, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if cctx.Err() != nil {
+		return t.errorf(scrub, "no complete response within %s", t.spec.Timeout)
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err // the URL is the operator's, but keep messages short
+	}
+	return t.errorf(scrub, "the request failed: %v", err)
+}
+
+func (t *Tool) errorf(scrub func([]byte) []byte, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	return errors.New(string(scrub([]byte(fmt.Sprintf("http tool %q: %s", t.spec.Name, msg)))))
+}
+
+// minSecret is the shortest secret value scrubbed; shorter values would
+// mangle ordinary text and are no real secret anyway.
+const minSecret = 4
+
+// scrubber returns a function replacing every secret in b by [REDACTED].
+func scrubber(secrets []string) func([]byte) []byte {
+	var ss [][]byte
+	for _, s := range secrets {
+		if len(s) >= minSecret {
+			ss = append(ss, []byte(s))
+		}
+	}
+	// Longest first, so a secret containing another is replaced whole.
+	slices.SortFunc(ss, func(a, b []byte) int { return len(b) - len(a) })
+	return func(b []byte) []byte {
+		for _, s := range ss {
+			if bytes.Contains(b, s) {
+				b = bytes.ReplaceAll(b, s, []byte("[REDACTED]"))
+			}
+		}
+		return b
+	}
+}
+
+// snippetOf returns the start of an error body as one printable line.
+func snippetOf(body []byte) string {
+	const max = 200
+	s := strings.ToValidUTF8(string(body), "\uFFFD")
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) > max {
+		r := []rune(s)
+		s = string(r[:max]) + "…"
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
+}
+
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,353 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/airlockrt/airlock/blobstore"
+	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/session"
+	"github.com/airlockrt/airlock/toolbox"
+)
+
+const namespace = "airlock"
+
+// Label values for the bounded label sets.
+const (
+	// UnknownTool is the tool label of a name that is not registered.
+	UnknownTool = "unknown"
+	// Other is the status or reason label of a value outside airlock's sets.
+	Other = "other"
+)
+
+// Approval outcomes, the status label of the approval metrics.
+const (
+	ApprovalApproved = "approved"
+	ApprovalDenied   = "denied"
+	ApprovalTimeout  = "timeout"
+	ApprovalError    = "error"
+)
+
+// Chain statuses accepted as the status label of the chain metrics; any
+// other value is counted as Other.
+var chainStatuses = set("ok", "error", "timeout", "cancelled", "limit_exceeded")
+
+var callStatuses = set(string(session.StatusOK), string(session.StatusError),
+	string(session.StatusDenied), string(session.StatusTimeout))
+
+var reasons = set("",
+	invoker.ReasonBudgetExhausted, invoker.ReasonUnknownTool, invoker.ReasonNotCallable,
+	invoker.ReasonArgumentsTooLarge, invoker.ReasonInvalidArguments, invoker.ReasonNoApprovalHandler,
+	invoker.ReasonApprovalTimeout, invoker.ReasonApprovalDenied, invoker.ReasonApprovalFailed,
+	invoker.ReasonArtifactNotFound, invoker.ReasonArtifactTooLarge, invoker.ReasonCancelled,
+	invoker.ReasonCallTimeout, invoker.ReasonToolError, invoker.ReasonToolPanic,
+	invoker.ReasonInvalidResult, invoker.ReasonStoreError, invoker.ReasonInternal,
+)
+
+// maxBridgeReasons bounds the distinct reason labels of bridge errors.
+const maxBridgeReasons = 32
+
+// Metrics holds airlock's collectors. Build it with New.
+type Metrics struct {
+	box *toolbox.Toolbox
+
+	toolCalls      *prometheus.CounterVec
+	toolDuration   *prometheus.HistogramVec
+	toolsInFlight  *prometheus.GaugeVec
+	approvals      *prometheus.CounterVec
+	approvalWait   *prometheus.HistogramVec
+	chains         *prometheus.CounterVec
+	chainsInFlight prometheus.Gauge
+	chainDuration  *prometheus.HistogramVec
+	guestMemory    prometheus.Histogram
+	artifacts      prometheus.Counter
+	artifactBytes  prometheus.Counter
+	pins           prometheus.Gauge
+	bridgeErrors   *prometheus.CounterVec
+
+	mu            sync.Mutex
+	bridgeReasons map[string]struct{}
+}
+
+// New registers airlock's collectors on reg and returns them. box is the
+// toolbox whose tool names may appear as the tool label; names it does not
+// hold (now, at observation time) read "unknown". A nil box makes every tool
+// label "unknown".
+func New(reg prometheus.Registerer, box *toolbox.Toolbox) (*Metrics, error) {
+	if reg == nil {
+		return nil, errors.New("metrics: nil Registerer: pass prometheus.NewRegistry() or another registry")
+	}
+	m := &Metrics{
+		box:           box,
+		bridgeReasons: make(map[string]struct{}),
+		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "tool_calls_total",
+			Help: "Tool calls from chains, by tool, status (ok, error, denied) and reason code.",
+		}, []string{"tool", "status", "reason"}),
+		toolDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: namespace, Name: "tool_call_duration_seconds",
+			Help:    "Duration of tool calls from chains, approval wait included, by tool and status.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 4, 10), // 1ms … 262s
+		}, []string{"tool", "status"}),
+		toolsInFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: namespace, Name: "tool_calls_in_flight",
+			Help: "Tool executions running now, by tool.",
+		}, []string{"tool"}),
+		approvals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "approvals_total",
+			Help: "Approval requests by tool and outcome (approved, denied, timeout, error).",
+		}, []string{"tool", "status"}),
+		approvalWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: namespace, Name: "approval_wait_seconds",
+			Help:    "Time tool calls waited for an approval decision, by tool and outcome.",
+			Buckets: prometheus.ExponentialBuckets(0.1, 2, 11), // 0.1s … 102s
+		}, []string{"tool", "status"}),
+		chains: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "chains_total",
+			Help: "Chains run, by final status.",
+		}, []string{"status"}),
+		chainsInFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: namespace, Name: "chains_in_flight",
+			Help: "Chains running now.",
+		}),
+		chainDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: namespace, Name: "chain_duration_seconds",
+			Help:    "Wall-clock duration of chains, by final status.",
+			Buckets: prometheus.ExponentialBuckets(0.01, 4, 9), // 10ms … 655s
+		}, []string{"status"}),
+		guestMemory: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: namespace, Name: "guest_memory_bytes",
+			Help:    "Peak guest memory of each chain.",
+			Buckets: prometheus.ExponentialBuckets(1<<20, 2, 12), // 1 MiB … 2 GiB
+		}),
+		artifacts: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: namespace, Name: "artifacts_offloaded_total",
+			Help: "Results and media stored in the blob store instead of being returned inline.",
+		}),
+		artifactBytes: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: namespace, Name: "artifacts_offloaded_bytes_total",
+			Help: "Bytes of results and media stored in the blob store.",
+		}),
+		pins: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: namespace, Name: "pins_outstanding",
+			Help: "Blob pins taken by sessions of this process and not yet released.",
+		}),
+		bridgeErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "bridge_errors_total",
+			Help: "Malformed or failed host-guest bridge calls, by reason.",
+		}, []string{"reason"}),
+	}
+	for _, c := range []prometheus.Collector{
+		m.toolCalls, m.toolDuration, m.toolsInFlight, m.approvals, m.approvalWait,
+		m.chains, m.chainsInFlight, m.chainDuration, m.guestMemory,
+		m.artifacts, m.artifactBytes, m.pins, m.bridgeErrors,
+	} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// tool returns the tool label of name.
+func (m *Metrics) tool(name string) string {
+	if m.box != nil && m.box.Has(name) {
+		return name
+	}
+	return UnknownTool
+}
+
+// Hooks returns invoker hooks that count every call (OnToolEnd). To combine
+// them with other hooks, call ToolEnd from your own.
+func (m *Metrics) Hooks() invoker.Hooks {
+	return invoker.Hooks{OnToolEnd: func(_ context.Context, ev invoker.Event) { m.ToolEnd(ev) }}
+}
+
+// ToolEnd records one finished call from its ToolEnd event: the call
+// counter and the duration histogram. Other event kinds are ignored.
+func (m *Metrics) ToolEnd(ev invoker.Event) {
+	if ev.Kind != invoker.ToolEnd {
+		return
+	}
+	tool, status := m.tool(ev.Tool), bounded(string(ev.Status), callStatuses)
+	m.toolCalls.WithLabelValues(tool, status, bounded(ev.Reason, reasons)).Inc()
+	m.toolDuration.WithLabelValues(tool, status).Observe(ev.Duration.Seconds())
+}
+
+// Progress returns a progress func that tracks the tools executing now
+// (airlock_tool_calls_in_flight). To combine it with another progress func,
+// call ToolProgress from yours.
+func (m *Metrics) Progress() invoker.ProgressFunc {
+	return func(_ context.Context, ev invoker.Event) { m.ToolProgress(ev) }
+}
+
+// ToolProgress records a ToolCall (a tool starts executing) or ToolResult
+// (it stopped) event. Other event kinds are ignored.
+func (m *Metrics) ToolProgress(ev invoker.Event) {
+	switch ev.Kind {
+	case invoker.ToolCall:
+		m.toolsInFlight.WithLabelValues(m.tool(ev.Tool)).Inc()
+	case invoker.ToolResult:
+		m.toolsInFlight.WithLabelValues(m.tool(ev.Tool)).Dec()
+	}
+}
+
+// Approver wraps h so that every request's wait and outcome are recorded:
+// approved, denied, timeout (the context ended first) or error. A nil h
+// returns nil, so the invoker still denies with no_approval_handler.
+func (m *Metrics) Approver(h invoker.ApprovalHandler) invoker.ApprovalHandler {
+	if h == nil {
+		return nil
+	}
+	return invoker.ApprovalFunc(func(ctx context.Context, req invoker.ApprovalRequest) (invoker.Decision, error) {
+		start := time.Now()
+		d, err := h.Approve(ctx, req)
+		status := ApprovalDenied
+		switch {
+		case ctx.Err() != nil && (err != nil || d != invoker.Approved):
+			status = ApprovalTimeout
+		case err != nil:
+			status = ApprovalError
+		case d == invoker.Approved:
+			status = ApprovalApproved
+		}
+		tool := m.tool(req.Tool)
+		m.approvals.WithLabelValues(tool, status).Inc()
+		m.approvalWait.WithLabelValues(tool, status).Observe(time.Since(start).Seconds())
+		return d, err
+	})
+}
+
+// StartChain counts a chain in flight and returns the function to call once
+// when it ends, with its final status (ok, error, timeout, cancelled,
+// limit_exceeded) and its peak guest memory in bytes (0 if unknown: not
+// observed). The duration is measured between the two calls.
+func (m *Metrics) StartChain() (end func(status string, guestMemoryBytes uint64)) {
+	start := time.Now()
+	m.chainsInFlight.Inc()
+	var once sync.Once
+	return func(status string, mem uint64) {
+		once.Do(func() {
+			m.chainsInFlight.Dec()
+			m.ObserveChain(status, time.Since(start), mem)
+		})
+	}
+}
+
+// ObserveChain records a finished chain without touching the in-flight
+// gauge, for callers that time chains themselves. A guestMemoryBytes of 0 is
+// not observed.
+func (m *Metrics) ObserveChain(status string, d time.Duration, guestMemoryBytes uint64) {
+	status = bounded(status, chainStatuses)
+	m.chains.WithLabelValues(status).Inc()
+	m.chainDuration.WithLabelValues(status).Observe(d.Seconds())
+	if guestMemoryBytes > 0 {
+		m.guestMemory.Observe(float64(guestMemoryBytes))
+	}
+}
+
+// BridgeError counts one malformed or failed bridge call. reason should be
+// a short code (such as "decode" or "too_large"); codes that are not
+// lower-case identifiers of at most 32 bytes, and codes beyond the first 32
+// distinct ones, are counted as "other".
+func (m *Metrics) BridgeError(reason string) {
+	m.bridgeErrors.WithLabelValues(m.bridgeReason(reason)).Inc()
+}
+
+func (m *Metrics) bridgeReason(r string) string {
+	if !isCode(r) {
+		return Other
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.bridgeReasons[r]; ok {
+		return r
+	}
+	if len(m.bridgeReasons) >= maxBridgeReasons {
+		return Other
+	}
+	m.bridgeReasons[r] = struct{}{}
+	return r
+}
+
+// Offloaded counts one result or media file stored instead of returned
+// inline. Store calls it for every Put; call it yourself when storing by
+// other means.
+func (m *Metrics) Offloaded(bytes int64) {
+	m.artifacts.Inc()
+	if bytes > 0 {
+		m.artifactBytes.Add(float64(bytes))
+	}
+}
+
+// Store wraps s so that every Put counts as an offloaded artifact and every
+// successful Pin and Unpin moves airlock_pins_outstanding. Give the wrapper
+// to the invoker; keep s for everything else. A nil s returns nil.
+func (m *Metrics) Store(s invoker.Store) invoker.Store {
+	if s == nil {
+		return nil
+	}
+	return &store{Store: s, m: m}
+}
+
+type store struct {
+	invoker.Store
+	m *Metrics
+}
+
+func (s *store) Put(ctx context.Context, tenant string, r io.Reader, contentType string) (blobstore.Attrs, error) {
+	a, err := s.Store.Put(ctx, tenant, r, contentType)
+	if err == nil {
+		s.m.Offloaded(a.Size)
+	}
+	return a, err
+}
+
+func (s *store) Pin(ctx context.Context, tenant, ref, owner string) error {
+	err := s.Store.Pin(ctx, tenant, ref, owner)
+	if err == nil {
+		s.m.pins.Inc()
+	}
+	return err
+}
+
+func (s *store) Unpin(ctx context.Context, tenant, ref, owner string) error {
+	err := s.Store.Unpin(ctx, tenant, ref, owner)
+	if err == nil {
+		s.m.pins.Dec()
+	}
+	return err
+}
+
+func bounded(v string, known map[string]struct{}) string {
+	if _, ok := known[v]; ok {
+		return v
+	}
+	return Other
+}
+
+func isCode(s string) bool {
+	if len(s) < 1 || len(s) > 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func set(vs ...string) map[string]struct{} {
+	m := make(map[string]struct{}, len(vs))
+	for _, v := range vs {
+		m[v] = struct{}{}
+	}
+	return m
+}
