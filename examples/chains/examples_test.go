@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -105,4 +107,37 @@ func TestExampleChains(t *testing.T) {
 			require.Equal(t, want.Logs, got.Logs)
 		})
 	}
+}
+
+// TestGoGuestExample runs the compiled Go guest (built by `make guest`, or
+// here when missing) against the demo tools.
+func TestGoGuestExample(t *testing.T) {
+	ctx := context.Background()
+	wasm, err := os.ReadFile(filepath.Join("go-guest", "chain.wasm"))
+	if err != nil {
+		out := filepath.Join(t.TempDir(), "chain.wasm")
+		cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", out, ".")
+		cmd.Dir = "go-guest"
+		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+		msg, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", msg)
+		wasm, err = os.ReadFile(out)
+		require.NoError(t, err)
+	}
+	modules, err := sandbox.NewModuleEngine(ctx, sandbox.ModuleOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = modules.Close(ctx) })
+	mod, err := modules.Compile(ctx, wasm)
+	require.NoError(t, err)
+	box, _ := demo.Toolbox()
+	inv, err := invoker.New(box, invoker.Options{})
+	require.NoError(t, err)
+	r, err := chain.New(inv, chain.Engines{Modules: modules})
+	require.NoError(t, err)
+	res, err := r.RunModule(ctx, mod, json.RawMessage(`{"cities":["Oslo","Atlantis","Cairo","Lima"]}`), chain.Options{})
+	require.NoError(t, err)
+	require.Equal(t, chain.StatusOK, res.Status, res.Error)
+	require.JSONEq(t, `{"warmest":{"city":"Cairo","temp_c":31},"checked":3,"skipped":["Atlantis"]}`, string(res.Value))
+	require.Len(t, res.Trace, 4)
+	require.Equal(t, invoker.ReasonToolError, res.Trace[1].Reason)
 }

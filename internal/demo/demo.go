@@ -34,7 +34,7 @@ const (
 // Names of the demo tools, in the order Tools returns them.
 var Names = []string{
 	"kv_get", "kv_set", "search_docs", "make_csv", "csv_stats",
-	"render_chart", "send_message", "slow", "fail",
+	"render_chart", "send_message", "slow", "fail", "weather",
 }
 
 // State is the in-memory state the demo tools share: the key-value store and
@@ -85,6 +85,7 @@ func (s *State) Tools() []toolbox.Tool {
 			WithRisk(toolbox.High),
 		toolbox.Func("slow", "[demo] Sleep for the given number of milliseconds (at most 60000), then return.", slow),
 		toolbox.Func("fail", "[demo] Always fail with the given message, to show how tool errors look.", fail),
+		toolbox.Func("weather", "[demo] Made-up current temperature of a city from a small fixed table (fails for other cities).", weather),
 	}
 }
 
@@ -226,4 +227,26 @@ func fail(_ context.Context, in FailIn) (struct{}, error) {
 		return struct{}{}, fmt.Errorf("%w: the fail tool always fails", errDemoFailure)
 	}
 	return struct{}{}, fmt.Errorf("%w: %s", errDemoFailure, in.Message)
+}
+
+// WeatherIn is the input of weather.
+type WeatherIn struct {
+	City string `json:"city" jsonschema:"city name, e.g. Oslo"`
+}
+
+// WeatherOut is the result of weather.
+type WeatherOut struct {
+	City  string  `json:"city"`
+	TempC float64 `json:"temp_c"`
+}
+
+// demoTemps is weather's fixed table; nothing is looked up anywhere.
+var demoTemps = map[string]float64{"Oslo": 4, "Lima": 19, "Cairo": 31, "Reykjavik": -2, "Singapore": 30}
+
+func weather(_ context.Context, in WeatherIn) (WeatherOut, error) {
+	t, ok := demoTemps[in.City]
+	if !ok {
+		return WeatherOut{}, fmt.Errorf("%w: no demo station in %q", errDemoFailure, in.City)
+	}
+	return WeatherOut{City: in.City, TempC: t}, nil
 }

@@ -358,3 +358,14 @@ func TestConcurrentUse(t *testing.T) {
 	wg.Wait()
 	require.Len(t, st.Messages(), 400)
 }
+
+func TestWeather(t *testing.T) {
+	box, _ := demo.Toolbox()
+	tool, ok := box.Get("weather")
+	require.True(t, ok)
+	out, err := tool.Call(context.Background(), json.RawMessage(`{"city":"Lima"}`))
+	require.NoError(t, err)
+	require.JSONEq(t, `{"city":"Lima","temp_c":19}`, string(out.JSON))
+	_, err = tool.Call(context.Background(), json.RawMessage(`{"city":"Atlantis"}`))
+	require.ErrorContains(t, err, `no demo station in "Atlantis"`)
+}
