@@ -31,6 +31,18 @@
 //     session and returned as an Artifact envelope; media stored as ChainFiles
 //     → error / invalid_result, store_error
 //
+// # Artifacts
+//
+// A result whose JSON encoding exceeds Policy.MaxInlineResultBytes is stored
+// (a JSON string as text/plain, anything else as application/json), pinned to
+// the session and returned as {"$artifact": ref, "preview", "size", "mime"}.
+// Passing that object, or just {"$artifact": ref}, anywhere in a later call's
+// arguments hands the tool the content, decoded by media type:
+// application/json (and +json) → the JSON value; text/* → a JSON string;
+// anything else → a base64 JSON string (a Go []byte field). Without a store
+// everything stays inline and every ref is artifact_not_found. Media (Output
+// .Media) become ChainFiles at /workspace/media/<tool>_<n>.<ext>.
+//
 // A tool that ignores its context keeps running after its call timed out;
 // the caller is not blocked, the result is dropped, and Abandoned counts it.
 //
