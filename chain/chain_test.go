@@ -208,7 +208,7 @@ func TestApprovalGatedWrite(t *testing.T) {
 // TestRefusalsReachTheScript checks that each refusal arrives in the script
 // as a ToolError with the exact status and reason, and the chain goes on.
 func TestRefusalsReachTheScript(t *testing.T) {
-	e := newEnv(t, invoker.Options{Policy: invoker.Policy{CallTimeout: 100 * time.Millisecond, ApprovalTimeout: 50 * time.Millisecond}})
+	e := newEnv(t, invoker.Options{})
 	other := e.run(t, `return (await tools.blob({mib: 1})).$artifact;`, chain.Options{Tenant: "acme"})
 	require.Equal(t, chain.StatusOK, other.Status, other.Error)
 	var otherRef string
@@ -223,16 +223,20 @@ func TestRefusalsReachTheScript(t *testing.T) {
 		{`tools.lookup({id: 1, extra: true})`, "error/invalid_arguments"},
 		{`tools.send({to: "x"})`, "denied/no_approval_handler"},
 		{`tools.explode({})`, "error/tool_panic"},
-		{`tools.hang({})`, "error/call_timeout"},
+		{`tools.hang({})`, "error/call_timeout"}, // run with a 100ms CallTimeout below
 		{`tools.size({text: {$artifact: "blob_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}})`, "error/artifact_not_found"},
 		{`tools.size({text: {$artifact: "../../etc/passwd"}})`, "error/artifact_not_found"},
 		{fmt.Sprintf(`tools.size({text: {$artifact: %q}})`, otherRef), "error/artifact_not_found"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.call, func(t *testing.T) {
+			opts := chain.Options{Tenant: "acme"}
+			if strings.HasPrefix(tc.call, "tools.hang") {
+				opts.Policy = &invoker.Policy{CallTimeout: 100 * time.Millisecond, ApprovalTimeout: 50 * time.Millisecond}
+			}
 			res := e.run(t, `
 				try { await `+tc.call+`; return "no error"; }
-				catch (e) { return e instanceof ToolError ? e.status + "/" + e.reason : "other: " + e; }`, chain.Options{Tenant: "acme"})
+				catch (e) { return e instanceof ToolError ? e.status + "/" + e.reason : "other: " + e; }`, opts)
 			require.Equal(t, chain.StatusOK, res.Status, res.Error)
 			require.JSONEq(t, fmt.Sprintf("%q", tc.want), string(res.Value))
 			require.Len(t, res.Trace, 1)

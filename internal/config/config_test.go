@@ -48,9 +48,9 @@ tools:
     send_message: CRITICAL
     kv_set: HIGH
   http:
-    - name: weather
-      description: Current weather of a city
-      url: https://api.example.com/v1/weather/{city}
+    - name: forecast
+      description: Weather forecast of a city
+      url: https://api.example.com/v1/forecast/{city}
       method: GET
       timeout: 5s
       max_response_bytes: 64KiB
@@ -522,7 +522,7 @@ func TestToolbox(t *testing.T) {
 	box, state, err := c.Toolbox(httptool.Options{})
 	require.NoError(t, err)
 	require.NotNil(t, state)
-	require.True(t, box.Has("weather"))
+	require.True(t, box.Has("forecast"))
 	require.True(t, box.Has("notify"))
 	require.True(t, box.Has("kv_get"))
 	e, _ := box.Lookup("send_message")

@@ -23,9 +23,9 @@
 //	  builtin: [demo]
 //	  risk: {send_message: CRITICAL}
 //	  http:
-//	    - name: weather
-//	      description: Current weather of a city
-//	      url: https://api.example.com/v1/weather/{city}
+//	    - name: forecast
+//	      description: Weather forecast of a city
+//	      url: https://api.example.com/v1/forecast/{city}
 //	      method: GET
 //	      input_schema: {type: object, properties: {city: {type: string}}, required: [city]}
 //	      headers: {Authorization: "Bearer ${env:WEATHER_TOKEN}"}
