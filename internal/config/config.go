@@ -223,6 +223,9 @@ type Server struct {
 	// ResultTTL is how long a finished chain's result stays readable
 	// through GET /v1/chains/{id}. Default 15m.
 	ResultTTL Duration `yaml:"result_ttl"`
+	// MaxResults caps the finished chains kept for GET /v1/chains/{id};
+	// the oldest are forgotten first. Default 1000.
+	MaxResults int `yaml:"max_results"`
 	// Max are the largest policy and limit values a request may ask for.
 	// A zero field means the configured chain value: requests may lower
 	// it but not raise it.
@@ -321,7 +324,7 @@ func Default() *Config {
 		Store: Store{Kind: "fs"},
 		Server: Server{
 			Addr: "127.0.0.1:8080", MaxRequestBytes: 1 << 20, ShutdownTimeout: Duration(30 * time.Second),
-			MaxConcurrentChains: 64, ResultTTL: Duration(15 * time.Minute),
+			MaxConcurrentChains: 64, ResultTTL: Duration(15 * time.Minute), MaxResults: 1000,
 		},
 		Tracing: Tracing{SampleRatio: 1, ServiceName: "airlock"},
 		pos:     map[string]string{},

@@ -109,6 +109,7 @@ func (c *Config) Validate() error {
 	v.positive("server.shutdown_timeout", int64(c.Server.ShutdownTimeout))
 	v.positive("server.max_concurrent_chains", int64(c.Server.MaxConcurrentChains))
 	v.positive("server.result_ttl", int64(c.Server.ResultTTL))
+	v.positive("server.max_results", int64(c.Server.MaxResults))
 	c.validateCeiling(v)
 
 	// Tracing.

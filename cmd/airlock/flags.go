@@ -1,0 +1,89 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"strings"
+
+	"github.com/airlockrt/airlock/internal/config"
+)
+
+// flagSet is a command's flags: those bound to configuration keys and the
+// command's own.
+type flagSet struct {
+	*flag.FlagSet
+	keys       map[string]string // flag name → configuration key
+	configFile *string
+}
+
+func newFlagSet(name string, stderr io.Writer) *flagSet {
+	fs := flag.NewFlagSet("airlock "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f := &flagSet{FlagSet: fs, keys: map[string]string{}}
+	f.configFile = fs.String("config", "", "YAML configuration `FILE` (default: $AIRLOCK_CONFIG)")
+	return f
+}
+
+// key declares a flag that sets the configuration key.
+func (f *flagSet) key(name, key, usage string) {
+	f.String(name, "", usage+" (config "+key+")")
+	f.keys[name] = key
+}
+
+// parse parses args, allowing flags after positional arguments
+// (`airlock run x.js --json`), and returns the positional arguments.
+func (f *flagSet) parse(args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := f.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, &exitError{code: exitOK}
+			}
+			return nil, &exitError{code: exitUsage}
+		}
+		args = f.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos, args = append(pos, args[0]), args[1:]
+	}
+}
+
+// load builds the configuration: the file, then the flags given, then the
+// environment.
+func (f *flagSet) load(env []string) (*config.Config, error) {
+	src := config.Sources{File: *f.configFile, Env: env}
+	if src.File == "" {
+		src.File = lookup(env, "AIRLOCK_CONFIG")
+	}
+	f.Visit(func(fl *flag.Flag) {
+		if key, ok := f.keys[fl.Name]; ok {
+			src.Flags = append(src.Flags, config.Flag{Name: fl.Name, Key: key, Value: fl.Value.String()})
+		}
+	})
+	cfg, err := config.Load(src)
+	if err != nil {
+		return nil, fail(exitUsage, "configuration:\n  %s", strings.ReplaceAll(err.Error(), "\n", "\n  "))
+	}
+	return cfg, nil
+}
+
+func lookup(env []string, name string) string {
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
+			return v
+		}
+	}
+	return ""
+}
+
+func noArgs(cmd string, pos []string) error {
+	if len(pos) > 0 {
+		return fail(exitUsage, "%s takes no arguments (got %q)", cmd, pos)
+	}
+	return nil
+}

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/airlockrt/airlock/internal/config"
+	"github.com/airlockrt/airlock/sandbox"
+	"github.com/airlockrt/airlock/server"
+)
+
+func (c *cli) tools(args []string) error {
+	fs := newFlagSet("tools", c.stderr)
+	fs.key("tools", "tools.builtin", "built-in tool `sets`, comma-separated")
+	asJSON := fs.Bool("json", false, "print name, description, risk, kind and JSON Schemas as JSON")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs("tools", pos); err != nil {
+		return err
+	}
+	cfg, err := fs.load(c.env)
+	if err != nil {
+		return err
+	}
+	box, _, err := tools(cfg)
+	if err != nil {
+		return err
+	}
+	list := server.DescribeTools(box)
+	if *asJSON {
+		b, err := json.MarshalIndent(map[string][]server.ToolInfo{"tools": list}, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "%s\n", b)
+		return nil
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOOL\tRISK\tARGUMENTS\tDESCRIPTION")
+	for _, t := range list {
+		var props []string
+		if t.InputSchema != nil {
+			for name := range t.InputSchema.Properties {
+				props = append(props, name)
+			}
+		}
+		slices.Sort(props)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, t.Risk, strings.Join(props, ","), t.Description)
+	}
+	return tw.Flush()
+}
+
+func (c *cli) types(args []string) error {
+	fs := newFlagSet("types", c.stderr)
+	fs.key("tools", "tools.builtin", "built-in tool `sets`, comma-separated")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs("types", pos); err != nil {
+		return err
+	}
+	cfg, err := fs.load(c.env)
+	if err != nil {
+		return err
+	}
+	box, _, err := tools(cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(c.stdout, box.TypeScript())
+	return nil
+}
+
+// check parses each script (transpiling TypeScript) or validates each
+// module, and reports errors as FILE:LINE:COL: message.
+func (c *cli) check(ctx context.Context, args []string) error {
+	fs := flagSetPlain("check", c)
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return fail(exitUsage, "check takes one or more scripts: airlock check SCRIPT.js|.ts|.wasm...")
+	}
+	var scripts *sandbox.ScriptEngine
+	var modules *sandbox.ModuleEngine
+	defer func() {
+		if scripts != nil {
+			_ = scripts.Close(context.Background())
+		}
+		if modules != nil {
+			_ = modules.Close(context.Background())
+		}
+	}()
+	bad := 0
+	for _, file := range pos {
+		kind, err := scriptKind(file)
+		if err != nil {
+			return err
+		}
+		src, err := os.ReadFile(file)
+		if err != nil {
+			return fail(exitUsage, "%v", err)
+		}
+		if kind == "wasm" {
+			if modules == nil {
+				if modules, err = moduleEngine(ctx); err != nil {
+					return err
+				}
+			}
+			m, err := modules.Compile(ctx, src)
+			if err != nil {
+				fmt.Fprintf(c.stdout, "%s: %s\n", file, strings.TrimPrefix(err.Error(), "sandbox: "))
+				bad++
+				continue
+			}
+			_ = m.Close(ctx)
+			fmt.Fprintf(c.stdout, "%s: ok\n", file)
+			continue
+		}
+		if scripts == nil {
+			if scripts, err = scriptEngine(ctx, 0, sandbox.Limits{}); err != nil {
+				return err
+			}
+		}
+		s := sandbox.Script{Source: string(src), Filename: filepath.Base(file)}
+		if kind == "ts" {
+			s.Lang = sandbox.LangTS
+		}
+		err = scripts.Check(s)
+		var exit *sandbox.ExitError
+		switch {
+		case err == nil:
+			fmt.Fprintf(c.stdout, "%s: ok\n", file)
+		case errors.As(err, &exit):
+			fmt.Fprintf(c.stdout, "%s:%d:%d: %s\n", file, exit.Line, exit.Column, exit.Message)
+			bad++
+		default:
+			fmt.Fprintf(c.stdout, "%s: %s\n", file, strings.TrimPrefix(err.Error(), "sandbox: "))
+			bad++
+		}
+	}
+	if bad > 0 {
+		return &exitError{code: exitFailed}
+	}
+	return nil
+}
+
+func (c *cli) config(args []string) error {
+	if len(args) == 0 {
+		return fail(exitUsage, "config takes a subcommand: print or keys")
+	}
+	sub, rest := args[0], args[1:]
+	fs := newFlagSet("config "+sub, c.stderr)
+	switch sub {
+	case "print":
+		// The flags of run and serve, to see their effect.
+		runFlags(fs)
+		fs.key("addr", "server.addr", "listen `address` host:port")
+		pos, err := fs.parse(rest)
+		if err != nil {
+			return err
+		}
+		if err := noArgs("config print", pos); err != nil {
+			return err
+		}
+		cfg, err := fs.load(c.env)
+		if err != nil {
+			return err
+		}
+		return cfg.Print(c.stdout)
+	case "keys":
+		pos, err := fs.parse(rest)
+		if err != nil {
+			return err
+		}
+		if err := noArgs("config keys", pos); err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "KEY\tENVIRONMENT")
+		for _, k := range config.Keys() {
+			fmt.Fprintf(tw, "%s\t%s\n", k.Key, k.Env)
+		}
+		return tw.Flush()
+	}
+	return fail(exitUsage, "unknown config subcommand %q: use print or keys", sub)
+}
+
+// flagSetPlain is a flag set without configuration flags.
+func flagSetPlain(name string, c *cli) *flagSet {
+	return newFlagSet(name, c.stderr)
+}
+
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

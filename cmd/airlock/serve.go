@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/airlockrt/airlock/approval"
+	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/internal/config"
+	"github.com/airlockrt/airlock/internal/tracing"
+	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/server"
+)
+
+// servePool is how many fresh script instances serve keeps ready.
+const servePool = 2
+
+func (c *cli) serve(ctx context.Context, args []string) error {
+	fs := newFlagSet("serve", c.stderr)
+	fs.key("addr", "server.addr", "listen `address` host:port; without API keys only a loopback address is accepted")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs("serve", pos); err != nil {
+		return err
+	}
+	cfg, err := fs.load(c.env)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+
+	mode := cfg.Approval.Mode
+	var approver invoker.ApprovalHandler
+	switch mode {
+	case "", config.ApprovalQueue:
+		mode = config.ApprovalQueue
+	case config.ApprovalAllow:
+		approver = decide(invoker.Approved)
+	case config.ApprovalDeny:
+		approver = decide(invoker.Denied)
+	default:
+		return fail(exitUsage, "approval mode %q is for `airlock run`; `airlock serve` takes queue (people decide through the API), allow or deny", mode)
+	}
+	if len(cfg.Server.APIKeys) == 0 && !isLoopback(cfg.Server.Addr) {
+		return fail(exitUsage, "%v (address %q)", server.ErrNeedsAPIKeys, cfg.Server.Addr)
+	}
+
+	tp, shutdownTracing, err := tracing.Setup(ctx, cfg.Tracing, c.stderr)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = shutdownTracing(sctx)
+		cancel()
+	}()
+	box, sets, err := tools(cfg)
+	if err != nil {
+		return err
+	}
+	store, where, err := openStore(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	sweepCtx, stopSweep := context.WithCancel(context.Background())
+	swept := make(chan struct{})
+	go func() { store.RunSweeper(sweepCtx, time.Minute); close(swept) }()
+	defer func() { stopSweep(); <-swept }()
+
+	limits := cfg.Limits.Sandbox()
+	scripts, err := scriptEngine(ctx, servePool, limits)
+	if err != nil {
+		return err
+	}
+	defer scripts.Close(context.Background())
+	modules, err := moduleEngine(ctx)
+	if err != nil {
+		return err
+	}
+	defer modules.Close(context.Background())
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	opts := server.Options{
+		Toolbox:             box,
+		ToolSets:            sets,
+		Engines:             chain.Engines{Scripts: scripts, Modules: modules},
+		Policy:              cfg.Policy.Invoker(),
+		Limits:              limits,
+		Ceiling:             cfg.Ceiling().Check,
+		Store:               store,
+		Queue:               approval.NewQueue(approval.Options{}),
+		Approver:            approver,
+		ApprovalMode:        string(mode),
+		Registry:            reg,
+		TracerProvider:      tp,
+		MaxRequestBytes:     int64(cfg.Server.MaxRequestBytes),
+		MaxConcurrentChains: cfg.Server.MaxConcurrentChains,
+		ResultTTL:           cfg.Server.ResultTTL.D(),
+		MaxResults:          cfg.Server.MaxResults,
+		ShutdownTimeout:     cfg.Server.ShutdownTimeout.D(),
+		Logger:              log,
+	}
+	if len(cfg.Server.APIKeys) > 0 {
+		opts.Authenticate = cfg.Server.TenantFor
+	}
+	srv, err := server.New(opts)
+	if err != nil {
+		return err
+	}
+	log.Info("airlock serve", "tools", len(box.Names()), "approval", string(mode), "store", where,
+		"api_keys", len(cfg.Server.APIKeys), "tracing", cmpOr(cfg.Tracing.Exporter, "off"))
+	err = srv.ListenAndServe(ctx, cfg.Server.Addr)
+	if errors.Is(err, server.ErrNeedsAPIKeys) {
+		return fail(exitUsage, "%v", err)
+	}
+	if err != nil {
+		log.Warn("shutdown", "err", err)
+		if ctx.Err() != nil {
+			return nil // chains were cancelled at the end of the grace period
+		}
+	}
+	return err
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,3 @@
+interface A { n: number }
+const a: A = { n: 1 };
+const b: = 2;

@@ -1,0 +1,3 @@
+// A script that throws.
+const x = 1;
+throw new Error("boom " + x);

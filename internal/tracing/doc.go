@@ -1,0 +1,45 @@
+// Package tracing records OpenTelemetry spans for chains and their tool
+// calls, and builds the tracer provider the configuration asks for. Tracing
+// is off unless configured: with a nil provider every method is a cheap
+// no-op.
+//
+//	tp, shutdown, err := tracing.Setup(ctx, cfg.Tracing, os.Stderr)
+//	defer shutdown(context.Background())
+//	tr := tracing.New(tp, "queue")
+//	inv, _ := invoker.New(box, invoker.Options{Hooks: invoker.Hooks{OnToolEnd: tr.ToolEnd}})
+//	ctx, end := tr.StartChain(ctx, tracing.Chain{ID: id, Tenant: "acme", Language: "js"})
+//	res, err := runner.Run(ctx, script, chain.Options{SessionID: id})
+//	end(res)
+//
+// # Spans
+//
+// A chain is one span, "airlock.chain", with the attributes
+//
+//	airlock.chain.id, airlock.tenant, airlock.chain.language,
+//	airlock.approval.mode, airlock.chain.status, airlock.chain.reason,
+//	airlock.chain.calls, airlock.guest.memory_bytes
+//
+// and each tool call one child span, "airlock.tool_call", with
+//
+//	airlock.tool, airlock.tool.risk, airlock.call.status, airlock.call.reason,
+//	airlock.call.seq, airlock.approval.mode, airlock.approval.outcome
+//
+// where the approval outcome is not_required, approved, denied, timeout,
+// no_handler, error or cancelled. A span whose status or call status is not
+// ok has the OpenTelemetry status Error with the reason code as its
+// description. Spans never carry argument values, results or secrets.
+//
+// The tool-call span is recorded when the call ends (from the invoker's
+// ToolEnd event), with its start time set back by the call's duration, so
+// concurrent calls of one chain need no bookkeeping.
+//
+// # Concurrency
+//
+// A Tracer is safe for concurrent use.
+//
+// # Errors
+//
+// Setup fails for an unknown exporter or when the OTLP exporter cannot be
+// built; exporting errors later go to the OpenTelemetry error handler and
+// never affect a chain.
+package tracing

@@ -1,0 +1,107 @@
+package tracing
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/airlockrt/airlock/internal/config"
+)
+
+// Setup builds the tracer provider cfg asks for: nil (tracing off) when
+// cfg.Exporter is empty; OTLP over HTTP to cfg.Endpoint for "otlp"; one
+// JSON document per span on stdout (the writer given, normally stderr) for
+// "stdout". Spans are sampled per chain at cfg.SampleRatio (a tool call
+// follows its chain's decision). The returned shutdown flushes pending spans
+// and must be called once; ctx bounds it. It is a no-op when tracing is off.
+func Setup(ctx context.Context, cfg config.Tracing, stdout io.Writer) (trace.TracerProvider, func(context.Context) error, error) {
+	noop := func(context.Context) error { return nil }
+	var opt sdktrace.TracerProviderOption
+	switch cfg.Exporter {
+	case "":
+		return nil, noop, nil
+	case "stdout":
+		opt = sdktrace.WithSyncer(&jsonExporter{w: stdout})
+	case "otlp":
+		opts := []otlptracehttp.Option{}
+		if strings.Contains(cfg.Endpoint, "://") {
+			opts = append(opts, otlptracehttp.WithEndpointURL(cfg.Endpoint))
+		} else {
+			opts = append(opts, otlptracehttp.WithEndpoint(cfg.Endpoint))
+		}
+		if cfg.Insecure {
+			opts = append(opts, otlptracehttp.WithInsecure())
+		}
+		exp, err := otlptracehttp.New(ctx, opts...)
+		if err != nil {
+			return nil, noop, fmt.Errorf("tracing: building the OTLP exporter for %s: %w", cfg.Endpoint, err)
+		}
+		opt = sdktrace.WithBatcher(exp, sdktrace.WithBatchTimeout(2*time.Second))
+	default:
+		return nil, noop, fmt.Errorf("tracing: unknown exporter %q (want otlp, stdout or empty)", cfg.Exporter)
+	}
+	name := cfg.ServiceName
+	if name == "" {
+		name = "airlock"
+	}
+	ratio := cfg.SampleRatio
+	tp := sdktrace.NewTracerProvider(opt,
+		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", name))),
+		sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(ratio))),
+	)
+	return tp, tp.Shutdown, nil
+}
+
+// jsonExporter writes each span as one line of JSON: a debugging aid, not a
+// stable format.
+type jsonExporter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+type jsonSpan struct {
+	Name       string         `json:"name"`
+	TraceID    string         `json:"trace_id"`
+	SpanID     string         `json:"span_id"`
+	ParentID   string         `json:"parent_span_id,omitempty"`
+	Start      time.Time      `json:"start"`
+	End        time.Time      `json:"end"`
+	Status     string         `json:"status"`
+	StatusText string         `json:"status_description,omitempty"`
+	Attributes map[string]any `json:"attributes"`
+}
+
+func (e *jsonExporter) ExportSpans(_ context.Context, spans []sdktrace.ReadOnlySpan) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	enc := json.NewEncoder(e.w)
+	for _, s := range spans {
+		js := jsonSpan{
+			Name: s.Name(), TraceID: s.SpanContext().TraceID().String(), SpanID: s.SpanContext().SpanID().String(),
+			Start: s.StartTime(), End: s.EndTime(), Status: s.Status().Code.String(), StatusText: s.Status().Description,
+			Attributes: make(map[string]any, len(s.Attributes())),
+		}
+		if p := s.Parent(); p.IsValid() {
+			js.ParentID = p.SpanID().String()
+		}
+		for _, kv := range s.Attributes() {
+			js.Attributes[string(kv.Key)] = kv.Value.AsInterface()
+		}
+		if err := enc.Encode(js); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *jsonExporter) Shutdown(context.Context) error { return nil }

@@ -1,0 +1,80 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/airlockrt/airlock/approval"
+	"github.com/airlockrt/airlock/invoker"
+)
+
+// DecisionRequest is the body of POST /v1/approvals/{id}.
+type DecisionRequest struct {
+	// Decision is approve or deny. Required.
+	Decision string `json:"decision"`
+	// ArgsHash is the args_hash of the request as it was shown. Required:
+	// a decision is bound to the exact arguments it was made on.
+	ArgsHash string `json:"args_hash"`
+}
+
+// listApprovals handles GET /v1/approvals.
+func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request, tenant string) {
+	writeJSON(w, http.StatusOK, map[string][]approval.Request{"approvals": s.queue.List(tenant)})
+}
+
+// getApproval handles GET /v1/approvals/{id}.
+func (s *Server) getApproval(w http.ResponseWriter, r *http.Request, tenant string) {
+	req, err := s.queue.Get(tenant, r.PathValue("id"))
+	if err != nil {
+		approvalNotFound(w, r.PathValue("id"))
+		return
+	}
+	writeJSON(w, http.StatusOK, req)
+}
+
+func approvalNotFound(w http.ResponseWriter, id string) {
+	writeError(w, http.StatusNotFound, ReasonApprovalNotFound,
+		fmt.Sprintf("no approval request %q for this API key", clip(id)))
+}
+
+// decide handles POST /v1/approvals/{id}.
+func (s *Server) decide(w http.ResponseWriter, r *http.Request, tenant string) {
+	var body DecisionRequest
+	if rerr := decodeBody(w, r, s.opts.MaxRequestBytes, &body); rerr != nil {
+		writeErrorBody(w, rerr.code, rerr.body)
+		return
+	}
+	var d invoker.Decision
+	switch strings.ToLower(body.Decision) {
+	case "approve", "approved":
+		d = invoker.Approved
+	case "deny", "denied":
+		d = invoker.Denied
+	default:
+		writeError(w, http.StatusBadRequest, ReasonInvalidRequest, fmt.Sprintf("decision %q must be approve or deny", clip(body.Decision)))
+		return
+	}
+	if body.ArgsHash == "" {
+		writeError(w, http.StatusBadRequest, ReasonInvalidRequest, "args_hash is required: send the args_hash of the request you were shown")
+		return
+	}
+	id := r.PathValue("id")
+	out, err := s.queue.Decide(tenant, id, d, body.ArgsHash)
+	switch {
+	case err == nil:
+		writeJSON(w, http.StatusOK, out)
+	case errors.Is(err, approval.ErrArgsMismatch):
+		writeError(w, http.StatusConflict, ReasonArgsMismatch,
+			"args_hash is not the hash of this request's arguments: the decision was made on other arguments and was refused; the request is still pending")
+	case errors.Is(err, approval.ErrAlreadyDecided):
+		writeErrorBody(w, http.StatusConflict, errorBody{Reason: ReasonAlreadyDecided, Decision: out.Decision.String(),
+			Message: fmt.Sprintf("the request was already %s; this decision changed nothing", out.Decision)})
+	case errors.Is(err, approval.ErrExpired):
+		writeError(w, http.StatusGone, ReasonApprovalExpired,
+			"the request expired (approval timeout, or its chain ended) before this decision; the call was denied")
+	default:
+		approvalNotFound(w, id)
+	}
+}

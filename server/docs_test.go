@@ -1,0 +1,79 @@
+package server_test
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/airlockrt/airlock/server"
+)
+
+// reasons are every error reason the server answers with.
+var reasons = []string{
+	server.ReasonMalformedJSON, server.ReasonUnknownField, server.ReasonInvalidRequest,
+	server.ReasonInvalidLanguage, server.ReasonInvalidScript, server.ReasonInvalidModule,
+	server.ReasonUnknownTools, server.ReasonInvalidPolicy, server.ReasonAboveLimit,
+	server.ReasonUnauthenticated, server.ReasonTenantMismatch, server.ReasonNotFound,
+	server.ReasonChainNotFound, server.ReasonApprovalNotFound, server.ReasonArtifactNotFound,
+	server.ReasonMethodNotAllowed, server.ReasonChainFinished, server.ReasonAlreadyDecided,
+	server.ReasonArgsMismatch, server.ReasonApprovalExpired, server.ReasonBodyTooLarge,
+	server.ReasonUnsupportedMediaType, server.ReasonTooManyChains, server.ReasonInternal,
+	server.ReasonShuttingDown,
+}
+
+// routes are the server's routes, as "METHOD path".
+var routes = []string{
+	"post /v1/chains", "get /v1/chains/{id}", "delete /v1/chains/{id}", "get /v1/chains/{id}/events",
+	"get /v1/approvals", "get /v1/approvals/{id}", "post /v1/approvals/{id}", "get /v1/artifacts/{ref}",
+	"get /v1/tools", "get /v1/tools.d.ts", "get /healthz", "get /readyz", "get /metrics",
+}
+
+// TestDocsCoverTheAPI keeps docs/openapi.yaml and docs/http-api.md in step
+// with the code: every route and every reason code is documented.
+func TestDocsCoverTheAPI(t *testing.T) {
+	b, err := os.ReadFile("../docs/openapi.yaml")
+	require.NoError(t, err)
+	var spec struct {
+		Paths      map[string]map[string]any
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					Properties map[string]struct{ Enum []string }
+				}
+			}
+		}
+	}
+	require.NoError(t, yaml.Unmarshal(b, &spec))
+	var documented []string
+	for path, ops := range spec.Paths {
+		for method := range ops {
+			if method != "parameters" {
+				documented = append(documented, method+" "+path)
+			}
+		}
+	}
+	slices.Sort(documented)
+	want := slices.Clone(routes)
+	slices.Sort(want)
+	require.Equal(t, want, documented)
+
+	enum := spec.Components.Schemas["Error"].Properties["error"].Properties["reason"].Enum
+	require.ElementsMatch(t, reasons, enum)
+
+	md, err := os.ReadFile("../docs/http-api.md")
+	require.NoError(t, err)
+	for _, r := range reasons {
+		require.Contains(t, string(md), "`"+r+"`", "http-api.md documents %s", r)
+	}
+	for _, r := range routes {
+		method, path, _ := strings.Cut(r, " ")
+		require.Contains(t, string(md), strings.ToUpper(method)+" "+path, "http-api.md documents %s", r)
+	}
+	for _, ev := range []string{server.EventToolCall, server.EventToolResult, server.EventApprovalRequired, server.EventLog, server.EventDone} {
+		require.Contains(t, string(md), "`"+ev+"`")
+	}
+}

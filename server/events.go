@@ -1,0 +1,181 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/airlockrt/airlock/approval"
+	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/session"
+	"github.com/airlockrt/airlock/toolbox"
+)
+
+// Event names of GET /v1/chains/{id}/events.
+const (
+	EventToolCall         = "tool_call"
+	EventToolResult       = "tool_result"
+	EventApprovalRequired = "approval_required"
+	EventLog              = "log"
+	EventDone             = "done"
+)
+
+// ToolCallEvent is the data of a tool_call event: a call passed every gate
+// and its tool starts.
+type ToolCallEvent struct {
+	Tool string       `json:"tool"`
+	Risk toolbox.Risk `json:"risk"`
+}
+
+// ToolResultEvent is the data of a tool_result event: a call ended, whether
+// it ran or was refused by a gate.
+type ToolResultEvent struct {
+	// Seq is the call's trace record number.
+	Seq        int            `json:"seq"`
+	Tool       string         `json:"tool"`
+	Risk       toolbox.Risk   `json:"risk"`
+	Status     session.Status `json:"status"`
+	Reason     string         `json:"reason,omitempty"`
+	DurationMS float64        `json:"duration_ms"`
+}
+
+// progress routes the invoker's ToolCall events to the chain's stream.
+func (s *Server) progress(_ context.Context, ev invoker.Event) {
+	s.metrics.ToolProgress(ev)
+	if ev.Kind != invoker.ToolCall {
+		return
+	}
+	if rn := s.liveRun(ev.SessionID); rn != nil {
+		rn.publish(EventToolCall, ToolCallEvent{Tool: ev.Tool, Risk: ev.Risk})
+	}
+}
+
+// toolEnd counts, traces and streams every finished call.
+func (s *Server) toolEnd(ctx context.Context, ev invoker.Event) {
+	s.metrics.ToolEnd(ev)
+	s.tracer.ToolEnd(ctx, ev)
+	if rn := s.liveRun(ev.SessionID); rn != nil {
+		rn.publish(EventToolResult, ToolResultEvent{
+			Seq: ev.Seq, Tool: ev.Tool, Risk: ev.Risk, Status: ev.Status, Reason: ev.Reason,
+			DurationMS: float64(ev.Duration.Microseconds()) / 1000,
+		})
+	}
+}
+
+// approvalEvent streams approval_required to the chain that waits.
+func (s *Server) approvalEvent(ev approval.Event) {
+	if ev.Kind != approval.Pending {
+		return
+	}
+	if rn := s.liveRun(ev.Request.SessionID); rn != nil {
+		rn.publish(EventApprovalRequired, ev.Request)
+	}
+}
+
+func (s *Server) liveRun(id string) *run {
+	v, ok := s.live.Load(id)
+	if !ok {
+		return nil
+	}
+	return v.(*run)
+}
+
+// keepAlive is the interval of comment lines on an idle stream.
+const keepAlive = 15 * time.Second
+
+// events handles GET /v1/chains/{id}/events: the chain's events so far
+// (the most recent maxEvents), then live ones, then its log lines and done.
+// A Last-Event-ID header resumes after that event.
+func (s *Server) events(w http.ResponseWriter, r *http.Request, tenant string) {
+	rn := s.lookup(tenant, r.PathValue("id"))
+	if rn == nil {
+		chainNotFound(w, r.PathValue("id"))
+		return
+	}
+	cursor := 0
+	if v := r.Header.Get("Last-Event-ID"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			writeError(w, http.StatusBadRequest, ReasonInvalidRequest, "Last-Event-ID must be the id of an event of this stream")
+			return
+		}
+		cursor = n
+	}
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	if _, err := io.WriteString(w, ": chain "+rn.id+"\n\n"); err != nil {
+		return
+	}
+	_ = rc.Flush()
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	for {
+		evs, res, changed := rn.since(cursor)
+		for _, e := range evs {
+			if writeEvent(w, e.seq, e.name, e.data) != nil {
+				return
+			}
+			cursor = e.seq
+		}
+		if res != nil {
+			s.finalEvents(w, rn, cursor)
+			_ = rc.Flush()
+			return
+		}
+		if rc.Flush() != nil {
+			return
+		}
+		select {
+		case <-changed:
+		case <-tick.C:
+			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+// finalEvents writes the log and done events of a finished chain that
+// come after cursor. They are numbered after the chain's last tool or
+// approval event.
+func (s *Server) finalEvents(w io.Writer, rn *run, cursor int) {
+	rn.mu.Lock()
+	seq := rn.nextSeq - 1
+	rn.mu.Unlock()
+	view := rn.view()
+	for _, l := range view.Result.Logs {
+		seq++
+		if seq > cursor {
+			if writeEventJSON(w, seq, EventLog, l) != nil {
+				return
+			}
+		}
+	}
+	seq++
+	if seq > cursor {
+		_ = writeEventJSON(w, seq, EventDone, view)
+	}
+}
+
+func writeEventJSON(w io.Writer, seq int, name string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return writeEvent(w, seq, name, data)
+}
+
+func writeEvent(w io.Writer, seq int, name string, data []byte) error {
+	_, err := fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", seq, name, data)
+	return err
+}
