@@ -19,9 +19,11 @@
 //  4. risk above Policy.MaxRiskUnapproved → the ApprovalHandler, within
 //     Policy.ApprovalTimeout → denied / no_approval_handler, approval_timeout,
 //     approval_denied, approval_failed. The handler sees a canonical encoding
-//     of the arguments, and exactly those bytes run.
+//     of the arguments, and exactly those bytes run; artifact refs in it are
+//     described by the store (sha256, size, mime), not by the script.
 //  5. {"$artifact": ref} arguments are replaced by the blob's content
-//     → error / artifact_not_found, artifact_too_large, store_error
+//     → error / artifact_not_found, artifact_too_large, host_busy,
+//     store_error
 //  6. cancellation → error / cancelled
 //  7. ToolCall progress event
 //  8. execution within Policy.CallTimeout, panics contained → error /

@@ -53,7 +53,22 @@ type Event struct {
 	Duration time.Duration
 	// Seq is the trace record's number; set on ToolEnd only.
 	Seq int
+	// Approval is the approval outcome, set on ToolCall, ToolResult and
+	// ToolEnd: "" when the call needed none (or failed before the approval
+	// gate), else one of the Approval* constants.
+	Approval string
 }
+
+// Values of Event.Approval.
+const (
+	ApprovalApproved  = "approved"
+	ApprovalDenied    = "denied"
+	ApprovalTimeout   = "timeout"
+	ApprovalNoHandler = "no_handler"
+	ApprovalFailed    = "failed"
+	// ApprovalCancelled: the chain was cancelled during the wait.
+	ApprovalCancelled = "cancelled"
+)
 
 // Hooks are lifecycle callbacks run synchronously on the calling goroutine;
 // they must be quick. A panicking hook is contained and logged. Nil fields are

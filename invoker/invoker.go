@@ -2,6 +2,7 @@ package invoker
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,9 +11,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/session"
@@ -24,6 +27,7 @@ import (
 type Store interface {
 	Put(ctx context.Context, tenant string, r io.Reader, contentType string) (blobstore.Attrs, error)
 	Open(ctx context.Context, tenant, ref string) (io.ReadCloser, blobstore.Attrs, error)
+	Stat(ctx context.Context, tenant, ref string) (blobstore.Attrs, error)
 	session.Pinner
 }
 
@@ -46,7 +50,14 @@ type Options struct {
 	// duration; never arguments or results) and contained panics at error
 	// level. Nil discards.
 	Logger *slog.Logger
+	// MaxResolvingBytes caps the artifact bytes all calls of the process may
+	// hold resolved at once; a call that would exceed it fails with
+	// host_busy. Default 256 MiB.
+	MaxResolvingBytes int64
 }
+
+// DefaultMaxResolvingBytes is the default of Options.MaxResolvingBytes.
+const DefaultMaxResolvingBytes = 256 << 20
 
 // Invoker is the single gate every tool call from a chain passes through. It
 // is built once per process and holds no per-chain state: that lives in the
@@ -62,6 +73,10 @@ type Invoker struct {
 	progress  ProgressFunc
 	log       *slog.Logger
 	abandoned *atomic.Int64
+	// resolving counts the artifact bytes held by calls in progress, against
+	// maxResolving; shared by the copies WithPolicy makes.
+	resolving    *atomic.Int64
+	maxResolving int64
 }
 
 // New builds an Invoker over box. It fails if box is nil or the policy is
@@ -78,14 +93,16 @@ func New(box *toolbox.Toolbox, opts Options) (*Invoker, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Invoker{
-		box:       box,
-		policy:    opts.Policy.WithDefaults(),
-		approver:  opts.Approver,
-		store:     opts.Store,
-		hooks:     opts.Hooks,
-		progress:  opts.Progress,
-		log:       log,
-		abandoned: new(atomic.Int64),
+		box:          box,
+		policy:       opts.Policy.WithDefaults(),
+		approver:     opts.Approver,
+		store:        opts.Store,
+		hooks:        opts.Hooks,
+		progress:     opts.Progress,
+		log:          log,
+		abandoned:    new(atomic.Int64),
+		resolving:    new(atomic.Int64),
+		maxResolving: cmp.Or(opts.MaxResolvingBytes, DefaultMaxResolvingBytes),
 	}, nil
 }
 
@@ -135,6 +152,9 @@ func (inv *Invoker) Invoke(ctx context.Context, sess *session.Session, call Call
 			inv.log.Error("invoker: contained panic", "tool", st.tool, "panic_type", fmt.Sprintf("%T", p))
 			res = fail(session.StatusError, ReasonInternal, "airlock failed while handling this call; it was not retried")
 		}
+		if st.reserved > 0 {
+			inv.resolving.Add(-st.reserved)
+		}
 		end := time.Now()
 		status := res.Status
 		if res.Reason == ReasonCallTimeout {
@@ -163,6 +183,8 @@ type callState struct {
 	argBytes    int
 	resultBytes int
 	refs        []string
+	approval    string // Event.Approval
+	reserved    int64  // artifact bytes counted against maxResolving
 }
 
 func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Call, st *callState) Result {
@@ -202,9 +224,19 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 			return fail(session.StatusError, ReasonInvalidArguments, fmt.Sprintf("tool %q: %v", st.tool, err))
 		}
 	}
-	// 4. Risk and approval.
+	// 4. Risk and approval. Artifact refs are first replaced by what the
+	// store says of them (sha256, size, media type), so the approver binds
+	// to the content, not to what the script claims about it.
 	if info.Risk > p.MaxRiskUnapproved {
-		frozen, r, denied := inv.approve(ctx, sess, st.tool, info.Risk, args)
+		view := args
+		if hasRefs {
+			described, r, failed := inv.resolve(ctx, sess, st, args, false)
+			if failed {
+				return r
+			}
+			view = described
+		}
+		frozen, r, denied := inv.approve(ctx, sess, st, info.Risk, view)
 		if denied {
 			return r
 		}
@@ -212,7 +244,7 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	}
 	// 5. Artifact refs.
 	if hasRefs {
-		resolved, r, failed := inv.resolve(ctx, sess, args)
+		resolved, r, failed := inv.resolve(ctx, sess, st, args, true)
 		if failed {
 			return r
 		}
@@ -229,7 +261,7 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	// 7. Progress: the call runs.
 	inv.fire(ctx, inv.progress, inv.event(ToolCall, sess, st))
 	// 8. Execute.
-	out, r, failed := inv.execute(ctx, entry.Tool(), args)
+	out, r, failed := inv.execute(ctx, sess, entry.Tool(), args)
 	// 9. Progress: the tool is done.
 	ev := inv.event(ToolResult, sess, st)
 	ev.Status, ev.Reason, ev.Duration = session.StatusOK, r.Reason, time.Since(st.start)
@@ -255,9 +287,10 @@ type outcome struct {
 	panicked bool
 }
 
-func (inv *Invoker) execute(ctx context.Context, tool toolbox.Tool, args json.RawMessage) (toolbox.Output, Result, bool) {
+func (inv *Invoker) execute(ctx context.Context, sess *session.Session, tool toolbox.Tool, args json.RawMessage) (toolbox.Output, Result, bool) {
 	callCtx, cancel := context.WithTimeout(ctx, inv.policy.CallTimeout)
 	defer cancel()
+	toolCtx := toolbox.WithCaller(callCtx, sess)
 	// done is buffered, so an abandoned tool never blocks on its send. A channel
 	// that was drained goes back to the pool; one an abandoned tool still holds
 	// does not.
@@ -269,26 +302,33 @@ func (inv *Invoker) execute(ctx context.Context, tool toolbox.Tool, args json.Ra
 				done <- outcome{panicked: true}
 			}
 		}()
-		out, err := tool.Call(callCtx, args)
+		out, err := tool.Call(toolCtx, args)
 		done <- outcome{out: out, err: err}
 	}()
+	var o outcome
 	select {
-	case o := <-done:
-		donePool.Put(done)
-		switch {
-		case o.panicked:
-			return toolbox.Output{}, fail(session.StatusError, ReasonToolPanic, "the tool crashed (panic); its effects are unknown"), true
-		case o.err != nil && callCtx.Err() != nil:
-			return toolbox.Output{}, inv.ended(ctx), true
-		case o.err != nil:
-			return toolbox.Output{}, fail(session.StatusError, ReasonToolError, o.err.Error()), true
-		}
-		return o.out, Result{}, false
+	case o = <-done:
 	case <-callCtx.Done():
-		inv.abandoned.Add(1)
-		go func() { <-done; inv.abandoned.Add(-1) }()
-		return toolbox.Output{}, inv.ended(ctx), true
+		// A tool that finished just as the deadline passed did its work:
+		// report its result, not a timeout.
+		select {
+		case o = <-done:
+		default:
+			inv.abandoned.Add(1)
+			go func() { <-done; inv.abandoned.Add(-1) }()
+			return toolbox.Output{}, inv.ended(ctx), true
+		}
 	}
+	donePool.Put(done)
+	switch {
+	case o.panicked:
+		return toolbox.Output{}, fail(session.StatusError, ReasonToolPanic, "the tool crashed (panic); its effects are unknown"), true
+	case o.err != nil && callCtx.Err() != nil:
+		return toolbox.Output{}, inv.ended(ctx), true
+	case o.err != nil:
+		return toolbox.Output{}, fail(session.StatusError, ReasonToolError, o.err.Error()), true
+	}
+	return o.out, Result{}, false
 }
 
 // ended classifies a call whose context is done: the chain's cancellation or
@@ -301,14 +341,20 @@ func (inv *Invoker) ended(ctx context.Context) Result {
 		fmt.Sprintf("the tool did not finish within %s; its effects are unknown", inv.policy.CallTimeout))
 }
 
-func (inv *Invoker) approve(ctx context.Context, sess *session.Session, tool string, risk toolbox.Risk, args json.RawMessage) (json.RawMessage, Result, bool) {
+func (inv *Invoker) approve(ctx context.Context, sess *session.Session, st *callState, risk toolbox.Risk, args json.RawMessage) (json.RawMessage, Result, bool) {
+	tool := st.tool
 	if inv.approver == nil {
+		st.approval = ApprovalNoHandler
 		return nil, fail(session.StatusDenied, ReasonNoApprovalHandler,
 			fmt.Sprintf("tool %q is %s risk and needs approval, and no approver is configured; call it outside the chain", tool, risk)), true
 	}
 	frozen, err := canonical(args)
 	if err != nil {
 		return nil, fail(session.StatusError, ReasonInvalidArguments, fmt.Sprintf("tool %q: %v", tool, err)), true
+	}
+	if len(frozen) > inv.policy.MaxArgumentBytes {
+		return nil, fail(session.StatusError, ReasonArgumentsTooLarge,
+			fmt.Sprintf("arguments are %d bytes in canonical form; the limit is %d", len(frozen), inv.policy.MaxArgumentBytes)), true
 	}
 	sum := sha256.Sum256(frozen)
 	req := ApprovalRequest{
@@ -339,17 +385,22 @@ func (inv *Invoker) approve(ctx context.Context, sess *session.Session, tool str
 	}
 	switch {
 	case ctx.Err() != nil:
+		st.approval = ApprovalCancelled
 		return nil, cancelled(ctx), true
 	case actx.Err() != nil && (a.err != nil || a == answer{}):
+		st.approval = ApprovalTimeout
 		return nil, fail(session.StatusDenied, ReasonApprovalTimeout,
 			fmt.Sprintf("no approval for %q within %s; the call did not run", tool, inv.policy.ApprovalTimeout)), true
 	case a.err != nil:
+		st.approval = ApprovalFailed
 		return nil, fail(session.StatusDenied, ReasonApprovalFailed,
 			fmt.Sprintf("the approval request for %q failed; the call did not run", tool)), true
 	case a.d != Approved:
+		st.approval = ApprovalDenied
 		return nil, fail(session.StatusDenied, ReasonApprovalDenied,
 			fmt.Sprintf("approval for %q was denied; the call did not run", tool)), true
 	}
+	st.approval = ApprovalApproved
 	return frozen, Result{}, false
 }
 
@@ -365,11 +416,21 @@ func canonical(args json.RawMessage) (json.RawMessage, error) {
 	if dec.More() {
 		return nil, errors.New("arguments must be a single JSON object")
 	}
-	return json.Marshal(v)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // keep <, > and & as one byte each
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func (inv *Invoker) event(kind EventKind, sess *session.Session, st *callState) Event {
-	return Event{Kind: kind, SessionID: sess.ID(), Tenant: sess.Tenant(), Tool: st.tool, Risk: st.risk}
+	ev := Event{Kind: kind, SessionID: sess.ID(), Tenant: sess.Tenant(), Tool: st.tool, Risk: st.risk}
+	if kind != ToolStart {
+		ev.Approval = st.approval
+	}
+	return ev
 }
 
 func (inv *Invoker) fire(ctx context.Context, f func(context.Context, Event), ev Event) {
@@ -384,20 +445,35 @@ func (inv *Invoker) fire(ctx context.Context, f func(context.Context, Event), ev
 	f(ctx, ev)
 }
 
+// maxMessage bounds a Result's message: tool errors and schema errors may
+// quote what they were given, and the message reaches the trace.
+const maxMessage = 512
+
 func fail(status session.Status, reason, msg string) Result {
-	return Result{Status: status, Reason: reason, Message: msg}
+	return Result{Status: status, Reason: reason, Message: clipTo(msg, maxMessage)}
 }
 
 func cancelled(ctx context.Context) Result {
 	return fail(session.StatusError, ReasonCancelled, fmt.Sprintf("the chain was cancelled (%v); the call did not complete", context.Cause(ctx)))
 }
 
-// clip bounds a guest-supplied tool name before it reaches messages, traces
-// and hooks.
-func clip(name string) string {
-	const max = 128
-	if len(name) <= max {
-		return name
+// clip bounds a guest-supplied tool name before it reaches messages, traces,
+// hooks and spans.
+func clip(name string) string { return clipTo(name, 128) }
+
+// clipTo returns s as valid UTF-8 of at most max bytes (plus "…" when cut),
+// never splitting a character.
+func clipTo(s string, max int) string {
+	if len(s) <= max && utf8.ValidString(s) {
+		return s
 	}
-	return name[:max] + "…"
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -32,6 +32,9 @@ const (
 	// ReasonArtifactTooLarge: the artifacts of one call resolve to more than
 	// Policy.MaxResolvedBytes.
 	ReasonArtifactTooLarge = "artifact_too_large"
+	// ReasonHostBusy: the process already holds Options.MaxResolvingBytes of
+	// resolved artifacts for other calls; retrying later may succeed.
+	ReasonHostBusy = "host_busy"
 	// ReasonCancelled: the chain's context ended before or during the call.
 	ReasonCancelled = "cancelled"
 	// ReasonCallTimeout: the tool ran longer than Policy.CallTimeout. The trace

@@ -26,8 +26,10 @@ const (
 	StatusTimeout Status = "timeout"
 )
 
-// Record is one call in a session's trace. Message is the same text the chain
-// saw for a failed call; argument values are never recorded, only sizes.
+// Record is one call in a session's trace. Argument and result values are not
+// recorded, only sizes; Message is the text the chain saw for a failed call
+// (at most 512 bytes), which for invalid_arguments and tool_error may quote
+// part of what the tool was given or said.
 type Record struct {
 	// Seq numbers records from 1 in the order they were appended.
 	Seq int `json:"seq"`

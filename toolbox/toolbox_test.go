@@ -250,3 +250,20 @@ func TestRisk(t *testing.T) {
 	require.Equal(t, "Risk(9)", toolbox.Risk(9).String())
 	require.Equal(t, "hosted", toolbox.KindHosted.String())
 }
+
+type fakeCaller struct{ id, tenant string }
+
+func (f fakeCaller) ID() string     { return f.id }
+func (f fakeCaller) Tenant() string { return f.tenant }
+
+func TestCaller(t *testing.T) {
+	_, ok := toolbox.CallerFrom(context.Background())
+	require.False(t, ok)
+	ctx := toolbox.WithCaller(context.Background(), fakeCaller{"s1", "acme"})
+	c, ok := toolbox.CallerFrom(ctx)
+	require.True(t, ok)
+	require.Equal(t, "acme", c.Tenant())
+	require.Equal(t, "s1", c.ID())
+	_, ok = toolbox.CallerFrom(toolbox.WithCaller(context.Background(), nil))
+	require.False(t, ok)
+}
