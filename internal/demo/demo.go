@@ -37,14 +37,49 @@ var Names = []string{
 	"render_chart", "send_message", "slow", "fail", "weather",
 }
 
-// State is the in-memory state the demo tools share: the key-value store and
-// the log of sent messages. The zero value is not usable; call New.
-// A State is safe for concurrent use.
+// State is the in-memory state of the demo tools: a key-value store and a log
+// of sent messages for each tenant. Tools find the tenant of the chain that
+// calls them with toolbox.CallerFrom; a call without one (a tool called
+// directly) uses DefaultTenant. One tenant never sees, or fills up, another's
+// keys and messages. The zero value is not usable; call New. A State is safe
+// for concurrent use.
 type State struct {
-	mu       sync.Mutex
+	mu      sync.Mutex
+	tenants map[string]*space
+	now     func() time.Time
+}
+
+// space is one tenant's part of the state.
+type space struct {
 	kv       map[string]json.RawMessage
 	messages []Message
-	now      func() time.Time
+}
+
+// DefaultTenant is the tenant of calls that carry no caller.
+const DefaultTenant = "default"
+
+// MaxTenants is how many tenants a State keeps state for.
+const MaxTenants = 1000
+
+func tenantOf(ctx context.Context) string {
+	if c, ok := toolbox.CallerFrom(ctx); ok && c.Tenant() != "" {
+		return c.Tenant()
+	}
+	return DefaultTenant
+}
+
+// space returns tenant's space, creating it; s.mu must be held.
+func (s *State) space(tenant string, create bool) (*space, error) {
+	sp, ok := s.tenants[tenant]
+	if ok || !create {
+		return sp, nil
+	}
+	if len(s.tenants) >= MaxTenants {
+		return nil, fmt.Errorf("the demo state holds %d tenants already", MaxTenants)
+	}
+	sp = &space{kv: make(map[string]json.RawMessage)}
+	s.tenants[tenant] = sp
+	return sp, nil
 }
 
 // Message is one message recorded by send_message. Nothing is actually sent.
@@ -57,7 +92,7 @@ type Message struct {
 
 // New returns an empty State.
 func New() *State {
-	return &State{kv: make(map[string]json.RawMessage), now: time.Now}
+	return &State{tenants: make(map[string]*space), now: time.Now}
 }
 
 // Toolbox returns a toolbox holding every demo tool and the State they share.
@@ -89,20 +124,28 @@ func (s *State) Tools() []toolbox.Tool {
 	}
 }
 
-// Get returns the value stored under key.
-func (s *State) Get(key string) (json.RawMessage, bool) {
+// Get returns the value tenant stored under key.
+func (s *State) Get(tenant, key string) (json.RawMessage, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, ok := s.kv[key]
+	sp, _ := s.space(tenant, false)
+	if sp == nil {
+		return nil, false
+	}
+	v, ok := sp.kv[key]
 	return v, ok
 }
 
-// Messages returns a copy of the messages send_message recorded, oldest
-// first.
-func (s *State) Messages() []Message {
+// Messages returns a copy of the messages send_message recorded for tenant,
+// oldest first.
+func (s *State) Messages(tenant string) []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]Message(nil), s.messages...)
+	sp, _ := s.space(tenant, false)
+	if sp == nil {
+		return nil
+	}
+	return append([]Message(nil), sp.messages...)
 }
 
 // KVGetIn is the input of kv_get.
@@ -117,8 +160,8 @@ type KVGetOut struct {
 	Value json.RawMessage `json:"value" jsonschema:"the stored JSON value; null when not found"`
 }
 
-func (s *State) kvGet(_ context.Context, in KVGetIn) (KVGetOut, error) {
-	v, ok := s.Get(in.Key)
+func (s *State) kvGet(ctx context.Context, in KVGetIn) (KVGetOut, error) {
+	v, ok := s.Get(tenantOf(ctx), in.Key)
 	return KVGetOut{Key: in.Key, Found: ok, Value: v}, nil
 }
 
@@ -134,7 +177,7 @@ type KVSetOut struct {
 	Previous json.RawMessage `json:"previous" jsonschema:"the value replaced; null when the key was new"`
 }
 
-func (s *State) kvSet(_ context.Context, in KVSetIn) (KVSetOut, error) {
+func (s *State) kvSet(ctx context.Context, in KVSetIn) (KVSetOut, error) {
 	if in.Key == "" || len(in.Key) > MaxKeyBytes {
 		return KVSetOut{}, fmt.Errorf("key must be 1 to %d bytes, got %d", MaxKeyBytes, len(in.Key))
 	}
@@ -147,11 +190,15 @@ func (s *State) kvSet(_ context.Context, in KVSetIn) (KVSetOut, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	prev, ok := s.kv[in.Key]
-	if !ok && len(s.kv) >= MaxKeys {
+	sp, err := s.space(tenantOf(ctx), true)
+	if err != nil {
+		return KVSetOut{}, err
+	}
+	prev, ok := sp.kv[in.Key]
+	if !ok && len(sp.kv) >= MaxKeys {
 		return KVSetOut{}, fmt.Errorf("the demo store is full (%d keys); overwrite an existing key", MaxKeys)
 	}
-	s.kv[in.Key] = v
+	sp.kv[in.Key] = v
 	return KVSetOut{Key: in.Key, Previous: prev}, nil
 }
 
@@ -181,11 +228,15 @@ func (s *State) sendMessage(ctx context.Context, in SendMessageIn) (SendMessageO
 	}
 	m := Message{ID: "msg_" + rand.Text()[:16], To: in.To, Text: in.Text, Sent: s.now()}
 	s.mu.Lock()
-	if len(s.messages) >= MaxMessages {
-		s.messages = append(s.messages[:0], s.messages[1:]...)
+	defer s.mu.Unlock()
+	sp, err := s.space(tenantOf(ctx), true)
+	if err != nil {
+		return SendMessageOut{}, err
 	}
-	s.messages = append(s.messages, m)
-	s.mu.Unlock()
+	if len(sp.messages) >= MaxMessages {
+		sp.messages = append(sp.messages[:0], sp.messages[1:]...)
+	}
+	sp.messages = append(sp.messages, m)
 	return SendMessageOut{ID: m.ID, To: m.To, Chars: n}, nil
 }
 

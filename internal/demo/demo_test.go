@@ -76,7 +76,7 @@ func TestKV(t *testing.T) {
 	out, err = call(t, box, "kv_get", `{"key":"a"}`)
 	require.NoError(t, err)
 	require.JSONEq(t, `{"key":"a","found":true,"value":[2]}`, string(out.JSON))
-	v, ok := st.Get("a")
+	v, ok := st.Get(demo.DefaultTenant, "a")
 	require.True(t, ok)
 	require.JSONEq(t, `[2]`, string(v))
 
@@ -231,7 +231,7 @@ func TestSendMessage(t *testing.T) {
 	res := decode[demo.SendMessageOut](t, out)
 	require.True(t, strings.HasPrefix(res.ID, "msg_"))
 	require.Equal(t, 5, res.Chars)
-	msgs := st.Messages()
+	msgs := st.Messages(demo.DefaultTenant)
 	require.Len(t, msgs, 1)
 	require.Equal(t, demo.Message{ID: res.ID, To: "ops", Text: "héllo", Sent: msgs[0].Sent}, msgs[0])
 
@@ -240,13 +240,13 @@ func TestSendMessage(t *testing.T) {
 		_, err := call(t, box, "send_message", args)
 		require.Error(t, err, args)
 	}
-	require.Len(t, st.Messages(), 1)
+	require.Len(t, st.Messages(demo.DefaultTenant), 1)
 
 	for range demo.MaxMessages + 5 {
 		_, err := call(t, box, "send_message", `{"to":"a","text":"b"}`)
 		require.NoError(t, err)
 	}
-	require.Len(t, st.Messages(), demo.MaxMessages, "the log is bounded")
+	require.Len(t, st.Messages(demo.DefaultTenant), demo.MaxMessages, "the log is bounded")
 }
 
 func TestSlow(t *testing.T) {
@@ -327,7 +327,8 @@ func TestThroughInvoker(t *testing.T) {
 	require.Len(t, asked, 1)
 	require.Equal(t, `{"text":"deploy done","to":"ops"}`, string(asked[0].Args))
 	require.Equal(t, toolbox.High, asked[0].Risk)
-	require.Len(t, st.Messages(), 1)
+	require.Len(t, st.Messages("acme"), 1, "recorded under the chain's tenant")
+	require.Empty(t, st.Messages(demo.DefaultTenant))
 
 	res = inv.Invoke(ctx, sess, invoker.Call{Tool: "fail"})
 	require.Equal(t, invoker.ReasonToolError, res.Reason)
@@ -336,7 +337,7 @@ func TestThroughInvoker(t *testing.T) {
 	require.NoError(t, err)
 	res = noApprover.Invoke(ctx, sess, invoker.Call{Tool: "send_message", Args: json.RawMessage(`{"to":"ops","text":"x"}`)})
 	require.Equal(t, invoker.ReasonNoApprovalHandler, res.Reason)
-	require.Len(t, st.Messages(), 1)
+	require.Len(t, st.Messages("acme"), 1)
 }
 
 func TestConcurrentUse(t *testing.T) {
@@ -356,7 +357,7 @@ func TestConcurrentUse(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	require.Len(t, st.Messages(), 400)
+	require.Len(t, st.Messages(demo.DefaultTenant), 400)
 }
 
 func TestWeather(t *testing.T) {
@@ -368,4 +369,44 @@ func TestWeather(t *testing.T) {
 	require.JSONEq(t, `{"city":"Lima","temp_c":19}`, string(out.JSON))
 	_, err = tool.Call(context.Background(), json.RawMessage(`{"city":"Atlantis"}`))
 	require.ErrorContains(t, err, `no demo station in "Atlantis"`)
+}
+
+type caller string
+
+func (c caller) ID() string     { return "s_" + string(c) }
+func (c caller) Tenant() string { return string(c) }
+
+// TestTenantsAreApart: one tenant's keys and messages are invisible to
+// another, and filling one tenant's store leaves the others usable.
+func TestTenantsAreApart(t *testing.T) {
+	box, st := demo.Toolbox()
+	set, _ := box.Get("kv_set")
+	get, _ := box.Get("kv_get")
+	send, _ := box.Get("send_message")
+	acme := toolbox.WithCaller(context.Background(), caller("acme"))
+	globex := toolbox.WithCaller(context.Background(), caller("globex"))
+
+	_, err := set.Call(acme, json.RawMessage(`{"key":"secret","value":"acme-only"}`))
+	require.NoError(t, err)
+	out, err := get.Call(globex, json.RawMessage(`{"key":"secret"}`))
+	require.NoError(t, err)
+	require.JSONEq(t, `{"key":"secret","found":false,"value":null}`, string(out.JSON))
+	out, err = get.Call(acme, json.RawMessage(`{"key":"secret"}`))
+	require.NoError(t, err)
+	require.Contains(t, string(out.JSON), "acme-only")
+
+	for i := 0; i < demo.MaxKeys; i++ {
+		_, err := set.Call(acme, json.RawMessage(fmt.Sprintf(`{"key":"k%d","value":1}`, i)))
+		if err != nil {
+			require.ErrorContains(t, err, "full")
+			break
+		}
+	}
+	_, err = set.Call(globex, json.RawMessage(`{"key":"mine","value":1}`))
+	require.NoError(t, err, "another tenant's full store does not block this one")
+
+	_, err = send.Call(acme, json.RawMessage(`{"to":"ops","text":"hi"}`))
+	require.NoError(t, err)
+	require.Len(t, st.Messages("acme"), 1)
+	require.Empty(t, st.Messages("globex"))
 }

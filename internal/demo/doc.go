@@ -10,7 +10,7 @@
 //	box, state := demo.Toolbox()
 //	inv, _ := invoker.New(box, invoker.Options{Store: store})
 //	…
-//	for _, m := range state.Messages() { fmt.Println(m.To, m.Text) }
+//	for _, m := range state.Messages("acme") { fmt.Println(m.To, m.Text) }
 //
 // # Concurrency
 //
