@@ -60,11 +60,19 @@ func BenchmarkChainStart(b *testing.B) {
 
 // BenchmarkBridgeRoundTrip measures one sequential tool call, guest → fake
 // bridge returning {"status":"ok","value":{}} → guest, with ~100-byte
-// arguments; ns/op is per call.
+// arguments; ns/op is per call, and p50/p99 are of the time from one bridge
+// call to the next.
 func BenchmarkBridgeRoundTrip(b *testing.B) {
 	e := engine(b)
 	args := `{q: "` + strings.Repeat("x", 80) + `", n: 1}`
+	ds := make([]time.Duration, 0, b.N)
+	var last time.Time
 	br := func(context.Context, string, []byte) ([]byte, error) {
+		now := time.Now()
+		if !last.IsZero() {
+			ds = append(ds, now.Sub(last))
+		}
+		last = now
 		return []byte(`{"status":"ok","value":{}}`), nil
 	}
 	src := fmt.Sprintf("for (let i = 0; i < %d; i++) await tools.noop(%s); return 0", b.N, args)
@@ -72,6 +80,7 @@ func BenchmarkBridgeRoundTrip(b *testing.B) {
 	res, err := e.Run(context.Background(), Script{Source: src}, br, Limits{})
 	require.NoError(b, err)
 	require.Equal(b, b.N, res.Stats.Calls)
+	reportPercentiles(b, ds, "us")
 }
 
 // BenchmarkRunawayLoop measures how long after its deadline a `while(true)`
@@ -92,7 +101,7 @@ func BenchmarkRunawayLoop(b *testing.B) {
 }
 
 // BenchmarkTightLoop measures the interpreter on a CPU-bound loop (the cost
-// of wazero's close-on-context-done checks shows here).
+// of the loop-header interrupt checks shows here).
 func BenchmarkTightLoop(b *testing.B) {
 	e := engine(b)
 	for i := 0; i < b.N; i++ {

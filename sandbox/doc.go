@@ -17,7 +17,7 @@
 // What a script sees (tools, console, ToolError, the two script forms) is
 // documented in guest-sdk/js/README.md; the host–guest wire format in
 // guest-sdk/ABI.md; why the engine is built the way it is in
-// RATIONALE-engine.md.
+// RATIONALE.md.
 //
 // Scripts have no filesystem, network, environment or process access. Their
 // clock is a deterministic virtual one unless ScriptOptions.Clock grants the

@@ -317,3 +317,73 @@ func TestExitErrorIs(t *testing.T) {
 	require.Equal(t, `"script_error"`, string(b))
 }
 
+// TestRunsShareNothing checks that instances restored from the engine's
+// snapshot, pooled or not, carry nothing from one run to the next.
+func TestRunsShareNothing(t *testing.T) {
+	ctx := context.Background()
+	for _, pool := range []int{0, 2} {
+		t.Run(fmt.Sprintf("pool=%d", pool), func(t *testing.T) {
+			e, err := NewScriptEngine(ctx, ScriptOptions{PoolSize: pool, CompilationCacheDir: cacheDir()})
+			require.NoError(t, err)
+			defer e.Close(ctx)
+			for i := 0; i < 3; i++ {
+				res, err := e.Run(ctx, Script{Source: `
+					const seen = [typeof leak, typeof ToolError.prototype.leak, typeof ({}).polluted, typeof [].push, Math.random()];
+					globalThis.leak = 1;
+					ToolError.prototype.leak = 2;
+					Object.prototype.polluted = 3;
+					Array.prototype.push = null;
+					return seen;`}, okBridge, Limits{})
+				require.NoError(t, err)
+				require.JSONEq(t, `["undefined","undefined","undefined","function",0.3928817212689706]`, string(res.Value), "run %d", i)
+			}
+		})
+	}
+}
+
+// TestDeterministicStart checks that every run starts from the same clock
+// and random state, whether its instance was initialised for it (the first
+// run with a new memory limit) or restored from a snapshot. The expected
+// value is what the engine gave before it used snapshots.
+func TestDeterministicStart(t *testing.T) {
+	const want = `["2022-01-01T00:00:00.001Z",1640995200002,1,0.3928817212689706,0.1617876141903971]`
+	src := "return [new Date().toISOString(), Date.now(), performance.now(), Math.random(), Math.random()]"
+	e := engine(t)
+	e.mu.Lock()
+	_, snapped := e.snaps[48<<20]
+	e.mu.Unlock()
+	require.False(t, snapped, "the second run must initialise its own instance")
+	for _, lim := range []Limits{{}, {MemoryBytes: 48 << 20}, {MemoryBytes: 48 << 20}} {
+		res, err := e.Run(context.Background(), Script{Source: src}, okBridge, lim)
+		require.NoError(t, err)
+		require.JSONEq(t, want, string(res.Value))
+	}
+}
+
+// TestCancelWhileComputing checks that a cancelled ctx, or closing the
+// engine, stops a script that never yields to the host, as Cancelled.
+func TestCancelWhileComputing(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	_, err := engine(t).Run(ctx, Script{Source: "for (;;) {}"}, okBridge, Limits{})
+	var xe *ExitError
+	require.ErrorAs(t, err, &xe)
+	require.Equal(t, Cancelled, xe.Kind, "%v", err)
+
+	e, err := NewScriptEngine(context.Background(), ScriptOptions{CompilationCacheDir: cacheDir()})
+	require.NoError(t, err)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := e.Run(context.Background(), Script{Source: "for (;;) {}"}, okBridge, Limits{})
+		errc <- err
+	}()
+	require.Eventually(t, func() bool {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return len(e.active) == 1
+	}, 10*time.Second, time.Millisecond)
+	time.Sleep(20 * time.Millisecond) // into the loop
+	require.NoError(t, e.Close(context.Background()))
+	require.ErrorAs(t, <-errc, &xe)
+	require.Equal(t, Cancelled, xe.Kind)
+}

@@ -50,9 +50,13 @@
     pending.set(id, req);
   }
 
-  function callTool(name, args) {
+  const validName = (name) => name !== "" && name.length <= 256 && !/[\u0000-\u001f\u007f]/.test(name);
+
+  // callTool makes one call; valid says whether name passed validName (the
+  // stub checked it once, when it was created).
+  function callTool(name, valid, args) {
     return new Promise((resolve, reject) => {
-      if (name === "" || name.length > 256 || /[\u0000-\u001f\u007f]/.test(name)) {
+      if (!valid) {
         throw new TypeError(`invalid tool name ${JSON.stringify(name)}`);
       }
       const json = args === undefined ? "{}" : JSON.stringify(args);
@@ -83,7 +87,8 @@
       if (typeof prop !== "string" || notTools.has(prop)) return undefined;
       let f = stubs.get(prop);
       if (f === undefined) {
-        f = (args) => callTool(prop, args);
+        const valid = validName(prop);
+        f = (args) => callTool(prop, valid, args);
         stubs.set(prop, f);
       }
       return f;
@@ -121,8 +126,16 @@
   const BODY_PREFIX = '(async () => { "use strict"; ';
   let prefix = 0;
 
+  const isOutOfMemory = (e) => e instanceof Error && e.name === "InternalError" && e.message === "out of memory";
+
   function fail(e, compile) {
     let report;
+    if (isOutOfMemory(e)) {
+      // The host reports it as limit_exceeded (memory); building a report
+      // could fail again.
+      host(OP_FAIL, '{"name":"InternalError","message":"out of memory","error":true}');
+      return;
+    }
     try {
       report = e instanceof Error
         ? JSON.stringify({ name: String(e.name), message: String(e.message), stack: String(e.stack || ""), error: true, prefix, compile: !!compile })
@@ -134,11 +147,18 @@
   }
 
   function finish(v) {
+    if (typeof v === "string" && v.length + 2 > maxResult) {
+      // Its JSON has at least as many bytes as the string has UTF-16 units,
+      // plus the quotes: too large without encoding it, which would take as
+      // much memory again and time proportional to its length.
+      host(OP_TOO_LARGE, String(v.length + 2));
+      return;
+    }
     let json;
     try {
       json = JSON.stringify(v);
     } catch (e) {
-      fail(new TypeError("the script's result is not JSON-serializable: " + show(e)));
+      fail(isOutOfMemory(e) ? e : new TypeError("the script's result is not JSON-serializable: " + show(e)));
       return;
     }
     if (json !== undefined && json.length > maxResult) {

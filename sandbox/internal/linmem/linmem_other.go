@@ -2,6 +2,12 @@
 
 package linmem
 
-import "github.com/tetratelabs/wazero/experimental"
+import "errors"
 
-func allocator() experimental.MemoryAllocator { return nil }
+var errNoMappings = errors.New("linmem: no mappings on this platform")
+
+func mapAnon(uint64) ([]byte, error) { return nil, errNoMappings }
+
+func unmap([]byte) error { return nil }
+
+func release([]byte) error { return errNoMappings }

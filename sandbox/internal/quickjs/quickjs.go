@@ -2,7 +2,8 @@
 // github.com/fastschema/qjs embeds, directly through wazero, so that the
 // sandbox and not that package decides the filesystem (none), the clock, the
 // memory ceiling, the compilation cache and how a runaway guest is stopped.
-// See sandbox/RATIONALE-engine.md for why the qjs Go API is not used.
+// See RATIONALE.md ("Why drive qjs's embedded wasm directly instead of its
+// Go API?") for why the qjs Go API is not used.
 //
 // The guest talks to the host through one imported function, env
 // jsFunctionProxy, which the wasm build calls for every JavaScript function
@@ -41,16 +42,16 @@ func Wasm() []byte { return wasmBytes }
 // PageSize is the WebAssembly page size in bytes.
 const PageSize = 65536
 
-// Module is the QuickJS module with its stack guarded (see GuardStack).
+// Module is the QuickJS module as Rewrite leaves it.
 type Module struct {
 	wasm   []byte
 	layout Layout
 }
 
-// LoadModule patches the embedded QuickJS module. It costs a few
+// LoadModule rewrites the embedded QuickJS module. It costs a few
 // milliseconds; do it once per engine.
 func LoadModule() (*Module, error) {
-	b, lay, err := GuardStack(wasmBytes)
+	b, lay, err := Rewrite(wasmBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -74,11 +75,14 @@ type Config struct {
 	Cache wazero.CompilationCache
 	// MemoryLimitPages caps each instance's linear memory, in 64 KiB pages.
 	MemoryLimitPages uint32
-	// Walltime, when non-nil, is the guest's wall clock; nil gives wazero's
-	// deterministic clock (2022-01-01T00:00:00Z, advancing 1 ms per reading).
+	// Walltime, when non-nil, is the guest's wall and monotonic clock; nil
+	// gives every instance a deterministic clock that behaves like wazero's
+	// default (wall time 2022-01-01T00:00:00Z and monotonic time 0 at the
+	// first reading, each advancing 1 ms per reading).
 	Walltime func() time.Time
 	// Rand, when non-nil, is the guest's random source (WASI random_get); it
-	// must be safe for concurrent use. Nil gives a deterministic source.
+	// must be safe for concurrent use. Nil gives every instance the same
+	// deterministic source as wazero's default.
 	Rand io.Reader
 }
 
@@ -89,13 +93,27 @@ type Runtime struct {
 	wrt      wazero.Runtime
 	compiled wazero.CompiledModule
 	modCfg   wazero.ModuleConfig
+	walltime func() time.Time
+	rand     io.Reader
+	mems     *linmem.Pool
 }
 
+// Recycled linear memories (see linmem.Pool): enough for the instances a
+// busy engine closes and creates at once, each keeping what an initialised
+// instance and a small script use.
+const (
+	memoryPoolSize  = 16
+	memoryKeepBytes = 1 << 20
+)
+
 // NewRuntime compiles (or loads from cfg.Cache) the QuickJS module.
+//
+// The runtime does not use wazero's close-on-context-done: a guest call is
+// stopped by Instance.Interrupt, and the context passed to Instance methods
+// only carries the Handler (see WithHandler).
 func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 	rc := wazero.NewRuntimeConfig().
 		WithCompilationCache(cfg.Cache).
-		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(cfg.MemoryLimitPages)
 	wrt := wazero.NewRuntimeWithConfig(ctx, rc)
 	ok := false
@@ -122,63 +140,60 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 		return nil, fmt.Errorf("quickjs: compiling module: %w", err)
 	}
 	// No FS config: the guest has no preopened directory at all. No args, no
-	// environment, stdout and stderr discarded.
+	// environment, stdout and stderr discarded. The clock and random source
+	// are set per instance (see sysState).
 	mc := wazero.NewModuleConfig().WithName("").WithStartFunctions()
-	if cfg.Walltime != nil {
-		clock := cfg.Walltime
-		mc = mc.WithWalltime(func() (int64, int32) {
-			t := clock()
-			return t.Unix(), int32(t.Nanosecond())
-		}, 1).WithNanotime(func() int64 { return clock().UnixNano() }, 1)
-	}
-	if cfg.Rand != nil {
-		mc = mc.WithRandSource(cfg.Rand)
-	}
 	ok = true
-	return &Runtime{mod: cfg.Module, wrt: wrt, compiled: compiled, modCfg: mc}, nil
+	return &Runtime{mod: cfg.Module, wrt: wrt, compiled: compiled, modCfg: mc,
+		walltime: cfg.Walltime, rand: cfg.Rand, mems: linmem.NewPool(memoryPoolSize, memoryKeepBytes)}, nil
 }
 
 // Close closes the runtime and every instance it created.
-func (r *Runtime) Close(ctx context.Context) error { return r.wrt.Close(ctx) }
+func (r *Runtime) Close(ctx context.Context) error {
+	err := r.wrt.Close(ctx)
+	r.mems.Close()
+	return err
+}
 
-// ErrGuest is wrapped by Instance methods when a wasm call failed: a trap, a
-// Handler that stopped the guest, or the context ending (check ctx.Err()).
+// ErrGuest is wrapped by Instance methods when a wasm call failed: a trap
+// (also the one Interrupt causes) or a Handler that stopped the guest.
 var ErrGuest = errors.New("quickjs: guest call failed")
 
 // Instance is one QuickJS runtime and context in a fresh wasm instance. It is
-// not safe for concurrent use.
+// not safe for concurrent use, except for Interrupt.
 type Instance struct {
 	layout    Layout
 	mod       api.Module
 	mem       api.Memory
-	rt, ctx   uint64 // QJSRuntime*, JSContext*
-	undefined uint64 // the JSValue encoding of undefined
+	lin       *linmem.Memory
+	budget    api.MutableGlobal // the loop-iteration countdown (Rewrite)
+	sys       *sysState
+	rt, ctx   uint64            // QJSRuntime*, JSContext*
+	undefined uint64            // the JSValue encoding of undefined
+	compiled  map[string]uint32 // code -> QJSEvalOptions holding its bytecode
 	fns       exports
 	closed    bool
 }
 
 type exports struct {
-	malloc, free, eval, toCString, freeCString, newString, freeValue,
+	malloc, free, eval, compile, toCString, freeCString, newString, freeValue,
 	hasException, getException, getPropertyStr, setPropertyStr api.Function
 }
 
-// NewInstance instantiates the module and creates a QuickJS runtime whose
-// heap is capped at heapLimit bytes (0 = none), with the host proxy installed
-// as the global __airlock_host.
-func (r *Runtime) NewInstance(ctx context.Context, heapLimit uint64) (_ *Instance, err error) {
-	if a := linmem.Allocator(); a != nil {
-		ctx = experimental.WithMemoryAllocator(ctx, a)
-	}
-	mod, err := r.wrt.InstantiateModule(ctx, r.compiled, r.modCfg)
+// instantiate instantiates the module, without initialising QuickJS, with
+// sys as its clock and random source.
+func (r *Runtime) instantiate(ctx context.Context, sys *sysState) (_ *Instance, err error) {
+	var lin *linmem.Memory
+	ctx = experimental.WithMemoryAllocator(ctx, r.mems.Allocator(func(m *linmem.Memory) { lin = m }))
+	mod, err := r.wrt.InstantiateModule(ctx, r.compiled, sys.config(r.modCfg))
 	if err != nil {
 		return nil, fmt.Errorf("quickjs: instantiating: %w", err)
 	}
-	in := &Instance{layout: r.mod.layout, mod: mod, mem: mod.Memory()}
-	defer func() {
-		if err != nil {
-			in.Close(ctx)
-		}
-	}()
+	in := &Instance{layout: r.mod.layout, mod: mod, mem: mod.Memory(), lin: lin, sys: sys}
+	if lin == nil {
+		in.Close(ctx)
+		return nil, errors.New("quickjs: the instance's memory was not allocated by linmem")
+	}
 	get := func(name string) api.Function {
 		f := mod.ExportedFunction(name)
 		if f == nil && err == nil {
@@ -187,11 +202,43 @@ func (r *Runtime) NewInstance(ctx context.Context, heapLimit uint64) (_ *Instanc
 		return f
 	}
 	in.fns = exports{
-		malloc: get("malloc"), free: get("free"), eval: get("QJS_Eval"),
+		malloc: get("malloc"), free: get("free"), eval: get("QJS_Eval"), compile: get("QJS_Compile2"),
 		toCString: get("QJS_ToCString"), freeCString: get("JS_FreeCString"),
 		newString: get("QJS_NewString"), freeValue: get("JS_FreeValue"),
 		hasException: get("JS_HasException"), getException: get("JS_GetException"),
 		getPropertyStr: get("JS_GetPropertyStr"), setPropertyStr: get("JS_SetPropertyStr"),
+	}
+	in.budget, _ = mod.ExportedGlobal(in.layout.Budget).(api.MutableGlobal)
+	if in.budget == nil && err == nil {
+		err = fmt.Errorf("quickjs: module lacks the global export %s", in.layout.Budget)
+	}
+	if err != nil {
+		in.Close(ctx)
+		return nil, err
+	}
+	return in, nil
+}
+
+// NewInstance instantiates the module and creates a QuickJS runtime whose
+// heap is capped at heapLimit bytes (0 = none), with the host proxy installed
+// as the global __airlock_host.
+func (r *Runtime) NewInstance(ctx context.Context, heapLimit uint64) (_ *Instance, err error) {
+	in, err := r.instantiate(ctx, r.newSysState())
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			in.Close(ctx)
+		}
+	}()
+	mod := in.mod
+	get := func(name string) api.Function {
+		f := mod.ExportedFunction(name)
+		if f == nil && err == nil {
+			err = fmt.Errorf("quickjs: module lacks export %s", name)
+		}
+		return f
 	}
 	newUndef, newInt := get("JS_NewUndefined"), get("QJS_NewInt32")
 	newQJS, getCtx, mkProxy, global := get("New_QJS"), get("QJS_GetContext"), get("QJS_CreateFunctionProxy"), get("JS_GetGlobalObject")
@@ -271,6 +318,30 @@ func (in *Instance) StackOverflowed() bool {
 	return ok && v == StackOverflowMagic
 }
 
+// Interrupt makes the guest trap at its next loop header, and every later
+// guest call trap as soon as it loops; the instance is unusable afterwards.
+// It is safe to call from any goroutine, at any time, also during or after
+// Close. A Handler that is running when Interrupt is called is not
+// interrupted: it sees its own context end.
+//
+// Interrupt sets the flag word with an atomic store (linmem.StoreUint32);
+// the yield reads it with an atomic load, so the guest sees it at its next
+// yield at the latest, yieldEvery loop iterations away. To make that the
+// next loop header, Interrupt also sets the budget global to 1. That store
+// is a plain one into the slot wazero's compiled code reads, racing with the
+// guest's own update of the counter; if it is lost, the interrupt only waits
+// for the next regular yield. Nothing depends on it but promptness.
+func (in *Instance) Interrupt() {
+	in.lin.StoreUint32(InterruptFlagAddr, 1)
+	in.budget.Set(1)
+}
+
+// Interrupted reports whether the guest trapped because of Interrupt.
+func (in *Instance) Interrupted() bool {
+	v, ok := in.mem.ReadUint32Le(InterruptedAddr)
+	return ok && v == InterruptMagic
+}
+
 // MemoryBytes returns the current (and, as wasm memory never shrinks, peak)
 // linear memory size.
 func (in *Instance) MemoryBytes() uint64 { return uint64(in.mem.Size()) }
@@ -337,41 +408,63 @@ func IsOutOfMemory(err error) bool { return errors.Is(err, errOutOfMemory) }
 // queue and timers until both are empty. When the evaluation throws, it
 // clears the exception and returns exception true with the exception
 // converted to a string (empty if even that failed). A non-nil error wraps
-// ErrGuest and means the wasm call itself failed.
+// ErrGuest and means the wasm call itself failed. Code given to Precompile
+// before is not parsed again.
 func (in *Instance) Eval(ctx context.Context, code, filename string) (exception bool, text string, err error) {
+	if opt, ok := in.compiled[code]; ok {
+		return in.eval(ctx, uint64(opt), 0)
+	}
 	// One allocation holds code, filename and the 20-byte QJSEvalOptions
 	// {buf, bytecode_buf, bytecode_len, filename, eval_flags}.
-	codeLen, nameLen := len(code)+1, len(filename)+1
-	optOff := (codeLen + nameLen + 7) &^ 7
-	total := optOff + 20
-	p, err := in.call1(ctx, in.fns.malloc, uint64(total))
+	opt, p, err := in.evalOptions(ctx, code, filename)
 	if err != nil {
 		return false, "", err
 	}
+	return in.eval(ctx, opt, p)
+}
+
+// evalOptions writes code, filename and a QJSEvalOptions for them into one
+// fresh allocation at p, and returns the options' address.
+func (in *Instance) evalOptions(ctx context.Context, code, filename string) (opt, p uint64, err error) {
+	codeLen, nameLen := len(code)+1, len(filename)+1
+	optOff := (codeLen + nameLen + 7) &^ 7
+	total := optOff + 20
+	p, err = in.call1(ctx, in.fns.malloc, uint64(total))
+	if err != nil {
+		return 0, 0, err
+	}
 	if p == 0 {
-		return false, "", errOutOfMemory
+		return 0, 0, errOutOfMemory
 	}
 	base := uint32(p)
 	buf, ok := in.mem.Read(base, uint32(total))
 	if !ok {
-		return false, "", fmt.Errorf("%w: malloc returned %#x out of bounds", ErrGuest, p)
+		return 0, 0, fmt.Errorf("%w: malloc returned %#x out of bounds", ErrGuest, p)
 	}
 	copy(buf, code)
 	buf[len(code)] = 0
 	copy(buf[codeLen:], filename)
 	buf[codeLen+len(filename)] = 0
-	opt := base + uint32(optOff)
-	in.mem.WriteUint32Le(opt, base)
-	in.mem.WriteUint32Le(opt+4, 0)
-	in.mem.WriteUint32Le(opt+8, 0)
-	in.mem.WriteUint32Le(opt+12, base+uint32(codeLen))
-	in.mem.WriteUint32Le(opt+16, evalFlagStrict) // JS_EVAL_TYPE_GLOBAL
-	v, err := in.call1(ctx, in.fns.eval, in.ctx, uint64(opt))
+	o := base + uint32(optOff)
+	in.mem.WriteUint32Le(o, base)
+	in.mem.WriteUint32Le(o+4, 0)
+	in.mem.WriteUint32Le(o+8, 0)
+	in.mem.WriteUint32Le(o+12, base+uint32(codeLen))
+	in.mem.WriteUint32Le(o+16, evalFlagStrict) // JS_EVAL_TYPE_GLOBAL
+	return uint64(o), p, nil
+}
+
+// eval runs QJS_Eval with the options at opt, then frees p (unless 0) and
+// reports the outcome as Eval does.
+func (in *Instance) eval(ctx context.Context, opt, p uint64) (exception bool, text string, err error) {
+	v, err := in.call1(ctx, in.fns.eval, in.ctx, opt)
 	if err != nil {
 		return false, "", err
 	}
-	if err := in.freePtr(ctx, p); err != nil {
-		return false, "", err
+	if p != 0 {
+		if err := in.freePtr(ctx, p); err != nil {
+			return false, "", err
+		}
 	}
 	has, err := in.call1(ctx, in.fns.hasException, in.ctx)
 	if err != nil {
@@ -396,6 +489,41 @@ func (in *Instance) Eval(ctx context.Context, code, filename string) (exception 
 	}
 	_, err = in.call1(ctx, in.fns.freeValue, in.ctx, exc)
 	return true, text, err
+}
+
+// Precompile compiles code, as Eval would evaluate it, to bytecode kept in
+// guest memory, so that Eval of the same code later only loads and runs it
+// (about 2 µs instead of 5 for a one-line call). Instances restored from a
+// Snapshot of in have it too.
+func (in *Instance) Precompile(ctx context.Context, code, filename string) error {
+	opt, _, err := in.evalOptions(ctx, code, filename)
+	if err != nil {
+		return err
+	}
+	packed, err := in.call1(ctx, in.fns.compile, in.ctx, opt)
+	if err != nil {
+		return err
+	}
+	if packed == 0 {
+		return fmt.Errorf("%w: compiling %q failed", ErrGuest, code)
+	}
+	pl, ok := in.mem.ReadUint64Le(uint32(packed))
+	if !ok {
+		return fmt.Errorf("%w: bytecode header out of bounds", ErrGuest)
+	}
+	if err := in.freePtr(ctx, packed); err != nil {
+		return err
+	}
+	// The allocation stays: the options now point at the bytecode.
+	o := uint32(opt)
+	in.mem.WriteUint32Le(o, 0)
+	in.mem.WriteUint32Le(o+4, uint32(pl>>32))
+	in.mem.WriteUint32Le(o+8, uint32(pl))
+	if in.compiled == nil {
+		in.compiled = map[string]uint32{}
+	}
+	in.compiled[code] = o
+	return nil
 }
 
 const evalFlagStrict = 1 << 3
@@ -473,6 +601,14 @@ type Handler interface {
 	HostCall(ctx context.Context, in *Instance, args []uint64) uint64
 }
 
+// Yielder is implemented by a Handler that wants to hear of the guest's
+// periodic yields (see Rewrite): one every 16384 loop iterations while the
+// guest computes. Yield runs on the goroutine running the guest, which is
+// suspended in the middle of its work: it must not call the Instance.
+type Yielder interface {
+	Yield(ctx context.Context, in *Instance)
+}
+
 type handlerKey struct{}
 
 type binding struct {
@@ -490,9 +626,26 @@ func WithHandler(ctx context.Context, in *Instance, h Handler) context.Context {
 const maxHostArgs = 8
 
 // hostProxy implements env.jsFunctionProxy(ctx, this, argc, argv): argv
-// holds {func id, ctx id, is_async, promise, ...script arguments}.
+// holds {func id, ctx id, is_async, promise, ...script arguments}. A call
+// with argc 0 is the yield the rewritten loops make (see Rewrite): it
+// returns 1, which makes the guest trap, when the instance's interrupt flag
+// is set, and 0 otherwise; either way the goroutine has passed through Go
+// code, where the scheduler can preempt it.
 func hostProxy(ctx context.Context, mod api.Module, stack []uint64) {
 	argc, argv := uint32(stack[2]), uint32(stack[3])
+	if argc == 0 {
+		stack[0] = 0
+		if b, ok := mod.Memory().Read(InterruptFlagAddr, 4); ok && linmem.LoadUint32(b) != 0 {
+			stack[0] = 1
+			return
+		}
+		if b, _ := ctx.Value(handlerKey{}).(binding); b.in != nil && b.in.mod == mod {
+			if y, ok := b.h.(Yielder); ok {
+				y.Yield(ctx, b.in)
+			}
+		}
+		return
+	}
 	b, _ := ctx.Value(handlerKey{}).(binding)
 	if b.h == nil || b.in.mod != mod || argc < 4 || argc > 4+maxHostArgs {
 		panic(fmt.Errorf("quickjs: unexpected host call (argc %d)", argc))

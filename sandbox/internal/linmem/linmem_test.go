@@ -1,0 +1,63 @@
+package linmem
+
+import (
+	"bytes"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestPoolReuseReadsZero(t *testing.T) {
+	const max = 4 << 20
+	p := NewPool(2, 64<<10)
+	defer p.Close()
+	m := p.New(0, max)
+	b := m.Reallocate(256 << 10) // more than the pool keeps committed
+	require.Len(t, b, 256<<10)
+	for i := range b {
+		b[i] = 0xAB
+	}
+	m.StoreUint32(32, 7)
+	require.Equal(t, uint32(7), LoadUint32(b[32:]))
+	base := &b[0]
+	m.Free()
+	m.StoreUint32(32, 9) // after Free: nothing happens
+
+	m2 := p.New(0, max)
+	b2 := m2.Reallocate(max)
+	if runtime.GOOS == "linux" {
+		require.Same(t, base, &b2[0], "the mapping is reused")
+	}
+	require.True(t, bytes.Equal(b2, make([]byte, max)), "a reused mapping reads as zero")
+	require.Nil(t, m2.Reallocate(max+1))
+	m2.Free()
+	m2.Free() // twice is harmless
+}
+
+func TestPoolBounded(t *testing.T) {
+	p := NewPool(1, 64<<10)
+	ms := []*Memory{p.New(0, 1<<20), p.New(0, 1<<20), p.New(0, 1<<20)}
+	for _, m := range ms {
+		m.Reallocate(64 << 10)
+		m.Free()
+	}
+	p.mu.Lock()
+	require.Equal(t, 1, p.nfree)
+	p.mu.Unlock()
+	p.Close()
+	p.Close()
+	m := p.New(0, 1<<20) // a closed pool still allocates, and unmaps on Free
+	m.Free()
+	require.Equal(t, 0, p.nfree)
+}
+
+func TestHeapFallback(t *testing.T) {
+	m := New(0, 0) // unbounded: never mapped
+	b := m.Reallocate(1 << 16)
+	require.Len(t, b, 1<<16)
+	m.StoreUint32(8, 5)
+	b = m.Reallocate(1 << 20) // moves: the stored word moves with it
+	require.Equal(t, uint32(5), LoadUint32(b[8:]))
+	m.Free()
+}
