@@ -25,7 +25,8 @@ type Limits struct {
 	Timeout time.Duration
 	// MemoryBytes caps the guest's memory, default 64 MiB. For scripts it is
 	// the QuickJS heap limit; the wasm linear memory is capped a little above
-	// it (MemoryBytes + 16 MiB, for the engine's own static data and stack).
+	// it (the next power of two at or above MemoryBytes + 16 MiB, for the
+	// engine's own static data and stack).
 	// For modules it caps the linear memory. Exceeding it ends the run with
 	// LimitExceeded/LimitMemory, unless the script catches the out-of-memory
 	// error and carries on.

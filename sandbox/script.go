@@ -70,7 +70,11 @@ var errEngineClosed = errors.New("sandbox: engine closed during the run")
 // memoryHeadroom is added to Limits.MemoryBytes to get the linear memory
 // cap: QuickJS's static data and stack, and libc allocations outside the
 // QuickJS heap accounting.
-const memoryHeadroom = 16 << 20
+const memoryHeadroom = quickjs.Headroom
+
+// maxSnapshots bounds the distinct Limits.MemoryBytes an engine keeps a
+// snapshot for; runs with other limits prepare their own instance (slower).
+const maxSnapshots = 16
 
 // NewScriptEngine compiles the QuickJS engine (or loads it from the
 // compilation cache) and, if opts.PoolSize > 0, starts filling the pool in
@@ -123,8 +127,17 @@ func NewScriptEngine(ctx context.Context, opts ScriptOptions) (*ScriptEngine, er
 }
 
 // runtime returns the wazero runtime whose memory cap fits memBytes.
+//
+// Runtimes are keyed by the linear-memory cap rounded up to a power of two
+// pages, and snapshots are kept for at most maxSnapshots distinct
+// Limits.MemoryBytes: every distinct limit a client asks for must not cost a
+// runtime (about 1.5 MiB) and a snapshot forever. The QuickJS heap limit,
+// which is what enforces Limits.MemoryBytes, stays exact.
 func (e *ScriptEngine) runtime(ctx context.Context, memBytes uint64) (*quickjs.Runtime, error) {
-	pages := uint32((memBytes + memoryHeadroom + quickjs.PageSize - 1) / quickjs.PageSize)
+	pages := uint32(1)
+	for uint64(pages)*quickjs.PageSize < memBytes+memoryHeadroom {
+		pages <<= 1
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
@@ -160,6 +173,11 @@ type snapshot struct{ s *quickjs.Snapshot }
 func (e *ScriptEngine) newInstance(ctx context.Context, rt *quickjs.Runtime, memBytes uint64) (*quickjs.Instance, error) {
 	e.mu.Lock()
 	sn := e.snaps[memBytes]
+	if sn == nil && len(e.snaps) >= maxSnapshots {
+		// Too many distinct limits: this one prepares its own instance.
+		e.mu.Unlock()
+		return newPreparedInstance(ctx, rt, memBytes)
+	}
 	take := sn == nil
 	if take {
 		sn = &snapshot{}

@@ -387,3 +387,33 @@ func TestCancelWhileComputing(t *testing.T) {
 	require.ErrorAs(t, <-errc, &xe)
 	require.Equal(t, Cancelled, xe.Kind)
 }
+
+// TestManyMemoryLimitsStayBounded: every distinct memory limit a client asks
+// for must not cost a runtime and a snapshot forever.
+func TestManyMemoryLimitsStayBounded(t *testing.T) {
+	ctx := context.Background()
+	e, err := NewScriptEngine(ctx, ScriptOptions{CompilationCacheDir: cacheDir()})
+	require.NoError(t, err)
+	defer e.Close(ctx)
+	none := func(context.Context, string, []byte) ([]byte, error) { return nil, nil }
+	for i := 0; i < 40; i++ {
+		lim := Limits{MemoryBytes: uint64(8<<20 + i*(1<<20))} // 8 MiB … 47 MiB
+		res, err := e.Run(ctx, Script{Source: `return new Array(1000).fill(7).length`}, none, lim)
+		require.NoError(t, err)
+		require.JSONEq(t, `1000`, string(res.Value))
+	}
+	e.mu.Lock()
+	snaps, runtimes := len(e.snaps), len(e.runtimes)
+	e.mu.Unlock()
+	require.LessOrEqual(t, snaps, maxSnapshots)
+	require.LessOrEqual(t, runtimes, 3, "runtimes are per power-of-two memory cap")
+
+	// The limit itself stays exact: 9 MiB is not rounded up to 32.
+	res, err := e.Run(ctx, Script{Source: `const a = []; for (;;) a.push(new Array(1e5).fill(1));`}, none, Limits{MemoryBytes: 9 << 20})
+	require.Error(t, err)
+	var exit *ExitError
+	require.ErrorAs(t, err, &exit)
+	require.Equal(t, LimitExceeded, exit.Kind)
+	require.Equal(t, LimitMemory, exit.Limit)
+	require.LessOrEqual(t, res.Stats.MemoryBytes, uint64(9<<20+memoryHeadroom))
+}

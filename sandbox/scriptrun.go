@@ -204,7 +204,10 @@ func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []u
 		if v := recover(); v != nil {
 			if _, ok := v.(stopGuest); !ok {
 				r.finished = true
-				r.exit = &ExitError{Kind: HostError, Message: fmt.Sprintf("sandbox internal error: %v\n%s", v, debug.Stack())}
+				// The panic value and stack go to Err for the host's logs, not
+				// into Message, which reaches API clients.
+				r.exit = &ExitError{Kind: HostError, Message: "sandbox internal error; the chain was stopped",
+					Err: fmt.Errorf("sandbox: internal panic: %v\n%s", v, debug.Stack())}
 			}
 			panic(stopGuest{})
 		}

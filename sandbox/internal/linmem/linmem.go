@@ -82,9 +82,13 @@ func (p *Pool) New(capBytes, maxBytes uint64) *Memory {
 }
 
 // Allocator returns an allocator for experimental.WithMemoryAllocator that
-// creates memories with p.New and hands each to created as well.
-func (p *Pool) Allocator(created func(*Memory)) experimental.MemoryAllocator {
+// creates memories with p.New and hands each to created as well. limit, when
+// not 0, lowers the maximum the runtime asks for: memory.grow past it fails.
+func (p *Pool) Allocator(created func(*Memory), limit uint64) experimental.MemoryAllocator {
 	return experimental.MemoryAllocatorFunc(func(capBytes, maxBytes uint64) experimental.LinearMemory {
+		if limit != 0 && (maxBytes == 0 || limit < maxBytes) {
+			maxBytes = limit
+		}
 		m := p.New(capBytes, maxBytes)
 		if created != nil {
 			created(m)

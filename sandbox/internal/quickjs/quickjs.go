@@ -173,6 +173,21 @@ type Instance struct {
 	compiled  map[string]uint32 // code -> QJSEvalOptions holding its bytecode
 	fns       exports
 	closed    bool
+	heapLimit uint64 // the QuickJS heap limit (0 = none)
+}
+
+// Headroom is how much linear memory an instance may use beyond its QuickJS
+// heap limit, for the engine's static data, stack and allocator overhead.
+// An instance's linear memory is capped at heap limit + Headroom, whatever
+// the runtime's (larger) page limit.
+const Headroom = 16 << 20
+
+// memLimit is the linear-memory cap of an instance with heapLimit.
+func memLimit(heapLimit uint64) uint64 {
+	if heapLimit == 0 {
+		return 0
+	}
+	return (heapLimit + Headroom + PageSize - 1) / PageSize * PageSize
 }
 
 type exports struct {
@@ -181,15 +196,16 @@ type exports struct {
 }
 
 // instantiate instantiates the module, without initialising QuickJS, with
-// sys as its clock and random source.
-func (r *Runtime) instantiate(ctx context.Context, sys *sysState) (_ *Instance, err error) {
+// sys as its clock and random source and its linear memory capped for
+// heapLimit (memLimit).
+func (r *Runtime) instantiate(ctx context.Context, sys *sysState, heapLimit uint64) (_ *Instance, err error) {
 	var lin *linmem.Memory
-	ctx = experimental.WithMemoryAllocator(ctx, r.mems.Allocator(func(m *linmem.Memory) { lin = m }))
+	ctx = experimental.WithMemoryAllocator(ctx, r.mems.Allocator(func(m *linmem.Memory) { lin = m }, memLimit(heapLimit)))
 	mod, err := r.wrt.InstantiateModule(ctx, r.compiled, sys.config(r.modCfg))
 	if err != nil {
 		return nil, fmt.Errorf("quickjs: instantiating: %w", err)
 	}
-	in := &Instance{layout: r.mod.layout, mod: mod, mem: mod.Memory(), lin: lin, sys: sys}
+	in := &Instance{layout: r.mod.layout, mod: mod, mem: mod.Memory(), lin: lin, sys: sys, heapLimit: heapLimit}
 	if lin == nil {
 		in.Close(ctx)
 		return nil, errors.New("quickjs: the instance's memory was not allocated by linmem")
@@ -223,7 +239,7 @@ func (r *Runtime) instantiate(ctx context.Context, sys *sysState) (_ *Instance, 
 // heap is capped at heapLimit bytes (0 = none), with the host proxy installed
 // as the global __airlock_host.
 func (r *Runtime) NewInstance(ctx context.Context, heapLimit uint64) (_ *Instance, err error) {
-	in, err := r.instantiate(ctx, r.newSysState())
+	in, err := r.instantiate(ctx, r.newSysState(), heapLimit)
 	if err != nil {
 		return nil, err
 	}

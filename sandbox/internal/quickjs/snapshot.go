@@ -26,6 +26,7 @@ type Snapshot struct {
 	compiled  map[string]uint32
 	sys       sysState // counters only
 	size      int
+	heapLimit uint64
 }
 
 type chunk struct {
@@ -60,14 +61,14 @@ func (r *Runtime) Snapshot(ctx context.Context, in *Instance) (*Snapshot, error)
 		return nil, fmt.Errorf("%w: instance closed", ErrGuest)
 	}
 	// The reference: memory as instantiation leaves it (static data only).
-	bare, err := r.instantiate(ctx, r.newSysState())
+	bare, err := r.instantiate(ctx, r.newSysState(), in.heapLimit)
 	if err != nil {
 		return nil, err
 	}
 	defer bare.Close(ctx)
 	base, _ := bare.mem.Read(0, bare.mem.Size())
 	cur, _ := in.mem.Read(0, in.mem.Size())
-	s := &Snapshot{pages: in.mem.Size() / PageSize, rt: in.rt, ctx: in.ctx, undefined: in.undefined,
+	s := &Snapshot{heapLimit: in.heapLimit, pages: in.mem.Size() / PageSize, rt: in.rt, ctx: in.ctx, undefined: in.undefined,
 		compiled: maps.Clone(in.compiled)}
 	var zero [chunkSize]byte
 	for off := 0; off+chunkSize <= len(cur); off += chunkSize {
@@ -101,7 +102,7 @@ func (r *Runtime) Snapshot(ctx context.Context, in *Instance) (*Snapshot, error)
 // whose memory, globals, clock and random source continue from where the
 // snapshotted instance was.
 func (r *Runtime) Restore(ctx context.Context, s *Snapshot) (_ *Instance, err error) {
-	in, err := r.instantiate(ctx, s.sys.resume(r))
+	in, err := r.instantiate(ctx, s.sys.resume(r), s.heapLimit)
 	if err != nil {
 		return nil, err
 	}
