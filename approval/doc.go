@@ -19,6 +19,11 @@
 // expires with its context (the policy's approval timeout); a decision after
 // that, or a second decision, changes nothing and says so.
 //
+// The queue holds a request's arguments only while it is pending: a decided
+// or expired request is remembered (for Options.Remember requests) with its
+// ArgsHash and ArgsSize only. Options.MaxPending bounds the pending requests
+// and Options.MaxPendingPerTenant those of each tenant.
+//
 // # Concurrency
 //
 // Queue and TerminalApprover are safe for concurrent use. Subscribers are
@@ -30,6 +35,7 @@
 // Decide returns ErrNotFound (also for another tenant's request),
 // ErrExpired (which wraps ErrNotFound), ErrAlreadyDecided or
 // ErrArgsMismatch. Approve returns the context's error when the wait ends
-// undecided, ErrQueueFull when too many requests wait, and, for the
+// undecided, ErrQueueFull when too many requests wait (in all, or of the
+// request's tenant), and, for the
 // terminal, ErrNoAnswer when the input ended.
 package approval

@@ -29,7 +29,8 @@ var (
 	ErrArgsMismatch = errors.New("approval: the decision was made for other arguments than the request's; it was refused")
 
 	// ErrQueueFull is returned by Approve when Options.MaxPending requests are
-	// already waiting. The invoker denies the call with approval_failed.
+	// already waiting, or Options.MaxPendingPerTenant of the request's
+	// tenant. The invoker denies the call with approval_failed.
 	ErrQueueFull = errors.New("approval: too many requests are waiting for a decision")
 
 	// ErrNoAnswer is returned by a Terminal whose input ended (EOF or a read

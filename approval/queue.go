@@ -18,18 +18,25 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultMaxPending = 1024
-	DefaultRemember   = 4096
+	DefaultMaxPending          = 1024
+	DefaultMaxPendingPerTenant = 256
+	DefaultRemember            = 4096
 )
 
 // Options configure NewQueue. The zero value works.
 type Options struct {
-	// MaxPending caps the requests waiting at once; Approve fails with
-	// ErrQueueFull beyond it. Default 1024.
+	// MaxPending caps the requests waiting at once, across tenants; Approve
+	// fails with ErrQueueFull beyond it. Default 1024.
 	MaxPending int
+	// MaxPendingPerTenant caps the requests of one tenant waiting at once,
+	// so one tenant cannot fill the queue and starve the others; Approve
+	// fails with ErrQueueFull beyond it, for that tenant only. Default 256
+	// (MaxPending when that is smaller).
+	MaxPendingPerTenant int
 	// Remember is how many decided or expired requests are remembered, so a
 	// late decision is answered with ErrAlreadyDecided or ErrExpired instead
-	// of ErrNotFound. The oldest are forgotten first. Default 4096.
+	// of ErrNotFound. The oldest are forgotten first. A remembered request
+	// keeps its ArgsHash and ArgsSize but not its Args. Default 4096.
 	Remember int
 	// Clock returns the current time, for Created and decision times.
 	// Default time.Now.
@@ -49,10 +56,14 @@ type Request struct {
 	Tool string       `json:"tool"`
 	Risk toolbox.Risk `json:"risk"`
 	// Args are the canonical arguments: exactly the bytes that run if the
-	// request is approved. Do not modify them.
-	Args json.RawMessage `json:"args"`
+	// request is approved. Do not modify them. Set while the request is
+	// pending, and in the Outcome of the Decide call that decides it; nil
+	// once it is settled (a remembered Outcome, an Expired event).
+	Args json.RawMessage `json:"args,omitempty"`
 	// ArgsHash is the hex SHA-256 of Args. A decision must carry it.
 	ArgsHash string `json:"args_hash"`
+	// ArgsSize is the length of Args in bytes, kept when Args is dropped.
+	ArgsSize int `json:"args_size"`
 	// Created is when the request was queued.
 	Created time.Time `json:"created"`
 	// Expires is when the wait ends without a decision (the approval
@@ -108,7 +119,8 @@ func (k EventKind) String() string {
 
 // Event is delivered to subscribers when a request changes state.
 type Event struct {
-	Kind    EventKind
+	Kind EventKind
+	// Request is the request; its Args are set for Pending only.
 	Request Request
 	// Decision is set for Decided.
 	Decision invoker.Decision
@@ -120,11 +132,12 @@ type Event struct {
 //
 // A Queue is safe for concurrent use.
 type Queue struct {
-	maxPending, remember int
-	clock                func() time.Time
+	maxPending, maxPerTenant, remember int
+	clock                              func() time.Time
 
 	mu         sync.Mutex
 	pending    map[string]*waiter
+	byTenant   map[string]int // pending requests per tenant
 	done       map[string]settled
 	doneOrder  []string // FIFO of done's keys, oldest first
 	subs       []subscriber
@@ -151,11 +164,13 @@ type subscriber struct {
 // NewQueue returns an empty queue.
 func NewQueue(opts Options) *Queue {
 	q := &Queue{
-		maxPending: cmp.Or(opts.MaxPending, DefaultMaxPending),
-		remember:   cmp.Or(opts.Remember, DefaultRemember),
-		clock:      opts.Clock,
-		pending:    make(map[string]*waiter),
-		done:       make(map[string]settled),
+		maxPending:   cmp.Or(opts.MaxPending, DefaultMaxPending),
+		maxPerTenant: cmp.Or(opts.MaxPendingPerTenant, DefaultMaxPendingPerTenant),
+		remember:     cmp.Or(opts.Remember, DefaultRemember),
+		clock:        opts.Clock,
+		pending:      make(map[string]*waiter),
+		byTenant:     make(map[string]int),
+		done:         make(map[string]settled),
 	}
 	if q.clock == nil {
 		q.clock = time.Now
@@ -176,18 +191,18 @@ func (q *Queue) Approve(ctx context.Context, r invoker.ApprovalRequest) (invoker
 	}
 	req := Request{
 		ID: rand.Text(), Tenant: r.Tenant, SessionID: r.SessionID, Tool: r.Tool, Risk: r.Risk,
-		Args: slices.Clone(r.Args), ArgsHash: strings.ToLower(r.ArgsHash), Created: q.clock(),
+		Args: slices.Clone(r.Args), ArgsHash: strings.ToLower(r.ArgsHash), ArgsSize: len(r.Args), Created: q.clock(),
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		req.Expires = dl
 	}
 	w := &waiter{req: req, ch: make(chan invoker.Decision, 1)}
 	q.mu.Lock()
-	if len(q.pending) >= q.maxPending {
+	if len(q.pending) >= q.maxPending || q.byTenant[req.Tenant] >= q.maxPerTenant {
 		q.mu.Unlock()
 		return invoker.Denied, ErrQueueFull
 	}
-	q.pending[req.ID] = w
+	q.addLocked(w)
 	q.events = append(q.events, Event{Kind: Pending, Request: req.clone()})
 	q.mu.Unlock()
 	q.deliver()
@@ -203,9 +218,10 @@ func (q *Queue) Approve(ctx context.Context, r invoker.ApprovalRequest) (invoker
 		q.mu.Unlock()
 		return <-w.ch, nil
 	}
-	delete(q.pending, req.ID)
+	q.removeLocked(w)
+	req.Args = nil
 	q.settleLocked(settled{out: Outcome{Request: req, Decided: q.clock()}, expired: true})
-	q.events = append(q.events, Event{Kind: Expired, Request: req.clone()})
+	q.events = append(q.events, Event{Kind: Expired, Request: req})
 	q.mu.Unlock()
 	q.deliver()
 	return invoker.Denied, ctx.Err()
@@ -229,11 +245,13 @@ func (q *Queue) Decide(tenant, id string, d invoker.Decision, argsHash string) (
 			q.mu.Unlock()
 			return Outcome{Request: w.req.clone()}, ErrArgsMismatch
 		}
-		delete(q.pending, id)
+		q.removeLocked(w)
 		out := Outcome{Request: w.req, Decision: d, Decided: q.clock()}
 		w.ch <- d
-		q.settleLocked(settled{out: out})
-		q.events = append(q.events, Event{Kind: Decided, Request: w.req.clone(), Decision: d})
+		kept := out
+		kept.Request.Args = nil
+		q.settleLocked(settled{out: kept})
+		q.events = append(q.events, Event{Kind: Decided, Request: kept.Request, Decision: d})
 		q.mu.Unlock()
 		q.deliver()
 		out.Request = out.Request.clone()
@@ -245,9 +263,8 @@ func (q *Queue) Decide(tenant, id string, d invoker.Decision, argsHash string) (
 	case !ok || s.out.Request.Tenant != tenant:
 		return Outcome{}, ErrNotFound
 	case s.expired:
-		return Outcome{Request: s.out.Request.clone(), Decided: s.out.Decided}, ErrExpired
+		return Outcome{Request: s.out.Request, Decided: s.out.Decided}, ErrExpired
 	}
-	s.out.Request = s.out.Request.clone()
 	return s.out, ErrAlreadyDecided
 }
 
@@ -336,8 +353,20 @@ func notify(f func(Event), ev Event) {
 	f(ev)
 }
 
-// settleLocked remembers a finished request, forgetting the oldest beyond
-// q.remember.
+func (q *Queue) addLocked(w *waiter) {
+	q.pending[w.req.ID] = w
+	q.byTenant[w.req.Tenant]++
+}
+
+func (q *Queue) removeLocked(w *waiter) {
+	delete(q.pending, w.req.ID)
+	if q.byTenant[w.req.Tenant]--; q.byTenant[w.req.Tenant] <= 0 {
+		delete(q.byTenant, w.req.Tenant)
+	}
+}
+
+// settleLocked remembers a finished request, whose Args the caller has
+// dropped, forgetting the oldest beyond q.remember.
 func (q *Queue) settleLocked(s settled) {
 	id := s.out.Request.ID
 	q.done[id] = s

@@ -205,6 +205,64 @@ func TestQueueFull(t *testing.T) {
 	<-ch
 }
 
+// TestPerTenantLimit: one tenant cannot fill the queue; beyond its own
+// limit its requests fail like a full queue, and other tenants still queue.
+func TestPerTenantLimit(t *testing.T) {
+	q := approval.NewQueue(approval.Options{MaxPending: 10, MaxPendingPerTenant: 2})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	first, ch1 := park(t, ctx, q, request("acme", `{"n":1}`))
+	_, ch2 := park(t, ctx, q, request("acme", `{"n":2}`))
+	d, err := q.Approve(ctx, request("acme", `{"n":3}`))
+	require.ErrorIs(t, err, approval.ErrQueueFull)
+	require.Equal(t, invoker.Denied, d)
+	require.Equal(t, 2, q.Len())
+
+	_, ch3 := park(t, ctx, q, request("globex", `{"n":1}`))
+	require.Equal(t, 3, q.Len())
+
+	// A settled request frees its tenant's place.
+	_, err = q.Decide("acme", first.ID, invoker.Approved, first.ArgsHash)
+	require.NoError(t, err)
+	require.Equal(t, invoker.Approved, (<-ch1).d)
+	_, ch4 := park(t, ctx, q, request("acme", `{"n":4}`))
+	cancel()
+	for _, ch := range []<-chan answer{ch2, ch3, ch4} {
+		<-ch
+	}
+}
+
+// TestSettledKeepsNoArgs: a decided or expired request is remembered with
+// its hash and size, not its arguments.
+func TestSettledKeepsNoArgs(t *testing.T) {
+	q := approval.NewQueue(approval.Options{})
+	args := `{"secret":"s3cr3t-value","to":"ops"}`
+	req, ch := park(t, context.Background(), q, request("acme", args))
+	out, err := q.Decide("acme", req.ID, invoker.Approved, req.ArgsHash)
+	require.NoError(t, err)
+	require.JSONEq(t, args, string(out.Request.Args), "the deciding call sees what it approved")
+	<-ch
+	out, err = q.Decide("acme", req.ID, invoker.Denied, req.ArgsHash)
+	require.ErrorIs(t, err, approval.ErrAlreadyDecided)
+	require.Nil(t, out.Request.Args)
+	require.Equal(t, req.ArgsHash, out.Request.ArgsHash)
+	require.Equal(t, len(args), out.Request.ArgsSize)
+	b, err := json.Marshal(out)
+	require.NoError(t, err)
+	require.NotContains(t, string(b), "s3cr3t")
+	require.NotContains(t, string(b), `"args":`)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	req, ch = park(t, ctx, q, request("acme", args))
+	cancel()
+	<-ch
+	out, err = q.Decide("acme", req.ID, invoker.Approved, req.ArgsHash)
+	require.ErrorIs(t, err, approval.ErrExpired)
+	require.Nil(t, out.Request.Args)
+	require.Equal(t, req.ArgsHash, out.Request.ArgsHash)
+	require.Equal(t, len(args), out.Request.ArgsSize)
+}
+
 func TestListOrderAndIsolation(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var mu sync.Mutex
@@ -244,7 +302,7 @@ func TestSubscribe(t *testing.T) {
 	var got []string
 	unsubscribe := q.Subscribe(func(ev approval.Event) {
 		mu.Lock()
-		got = append(got, ev.Kind.String()+":"+string(ev.Request.Args)+":"+ev.Decision.String())
+		got = append(got, fmt.Sprintf("%s:%s:%d:%s", ev.Kind, ev.Request.Args, ev.Request.ArgsSize, ev.Decision))
 		mu.Unlock()
 		// A subscriber may use the queue, even decide, without deadlock.
 		if ev.Kind == approval.Pending && string(ev.Request.Args) == `{"auto":true}` {
@@ -271,10 +329,10 @@ func TestSubscribe(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	require.Equal(t, []string{
-		`pending:{"auto":true}:denied`,
-		`decided:{"auto":true}:approved`,
-		`pending:{"n":1}:denied`,
-		`expired:{"n":1}:denied`,
+		`pending:{"auto":true}:13:denied`,
+		`decided::13:approved`,
+		`pending:{"n":1}:7:denied`,
+		`expired::7:denied`,
 	}, got)
 }
 

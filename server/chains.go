@@ -33,6 +33,7 @@ const (
 type job struct {
 	lang   string
 	script sandbox.Script
+	wasm   []byte // the module's bytes until build compiles them
 	module *sandbox.Module
 	input  []byte
 	runner *chain.Runner
@@ -40,8 +41,9 @@ type job struct {
 	limits sandbox.Limits
 }
 
-// prepare validates req for tenant and compiles what it needs.
-func (s *Server) prepare(ctx context.Context, tenant string, req *SubmitRequest) (*job, *requestError) {
+// prepare validates req for tenant. It does no expensive work: build
+// compiles the guest once the submission holds a slot.
+func (s *Server) prepare(tenant string, req *SubmitRequest) (*job, *requestError) {
 	j := &job{runner: s.runner}
 	switch strings.ToLower(req.Language) {
 	case "", "javascript", "js":
@@ -95,39 +97,55 @@ func (s *Server) prepare(ctx context.Context, tenant string, req *SubmitRequest)
 	if o := req.Limits; o != nil && o.Memory != nil && *o.Memory < 1<<20 {
 		return nil, badRequest(ReasonInvalidRequest, "limits.memory must be at least 1MiB")
 	}
-	if s.opts.Ceiling != nil {
-		if err := s.opts.Ceiling(j.policy, j.limits); err != nil {
-			return nil, badRequest(ReasonAboveLimit, "%v; ask the operator to raise server.max, or ask for less", err)
+	if err := s.ceiling(j.policy, j.limits); err != nil {
+		msg := "%v; ask for less"
+		if s.opts.Ceiling != nil {
+			msg = "%v; ask the operator to raise server.max, or ask for less"
 		}
+		return nil, badRequest(ReasonAboveLimit, msg, err)
 	}
 
-	// The guest.
+	// The guest, decoded here, compiled or checked by build.
 	if j.lang == LangWasm {
 		wasm, err := base64.StdEncoding.DecodeString(strings.TrimSpace(req.Script))
 		if err != nil {
 			return nil, badRequest(ReasonInvalidModule, "for language wasm, script must be the module in standard base64: %v", err)
 		}
-		if j.module, err = s.opts.Engines.Modules.Compile(ctx, wasm); err != nil {
-			if errors.Is(err, sandbox.ErrInvalidModule) {
-				return nil, badRequest(ReasonInvalidModule, "%s", strings.TrimPrefix(err.Error(), "sandbox: "))
-			}
-			return nil, &requestError{code: http.StatusInternalServerError, body: errorBody{Reason: ReasonInternal, Message: "compiling the module failed"}}
-		}
+		j.wasm = wasm
 		return j, nil
 	}
 	j.script = sandbox.Script{Source: req.Script, Lang: sandbox.LangJS, Filename: "chain.js"}
 	if j.lang == LangTypeScript {
 		j.script.Lang, j.script.Filename = sandbox.LangTS, "chain.ts"
 	}
+	return j, nil
+}
+
+// build compiles j's module or checks j's script. It runs while the
+// submission holds a concurrency slot, so compilations are bounded like
+// chains. ctx bounds the compilation.
+func (s *Server) build(ctx context.Context, j *job) *requestError {
+	if j.lang == LangWasm {
+		var err error
+		if j.module, err = s.opts.Engines.Modules.Compile(ctx, j.wasm); err != nil {
+			if errors.Is(err, sandbox.ErrInvalidModule) {
+				return badRequest(ReasonInvalidModule, "%s", strings.TrimPrefix(err.Error(), "sandbox: "))
+			}
+			s.log.Error("compiling a module failed", "err", err)
+			return &requestError{code: http.StatusInternalServerError, body: errorBody{Reason: ReasonInternal, Message: "compiling the module failed"}}
+		}
+		j.wasm = nil
+		return nil
+	}
 	if err := j.runner.Check(j.script); err != nil {
 		var exit *sandbox.ExitError
 		if errors.As(err, &exit) {
-			return nil, &requestError{code: http.StatusBadRequest, body: errorBody{Reason: ReasonInvalidScript,
+			return &requestError{code: http.StatusBadRequest, body: errorBody{Reason: ReasonInvalidScript,
 				Message: exit.Message, Line: exit.Line, Column: exit.Column}}
 		}
-		return nil, badRequest(ReasonInvalidScript, "%s", strings.TrimPrefix(err.Error(), "sandbox: "))
+		return badRequest(ReasonInvalidScript, "%s", strings.TrimPrefix(err.Error(), "sandbox: "))
 	}
-	return j, nil
+	return nil
 }
 
 // subset returns a toolbox of the tools and tool sets named.
@@ -188,15 +206,40 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, tenant string) {
 		writeError(w, http.StatusBadRequest, ReasonInvalidRequest, fmt.Sprintf("async=%q: use async=1 or leave it out", v))
 		return
 	}
-	j, rerr := s.prepare(r.Context(), tenant, &req)
+	j, rerr := s.prepare(tenant, &req)
 	if rerr != nil {
 		writeErrorBody(w, rerr.code, rerr.body)
 		return
 	}
-	closeModule := func() {
-		if j.module != nil {
-			_ = j.module.Close(context.Background())
+
+	// Take a slot before building: compiling a module or checking a script
+	// is work, bounded like the chains themselves.
+	s.mu.Lock()
+	if s.draining.Load() {
+		s.mu.Unlock()
+		writeError(w, http.StatusServiceUnavailable, ReasonShuttingDown, "the server is shutting down and takes no new chains")
+		return
+	}
+	select {
+	case s.slots <- struct{}{}:
+	default:
+		s.mu.Unlock()
+		writeError(w, http.StatusTooManyRequests, ReasonTooManyChains,
+			fmt.Sprintf("%d chains are running, the server's limit; retry when one has finished", cap(s.slots)))
+		return
+	}
+	s.running.Add(1)
+	s.mu.Unlock()
+	slotHeld := true // until execute takes it over; released even on a panic
+	defer func() {
+		if slotHeld {
+			<-s.slots
+			s.running.Done()
 		}
+	}()
+	if rerr := s.build(r.Context(), j); rerr != nil {
+		writeErrorBody(w, rerr.code, rerr.body)
+		return
 	}
 
 	// The chain's context: the server's for an asynchronous chain; for a
@@ -214,29 +257,12 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, tenant string) {
 	rn := newRun(newID(), tenant, j.lang, cancel)
 
 	s.mu.Lock()
-	if s.draining.Load() {
-		s.mu.Unlock()
-		cancel(nil)
-		closeModule()
-		writeError(w, http.StatusServiceUnavailable, ReasonShuttingDown, "the server is shutting down and takes no new chains")
-		return
-	}
-	select {
-	case s.slots <- struct{}{}:
-	default:
-		s.mu.Unlock()
-		cancel(nil)
-		closeModule()
-		writeError(w, http.StatusTooManyRequests, ReasonTooManyChains,
-			fmt.Sprintf("%d chains are running, the server's limit; retry when one has finished", cap(s.slots)))
-		return
-	}
-	s.running.Add(1)
 	s.evictLocked(time.Now())
 	s.runs[rn.id] = rn
 	s.live.Store(rn.id, rn)
 	s.mu.Unlock()
 
+	slotHeld = false
 	go s.execute(ctx, rn, j)
 
 	if async {
@@ -248,37 +274,21 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, tenant string) {
 	writeJSON(w, http.StatusOK, rn.view())
 }
 
-// execute runs one chain and records its result.
+// execute runs one chain and records its result. A panic in the run is
+// contained: the chain ends with status error and reason host_error, and its
+// slot is released like any other's.
 func (s *Server) execute(ctx context.Context, rn *run, j *job) {
 	defer s.running.Done()
 	defer rn.cancel(context.Canceled)
-	ctx, endSpan := s.tracer.StartChain(ctx, tracing.Chain{
-		ID: rn.id, Tenant: rn.tenant, Language: rn.lang, MaxRiskUnapproved: j.policy.MaxRiskUnapproved,
-	})
 	endMetrics := s.metrics.StartChain()
-	opts := chain.Options{SessionID: rn.id, Tenant: rn.tenant, Policy: &j.policy, Limits: j.limits, Logger: s.log}
-	var (
-		res *chain.RunResult
-		err error
-	)
-	if j.module != nil {
-		res, err = j.runner.RunModule(ctx, j.module, j.input, opts)
-		_ = j.module.Close(context.WithoutCancel(ctx))
-	} else {
-		res, err = j.runner.Run(ctx, j.script, opts)
-	}
-	if err != nil {
-		s.log.Error("chain could not run", "chain", rn.id, "err", err)
-		res = &chain.RunResult{ID: rn.id, Status: chain.StatusError, Reason: "host_error", Error: err.Error()}
-	}
+	res := s.runGuarded(ctx, rn, j)
 	if res.Trace == nil {
 		res.Trace = []session.Record{}
 	}
-	if res.Reason == "host_error" {
-		s.metrics.BridgeError("host_error")
+	if res.Reason == reasonHostError {
+		s.metrics.BridgeError(reasonHostError)
 	}
 	endMetrics(string(res.Status), res.Stats.MemoryBytes)
-	endSpan(res)
 	s.live.Delete(rn.id)
 	<-s.slots
 	rn.finish(res)
@@ -290,6 +300,39 @@ func (s *Server) execute(ctx context.Context, rn *run, j *job) {
 	s.evictLocked(time.Now())
 	s.mu.Unlock()
 	close(rn.done)
+}
+
+// reasonHostError is the chain reason of a run the host failed.
+const reasonHostError = "host_error"
+
+// runGuarded runs j under its span and returns its result, never nil: a
+// run that fails to start or panics gives status error, reason host_error.
+// Only the panic value's type is logged: the value may hold guest data.
+func (s *Server) runGuarded(ctx context.Context, rn *run, j *job) (res *chain.RunResult) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.log.Error("chain run panicked; the chain ends with host_error", "chain", rn.id, "panic_type", fmt.Sprintf("%T", v))
+			res = &chain.RunResult{ID: rn.id, Status: chain.StatusError, Reason: reasonHostError,
+				Error: "the server failed while running the chain; see its log"}
+		}
+	}()
+	if j.module != nil {
+		defer func() { _ = j.module.Close(context.WithoutCancel(ctx)) }()
+	}
+	ctx, endSpan := s.tracer.StartChain(ctx, tracing.Chain{ID: rn.id, Tenant: rn.tenant, Language: rn.lang})
+	opts := chain.Options{SessionID: rn.id, Tenant: rn.tenant, Policy: &j.policy, Limits: j.limits, Logger: s.log}
+	var err error
+	if j.module != nil {
+		res, err = j.runner.RunModule(ctx, j.module, j.input, opts)
+	} else {
+		res, err = j.runner.Run(ctx, j.script, opts)
+	}
+	if err != nil {
+		s.log.Error("chain could not run", "chain", rn.id, "err", err)
+		res = &chain.RunResult{ID: rn.id, Status: chain.StatusError, Reason: reasonHostError, Error: err.Error()}
+	}
+	endSpan(res)
+	return res
 }
 
 // evictLocked forgets finished chains past the retention time or count.

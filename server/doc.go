@@ -9,10 +9,27 @@
 //		Engines: chain.Engines{Scripts: scripts},
 //		Store:   store,
 //		Queue:   approval.NewQueue(approval.Options{}),
+//		Policy:  invoker.Policy{MaxToolCalls: 20},
+//		// The most a request may ask for; without a Ceiling, requests may
+//		// only lower Policy and Limits.
+//		Ceiling: func(p invoker.Policy, l sandbox.Limits) error {
+//			if p.WithDefaults().MaxRiskUnapproved > toolbox.Safe {
+//				return errors.New("max_risk_unapproved above SAFE: every risky call needs approval")
+//			}
+//			if p.WithDefaults().MaxToolCalls > 100 {
+//				return errors.New("max_tool_calls above 100")
+//			}
+//			return nil
+//		},
 //		Authenticate: func(key string) (string, bool) { return cfg.Server.TenantFor(key) },
 //	})
 //	if err != nil { … }
 //	err = srv.ListenAndServe(ctx, "127.0.0.1:8080") // until ctx ends, then a graceful shutdown
+//
+// A request's policy and limits overrides are checked against
+// Options.Ceiling (above it: 400 above_operator_limit); without a Ceiling
+// they may only lower the server's values, so no client can lift
+// MaxRiskUnapproved to run risky tools unapproved.
 //
 // The server builds one invoker over the toolbox and runs every chain
 // through it, with metrics (internal/metrics) and, when a tracer provider is
@@ -28,10 +45,23 @@
 // of another tenant does not exist as far as a request is concerned: 404,
 // never 403.
 //
+// Without keys the handler also refuses (403) a request whose Host is not a
+// loopback name (forbidden_host: DNS rebinding) or whose Origin is a web
+// page off the loopback host (forbidden_origin), and every request body must
+// come with Content-Type: application/json (415 otherwise), which a browser
+// cannot send cross-site without a CORS preflight the server never grants.
+//
+// The event history of a chain is bounded (1024 events, 1 MiB) and carries
+// a call's arguments only while its approval request is pending; the
+// approval queue keeps a settled request's ArgsHash and ArgsSize, not its
+// Args.
+//
 // # Concurrency
 //
 // A Server is safe for concurrent use. Chains run on their own goroutines,
-// at most Options.MaxConcurrentChains at once. Shutdown (which
+// at most Options.MaxConcurrentChains at once; a submission takes its slot
+// before its module is compiled or its script checked. A panic while a
+// chain runs ends that chain with status error and reason host_error. Shutdown (which
 // ListenAndServe calls) ends them and releases the server's subscription to
 // the approval queue; call it once you are done with a Server you serve
 // through Handler.

@@ -22,7 +22,7 @@ var reasons = []string{
 	server.ReasonMethodNotAllowed, server.ReasonChainFinished, server.ReasonAlreadyDecided,
 	server.ReasonArgsMismatch, server.ReasonApprovalExpired, server.ReasonBodyTooLarge,
 	server.ReasonUnsupportedMediaType, server.ReasonTooManyChains, server.ReasonInternal,
-	server.ReasonShuttingDown,
+	server.ReasonShuttingDown, server.ReasonForbiddenHost, server.ReasonForbiddenOrigin, server.ReasonForbiddenRole,
 }
 
 // routes are the server's routes, as "METHOD path".

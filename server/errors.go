@@ -56,6 +56,17 @@ const (
 	// ReasonTenantMismatch (403): the body names a tenant other than the
 	// API key's.
 	ReasonTenantMismatch = "tenant_mismatch"
+	// ReasonForbiddenRole (403): the API key's role does not allow the
+	// request: a submit key deciding an approval, an approver key
+	// submitting or cancelling a chain.
+	ReasonForbiddenRole = "forbidden_role"
+	// ReasonForbiddenHost (403): without API keys, the request's Host is not
+	// a loopback name (127.0.0.0/8, [::1], localhost): a DNS-rebinding
+	// attempt, or a client that should use a loopback address.
+	ReasonForbiddenHost = "forbidden_host"
+	// ReasonForbiddenOrigin (403): without API keys, the request comes from
+	// a web page (Origin header) that is not on a loopback host.
+	ReasonForbiddenOrigin = "forbidden_origin"
 	// ReasonNotFound (404): no such route.
 	ReasonNotFound = "not_found"
 	// ReasonChainNotFound (404): no chain of this tenant has that id (also
@@ -82,7 +93,8 @@ const (
 	ReasonApprovalExpired = "approval_expired"
 	// ReasonBodyTooLarge (413): the body exceeds server.max_request_bytes.
 	ReasonBodyTooLarge = "body_too_large"
-	// ReasonUnsupportedMediaType (415): a body that is not application/json.
+	// ReasonUnsupportedMediaType (415): a body sent without Content-Type:
+	// application/json.
 	ReasonUnsupportedMediaType = "unsupported_media_type"
 	// ReasonTooManyChains (429): server.max_concurrent_chains chains are
 	// running.

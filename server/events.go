@@ -66,14 +66,19 @@ func (s *Server) toolEnd(ctx context.Context, ev invoker.Event) {
 	}
 }
 
-// approvalEvent streams approval_required to the chain that waits.
+// approvalEvent streams approval_required to the chain that waits, and
+// drops the request's arguments from the stream's history once it is
+// decided or expired.
 func (s *Server) approvalEvent(ev approval.Event) {
-	if ev.Kind != approval.Pending {
+	rn := s.liveRun(ev.Request.SessionID)
+	if rn == nil || rn.tenant != ev.Request.Tenant {
 		return
 	}
-	if rn := s.liveRun(ev.Request.SessionID); rn != nil {
-		rn.publish(EventApprovalRequired, ev.Request)
+	if ev.Kind == approval.Pending {
+		rn.publishApproval(ev.Request)
+		return
 	}
+	rn.settleApproval(ev.Request.ID)
 }
 
 func (s *Server) liveRun(id string) *run {

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,8 +11,10 @@ import (
 
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/internal/demo"
+	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/server"
+	"github.com/airlockrt/airlock/toolbox"
 )
 
 // Submit a chain over HTTP and read its result.
@@ -20,7 +23,21 @@ func Example() {
 	scripts, _ := sandbox.NewScriptEngine(ctx, sandbox.ScriptOptions{})
 	defer scripts.Close(ctx)
 	box, _ := demo.Toolbox()
-	srv, err := server.New(server.Options{Toolbox: box, Engines: chain.Engines{Scripts: scripts}})
+	srv, err := server.New(server.Options{
+		Toolbox: box,
+		Engines: chain.Engines{Scripts: scripts},
+		// The most a request may ask for. Without a Ceiling a request may
+		// only lower the server's policy and limits.
+		Ceiling: func(p invoker.Policy, l sandbox.Limits) error {
+			if p.WithDefaults().MaxRiskUnapproved > toolbox.Safe {
+				return errors.New("max_risk_unapproved above SAFE: every risky call needs approval")
+			}
+			if p.WithDefaults().MaxToolCalls > 100 {
+				return errors.New("max_tool_calls above 100")
+			}
+			return nil
+		},
+	})
 	if err != nil {
 		panic(err)
 	}
@@ -28,13 +45,22 @@ func Example() {
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()
 
-	resp, err := http.Post(ts.URL+"/v1/chains", "application/json", strings.NewReader(`{"script":
-		"const r = await tools.kv_set({key: \"answer\", value: 42}); return (await tools.kv_get({key: \"answer\"})).value;"}`))
-	if err != nil {
-		panic(err)
+	post := func(body string) (int, string) {
+		resp, err := http.Post(ts.URL+"/v1/chains", "application/json", strings.NewReader(body))
+		if err != nil {
+			panic(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	fmt.Println(resp.StatusCode, strings.Contains(string(body), `"status":"ok"`), strings.Contains(string(body), `"value":42`))
-	// Output: 200 true true
+	code, body := post(`{"script":
+		"const r = await tools.kv_set({key: \"answer\", value: 42}); return (await tools.kv_get({key: \"answer\"})).value;",
+		"policy": {"max_tool_calls": 80}}`)
+	fmt.Println(code, strings.Contains(body, `"status":"ok"`), strings.Contains(body, `"value":42`))
+	code, body = post(`{"script": "return 1", "policy": {"max_risk_unapproved": "CRITICAL"}}`)
+	fmt.Println(code, strings.Contains(body, `"reason":"above_operator_limit"`))
+	// Output:
+	// 200 true true
+	// 400 true
 }

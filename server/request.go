@@ -169,13 +169,18 @@ func badRequest(reason, format string, args ...any) *requestError {
 }
 
 // decodeBody reads r's body, at most max bytes, as exactly one JSON object
-// into v, rejecting unknown fields.
+// into v, rejecting unknown fields. A body must come with Content-Type:
+// application/json: a browser cannot send that cross-site without a CORS
+// preflight, which the server never grants.
 func decodeBody(w http.ResponseWriter, r *http.Request, max int64, v any) *requestError {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
+	if ct := r.Header.Get("Content-Type"); ct != "" || r.ContentLength != 0 {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || mt != "application/json" {
-			return &requestError{code: http.StatusUnsupportedMediaType, body: errorBody{
-				Reason: ReasonUnsupportedMediaType, Message: fmt.Sprintf("the body must be JSON: send Content-Type: application/json, not %q", ct)}}
+			msg := fmt.Sprintf("the body must be JSON: send Content-Type: application/json, not %q", clip(ct))
+			if ct == "" {
+				msg = "the body must be JSON: send Content-Type: application/json (it is required with every body)"
+			}
+			return &requestError{code: http.StatusUnsupportedMediaType, body: errorBody{Reason: ReasonUnsupportedMediaType, Message: msg}}
 		}
 	}
 	body := http.MaxBytesReader(w, r.Body, max)

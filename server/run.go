@@ -5,12 +5,18 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airlockrt/airlock/approval"
 	"github.com/airlockrt/airlock/chain"
 )
 
-// maxEvents bounds the tool and approval events a chain keeps for its event
-// stream; beyond it the oldest are dropped.
-const maxEvents = 1024
+// maxEvents and maxEventBytes bound the tool and approval events a chain
+// keeps for its event stream, in number and in bytes of data; beyond either
+// the oldest are dropped (the newest is always kept). An approval_required
+// event carries the call's arguments only while the request is pending.
+const (
+	maxEvents     = 1024
+	maxEventBytes = 1 << 20
+)
 
 // statusRunning is a chain's status until it ends.
 const statusRunning = "running"
@@ -26,6 +32,7 @@ type run struct {
 	result   *chain.RunResult
 	finished time.Time
 	events   []event // tool and approval events, seq ascending
+	bytes    int     // sum of the events' data lengths
 	nextSeq  int
 	changed  chan struct{} // closed and replaced on every append and at the end
 }
@@ -35,6 +42,10 @@ type event struct {
 	seq  int
 	name string
 	data []byte
+	// settled, for an approval_required event whose data holds the
+	// arguments, is the data to keep once the request is no longer pending.
+	settled  []byte
+	approval string // the approval request's id, while settled is set
 }
 
 func newRun(id, tenant, lang string, cancel func(error)) *run {
@@ -51,27 +62,80 @@ func (r *run) publish(name string, v any) {
 	if err != nil {
 		return
 	}
+	r.append(event{name: name, data: data})
+}
+
+// publishApproval appends the approval_required event of a pending request:
+// with its arguments until settleApproval or the end of the chain, then
+// with only their hash and size.
+func (r *run) publishApproval(req approval.Request) {
+	data, err := json.Marshal(req)
+	if err != nil {
+		return
+	}
+	req.Args = nil
+	settled, err := json.Marshal(req)
+	if err != nil {
+		return
+	}
+	r.append(event{name: EventApprovalRequired, data: data, settled: settled, approval: req.ID})
+}
+
+func (r *run) append(ev event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.result != nil {
 		return
 	}
-	r.events = append(r.events, event{seq: r.nextSeq, name: name, data: data})
+	ev.seq = r.nextSeq
 	r.nextSeq++
-	if len(r.events) > maxEvents {
-		r.events = append(r.events[:0:0], r.events[len(r.events)-maxEvents:]...)
+	r.events = append(r.events, ev)
+	r.bytes += len(ev.data)
+	drop := 0
+	for len(r.events)-drop > 1 && (len(r.events)-drop > maxEvents || r.bytes > maxEventBytes) {
+		r.bytes -= len(r.events[drop].data)
+		drop++
 	}
+	if drop > 0 {
+		r.events = append(r.events[:0:0], r.events[drop:]...)
+	}
+	r.wakeLocked()
+}
+
+// settleApproval drops the arguments from the approval_required event of
+// request id: it was decided or expired.
+func (r *run) settleApproval(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.events {
+		if e := &r.events[i]; e.approval == id {
+			r.settleLocked(e)
+		}
+	}
+}
+
+func (r *run) settleLocked(e *event) {
+	r.bytes += len(e.settled) - len(e.data)
+	e.data, e.settled, e.approval = e.settled, nil, ""
+}
+
+func (r *run) wakeLocked() {
 	close(r.changed)
 	r.changed = make(chan struct{})
 }
 
-// finish records the result and wakes every stream. The caller closes
-// done once the run is filed among the finished ones.
+// finish records the result, drops the arguments of its approval requests
+// (none is pending once the chain ended) and wakes every stream. The caller
+// closes done once the run is filed among the finished ones.
 func (r *run) finish(res *chain.RunResult) {
 	r.mu.Lock()
 	r.result, r.finished = res, time.Now().UTC()
-	close(r.changed)
-	r.changed = make(chan struct{})
+	for i := range r.events {
+		if e := &r.events[i]; e.settled != nil {
+			r.settleLocked(e)
+		}
+	}
+	r.wakeLocked()
 	r.mu.Unlock()
 }
 

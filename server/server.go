@@ -7,6 +7,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,6 +32,23 @@ import (
 // DefaultTenant is the tenant of every request when no API keys are
 // configured.
 const DefaultTenant = "default"
+
+// Role is what an API key may do for its tenant (Options.KeyRole). Every
+// role may read the tenant's chains, events, approval requests, artifacts
+// and tools.
+type Role string
+
+// Roles.
+const (
+	// RoleAll may do everything: the role of every key without KeyRole.
+	RoleAll Role = ""
+	// RoleSubmit may submit and cancel chains, but not decide approvals: the
+	// key to give an agent loop, so it cannot approve its own calls.
+	RoleSubmit Role = "submit"
+	// RoleApprover may decide approval requests, but not submit or cancel
+	// chains: the key of the people (or UI) who approve.
+	RoleApprover Role = "approver"
+)
 
 // Defaults of Options.
 const (
@@ -59,7 +79,10 @@ type Options struct {
 	Limits sandbox.Limits
 	// Ceiling, when set, checks the policy and limits of every request after
 	// its overrides and returns an error naming the first value above the
-	// operator's limit (config.Ceiling.Check). Nil accepts every valid value.
+	// operator's limit; the request is refused with above_operator_limit.
+	// Nil: a request may only lower Policy and Limits (defaults filled in),
+	// never raise them, so it cannot, for instance, lift MaxRiskUnapproved
+	// to skip approvals.
 	Ceiling func(invoker.Policy, sandbox.Limits) error
 	// Store keeps offloaded results and media, and serves
 	// GET /v1/artifacts. Nil keeps every result inline. The server does not
@@ -75,9 +98,16 @@ type Options struct {
 	// Default "queue".
 	ApprovalMode string
 	// Authenticate returns the tenant of a bearer API key. Nil: no keys,
-	// every request acts for DefaultTenant, and ListenAndServe only accepts
-	// a loopback address.
+	// every request acts for DefaultTenant, ListenAndServe only accepts a
+	// loopback address, and the handler answers only requests whose Host
+	// is a loopback name (127.0.0.0/8, [::1], localhost, any port) and whose
+	// Origin, if any, is a loopback origin, so a web page can neither reach
+	// the server through DNS rebinding nor post to it cross-site.
 	Authenticate func(key string) (tenant string, ok bool)
+	// KeyRole returns the Role of an API key that Authenticate accepted.
+	// Nil: every key has RoleAll, so any key of a tenant may also decide
+	// that tenant's approval requests.
+	KeyRole func(key string) Role
 	// Registry receives airlock's collectors and is served on /metrics.
 	// Nil: a registry of the server's own.
 	Registry *prometheus.Registry
@@ -114,6 +144,7 @@ type Server struct {
 	tracer   *tracing.Tracer
 	reg      *prometheus.Registry
 	handler  http.Handler
+	ceiling  func(invoker.Policy, sandbox.Limits) error
 	slots    chan struct{}
 	unsub    func()
 	baseCtx  context.Context
@@ -152,6 +183,10 @@ func New(opts Options) (*Server, error) {
 		reg:   opts.Registry,
 		slots: make(chan struct{}, opts.MaxConcurrentChains),
 		runs:  map[string]*run{},
+	}
+	s.ceiling = opts.Ceiling
+	if s.ceiling == nil {
+		s.ceiling = serverValues(opts.Policy, opts.Limits)
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -199,16 +234,16 @@ func (s *Server) Handler() http.Handler { return s.handler }
 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/chains", s.auth(s.submit))
-	mux.HandleFunc("GET /v1/chains/{id}", s.auth(s.getChain))
-	mux.HandleFunc("DELETE /v1/chains/{id}", s.auth(s.cancelChain))
-	mux.HandleFunc("GET /v1/chains/{id}/events", s.auth(s.events))
-	mux.HandleFunc("GET /v1/approvals", s.auth(s.listApprovals))
-	mux.HandleFunc("GET /v1/approvals/{id}", s.auth(s.getApproval))
-	mux.HandleFunc("POST /v1/approvals/{id}", s.auth(s.decide))
-	mux.HandleFunc("GET /v1/artifacts/{ref}", s.auth(s.artifact))
-	mux.HandleFunc("GET /v1/tools", s.auth(s.tools))
-	mux.HandleFunc("GET /v1/tools.d.ts", s.auth(s.toolsTS))
+	mux.HandleFunc("POST /v1/chains", s.auth(RoleSubmit, s.submit))
+	mux.HandleFunc("GET /v1/chains/{id}", s.auth(RoleAll, s.getChain))
+	mux.HandleFunc("DELETE /v1/chains/{id}", s.auth(RoleSubmit, s.cancelChain))
+	mux.HandleFunc("GET /v1/chains/{id}/events", s.auth(RoleAll, s.events))
+	mux.HandleFunc("GET /v1/approvals", s.auth(RoleAll, s.listApprovals))
+	mux.HandleFunc("GET /v1/approvals/{id}", s.auth(RoleAll, s.getApproval))
+	mux.HandleFunc("POST /v1/approvals/{id}", s.auth(RoleApprover, s.decide))
+	mux.HandleFunc("GET /v1/artifacts/{ref}", s.auth(RoleAll, s.artifact))
+	mux.HandleFunc("GET /v1/tools", s.auth(RoleAll, s.tools))
+	mux.HandleFunc("GET /v1/tools.d.ts", s.auth(RoleAll, s.toolsTS))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -221,6 +256,9 @@ func (s *Server) routes() http.Handler {
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{Registry: s.reg}))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.opts.Authenticate == nil && !s.localRequest(w, r) {
+			return
+		}
 		if _, pattern := mux.Handler(r); pattern == "" {
 			// ServeMux's own 404 or 405: answer in JSON.
 			mux.ServeHTTP(&muxErrors{ResponseWriter: w}, r)
@@ -232,8 +270,9 @@ func (s *Server) routes() http.Handler {
 
 type tenantHandler func(w http.ResponseWriter, r *http.Request, tenant string)
 
-// auth resolves the request's tenant from its bearer key.
-func (s *Server) auth(h tenantHandler) http.HandlerFunc {
+// auth resolves the request's tenant from its bearer key, and refuses a
+// key whose role is neither RoleAll nor need (RoleAll: any key).
+func (s *Server) auth(need Role, h tenantHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if s.opts.Authenticate == nil {
 			h(w, r, DefaultTenant)
@@ -250,6 +289,13 @@ func (s *Server) auth(h tenantHandler) http.HandlerFunc {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="airlock", error="invalid_token"`)
 			writeError(w, http.StatusUnauthorized, ReasonUnauthenticated, "the API key is not valid")
 			return
+		}
+		if need != RoleAll && s.opts.KeyRole != nil {
+			if role := s.opts.KeyRole(strings.TrimSpace(key)); role != RoleAll && role != need {
+				writeError(w, http.StatusForbidden, ReasonForbiddenRole,
+					fmt.Sprintf("this API key has role %q; this request needs a key with role %q (or one without a role)", clip(string(role)), need))
+				return
+			}
 		}
 		h(w, r, tenant)
 	}
@@ -333,6 +379,56 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.stopAll(errShuttingDown)
 	<-done
 	return fmt.Errorf("server: shutdown cancelled %d running chain(s)", n)
+}
+
+// localRequest admits a request to a server without API keys only if it
+// names the server by a loopback Host and comes from no web origin other
+// than a loopback one: a page on another site can then neither read the
+// API through a rebound DNS name nor send it requests. It answers 403 and
+// returns false otherwise.
+func (s *Server) localRequest(w http.ResponseWriter, r *http.Request) bool {
+	if !loopbackHost(r.Host) {
+		writeError(w, http.StatusForbidden, ReasonForbiddenHost,
+			fmt.Sprintf("without API keys the server answers only requests to a loopback host (127.0.0.1, [::1] or localhost), not %q; configure server.api_keys to serve other names", clip(r.Host)))
+		return false
+	}
+	if origin, sent := r.Header["Origin"]; sent && (len(origin) != 1 || !loopbackOrigin(origin[0])) {
+		writeError(w, http.StatusForbidden, ReasonForbiddenOrigin,
+			"without API keys the server refuses requests from web pages other than loopback ones (the Origin header); configure server.api_keys to call it from a browser")
+		return false
+	}
+	return true
+}
+
+// loopbackOrigin reports whether origin is http or https on a loopback
+// host, with any port.
+func loopbackOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return false
+	}
+	return loopbackHost(u.Host)
+}
+
+// loopbackHost reports whether host (a Host header: name, IPv4 or [IPv6],
+// with an optional port) is localhost or a loopback IP.
+func loopbackHost(host string) bool {
+	if h, port, err := net.SplitHostPort(host); err == nil {
+		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+			return false
+		}
+		host = h
+	} else if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+		host = host[1 : len(host)-1]
+	} else if strings.Contains(host, ":") {
+		return false // an IPv6 address needs brackets in a Host header
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Zone() == "" && ip.Unmap().IsLoopback()
 }
 
 // loopback reports whether addr's host is a loopback IP or "localhost".

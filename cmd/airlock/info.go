@@ -115,7 +115,7 @@ func (c *cli) check(ctx context.Context, args []string) error {
 		}
 		if kind == "wasm" {
 			if modules == nil {
-				if modules, err = moduleEngine(ctx); err != nil {
+				if modules, err = moduleEngine(ctx, true); err != nil {
 					return err
 				}
 			}

@@ -119,10 +119,10 @@ func (c *cli) run(ctx context.Context, args []string) (int, error) {
 	limits := cfg.Limits.Sandbox()
 	opts := chain.Options{SessionID: "ch_" + strings.ToLower(rand.Text()), Tenant: cliTenant, Limits: limits, Logger: log}
 	var res *chain.RunResult
-	ctx, endSpan := tracer.StartChain(ctx, tracing.Chain{ID: opts.SessionID, Tenant: cliTenant, Language: kind, MaxRiskUnapproved: inv.Policy().MaxRiskUnapproved})
+	ctx, endSpan := tracer.StartChain(ctx, tracing.Chain{ID: opts.SessionID, Tenant: cliTenant, Language: kind})
 	switch kind {
 	case "wasm":
-		modules, err := moduleEngine(ctx)
+		modules, err := moduleEngine(ctx, true)
 		if err != nil {
 			return 0, err
 		}

@@ -81,7 +81,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer scripts.Close(context.Background())
-	modules, err := moduleEngine(ctx)
+	modules, err := moduleEngine(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -111,6 +111,15 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	}
 	if len(cfg.Server.APIKeys) > 0 {
 		opts.Authenticate = cfg.Server.TenantFor
+		opts.KeyRole = func(key string) server.Role {
+			switch cfg.Server.RoleFor(key) {
+			case config.RoleSubmit:
+				return server.RoleSubmit
+			case config.RoleApprover:
+				return server.RoleApprover
+			}
+			return server.RoleAll
+		}
 	}
 	srv, err := server.New(opts)
 	if err != nil {

@@ -3,12 +3,14 @@ package main_test
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -480,4 +482,46 @@ func anyValue(v *common.AnyValue) string {
 		return strconv.FormatBool(x.BoolValue)
 	}
 	return v.String()
+}
+
+// minimalModule is the smallest chain module: an empty _start.
+var minimalModule = []byte("\x00asm\x01\x00\x00\x00" +
+	"\x01\x04\x01\x60\x00\x00" + // type section: func()
+	"\x03\x02\x01\x00" + // function section: one func of type 0
+	"\x07\x0a\x01\x06_start\x00\x00" + // export section: _start
+	"\x0a\x04\x01\x02\x00\x0b") // code section: empty body
+
+// TestServeRolesAndModuleCache: key roles from the configuration reach the
+// server, and modules submitted over HTTP are not compiled into the
+// on-disk cache.
+func TestServeRolesAndModuleCache(t *testing.T) {
+	cache := t.TempDir()
+	s := serve(t, `
+server:
+  api_keys:
+    - {key: "`+keyAcme+`", tenant: acme, role: submit}
+    - {key: "`+keyGlobex+`", tenant: acme, role: approver}
+`, "XDG_CACHE_HOME="+cache, "HOME="+cache)
+	c := api{t: t, url: s.url}
+	files := func() []string {
+		var out []string
+		_ = filepath.WalkDir(cache, func(path string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.Contains(path, "wazero") {
+				out = append(out, path)
+			}
+			return nil
+		})
+		return out
+	}
+	before := files()
+	require.NotEmpty(t, before, "the script engine uses the on-disk cache")
+
+	a := c.json("POST", "/v1/chains", keyAcme, map[string]any{"script": base64.StdEncoding.EncodeToString(minimalModule), "language": "wasm"})
+	require.Equal(t, http.StatusOK, a.code, "%s", a.body)
+	require.Equal(t, before, files(), "no module was compiled into the on-disk cache")
+
+	a = c.json("POST", "/v1/chains", keyGlobex, map[string]any{"script": "return 1"})
+	require.Equal(t, http.StatusForbidden, a.code, "%s", a.body)
+	require.Equal(t, "forbidden_role", a.reason(t))
+	require.Equal(t, 0, s.stop(t, 20*time.Second))
 }

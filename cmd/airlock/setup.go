@@ -101,9 +101,18 @@ func scriptEngine(ctx context.Context, poolSize int, limits sandbox.Limits) (*sa
 	return e, nil
 }
 
-func moduleEngine(ctx context.Context) (*sandbox.ModuleEngine, error) {
-	e, err := sandbox.NewModuleEngine(ctx, sandbox.ModuleOptions{CompilationCacheDir: cacheDir("wazero")})
-	if err != nil {
+// moduleEngine starts the module engine. A diskCache engine keeps compiled
+// modules in the on-disk compilation cache, for `airlock run` and `info`
+// where the modules are the user's own; `serve` compiles modules that
+// clients submit, which must not pile up on disk, so it passes false for an
+// in-memory cache that ends with the process.
+func moduleEngine(ctx context.Context, diskCache bool) (*sandbox.ModuleEngine, error) {
+	var opts sandbox.ModuleOptions
+	if diskCache {
+		opts.CompilationCacheDir = cacheDir("wazero")
+	}
+	e, err := sandbox.NewModuleEngine(ctx, opts)
+	if err != nil && opts.CompilationCacheDir != "" {
 		e, err = sandbox.NewModuleEngine(ctx, sandbox.ModuleOptions{})
 	}
 	if err != nil {

@@ -109,7 +109,10 @@ type HTTPTool struct {
 	// MaxResponseBytes caps the response body. Default 1MiB.
 	MaxResponseBytes Size `yaml:"max_response_bytes,omitempty"`
 	// Headers are sent with every call. Values may hold ${env:NAME},
-	// resolved at call time and never printed.
+	// resolved at call time and never printed. The value of every header
+	// but Accept, Content-Type, User-Agent and the like
+	// (httptool.PublicHeader), literal or not, is treated as a secret and
+	// scrubbed from the tool's responses and errors.
 	Headers Headers `yaml:"headers,omitempty"`
 }
 
@@ -240,18 +243,52 @@ type APIKey struct {
 	// Tenant is the tenant the key acts for: 1 to 64 of a-z, 0-9, _ and -,
 	// starting with a letter or digit.
 	Tenant string `yaml:"tenant"`
+	// Role is what the key may do: all (the default: everything), submit
+	// (submit and cancel chains, not decide approvals: the key of an agent
+	// loop, which then cannot approve its own calls) or approver (decide
+	// approvals, not submit or cancel chains). Every role may read.
+	Role string `yaml:"role,omitempty"`
 }
+
+// Roles of APIKey.Role.
+const (
+	RoleAll      = "all"
+	RoleSubmit   = "submit"
+	RoleApprover = "approver"
+)
 
 // TenantFor returns the tenant of the API key key, comparing in constant
 // time.
 func (s Server) TenantFor(key string) (string, bool) {
-	tenant, found := "", false
+	k, found := s.keyFor(key)
+	return k.Tenant, found
+}
+
+// RoleFor returns the role of the API key key (RoleAll for a key without
+// one), or "" for a key that is not configured.
+func (s Server) RoleFor(key string) string {
+	k, found := s.keyFor(key)
+	switch {
+	case !found:
+		return ""
+	case k.Role == "":
+		return RoleAll
+	}
+	return k.Role
+}
+
+// keyFor finds key among the API keys, comparing in constant time.
+func (s Server) keyFor(key string) (APIKey, bool) {
+	var (
+		match APIKey
+		found bool
+	)
 	for _, k := range s.APIKeys {
 		if subtle.ConstantTimeCompare([]byte(k.Key), []byte(key)) == 1 && !found {
-			tenant, found = k.Tenant, true
+			match, found = k, true
 		}
 	}
-	return tenant, found
+	return match, found
 }
 
 // Ceiling holds the largest values a request may ask for.

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/airlockrt/airlock/internal/config"
+	"github.com/airlockrt/airlock/internal/demo"
 	"github.com/airlockrt/airlock/internal/httptool"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
@@ -94,6 +95,7 @@ server:
       tenant: acme
     - key: globex-key-0123456789
       tenant: globex
+      role: approver
   max_request_bytes: 2MiB
   shutdown_timeout: 10s
   max_concurrent_chains: 16
@@ -150,6 +152,9 @@ func TestLoadFull(t *testing.T) {
 	require.False(t, ok)
 	_, ok = c.Server.TenantFor("")
 	require.False(t, ok)
+	require.Equal(t, config.RoleAll, c.Server.RoleFor("acme-key-from-env-0123"))
+	require.Equal(t, config.RoleApprover, c.Server.RoleFor("globex-key-0123456789"))
+	require.Equal(t, "", c.Server.RoleFor("nope"))
 
 	require.Equal(t, 0.5, c.Tracing.SampleRatio)
 	require.True(t, strings.HasSuffix(c.Where("policy.call_timeout"), "airlock.yaml:4"), c.Where("policy.call_timeout"))
@@ -200,7 +205,8 @@ func TestRejections(t *testing.T) {
 		{"unknown top-level key", "polcy:\n  call_timeout: 30s\n", `airlock.yaml:1: polcy: unknown key at the top level; known keys: policy, tools`},
 		{"unknown nested key", "policy:\n  call_timout: 30s\n", `airlock.yaml:2: policy.call_timout: unknown key in policy`},
 		{"unknown key in list item", "tools:\n  http:\n    - name: a\n      urll: x\n", `airlock.yaml:4: tools.http[0].urll: unknown key in tools.http[0]`},
-		{"unknown key in api key", "server:\n  api_keys:\n    - key: 0123456789abcdef\n      tenant: a\n      role: admin\n", `airlock.yaml:5: server.api_keys[0].role: unknown key`},
+		{"unknown key in api key", "server:\n  api_keys:\n    - key: 0123456789abcdef\n      tenant: a\n      scope: admin\n", `airlock.yaml:5: server.api_keys[0].scope: unknown key`},
+		{"unknown role", "server:\n  api_keys:\n    - key: 0123456789abcdef\n      tenant: a\n      role: admin\n", `airlock.yaml:5: server.api_keys[0].role: "admin" must be all (the default), submit or approver`},
 		{"duplicate key", "policy:\n  call_timeout: 30s\n  call_timeout: 40s\n", `airlock.yaml:3: policy.call_timeout: appears twice (first on line 2)`},
 		{"duplicate map key", "tools:\n  risk:\n    a: HIGH\n    a: SAFE\n", `airlock.yaml:4: tools.risk.a: appears twice`},
 		{"section is a scalar", "policy: strict\n", `airlock.yaml:1: policy: must be a mapping of keys to values, not a single value`},
@@ -540,7 +546,7 @@ func TestToolbox(t *testing.T) {
 	kv, _ := box.Lookup("kv_set")
 	_, err = kv.Tool().Call(context.Background(), json.RawMessage(`{"key":"a","value":1}`))
 	require.NoError(t, err)
-	v, ok := state.Get("a")
+	v, ok := state.Get(demo.DefaultTenant, "a")
 	require.True(t, ok)
 	require.JSONEq(t, "1", string(v))
 

@@ -34,7 +34,13 @@
 //	limits: {timeout: 60s, memory: 64MiB}
 //	server:
 //	  addr: 127.0.0.1:8080
-//	  api_keys: [{key: "${env:ACME_KEY}", tenant: acme}]
+//	  api_keys:
+//	    - {key: "${env:ACME_AGENT_KEY}", tenant: acme, role: submit}
+//	    - {key: "${env:ACME_APPROVER_KEY}", tenant: acme, role: approver}
+//
+// An API key's role is all (the default), submit (submit and cancel chains,
+// not decide approvals) or approver (decide approvals, not submit chains):
+// give an agent loop a submit key so that it cannot approve its own calls.
 //
 // Layers apply in rising precedence: defaults, the file, flags, then the
 // environment (AIRLOCK_ + the key upper-cased, dots as underscores, e.g.
@@ -45,7 +51,8 @@
 //
 // Secrets (API keys, the S3 secret key) are of type Secret, which never
 // prints; HTTP tool header values are resolved from the environment only at
-// call time.
+// call time, and the values of headers other than public ones (Accept,
+// User-Agent…) are scrubbed from the tool's responses and errors.
 //
 // # Concurrency
 //

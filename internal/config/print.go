@@ -3,10 +3,11 @@ package config
 import (
 	"encoding/json"
 	"io"
-	"net/http"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/airlockrt/airlock/internal/httptool"
 )
 
 // Print writes the effective configuration (every default filled in) as
@@ -21,19 +22,13 @@ func (c *Config) Print(w io.Writer) error {
 	return enc.Close()
 }
 
-// publicHeaders never carry secrets, so Print shows their values.
-var publicHeaders = map[string]bool{
-	"Accept": true, "Accept-Language": true, "Accept-Encoding": true, "Content-Type": true,
-	"User-Agent": true, "Cache-Control": true,
-}
-
 // MarshalYAML implements yaml.Marshaler with the redaction described on
 // Headers.
 func (h Headers) MarshalYAML() (any, error) {
 	out := make(map[string]string, len(h))
 	for k, v := range h {
 		switch {
-		case strings.Contains(v, "${env:"), publicHeaders[http.CanonicalHeaderKey(k)]:
+		case strings.Contains(v, "${env:"), httptool.PublicHeader(k):
 			out[k] = v
 		default:
 			out[k] = redacted

@@ -104,6 +104,11 @@ func (c *Config) Validate() error {
 		if !blobstore.ValidTenant(k.Tenant) {
 			v.fail(key+".tenant", "%q is not a tenant id (1 to 64 of a-z, 0-9, _ and -, starting with a letter or digit)", k.Tenant)
 		}
+		switch k.Role {
+		case "", RoleAll, RoleSubmit, RoleApprover:
+		default:
+			v.fail(key+".role", "%q must be all (the default), submit or approver", k.Role)
+		}
 	}
 	v.positive("server.max_request_bytes", int64(c.Server.MaxRequestBytes))
 	v.positive("server.shutdown_timeout", int64(c.Server.ShutdownTimeout))

@@ -18,9 +18,20 @@
 // Spec.MaxResponseBytes.
 //
 // Header values may hold ${env:NAME} references. They are resolved from the
-// environment at call time, never stored, logged or traced, and the resolved
-// values are scrubbed from every error message and response body the tool
-// hands back.
+// environment at call time, never stored, logged or traced. Every value read
+// from the environment, and the value of every header other than the few
+// that never carry secrets (PublicHeader: Accept, Content-Type,
+// User-Agent…), literal text included, is scrubbed from every error
+// message and response body the tool hands back: an upstream that echoes
+// "Authorization: Bearer sk-…" does not leak the key, whether it was
+// written in the configuration or read from the environment. (Scrubbing
+// replaces the value, and each word of it that is not a scheme such as
+// Bearer, by [REDACTED] wherever it appears, so do not put values that
+// responses legitimately contain in such headers.) Prefer ${env:NAME} for
+// secrets all the same: a literal one lives in the configuration file.
+//
+// A {name} placeholder must not receive an empty, "." or ".." value: the
+// call fails instead of building a URL that climbs the path.
 //
 // # Concurrency
 //

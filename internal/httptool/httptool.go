@@ -40,7 +40,8 @@ type Spec struct {
 	Name, Description string
 	// URL is the absolute http or https endpoint. {name} placeholders in its
 	// path are replaced by the path-escaped top-level argument of that name,
-	// which is then left out of the body or query. Credentials in the URL are
+	// which is then left out of the body or query; a call whose value is
+	// empty, "." or ".." fails, so an argument cannot climb the path. Credentials in the URL are
 	// rejected: put them in a header with ${env:NAME}. Required.
 	URL string
 	// Method is GET, HEAD, POST, PUT, PATCH or DELETE. Default POST.
@@ -58,7 +59,9 @@ type Spec struct {
 	MaxResponseBytes int64
 	// Headers are sent with every request. A value may hold ${env:NAME}
 	// references, resolved at call time; an unset or empty variable fails
-	// the call.
+	// the call. The value of every header but the PublicHeader ones is
+	// treated as a secret, literal or not: it is scrubbed from the
+	// responses and errors the tool hands back.
 	Headers map[string]string
 }
 
@@ -296,16 +299,43 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) (toolbox.Output, 
 	return t.shape(resp, body, scrub)
 }
 
+// PublicHeader reports whether the header name (any case) is one that
+// never carries a secret: Accept, Accept-Encoding, Accept-Language,
+// Cache-Control, Content-Type or User-Agent. The values of every other
+// configured header are treated as secrets.
+func PublicHeader(name string) bool {
+	switch http.CanonicalHeaderKey(name) {
+	case "Accept", "Accept-Encoding", "Accept-Language", "Cache-Control", "Content-Type", "User-Agent":
+		return true
+	}
+	return false
+}
+
+// authSchemes are the words of a header value that name an authorization
+// scheme rather than a credential; they are not scrubbed on their own.
+var authSchemes = []string{"apikey", "basic", "bearer", "digest", "key", "token"}
+
 // resolveHeaders builds the header values from the environment and returns
-// the secret (environment-provided) values for scrubbing.
+// the values to scrub from what the tool hands back: every value read from
+// the environment, and for each header that is not a PublicHeader its whole
+// value and each word of its literal text (but an authorization scheme such
+// as Bearer).
 func (t *Tool) resolveHeaders() (http.Header, []string, error) {
 	hdr := make(http.Header, len(t.headers))
 	var secrets []string
 	for _, h := range t.headers {
+		public := PublicHeader(h.name)
 		var b strings.Builder
 		for _, p := range h.parts {
 			if !p.env {
 				b.WriteString(p.text)
+				if !public {
+					for _, w := range strings.Fields(p.text) {
+						if !slices.Contains(authSchemes, strings.ToLower(w)) {
+							secrets = append(secrets, w)
+						}
+					}
+				}
 				continue
 			}
 			v, ok := t.lookup(p.text)
@@ -317,6 +347,9 @@ func (t *Tool) resolveHeaders() (http.Header, []string, error) {
 			}
 			secrets = append(secrets, v)
 			b.WriteString(v)
+		}
+		if !public {
+			secrets = append(secrets, strings.TrimSpace(b.String()))
 		}
 		hdr.Set(h.name, b.String())
 	}
@@ -340,6 +373,9 @@ func (t *Tool) request(ctx context.Context, args json.RawMessage) (*http.Request
 		v, ok := scalarText(a)
 		if !ok {
 			return nil, fmt.Errorf("argument %q fills the URL and must be a string, number or boolean", name)
+		}
+		if v == "" || v == "." || v == ".." {
+			return nil, fmt.Errorf("argument %q fills a URL path segment and must not be empty, \".\" or \"..\"", name)
 		}
 		raw = strings.ReplaceAll(raw, "{"+name+"}", url.PathEscape(v))
 		delete(params, name)

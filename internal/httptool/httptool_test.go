@@ -437,3 +437,54 @@ func TestNilArgsAndEmptyObject(t *testing.T) {
 	require.ErrorContains(t, err, "arguments must be a JSON object")
 	require.False(t, errors.Is(err, context.Canceled))
 }
+
+// TestLiteralHeaderSecretsScrubbed: a secret written literally in the
+// configuration is scrubbed like one read from the environment; public
+// headers are not.
+func TestLiteralHeaderSecretsScrubbed(t *testing.T) {
+	const literal = "sk-literal-fedcba9876543210"
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+		echo := map[string]string{"auth": r.Header.Get("Authorization"), "key": r.Header.Get("X-Api-Key"),
+			"agent": r.Header.Get("User-Agent"), "token_only": strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")}
+		if r.URL.Path == "/error" {
+			http.Error(w, fmt.Sprint(echo), http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(echo)
+	})
+	headers := map[string]string{"Authorization": "Bearer " + literal, "X-Api-Key": "${env:TOKEN}", "User-Agent": "airlock-test-agent"}
+	tool := newTool(t, httptool.Spec{URL: srv.URL + "/ok", Method: "GET", Headers: headers})
+	out, err := tool.Call(context.Background(), nil)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"auth":"[REDACTED]","key":"[REDACTED]","agent":"airlock-test-agent","token_only":"[REDACTED]"}`, string(out.JSON))
+
+	tool = newTool(t, httptool.Spec{URL: srv.URL + "/error", Method: "GET", Headers: headers})
+	_, err = tool.Call(context.Background(), nil)
+	require.EqualError(t, err, `http tool "remote": the server answered 401 Unauthorized: map[agent:airlock-test-agent auth:[REDACTED] key:[REDACTED] token_only:[REDACTED]]`)
+
+	require.True(t, httptool.PublicHeader("content-type"))
+	require.False(t, httptool.PublicHeader("Authorization"))
+}
+
+// TestPlaceholderCannotClimb: a placeholder value of "", "." or ".." fails
+// the call instead of changing the URL's path.
+func TestPlaceholderCannotClimb(t *testing.T) {
+	var paths []string
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+		paths = append(paths, r.URL.EscapedPath())
+		w.WriteHeader(http.StatusNoContent)
+	})
+	tool := newTool(t, httptool.Spec{URL: srv.URL + "/v1/users/{city}/profile", Method: "GET", InputSchema: json.RawMessage(citySchema)})
+	for _, v := range []string{`""`, `"."`, `".."`} {
+		t.Run(v, func(t *testing.T) {
+			_, err := tool.Call(context.Background(), json.RawMessage(`{"city":`+v+`}`))
+			require.EqualError(t, err, `http tool "remote": argument "city" fills a URL path segment and must not be empty, "." or ".."`)
+		})
+	}
+	_, err := tool.Call(context.Background(), json.RawMessage(`{"city":"..%2F.."}`))
+	require.NoError(t, err)
+	_, err = tool.Call(context.Background(), json.RawMessage(`{"city":"a/../.."}`))
+	require.NoError(t, err)
+	require.Equal(t, []string{"/v1/users/..%252F../profile", "/v1/users/a%2F..%2F../profile"}, paths, "other values are escaped, never climb")
+}

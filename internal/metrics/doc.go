@@ -23,7 +23,7 @@
 //
 //	airlock_tool_calls_total{tool,status,reason}        counter
 //	airlock_tool_call_duration_seconds{tool,status}     histogram (whole call, approval wait included)
-//	airlock_tool_calls_in_flight{tool}                  gauge (tools executing now)
+//	airlock_tool_calls_in_flight{tool}                  gauge (calls waiting for their tool; not abandoned ones)
 //	airlock_approvals_total{tool,status}                counter; status approved|denied|timeout|error
 //	airlock_approval_wait_seconds{tool,status}          histogram
 //	airlock_chains_total{status}                        counter

@@ -96,7 +96,7 @@ func New(reg prometheus.Registerer, box *toolbox.Toolbox) (*Metrics, error) {
 		}, []string{"tool", "status"}),
 		toolsInFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: namespace, Name: "tool_calls_in_flight",
-			Help: "Tool executions running now, by tool.",
+			Help: "Tool calls waiting for their tool to return, by tool. A call abandoned on timeout or cancellation leaves the gauge even if its tool still runs.",
 		}, []string{"tool"}),
 		approvals: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace, Name: "approvals_total",
@@ -179,15 +179,19 @@ func (m *Metrics) ToolEnd(ev invoker.Event) {
 	m.toolDuration.WithLabelValues(tool, status).Observe(ev.Duration.Seconds())
 }
 
-// Progress returns a progress func that tracks the tools executing now
-// (airlock_tool_calls_in_flight). To combine it with another progress func,
+// Progress returns a progress func that tracks the calls waiting for their
+// tool now (airlock_tool_calls_in_flight). A call that ends on its timeout
+// or the chain's cancellation leaves the gauge at once, even if its tool
+// ignores the context and keeps running (invoker.Invoker.Abandoned counts
+// those). To combine it with another progress func,
 // call ToolProgress from yours.
 func (m *Metrics) Progress() invoker.ProgressFunc {
 	return func(_ context.Context, ev invoker.Event) { m.ToolProgress(ev) }
 }
 
 // ToolProgress records a ToolCall (a tool starts executing) or ToolResult
-// (it stopped) event. Other event kinds are ignored.
+// (the call stopped waiting for it: the tool returned, or the call timed out
+// or was cancelled) event. Other event kinds are ignored.
 func (m *Metrics) ToolProgress(ev invoker.Event) {
 	switch ev.Kind {
 	case invoker.ToolCall:

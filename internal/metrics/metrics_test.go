@@ -250,3 +250,20 @@ func TestRegisterTwiceFails(t *testing.T) {
 	_, err = metrics.New(nil, nil)
 	require.Error(t, err)
 }
+
+// TestInFlightHelp: the gauge counts calls waiting for their tool, which an
+// abandoned call leaves while its tool may still run; its help says so
+// rather than claim to count running tools.
+func TestInFlightHelp(t *testing.T) {
+	_, reg, m := fixture(t)
+	m.ToolProgress(invoker.Event{Kind: invoker.ToolCall, Tool: "echo"})
+	mfs, err := reg.Gather()
+	require.NoError(t, err)
+	for _, mf := range mfs {
+		if mf.GetName() == "airlock_tool_calls_in_flight" {
+			require.Equal(t, "Tool calls waiting for their tool to return, by tool. A call abandoned on timeout or cancellation leaves the gauge even if its tool still runs.", mf.GetHelp())
+			return
+		}
+	}
+	t.Fatal("airlock_tool_calls_in_flight not gathered")
+}

@@ -29,6 +29,14 @@
 // ok has the OpenTelemetry status Error with the reason code as its
 // description. Spans never carry argument values, results or secrets.
 //
+// The approval outcome is the one the invoker recorded on the event
+// (invoker.Event.Approval), not a guess from the reason code.
+//
+// A chain span is the child of a local span in its context. A remote parent
+// (a client's traceparent header) is only linked: the chain span starts a
+// trace of its own, and Setup's sampler ignores a remote parent's sampled
+// flag, so clients can neither force spans nor choose the sampled trace ids.
+//
 // The tool-call span is recorded when the call ends (from the invoker's
 // ToolEnd event), with its start time set back by the call's duration, so
 // concurrent calls of one chain need no bookkeeping.

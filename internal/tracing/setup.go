@@ -22,7 +22,8 @@ import (
 // cfg.Exporter is empty; OTLP over HTTP to cfg.Endpoint for "otlp"; one
 // JSON document per span on stdout (the writer given, normally stderr) for
 // "stdout". Spans are sampled per chain at cfg.SampleRatio (a tool call
-// follows its chain's decision). The returned shutdown flushes pending spans
+// follows its chain's decision); a remote parent's sampled flag (a client's
+// traceparent) plays no part. The returned shutdown flushes pending spans
 // and must be called once; ctx bounds it. It is a no-op when tracing is off.
 func Setup(ctx context.Context, cfg config.Tracing, stdout io.Writer) (trace.TracerProvider, func(context.Context) error, error) {
 	noop := func(context.Context) error { return nil }
@@ -54,10 +55,13 @@ func Setup(ctx context.Context, cfg config.Tracing, stdout io.Writer) (trace.Tra
 	if name == "" {
 		name = "airlock"
 	}
-	ratio := cfg.SampleRatio
+	// A tool call follows its chain (a local parent); a remote parent's
+	// sampled flag is ignored, so a client's traceparent cannot force spans.
+	root := sdktrace.TraceIDRatioBased(cfg.SampleRatio)
 	tp := sdktrace.NewTracerProvider(opt,
 		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", name))),
-		sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(ratio))),
+		sdktrace.WithSampler(sdktrace.ParentBased(root,
+			sdktrace.WithRemoteParentSampled(root), sdktrace.WithRemoteParentNotSampled(root))),
 	)
 	return tp, tp.Shutdown, nil
 }
@@ -79,6 +83,12 @@ type jsonSpan struct {
 	Status     string         `json:"status"`
 	StatusText string         `json:"status_description,omitempty"`
 	Attributes map[string]any `json:"attributes"`
+	Links      []jsonLink     `json:"links,omitempty"`
+}
+
+type jsonLink struct {
+	TraceID string `json:"trace_id"`
+	SpanID  string `json:"span_id"`
 }
 
 func (e *jsonExporter) ExportSpans(_ context.Context, spans []sdktrace.ReadOnlySpan) error {
@@ -96,6 +106,9 @@ func (e *jsonExporter) ExportSpans(_ context.Context, spans []sdktrace.ReadOnlyS
 		}
 		for _, kv := range s.Attributes() {
 			js.Attributes[string(kv.Key)] = kv.Value.AsInterface()
+		}
+		for _, l := range s.Links() {
+			js.Links = append(js.Links, jsonLink{TraceID: l.SpanContext.TraceID().String(), SpanID: l.SpanContext.SpanID().String()})
 		}
 		if err := enc.Encode(js); err != nil {
 			return err

@@ -62,27 +62,29 @@ type Chain struct {
 	Tenant string
 	// Language is js, ts or wasm.
 	Language string
-	// MaxRiskUnapproved is the chain's policy value, used to tell calls that
-	// needed approval from calls that did not.
-	MaxRiskUnapproved toolbox.Risk
 }
 
-type chainKey struct{}
-
-// StartChain starts the chain's span as a child of any span in ctx and
-// returns a context carrying it, to run the chain with, and the function to
-// call once with the chain's result (nil if the run failed to start).
+// StartChain starts the chain's span and returns a context carrying it, to
+// run the chain with, and the function to call once with the chain's result
+// (nil if the run failed to start). A local span in ctx becomes the chain
+// span's parent. A remote one (a client's traceparent) does not: the chain
+// span starts a new trace, linked to the remote span, so the sampler decides
+// on a trace id of airlock's own and a client cannot force sampling (or
+// pick the trace id the ratio sampler looks at).
 func (t *Tracer) StartChain(ctx context.Context, c Chain) (context.Context, func(*chain.RunResult)) {
 	if !t.Enabled() {
 		return ctx, func(*chain.RunResult) {}
 	}
-	ctx, span := t.tr.Start(ctx, ChainSpan, trace.WithAttributes(
+	opts := []trace.SpanStartOption{trace.WithAttributes(
 		attribute.String("airlock.chain.id", c.ID),
 		attribute.String("airlock.tenant", c.Tenant),
 		attribute.String("airlock.chain.language", c.Language),
 		attribute.String("airlock.approval.mode", t.mode),
-	))
-	ctx = context.WithValue(ctx, chainKey{}, c)
+	)}
+	if remote := trace.SpanContextFromContext(ctx); remote.IsValid() && remote.IsRemote() {
+		opts = append(opts, trace.WithNewRoot(), trace.WithLinks(trace.Link{SpanContext: remote}))
+	}
+	ctx, span := t.tr.Start(ctx, ChainSpan, opts...)
 	return ctx, func(res *chain.RunResult) {
 		if res == nil {
 			span.SetStatus(codes.Error, "host_error")
@@ -110,7 +112,6 @@ func (t *Tracer) ToolEnd(ctx context.Context, ev invoker.Event) {
 		return
 	}
 	end := time.Now()
-	c, _ := ctx.Value(chainKey{}).(Chain)
 	_, span := t.tr.Start(ctx, ToolSpan, trace.WithTimestamp(end.Add(-ev.Duration)), trace.WithAttributes(
 		attribute.String("airlock.tool", ev.Tool),
 		attribute.String("airlock.tool.risk", riskName(ev.Risk)),
@@ -118,7 +119,7 @@ func (t *Tracer) ToolEnd(ctx context.Context, ev invoker.Event) {
 		attribute.String("airlock.call.reason", ev.Reason),
 		attribute.Int("airlock.call.seq", ev.Seq),
 		attribute.String("airlock.approval.mode", t.mode),
-		attribute.String("airlock.approval.outcome", ApprovalOutcome(ev, c.MaxRiskUnapproved)),
+		attribute.String("airlock.approval.outcome", ApprovalOutcome(ev)),
 	))
 	if ev.Status != session.StatusOK {
 		span.SetStatus(codes.Error, ev.Reason)
@@ -126,34 +127,29 @@ func (t *Tracer) ToolEnd(ctx context.Context, ev invoker.Event) {
 	span.End(trace.WithTimestamp(end))
 }
 
-// ApprovalOutcome says what approval did for the call ev ended: not_required
-// when the tool's risk is at most maxUnapproved (or the call was refused
-// before the approval gate), approved, denied, timeout, no_handler, error,
-// or cancelled (the chain ended during the wait).
-func ApprovalOutcome(ev invoker.Event, maxUnapproved toolbox.Risk) string {
-	switch ev.Reason {
-	case invoker.ReasonApprovalDenied:
-		return ApprovalDenied
-	case invoker.ReasonApprovalTimeout:
-		return ApprovalTimeout
-	case invoker.ReasonNoApprovalHandler:
-		return ApprovalNoHandler
-	case invoker.ReasonApprovalFailed:
-		return ApprovalError
-	}
-	if ev.Risk <= maxUnapproved {
+// ApprovalOutcome says what approval did for the call ev ended, from
+// ev.Approval as the invoker recorded it: not_required (the call needed no
+// approval, or was refused before the approval gate), approved, denied,
+// timeout, no_handler, error (the handler failed) or cancelled (the chain
+// ended during the wait).
+func ApprovalOutcome(ev invoker.Event) string {
+	switch ev.Approval {
+	case "":
 		return ApprovalNotRequired
-	}
-	switch ev.Reason {
-	case "", invoker.ReasonArtifactNotFound, invoker.ReasonArtifactTooLarge, invoker.ReasonCallTimeout,
-		invoker.ReasonToolError, invoker.ReasonToolPanic, invoker.ReasonInvalidResult, invoker.ReasonStoreError:
-		// Gates after the approval gate: the call was approved.
+	case invoker.ApprovalApproved:
 		return ApprovalApproved
-	case invoker.ReasonCancelled:
+	case invoker.ApprovalDenied:
+		return ApprovalDenied
+	case invoker.ApprovalTimeout:
+		return ApprovalTimeout
+	case invoker.ApprovalNoHandler:
+		return ApprovalNoHandler
+	case invoker.ApprovalFailed:
+		return ApprovalError
+	case invoker.ApprovalCancelled:
 		return ApprovalCancelled
 	}
-	// Refused by a gate before approval (budget, schema, …).
-	return ApprovalNotRequired
+	return ApprovalError
 }
 
 func riskName(r toolbox.Risk) string {

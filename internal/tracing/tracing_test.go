@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/internal/config"
@@ -17,30 +18,72 @@ import (
 	"github.com/airlockrt/airlock/toolbox"
 )
 
+// TestApprovalOutcome maps the invoker's recorded approval outcome, not a
+// guess from the reason code: a HIGH call that ended in tool_error after an
+// approval is approved, one refused before the gate needed none.
 func TestApprovalOutcome(t *testing.T) {
 	tests := []struct {
-		risk   toolbox.Risk
-		reason string
-		want   string
+		approval, reason string
+		want             string
 	}{
-		{toolbox.Safe, "", tracing.ApprovalNotRequired},
-		{toolbox.High, "", tracing.ApprovalApproved},
-		{toolbox.High, invoker.ReasonToolError, tracing.ApprovalApproved},
-		{toolbox.High, invoker.ReasonApprovalDenied, tracing.ApprovalDenied},
-		{toolbox.High, invoker.ReasonApprovalTimeout, tracing.ApprovalTimeout},
-		{toolbox.High, invoker.ReasonNoApprovalHandler, tracing.ApprovalNoHandler},
-		{toolbox.High, invoker.ReasonApprovalFailed, tracing.ApprovalError},
-		{toolbox.High, invoker.ReasonCancelled, tracing.ApprovalCancelled},
-		{toolbox.High, invoker.ReasonInvalidArguments, tracing.ApprovalNotRequired},
-		{toolbox.Safe, invoker.ReasonBudgetExhausted, tracing.ApprovalNotRequired},
+		{"", "", tracing.ApprovalNotRequired},
+		{"", invoker.ReasonInvalidArguments, tracing.ApprovalNotRequired},
+		{"", invoker.ReasonCancelled, tracing.ApprovalNotRequired},
+		{invoker.ApprovalApproved, "", tracing.ApprovalApproved},
+		{invoker.ApprovalApproved, invoker.ReasonToolError, tracing.ApprovalApproved},
+		{invoker.ApprovalApproved, invoker.ReasonCancelled, tracing.ApprovalApproved},
+		{invoker.ApprovalDenied, invoker.ReasonApprovalDenied, tracing.ApprovalDenied},
+		{invoker.ApprovalTimeout, invoker.ReasonApprovalTimeout, tracing.ApprovalTimeout},
+		{invoker.ApprovalNoHandler, invoker.ReasonNoApprovalHandler, tracing.ApprovalNoHandler},
+		{invoker.ApprovalFailed, invoker.ReasonApprovalFailed, tracing.ApprovalError},
+		{invoker.ApprovalCancelled, invoker.ReasonCancelled, tracing.ApprovalCancelled},
 	}
 	for _, tc := range tests {
-		t.Run(tc.reason, func(t *testing.T) {
-			got := tracing.ApprovalOutcome(invoker.Event{Risk: tc.risk, Reason: tc.reason}, toolbox.Safe)
+		t.Run(tc.approval+"/"+tc.reason, func(t *testing.T) {
+			got := tracing.ApprovalOutcome(invoker.Event{Risk: toolbox.High, Reason: tc.reason, Approval: tc.approval})
 			require.Equal(t, tc.want, got)
 		})
 	}
-	require.Equal(t, tracing.ApprovalNotRequired, tracing.ApprovalOutcome(invoker.Event{Risk: toolbox.High}, toolbox.High))
+}
+
+// TestRemoteParentCannotForceSampling: a client's sampled traceparent
+// neither forces a span at sample ratio 0 nor lends its trace id; at ratio 1
+// the chain span starts a trace of its own, linked to the client's span.
+func TestRemoteParentCannotForceSampling(t *testing.T) {
+	remote := trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID:    trace.TraceID{0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10},
+		SpanID:     trace.SpanID{0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08},
+		TraceFlags: trace.FlagsSampled,
+		Remote:     true,
+	})
+	ctx := trace.ContextWithRemoteSpanContext(context.Background(), remote)
+	run := func(ratio float64) []map[string]any {
+		var out bytes.Buffer
+		tp, shutdown, err := tracing.Setup(context.Background(), config.Tracing{Exporter: "stdout", SampleRatio: ratio}, &out)
+		require.NoError(t, err)
+		tr := tracing.New(tp, "queue")
+		cctx, end := tr.StartChain(ctx, tracing.Chain{ID: "ch_1", Tenant: "acme", Language: "js"})
+		tr.ToolEnd(cctx, invoker.Event{Kind: invoker.ToolEnd, Tool: "kv_get", Status: session.StatusOK, Seq: 1})
+		end(&chain.RunResult{Status: chain.StatusOK})
+		require.NoError(t, shutdown(context.Background()))
+		var spans []map[string]any
+		for dec := json.NewDecoder(&out); dec.More(); {
+			var s map[string]any
+			require.NoError(t, dec.Decode(&s))
+			spans = append(spans, s)
+		}
+		return spans
+	}
+	require.Empty(t, run(0), "the remote parent's sampled flag does not force sampling")
+	spans := run(1)
+	require.Len(t, spans, 2)
+	for _, s := range spans {
+		require.NotEqual(t, remote.TraceID().String(), s["trace_id"])
+	}
+	require.Equal(t, spans[0]["trace_id"], spans[1]["trace_id"], "the tool call follows its chain")
+	require.Equal(t, tracing.ChainSpan, spans[1]["name"])
+	require.Empty(t, spans[1]["parent_span_id"])
+	require.Equal(t, []any{map[string]any{"trace_id": remote.TraceID().String(), "span_id": remote.SpanID().String()}}, spans[1]["links"])
 }
 
 // TestStdoutExporter runs a chain span and a tool span through Setup's
@@ -53,7 +96,7 @@ func TestStdoutExporter(t *testing.T) {
 	require.True(t, tr.Enabled())
 	ctx, end := tr.StartChain(context.Background(), tracing.Chain{ID: "ch_1", Tenant: "acme", Language: "js"})
 	tr.ToolEnd(ctx, invoker.Event{Kind: invoker.ToolEnd, Tool: "send_message", Risk: toolbox.High,
-		Status: session.StatusDenied, Reason: invoker.ReasonApprovalDenied, Duration: time.Millisecond, Seq: 1})
+		Status: session.StatusDenied, Reason: invoker.ReasonApprovalDenied, Approval: invoker.ApprovalDenied, Duration: time.Millisecond, Seq: 1})
 	end(&chain.RunResult{Status: chain.StatusOK, Stats: chain.Stats{Calls: 1}})
 	require.NoError(t, shutdown(context.Background()))
 

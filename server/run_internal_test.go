@@ -1,0 +1,42 @@
+package server
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/airlockrt/airlock/approval"
+	"github.com/airlockrt/airlock/chain"
+)
+
+// TestEventHistoryBytes: a chain's event history is bounded in bytes, not
+// only in count; the newest event is always kept, and the arguments of its
+// approval requests go when the chain ends.
+func TestEventHistoryBytes(t *testing.T) {
+	rn := newRun("ch_1", "acme", LangJavaScript, func(error) {})
+	big := strings.Repeat("x", 100<<10)
+	for range 30 {
+		rn.publish(EventLog, big)
+	}
+	evs, _, _ := rn.since(0)
+	require.Len(t, evs, 10, "10 events of 100KiB fit in 1MiB, 11 do not")
+	require.Equal(t, 21, evs[0].seq)
+	require.Equal(t, 30, evs[len(evs)-1].seq)
+	require.LessOrEqual(t, rn.bytes, maxEventBytes)
+
+	rn.publish(EventLog, strings.Repeat("y", maxEventBytes+1))
+	evs, _, _ = rn.since(0)
+	require.Len(t, evs, 1, "an event above the bound is kept alone")
+	require.Equal(t, 31, evs[0].seq)
+
+	rn.publishApproval(approval.Request{ID: "A1", Tenant: "acme", Args: []byte(`{"k":"` + big + `"}`), ArgsSize: len(big) + 8})
+	evs, _, _ = rn.since(0)
+	require.Len(t, evs, 1)
+	require.Contains(t, string(evs[0].data), big)
+	rn.finish(&chain.RunResult{Status: chain.StatusOK})
+	evs, _, _ = rn.since(0)
+	require.Len(t, evs, 1)
+	require.JSONEq(t, `{"id":"A1","tenant":"acme","session_id":"","tool":"","risk":"SAFE","args_hash":"","args_size":102408,"created":"0001-01-01T00:00:00Z"}`, string(evs[0].data))
+	require.Equal(t, len(evs[0].data), rn.bytes)
+}
