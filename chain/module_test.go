@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 
@@ -30,7 +29,7 @@ func goGuest(t testing.TB) []byte {
 	guest.once.Do(func() {
 		dir := filepath.Join("..", "examples", "chains", "go-guest")
 		out := filepath.Join(t.TempDir(), "chain.wasm")
-		cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", out, ".")
+		cmd := exec.Command("go", "build", "-o", out, ".")
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 		if msg, err := cmd.CombinedOutput(); err != nil {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -32,7 +31,7 @@ func buildGuest(t *testing.T) []byte {
 		}
 		defer os.RemoveAll(dir)
 		out := filepath.Join(dir, "chain.wasm")
-		cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", out, ".")
+		cmd := exec.Command("go", "build", "-o", out, ".")
 		cmd.Dir = filepath.Join("..", "examples", "chains", "go-guest")
 		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 		if msg, err := cmd.CombinedOutput(); err != nil {

@@ -623,7 +623,7 @@ func TestSpans(t *testing.T) {
 	attrs := func(i int) map[string]string {
 		m := map[string]string{}
 		for _, kv := range spans[i].Attributes() {
-			m[string(kv.Key)] = kv.Value.Emit()
+			m[string(kv.Key)] = kv.Value.String()
 		}
 		return m
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -46,7 +45,7 @@ type runResult struct {
 func goGuest(t *testing.T) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "chain.wasm")
-	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", out, ".")
+	cmd := exec.Command("go", "build", "-o", out, ".")
 	cmd.Dir = chains + "go-guest"
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 	msg, err := cmd.CombinedOutput()

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -31,7 +30,7 @@ func TestMain(m *testing.M) {
 	}
 	bin = filepath.Join(dir, "airlock")
 	cacheHome = filepath.Join(dir, "cache")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
+	build := exec.Command("go", "build", "-o", bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building airlock: %v\n%s", err, out)
 		os.Exit(1)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -116,7 +115,7 @@ func TestGoGuestExample(t *testing.T) {
 	wasm, err := os.ReadFile(filepath.Join("go-guest", "chain.wasm"))
 	if err != nil {
 		out := filepath.Join(t.TempDir(), "chain.wasm")
-		cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", out, ".")
+		cmd := exec.Command("go", "build", "-o", out, ".")
 		cmd.Dir = "go-guest"
 		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 		msg, err := cmd.CombinedOutput()

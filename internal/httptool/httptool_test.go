@@ -176,7 +176,7 @@ func TestFailures(t *testing.T) {
 	}{
 		{
 			name:    "non-2xx with body",
-			handler: func(w http.ResponseWriter, r *http.Request) { http.Error(w, "upstream is down\nretry later", 503) },
+			handler: func(w http.ResponseWriter, r *http.Request) { http.Error(w, "upstream is down\nretry later", http.StatusServiceUnavailable) },
 			want:    `http tool "remote": the server answered 503 Service Unavailable: upstream is down retry later`,
 		},
 		{
