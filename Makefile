@@ -13,7 +13,7 @@ STATICCHECK_VERSION := v0.8.2
 BENCHSTAT   := $(CACHE_BIN)/benchstat
 BENCHSTAT_VERSION := v0.0.0-20260908200009-22c9c6c9d4da
 FUZZTIME    ?= 15s
-BENCHCOUNT  ?= 5
+BENCHCOUNT  ?= 6
 GUEST_WASM  := examples/chains/go-guest/chain.wasm
 
 .PHONY: all build test test-go guest lint fuzz bench clean

@@ -73,3 +73,31 @@ func TestCompiledGoGuest(t *testing.T) {
 	require.ErrorIs(t, err, chain.ErrNoEngine)
 	require.ErrorIs(t, r.Check(sandbox.Script{Source: "return 1"}), chain.ErrNoEngine)
 }
+
+// trapWasm is a minimal module whose "run" executes `unreachable`.
+var trapWasm = []byte{
+	0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version
+	0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7f, // type 0: () -> i32
+	0x03, 0x02, 0x01, 0x00, // func 0 has type 0
+	0x07, 0x07, 0x01, 0x03, 'r', 'u', 'n', 0x00, 0x00, // export "run" = func 0
+	0x0a, 0x05, 0x01, 0x03, 0x00, 0x00, 0x0b, // body: unreachable; end
+}
+
+// TestTrappingModule: a guest trap ends that chain as error/trap.
+func TestTrappingModule(t *testing.T) {
+	e := newEnv(t, invoker.Options{})
+	ctx := context.Background()
+	modules, err := sandbox.NewModuleEngine(ctx, sandbox.ModuleOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = modules.Close(ctx) })
+	mod, err := modules.Compile(ctx, trapWasm)
+	require.NoError(t, err)
+	r, err := chain.New(e.runner.Invoker(), chain.Engines{Modules: modules})
+	require.NoError(t, err)
+	res, err := r.RunModule(ctx, mod, json.RawMessage(`{}`), chain.Options{})
+	require.NoError(t, err)
+	require.Equal(t, chain.StatusError, res.Status)
+	require.Equal(t, "trap", res.Reason)
+	require.Contains(t, res.Error, "wasm trap")
+	require.Empty(t, res.Trace)
+}

@@ -87,3 +87,16 @@ func noArgs(cmd string, pos []string) error {
 	}
 	return nil
 }
+
+// storeFlags declares the blob-store flags shared by run and serve. S3
+// credentials have no flags on purpose: a command line is visible to every
+// user of the machine (ps); set AIRLOCK_S3_ACCESS_KEY/AIRLOCK_S3_SECRET_KEY or
+// the config file instead.
+func storeFlags(fs *flagSet) {
+	fs.key("store", "store.kind", "blob `store`: fs (default) or s3")
+	fs.key("store-dir", "store.dir", "the fs store's `directory` (default: the user cache dir)")
+	fs.key("s3-endpoint", "store.s3.endpoint", "S3/MinIO `host:port` for --store s3")
+	fs.key("s3-bucket", "store.s3.bucket", "S3 `bucket` for --store s3")
+	fs.key("s3-region", "store.s3.region", "S3 `region`")
+	fs.key("s3-tls", "store.s3.use_tls", "use TLS to reach S3 (`true` or false)")
+}

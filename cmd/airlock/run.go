@@ -197,6 +197,7 @@ func runFlags(fs *flagSet) {
 	fs.key("max-calls", "policy.max_tool_calls", "the chain's tool-call budget `N`")
 	fs.key("memory", "limits.memory", "the guest's memory `limit`, e.g. 64MiB")
 	fs.key("approve", "approval.mode", "how risky calls are decided: ask, deny or allow (default ask on a terminal, else deny)")
+	storeFlags(fs)
 }
 
 // scriptKind returns js, ts or wasm from the file's extension.

@@ -23,6 +23,7 @@ const servePool = 2
 func (c *cli) serve(ctx context.Context, args []string) error {
 	fs := newFlagSet("serve", c.stderr)
 	fs.key("addr", "server.addr", "listen `address` host:port; without API keys only a loopback address is accepted")
+	storeFlags(fs)
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
