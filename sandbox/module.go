@@ -75,6 +75,10 @@ func (e *ModuleEngine) Compile(ctx context.Context, wasm []byte) (*Module, error
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidModule, err)
 	}
+	// The engine's compilation cache counts references per module: release
+	// the probe's, or every distinct module compiled stays cached for the
+	// engine's lifetime. Module.Close releases the rest.
+	defer cm.Close(ctx)
 	m := &Module{e: e, wasm: append([]byte(nil), wasm...), byMem: map[uint32]*extism.CompiledPlugin{}}
 	exports := cm.ExportedFunctions()
 	switch {
