@@ -7,7 +7,7 @@ status=0
 while IFS= read -r line; do
   file=${line%%:*}
   name=$(sed -E 's/^.*func (Fuzz[A-Za-z0-9_]*).*/\1/' <<<"${line#*:}")
-  pkg=./$(dirname "$file")
+  pkg=$(dirname "$file")
   echo "== $pkg $name ($fuzztime)"
   go test -run='^$' -fuzz="^${name}\$" -fuzztime="$fuzztime" "$pkg" || status=1
 done < <(grep -rn --include='*_test.go' -E '^func Fuzz[A-Za-z0-9_]*\(' . | grep -v '^./guest-sdk/go/' | sed -E 's/^([^:]*):[0-9]+:/\1:/')
