@@ -15,24 +15,14 @@ import (
 	"github.com/airlockrt/airlock/internal/config"
 	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/server"
+	"github.com/airlockrt/airlock/toolbox"
 )
 
 func (c *cli) tools(args []string) error {
 	fs := newFlagSet("tools", c.stderr)
 	fs.key("tools", "tools.builtin", "built-in tool `sets`, comma-separated")
 	asJSON := fs.Bool("json", false, "print name, description, risk, kind and JSON Schemas as JSON")
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs("tools", pos); err != nil {
-		return err
-	}
-	cfg, err := fs.load(c.env)
-	if err != nil {
-		return err
-	}
-	box, _, err := tools(cfg)
+	box, err := c.toolboxFor(fs, "tools", args)
 	if err != nil {
 		return err
 	}
@@ -63,23 +53,30 @@ func (c *cli) tools(args []string) error {
 func (c *cli) types(args []string) error {
 	fs := newFlagSet("types", c.stderr)
 	fs.key("tools", "tools.builtin", "built-in tool `sets`, comma-separated")
-	pos, err := fs.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := noArgs("types", pos); err != nil {
-		return err
-	}
-	cfg, err := fs.load(c.env)
-	if err != nil {
-		return err
-	}
-	box, _, err := tools(cfg)
+	box, err := c.toolboxFor(fs, "types", args)
 	if err != nil {
 		return err
 	}
 	fmt.Fprint(c.stdout, box.TypeScript())
 	return nil
+}
+
+// toolboxFor parses the flags of a command that takes no arguments and
+// builds the toolbox its configuration describes.
+func (c *cli) toolboxFor(fs *flagSet, name string, args []string) (*toolbox.Toolbox, error) {
+	pos, err := fs.parse(args)
+	if err != nil {
+		return nil, err
+	}
+	if err := noArgs(name, pos); err != nil {
+		return nil, err
+	}
+	cfg, err := fs.load(c.env)
+	if err != nil {
+		return nil, err
+	}
+	box, _, err := tools(cfg)
+	return box, err
 }
 
 // check parses each script (transpiling TypeScript) or validates each
