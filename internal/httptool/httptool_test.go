@@ -175,9 +175,11 @@ func TestFailures(t *testing.T) {
 		want    string
 	}{
 		{
-			name:    "non-2xx with body",
-			handler: func(w http.ResponseWriter, r *http.Request) { http.Error(w, "upstream is down\nretry later", http.StatusServiceUnavailable) },
-			want:    `http tool "remote": the server answered 503 Service Unavailable: upstream is down retry later`,
+			name: "non-2xx with body",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				http.Error(w, "upstream is down\nretry later", http.StatusServiceUnavailable)
+			},
+			want: `http tool "remote": the server answered 503 Service Unavailable: upstream is down retry later`,
 		},
 		{
 			name: "redirect not followed",
