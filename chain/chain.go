@@ -30,12 +30,19 @@ type Options struct {
 	Tenant string
 	// Grants are artifact refs the chain may read besides its own.
 	Grants []string
+	// Tools, when non-nil, are the only tools the chain may call; a call to
+	// any other ends unknown_tool, as for a tool that does not exist. Nil
+	// allows every tool of the invoker's toolbox.
+	Tools []string
 	// Policy, when set, replaces the invoker's policy for this chain.
 	Policy *invoker.Policy
 	// Limits bound the sandbox. Zero fields take the sandbox defaults.
 	Limits sandbox.Limits
 	// Logger receives a line if releasing the chain's pins fails. Nil discards.
 	Logger *slog.Logger
+	// Observer, when set, receives the events of this chain's calls besides
+	// the invoker's own hooks (invoker.WithObserver).
+	Observer *invoker.Observer
 }
 
 // Runner runs chains: for each it opens a session, runs the guest in a fresh
@@ -58,6 +65,9 @@ func New(inv *invoker.Invoker, engines Engines) (*Runner, error) {
 	}
 	return &Runner{inv: inv, engines: engines}, nil
 }
+
+// Engines returns the runner's engines.
+func (r *Runner) Engines() Engines { return r.engines }
 
 // Invoker returns the invoker the runner's chains call.
 func (r *Runner) Invoker() *invoker.Invoker { return r.inv }
@@ -104,7 +114,7 @@ func (r *Runner) run(ctx context.Context, opts Options, guest func(context.Conte
 			return nil, err
 		}
 	}
-	sess := inv.NewSession(session.Options{ID: opts.SessionID, Tenant: opts.Tenant, Grants: opts.Grants})
+	sess := inv.NewSession(session.Options{ID: opts.SessionID, Tenant: opts.Tenant, Grants: opts.Grants, Tools: opts.Tools})
 	out := &RunResult{ID: sess.ID()}
 	var col collector
 	bridge := func(ctx context.Context, tool string, args []byte) ([]byte, error) {
@@ -113,6 +123,9 @@ func (r *Runner) run(ctx context.Context, opts Options, guest func(context.Conte
 		return Envelope(res), nil
 	}
 
+	if opts.Observer != nil {
+		ctx = invoker.WithObserver(ctx, opts.Observer)
+	}
 	res, err := guest(ctx, bridge)
 
 	// The chain's pins go whatever happened, with a context of their own:

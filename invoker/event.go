@@ -59,13 +59,17 @@ type Event struct {
 	Approval string
 }
 
-// Values of Event.Approval.
+// Values of Event.Approval, which is "" for a call that needed no
+// approval; metrics and traces use these values too.
 const (
-	ApprovalApproved  = "approved"
-	ApprovalDenied    = "denied"
-	ApprovalTimeout   = "timeout"
-	ApprovalNoHandler = "no_handler"
-	ApprovalFailed    = "failed"
+	// ApprovalNotRequired names the empty Event.Approval where a label
+	// needs a value.
+	ApprovalNotRequired = "not_required"
+	ApprovalApproved    = "approved"
+	ApprovalDenied      = "denied"
+	ApprovalTimeout     = "timeout"
+	ApprovalNoHandler   = "no_handler"
+	ApprovalFailed      = "failed"
 	// ApprovalCancelled: the chain was cancelled during the wait.
 	ApprovalCancelled = "cancelled"
 )
@@ -84,3 +88,25 @@ type Hooks struct {
 // ProgressFunc receives ToolCall and ToolResult events, for UIs that show a
 // chain's progress. It runs synchronously and must be quick.
 type ProgressFunc func(ctx context.Context, ev Event)
+
+// Observer receives the events of the calls made with one context — a
+// chain's own view, beside the Invoker's process-wide Options.Hooks and
+// Options.Progress, which fire first. Its functions follow the same rules:
+// synchronous, quick, panics contained.
+type Observer struct {
+	Hooks    Hooks
+	Progress ProgressFunc
+}
+
+type observerKey struct{}
+
+// WithObserver returns a context whose calls also report to o, the way a
+// face follows one chain's calls without an Invoker of its own.
+func WithObserver(ctx context.Context, o *Observer) context.Context {
+	return context.WithValue(ctx, observerKey{}, o)
+}
+
+func observerFrom(ctx context.Context) *Observer {
+	o, _ := ctx.Value(observerKey{}).(*Observer)
+	return o
+}

@@ -145,8 +145,8 @@ func (inv *Invoker) Abandoned() int64 { return inv.abandoned.Load() }
 // Whatever happens, Invoke fires OnToolStart and OnToolEnd, appends exactly
 // one record to sess's trace, and returns a Result; it never panics.
 func (inv *Invoker) Invoke(ctx context.Context, sess *session.Session, call Call) (res Result) {
-	st := callState{start: time.Now(), tool: clip(call.Tool), argBytes: len(call.Args)}
-	inv.fire(ctx, inv.hooks.OnToolStart, inv.event(ToolStart, sess, &st))
+	st := callState{start: time.Now(), tool: clip(call.Tool), argBytes: len(call.Args), obs: observerFrom(ctx)}
+	inv.notify(ctx, &st, inv.event(ToolStart, sess, &st))
 	defer func() {
 		if p := recover(); p != nil {
 			inv.log.Error("invoker: contained panic", "tool", st.tool, "panic_type", fmt.Sprintf("%T", p))
@@ -156,18 +156,15 @@ func (inv *Invoker) Invoke(ctx context.Context, sess *session.Session, call Call
 			inv.resolving.Add(-st.reserved)
 		}
 		end := time.Now()
-		status := res.Status
-		if res.Reason == ReasonCallTimeout {
-			status = session.StatusTimeout
-		}
+		status := traceStatus(res)
 		rec := sess.Append(session.Record{
 			Tool: st.tool, Status: status, Reason: res.Reason, Message: res.Message,
 			Start: st.start, End: end, Duration: end.Sub(st.start),
 			ArgBytes: st.argBytes, ResultBytes: st.resultBytes, Refs: st.refs,
 		})
 		ev := inv.event(ToolEnd, sess, &st)
-		ev.Status, ev.Reason, ev.Duration, ev.Seq = res.Status, res.Reason, rec.Duration, rec.Seq
-		inv.fire(ctx, inv.hooks.OnToolEnd, ev)
+		ev.Status, ev.Reason, ev.Duration, ev.Seq = status, res.Reason, rec.Duration, rec.Seq
+		inv.notify(ctx, &st, ev)
 		if inv.log.Enabled(ctx, slog.LevelDebug) {
 			inv.log.DebugContext(ctx, "tool call", "tool", st.tool, "status", status, "reason", res.Reason, "duration", rec.Duration)
 		}
@@ -185,6 +182,7 @@ type callState struct {
 	refs        []string
 	approval    string // Event.Approval
 	reserved    int64  // artifact bytes counted against maxResolving
+	obs         *Observer
 }
 
 func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Call, st *callState) Result {
@@ -197,7 +195,7 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	}
 	// 2. Registry.
 	entry, ok := inv.box.Lookup(call.Tool)
-	if !ok {
+	if !ok || !sess.Allows(call.Tool) {
 		return fail(session.StatusError, ReasonUnknownTool,
 			fmt.Sprintf("no tool named %q; call one of the tools declared on `tools`", st.tool))
 	}
@@ -259,16 +257,16 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 		return cancelled(ctx)
 	}
 	// 7. Progress: the call runs.
-	inv.fire(ctx, inv.progress, inv.event(ToolCall, sess, st))
+	inv.notify(ctx, st, inv.event(ToolCall, sess, st))
 	// 8. Execute.
 	out, r, failed := inv.execute(ctx, sess, entry.Tool(), args)
 	// 9. Progress: the tool is done.
 	ev := inv.event(ToolResult, sess, st)
 	ev.Status, ev.Reason, ev.Duration = session.StatusOK, r.Reason, time.Since(st.start)
 	if failed {
-		ev.Status = r.Status
+		ev.Status = traceStatus(r)
 	}
-	inv.fire(ctx, inv.progress, ev)
+	inv.notify(ctx, st, ev)
 	if failed {
 		return r
 	}
@@ -277,6 +275,15 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 }
 
 var refKey = []byte(`"$artifact"`)
+
+// traceStatus is the status a call's trace record and events show: the
+// Result's, except timeout for a call that ran out of its CallTimeout.
+func traceStatus(res Result) session.Status {
+	if res.Reason == ReasonCallTimeout {
+		return session.StatusTimeout
+	}
+	return res.Status
+}
 
 var donePool = sync.Pool{New: func() any { return make(chan outcome, 1) }}
 
@@ -290,7 +297,7 @@ type outcome struct {
 func (inv *Invoker) execute(ctx context.Context, sess *session.Session, tool toolbox.Tool, args json.RawMessage) (toolbox.Output, Result, bool) {
 	callCtx, cancel := context.WithTimeout(ctx, inv.policy.CallTimeout)
 	defer cancel()
-	toolCtx := toolbox.WithCaller(callCtx, sess)
+	toolCtx := toolbox.WithCaller(callCtx, sess.View())
 	// done is buffered, so an abandoned tool never blocks on its send. A channel
 	// that was drained goes back to the pool; one an abandoned tool still holds
 	// does not.
@@ -431,6 +438,24 @@ func (inv *Invoker) event(kind EventKind, sess *session.Session, st *callState) 
 		ev.Approval = st.approval
 	}
 	return ev
+}
+
+// notify fires ev at the invoker's hooks or progress function, then at the
+// call's Observer, if any.
+func (inv *Invoker) notify(ctx context.Context, st *callState, ev Event) {
+	pick := func(h Hooks, p ProgressFunc) func(context.Context, Event) {
+		switch ev.Kind {
+		case ToolStart:
+			return h.OnToolStart
+		case ToolEnd:
+			return h.OnToolEnd
+		}
+		return p
+	}
+	inv.fire(ctx, pick(inv.hooks, inv.progress), ev)
+	if st.obs != nil {
+		inv.fire(ctx, pick(st.obs.Hooks, st.obs.Progress), ev)
+	}
 }
 
 func (inv *Invoker) fire(ctx context.Context, f func(context.Context, Event), ev Event) {

@@ -136,9 +136,10 @@ func TestGates(t *testing.T) {
 			case tc.executed: // the tool returned; shaping failed afterwards
 				want = append(want, "TOOL_CALL::", "TOOL_RESULT:ok:")
 			case tc.ran:
-				want = append(want, "TOOL_CALL::", "TOOL_RESULT:"+string(tc.status)+":"+tc.reason)
+				want = append(want, "TOOL_CALL::", "TOOL_RESULT:"+string(tc.trace)+":"+tc.reason)
 			}
-			want = append(want, "TOOL_END:"+string(tc.status)+":"+tc.reason)
+			// Events show the trace's status: timeout for a call timeout.
+			want = append(want, "TOOL_END:"+string(tc.trace)+":"+tc.reason)
 			require.Equal(t, want, events)
 		})
 	}
@@ -259,13 +260,13 @@ func TestPolicyValidation(t *testing.T) {
 	}{
 		{"defaults", invoker.Policy{}, ""},
 		{"approval equals call", invoker.Policy{CallTimeout: time.Minute, ApprovalTimeout: time.Minute},
-			"chain policy: ApprovalTimeout (1m0s) must be shorter than CallTimeout (1m0s)"},
+			"chain policy: approval_timeout (1m0s) must be shorter than call_timeout (1m0s)"},
 		{"approval above call", invoker.Policy{CallTimeout: time.Second, ApprovalTimeout: 2 * time.Second},
-			"chain policy: ApprovalTimeout (2s) must be shorter than CallTimeout (1s)"},
+			"chain policy: approval_timeout (2s) must be shorter than call_timeout (1s)"},
 		{"short call timeout keeps invariant", invoker.Policy{CallTimeout: time.Second}, ""},
-		{"negative budget", invoker.Policy{MaxToolCalls: -1}, "chain policy: MaxToolCalls (-1) must not be negative"},
-		{"bad risk", invoker.Policy{MaxRiskUnapproved: 5}, "chain policy: MaxRiskUnapproved (5) is not a risk level"},
-		{"negative inline", invoker.Policy{MaxInlineResultBytes: -1}, "chain policy: MaxInlineResultBytes (-1) must not be negative"},
+		{"negative budget", invoker.Policy{MaxToolCalls: -1}, "chain policy: max_tool_calls (-1) must not be negative"},
+		{"bad risk", invoker.Policy{MaxRiskUnapproved: 5}, "chain policy: max_risk_unapproved (Risk(5)) must be at most CRITICAL"},
+		{"negative inline", invoker.Policy{MaxInlineResultBytes: -1}, "chain policy: max_inline_result_bytes (-1) must not be negative"},
 	}
 	box, err := toolbox.New()
 	require.NoError(t, err)

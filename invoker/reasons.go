@@ -2,7 +2,7 @@ package invoker
 
 // Reason codes are part of airlock's API: every non-ok Result carries exactly
 // one, tests assert them, and they never change meaning. The gate that
-// produces each is listed in DESIGN.md and doc.go.
+// produces each is listed in doc.go; docs/limits.md maps limits to them.
 const (
 	// ReasonBudgetExhausted: the session already made Policy.MaxToolCalls calls.
 	ReasonBudgetExhausted = "budget_exhausted"

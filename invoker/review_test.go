@@ -196,10 +196,12 @@ func TestMessagesAndNamesAreBoundedValidUTF8(t *testing.T) {
 
 func TestToolsSeeTheirCaller(t *testing.T) {
 	var tenant, id string
+	var isSession bool
 	box, err := toolbox.New(toolbox.Func("who", "reports the caller", func(ctx context.Context, _ struct{}) (bool, error) {
 		c, ok := toolbox.CallerFrom(ctx)
 		if ok {
 			tenant, id = c.Tenant(), c.ID()
+			_, isSession = c.(*session.Session)
 		}
 		return ok, nil
 	}))
@@ -210,4 +212,48 @@ func TestToolsSeeTheirCaller(t *testing.T) {
 	require.JSONEq(t, `true`, string(inv.Invoke(context.Background(), sess, invoker.Call{Tool: "who"}).Value))
 	require.Equal(t, "globex", tenant)
 	require.Equal(t, sess.ID(), id)
+	require.False(t, isSession, "a tool sees a read-only view, not the session it could append to")
+	require.Len(t, sess.Trace(), 1, "the tool could not forge trace records")
+}
+
+// TestAllowListIsUnknownTool: a tool outside the session's allow-list is
+// refused at the registry gate exactly as a tool that does not exist.
+func TestAllowListIsUnknownTool(t *testing.T) {
+	box, err := toolbox.New(
+		toolbox.Func("a", "a", func(context.Context, struct{}) (int, error) { return 1, nil }),
+		toolbox.Func("b", "b", func(context.Context, struct{}) (int, error) { return 2, nil }))
+	require.NoError(t, err)
+	inv, err := invoker.New(box, invoker.Options{})
+	require.NoError(t, err)
+	sess := inv.NewSession(session.Options{Tools: []string{"a"}})
+	require.Equal(t, session.StatusOK, inv.Invoke(context.Background(), sess, invoker.Call{Tool: "a"}).Status)
+	res := inv.Invoke(context.Background(), sess, invoker.Call{Tool: "b"})
+	require.Equal(t, invoker.ReasonUnknownTool, res.Reason)
+	require.Equal(t, `no tool named "b"; call one of the tools declared on `+"`tools`", res.Message)
+}
+
+// TestObserver: a context's Observer sees the events of the calls made
+// with it, after the invoker's own hooks, and no other call's.
+func TestObserver(t *testing.T) {
+	box, err := toolbox.New(toolbox.Func("a", "a", func(context.Context, struct{}) (int, error) { return 1, nil }))
+	require.NoError(t, err)
+	var order []string
+	inv, err := invoker.New(box, invoker.Options{
+		Hooks:    invoker.Hooks{OnToolEnd: func(context.Context, invoker.Event) { order = append(order, "global end") }},
+		Progress: func(_ context.Context, ev invoker.Event) { order = append(order, "global "+ev.Kind.String()) },
+	})
+	require.NoError(t, err)
+	obs := &invoker.Observer{
+		Hooks: invoker.Hooks{
+			OnToolStart: func(context.Context, invoker.Event) { order = append(order, "chain start") },
+			OnToolEnd:   func(context.Context, invoker.Event) { order = append(order, "chain end") },
+		},
+		Progress: func(_ context.Context, ev invoker.Event) { order = append(order, "chain "+ev.Kind.String()) },
+	}
+	sess := inv.NewSession(session.Options{})
+	inv.Invoke(invoker.WithObserver(context.Background(), obs), sess, invoker.Call{Tool: "a"})
+	require.Equal(t, []string{"chain start", "global TOOL_CALL", "chain TOOL_CALL", "global TOOL_RESULT", "chain TOOL_RESULT", "global end", "chain end"}, order)
+	order = nil
+	inv.Invoke(context.Background(), sess, invoker.Call{Tool: "a"})
+	require.Equal(t, []string{"global TOOL_CALL", "global TOOL_RESULT", "global end"}, order)
 }

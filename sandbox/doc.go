@@ -1,6 +1,7 @@
 // Package sandbox runs chain guests in WebAssembly with limits, handing every
 // tool call they make to a Bridge function: it knows nothing of tools,
-// sessions or policy (DESIGN.md). ScriptEngine runs JavaScript and
+// sessions or policy, so an engine can change without touching policy code.
+// ScriptEngine runs JavaScript and
 // TypeScript on QuickJS-ng compiled to wasm; ModuleEngine runs compiled
 // wasm chains through Extism. Each run gets a fresh instance: nothing
 // survives from one run to the next.

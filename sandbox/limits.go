@@ -3,6 +3,8 @@ package sandbox
 import (
 	"fmt"
 	"time"
+
+	"github.com/airlockrt/airlock/internal/setting"
 )
 
 // Defaults applied to the zero fields of Limits.
@@ -13,44 +15,61 @@ const (
 	DefaultMaxResultBytes = 1 << 20
 	DefaultMaxInFlight    = 64
 	DefaultMaxArgsBytes   = 1 << 20
+	// DefaultMaxStackBytes is the script engine's largest stack: the build
+	// reserves 64 KiB, less a safety margin.
+	DefaultMaxStackBytes = 56 << 10
+)
+
+// Bounds of Limits.MemoryBytes.
+const (
+	MinMemoryBytes = 1 << 20
+	MaxMemoryBytes = 3 << 30 // wasm32 leaves room for 4 GiB, less the engine's own
 )
 
 // Limits bounds one run. The zero value of every field means its default;
 // negative values are invalid. Which limit ended a run is reported in
 // ExitError.Limit (the Limit* constants).
+//
+// Limits owns these settings: their keys (LimitSettings), defaults,
+// validation (Validate) and the merge of a request's values (Tighten).
+// Configuration files, flags and HTTP requests only load values into it
+// (Set).
 type Limits struct {
 	// Timeout is the run's wall-clock limit, default 300s. A run whose ctx has
 	// an earlier deadline ends at that deadline. Exceeding it ends the run
-	// with Kind Timeout.
+	// with Kind Timeout. Key "timeout".
 	Timeout time.Duration
-	// MemoryBytes caps the guest's memory, default 64 MiB. For scripts it is
-	// the QuickJS heap limit; the wasm linear memory is capped a little above
-	// it (the next power of two at or above MemoryBytes + 16 MiB, for the
-	// engine's own static data and stack).
+	// MemoryBytes caps the guest's memory, default 64 MiB, 1 MiB to 3 GiB.
+	// For scripts it is the QuickJS heap limit; the wasm linear memory is
+	// capped a little above it (the next power of two at or above
+	// MemoryBytes + 16 MiB, for the engine's own static data and stack).
 	// For modules it caps the linear memory. Exceeding it ends the run with
 	// LimitExceeded/LimitMemory, unless the script catches the out-of-memory
-	// error and carries on.
+	// error and carries on. Key "memory".
 	MemoryBytes uint64
 	// MaxLogBytes caps the captured console text (sum of LogEntry.Text
 	// lengths), default 1 MiB. The line that crosses it is truncated, the
 	// run ends with LimitExceeded/LimitLogs and Result.LogsTruncated is set.
+	// Key "max_log_bytes".
 	MaxLogBytes int
 	// MaxResultBytes caps the JSON encoding of the script's result, default
-	// 1 MiB. Exceeding it ends the run with LimitExceeded/LimitResult.
+	// 1 MiB. Exceeding it ends the run with LimitExceeded/LimitResult. Key
+	// "max_result_bytes".
 	MaxResultBytes int
 	// MaxInFlight caps the tool calls in flight at once, default 64. Further
 	// calls wait, in the guest, for a slot; they are not failed. The module
 	// engine's guests call synchronously, so they never have more than one.
+	// Key "max_in_flight".
 	MaxInFlight int
 	// MaxArgsBytes caps the JSON arguments of one tool call, default 1 MiB.
-	// Exceeding it ends the run with LimitExceeded/LimitArgs.
+	// Exceeding it ends the run with LimitExceeded/LimitArgs. Key
+	// "max_args_bytes".
 	MaxArgsBytes int
 	// MaxStackBytes caps the script engine's C stack, which bounds recursion
 	// depth (roughly 250 bytes per JavaScript call). Zero and values above
-	// the engine's maximum (56 KiB: the build reserves 64 KiB, less a safety
-	// margin) mean that maximum. Exceeding it ends the run with
-	// LimitExceeded/LimitStack; scripts cannot catch it. Modules ignore it:
-	// their stack is their own.
+	// the engine's maximum (DefaultMaxStackBytes) mean that maximum.
+	// Exceeding it ends the run with LimitExceeded/LimitStack; scripts cannot
+	// catch it. Modules ignore it: their stack is their own.
 	MaxStackBytes int
 }
 
@@ -66,42 +85,87 @@ const (
 	LimitInFlight = "in_flight"
 )
 
-// withDefaults returns l with zero fields set to their defaults, or an error
-// naming the first negative field.
+// limitTable is the one description of every Limits field.
+var limitTable = setting.Table[Limits]{
+	setting.Of("timeout", setting.Duration, DefaultTimeout, func(l *Limits) *time.Duration { return &l.Timeout },
+		"wall-clock limit of one chain"),
+	setting.Of("memory", setting.Bytes, uint64(DefaultMemoryBytes), func(l *Limits) *uint64 { return &l.MemoryBytes },
+		"guest memory (the script engine's heap, a module's linear memory)").Within(MinMemoryBytes, MaxMemoryBytes),
+	setting.Of("max_log_bytes", setting.Bytes, DefaultMaxLogBytes, func(l *Limits) *int { return &l.MaxLogBytes },
+		"captured console output of one chain"),
+	setting.Of("max_result_bytes", setting.Bytes, DefaultMaxResultBytes, func(l *Limits) *int { return &l.MaxResultBytes },
+		"JSON encoding of the chain's final result"),
+	setting.Of("max_in_flight", setting.Count, DefaultMaxInFlight, func(l *Limits) *int { return &l.MaxInFlight },
+		"tool calls in flight at once (more wait in the guest)"),
+	setting.Of("max_args_bytes", setting.Bytes, DefaultMaxArgsBytes, func(l *Limits) *int { return &l.MaxArgsBytes },
+		"JSON arguments of one tool call at the bridge"),
+}
+
+// LimitSettings describes every setting of Limits: its key, kind, default
+// and what it bounds, in documentation order.
+func LimitSettings() []setting.Doc { return limitTable.Docs() }
+
+// WithDefaults returns l with every zero field set to its default.
+func (l Limits) WithDefaults() Limits {
+	limitTable.WithDefaults(&l)
+	return l
+}
+
+// Validate reports the first field of l (defaults filled in) out of range.
+// The error wraps ErrInvalidLimits and names the field by its key.
+func (l Limits) Validate() error {
+	l = l.WithDefaults()
+	if err := limitTable.Check(&l); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidLimits, err)
+	}
+	return nil
+}
+
+// Set sets the field named key (see LimitSettings) from text: a duration
+// such as "30s", a size such as "64MiB", or a whole number. "0" means the
+// default.
+func (l *Limits) Set(key, text string) error { return limitTable.Parse(l, key, text) }
+
+// Get returns the field named key written as text, and whether l has it.
+func (l Limits) Get(key string) (string, bool) {
+	f, ok := limitTable.Lookup(key)
+	if !ok {
+		return "", false
+	}
+	return f.Format(f.Get(&l)), true
+}
+
+// Tighten returns l (defaults filled in) with every non-zero field of req
+// applied: a request's own limits. A value may exceed l's only up to
+// ceiling's value for it; a zero ceiling field means l's value, so without a
+// ceiling a request may only lower a limit. The error names the first field
+// refused by its key.
+func (l Limits) Tighten(req, ceiling Limits) (Limits, error) {
+	out, err := limitTable.Tighten(l.WithDefaults(), req, ceiling)
+	if err != nil {
+		return out, err
+	}
+	return out, out.Validate()
+}
+
+// Or returns l with each zero field set to q's value: a ceiling's unset
+// fields filled with the configured values, for instance.
+func (l Limits) Or(q Limits) Limits {
+	limitTable.Or(&l, q)
+	return l
+}
+
+// CheckCeiling reports a non-zero field of ceiling below l's effective
+// value: a ceiling that would refuse the configured limits themselves.
+func (l Limits) CheckCeiling(ceiling Limits) error {
+	return limitTable.Below(ceiling, l.WithDefaults())
+}
+
+// withDefaults returns l with defaults filled in, or an error naming the
+// first field out of range.
 func (l Limits) withDefaults() (Limits, error) {
-	switch {
-	case l.Timeout < 0:
-		return l, fmt.Errorf("%w: Timeout (%v) must not be negative", ErrInvalidLimits, l.Timeout)
-	case l.MaxLogBytes < 0:
-		return l, fmt.Errorf("%w: MaxLogBytes (%d) must not be negative", ErrInvalidLimits, l.MaxLogBytes)
-	case l.MaxResultBytes < 0:
-		return l, fmt.Errorf("%w: MaxResultBytes (%d) must not be negative", ErrInvalidLimits, l.MaxResultBytes)
-	case l.MaxInFlight < 0:
-		return l, fmt.Errorf("%w: MaxInFlight (%d) must not be negative", ErrInvalidLimits, l.MaxInFlight)
-	case l.MaxStackBytes < 0:
-		return l, fmt.Errorf("%w: MaxStackBytes (%d) must not be negative", ErrInvalidLimits, l.MaxStackBytes)
-	case l.MaxArgsBytes < 0:
-		return l, fmt.Errorf("%w: MaxArgsBytes (%d) must not be negative", ErrInvalidLimits, l.MaxArgsBytes)
-	case l.MemoryBytes > 3<<30:
-		return l, fmt.Errorf("%w: MemoryBytes (%d) must be at most 3 GiB (wasm32)", ErrInvalidLimits, l.MemoryBytes)
+	if err := l.Validate(); err != nil {
+		return l, err
 	}
-	if l.Timeout == 0 {
-		l.Timeout = DefaultTimeout
-	}
-	if l.MemoryBytes == 0 {
-		l.MemoryBytes = DefaultMemoryBytes
-	}
-	if l.MaxLogBytes == 0 {
-		l.MaxLogBytes = DefaultMaxLogBytes
-	}
-	if l.MaxResultBytes == 0 {
-		l.MaxResultBytes = DefaultMaxResultBytes
-	}
-	if l.MaxInFlight == 0 {
-		l.MaxInFlight = DefaultMaxInFlight
-	}
-	if l.MaxArgsBytes == 0 {
-		l.MaxArgsBytes = DefaultMaxArgsBytes
-	}
-	return l, nil
+	return l.WithDefaults(), nil
 }

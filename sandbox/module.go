@@ -12,6 +12,7 @@ import (
 
 	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/airlockrt/airlock/sandbox/internal/wire"
 )
@@ -375,8 +376,12 @@ func moduleFailure(rc uint32, err error) *ExitError {
 		}
 		return &ExitError{Kind: Trap, Message: "wasm trap: " + msg, Err: err}
 	}
-	if strings.Contains(msg, "exit_code(") || rc != 0 {
-		return &ExitError{Kind: ScriptError, Message: fmt.Sprintf("the module failed (exit code %d): %s", rc, msg), Err: err}
+	var exit *sys.ExitError
+	if errors.As(err, &exit) {
+		return &ExitError{Kind: ScriptError, Message: fmt.Sprintf("the module exited with code %d", exit.ExitCode()), Err: err}
+	}
+	if rc != 0 {
+		return &ExitError{Kind: ScriptError, Message: fmt.Sprintf("the module failed (code %d): %s", rc, msg), Err: err}
 	}
 	return &ExitError{Kind: ScriptError, Message: msg, Err: err}
 }

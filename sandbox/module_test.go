@@ -122,3 +122,35 @@ func TestModuleEngineRejects(t *testing.T) {
 	_, err = e.Compile(ctx, []byte("\x00asm\x01\x00\x00\x00"))
 	require.ErrorIs(t, err, ErrClosed)
 }
+
+// exitModule is a WASI command whose _start calls proc_exit(code).
+func exitModule(code byte) []byte {
+	b := []byte("\x00asm\x01\x00\x00\x00")
+	b = append(b, 0x01, 0x08, 0x02, 0x60, 0x01, 0x7f, 0x00, 0x60, 0x00, 0x00) // types: (i32)->(), ()->()
+	imp := append([]byte{0x01, 22}, "wasi_snapshot_preview1"...)
+	imp = append(append(append(imp, 9), "proc_exit"...), 0x00, 0x00)
+	b = append(append(b, 0x02, byte(len(imp))), imp...)
+	b = append(b, 0x03, 0x02, 0x01, 0x01)       // one function of type 1
+	b = append(b, 0x05, 0x03, 0x01, 0x00, 0x01) // one memory, one page
+	exp := append([]byte{0x02, 6}, "_start"...)
+	exp = append(append(append(exp, 0x00, 0x01, 6), "memory"...), 0x02, 0x00)
+	b = append(append(b, 0x07, byte(len(exp))), exp...)
+	return append(b, 0x0a, 0x08, 0x01, 0x06, 0x00, 0x41, code, 0x10, 0x00, 0x0b) // i32.const code; call proc_exit
+}
+
+// TestModuleExitCode: a module that exits with a code is classified from
+// the runtime's typed exit error, not from its text.
+func TestModuleExitCode(t *testing.T) {
+	ctx := context.Background()
+	e, err := NewModuleEngine(ctx, ModuleOptions{})
+	require.NoError(t, err)
+	defer e.Close(ctx)
+	m, err := e.Compile(ctx, exitModule(7))
+	require.NoError(t, err)
+	defer m.Close(ctx)
+	_, err = m.Run(ctx, nil, func(context.Context, string, []byte) ([]byte, error) { return nil, nil }, Limits{})
+	var exit *ExitError
+	require.ErrorAs(t, err, &exit)
+	require.Equal(t, ScriptError, exit.Kind)
+	require.Equal(t, "the module exited with code 7", exit.Message)
+}

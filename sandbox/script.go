@@ -327,7 +327,7 @@ func (e *ScriptEngine) Run(ctx context.Context, s Script, bridge Bridge, lim Lim
 // It returns nil, a *ExitError of Kind ScriptError with the position of the
 // first syntax error in s.Source, or ErrInvalidScript for an unknown Lang.
 // Check uses esbuild's parser, which may accept syntax QuickJS rejects.
-func (e *ScriptEngine) Check(s Script) error { return check(s) }
+func (e *ScriptEngine) Check(s Script) error { return Check(s) }
 
 // Close stops the pool, cancels the runs in progress (they end with Kind
 // Cancelled), waits for them, and releases every instance and the compiled
@@ -387,14 +387,22 @@ func newPool(size int, create func(context.Context) (*quickjs.Instance, error)) 
 	return p
 }
 
+// poolRetry is how long the pool waits after a failed creation before it
+// tries again, unless a take asks sooner.
+const poolRetry = time.Second
+
 func (p *pool) fill(create func(context.Context) (*quickjs.Instance, error)) {
 	defer close(p.done)
 	ctx := context.Background()
+	retry := time.NewTimer(poolRetry)
+	retry.Stop()
+	defer retry.Stop()
 	for {
 		for len(p.ch) < cap(p.ch) {
 			in, err := create(ctx)
 			if err != nil {
-				break // retried at the next take
+				retry.Reset(poolRetry) // try again later, or at the next take
+				break
 			}
 			select {
 			case p.ch <- in:
@@ -405,20 +413,25 @@ func (p *pool) fill(create func(context.Context) (*quickjs.Instance, error)) {
 		}
 		select {
 		case <-p.refill:
+		case <-retry.C:
 		case <-p.stop:
 			return
 		}
 	}
 }
 
-// get takes a prepared instance, or returns nil when the pool is empty.
+// get takes a prepared instance, or returns nil when the pool is empty. Either
+// way it asks the filler for more: an empty pool may be one whose last
+// creation failed.
 func (p *pool) get() *quickjs.Instance {
-	select {
-	case in := <-p.ch:
+	defer func() {
 		select {
 		case p.refill <- struct{}{}:
 		default:
 		}
+	}()
+	select {
+	case in := <-p.ch:
 		return in
 	default:
 		return nil

@@ -421,10 +421,12 @@ func (r *scriptRun) failure(f wire.Failure) *ExitError {
 	xe.Line, xe.Column = r.prep.locate(f.Stack, f.Prefix)
 	if f.Compile && f.Name == "SyntaxError" && r.prep.lang == LangJS {
 		// QuickJS places some syntax errors at the start of the statement;
-		// esbuild's parser gives the exact token when it agrees.
+		// esbuild's parser gives the exact token when it agrees, and its
+		// words, so a script reads the same error from Check (airlock
+		// check, the server's submission check) and from a run.
 		var pe *ExitError
-		if errors.As(check(Script{Source: r.prep.source, Lang: LangJS}), &pe) {
-			xe.Line, xe.Column = pe.Line, pe.Column
+		if errors.As(Check(Script{Source: r.prep.source, Lang: LangJS}), &pe) {
+			xe.Line, xe.Column, xe.Message = pe.Line, pe.Column, pe.Message
 		}
 	}
 	return xe

@@ -94,8 +94,10 @@ func prepare(s Script) (*prepared, error) {
 	return nil, fmt.Errorf("%w: unknown Lang %d", ErrInvalidScript, int(s.Lang))
 }
 
-// check parses s with esbuild, as Check documents.
-func check(s Script) error {
+// Check parses (and for TypeScript, transpiles) s with the host parser
+// alone, without an engine: a syntax error is an *ExitError of Kind
+// SyntaxError with the line and column.
+func Check(s Script) error {
 	if i := strings.IndexByte(s.Source, 0); i >= 0 {
 		line, col := position(s.Source, i)
 		return &ExitError{Kind: ScriptError, Message: "SyntaxError: the source contains a NUL byte", Line: line, Column: col}

@@ -19,7 +19,6 @@ import (
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/session"
-	"github.com/airlockrt/airlock/toolbox"
 )
 
 // Languages of SubmitRequest.Language, as ChainView reports them.
@@ -36,7 +35,7 @@ type job struct {
 	wasm   []byte // the module's bytes until build compiles them
 	module *sandbox.Module
 	input  []byte
-	runner *chain.Runner
+	tools  []string // the allow-list, nil for every tool
 	policy invoker.Policy
 	limits sandbox.Limits
 }
@@ -44,14 +43,14 @@ type job struct {
 // prepare validates req for tenant. It does no expensive work: build
 // compiles the guest once the submission holds a slot.
 func (s *Server) prepare(tenant string, req *SubmitRequest) (*job, *requestError) {
-	j := &job{runner: s.runner}
+	j := &job{}
 	switch strings.ToLower(req.Language) {
 	case "", "javascript", "js":
 		j.lang = LangJavaScript
 	case "typescript", "ts":
 		j.lang = LangTypeScript
 	case "wasm":
-		if s.opts.Engines.Modules == nil {
+		if s.engines.Modules == nil {
 			return nil, badRequest(ReasonInvalidLanguage, "this server does not run wasm modules; submit javascript or typescript")
 		}
 		j.lang = LangWasm
@@ -70,39 +69,31 @@ func (s *Server) prepare(tenant string, req *SubmitRequest) (*job, *requestError
 	}
 	j.input = req.Input
 
-	// Tools.
+	// Tools: an allow-list on the chain's session, served by the shared
+	// invoker.
 	if req.Tools != nil {
-		box, rerr := s.subset(req.Tools)
+		tools, rerr := s.subset(req.Tools)
 		if rerr != nil {
 			return nil, rerr
 		}
-		inv, err := invoker.New(box, s.invOpts)
-		if err != nil {
-			return nil, &requestError{code: http.StatusInternalServerError, body: errorBody{Reason: ReasonInternal, Message: err.Error()}}
-		}
-		if j.runner, err = chain.New(inv, s.opts.Engines); err != nil {
-			return nil, &requestError{code: http.StatusInternalServerError, body: errorBody{Reason: ReasonInternal, Message: err.Error()}}
-		}
+		j.tools = tools
 	}
 
-	// Policy and limits.
-	if o := req.Policy; o != nil && o.MaxToolCalls != nil && *o.MaxToolCalls < 1 {
-		return nil, badRequest(ReasonInvalidRequest, "policy.max_tool_calls must be at least 1")
+	// Policy and limits: the request's own, through their owners.
+	var reqPolicy invoker.Policy
+	if rerr := settings("policy", req.Policy, reqPolicy.Set); rerr != nil {
+		return nil, rerr
 	}
-	j.policy = req.Policy.apply(s.opts.Policy)
-	if err := j.policy.Validate(); err != nil {
-		return nil, badRequest(ReasonInvalidPolicy, "%s", strings.TrimPrefix(err.Error(), "invoker: "))
+	var reqLimits sandbox.Limits
+	if rerr := settings("limits", req.Limits, reqLimits.Set); rerr != nil {
+		return nil, rerr
 	}
-	j.limits = req.Limits.apply(s.opts.Limits)
-	if o := req.Limits; o != nil && o.Memory != nil && *o.Memory < 1<<20 {
-		return nil, badRequest(ReasonInvalidRequest, "limits.memory must be at least 1MiB")
+	var err error
+	if j.policy, err = s.policy.Tighten(reqPolicy, s.opts.MaxPolicy); err != nil {
+		return nil, s.settingError(err)
 	}
-	if err := s.ceiling(j.policy, j.limits); err != nil {
-		msg := "%v; ask for less"
-		if s.opts.Ceiling != nil {
-			msg = "%v; ask the operator to raise server.max, or ask for less"
-		}
-		return nil, badRequest(ReasonAboveLimit, msg, err)
+	if j.limits, err = s.opts.Limits.Tighten(reqLimits, s.opts.MaxLimits); err != nil {
+		return nil, s.settingError(err)
 	}
 
 	// The guest, decoded here, compiled or checked by build.
@@ -127,7 +118,7 @@ func (s *Server) prepare(tenant string, req *SubmitRequest) (*job, *requestError
 func (s *Server) build(ctx context.Context, j *job) *requestError {
 	if j.lang == LangWasm {
 		var err error
-		if j.module, err = s.opts.Engines.Modules.Compile(ctx, j.wasm); err != nil {
+		if j.module, err = s.engines.Modules.Compile(ctx, j.wasm); err != nil {
 			if errors.Is(err, sandbox.ErrInvalidModule) {
 				return badRequest(ReasonInvalidModule, "%s", strings.TrimPrefix(err.Error(), "sandbox: "))
 			}
@@ -137,7 +128,7 @@ func (s *Server) build(ctx context.Context, j *job) *requestError {
 		j.wasm = nil
 		return nil
 	}
-	if err := j.runner.Check(j.script); err != nil {
+	if err := s.runner.Check(j.script); err != nil {
 		var exit *sandbox.ExitError
 		if errors.As(err, &exit) {
 			return &requestError{code: http.StatusBadRequest, body: errorBody{Reason: ReasonInvalidScript,
@@ -148,9 +139,24 @@ func (s *Server) build(ctx context.Context, j *job) *requestError {
 	return nil
 }
 
-// subset returns a toolbox of the tools and tool sets named.
-func (s *Server) subset(names []string) (*toolbox.Toolbox, *requestError) {
-	var picked []string
+// settingError maps a refused policy or limit to its answer: above the
+// ceiling, or invalid.
+func (s *Server) settingError(err error) *requestError {
+	msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "chain policy: "), "sandbox: invalid limits: ")
+	if strings.Contains(msg, " is above ") {
+		hint := "; ask for less"
+		if strings.Contains(msg, "operator's limit") {
+			hint = "; ask the operator to raise server.max, or ask for less"
+		}
+		return badRequest(ReasonAboveLimit, "%s%s", msg, hint)
+	}
+	return badRequest(ReasonInvalidPolicy, "%s", msg)
+}
+
+// subset returns the names of the tools and tool sets named, which must
+// all exist.
+func (s *Server) subset(names []string) ([]string, *requestError) {
+	picked := []string{}
 	var unknown []string
 	for _, n := range names {
 		switch set, isSet := s.opts.ToolSets[n]; {
@@ -172,18 +178,7 @@ func (s *Server) subset(names []string) (*toolbox.Toolbox, *requestError) {
 			strings.Join(unknown, ", "), sets)
 	}
 	slices.Sort(picked)
-	picked = slices.Compact(picked)
-	tools := make([]toolbox.Tool, 0, len(picked))
-	for _, n := range picked {
-		if t, ok := s.box.Get(n); ok {
-			tools = append(tools, t)
-		}
-	}
-	box, err := toolbox.New(tools...)
-	if err != nil {
-		return nil, &requestError{code: http.StatusInternalServerError, body: errorBody{Reason: ReasonInternal, Message: err.Error()}}
-	}
-	return box, nil
+	return slices.Compact(picked), nil
 }
 
 // submit handles POST /v1/chains.
@@ -199,8 +194,8 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, tenant string) {
 	}
 	async := false
 	switch v := r.URL.Query().Get("async"); v {
-	case "", "0", "false":
-	case "1", "true":
+	case "", "0":
+	case "1":
 		async = true
 	default:
 		writeError(w, http.StatusBadRequest, ReasonInvalidRequest, fmt.Sprintf("async=%q: use async=1 or leave it out", v))
@@ -320,12 +315,13 @@ func (s *Server) runGuarded(ctx context.Context, rn *run, j *job) (res *chain.Ru
 		defer func() { _ = j.module.Close(context.WithoutCancel(ctx)) }()
 	}
 	ctx, endSpan := s.tracer.StartChain(ctx, tracing.Chain{ID: rn.id, Tenant: rn.tenant, Language: rn.lang})
-	opts := chain.Options{SessionID: rn.id, Tenant: rn.tenant, Policy: &j.policy, Limits: j.limits, Logger: s.log}
+	opts := chain.Options{SessionID: rn.id, Tenant: rn.tenant, Tools: j.tools, Policy: &j.policy, Limits: j.limits,
+		Logger: s.log, Observer: s.observer()}
 	var err error
 	if j.module != nil {
-		res, err = j.runner.RunModule(ctx, j.module, j.input, opts)
+		res, err = s.runner.RunModule(ctx, j.module, j.input, opts)
 	} else {
-		res, err = j.runner.Run(ctx, j.script, opts)
+		res, err = s.runner.Run(ctx, j.script, opts)
 	}
 	if err != nil {
 		s.log.Error("chain could not run", "chain", rn.id, "err", err)

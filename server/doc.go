@@ -4,38 +4,36 @@
 // docs/http-api.md documents every endpoint, body and reason code, and
 // docs/openapi.yaml describes them formally.
 //
+//	// One invoker for the process (internal/assemble builds it for airlock
+//	// serve); the server runs every chain on it.
+//	inv, err := invoker.New(box, invoker.Options{Policy: invoker.Policy{MaxToolCalls: 20}, Approver: queue, Store: store})
+//	runner, err := chain.New(inv, chain.Engines{Scripts: scripts})
 //	srv, err := server.New(server.Options{
-//		Toolbox: box,
-//		Engines: chain.Engines{Scripts: scripts},
-//		Store:   store,
-//		Queue:   approval.NewQueue(approval.Options{}),
-//		Policy:  invoker.Policy{MaxToolCalls: 20},
-//		// The most a request may ask for; without a Ceiling, requests may
-//		// only lower Policy and Limits.
-//		Ceiling: func(p invoker.Policy, l sandbox.Limits) error {
-//			if p.WithDefaults().MaxRiskUnapproved > toolbox.Safe {
-//				return errors.New("max_risk_unapproved above SAFE: every risky call needs approval")
-//			}
-//			if p.WithDefaults().MaxToolCalls > 100 {
-//				return errors.New("max_tool_calls above 100")
-//			}
-//			return nil
-//		},
-//		Authenticate: func(key string) (string, bool) { return cfg.Server.TenantFor(key) },
+//		Runner: runner,
+//		Store:  store,
+//		Queue:  queue,
+//		// The most a request may ask for; unset fields are the server's own
+//		// values, which a request may only lower.
+//		MaxPolicy:    invoker.Policy{MaxToolCalls: 100},
+//		Authenticate: func(key string) (string, bool) { return tenantOf(key) },
 //	})
 //	if err != nil { … }
 //	err = srv.ListenAndServe(ctx, "127.0.0.1:8080") // until ctx ends, then a graceful shutdown
 //
-// A request's policy and limits overrides are checked against
-// Options.Ceiling (above it: 400 above_operator_limit); without a Ceiling
-// they may only lower the server's values, so no client can lift
-// MaxRiskUnapproved to run risky tools unapproved.
+// A request's own "policy" and "limits" go through their owners
+// (invoker.Policy.Tighten, sandbox.Limits.Tighten): each value at most
+// Options.MaxPolicy / MaxLimits (above it: 400 above_operator_limit), where
+// an unset ceiling is the server's value, so no client can lift
+// max_risk_unapproved to run risky tools unapproved.
 //
-// The server builds one invoker over the toolbox and runs every chain
-// through it, with metrics (internal/metrics) and, when a tracer provider is
-// given, OpenTelemetry spans (internal/tracing). Each chain's session id is
-// its chain id, so the invoker's progress events and the approval queue's
-// requests are routed to the chain's event stream by that id.
+// The server builds no invoker: it runs every chain on Options.Runner's,
+// shared by the whole process, and gives a chain that names a subset of
+// tools an allow-list on its session. Each chain's session id is its chain
+// id; the server follows the chain's calls through an invoker.Observer in
+// its context and routes the approval queue's requests by that id. Tool-call
+// metrics and spans are the invoker's hooks' business (internal/assemble
+// wires them); the server records chain metrics on Options.Registerer and,
+// when a tracer provider is given, a span per chain.
 //
 // # Tenants
 //
@@ -68,9 +66,9 @@
 //
 // # Errors
 //
-// New returns ErrNoToolbox or ErrNoEngine for a missing part, an error
-// wrapping invoker.ErrInvalidPolicy for an invalid Options.Policy, and the
-// registry's error when Options.Registry already holds airlock's metrics.
+// New returns ErrNoRunner or ErrNoEngine for a missing part, an error for
+// invalid Options.Limits or a ceiling below the server's own values, and the
+// registry's error when Options.Registerer already holds the chain metrics.
 // ListenAndServe returns ErrNeedsAPIKeys for a non-loopback address without
 // keys. Every 4xx and 5xx response has the body
 // {"error":{"reason":"…","message":"…"}} with a stable reason code (the

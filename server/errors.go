@@ -3,10 +3,10 @@ package server
 import "errors"
 
 var (
-	// ErrNoToolbox is returned by New without Options.Toolbox.
-	ErrNoToolbox = errors.New("server: Options.Toolbox is required")
-	// ErrNoEngine is returned by New without a script engine.
-	ErrNoEngine = errors.New("server: Options.Engines.Scripts is required")
+	// ErrNoRunner is returned by New without Options.Runner.
+	ErrNoRunner = errors.New("server: Options.Runner is required")
+	// ErrNoEngine is returned by New when the Runner has no script engine.
+	ErrNoEngine = errors.New("server: Options.Runner needs a script engine")
 	// ErrNeedsAPIKeys is returned by ListenAndServe and Serve when no API
 	// keys are configured (Options.Authenticate is nil) and the address is
 	// not a loopback address.

@@ -45,7 +45,6 @@ type ToolResultEvent struct {
 
 // progress routes the invoker's ToolCall events to the chain's stream.
 func (s *Server) progress(_ context.Context, ev invoker.Event) {
-	s.metrics.ToolProgress(ev)
 	if ev.Kind != invoker.ToolCall {
 		return
 	}
@@ -54,10 +53,15 @@ func (s *Server) progress(_ context.Context, ev invoker.Event) {
 	}
 }
 
-// toolEnd counts, traces and streams every finished call.
-func (s *Server) toolEnd(ctx context.Context, ev invoker.Event) {
-	s.metrics.ToolEnd(ev)
-	s.tracer.ToolEnd(ctx, ev)
+// observer is what the server follows of each chain's calls: their events
+// for the chain's stream. Metrics and tool spans come from the invoker's own
+// hooks.
+func (s *Server) observer() *invoker.Observer {
+	return &invoker.Observer{Hooks: invoker.Hooks{OnToolEnd: s.toolEnd}, Progress: s.progress}
+}
+
+// toolEnd streams every finished call.
+func (s *Server) toolEnd(_ context.Context, ev invoker.Event) {
 	if rn := s.liveRun(ev.SessionID); rn != nil {
 		rn.publish(EventToolResult, ToolResultEvent{
 			Seq: ev.Seq, Tool: ev.Tool, Risk: ev.Risk, Status: ev.Status, Reason: ev.Reason,

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,7 +13,6 @@ import (
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/server"
-	"github.com/airlockrt/airlock/toolbox"
 )
 
 // Submit a chain over HTTP and read its result.
@@ -23,20 +21,15 @@ func Example() {
 	scripts, _ := sandbox.NewScriptEngine(ctx, sandbox.ScriptOptions{})
 	defer scripts.Close(ctx)
 	box, _ := demo.Toolbox()
+	// One invoker for the process; the server runs every chain on it.
+	inv, _ := invoker.New(box, invoker.Options{Policy: invoker.Policy{MaxToolCalls: 20}})
+	runner, _ := chain.New(inv, chain.Engines{Scripts: scripts})
 	srv, err := server.New(server.Options{
-		Toolbox: box,
-		Engines: chain.Engines{Scripts: scripts},
-		// The most a request may ask for. Without a Ceiling a request may
-		// only lower the server's policy and limits.
-		Ceiling: func(p invoker.Policy, l sandbox.Limits) error {
-			if p.WithDefaults().MaxRiskUnapproved > toolbox.Safe {
-				return errors.New("max_risk_unapproved above SAFE: every risky call needs approval")
-			}
-			if p.WithDefaults().MaxToolCalls > 100 {
-				return errors.New("max_tool_calls above 100")
-			}
-			return nil
-		},
+		Runner: runner,
+		// The most a request may ask for. Unset fields are the server's
+		// own values, which a request may only lower: max_risk_unapproved
+		// stays SAFE, so every risky call needs approval.
+		MaxPolicy: invoker.Policy{MaxToolCalls: 100},
 	})
 	if err != nil {
 		panic(err)

@@ -7,13 +7,10 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"strconv"
+	"slices"
 	"strings"
-	"time"
 
-	"github.com/airlockrt/airlock/invoker"
-	"github.com/airlockrt/airlock/sandbox"
-	"github.com/airlockrt/airlock/toolbox"
+	"github.com/airlockrt/airlock/internal/setting"
 )
 
 // SubmitRequest is the body of POST /v1/chains.
@@ -28,132 +25,47 @@ type SubmitRequest struct {
 	// Tools restricts the chain to these tools; each entry is a tool name or
 	// a tool set ("demo", "http"). Default: every configured tool.
 	Tools []string `json:"tools,omitempty"`
-	// Policy overrides the chain policy, within the operator's ceiling.
-	Policy *PolicyOverride `json:"policy,omitempty"`
-	// Limits overrides the sandbox limits, within the operator's ceiling.
-	Limits *LimitsOverride `json:"limits,omitempty"`
+	// Policy sets the chain's own policy, by the keys of
+	// invoker.PolicySettings (e.g. "max_tool_calls": 10, "call_timeout":
+	// "5s"), within the operator's ceiling.
+	Policy map[string]json.RawMessage `json:"policy,omitempty"`
+	// Limits sets the chain's own sandbox limits, by the keys of
+	// sandbox.LimitSettings (e.g. "memory": "32MiB"), within the operator's
+	// ceiling.
+	Limits map[string]json.RawMessage `json:"limits,omitempty"`
 	// Input is the input document of a wasm module; refused for scripts.
 	Input json.RawMessage `json:"input,omitempty"`
 }
 
-// PolicyOverride holds the chain-policy fields a request may set. Absent
-// fields keep the server's values.
-type PolicyOverride struct {
-	MaxToolCalls      *int          `json:"max_tool_calls,omitempty"`
-	CallTimeout       *Duration     `json:"call_timeout,omitempty"`
-	ApprovalTimeout   *Duration     `json:"approval_timeout,omitempty"`
-	MaxRiskUnapproved *toolbox.Risk `json:"max_risk_unapproved,omitempty"`
-}
-
-// LimitsOverride holds the sandbox limits a request may set. Absent fields
-// keep the server's values.
-type LimitsOverride struct {
-	Timeout        *Duration `json:"timeout,omitempty"`
-	Memory         *Size     `json:"memory,omitempty"`
-	MaxLogBytes    *Size     `json:"max_log_bytes,omitempty"`
-	MaxResultBytes *Size     `json:"max_result_bytes,omitempty"`
-}
-
-// Duration is a positive duration written as a string such as "30s".
-type Duration time.Duration
-
-// UnmarshalJSON reads "30s", "1m30s" or "250ms".
-func (d *Duration) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("a duration is a string such as \"30s\"")
+// settings reads a request's "policy" or "limits" object into an owner: each
+// value is a JSON number or string, written as the setting's kind, and must
+// be positive (leave a key out to keep the server's value).
+func settings(section string, raw map[string]json.RawMessage, set func(key, text string) error) *requestError {
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
 	}
-	v, err := time.ParseDuration(s)
-	if err != nil || v <= 0 {
-		return fmt.Errorf("%q is not a positive duration (write e.g. \"30s\" or \"250ms\")", s)
+	slices.Sort(keys)
+	for _, k := range keys {
+		var text string
+		var n json.Number
+		if err := json.Unmarshal(raw[k], &text); err != nil {
+			if err := json.Unmarshal(raw[k], &n); err != nil {
+				return badRequest(ReasonInvalidRequest, "%s.%s must be a number or a string such as \"30s\" or \"64MiB\"", section, clip(k))
+			}
+			text = n.String()
+		}
+		if strings.TrimSpace(text) == "0" {
+			return badRequest(ReasonInvalidRequest, "%s.%s must be greater than zero; leave it out to keep the server's value", section, clip(k))
+		}
+		if err := set(k, text); err != nil {
+			if errors.Is(err, setting.ErrUnknownKey) {
+				return badRequest(ReasonUnknownField, "%s.%s is not a setting: %v", section, clip(k), err)
+			}
+			return badRequest(ReasonInvalidRequest, "%s.%s: %v", section, clip(k), err)
+		}
 	}
-	*d = Duration(v)
 	return nil
-}
-
-// MarshalJSON writes d as time.Duration's String.
-func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
-
-// Size is a positive number of bytes: a JSON integer, or a string with a
-// unit such as "64MiB" (KiB, MiB, GiB; KB, MB, GB; B).
-type Size int64
-
-// UnmarshalJSON reads an integer or a string with a unit.
-func (s *Size) UnmarshalJSON(b []byte) error {
-	var n int64
-	if err := json.Unmarshal(b, &n); err == nil {
-		if n <= 0 {
-			return fmt.Errorf("%d is not a positive size", n)
-		}
-		*s = Size(n)
-		return nil
-	}
-	var str string
-	if err := json.Unmarshal(b, &str); err != nil {
-		return errors.New("a size is an integer number of bytes or a string such as \"64MiB\"")
-	}
-	t, mult := strings.TrimSpace(str), int64(1)
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}} {
-		if strings.HasSuffix(t, u.suffix) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
-			break
-		}
-	}
-	v, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || v <= 0 || v > (1<<62)/mult {
-		return fmt.Errorf("%q is not a positive size (write e.g. 4096 or \"64MiB\")", str)
-	}
-	*s = Size(v * mult)
-	return nil
-}
-
-// apply returns base with the override's fields set. An approval timeout
-// that the new call timeout would no longer exceed, and that the request
-// did not set, falls back to its default for that call timeout.
-func (o *PolicyOverride) apply(base invoker.Policy) invoker.Policy {
-	if o == nil {
-		return base
-	}
-	p := base
-	if o.MaxToolCalls != nil {
-		p.MaxToolCalls = *o.MaxToolCalls
-	}
-	if o.CallTimeout != nil {
-		p.CallTimeout = time.Duration(*o.CallTimeout)
-		if o.ApprovalTimeout == nil && p.WithDefaults().ApprovalTimeout >= p.CallTimeout {
-			p.ApprovalTimeout = 0
-		}
-	}
-	if o.ApprovalTimeout != nil {
-		p.ApprovalTimeout = time.Duration(*o.ApprovalTimeout)
-	}
-	if o.MaxRiskUnapproved != nil {
-		p.MaxRiskUnapproved = *o.MaxRiskUnapproved
-	}
-	return p
-}
-
-func (o *LimitsOverride) apply(base sandbox.Limits) sandbox.Limits {
-	if o == nil {
-		return base
-	}
-	l := base
-	if o.Timeout != nil {
-		l.Timeout = time.Duration(*o.Timeout)
-	}
-	if o.Memory != nil {
-		l.MemoryBytes = uint64(*o.Memory)
-	}
-	if o.MaxLogBytes != nil {
-		l.MaxLogBytes = int(*o.MaxLogBytes)
-	}
-	if o.MaxResultBytes != nil {
-		l.MaxResultBytes = int(*o.MaxResultBytes)
-	}
-	return l
 }
 
 // requestError is a 4xx answer found while reading a request.

@@ -18,8 +18,12 @@ const (
 	maxEventBytes = 1 << 20
 )
 
-// statusRunning is a chain's status until it ends.
-const statusRunning = "running"
+// A chain's status until it ends: running, or waiting_approval while one
+// of its calls waits for a decision in the approval queue.
+const (
+	statusRunning         = "running"
+	statusWaitingApproval = "waiting_approval"
+)
 
 // run is one chain submitted through the API.
 type run struct {
@@ -34,7 +38,8 @@ type run struct {
 	events   []event // tool and approval events, seq ascending
 	bytes    int     // sum of the events' data lengths
 	nextSeq  int
-	changed  chan struct{} // closed and replaced on every append and at the end
+	changed  chan struct{}       // closed and replaced on every append and at the end
+	pending  map[string]struct{} // ids of its approval requests still pending
 }
 
 // event is one Server-Sent Event.
@@ -78,6 +83,14 @@ func (r *run) publishApproval(req approval.Request) {
 	if err != nil {
 		return
 	}
+	r.mu.Lock()
+	if r.result == nil {
+		if r.pending == nil {
+			r.pending = map[string]struct{}{}
+		}
+		r.pending[req.ID] = struct{}{}
+	}
+	r.mu.Unlock()
 	r.append(event{name: EventApprovalRequired, data: data, settled: settled, approval: req.ID})
 }
 
@@ -107,6 +120,7 @@ func (r *run) append(ev event) {
 func (r *run) settleApproval(id string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	delete(r.pending, id)
 	for i := range r.events {
 		if e := &r.events[i]; e.approval == id {
 			r.settleLocked(e)
@@ -129,7 +143,7 @@ func (r *run) wakeLocked() {
 // closes done once the run is filed among the finished ones.
 func (r *run) finish(res *chain.RunResult) {
 	r.mu.Lock()
-	r.result, r.finished = res, time.Now().UTC()
+	r.result, r.finished, r.pending = res, time.Now().UTC(), nil
 	for i := range r.events {
 		if e := &r.events[i]; e.settled != nil {
 			r.settleLocked(e)
@@ -145,7 +159,8 @@ type ChainView struct {
 	ID string `json:"id"`
 	// Tenant is the tenant it runs for.
 	Tenant string `json:"tenant"`
-	// Status is running, then the chain's final status: ok, error, timeout,
+	// Status is running (waiting_approval while a call waits for a
+	// decision), then the chain's final status: ok, error, timeout,
 	// cancelled or limit_exceeded.
 	Status string `json:"status"`
 	// Language is javascript, typescript or wasm.
@@ -162,6 +177,9 @@ func (r *run) view() ChainView {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	v := ChainView{ID: r.id, Tenant: r.tenant, Status: statusRunning, Language: r.lang, Created: r.created}
+	if len(r.pending) > 0 {
+		v.Status = statusWaitingApproval
+	}
 	if r.result != nil {
 		v.Status, v.Finished, v.Result = string(r.result.Status), r.finished, r.result
 	}

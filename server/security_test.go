@@ -29,7 +29,7 @@ import (
 // may lower the server's policy and limits but raise none of them; above
 // all it cannot lift max_risk_unapproved to skip approvals.
 func TestOverridesOnlyLowerWithoutCeiling(t *testing.T) {
-	e := newEnv(t, func(o *server.Options) {
+	e := newEnv(t, func(o *setup) {
 		o.Policy = invoker.Policy{MaxRiskUnapproved: toolbox.High}
 		o.Limits = sandbox.Limits{MemoryBytes: 32 << 20}
 	})
@@ -60,14 +60,14 @@ func TestOverridesOnlyLowerWithoutCeiling(t *testing.T) {
 		})
 	}
 	r := e.do(t, "POST", "/v1/chains", keyAcme, `{"script":"return 1","policy":{"max_risk_unapproved":"CRITICAL"}}`)
-	require.Contains(t, string(r.body), "max_risk_unapproved CRITICAL is above the server's value of HIGH")
+	require.Contains(t, string(r.body), "max_risk_unapproved CRITICAL is above this server's value of HIGH")
 }
 
 // TestLoopbackOnlyWithoutKeys: without API keys, only loopback Host values
 // and loopback (or no) Origins are served, against DNS rebinding and
 // cross-site requests; with keys, the headers do not matter.
 func TestLoopbackOnlyWithoutKeys(t *testing.T) {
-	open := newEnv(t, func(o *server.Options) { o.Authenticate = nil })
+	open := newEnv(t, func(o *setup) { o.Authenticate = nil })
 	keyed := newEnv(t, nil)
 	tests := []struct {
 		name         string
@@ -121,7 +121,7 @@ func TestLoopbackOnlyWithoutKeys(t *testing.T) {
 func TestBodyNeedsContentType(t *testing.T) {
 	for _, keys := range []bool{false, true} {
 		t.Run(fmt.Sprint("keys=", keys), func(t *testing.T) {
-			e := newEnv(t, func(o *server.Options) {
+			e := newEnv(t, func(o *setup) {
 				if !keys {
 					o.Authenticate = nil
 				}
@@ -191,9 +191,9 @@ func TestApprovalArgsLeaveTheStream(t *testing.T) {
 // TestCompileTakesASlot: a module is compiled only once the submission
 // holds a concurrency slot.
 func TestCompileTakesASlot(t *testing.T) {
-	e := newEnv(t, func(o *server.Options) {
+	e := newEnv(t, func(o *setup) {
 		o.MaxConcurrentChains = 1
-		o.Engines.Modules = modules(t)
+		o.Modules = modules(t)
 	})
 	slow := e.submit(t, keyAcme, map[string]any{"script": `await tools.slow({ms: 60000});`}, true)
 	r := e.do(t, "POST", "/v1/chains", keyAcme, map[string]any{"script": base64.StdEncoding.EncodeToString([]byte("\x00asm\x01\x00\x00\x00")), "language": "wasm"})
@@ -213,7 +213,7 @@ func modules(t *testing.T) *sandbox.ModuleEngine {
 // TestInvalidModule: a module that is not base64, or not a chain module,
 // is refused with invalid_module.
 func TestInvalidModule(t *testing.T) {
-	e := newEnv(t, func(o *server.Options) { o.Engines.Modules = modules(t) })
+	e := newEnv(t, func(o *setup) { o.Modules = modules(t) })
 	for name, script := range map[string]string{
 		"not base64":      "%%%",
 		"not webassembly": base64.StdEncoding.EncodeToString([]byte("hello")),
@@ -239,7 +239,7 @@ func TestInternalError(t *testing.T) {
 
 // TestResultTTL: a finished chain is forgotten after ResultTTL.
 func TestResultTTL(t *testing.T) {
-	e := newEnv(t, func(o *server.Options) { o.ResultTTL = 300 * time.Millisecond })
+	e := newEnv(t, func(o *setup) { o.ResultTTL = 300 * time.Millisecond })
 	v := e.submit(t, keyAcme, map[string]any{"script": "return 1"}, false)
 	require.Equal(t, http.StatusOK, e.do(t, "GET", "/v1/chains/"+v.ID, keyAcme, nil).code)
 	time.Sleep(400 * time.Millisecond)
@@ -251,7 +251,7 @@ func TestResultTTL(t *testing.T) {
 // TestEventCap: a chain's stream keeps its most recent 1024 tool and
 // approval events.
 func TestEventCap(t *testing.T) {
-	e := newEnv(t, func(o *server.Options) { o.Policy.MaxToolCalls = 700 })
+	e := newEnv(t, func(o *setup) { o.Policy.MaxToolCalls = 700 })
 	v := e.submit(t, keyAcme, map[string]any{"script": `
 		for (let i = 0; i < 600; i++) await tools.kv_set({key: "k", value: i});
 		return 1;`}, false)
@@ -306,7 +306,7 @@ func (l *lockedBuffer) String() string {
 // host_error, frees its slot, and logs the panic's type, not its value.
 func TestPanicInARun(t *testing.T) {
 	var logs lockedBuffer
-	e := newEnv(t, func(o *server.Options) {
+	e := newEnv(t, func(o *setup) {
 		o.MaxConcurrentChains = 1
 		o.TracerProvider = panicTracer{}
 		o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
@@ -330,7 +330,7 @@ func TestKeyRoles(t *testing.T) {
 		keySubmit   = "acme-submit-key-0123456789"
 		keyApprover = "acme-approver-key-0123456789"
 	)
-	e := newEnv(t, func(o *server.Options) {
+	e := newEnv(t, func(o *setup) {
 		o.Authenticate = func(key string) (string, bool) {
 			return "acme", key == keySubmit || key == keyApprover || key == keyAcme
 		}
@@ -365,4 +365,46 @@ func TestKeyRoles(t *testing.T) {
 	require.JSONEq(t, `{"sent":true,"to":"ops@example.com"}`, string(done.Result.Value))
 	r = e.do(t, "POST", "/v1/chains", keyAcme, map[string]any{"script": "return 1"})
 	require.Equal(t, http.StatusOK, r.code, "a key without a role does everything")
+}
+
+// TestToolSubsetSharesTheInvoker: a request that names a subset of tools
+// runs on the process's one invoker, with an allow-list on its session: the
+// process-wide cap on resolved artifact bytes counts its calls together with
+// every other chain's, and a tool outside the subset is unknown to it.
+func TestToolSubsetSharesTheInvoker(t *testing.T) {
+	entered, release := make(chan struct{}, 4), make(chan struct{})
+	hold := toolbox.Func("hold", "waits, holding its resolved argument", func(ctx context.Context, in struct {
+		Data string `json:"data"`
+	}) (int, error) {
+		entered <- struct{}{}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return len(in.Data), nil
+	})
+	big := toolbox.Func("big", "returns 6000 bytes, stored as an artifact", func(context.Context, struct{}) (string, error) {
+		return strings.Repeat("x", 6000), nil
+	})
+	e := newEnv(t, func(o *setup) {
+		o.Tools = []toolbox.Tool{hold, big}
+		o.MaxResolvingBytes = 10000 // room for one resolved artifact, not two
+	})
+	script := `const a = await tools.big({}); try { return await tools.hold({data: a}); } catch (e) { return e.reason; }`
+
+	first := e.submit(t, keyAcme, map[string]any{"script": script}, true)
+	select {
+	case <-entered:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the first chain never reached hold")
+	}
+	second := e.submit(t, keyAcme, map[string]any{"script": script, "tools": []string{"big", "hold"}}, false)
+	require.Equal(t, "ok", second.Status, second.Result)
+	require.JSONEq(t, `"host_busy"`, string(second.Result.Value), "the subset chain counts against the same cap")
+	close(release)
+
+	outside := e.submit(t, keyAcme, map[string]any{"script": `try { await tools.kv_get({key: "a"}); } catch (e) { return e.reason; }`, "tools": []string{"hold"}}, false)
+	require.JSONEq(t, `"unknown_tool"`, string(outside.Result.Value))
+	r := e.do(t, "GET", "/v1/chains/"+first.ID, keyAcme, nil)
+	require.Equal(t, http.StatusOK, r.code)
 }

@@ -59,42 +59,38 @@ const (
 	DefaultShutdownTimeout     = 30 * time.Second
 )
 
-// Options configure New. Toolbox and Engines.Scripts are required; every
-// other field has a working zero value.
+// Options configure New. Runner is required; every other field has a
+// working zero value.
 type Options struct {
-	// Toolbox holds the tools chains may call. Required.
-	Toolbox *toolbox.Toolbox
+	// Runner runs the chains, on the one Invoker of the process (its
+	// toolbox, policy, approver and store); its engines must include the
+	// script engine. Required. The server builds no Invoker of its own: a
+	// request that names a subset of tools gets an allow-list on its chain's
+	// session.
+	Runner *chain.Runner
 	// ToolSets name groups of tools a request may select with "tools", e.g.
 	// {"demo": [...], "http": [...]}. Nil: requests select tools by name
 	// only.
 	ToolSets map[string][]string
-	// Engines run the chains. Scripts is required; Modules, when set,
-	// enables language wasm.
-	Engines chain.Engines
-	// Policy is the chain policy before a request's overrides. Zero fields
-	// take invoker's defaults.
-	Policy invoker.Policy
-	// Limits are the sandbox limits before a request's overrides. Zero
-	// fields take sandbox's defaults.
+	// Limits are the sandbox limits before a request's own. Zero fields take
+	// sandbox's defaults. The policy before a request's own is the Runner's
+	// invoker's.
 	Limits sandbox.Limits
-	// Ceiling, when set, checks the policy and limits of every request after
-	// its overrides and returns an error naming the first value above the
-	// operator's limit; the request is refused with above_operator_limit.
-	// Nil: a request may only lower Policy and Limits (defaults filled in),
-	// never raise them, so it cannot, for instance, lift MaxRiskUnapproved
-	// to skip approvals.
-	Ceiling func(invoker.Policy, sandbox.Limits) error
-	// Store keeps offloaded results and media, and serves
-	// GET /v1/artifacts. Nil keeps every result inline. The server does not
+	// MaxPolicy and MaxLimits are the most a request may ask for (above it:
+	// 400 above_operator_limit). A zero field means the server's own value,
+	// so by default a request may only lower a setting, never raise it: it
+	// cannot, for instance, lift max_risk_unapproved to skip approvals.
+	MaxPolicy invoker.Policy
+	MaxLimits sandbox.Limits
+	// Store serves GET /v1/artifacts; it should be the store the Runner's
+	// invoker offloads to. Nil: no artifact downloads. The server does not
 	// close it.
 	Store *blobstore.Store
-	// Queue holds the approval requests of GET and POST /v1/approvals. Nil:
-	// an empty queue of the server's own.
+	// Queue holds the approval requests of GET and POST /v1/approvals; it
+	// should be the Runner's invoker's approver when people decide. Nil: an
+	// empty queue of the server's own.
 	Queue *approval.Queue
-	// Approver decides risky calls. Nil: the Queue, so people decide
-	// through the API.
-	Approver invoker.ApprovalHandler
-	// ApprovalMode (queue, allow or deny) is recorded on trace spans.
+	// ApprovalMode (queue, allow or deny) is recorded on chain spans.
 	// Default "queue".
 	ApprovalMode string
 	// Authenticate returns the tenant of a bearer API key. Nil: no keys,
@@ -108,11 +104,14 @@ type Options struct {
 	// Nil: every key has RoleAll, so any key of a tenant may also decide
 	// that tenant's approval requests.
 	KeyRole func(key string) Role
-	// Registry receives airlock's collectors and is served on /metrics.
-	// Nil: a registry of the server's own.
-	Registry *prometheus.Registry
-	// TracerProvider, when set, records a span per chain and per tool call.
-	// Nil: no tracing.
+	// Registerer receives the server's chain metrics. Nil: a registry of the
+	// server's own.
+	Registerer prometheus.Registerer
+	// Gatherer is served on GET /metrics. Nil: the Registerer when it is
+	// also a Gatherer (a *prometheus.Registry), else no /metrics.
+	Gatherer prometheus.Gatherer
+	// TracerProvider, when set, records a span per chain (the invoker's
+	// hooks record the tool calls). Nil: no chain spans.
 	TracerProvider trace.TracerProvider
 	// MaxRequestBytes caps a request body. Default 1 MiB.
 	MaxRequestBytes int64
@@ -137,14 +136,14 @@ type Server struct {
 	opts     Options
 	log      *slog.Logger
 	box      *toolbox.Toolbox
-	invOpts  invoker.Options
+	policy   invoker.Policy // the runner's, defaults filled in
 	runner   *chain.Runner
+	engines  chain.Engines
 	queue    *approval.Queue
-	metrics  *metrics.Metrics
+	metrics  *metrics.Chains
 	tracer   *tracing.Tracer
-	reg      *prometheus.Registry
+	gatherer prometheus.Gatherer
 	handler  http.Handler
-	ceiling  func(invoker.Policy, sandbox.Limits) error
 	slots    chan struct{}
 	unsub    func()
 	baseCtx  context.Context
@@ -160,14 +159,22 @@ type Server struct {
 
 // New builds a Server from opts.
 func New(opts Options) (*Server, error) {
-	if opts.Toolbox == nil {
-		return nil, ErrNoToolbox
+	if opts.Runner == nil {
+		return nil, ErrNoRunner
 	}
-	if opts.Engines.Scripts == nil {
+	engines := opts.Runner.Engines()
+	if engines.Scripts == nil {
 		return nil, ErrNoEngine
 	}
-	if err := opts.Policy.Validate(); err != nil {
+	if err := opts.Limits.Validate(); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
+	}
+	policy := opts.Runner.Invoker().Policy()
+	if err := policy.CheckCeiling(opts.MaxPolicy); err != nil {
+		return nil, fmt.Errorf("server: MaxPolicy: %w", err)
+	}
+	if err := opts.Limits.CheckCeiling(opts.MaxLimits); err != nil {
+		return nil, fmt.Errorf("server: MaxLimits: %w", err)
 	}
 	opts.MaxRequestBytes = cmp.Or(opts.MaxRequestBytes, DefaultMaxRequestBytes)
 	opts.MaxConcurrentChains = cmp.Or(opts.MaxConcurrentChains, DefaultMaxConcurrentChains)
@@ -176,17 +183,15 @@ func New(opts Options) (*Server, error) {
 	opts.ShutdownTimeout = cmp.Or(opts.ShutdownTimeout, DefaultShutdownTimeout)
 	opts.ApprovalMode = cmp.Or(opts.ApprovalMode, "queue")
 	s := &Server{
-		opts:  opts,
-		log:   opts.Logger,
-		box:   opts.Toolbox,
-		queue: opts.Queue,
-		reg:   opts.Registry,
-		slots: make(chan struct{}, opts.MaxConcurrentChains),
-		runs:  map[string]*run{},
-	}
-	s.ceiling = opts.Ceiling
-	if s.ceiling == nil {
-		s.ceiling = serverValues(opts.Policy, opts.Limits)
+		opts:    opts,
+		log:     opts.Logger,
+		box:     opts.Runner.Invoker().Toolbox(),
+		policy:  policy,
+		runner:  opts.Runner,
+		engines: engines,
+		queue:   opts.Queue,
+		slots:   make(chan struct{}, opts.MaxConcurrentChains),
+		runs:    map[string]*run{},
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -194,35 +199,19 @@ func New(opts Options) (*Server, error) {
 	if s.queue == nil {
 		s.queue = approval.NewQueue(approval.Options{})
 	}
-	if s.reg == nil {
-		s.reg = prometheus.NewRegistry()
+	reg := opts.Registerer
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	s.gatherer = opts.Gatherer
+	if g, ok := reg.(prometheus.Gatherer); ok && s.gatherer == nil {
+		s.gatherer = g
 	}
 	var err error
-	if s.metrics, err = metrics.New(s.reg, s.box); err != nil {
+	if s.metrics, err = metrics.NewChains(reg); err != nil {
 		return nil, fmt.Errorf("server: registering metrics: %w", err)
 	}
 	s.tracer = tracing.New(opts.TracerProvider, opts.ApprovalMode)
-	approver := opts.Approver
-	if approver == nil {
-		approver = s.queue
-	}
-	s.invOpts = invoker.Options{
-		Policy:   opts.Policy,
-		Approver: s.metrics.Approver(approver),
-		Hooks:    invoker.Hooks{OnToolEnd: s.toolEnd},
-		Progress: s.progress,
-		Logger:   s.log,
-	}
-	if opts.Store != nil {
-		s.invOpts.Store = s.metrics.Store(opts.Store)
-	}
-	inv, err := invoker.New(s.box, s.invOpts)
-	if err != nil {
-		return nil, fmt.Errorf("server: %w", err)
-	}
-	if s.runner, err = chain.New(inv, opts.Engines); err != nil {
-		return nil, fmt.Errorf("server: %w", err)
-	}
 	s.unsub = s.queue.Subscribe(s.approvalEvent)
 	s.baseCtx, s.stopAll = context.WithCancelCause(context.Background())
 	s.handler = s.routes()
@@ -254,7 +243,9 @@ func (s *Server) routes() http.Handler {
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{Registry: s.reg}))
+	if s.gatherer != nil {
+		mux.Handle("GET /metrics", promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{}))
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.opts.Authenticate == nil && !s.localRequest(w, r) {
 			return

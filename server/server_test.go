@@ -3,6 +3,7 @@ package server_test
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
@@ -18,13 +19,17 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/airlockrt/airlock/approval"
 	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/blobstore/memblob"
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/internal/demo"
+	"github.com/airlockrt/airlock/internal/metrics"
+	"github.com/airlockrt/airlock/internal/tracing"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/server"
+	"github.com/airlockrt/airlock/toolbox"
 )
 
 // One script engine for the package: compiling QuickJS is the slow part.
@@ -53,20 +58,35 @@ type env struct {
 	store *blobstore.Store
 	reg   *prometheus.Registry
 	spans *tracetest.SpanRecorder
+	inv   *invoker.Invoker
+}
+
+// setup is what a test may adjust before newEnv builds the server: its
+// options, and the parts of the process's one invoker (as internal/assemble
+// builds it for airlock serve).
+type setup struct {
+	server.Options
+	Policy   invoker.Policy
+	Approver invoker.ApprovalHandler
+	Modules  *sandbox.ModuleEngine
+	// Tools are registered besides the demo tools.
+	Tools []toolbox.Tool
+	// MaxResolvingBytes is the invoker's process-wide cap.
+	MaxResolvingBytes int64
 }
 
 // newEnv starts a server over the demo tools with two API keys; edit
-// adjusts its options.
-func newEnv(t *testing.T, edit func(*server.Options)) *env {
+// adjusts its setup.
+func newEnv(t *testing.T, edit func(*setup)) *env {
 	t.Helper()
 	e := &env{store: blobstore.New(memblob.New(), blobstore.Options{}), reg: prometheus.NewRegistry(), spans: tracetest.NewSpanRecorder()}
 	box, _ := demo.Toolbox()
-	opts := server.Options{
-		Toolbox:  box,
-		ToolSets: map[string][]string{"demo": demo.Names},
-		Engines:  chain.Engines{Scripts: scripts(t)},
-		Store:    e.store,
-		Registry: e.reg,
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(e.spans))
+	o := setup{Options: server.Options{
+		ToolSets:   map[string][]string{"demo": demo.Names},
+		Store:      e.store,
+		Queue:      approval.NewQueue(approval.Options{}),
+		Registerer: e.reg,
 		Authenticate: func(key string) (string, bool) {
 			switch key {
 			case keyAcme:
@@ -76,14 +96,36 @@ func newEnv(t *testing.T, edit func(*server.Options)) *env {
 			}
 			return "", false
 		},
-		TracerProvider:  sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(e.spans)),
+		TracerProvider:  tp,
 		MaxRequestBytes: 64 << 10,
-	}
+	}}
 	if edit != nil {
-		edit(&opts)
+		edit(&o)
+	}
+	for _, tool := range o.Tools {
+		require.NoError(t, box.Add(tool))
 	}
 	var err error
-	e.srv, err = server.New(opts)
+	approver := o.Approver
+	if approver == nil {
+		approver = o.Queue
+	}
+	m, err := metrics.New(e.reg, box, func() int64 { return e.inv.Abandoned() })
+	require.NoError(t, err)
+	tracer := tracing.New(o.TracerProvider, cmp.Or(o.ApprovalMode, "queue"))
+	e.inv, err = invoker.New(box, invoker.Options{
+		Policy: o.Policy, Approver: m.Approver(approver), Store: m.Store(e.store),
+		Hooks: invoker.Hooks{OnToolEnd: func(ctx context.Context, ev invoker.Event) {
+			m.ToolEnd(ev)
+			tracer.ToolEnd(ctx, ev)
+		}},
+		Progress:          m.Progress(),
+		MaxResolvingBytes: o.MaxResolvingBytes,
+	})
+	require.NoError(t, err)
+	o.Runner, err = chain.New(e.inv, chain.Engines{Scripts: scripts(t), Modules: o.Modules})
+	require.NoError(t, err)
+	e.srv, err = server.New(o.Options)
 	require.NoError(t, err)
 	e.http = httptest.NewServer(e.srv.Handler())
 	t.Cleanup(func() {
@@ -162,6 +204,16 @@ func (e *env) submit(t *testing.T, key string, req map[string]any, async bool) s
 	return v
 }
 
+// view reads chain id.
+func (e *env) view(t *testing.T, key, id string) server.ChainView {
+	t.Helper()
+	r := e.do(t, "GET", "/v1/chains/"+id, key, nil)
+	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+	var v server.ChainView
+	require.NoError(t, json.Unmarshal(r.body, &v))
+	return v
+}
+
 func (e *env) wait(t *testing.T, key, id string) server.ChainView {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
@@ -170,7 +222,7 @@ func (e *env) wait(t *testing.T, key, id string) server.ChainView {
 		require.Equal(t, http.StatusOK, r.code, "%s", r.body)
 		var v server.ChainView
 		require.NoError(t, json.Unmarshal(r.body, &v))
-		if v.Status != "running" {
+		if v.Status != "running" && v.Status != "waiting_approval" {
 			return v
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -324,13 +376,8 @@ func TestSyncChainAndTenantIsolation(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	e := newEnv(t, func(o *server.Options) {
-		o.Ceiling = func(p invoker.Policy, l sandbox.Limits) error {
-			if p.WithDefaults().MaxToolCalls > 50 {
-				return errorString("max_tool_calls above 50")
-			}
-			return nil
-		}
+	e := newEnv(t, func(o *setup) {
+		o.MaxPolicy = invoker.Policy{MaxToolCalls: 50}
 	})
 	big := `{"script":"` + strings.Repeat("a", 70<<10) + `"}`
 	tests := []struct {
@@ -365,6 +412,11 @@ func TestBadInput(t *testing.T) {
 		{"bad risk", "POST", "/v1/chains", keyAcme, `{"script":"return 1","policy":{"max_risk_unapproved":"MEDIUM"}}`, "", 400, server.ReasonInvalidRequest},
 		{"other tenant", "POST", "/v1/chains", keyAcme, `{"script":"return 1","tenant":"globex"}`, "", 403, server.ReasonTenantMismatch},
 		{"bad async", "POST", "/v1/chains?async=maybe", keyAcme, `{"script":"return 1"}`, "", 400, server.ReasonInvalidRequest},
+		{"async true is not the documented 1", "POST", "/v1/chains?async=true", keyAcme, `{"script":"return 1"}`, "", 400, server.ReasonInvalidRequest},
+		{"unknown policy key", "POST", "/v1/chains", keyAcme, `{"script":"return 1","policy":{"memory":"1MiB"}}`, "", 400, server.ReasonUnknownField},
+		{"unknown limits key", "POST", "/v1/chains", keyAcme, `{"script":"return 1","limits":{"max_tool_calls":3}}`, "", 400, server.ReasonUnknownField},
+		{"limit of the wrong type", "POST", "/v1/chains", keyAcme, `{"script":"return 1","limits":{"memory":true}}`, "", 400, server.ReasonInvalidRequest},
+
 		{"unknown chain", "GET", "/v1/chains/ch_nope", keyAcme, nil, "", 404, server.ReasonChainNotFound},
 		{"unknown chain events", "GET", "/v1/chains/ch_nope/events", keyAcme, nil, "", 404, server.ReasonChainNotFound},
 		{"unknown approval", "POST", "/v1/approvals/NOPE", keyAcme, `{"decision":"approve","args_hash":"00"}`, "", 404, server.ReasonApprovalNotFound},
@@ -434,6 +486,7 @@ func TestAsyncEventsAndApproval(t *testing.T) {
 	require.Equal(t, "send_message", req.Tool)
 	require.Equal(t, v.ID, req.SessionID)
 	require.JSONEq(t, `{"to":"ops@example.com","text":"hi"}`, string(req.Args))
+	require.Equal(t, "waiting_approval", e.view(t, keyAcme, v.ID).Status, "a chain whose call waits for a decision says so")
 
 	// The other tenant can neither see nor decide it.
 	r := e.do(t, "GET", "/v1/approvals", keyGlobex, nil)
@@ -485,6 +538,23 @@ func TestAsyncEventsAndApproval(t *testing.T) {
 	require.Equal(t, "done", next(t, rest).name)
 
 	require.Equal(t, 1.0, e.metric(t, "airlock_approvals_total", map[string]string{"status": "approved"}))
+}
+
+// TestTimeoutEventStatus: a call that ran out of its call timeout reads
+// timeout in the chain's events as in its trace.
+func TestTimeoutEventStatus(t *testing.T) {
+	e := newEnv(t, nil)
+	v := e.submit(t, keyAcme, map[string]any{"script": `try { await tools.slow({ms: 5000}); } catch (e) { return e.reason; }`,
+		"policy": map[string]any{"call_timeout": "100ms"}}, false)
+	require.JSONEq(t, `"call_timeout"`, string(v.Result.Value))
+	require.Equal(t, "timeout", string(v.Result.Trace[0].Status))
+	events := e.stream(t, keyAcme, v.ID, "")
+	ev := next(t, events)
+	for ev.name != server.EventToolResult {
+		ev = next(t, events)
+	}
+	require.Contains(t, ev.data, `"status":"timeout"`)
+	require.Contains(t, ev.data, `"reason":"call_timeout"`)
 }
 
 func TestDenyAndExpiry(t *testing.T) {
@@ -578,7 +648,7 @@ func TestToolRestrictionAndLists(t *testing.T) {
 }
 
 func TestConcurrencyLimitAndRetention(t *testing.T) {
-	e := newEnv(t, func(o *server.Options) { o.MaxConcurrentChains = 1; o.MaxResults = 1 })
+	e := newEnv(t, func(o *setup) { o.MaxConcurrentChains = 1; o.MaxResults = 1 })
 	slow := e.submit(t, keyAcme, map[string]any{"script": `await tools.slow({ms: 60000});`}, true)
 	r := e.do(t, "POST", "/v1/chains", keyAcme, map[string]any{"script": "return 1"})
 	require.Equal(t, http.StatusTooManyRequests, r.code)
@@ -615,7 +685,7 @@ func TestShutdownCancelsAndDrains(t *testing.T) {
 }
 
 func TestSpans(t *testing.T) {
-	e := newEnv(t, func(o *server.Options) { o.Approver = approveAll{}; o.ApprovalMode = "allow" })
+	e := newEnv(t, func(o *setup) { o.Approver = approveAll{}; o.ApprovalMode = "allow" })
 	v := e.submit(t, keyAcme, map[string]any{"script": approvalScript + "\n//"}, false)
 	require.Equal(t, "ok", v.Status)
 	spans := e.spans.Ended()
@@ -649,7 +719,7 @@ func (approveAll) Approve(context.Context, invoker.ApprovalRequest) (invoker.Dec
 }
 
 func TestNeedsAPIKeysOffLoopback(t *testing.T) {
-	e := newEnv(t, func(o *server.Options) { o.Authenticate = nil })
+	e := newEnv(t, func(o *setup) { o.Authenticate = nil })
 	err := e.srv.ListenAndServe(context.Background(), "0.0.0.0:0")
 	require.ErrorIs(t, err, server.ErrNeedsAPIKeys)
 	// Without keys every request is the default tenant.

@@ -75,6 +75,9 @@ type Options struct {
 	// MaxTrace caps the records kept in the trace. Records past the cap are
 	// counted by Dropped, not kept. Default 10000.
 	MaxTrace int
+	// Tools, when non-nil, is the chain's allow-list: the only tools it may
+	// call (Allows). Nil allows every tool of the invoker's toolbox.
+	Tools []string
 }
 
 // Session is the state of one chain: its call count, its trace and the blobs it
@@ -85,6 +88,8 @@ type Session struct {
 	id, tenant string
 	pins       Pinner
 	maxTrace   int
+	allowed    map[string]struct{} // nil: every tool
+	view       *View
 
 	mu       sync.Mutex
 	calls    int
@@ -111,9 +116,39 @@ func New(opts Options) *Session {
 	if s.maxTrace <= 0 {
 		s.maxTrace = 10000
 	}
+	if opts.Tools != nil {
+		s.allowed = make(map[string]struct{}, len(opts.Tools))
+		for _, t := range opts.Tools {
+			s.allowed[t] = struct{}{}
+		}
+	}
+	s.view = &View{id: s.id, tenant: s.tenant}
 	s.Grant(opts.Grants...)
 	return s
 }
+
+// Allows reports whether the chain may call tool: always, unless
+// Options.Tools named an allow-list that lacks it.
+func (s *Session) Allows(tool string) bool {
+	if s.allowed == nil {
+		return true
+	}
+	_, ok := s.allowed[tool]
+	return ok
+}
+
+// View returns the read-only face of s that tools see (toolbox.Caller): its
+// id and tenant, nothing that changes the session.
+func (s *Session) View() *View { return s.view }
+
+// View is what a tool may learn about the chain that calls it.
+type View struct{ id, tenant string }
+
+// ID returns the session id.
+func (v *View) ID() string { return v.id }
+
+// Tenant returns the tenant the chain acts for.
+func (v *View) Tenant() string { return v.tenant }
 
 // ID returns the session id, which is also the pin owner.
 func (s *Session) ID() string { return s.id }

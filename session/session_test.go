@@ -159,3 +159,19 @@ func TestHammer(t *testing.T) {
 	require.NoError(t, s.Close(ctx))
 	require.Equal(t, 0, pins.count())
 }
+
+// TestAllowListAndView: Options.Tools limits the tools a chain may call,
+// nil allows all; View shows a tool the id and tenant and nothing else.
+func TestAllowListAndView(t *testing.T) {
+	all := session.New(session.Options{})
+	require.True(t, all.Allows("anything"))
+	some := session.New(session.Options{ID: "s1", Tenant: "acme", Tools: []string{"a", "b"}})
+	require.True(t, some.Allows("a"))
+	require.False(t, some.Allows("c"))
+	none := session.New(session.Options{Tools: []string{}})
+	require.False(t, none.Allows("a"), "an empty allow-list allows nothing")
+	v := some.View()
+	require.Equal(t, "s1", v.ID())
+	require.Equal(t, "acme", v.Tenant())
+	require.Same(t, v, some.View(), "one view per session, no allocation per call")
+}

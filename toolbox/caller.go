@@ -4,7 +4,8 @@ import "context"
 
 // Caller is what a tool may learn about the chain that calls it: the
 // session id and the tenant. The invoker puts the calling session into the
-// context of every Call (a *session.Session implements Caller).
+// context of every Call: a read-only view of the session, never the session
+// itself, so a tool cannot change the chain's trace, budget or grants.
 type Caller interface {
 	// ID is the session id of the calling chain.
 	ID() string

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -26,6 +27,7 @@ type runResult struct {
 	Reason string          `json:"reason"`
 	Error  string          `json:"error"`
 	Line   int             `json:"line"`
+	Column int             `json:"column"`
 	Value  json.RawMessage `json:"value"`
 	Logs   []struct{ Level, Text string }
 	Trace  []struct {
@@ -215,6 +217,63 @@ func TestRunAsk(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRunNonInteractiveDenies: standard input that is not a terminal —
+// /dev/null is a character device, but no terminal — means deny, without a
+// prompt.
+func TestRunNonInteractiveDenies(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "run", chains+"approval_write.js", "--json")
+	cmd.Env = env()
+	devnull, err := os.Open(os.DevNull)
+	require.NoError(t, err)
+	defer devnull.Close()
+	cmd.Stdin = devnull
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), stderr.String())
+	require.NotContains(t, stderr.String(), "approve?")
+	var r runResult
+	require.NoError(t, json.Unmarshal([]byte(stdout.String()), &r))
+	require.JSONEq(t, `{"sent":false,"reason":"approval_denied"}`, string(r.Value))
+	require.Equal(t, "approval_denied", r.Trace[len(r.Trace)-1].Reason)
+}
+
+// TestHelp: every command answers -h with its synopsis, what it does and
+// its flags with their defaults; config's subcommands too.
+func TestHelp(t *testing.T) {
+	res := airlock(t, "", nil, "run", "--help")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stderr, "usage: airlock run SCRIPT.js|.ts|.wasm [flags]")
+	require.Contains(t, res.stderr, "Runs one chain in a fresh sandbox")
+	require.Contains(t, res.stderr, "(config policy.max_tool_calls, default 50)")
+	require.Contains(t, res.stderr, "(config limits.timeout, default 5m0s)")
+	res = airlock(t, "", nil, "config", "--help")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "usage: airlock config print|keys")
+	res = airlock(t, "", nil, "config", "print", "-h")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stderr, "usage: airlock config print [flags]")
+	for _, cmd := range []string{"serve", "tools", "types", "check"} {
+		res = airlock(t, "", nil, cmd, "-h")
+		require.Equal(t, 0, res.code, "%s: %s", cmd, res.stderr)
+		require.Contains(t, res.stderr, "usage: airlock "+cmd)
+	}
+}
+
+// TestSyntaxErrorSameEverywhere: a script's syntax error reads the same
+// from airlock check and airlock run (and the server, which checks with the
+// same parser).
+func TestSyntaxErrorSameEverywhere(t *testing.T) {
+	check := airlock(t, "", nil, "check", "testdata/syntax.js")
+	require.Equal(t, 1, check.code)
+	run := airlock(t, "", nil, "run", "testdata/syntax.js", "--json")
+	require.Equal(t, 1, run.code, run.stderr)
+	var r runResult
+	require.NoError(t, json.Unmarshal([]byte(run.stdout), &r))
+	require.Equal(t, fmt.Sprintf("testdata/syntax.js:%d:%d: %s\n", r.Line, r.Column, r.Error), check.stdout)
 }
 
 func TestCheck(t *testing.T) {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 
@@ -17,17 +18,33 @@ type flagSet struct {
 	configFile *string
 }
 
-func newFlagSet(name string, stderr io.Writer) *flagSet {
+// newFlagSet returns the flags of `airlock name`; synopsis (the arguments
+// after the command) and about (what it does) open its -h text.
+func newFlagSet(name, synopsis, about string, stderr io.Writer) *flagSet {
 	fs := flag.NewFlagSet("airlock "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f := &flagSet{FlagSet: fs, keys: map[string]string{}}
 	f.configFile = fs.String("config", "", "YAML configuration `FILE` (default: $AIRLOCK_CONFIG)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: airlock %s %s\n\n%s\n\nflags:\n", name, synopsis, about)
+		fs.PrintDefaults()
+		fmt.Fprintf(fs.Output(), "\nFlags that set a configuration key override the file and are overridden\nby the key's AIRLOCK_* variable (airlock config keys). See docs/cli.md.\n")
+	}
 	return f
 }
 
+// defaults are the effective defaults of every configuration key, shown in
+// the -h text of the flags that set them.
+var defaults = config.Default().Effective()
+
 // key declares a flag that sets the configuration key.
 func (f *flagSet) key(name, key, usage string) {
-	f.String(name, "", usage+" (config "+key+")")
+	if d, ok := defaults.Value(key); ok && d != "" {
+		usage += " (config " + key + ", default " + d + ")"
+	} else {
+		usage += " (config " + key + ")"
+	}
+	f.String(name, "", usage)
 	f.keys[name] = key
 }
 

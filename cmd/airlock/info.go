@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/airlockrt/airlock/internal/assemble"
 	"github.com/airlockrt/airlock/internal/config"
 	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/server"
@@ -19,7 +20,7 @@ import (
 )
 
 func (c *cli) tools(args []string) error {
-	fs := newFlagSet("tools", c.stderr)
+	fs := newFlagSet("tools", "[flags]", "Lists the configured tools, their risk and their schemas.", c.stderr)
 	fs.key("tools", "tools.builtin", "built-in tool `sets`, comma-separated")
 	asJSON := fs.Bool("json", false, "print name, description, risk, kind and JSON Schemas as JSON")
 	box, err := c.toolboxFor(fs, "tools", args)
@@ -51,7 +52,7 @@ func (c *cli) tools(args []string) error {
 }
 
 func (c *cli) types(args []string) error {
-	fs := newFlagSet("types", c.stderr)
+	fs := newFlagSet("types", "[flags]", "Prints the TypeScript declaration of `tools` for the configured tools.", c.stderr)
 	fs.key("tools", "tools.builtin", "built-in tool `sets`, comma-separated")
 	box, err := c.toolboxFor(fs, "types", args)
 	if err != nil {
@@ -75,8 +76,11 @@ func (c *cli) toolboxFor(fs *flagSet, name string, args []string) (*toolbox.Tool
 	if err != nil {
 		return nil, err
 	}
-	box, _, err := tools(cfg)
-	return box, err
+	box, _, err := assemble.Tools(cfg)
+	if err != nil {
+		return nil, fail(exitUsage, "%v", err)
+	}
+	return box, nil
 }
 
 // check parses each script (transpiling TypeScript) or validates each
@@ -90,12 +94,10 @@ func (c *cli) check(ctx context.Context, args []string) error {
 	if len(pos) == 0 {
 		return fail(exitUsage, "check takes one or more scripts: airlock check SCRIPT.js|.ts|.wasm...")
 	}
-	var scripts *sandbox.ScriptEngine
+	// Scripts are parsed by the host parser alone; the module engine starts
+	// only for a .wasm file.
 	var modules *sandbox.ModuleEngine
 	defer func() {
-		if scripts != nil {
-			_ = scripts.Close(context.Background())
-		}
 		if modules != nil {
 			_ = modules.Close(context.Background())
 		}
@@ -112,8 +114,8 @@ func (c *cli) check(ctx context.Context, args []string) error {
 		}
 		if kind == "wasm" {
 			if modules == nil {
-				if modules, err = moduleEngine(ctx, true); err != nil {
-					return err
+				if modules, err = sandbox.NewModuleEngine(ctx, sandbox.ModuleOptions{CompilationCacheDir: assemble.CacheDir("wazero")}); err != nil {
+					return fail(exitRuntime, "starting the module engine: %v", err)
 				}
 			}
 			m, err := modules.Compile(ctx, src)
@@ -126,16 +128,11 @@ func (c *cli) check(ctx context.Context, args []string) error {
 			fmt.Fprintf(c.stdout, "%s: ok\n", file)
 			continue
 		}
-		if scripts == nil {
-			if scripts, err = scriptEngine(ctx, 0, sandbox.Limits{}); err != nil {
-				return err
-			}
-		}
 		s := sandbox.Script{Source: string(src), Filename: filepath.Base(file)}
 		if kind == "ts" {
 			s.Lang = sandbox.LangTS
 		}
-		err = scripts.Check(s)
+		err = sandbox.Check(s)
 		var exit *sandbox.ExitError
 		switch {
 		case err == nil:
@@ -155,11 +152,19 @@ func (c *cli) check(ctx context.Context, args []string) error {
 }
 
 func (c *cli) config(args []string) error {
+	const configUsage = "usage: airlock config print|keys [flags]\n\n  print  the effective configuration, every default filled in, secrets redacted\n  keys   the keys flags and AIRLOCK_* variables set\n\nRun 'airlock config print -h' for the flags.\n"
 	if len(args) == 0 {
 		return fail(exitUsage, "config takes a subcommand: print or keys")
 	}
 	sub, rest := args[0], args[1:]
-	fs := newFlagSet("config "+sub, c.stderr)
+	switch sub {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(c.stdout, configUsage)
+		return nil
+	}
+	about := map[string]string{"print": "Prints the effective configuration as YAML, every default filled in, secrets redacted.",
+		"keys": "Lists the keys flags and AIRLOCK_* variables set."}[sub]
+	fs := newFlagSet("config "+sub, "[flags]", about, c.stderr)
 	switch sub {
 	case "print":
 		// The flags of run and serve, to see their effect.
@@ -197,7 +202,7 @@ func (c *cli) config(args []string) error {
 
 // flagSetPlain is a flag set without configuration flags.
 func flagSetPlain(name string, c *cli) *flagSet {
-	return newFlagSet(name, c.stderr)
+	return newFlagSet(name, "SCRIPT.js|.ts|.wasm...", "Parses each script (stripping TypeScript types) with the host parser, or validates each\nmodule, without running anything; reports errors as FILE:LINE:COL: message.", c.stderr)
 }
 
 func isLoopback(addr string) bool {

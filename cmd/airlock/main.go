@@ -23,6 +23,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"golang.org/x/term"
 )
 
 // Exit codes.
@@ -135,7 +137,6 @@ func version() string {
 }
 
 // isTerminal reports whether f is a character device (a terminal).
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
+// isTerminal reports whether f is a terminal: a character device such as
+// /dev/null is not one.
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }

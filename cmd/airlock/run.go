@@ -17,6 +17,7 @@ import (
 
 	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/internal/assemble"
 	"github.com/airlockrt/airlock/internal/tracing"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
@@ -27,7 +28,8 @@ import (
 const cliTenant = "default"
 
 func (c *cli) run(ctx context.Context, args []string) (int, error) {
-	fs := newFlagSet("run", c.stderr)
+	fs := newFlagSet("run", "SCRIPT.js|.ts|.wasm [flags]",
+		"Runs one chain in a fresh sandbox on the embedded defaults (the demo tools, the fs store\nunder the user cache dir) and prints its result and trace. Exit 0 when the chain's\nstatus is ok, 1 for any other status, 2 for bad input, 3 when the host failed.", c.stderr)
 	runFlags(fs)
 	asJSON := fs.Bool("json", false, "print the whole RunResult as one JSON document")
 	input := fs.String("input", "", "the input `JSON` document of a .wasm chain")
@@ -71,7 +73,7 @@ func (c *cli) run(ctx context.Context, args []string) (int, error) {
 	}
 	outDir := *out
 	if outDir == "" {
-		if outDir = cacheDir("out"); outDir == "" {
+		if outDir = assemble.CacheDir("out"); outDir == "" {
 			outDir = "airlock-out"
 		}
 	}
@@ -82,83 +84,45 @@ func (c *cli) run(ctx context.Context, args []string) (int, error) {
 		return 0, err
 	}
 	defer release()
-	tp, shutdownTracing, err := tracing.Setup(ctx, cfg.Tracing, c.stderr)
+	pr := &progressPrinter{w: c.stderr, on: showProgress}
+	p, err := build(ctx, cfg, assemble.Options{
+		Approver: approver, ApprovalMode: string(mode),
+		Scripts: kind != "wasm", Modules: kind == "wasm", ModuleDiskCache: true,
+		TraceOutput: c.stderr, Logger: log,
+		Hooks: invoker.Hooks{OnToolEnd: func(_ context.Context, ev invoker.Event) { pr.toolEnd(ev) }},
+	})
 	if err != nil {
-		return 0, fail(exitUsage, "%v", err)
+		return 0, err
 	}
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = shutdownTracing(sctx)
+		_ = p.Close(sctx)
 		cancel()
 	}()
-	tracer := tracing.New(tp, string(mode))
-	box, _, err := tools(cfg)
-	if err != nil {
-		return 0, err
-	}
-	store, where, err := openStore(ctx, cfg, log)
-	if err != nil {
-		return 0, err
-	}
-	defer store.Close()
-
-	pr := &progressPrinter{w: c.stderr, on: showProgress}
-	inv, err := invoker.New(box, invoker.Options{
-		Policy:   cfg.Policy.Invoker(),
-		Approver: approver,
-		Store:    store,
-		Hooks: invoker.Hooks{OnToolEnd: func(ctx context.Context, ev invoker.Event) {
-			tracer.ToolEnd(ctx, ev)
-			pr.toolEnd(ev)
-		}},
-		Logger: log,
-	})
-	if err != nil {
-		return 0, fail(exitUsage, "configuration: %v", err)
-	}
-	limits := cfg.Limits.Sandbox()
-	opts := chain.Options{SessionID: "ch_" + strings.ToLower(rand.Text()), Tenant: cliTenant, Limits: limits, Logger: log}
+	opts := chain.Options{SessionID: "ch_" + strings.ToLower(rand.Text()), Tenant: cliTenant, Limits: cfg.Limits, Logger: log}
 	var res *chain.RunResult
-	ctx, endSpan := tracer.StartChain(ctx, tracing.Chain{ID: opts.SessionID, Tenant: cliTenant, Language: kind})
+	ctx, endSpan := p.Tracer.StartChain(ctx, tracing.Chain{ID: opts.SessionID, Tenant: cliTenant, Language: kind})
 	switch kind {
 	case "wasm":
-		modules, err := moduleEngine(ctx, true)
-		if err != nil {
-			return 0, err
-		}
-		defer modules.Close(context.Background())
-		mod, err := modules.Compile(ctx, src)
+		mod, err := p.Engines.Modules.Compile(ctx, src)
 		if err != nil {
 			return 0, fail(exitUsage, "%s: %v", file, err)
 		}
 		defer mod.Close(context.Background())
-		runner, err := chain.New(inv, chain.Engines{Modules: modules})
-		if err != nil {
-			return 0, err
-		}
 		in := json.RawMessage(*input)
 		if len(in) == 0 {
 			in = nil
 		}
-		res, err = runner.RunModule(ctx, mod, in, opts)
+		res, err = p.Runner.RunModule(ctx, mod, in, opts)
 		if err != nil {
 			return 0, fail(exitRuntime, "%v", err)
 		}
 	default:
-		scripts, err := scriptEngine(ctx, 0, sandbox.Limits{})
-		if err != nil {
-			return 0, err
-		}
-		defer scripts.Close(context.Background())
-		runner, err := chain.New(inv, chain.Engines{Scripts: scripts})
-		if err != nil {
-			return 0, err
-		}
 		s := sandbox.Script{Source: string(src), Filename: filepath.Base(file), Lang: sandbox.LangJS}
 		if kind == "ts" {
 			s.Lang = sandbox.LangTS
 		}
-		res, err = runner.Run(ctx, s, opts)
+		res, err = p.Runner.Run(ctx, s, opts)
 		if err != nil {
 			return 0, fail(exitRuntime, "%v", err)
 		}
@@ -168,7 +132,7 @@ func (c *cli) run(ctx context.Context, args []string) (int, error) {
 		res.Trace = []session.Record{}
 	}
 
-	saved, saveErr := saveFiles(context.WithoutCancel(ctx), store, res, filepath.Join(outDir, res.ID))
+	saved, saveErr := saveFiles(context.WithoutCancel(ctx), p.Store, res, filepath.Join(outDir, res.ID))
 	if *asJSON {
 		b, err := json.MarshalIndent(res, "", "  ")
 		if err != nil {
@@ -179,7 +143,7 @@ func (c *cli) run(ctx context.Context, args []string) (int, error) {
 			fmt.Fprintf(c.stderr, "airlock: wrote %d media file(s) to %s\n", len(saved), filepath.Dir(saved[0]))
 		}
 	} else {
-		report(c.stdout, res, file, saved, where, cfg.Effective().Store.TTL.D())
+		report(c.stdout, res, file, saved, p.StoreWhere, cfg.Effective().Store.TTL.D())
 	}
 	if saveErr != nil {
 		fmt.Fprintf(c.stderr, "airlock: writing media files: %v\n", saveErr)

@@ -6,13 +6,8 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-
-	"github.com/airlockrt/airlock/approval"
-	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/internal/assemble"
 	"github.com/airlockrt/airlock/internal/config"
-	"github.com/airlockrt/airlock/internal/tracing"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/server"
 )
@@ -21,7 +16,8 @@ import (
 const servePool = 2
 
 func (c *cli) serve(ctx context.Context, args []string) error {
-	fs := newFlagSet("serve", c.stderr)
+	fs := newFlagSet("serve", "[flags]",
+		"Serves the HTTP API (docs/http-api.md) until SIGINT or SIGTERM, then drains running chains.", c.stderr)
 	fs.key("addr", "server.addr", "listen `address` host:port; without API keys only a loopback address is accepted")
 	storeFlags(fs)
 	pos, err := fs.parse(args)
@@ -53,56 +49,31 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		return fail(exitUsage, "%v (address %q)", server.ErrNeedsAPIKeys, cfg.Server.Addr)
 	}
 
-	tp, shutdownTracing, err := tracing.Setup(ctx, cfg.Tracing, c.stderr)
+	p, err := build(ctx, cfg, assemble.Options{
+		Approver: approver, ApprovalMode: string(mode), PoolSize: servePool,
+		TraceOutput: c.stderr, Logger: log,
+	})
 	if err != nil {
-		return fail(exitUsage, "%v", err)
+		return err
 	}
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = shutdownTracing(sctx)
+		_ = p.Close(sctx)
 		cancel()
 	}()
-	box, sets, err := tools(cfg)
-	if err != nil {
-		return err
-	}
-	store, where, err := openStore(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	sweepCtx, stopSweep := context.WithCancel(context.Background())
-	swept := make(chan struct{})
-	go func() { store.RunSweeper(sweepCtx, time.Minute); close(swept) }()
-	defer func() { stopSweep(); <-swept }()
+	defer p.RunSweeper(time.Minute)()
 
-	limits := cfg.Limits.Sandbox()
-	scripts, err := scriptEngine(ctx, servePool, limits)
-	if err != nil {
-		return err
-	}
-	defer scripts.Close(context.Background())
-	modules, err := moduleEngine(ctx, false)
-	if err != nil {
-		return err
-	}
-	defer modules.Close(context.Background())
-
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	opts := server.Options{
-		Toolbox:             box,
-		ToolSets:            sets,
-		Engines:             chain.Engines{Scripts: scripts, Modules: modules},
-		Policy:              cfg.Policy.Invoker(),
-		Limits:              limits,
-		Ceiling:             cfg.Ceiling().Check,
-		Store:               store,
-		Queue:               approval.NewQueue(approval.Options{}),
-		Approver:            approver,
+		Runner:              p.Runner,
+		ToolSets:            p.ToolSets,
+		Limits:              cfg.Limits,
+		MaxPolicy:           cfg.Server.Max.Policy,
+		MaxLimits:           cfg.Server.Max.Limits,
+		Store:               p.Store,
+		Queue:               p.Queue,
 		ApprovalMode:        string(mode),
-		Registry:            reg,
-		TracerProvider:      tp,
+		Registerer:          p.Registry,
+		TracerProvider:      p.TracerProvider,
 		MaxRequestBytes:     int64(cfg.Server.MaxRequestBytes),
 		MaxConcurrentChains: cfg.Server.MaxConcurrentChains,
 		ResultTTL:           cfg.Server.ResultTTL.D(),
@@ -126,7 +97,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	log.Info("airlock serve", "tools", len(box.Names()), "approval", string(mode), "store", where,
+	log.Info("airlock serve", "tools", p.Toolbox.Len(), "approval", string(mode), "store", p.StoreWhere,
 		"api_keys", len(cfg.Server.APIKeys), "tracing", cmpOr(cfg.Tracing.Exporter, "off"))
 	err = srv.ListenAndServe(ctx, cfg.Server.Addr)
 	if errors.Is(err, server.ErrNeedsAPIKeys) {

@@ -115,7 +115,7 @@ func (c api) waitChain(key, id string) answer {
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		a := c.do("GET", "/v1/chains/"+id, key, "", nil)
 		require.Equal(c.t, http.StatusOK, a.code, "%s", a.body)
-		if a.field(c.t, "status") != "running" {
+		if s := a.field(c.t, "status"); s != "running" && s != "waiting_approval" {
 			return a
 		}
 	}

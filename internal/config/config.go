@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/airlockrt/airlock/blobstore/fsblob"
+	"github.com/airlockrt/airlock/internal/setting"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/toolbox"
@@ -14,16 +16,18 @@ import (
 // Config is airlock's whole configuration. Build it with Load (or Default
 // and Parse); the zero value of a field means its documented default.
 type Config struct {
-	// Policy is the chain policy every chain runs under.
-	Policy Policy `yaml:"policy"`
+	// Policy is the chain policy every chain runs under; its keys are
+	// invoker.PolicySettings and zero fields take invoker's defaults.
+	Policy invoker.Policy `yaml:"policy"`
 	// Tools chooses the tools on offer.
 	Tools Tools `yaml:"tools"`
 	// Approval chooses how risky calls are decided.
 	Approval Approval `yaml:"approval"`
 	// Store chooses where offloaded results and media go.
 	Store Store `yaml:"store"`
-	// Limits bound each chain's sandbox.
-	Limits Limits `yaml:"limits"`
+	// Limits bound each chain's sandbox; its keys are
+	// sandbox.LimitSettings and zero fields take sandbox's defaults.
+	Limits sandbox.Limits `yaml:"limits"`
 	// Server configures `airlock serve`.
 	Server Server `yaml:"server"`
 	// Tracing configures OpenTelemetry traces; off by default.
@@ -34,45 +38,6 @@ type Config struct {
 	pos map[string]string
 	// lookup resolves ${env:NAME} in secrets; nil means os.LookupEnv.
 	lookup func(string) (string, bool)
-}
-
-// Policy mirrors invoker.Policy; zero fields take invoker's defaults.
-type Policy struct {
-	// MaxToolCalls is how many tool calls one chain may make. Default 50.
-	MaxToolCalls int `yaml:"max_tool_calls"`
-	// CallTimeout bounds one tool execution. Default 60s.
-	CallTimeout Duration `yaml:"call_timeout"`
-	// ApprovalTimeout bounds the wait for an approval; it must be shorter
-	// than CallTimeout. Default 55s (or 11/12 of a shorter CallTimeout).
-	ApprovalTimeout Duration `yaml:"approval_timeout"`
-	// MaxRiskUnapproved is the highest risk that runs without approval:
-	// SAFE, HIGH or CRITICAL. Default SAFE.
-	MaxRiskUnapproved toolbox.Risk `yaml:"max_risk_unapproved"`
-	// MaxInlineResultBytes is the largest result returned inline; larger
-	// ones are offloaded as artifacts. Default 4KiB.
-	MaxInlineResultBytes Size `yaml:"max_inline_result_bytes"`
-	// PreviewChars is the length of an artifact's preview. Default 256.
-	PreviewChars int `yaml:"preview_chars"`
-	// MaxArgumentBytes caps the arguments of one call. Default 1MiB.
-	MaxArgumentBytes Size `yaml:"max_argument_bytes"`
-	// MaxResolvedBytes caps what the artifact refs of one call expand to.
-	// Default 64MiB.
-	MaxResolvedBytes Size `yaml:"max_resolved_bytes"`
-}
-
-// Invoker returns p as an invoker.Policy (zero fields stay zero: the
-// invoker fills its defaults).
-func (p Policy) Invoker() invoker.Policy {
-	return invoker.Policy{
-		MaxToolCalls:         p.MaxToolCalls,
-		CallTimeout:          p.CallTimeout.D(),
-		ApprovalTimeout:      p.ApprovalTimeout.D(),
-		MaxRiskUnapproved:    p.MaxRiskUnapproved,
-		MaxInlineResultBytes: int(p.MaxInlineResultBytes),
-		PreviewChars:         p.PreviewChars,
-		MaxArgumentBytes:     int(p.MaxArgumentBytes),
-		MaxResolvedBytes:     int64(p.MaxResolvedBytes),
-	}
 }
 
 // Tools chooses the tools on offer.
@@ -178,36 +143,6 @@ type S3 struct {
 	Prefix string `yaml:"prefix"`
 }
 
-// Limits bound one chain's sandbox; zero fields take sandbox's defaults.
-type Limits struct {
-	// Timeout is the chain's wall-clock limit. Default 300s.
-	Timeout Duration `yaml:"timeout"`
-	// Memory caps the guest's memory, 1MiB to 3GiB. Default 64MiB.
-	Memory Size `yaml:"memory"`
-	// MaxLogBytes caps the captured console output. Default 1MiB.
-	MaxLogBytes Size `yaml:"max_log_bytes"`
-	// MaxResultBytes caps the chain's final result. Default 1MiB.
-	MaxResultBytes Size `yaml:"max_result_bytes"`
-	// MaxInFlight caps the tool calls in flight at once. Default 64.
-	MaxInFlight int `yaml:"max_in_flight"`
-	// MaxArgsBytes caps the arguments of one call at the bridge. Default
-	// 1MiB.
-	MaxArgsBytes Size `yaml:"max_args_bytes"`
-}
-
-// Sandbox returns l as sandbox.Limits (zero fields stay zero: the sandbox
-// fills its defaults).
-func (l Limits) Sandbox() sandbox.Limits {
-	return sandbox.Limits{
-		Timeout:        l.Timeout.D(),
-		MemoryBytes:    uint64(l.Memory),
-		MaxLogBytes:    int(l.MaxLogBytes),
-		MaxResultBytes: int(l.MaxResultBytes),
-		MaxInFlight:    l.MaxInFlight,
-		MaxArgsBytes:   int(l.MaxArgsBytes),
-	}
-}
-
 // Server configures `airlock serve`.
 type Server struct {
 	// Addr is the listen address. Default 127.0.0.1:8080. Without API keys
@@ -229,9 +164,9 @@ type Server struct {
 	// MaxResults caps the finished chains kept for GET /v1/chains/{id};
 	// the oldest are forgotten first. Default 1000.
 	MaxResults int `yaml:"max_results"`
-	// Max are the largest policy and limit values a request may ask for.
-	// A zero field means the configured chain value: requests may lower
-	// it but not raise it.
+	// Max are the largest policy and limit values a request may ask for,
+	// under the keys of policy and limits. A zero field means the
+	// configured chain value: requests may lower it but not raise it.
 	Max Ceiling `yaml:"max"`
 }
 
@@ -291,48 +226,22 @@ func (s Server) keyFor(key string) (APIKey, bool) {
 	return match, found
 }
 
-// Ceiling holds the largest values a request may ask for.
+// Ceiling holds the largest policy and limit values a request may ask for;
+// zero fields mean the configured chain value.
 type Ceiling struct {
-	MaxToolCalls      int           `yaml:"max_tool_calls"`
-	CallTimeout       Duration      `yaml:"call_timeout"`
-	MaxRiskUnapproved *toolbox.Risk `yaml:"max_risk_unapproved"`
-	Timeout           Duration      `yaml:"timeout"`
-	Memory            Size          `yaml:"memory"`
-	MaxLogBytes       Size          `yaml:"max_log_bytes"`
-	MaxResultBytes    Size          `yaml:"max_result_bytes"`
+	Policy invoker.Policy
+	Limits sandbox.Limits
 }
 
-// Check reports the first field of p or l (defaults filled in) above the
-// ceiling c, which must be an effective ceiling (Config.Ceiling).
-func (c Ceiling) Check(p invoker.Policy, l sandbox.Limits) error {
-	p = p.WithDefaults()
-	eff := effectiveLimits(l)
-	type check struct {
-		name      string
-		got, max  int64
-		formatDur bool
+// Set sets the ceiling of the policy or limit named key from text.
+func (c *Ceiling) Set(key, text string) error {
+	if _, ok := c.Policy.Get(key); ok {
+		return c.Policy.Set(key, text)
 	}
-	for _, k := range []check{
-		{"max_tool_calls", int64(p.MaxToolCalls), int64(c.MaxToolCalls), false},
-		{"call_timeout", int64(p.CallTimeout), int64(c.CallTimeout), true},
-		{"max_risk_unapproved", int64(p.MaxRiskUnapproved), int64(*c.MaxRiskUnapproved), false},
-		{"timeout", int64(eff.Timeout), int64(c.Timeout), true},
-		{"memory", int64(eff.MemoryBytes), int64(c.Memory), false},
-		{"max_log_bytes", int64(eff.MaxLogBytes), int64(c.MaxLogBytes), false},
-		{"max_result_bytes", int64(eff.MaxResultBytes), int64(c.MaxResultBytes), false},
-	} {
-		if k.got <= k.max {
-			continue
-		}
-		switch {
-		case k.formatDur:
-			return fmt.Errorf("%s %s is above the operator's limit of %s", k.name, time.Duration(k.got), time.Duration(k.max))
-		case k.name == "max_risk_unapproved":
-			return fmt.Errorf("%s %s is above the operator's limit of %s", k.name, toolbox.Risk(k.got), toolbox.Risk(k.max))
-		}
-		return fmt.Errorf("%s %d is above the operator's limit of %d", k.name, k.got, k.max)
+	if _, ok := c.Limits.Get(key); ok {
+		return c.Limits.Set(key, text)
 	}
-	return nil
+	return fmt.Errorf("unknown key %q (known: the keys of policy and limits)", key)
 }
 
 // Tracing configures OpenTelemetry traces: a span per chain and per tool
@@ -368,83 +277,47 @@ func Default() *Config {
 	}
 }
 
-// Effective returns a copy of c with every policy and limit default filled
-// in, as they will apply.
+// Effective returns a copy of c with every default filled in, as it will
+// apply: the policy, the limits, the store, and a ceiling whose zero fields
+// are the chain values.
 func (c *Config) Effective() *Config {
 	e := c.clone()
-	p := e.Policy.Invoker().WithDefaults()
-	e.Policy = Policy{
-		MaxToolCalls: p.MaxToolCalls, CallTimeout: Duration(p.CallTimeout), ApprovalTimeout: Duration(p.ApprovalTimeout),
-		MaxRiskUnapproved: p.MaxRiskUnapproved, MaxInlineResultBytes: Size(p.MaxInlineResultBytes),
-		PreviewChars: p.PreviewChars, MaxArgumentBytes: Size(p.MaxArgumentBytes), MaxResolvedBytes: Size(p.MaxResolvedBytes),
-	}
-	l := effectiveLimits(e.Limits.Sandbox())
-	e.Limits = Limits{
-		Timeout: Duration(l.Timeout), Memory: Size(l.MemoryBytes), MaxLogBytes: Size(l.MaxLogBytes),
-		MaxResultBytes: Size(l.MaxResultBytes), MaxInFlight: l.MaxInFlight, MaxArgsBytes: Size(l.MaxArgsBytes),
-	}
+	e.Policy = e.Policy.WithDefaults()
+	e.Limits = e.Limits.WithDefaults()
 	if e.Store.TTL == 0 {
 		e.Store.TTL = Duration(24 * time.Hour)
 	}
 	if e.Store.MaxBlobBytes == 0 {
 		e.Store.MaxBlobBytes = 1 << 30
 	}
-	e.Server.Max = e.Ceiling()
+	if e.Store.Dir == "" && e.Store.Kind == "fs" {
+		e.Store.Dir, _ = fsblob.DefaultDir()
+	}
+	e.Server.Max = c.Ceiling()
 	return e
 }
 
 // Ceiling returns the effective request ceiling: Server.Max with each zero
 // field replaced by the configured chain value.
 func (c *Config) Ceiling() Ceiling {
-	p := c.Policy.Invoker().WithDefaults()
-	l := effectiveLimits(c.Limits.Sandbox())
 	m := c.Server.Max
-	if m.MaxToolCalls == 0 {
-		m.MaxToolCalls = p.MaxToolCalls
-	}
-	if m.CallTimeout == 0 {
-		m.CallTimeout = Duration(p.CallTimeout)
-	}
-	if m.MaxRiskUnapproved == nil {
-		r := p.MaxRiskUnapproved
-		m.MaxRiskUnapproved = &r
-	}
-	if m.Timeout == 0 {
-		m.Timeout = Duration(l.Timeout)
-	}
-	if m.Memory == 0 {
-		m.Memory = Size(l.MemoryBytes)
-	}
-	if m.MaxLogBytes == 0 {
-		m.MaxLogBytes = Size(l.MaxLogBytes)
-	}
-	if m.MaxResultBytes == 0 {
-		m.MaxResultBytes = Size(l.MaxResultBytes)
-	}
+	m.Policy = m.Policy.Or(c.Policy.WithDefaults())
+	m.Limits = m.Limits.Or(c.Limits.WithDefaults())
 	return m
 }
 
-// effectiveLimits fills l's zero fields with the sandbox defaults.
-func effectiveLimits(l sandbox.Limits) sandbox.Limits {
-	if l.Timeout == 0 {
-		l.Timeout = sandbox.DefaultTimeout
+// PolicyKeys are the keys of the policy section, in documentation order.
+func PolicyKeys() []string { return docKeys(invoker.PolicySettings()) }
+
+// LimitKeys are the keys of the limits section, in documentation order.
+func LimitKeys() []string { return docKeys(sandbox.LimitSettings()) }
+
+func docKeys(ds []setting.Doc) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.Key
 	}
-	if l.MemoryBytes == 0 {
-		l.MemoryBytes = sandbox.DefaultMemoryBytes
-	}
-	if l.MaxLogBytes == 0 {
-		l.MaxLogBytes = sandbox.DefaultMaxLogBytes
-	}
-	if l.MaxResultBytes == 0 {
-		l.MaxResultBytes = sandbox.DefaultMaxResultBytes
-	}
-	if l.MaxInFlight == 0 {
-		l.MaxInFlight = sandbox.DefaultMaxInFlight
-	}
-	if l.MaxArgsBytes == 0 {
-		l.MaxArgsBytes = sandbox.DefaultMaxArgsBytes
-	}
-	return l
+	return out
 }
 
 // Where returns where the value at key (a dotted path such as

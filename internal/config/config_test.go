@@ -126,11 +126,11 @@ func TestLoadFull(t *testing.T) {
 		MaxToolCalls: 20, CallTimeout: 30 * time.Second, ApprovalTimeout: 20 * time.Second,
 		MaxRiskUnapproved: toolbox.High, MaxInlineResultBytes: 8 << 10, PreviewChars: 100,
 		MaxArgumentBytes: 512 << 10, MaxResolvedBytes: 32 << 20,
-	}, c.Policy.Invoker())
+	}, c.Policy)
 	require.Equal(t, sandbox.Limits{
 		Timeout: 2 * time.Minute, MemoryBytes: 128 << 20, MaxLogBytes: 256 << 10,
 		MaxResultBytes: 2 << 20, MaxInFlight: 8, MaxArgsBytes: 512 << 10,
-	}, c.Limits.Sandbox())
+	}, c.Limits)
 	require.Equal(t, config.ApprovalQueue, c.Approval.Mode)
 	require.Equal(t, map[string]toolbox.Risk{"send_message": toolbox.Critical, "kv_set": toolbox.High}, c.Tools.Risk)
 	require.Len(t, c.Tools.HTTP, 2)
@@ -165,8 +165,8 @@ func TestLoadFull(t *testing.T) {
 func TestDefaults(t *testing.T) {
 	c, err := config.Load(config.Sources{})
 	require.NoError(t, err)
-	require.Equal(t, invoker.Policy{}, c.Policy.Invoker(), "zero: the invoker's defaults")
-	require.Equal(t, sandbox.Limits{}, c.Limits.Sandbox(), "zero: the sandbox's defaults")
+	require.Equal(t, invoker.Policy{}, c.Policy, "zero: the invoker's defaults")
+	require.Equal(t, sandbox.Limits{}, c.Limits, "zero: the sandbox's defaults")
 	require.Equal(t, []string{"demo"}, c.Tools.Builtin)
 	require.Equal(t, "fs", c.Store.Kind)
 	require.Equal(t, "127.0.0.1:8080", c.Server.Addr)
@@ -174,10 +174,10 @@ func TestDefaults(t *testing.T) {
 
 	e := c.Effective()
 	require.Equal(t, 50, e.Policy.MaxToolCalls)
-	require.Equal(t, 55*time.Second, e.Policy.ApprovalTimeout.D())
-	require.Equal(t, config.Size(64<<20), e.Limits.Memory)
-	require.Equal(t, 300*time.Second, e.Limits.Timeout.D())
-	require.Equal(t, 50, e.Server.Max.MaxToolCalls)
+	require.Equal(t, 55*time.Second, e.Policy.ApprovalTimeout)
+	require.Equal(t, uint64(64<<20), e.Limits.MemoryBytes)
+	require.Equal(t, 300*time.Second, e.Limits.Timeout)
+	require.Equal(t, 50, e.Server.Max.Policy.MaxToolCalls)
 
 	for _, empty := range []string{"", "# nothing\n", "---\n", "null\n"} {
 		c, err := config.Parse("empty.yaml", []byte(empty))
@@ -252,8 +252,8 @@ func TestRejections(t *testing.T) {
 		{"bad store kind", "store:\n  kind: gcs\n", `airlock.yaml:2: store.kind: "gcs" must be fs or s3`},
 		{"s3 without endpoint", "store:\n  kind: s3\n  s3:\n    bucket: b\n", `config: store.s3.endpoint: is required for an s3 store`},
 		{"s3 without bucket", "store:\n  kind: s3\n  s3:\n    endpoint: x:9000\n", `config: store.s3.bucket: is required`},
-		{"memory too small", "limits:\n  memory: 4KiB\n", `airlock.yaml:2: limits.memory: 4KiB must be between 1MiB and 3GiB`},
-		{"memory too large", "limits:\n  memory: 4GiB\n", `airlock.yaml:2: limits.memory: 4GiB must be between 1MiB and 3GiB`},
+		{"memory too small", "limits:\n  memory: 4KiB\n", `airlock.yaml:2: limits.memory: memory (4KiB) must be at least 1MiB`},
+		{"memory too large", "limits:\n  memory: 4GiB\n", `airlock.yaml:2: limits.memory: memory (4GiB) must be at most 3GiB`},
 		{"bad addr", "server:\n  addr: localhost\n", `airlock.yaml:2: server.addr: "localhost" is not host:port`},
 		{"bad port", "server:\n  addr: 127.0.0.1:http\n", `airlock.yaml:2: server.addr: port "http" is not a number`},
 		{"short api key", "server:\n  api_keys:\n    - {key: short, tenant: a}\n", `airlock.yaml:3: server.api_keys[0].key: an API key must be at least 16 characters`},
@@ -264,14 +264,13 @@ func TestRejections(t *testing.T) {
 		{"zero chains", "server:\n  max_concurrent_chains: 0\n", `airlock.yaml:2: server.max_concurrent_chains: must be greater than zero`},
 		{"zero shutdown", "server:\n  shutdown_timeout: 0s\n", `airlock.yaml:2: server.shutdown_timeout: must be greater than zero`},
 		{"zero result ttl", "server:\n  result_ttl: 0\n", `airlock.yaml:2: server.result_ttl: must be greater than zero`},
-		{"ceiling below calls", "server:\n  max:\n    max_tool_calls: 10\n", `airlock.yaml:3: server.max.max_tool_calls: 10 is below the chain's max_tool_calls (50); raise it or lower policy.max_tool_calls`},
-		{"ceiling below timeout", "limits:\n  timeout: 2m\nserver:\n  max:\n    timeout: 1m\n", `airlock.yaml:5: server.max.timeout: 1m0s is below the chain's timeout (2m0s)`},
-		{"ceiling below call timeout", "server:\n  max:\n    call_timeout: 10s\n", `server.max.call_timeout: 10s is below the chain's call_timeout (1m0s)`},
-		{"ceiling below risk", "policy:\n  max_risk_unapproved: HIGH\nserver:\n  max:\n    max_risk_unapproved: SAFE\n", `airlock.yaml:5: server.max.max_risk_unapproved: SAFE is below the chain's max_risk_unapproved (HIGH)`},
-		{"ceiling below memory", "server:\n  max:\n    memory: 32MiB\n", `airlock.yaml:3: server.max.memory: 32MiB is below the chain's memory (64MiB)`},
-		{"ceiling memory too large", "server:\n  max:\n    memory: 4GiB\n", `airlock.yaml:3: server.max.memory: 4GiB must be at most 3GiB`},
-		{"ceiling below logs", "server:\n  max:\n    max_log_bytes: 1KiB\n", `server.max.max_log_bytes: 1KiB is below the chain's max_log_bytes (1MiB)`},
-		{"ceiling below result", "server:\n  max:\n    max_result_bytes: 1KiB\n", `server.max.max_result_bytes: 1KiB is below the chain's max_result_bytes (1MiB)`},
+		{"ceiling below calls", "server:\n  max:\n    max_tool_calls: 10\n", `airlock.yaml:3: server.max.max_tool_calls: max_tool_calls 10 is below the configured value 50; raise it or lower the configured value`},
+		{"ceiling below timeout", "limits:\n  timeout: 2m\nserver:\n  max:\n    timeout: 1m\n", `airlock.yaml:5: server.max.timeout: timeout 1m0s is below the configured value 2m0s`},
+		{"ceiling below call timeout", "server:\n  max:\n    call_timeout: 10s\n", `server.max.call_timeout: call_timeout 10s is below the configured value 1m0s`},
+		{"ceiling below memory", "server:\n  max:\n    memory: 32MiB\n", `airlock.yaml:3: server.max.memory: memory 32MiB is below the configured value 64MiB`},
+		{"ceiling memory too large", "server:\n  max:\n    memory: 4GiB\n", `airlock.yaml:3: server.max.memory: memory (4GiB) must be at most 3GiB`},
+		{"ceiling below logs", "server:\n  max:\n    max_log_bytes: 1KiB\n", `server.max.max_log_bytes: max_log_bytes 1KiB is below the configured value 1MiB`},
+		{"ceiling below result", "server:\n  max:\n    max_result_bytes: 1KiB\n", `server.max.max_result_bytes: max_result_bytes 1KiB is below the configured value 1MiB`},
 		{"bad exporter", "tracing:\n  exporter: jaeger\n", `airlock.yaml:2: tracing.exporter: "jaeger" must be otlp, stdout or empty (off)`},
 		{"otlp without endpoint", "tracing:\n  exporter: otlp\n", `config: tracing.endpoint: is required for the otlp exporter`},
 		{"sample ratio above one", "tracing:\n  sample_ratio: 1.5\n", `airlock.yaml:2: tracing.sample_ratio: 1.5 must be between 0 and 1`},
@@ -329,8 +328,8 @@ func TestPrecedence(t *testing.T) {
 		},
 	})
 	require.NoError(t, err)
-	require.Equal(t, 20*time.Second, c.Limits.Timeout.D(), "flag over file")
-	require.Equal(t, config.Size(96<<20), c.Limits.Memory, "env over flag")
+	require.Equal(t, 20*time.Second, c.Limits.Timeout, "flag over file")
+	require.Equal(t, uint64(96<<20), c.Limits.MemoryBytes, "env over flag")
 	require.Equal(t, 4, c.Limits.MaxInFlight, "file over default")
 	require.Equal(t, 7, c.Policy.MaxToolCalls, "env over default")
 	require.Equal(t, config.ApprovalAsk, c.Approval.Mode)
@@ -362,7 +361,11 @@ func TestFlagAndEnvRejections(t *testing.T) {
 		{"bad env bool", config.Sources{Env: []string{"AIRLOCK_S3_USE_TLS=maybe"}},
 			`env AIRLOCK_S3_USE_TLS: store.s3.use_tls: "maybe" must be true or false`},
 		{"bad env api keys", config.Sources{Env: []string{"AIRLOCK_SERVER_API_KEYS=justakey"}},
-			`env AIRLOCK_SERVER_API_KEYS: server.api_keys: write each key as tenant:key`},
+			`env AIRLOCK_SERVER_API_KEYS: server.api_keys: entry 1 is not tenant:key or tenant:key:role`},
+		{"env api key with a bad role", config.Sources{Env: []string{"AIRLOCK_SERVER_API_KEYS=acme:0123456789abcdef:boss"}},
+			`env AIRLOCK_SERVER_API_KEYS: server.api_keys[0].role: "boss" must be all (the default), submit or approver`},
+		{"env api key with too many colons", config.Sources{Env: []string{"AIRLOCK_SERVER_API_KEYS=acme:0123:4567:89abcdef:submit"}},
+			`env AIRLOCK_SERVER_API_KEYS: server.api_keys: entry 1 is not tenant:key or tenant:key:role`},
 		{"cross-field from flags", config.Sources{Flags: []config.Flag{{Name: "call-timeout", Key: "policy.call_timeout", Value: "10s"}, {Name: "approval-timeout", Key: "policy.approval_timeout", Value: "15s"}}},
 			`flag --approval-timeout: policy.approval_timeout: approval_timeout (15s) must be shorter than call_timeout (10s)`},
 		{"bad builtin from flag", config.Sources{Flags: []config.Flag{{Name: "tools", Key: "tools.builtin", Value: "demo,weather"}}},
@@ -463,8 +466,26 @@ func TestPrintRedactsSecrets(t *testing.T) {
 	require.Contains(t, def.String(), "approval_timeout: 55s")
 }
 
+// TestEnvAPIKeyRoles: the environment form of server.api_keys expresses
+// roles; a role is not silently glued onto the key.
+func TestEnvAPIKeyRoles(t *testing.T) {
+	c, err := config.Load(config.Sources{Env: []string{
+		"AIRLOCK_SERVER_API_KEYS=acme:0123456789abcdef:submit, acme:fedcba9876543210:approver ,beta:0123456789abcdeX",
+	}})
+	require.NoError(t, err)
+	require.Len(t, c.Server.APIKeys, 3)
+	tenant, ok := c.Server.TenantFor("0123456789abcdef")
+	require.True(t, ok)
+	require.Equal(t, "acme", tenant)
+	require.Equal(t, config.RoleSubmit, c.Server.RoleFor("0123456789abcdef"))
+	require.Equal(t, config.RoleApprover, c.Server.RoleFor("fedcba9876543210"))
+	require.Equal(t, config.RoleAll, c.Server.RoleFor("0123456789abcdeX"))
+	_, ok = c.Server.TenantFor("0123456789abcdef:submit")
+	require.False(t, ok, "the role is not part of the key")
+}
+
 func TestSizeAndDuration(t *testing.T) {
-	sizes := map[string]config.Size{
+	sizes := map[string]int{
 		"0": 0, "4096": 4096, "1_000": 1000, "10B": 10, "1KB": 1000, "2KiB": 2048, "64MiB": 64 << 20,
 		"1 GiB": 1 << 30, "3MB": 3e6, "1GB": 1e9,
 	}
@@ -481,17 +502,19 @@ func TestSizeAndDuration(t *testing.T) {
 	for in, want := range map[string]time.Duration{"0": 0, "250ms": 250 * time.Millisecond, "1m30s": 90 * time.Second, "2h": 2 * time.Hour} {
 		c, err := config.Parse("x", []byte("limits:\n  timeout: "+in+"\n"))
 		require.NoError(t, err, in)
-		require.Equal(t, want, c.Limits.Timeout.D(), in)
+		require.Equal(t, want, c.Limits.Timeout, in)
 	}
 }
 
+// TestCeilingCheck: the configured ceiling bounds what a request may ask
+// for, through the owners' Tighten; unset ceiling fields are the chain value.
 func TestCeilingCheck(t *testing.T) {
-	c, err := config.Load(config.Sources{File: write(t, "server:\n  max:\n    max_tool_calls: 80\n    memory: 128MiB\n")})
+	c, err := config.Load(config.Sources{File: write(t, "server:\n  max:\n    max_tool_calls: 80\n    memory: 128MiB\n    approval_timeout: 58s\n")})
 	require.NoError(t, err)
 	ceil := c.Ceiling()
-	require.Equal(t, 80, ceil.MaxToolCalls)
-	require.Equal(t, time.Minute, ceil.CallTimeout.D(), "unset: the chain value")
-	require.Equal(t, toolbox.Safe, *ceil.MaxRiskUnapproved)
+	require.Equal(t, 80, ceil.Policy.MaxToolCalls)
+	require.Equal(t, time.Minute, ceil.Policy.CallTimeout, "unset: the chain value")
+	require.Equal(t, toolbox.Safe, ceil.Policy.MaxRiskUnapproved)
 
 	tests := []struct {
 		name string
@@ -503,16 +526,19 @@ func TestCeilingCheck(t *testing.T) {
 		{"within", invoker.Policy{MaxToolCalls: 80}, sandbox.Limits{MemoryBytes: 100 << 20}, ""},
 		{"lower passes", invoker.Policy{CallTimeout: time.Second, ApprovalTimeout: 500 * time.Millisecond}, sandbox.Limits{Timeout: time.Second}, ""},
 		{"calls", invoker.Policy{MaxToolCalls: 81}, sandbox.Limits{}, "max_tool_calls 81 is above the operator's limit of 80"},
-		{"call timeout", invoker.Policy{CallTimeout: 2 * time.Minute}, sandbox.Limits{}, "call_timeout 2m0s is above the operator's limit of 1m0s"},
-		{"risk", invoker.Policy{MaxRiskUnapproved: toolbox.High}, sandbox.Limits{}, "max_risk_unapproved HIGH is above the operator's limit of SAFE"},
-		{"timeout", invoker.Policy{}, sandbox.Limits{Timeout: time.Hour}, "timeout 1h0m0s is above the operator's limit of 5m0s"},
-		{"memory", invoker.Policy{}, sandbox.Limits{MemoryBytes: 256 << 20}, "memory 268435456 is above the operator's limit of 134217728"},
+		{"call timeout", invoker.Policy{CallTimeout: 2 * time.Minute}, sandbox.Limits{}, "call_timeout 2m0s is above this server's value of 1m0s"},
+		{"approval timeout", invoker.Policy{ApprovalTimeout: 59 * time.Second}, sandbox.Limits{}, "approval_timeout 59s is above the operator's limit of 58s"},
+		{"risk", invoker.Policy{MaxRiskUnapproved: toolbox.High}, sandbox.Limits{}, "max_risk_unapproved HIGH is above this server's value of SAFE"},
+		{"timeout", invoker.Policy{}, sandbox.Limits{Timeout: time.Hour}, "timeout 1h0m0s is above this server's value of 5m0s"},
+		{"memory", invoker.Policy{}, sandbox.Limits{MemoryBytes: 256 << 20}, "memory 256MiB is above the operator's limit of 128MiB"},
 		{"logs", invoker.Policy{}, sandbox.Limits{MaxLogBytes: 2 << 20}, "max_log_bytes"},
 		{"result", invoker.Policy{}, sandbox.Limits{MaxResultBytes: 2 << 20}, "max_result_bytes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := ceil.Check(tc.p, tc.l)
+			_, perr := c.Policy.Tighten(tc.p, c.Server.Max.Policy)
+			_, lerr := c.Limits.Tighten(tc.l, c.Server.Max.Limits)
+			err := errors.Join(perr, lerr)
 			if tc.want == "" {
 				require.NoError(t, err)
 				return

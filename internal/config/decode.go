@@ -15,6 +15,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -207,6 +209,10 @@ func (d *decoder) decodeAt(key, n *yaml.Node, v reflect.Value, path string) {
 		v.Set(reflect.ValueOf(JSON(b)))
 		return
 	}
+	if ks := ownerKeys(t); ks != nil {
+		d.decodeOwner(n, v.Addr().Interface().(owner), ks, path)
+		return
+	}
 	switch t.Kind() {
 	case reflect.Pointer:
 		nv := reflect.New(t.Elem())
@@ -276,6 +282,71 @@ func (d *decoder) decodeAt(key, n *yaml.Node, v reflect.Value, path string) {
 		v.SetFloat(f)
 	default:
 		d.fail(n, path, "cannot be set (internal: unsupported type %s)", t)
+	}
+}
+
+// owner is a section whose keys belong to the package that enforces them
+// (invoker.Policy, sandbox.Limits, Ceiling): the config only hands it text.
+type owner interface {
+	Set(key, text string) error
+}
+
+var (
+	policyType  = reflect.TypeFor[invoker.Policy]()
+	limitsType  = reflect.TypeFor[sandbox.Limits]()
+	ceilingType = reflect.TypeFor[Ceiling]()
+)
+
+// ownerKeys returns the keys of an owner section type, nil for others.
+func ownerKeys(t reflect.Type) []string {
+	switch t {
+	case policyType:
+		return PolicyKeys()
+	case limitsType:
+		return LimitKeys()
+	case ceilingType:
+		return append(PolicyKeys(), LimitKeys()...)
+	}
+	return nil
+}
+
+// decodeOwner hands each key of the mapping n to o, as text.
+func (d *decoder) decodeOwner(n *yaml.Node, o owner, keys []string, path string) {
+	if n.Kind != yaml.MappingNode {
+		d.fail(n, path, "must be a mapping of keys to values, not a %s", kindName(n))
+		return
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		for val.Kind == yaml.AliasNode && val.Alias != nil {
+			val = val.Alias
+		}
+		if k.Kind != yaml.ScalarNode {
+			d.fail(k, path, "keys must be plain words, not a %s", kindName(k))
+			continue
+		}
+		key := join(path, k.Value)
+		if line, dup := seen[k.Value]; dup {
+			d.fail(k, key, "appears twice (first on line %d)", line)
+			continue
+		}
+		seen[k.Value] = k.Line
+		if !slices.Contains(keys, k.Value) {
+			d.fail(k, key, "unknown key in %s; known keys: %s", path, strings.Join(keys, ", "))
+			continue
+		}
+		d.pos[key] = d.where(k)
+		if isNull(val) {
+			continue
+		}
+		if val.Kind != yaml.ScalarNode {
+			d.fail(k, key, "must be a single value, not a %s", kindName(val))
+			continue
+		}
+		if err := o.Set(k.Value, val.Value); err != nil {
+			d.fail(k, key, "%v", err)
+		}
 	}
 }
 
@@ -486,6 +557,10 @@ func leafKeys(t reflect.Type, path string) []string {
 		f := t.Field(idx[name])
 		key := join(path, name)
 		switch {
+		case ownerKeys(f.Type) != nil:
+			for _, k := range ownerKeys(f.Type) {
+				out = append(out, join(key, k))
+			}
 		case settable(f.Type):
 			out = append(out, key)
 		case f.Type.Kind() == reflect.Struct:

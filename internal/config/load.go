@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -111,6 +112,15 @@ func (c *Config) Set(source, key, value string) error {
 		d.decode(n, v, key)
 		return errors.Join(d.errs...)
 	}
+	if section, sub, found := cutLast(key); found {
+		if sv, ok := c.fieldAt(section); ok && slices.Contains(ownerKeys(sv.Type()), sub) {
+			n := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+				{Kind: yaml.ScalarNode, Tag: "!!str", Value: sub}, {Kind: yaml.ScalarNode, Tag: "!!str", Value: value},
+			}}
+			d.decodeOwner(n, sv.Addr().Interface().(owner), ownerKeys(sv.Type()), section)
+			return errors.Join(d.errs...)
+		}
+	}
 	v, ok := c.fieldAt(key)
 	if !ok || !settable(v.Type()) {
 		return &Error{Pos: source, Key: key, Reason: "is not a configuration key that takes one value; run `airlock config keys` for the list"}
@@ -128,7 +138,49 @@ func (c *Config) Set(source, key, value string) error {
 	return errors.Join(d.errs...)
 }
 
-// apiKeysNode turns "tenant:key,tenant:key" into the file's list form.
+// Value returns the value at key (a key Set accepts) written as text, and
+// whether key is one; a secret reads "[REDACTED]".
+func (c *Config) Value(key string) (string, bool) {
+	if section, sub, found := cutLast(key); found {
+		if sv, ok := c.fieldAt(section); ok && slices.Contains(ownerKeys(sv.Type()), sub) {
+			type getter interface{ Get(string) (string, bool) }
+			if g, ok := sv.Interface().(getter); ok {
+				return g.Get(sub)
+			}
+		}
+	}
+	v, ok := c.fieldAt(key)
+	if !ok || !settable(v.Type()) {
+		return "", false
+	}
+	if s, ok := v.Interface().(fmt.Stringer); ok {
+		return s.String(), true
+	}
+	if d, ok := v.Interface().(Duration); ok {
+		return d.D().String(), true
+	}
+	if v.Kind() == reflect.Slice {
+		parts := make([]string, v.Len())
+		for i := range parts {
+			parts[i] = fmt.Sprint(v.Index(i).Interface())
+		}
+		return strings.Join(parts, ","), true
+	}
+	return fmt.Sprint(v.Interface()), true
+}
+
+// cutLast splits "a.b.c" into "a.b" and "c".
+func cutLast(key string) (string, string, bool) {
+	i := strings.LastIndexByte(key, '.')
+	if i < 0 {
+		return "", "", false
+	}
+	return key[:i], key[i+1:], true
+}
+
+// apiKeysNode turns "tenant:key[:role],…" into the file's list form. An
+// entry of another shape is refused rather than guessed at: a key holding
+// ":" cannot be written in this form (use the file).
 func apiKeysNode(value string) (*yaml.Node, error) {
 	n := &yaml.Node{Kind: yaml.SequenceNode}
 	for item := range strings.SplitSeq(value, ",") {
@@ -136,14 +188,20 @@ func apiKeysNode(value string) (*yaml.Node, error) {
 		if item == "" {
 			continue
 		}
-		tenant, key, ok := strings.Cut(item, ":")
-		if !ok {
-			return nil, errors.New(`write each key as tenant:key, separated by commas`)
+		parts := strings.Split(item, ":")
+		if len(parts) < 2 || len(parts) > 3 || parts[0] == "" || parts[1] == "" {
+			return nil, fmt.Errorf("entry %d is not tenant:key or tenant:key:role (roles: all, submit, approver); write each entry so, separated by commas, or use the config file for keys that contain \":\"",
+				len(n.Content)+1)
 		}
-		n.Content = append(n.Content, &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
-			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "key"}, {Kind: yaml.ScalarNode, Tag: "!!str", Value: key},
-			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "tenant"}, {Kind: yaml.ScalarNode, Tag: "!!str", Value: tenant},
-		}})
+		m := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "key"}, {Kind: yaml.ScalarNode, Tag: "!!str", Value: parts[1]},
+			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "tenant"}, {Kind: yaml.ScalarNode, Tag: "!!str", Value: parts[0]},
+		}}
+		if len(parts) == 3 {
+			m.Content = append(m.Content,
+				&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "role"}, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: parts[2]})
+		}
+		n.Content = append(n.Content, m)
 	}
 	return n, nil
 }

@@ -3,23 +3,89 @@ package config
 import (
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/airlockrt/airlock/internal/httptool"
+	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/sandbox"
 )
 
 // Print writes the effective configuration (every default filled in) as
 // YAML. Secrets are redacted: API keys, the S3 secret key, and header values
 // other than ${env:NAME} references and headers that never carry secrets.
 func (c *Config) Print(w io.Writer) error {
+	e := c.Effective()
+	var doc yaml.Node
+	if err := doc.Encode(e); err != nil {
+		return err
+	}
+	// The owner sections print under their own keys, as written in a file.
+	m := e.Server.Max
+	for path, section := range map[string]map[string]any{
+		"policy":     policyText(e.Policy),
+		"limits":     limitsText(e.Limits),
+		"server.max": mergeText(policyText(m.Policy), limitsText(m.Limits)),
+	} {
+		if err := replaceAt(&doc, strings.Split(path, "."), section); err != nil {
+			return err
+		}
+	}
 	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)
-	if err := enc.Encode(c.Effective()); err != nil {
+	if err := enc.Encode(&doc); err != nil {
 		return err
 	}
 	return enc.Close()
+}
+
+func policyText(p invoker.Policy) map[string]any {
+	out := map[string]any{}
+	for _, k := range PolicyKeys() {
+		v, _ := p.Get(k)
+		out[k] = number(v)
+	}
+	return out
+}
+
+func limitsText(l sandbox.Limits) map[string]any {
+	out := map[string]any{}
+	for _, k := range LimitKeys() {
+		v, _ := l.Get(k)
+		out[k] = number(v)
+	}
+	return out
+}
+
+// number returns a plain whole number as an int, so it prints unquoted.
+func number(v string) any {
+	if n, err := strconv.Atoi(v); err == nil {
+		return n
+	}
+	return v
+}
+
+func mergeText(a, b map[string]any) map[string]any {
+	for k, v := range b {
+		a[k] = v
+	}
+	return a
+}
+
+// replaceAt replaces the value at path in the mapping n with v.
+func replaceAt(n *yaml.Node, path []string, v any) error {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value != path[0] {
+			continue
+		}
+		if len(path) > 1 {
+			return replaceAt(n.Content[i+1], path[1:], v)
+		}
+		return n.Content[i+1].Encode(v)
+	}
+	return nil
 }
 
 // MarshalYAML implements yaml.Marshaler with the redaction described on

@@ -11,6 +11,7 @@ import (
 	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/internal/demo"
 	"github.com/airlockrt/airlock/internal/httptool"
+	"github.com/airlockrt/airlock/internal/setting"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -25,18 +26,9 @@ var BuiltinSets = []string{"demo"}
 func (c *Config) Validate() error {
 	v := &validator{c: c}
 
-	// Policy.
-	p := c.Policy.Invoker().WithDefaults()
-	if c.Policy.ApprovalTimeout != 0 && p.ApprovalTimeout >= p.CallTimeout {
-		key := "policy.approval_timeout"
-		if c.Where("policy.call_timeout") != "" && c.Where(key) == "" {
-			key = "policy.call_timeout"
-		}
-		v.fail(key, "approval_timeout (%s) must be shorter than call_timeout (%s)", p.ApprovalTimeout, p.CallTimeout)
-	}
-	if !c.Policy.MaxRiskUnapproved.Valid() {
-		v.fail("policy.max_risk_unapproved", "must be SAFE, HIGH or CRITICAL")
-	}
+	// Policy and limits, each checked by its owner.
+	v.owner("policy", c.Policy.Validate())
+	v.owner("limits", c.Limits.Validate())
 
 	// Tools.
 	for i, name := range c.Tools.Builtin {
@@ -79,11 +71,6 @@ func (c *Config) Validate() error {
 		}
 	default:
 		v.fail("store.kind", "%q must be fs or s3", c.Store.Kind)
-	}
-
-	// Limits.
-	if m := c.Limits.Memory; m != 0 && (m < 1<<20 || m > 3<<30) {
-		v.fail("limits.memory", "%s must be between 1MiB and 3GiB", m)
 	}
 
 	// Server.
@@ -136,26 +123,10 @@ func (c *Config) Validate() error {
 // validateCeiling rejects a ceiling below the chain value it caps: every
 // chain submitted with the configured values would be refused.
 func (c *Config) validateCeiling(v *validator) {
-	p := c.Policy.Invoker().WithDefaults()
-	l := effectiveLimits(c.Limits.Sandbox())
 	m := c.Server.Max
-	below := func(key string, set bool, ceiling, chain any, chainKey string) {
-		if set {
-			v.fail("server.max."+key, "%v is below the chain's %s (%v); raise it or lower %s", ceiling, key, chain, chainKey)
-		}
-	}
-	below("max_tool_calls", m.MaxToolCalls != 0 && m.MaxToolCalls < p.MaxToolCalls, m.MaxToolCalls, p.MaxToolCalls, "policy.max_tool_calls")
-	below("call_timeout", m.CallTimeout != 0 && m.CallTimeout.D() < p.CallTimeout, m.CallTimeout.D(), p.CallTimeout, "policy.call_timeout")
-	if m.MaxRiskUnapproved != nil && *m.MaxRiskUnapproved < p.MaxRiskUnapproved {
-		below("max_risk_unapproved", true, *m.MaxRiskUnapproved, p.MaxRiskUnapproved, "policy.max_risk_unapproved")
-	}
-	below("timeout", m.Timeout != 0 && m.Timeout.D() < l.Timeout, m.Timeout.D(), l.Timeout, "limits.timeout")
-	below("memory", m.Memory != 0 && uint64(m.Memory) < l.MemoryBytes, m.Memory, Size(l.MemoryBytes), "limits.memory")
-	below("max_log_bytes", m.MaxLogBytes != 0 && int(m.MaxLogBytes) < l.MaxLogBytes, m.MaxLogBytes, Size(l.MaxLogBytes), "limits.max_log_bytes")
-	below("max_result_bytes", m.MaxResultBytes != 0 && int(m.MaxResultBytes) < l.MaxResultBytes, m.MaxResultBytes, Size(l.MaxResultBytes), "limits.max_result_bytes")
-	if mem := m.Memory; mem > 3<<30 {
-		v.fail("server.max.memory", "%s must be at most 3GiB", mem)
-	}
+	v.owner("server.max", c.Policy.CheckCeiling(m.Policy))
+	v.owner("server.max", c.Limits.CheckCeiling(m.Limits))
+	v.owner("server.max", m.Limits.Validate())
 }
 
 type validator struct {
@@ -165,6 +136,24 @@ type validator struct {
 
 func (v *validator) fail(key, format string, args ...any) {
 	v.errs = append(v.errs, &Error{Pos: v.c.Where(key), Key: key, Reason: fmt.Sprintf(format, args...)})
+}
+
+// owner records an owner's validation error at the position of the key it
+// names under section.
+func (v *validator) owner(section string, err error) {
+	if err == nil {
+		return
+	}
+	var ke *setting.KeyError
+	if !errors.As(err, &ke) {
+		v.fail(section, "%v", err)
+		return
+	}
+	key := section + "." + ke.Key
+	if ke.Key == "approval_timeout" && v.c.Where(key) == "" && v.c.Where(section+".call_timeout") != "" {
+		key = section + ".call_timeout" // the value the user set is the one to change
+	}
+	v.errs = append(v.errs, &Error{Pos: v.c.Where(key), Key: key, Reason: ke.Msg})
 }
 
 func (v *validator) positive(key string, n int64) {

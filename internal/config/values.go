@@ -4,10 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/airlockrt/airlock/internal/setting"
 )
 
 // Duration is a time.Duration written as "30s", "1m30s" or "250ms" in the
@@ -18,18 +19,8 @@ type Duration time.Duration
 func (d Duration) D() time.Duration { return time.Duration(d) }
 
 func parseDuration(s string) (Duration, error) {
-	s = strings.TrimSpace(s)
-	if s == "0" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration (write e.g. 30s, 1m30s or 250ms)", s)
-	}
-	if d < 0 {
-		return 0, fmt.Errorf("%q must not be negative", s)
-	}
-	return Duration(d), nil
+	d, err := setting.ParseDuration(s)
+	return Duration(d), err
 }
 
 // MarshalText writes d in time.Duration's form.
@@ -40,49 +31,13 @@ func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d)
 // Negative sizes are rejected.
 type Size int64
 
-var sizeUnits = []struct {
-	suffix string
-	mult   int64
-}{
-	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30},
-	{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9},
-	{"B", 1},
-}
-
 func parseSize(s string) (Size, error) {
-	t := strings.TrimSpace(s)
-	mult := int64(1)
-	for _, u := range sizeUnits {
-		if strings.HasSuffix(t, u.suffix) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(strings.ReplaceAll(t, "_", ""), 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a size (write e.g. 4096, 512KiB or 64MiB)", s)
-	}
-	if n < 0 {
-		return 0, fmt.Errorf("%q must not be negative", s)
-	}
-	if n > math.MaxInt64/mult {
-		return 0, fmt.Errorf("%q is too large", s)
-	}
-	return Size(n * mult), nil
+	n, err := setting.ParseSize(s)
+	return Size(n), err
 }
 
 // String writes s with the largest binary unit that divides it exactly.
-func (s Size) String() string {
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if s != 0 && int64(s)%u.mult == 0 {
-			return strconv.FormatInt(int64(s)/u.mult, 10) + u.suffix
-		}
-	}
-	return strconv.FormatInt(int64(s), 10)
-}
+func (s Size) String() string { return setting.FormatSize(int64(s)) }
 
 // MarshalText writes s as String does.
 func (s Size) MarshalText() ([]byte, error) { return []byte(s.String()), nil }

@@ -25,14 +25,6 @@ const (
 	Other = "other"
 )
 
-// Approval outcomes, the status label of the approval metrics.
-const (
-	ApprovalApproved = "approved"
-	ApprovalDenied   = "denied"
-	ApprovalTimeout  = "timeout"
-	ApprovalError    = "error"
-)
-
 // Chain statuses accepted as the status label of the chain metrics; any
 // other value is counted as Other.
 var chainStatuses = set("ok", "error", "timeout", "cancelled", "limit_exceeded")
@@ -46,45 +38,53 @@ var reasons = set("",
 	invoker.ReasonApprovalTimeout, invoker.ReasonApprovalDenied, invoker.ReasonApprovalFailed,
 	invoker.ReasonArtifactNotFound, invoker.ReasonArtifactTooLarge, invoker.ReasonCancelled,
 	invoker.ReasonCallTimeout, invoker.ReasonToolError, invoker.ReasonToolPanic,
-	invoker.ReasonInvalidResult, invoker.ReasonStoreError, invoker.ReasonInternal,
+	invoker.ReasonInvalidResult, invoker.ReasonStoreError, invoker.ReasonInternal, invoker.ReasonHostBusy,
 )
 
 // maxBridgeReasons bounds the distinct reason labels of bridge errors.
 const maxBridgeReasons = 32
 
-// Metrics holds airlock's collectors. Build it with New.
+// Metrics holds the collectors of tool calls: the invoker's side, built
+// once per process with the one Invoker. Build it with New.
 type Metrics struct {
 	box *toolbox.Toolbox
 
-	toolCalls      *prometheus.CounterVec
-	toolDuration   *prometheus.HistogramVec
-	toolsInFlight  *prometheus.GaugeVec
-	approvals      *prometheus.CounterVec
-	approvalWait   *prometheus.HistogramVec
+	toolCalls     *prometheus.CounterVec
+	toolDuration  *prometheus.HistogramVec
+	toolsInFlight *prometheus.GaugeVec
+	approvals     *prometheus.CounterVec
+	approvalWait  *prometheus.HistogramVec
+	artifacts     prometheus.Counter
+	artifactBytes prometheus.Counter
+	pins          prometheus.Gauge
+}
+
+// Chains holds the collectors of whole chains: the side of the face that
+// runs them. Build it with NewChains.
+type Chains struct {
 	chains         *prometheus.CounterVec
 	chainsInFlight prometheus.Gauge
 	chainDuration  *prometheus.HistogramVec
 	guestMemory    prometheus.Histogram
-	artifacts      prometheus.Counter
-	artifactBytes  prometheus.Counter
-	pins           prometheus.Gauge
 	bridgeErrors   *prometheus.CounterVec
 
 	mu            sync.Mutex
 	bridgeReasons map[string]struct{}
 }
 
-// New registers airlock's collectors on reg and returns them. box is the
-// toolbox whose tool names may appear as the tool label; names it does not
-// hold (now, at observation time) read "unknown". A nil box makes every tool
-// label "unknown".
-func New(reg prometheus.Registerer, box *toolbox.Toolbox) (*Metrics, error) {
+var errNilRegisterer = errors.New("metrics: nil Registerer: pass prometheus.NewRegistry() or another registry")
+
+// New registers the tool-call collectors on reg and returns them. box is
+// the toolbox whose tool names may appear as the tool label; names it does
+// not hold (now, at observation time) read "unknown". A nil box makes every
+// tool label "unknown". abandoned, when set, reports the tool executions
+// still running after their call ended (invoker.Invoker.Abandoned).
+func New(reg prometheus.Registerer, box *toolbox.Toolbox, abandoned func() int64) (*Metrics, error) {
 	if reg == nil {
-		return nil, errors.New("metrics: nil Registerer: pass prometheus.NewRegistry() or another registry")
+		return nil, errNilRegisterer
 	}
 	m := &Metrics{
-		box:           box,
-		bridgeReasons: make(map[string]struct{}),
+		box: box,
 		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace, Name: "tool_calls_total",
 			Help: "Tool calls from chains, by tool, status (ok, error, denied) and reason code.",
@@ -107,6 +107,39 @@ func New(reg prometheus.Registerer, box *toolbox.Toolbox) (*Metrics, error) {
 			Help:    "Time tool calls waited for an approval decision, by tool and outcome.",
 			Buckets: prometheus.ExponentialBuckets(0.1, 2, 11), // 0.1s … 102s
 		}, []string{"tool", "status"}),
+		artifacts: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: namespace, Name: "artifacts_offloaded_total",
+			Help: "Results and media stored in the blob store instead of being returned inline.",
+		}),
+		artifactBytes: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: namespace, Name: "artifacts_offloaded_bytes_total",
+			Help: "Bytes of results and media stored in the blob store.",
+		}),
+		pins: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: namespace, Name: "pins_outstanding",
+			Help: "Blob pins taken by sessions of this process and not yet released.",
+		}),
+	}
+	cs := []prometheus.Collector{
+		m.toolCalls, m.toolDuration, m.toolsInFlight, m.approvals, m.approvalWait,
+		m.artifacts, m.artifactBytes, m.pins,
+	}
+	if abandoned != nil {
+		cs = append(cs, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: namespace, Name: "tool_executions_abandoned",
+			Help: "Tool executions still running after their call ended (timeout or cancellation) because the tool ignores its context.",
+		}, func() float64 { return float64(abandoned()) }))
+	}
+	return m, register(reg, cs)
+}
+
+// NewChains registers the chain collectors on reg and returns them.
+func NewChains(reg prometheus.Registerer) (*Chains, error) {
+	if reg == nil {
+		return nil, errNilRegisterer
+	}
+	m := &Chains{
+		bridgeReasons: make(map[string]struct{}),
 		chains: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace, Name: "chains_total",
 			Help: "Chains run, by final status.",
@@ -125,33 +158,21 @@ func New(reg prometheus.Registerer, box *toolbox.Toolbox) (*Metrics, error) {
 			Help:    "Peak guest memory of each chain.",
 			Buckets: prometheus.ExponentialBuckets(1<<20, 2, 12), // 1 MiB … 2 GiB
 		}),
-		artifacts: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: namespace, Name: "artifacts_offloaded_total",
-			Help: "Results and media stored in the blob store instead of being returned inline.",
-		}),
-		artifactBytes: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: namespace, Name: "artifacts_offloaded_bytes_total",
-			Help: "Bytes of results and media stored in the blob store.",
-		}),
-		pins: prometheus.NewGauge(prometheus.GaugeOpts{
-			Namespace: namespace, Name: "pins_outstanding",
-			Help: "Blob pins taken by sessions of this process and not yet released.",
-		}),
 		bridgeErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace, Name: "bridge_errors_total",
 			Help: "Malformed or failed host-guest bridge calls, by reason.",
 		}, []string{"reason"}),
 	}
-	for _, c := range []prometheus.Collector{
-		m.toolCalls, m.toolDuration, m.toolsInFlight, m.approvals, m.approvalWait,
-		m.chains, m.chainsInFlight, m.chainDuration, m.guestMemory,
-		m.artifacts, m.artifactBytes, m.pins, m.bridgeErrors,
-	} {
+	return m, register(reg, []prometheus.Collector{m.chains, m.chainsInFlight, m.chainDuration, m.guestMemory, m.bridgeErrors})
+}
+
+func register(reg prometheus.Registerer, cs []prometheus.Collector) error {
+	for _, c := range cs {
 		if err := reg.Register(c); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return m, nil
+	return nil
 }
 
 // tool returns the tool label of name.
@@ -202,7 +223,8 @@ func (m *Metrics) ToolProgress(ev invoker.Event) {
 }
 
 // Approver wraps h so that every request's wait and outcome are recorded:
-// approved, denied, timeout (the context ended first) or error. A nil h
+// approved, denied, timeout (the context ended first) or failed
+// (invoker's Approval* values). A nil h
 // returns nil, so the invoker still denies with no_approval_handler.
 func (m *Metrics) Approver(h invoker.ApprovalHandler) invoker.ApprovalHandler {
 	if h == nil {
@@ -211,14 +233,14 @@ func (m *Metrics) Approver(h invoker.ApprovalHandler) invoker.ApprovalHandler {
 	return invoker.ApprovalFunc(func(ctx context.Context, req invoker.ApprovalRequest) (invoker.Decision, error) {
 		start := time.Now()
 		d, err := h.Approve(ctx, req)
-		status := ApprovalDenied
+		status := invoker.ApprovalDenied
 		switch {
 		case ctx.Err() != nil && (err != nil || d != invoker.Approved):
-			status = ApprovalTimeout
+			status = invoker.ApprovalTimeout
 		case err != nil:
-			status = ApprovalError
+			status = invoker.ApprovalFailed
 		case d == invoker.Approved:
-			status = ApprovalApproved
+			status = invoker.ApprovalApproved
 		}
 		tool := m.tool(req.Tool)
 		m.approvals.WithLabelValues(tool, status).Inc()
@@ -231,7 +253,7 @@ func (m *Metrics) Approver(h invoker.ApprovalHandler) invoker.ApprovalHandler {
 // when it ends, with its final status (ok, error, timeout, cancelled,
 // limit_exceeded) and its peak guest memory in bytes (0 if unknown: not
 // observed). The duration is measured between the two calls.
-func (m *Metrics) StartChain() (end func(status string, guestMemoryBytes uint64)) {
+func (m *Chains) StartChain() (end func(status string, guestMemoryBytes uint64)) {
 	start := time.Now()
 	m.chainsInFlight.Inc()
 	var once sync.Once
@@ -246,7 +268,7 @@ func (m *Metrics) StartChain() (end func(status string, guestMemoryBytes uint64)
 // ObserveChain records a finished chain without touching the in-flight
 // gauge, for callers that time chains themselves. A guestMemoryBytes of 0 is
 // not observed.
-func (m *Metrics) ObserveChain(status string, d time.Duration, guestMemoryBytes uint64) {
+func (m *Chains) ObserveChain(status string, d time.Duration, guestMemoryBytes uint64) {
 	status = bounded(status, chainStatuses)
 	m.chains.WithLabelValues(status).Inc()
 	m.chainDuration.WithLabelValues(status).Observe(d.Seconds())
@@ -259,11 +281,11 @@ func (m *Metrics) ObserveChain(status string, d time.Duration, guestMemoryBytes 
 // a short code (such as "decode" or "too_large"); codes that are not
 // lower-case identifiers of at most 32 bytes, and codes beyond the first 32
 // distinct ones, are counted as "other".
-func (m *Metrics) BridgeError(reason string) {
+func (m *Chains) BridgeError(reason string) {
 	m.bridgeErrors.WithLabelValues(m.bridgeReason(reason)).Inc()
 }
 
-func (m *Metrics) bridgeReason(r string) string {
+func (m *Chains) bridgeReason(r string) string {
 	if !isCode(r) {
 		return Other
 	}

@@ -24,7 +24,7 @@ type echoIn struct {
 	N int `json:"n"`
 }
 
-func fixture(t *testing.T) (*toolbox.Toolbox, *prometheus.Registry, *metrics.Metrics) {
+func fixture(t *testing.T) (*toolbox.Toolbox, *prometheus.Registry, both) {
 	t.Helper()
 	echo := toolbox.Func("echo", "echo n copies of x", func(ctx context.Context, in echoIn) (string, error) {
 		return strings.Repeat("x", in.N), nil
@@ -38,9 +38,18 @@ func fixture(t *testing.T) (*toolbox.Toolbox, *prometheus.Registry, *metrics.Met
 	box, err := toolbox.New(echo, boom, send)
 	require.NoError(t, err)
 	reg := prometheus.NewRegistry()
-	m, err := metrics.New(reg, box)
+	m, err := metrics.New(reg, box, nil)
 	require.NoError(t, err)
-	return box, reg, m
+	c, err := metrics.NewChains(reg)
+	require.NoError(t, err)
+	return box, reg, both{m, c}
+}
+
+// both is the process's tool-call metrics and a face's chain metrics on one
+// registry, as `airlock serve` has them.
+type both struct {
+	*metrics.Metrics
+	*metrics.Chains
 }
 
 func count(t *testing.T, reg *prometheus.Registry, name string, labels map[string]string) float64 {
@@ -179,7 +188,7 @@ func TestBoundedLabels(t *testing.T) {
 
 func TestNilToolboxLabelsUnknown(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	m, err := metrics.New(reg, nil)
+	m, err := metrics.New(reg, nil, nil)
 	require.NoError(t, err)
 	m.ToolEnd(invoker.Event{Kind: invoker.ToolEnd, Tool: "anything", Status: session.StatusOK})
 	require.Equal(t, 1.0, count(t, reg, "airlock_tool_calls_total", map[string]string{"tool": "unknown"}))
@@ -217,9 +226,9 @@ func TestApproverOutcomes(t *testing.T) {
 	}{
 		{"approved", func(context.Context, invoker.ApprovalRequest) (invoker.Decision, error) { return invoker.Approved, nil }, false, "approved"},
 		{"denied", func(context.Context, invoker.ApprovalRequest) (invoker.Decision, error) { return invoker.Denied, nil }, false, "denied"},
-		{"error", func(context.Context, invoker.ApprovalRequest) (invoker.Decision, error) {
+		{"failed", func(context.Context, invoker.ApprovalRequest) (invoker.Decision, error) {
 			return invoker.Denied, errors.New("x")
-		}, false, "error"},
+		}, false, "failed"},
 		{"timeout", func(ctx context.Context, _ invoker.ApprovalRequest) (invoker.Decision, error) {
 			<-ctx.Done()
 			return invoker.Denied, ctx.Err()
@@ -243,12 +252,32 @@ func TestApproverOutcomes(t *testing.T) {
 
 func TestRegisterTwiceFails(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	_, err := metrics.New(reg, nil)
+	_, err := metrics.New(reg, nil, nil)
 	require.NoError(t, err)
-	_, err = metrics.New(reg, nil)
+	_, err = metrics.New(reg, nil, nil)
 	require.Error(t, err)
-	_, err = metrics.New(nil, nil)
+	_, err = metrics.New(nil, nil, nil)
 	require.Error(t, err)
+	_, err = metrics.NewChains(reg)
+	require.NoError(t, err)
+	_, err = metrics.NewChains(reg)
+	require.Error(t, err)
+	_, err = metrics.NewChains(nil)
+	require.Error(t, err)
+}
+
+// TestAbandonedAndHostBusy: tool executions abandoned by their call are a
+// gauge read from the invoker, and host_busy is a reason label of its own.
+func TestAbandonedAndHostBusy(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	n := int64(3)
+	m, err := metrics.New(reg, nil, func() int64 { return n })
+	require.NoError(t, err)
+	require.Equal(t, 3.0, count(t, reg, "airlock_tool_executions_abandoned", nil))
+	n = 1
+	require.Equal(t, 1.0, count(t, reg, "airlock_tool_executions_abandoned", nil))
+	m.ToolEnd(invoker.Event{Kind: invoker.ToolEnd, Tool: "x", Status: session.StatusError, Reason: invoker.ReasonHostBusy})
+	require.Equal(t, 1.0, count(t, reg, "airlock_tool_calls_total", map[string]string{"reason": "host_busy"}))
 }
 
 // TestInFlightHelp: the gauge counts calls waiting for their tool, which an

@@ -1,10 +1,8 @@
 // Package tracing records OpenTelemetry spans for chains and their tool
-// calls, and builds the tracer provider the configuration asks for. Tracing
-// is off unless configured: with a nil provider every method is a cheap
-// no-op.
+// calls on a tracer provider it is given (internal/assemble builds the one
+// the configuration asks for). Tracing is off unless configured: with a nil
+// provider every method is a cheap no-op.
 //
-//	tp, shutdown, err := tracing.Setup(ctx, cfg.Tracing, os.Stderr)
-//	defer shutdown(context.Background())
 //	tr := tracing.New(tp, "queue")
 //	inv, _ := invoker.New(box, invoker.Options{Hooks: invoker.Hooks{OnToolEnd: tr.ToolEnd}})
 //	ctx, end := tr.StartChain(ctx, tracing.Chain{ID: id, Tenant: "acme", Language: "js"})
@@ -25,7 +23,7 @@
 //	airlock.call.seq, airlock.approval.mode, airlock.approval.outcome
 //
 // where the approval outcome is not_required, approved, denied, timeout,
-// no_handler, error or cancelled. A span whose status or call status is not
+// no_handler, failed or cancelled (invoker's Approval* values). A span whose status or call status is not
 // ok has the OpenTelemetry status Error with the reason code as its
 // description. Spans never carry argument values, results or secrets.
 //
@@ -34,7 +32,7 @@
 //
 // A chain span is the child of a local span in its context. A remote parent
 // (a client's traceparent header) is only linked: the chain span starts a
-// trace of its own, and Setup's sampler ignores a remote parent's sampled
+// trace of its own, and the sampler internal/assemble sets up ignores a remote parent's sampled
 // flag, so clients can neither force spans nor choose the sampled trace ids.
 //
 // The tool-call span is recorded when the call ends (from the invoker's
@@ -47,7 +45,6 @@
 //
 // # Errors
 //
-// Setup fails for an unknown exporter or when the OTLP exporter cannot be
-// built; exporting errors later go to the OpenTelemetry error handler and
-// never affect a chain.
+// Exporting errors go to the OpenTelemetry error handler and never affect a
+// chain.
 package tracing

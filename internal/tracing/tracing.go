@@ -23,17 +23,6 @@ const (
 	ToolSpan  = "airlock.tool_call"
 )
 
-// Approval outcomes, the values of airlock.approval.outcome.
-const (
-	ApprovalNotRequired = "not_required"
-	ApprovalApproved    = "approved"
-	ApprovalDenied      = "denied"
-	ApprovalTimeout     = "timeout"
-	ApprovalNoHandler   = "no_handler"
-	ApprovalError       = "error"
-	ApprovalCancelled   = "cancelled"
-)
-
 // Tracer records chain and tool-call spans. Build it with New; the zero
 // value records nothing.
 type Tracer struct {
@@ -130,26 +119,17 @@ func (t *Tracer) ToolEnd(ctx context.Context, ev invoker.Event) {
 // ApprovalOutcome says what approval did for the call ev ended, from
 // ev.Approval as the invoker recorded it: not_required (the call needed no
 // approval, or was refused before the approval gate), approved, denied,
-// timeout, no_handler, error (the handler failed) or cancelled (the chain
+// timeout, no_handler, failed (the handler failed) or cancelled (the chain
 // ended during the wait).
 func ApprovalOutcome(ev invoker.Event) string {
 	switch ev.Approval {
 	case "":
-		return ApprovalNotRequired
-	case invoker.ApprovalApproved:
-		return ApprovalApproved
-	case invoker.ApprovalDenied:
-		return ApprovalDenied
-	case invoker.ApprovalTimeout:
-		return ApprovalTimeout
-	case invoker.ApprovalNoHandler:
-		return ApprovalNoHandler
-	case invoker.ApprovalFailed:
-		return ApprovalError
-	case invoker.ApprovalCancelled:
-		return ApprovalCancelled
+		return invoker.ApprovalNotRequired
+	case invoker.ApprovalApproved, invoker.ApprovalDenied, invoker.ApprovalTimeout,
+		invoker.ApprovalNoHandler, invoker.ApprovalFailed, invoker.ApprovalCancelled:
+		return ev.Approval
 	}
-	return ApprovalError
+	return invoker.ApprovalFailed
 }
 
 func riskName(r toolbox.Risk) string {

@@ -1,4 +1,4 @@
-package tracing
+package assemble
 
 import (
 	"context"
@@ -18,14 +18,14 @@ import (
 	"github.com/airlockrt/airlock/internal/config"
 )
 
-// Setup builds the tracer provider cfg asks for: nil (tracing off) when
+// SetupTracing builds the tracer provider cfg asks for: nil (tracing off) when
 // cfg.Exporter is empty; OTLP over HTTP to cfg.Endpoint for "otlp"; one
 // JSON document per span on stdout (the writer given, normally stderr) for
 // "stdout". Spans are sampled per chain at cfg.SampleRatio (a tool call
 // follows its chain's decision); a remote parent's sampled flag (a client's
 // traceparent) plays no part. The returned shutdown flushes pending spans
 // and must be called once; ctx bounds it. It is a no-op when tracing is off.
-func Setup(ctx context.Context, cfg config.Tracing, stdout io.Writer) (trace.TracerProvider, func(context.Context) error, error) {
+func SetupTracing(ctx context.Context, cfg config.Tracing, stdout io.Writer) (trace.TracerProvider, func(context.Context) error, error) {
 	noop := func(context.Context) error { return nil }
 	var opt sdktrace.TracerProviderOption
 	switch cfg.Exporter {

@@ -1,4 +1,4 @@
-package tracing_test
+package assemble_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/internal/assemble"
 	"github.com/airlockrt/airlock/internal/config"
 	"github.com/airlockrt/airlock/internal/tracing"
 	"github.com/airlockrt/airlock/invoker"
@@ -26,17 +27,17 @@ func TestApprovalOutcome(t *testing.T) {
 		approval, reason string
 		want             string
 	}{
-		{"", "", tracing.ApprovalNotRequired},
-		{"", invoker.ReasonInvalidArguments, tracing.ApprovalNotRequired},
-		{"", invoker.ReasonCancelled, tracing.ApprovalNotRequired},
-		{invoker.ApprovalApproved, "", tracing.ApprovalApproved},
-		{invoker.ApprovalApproved, invoker.ReasonToolError, tracing.ApprovalApproved},
-		{invoker.ApprovalApproved, invoker.ReasonCancelled, tracing.ApprovalApproved},
-		{invoker.ApprovalDenied, invoker.ReasonApprovalDenied, tracing.ApprovalDenied},
-		{invoker.ApprovalTimeout, invoker.ReasonApprovalTimeout, tracing.ApprovalTimeout},
-		{invoker.ApprovalNoHandler, invoker.ReasonNoApprovalHandler, tracing.ApprovalNoHandler},
-		{invoker.ApprovalFailed, invoker.ReasonApprovalFailed, tracing.ApprovalError},
-		{invoker.ApprovalCancelled, invoker.ReasonCancelled, tracing.ApprovalCancelled},
+		{"", "", invoker.ApprovalNotRequired},
+		{"", invoker.ReasonInvalidArguments, invoker.ApprovalNotRequired},
+		{"", invoker.ReasonCancelled, invoker.ApprovalNotRequired},
+		{invoker.ApprovalApproved, "", invoker.ApprovalApproved},
+		{invoker.ApprovalApproved, invoker.ReasonToolError, invoker.ApprovalApproved},
+		{invoker.ApprovalApproved, invoker.ReasonCancelled, invoker.ApprovalApproved},
+		{invoker.ApprovalDenied, invoker.ReasonApprovalDenied, invoker.ApprovalDenied},
+		{invoker.ApprovalTimeout, invoker.ReasonApprovalTimeout, invoker.ApprovalTimeout},
+		{invoker.ApprovalNoHandler, invoker.ReasonNoApprovalHandler, invoker.ApprovalNoHandler},
+		{invoker.ApprovalFailed, invoker.ReasonApprovalFailed, invoker.ApprovalFailed},
+		{invoker.ApprovalCancelled, invoker.ReasonCancelled, invoker.ApprovalCancelled},
 	}
 	for _, tc := range tests {
 		t.Run(tc.approval+"/"+tc.reason, func(t *testing.T) {
@@ -59,7 +60,7 @@ func TestRemoteParentCannotForceSampling(t *testing.T) {
 	ctx := trace.ContextWithRemoteSpanContext(context.Background(), remote)
 	run := func(ratio float64) []map[string]any {
 		var out bytes.Buffer
-		tp, shutdown, err := tracing.Setup(context.Background(), config.Tracing{Exporter: "stdout", SampleRatio: ratio}, &out)
+		tp, shutdown, err := assemble.SetupTracing(context.Background(), config.Tracing{Exporter: "stdout", SampleRatio: ratio}, &out)
 		require.NoError(t, err)
 		tr := tracing.New(tp, "queue")
 		cctx, end := tr.StartChain(ctx, tracing.Chain{ID: "ch_1", Tenant: "acme", Language: "js"})
@@ -90,7 +91,7 @@ func TestRemoteParentCannotForceSampling(t *testing.T) {
 // stdout exporter and reads them back.
 func TestStdoutExporter(t *testing.T) {
 	var out bytes.Buffer
-	tp, shutdown, err := tracing.Setup(context.Background(), config.Tracing{Exporter: "stdout", SampleRatio: 1}, &out)
+	tp, shutdown, err := assemble.SetupTracing(context.Background(), config.Tracing{Exporter: "stdout", SampleRatio: 1}, &out)
 	require.NoError(t, err)
 	tr := tracing.New(tp, "deny")
 	require.True(t, tr.Enabled())
@@ -119,7 +120,7 @@ func TestStdoutExporter(t *testing.T) {
 }
 
 func TestOff(t *testing.T) {
-	tp, shutdown, err := tracing.Setup(context.Background(), config.Tracing{}, nil)
+	tp, shutdown, err := assemble.SetupTracing(context.Background(), config.Tracing{}, nil)
 	require.NoError(t, err)
 	require.Nil(t, tp)
 	require.NoError(t, shutdown(context.Background()))
@@ -128,6 +129,6 @@ func TestOff(t *testing.T) {
 	ctx, end := tr.StartChain(context.Background(), tracing.Chain{})
 	tr.ToolEnd(ctx, invoker.Event{Kind: invoker.ToolEnd})
 	end(nil)
-	_, _, err = tracing.Setup(context.Background(), config.Tracing{Exporter: "zipkin"}, nil)
+	_, _, err = assemble.SetupTracing(context.Background(), config.Tracing{Exporter: "zipkin"}, nil)
 	require.Error(t, err)
 }
