@@ -66,10 +66,10 @@ type Limits struct {
 	// "max_args_bytes".
 	MaxArgsBytes int
 	// MaxStackBytes caps the script engine's C stack, which bounds recursion
-	// depth (roughly 250 bytes per JavaScript call). Zero and values above
-	// the engine's maximum (DefaultMaxStackBytes) mean that maximum.
-	// Exceeding it ends the run with LimitExceeded/LimitStack; scripts cannot
-	// catch it. Modules ignore it: their stack is their own.
+	// depth (roughly 250 bytes per JavaScript call), default and maximum
+	// DefaultMaxStackBytes; larger values mean the maximum. Exceeding it
+	// ends the run with LimitExceeded/LimitStack; scripts cannot catch it.
+	// Modules ignore it: their stack is their own. Key "max_stack_bytes".
 	MaxStackBytes int
 }
 
@@ -99,6 +99,8 @@ var limitTable = setting.Table[Limits]{
 		"tool calls in flight at once (more wait in the guest)"),
 	setting.Of("max_args_bytes", setting.Bytes, DefaultMaxArgsBytes, func(l *Limits) *int { return &l.MaxArgsBytes },
 		"JSON arguments of one tool call at the bridge"),
+	setting.Of("max_stack_bytes", setting.Bytes, DefaultMaxStackBytes, func(l *Limits) *int { return &l.MaxStackBytes },
+		"script engine stack, which bounds recursion depth"),
 }
 
 // LimitSettings describes every setting of Limits: its key, kind, default
