@@ -292,6 +292,7 @@ func (s *Server) execute(ctx context.Context, rn *run, j *job) {
 
 	s.mu.Lock()
 	s.finished = append(s.finished, rn)
+	s.retained += rn.size
 	s.evictLocked(time.Now())
 	s.mu.Unlock()
 	close(rn.done)
@@ -331,11 +332,14 @@ func (s *Server) runGuarded(ctx context.Context, rn *run, j *job) (res *chain.Ru
 	return res
 }
 
-// evictLocked forgets finished chains past the retention time or count.
+// evictLocked forgets finished chains past the retention time, count or
+// bytes, oldest first.
 func (s *Server) evictLocked(now time.Time) {
 	cutoff := now.Add(-s.opts.ResultTTL)
 	n := 0
-	for n < len(s.finished) && (len(s.finished)-n > s.opts.MaxResults || s.finished[n].finished.Before(cutoff)) {
+	for n < len(s.finished) && (len(s.finished)-n > s.opts.MaxResults || s.retained > s.opts.MaxResultsBytes ||
+		s.finished[n].finished.Before(cutoff)) {
+		s.retained -= s.finished[n].size
 		delete(s.runs, s.finished[n].id)
 		s.finished[n] = nil
 		n++

@@ -20,7 +20,7 @@ var reasons = []string{
 	server.ReasonUnauthenticated, server.ReasonTenantMismatch, server.ReasonNotFound,
 	server.ReasonChainNotFound, server.ReasonApprovalNotFound, server.ReasonArtifactNotFound,
 	server.ReasonMethodNotAllowed, server.ReasonChainFinished, server.ReasonAlreadyDecided,
-	server.ReasonArgsMismatch, server.ReasonApprovalExpired, server.ReasonBodyTooLarge,
+	server.ReasonArgsMismatch, server.ReasonApprovalExpired, server.ReasonBodyTooLarge, server.ReasonBodyTimeout,
 	server.ReasonUnsupportedMediaType, server.ReasonTooManyChains, server.ReasonInternal,
 	server.ReasonShuttingDown, server.ReasonForbiddenHost, server.ReasonForbiddenOrigin, server.ReasonForbiddenRole,
 }

@@ -93,6 +93,9 @@ const (
 	ReasonApprovalExpired = "approval_expired"
 	// ReasonBodyTooLarge (413): the body exceeds server.max_request_bytes.
 	ReasonBodyTooLarge = "body_too_large"
+	// ReasonBodyTimeout (408): the body did not arrive within
+	// server.body_timeout.
+	ReasonBodyTimeout = "body_timeout"
 	// ReasonUnsupportedMediaType (415): a body sent without Content-Type:
 	// application/json.
 	ReasonUnsupportedMediaType = "unsupported_media_type"

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/airlockrt/airlock/internal/setting"
 )
@@ -109,7 +111,15 @@ func decodeBody(w http.ResponseWriter, r *http.Request, max int64, v any) *reque
 		}
 	}
 	if err == nil {
+		// The body is in: lift the read deadline, so a synchronous chain or
+		// an event stream is not cut off when it passes.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 		return nil
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return &requestError{code: http.StatusRequestTimeout, body: errorBody{Reason: ReasonBodyTimeout,
+			Message: "the request body did not arrive in time; send it at once"}}
 	}
 	var (
 		mbe  *http.MaxBytesError

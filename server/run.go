@@ -40,6 +40,7 @@ type run struct {
 	nextSeq  int
 	changed  chan struct{}       // closed and replaced on every append and at the end
 	pending  map[string]struct{} // ids of its approval requests still pending
+	size     int64               // bytes retained once finished (resultBytes + events)
 }
 
 // event is one Server-Sent Event.
@@ -149,8 +150,23 @@ func (r *run) finish(res *chain.RunResult) {
 			r.settleLocked(e)
 		}
 	}
+	r.size = int64(r.bytes) + resultBytes(res)
 	r.wakeLocked()
 	r.mu.Unlock()
+}
+
+// resultBytes estimates what a retained result holds in memory: its value,
+// error, logs and trace records, each with a fixed overhead.
+func resultBytes(res *chain.RunResult) int64 {
+	const overhead = 128
+	n := int64(overhead + len(res.Value) + len(res.Error))
+	for _, l := range res.Logs {
+		n += int64(overhead + len(l.Text))
+	}
+	for _, t := range res.Trace {
+		n += int64(overhead + len(t.Tool) + len(t.Message) + len(t.Reason))
+	}
+	return n + int64(overhead*(len(res.Files)+len(res.Artifacts)))
 }
 
 // ChainView is a chain as the API shows it.

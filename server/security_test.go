@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -407,4 +408,82 @@ func TestToolSubsetSharesTheInvoker(t *testing.T) {
 	require.JSONEq(t, `"unknown_tool"`, string(outside.Result.Value))
 	r := e.do(t, "GET", "/v1/chains/"+first.ID, keyAcme, nil)
 	require.Equal(t, http.StatusOK, r.code)
+}
+
+// TestBodyTimeout: a body that dribbles in — with a key the server refuses,
+// or with a good one — costs the server at most BodyTimeout, not a
+// connection held forever.
+func TestBodyTimeout(t *testing.T) {
+	e := newEnv(t, func(o *setup) { o.BodyTimeout = 300 * time.Millisecond })
+	for _, tc := range []struct {
+		name, key string
+		status    string
+	}{
+		{"refused key", "not-a-key-0123456789abcdef", "401"},
+		{"good key", keyAcme, "408"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", strings.TrimPrefix(e.http.URL, "http://"))
+			require.NoError(t, err)
+			defer conn.Close()
+			_, err = fmt.Fprintf(conn, "POST /v1/chains HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{", tc.key)
+			require.NoError(t, err)
+			// Dribble a byte now and then; the server must answer and hang up.
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for range 600 {
+					if _, err := conn.Write([]byte(" ")); err != nil {
+						return
+					}
+					time.Sleep(50 * time.Millisecond)
+				}
+			}()
+			require.NoError(t, conn.SetReadDeadline(time.Now().Add(20*time.Second)))
+			got, err := io.ReadAll(conn)
+			require.NoError(t, err, "the server closes the connection (a read deadline error means it held it)")
+			require.Contains(t, string(got), "HTTP/1.1 "+tc.status)
+			if tc.status == "408" {
+				require.Contains(t, string(got), `"reason":"body_timeout"`)
+			}
+			_ = conn.Close()
+			<-done
+		})
+	}
+	// A body sent at once is unaffected, and a synchronous chain outlives
+	// the deadline.
+	v := e.submit(t, keyAcme, map[string]any{"script": `await tools.slow({ms: 600}); return 1`}, false)
+	require.Equal(t, "ok", v.Status, v.Result)
+}
+
+// TestMetricsAccess: with API keys, /metrics needs one (or the metrics key
+// when set), never nothing.
+func TestMetricsAccess(t *testing.T) {
+	e := newEnv(t, nil)
+	require.Equal(t, http.StatusUnauthorized, e.do(t, "GET", "/metrics", "", nil).code)
+	require.Equal(t, http.StatusUnauthorized, e.do(t, "GET", "/metrics", "wrong-key-0123456789", nil).code)
+	require.Equal(t, http.StatusOK, e.do(t, "GET", "/metrics", keyGlobex, nil).code)
+
+	e = newEnv(t, func(o *setup) { o.MetricsKey = "metrics-key-0123456789abcdef" })
+	r := e.do(t, "GET", "/metrics", keyAcme, nil)
+	require.Equal(t, http.StatusUnauthorized, r.code, "a tenant key is not the metrics key")
+	require.Equal(t, server.ReasonUnauthenticated, r.reason(t))
+	require.Equal(t, http.StatusOK, e.do(t, "GET", "/metrics", "metrics-key-0123456789abcdef", nil).code)
+
+	e = newEnv(t, func(o *setup) { o.NoMetrics = true })
+	require.Equal(t, http.StatusNotFound, e.do(t, "GET", "/metrics", keyAcme, nil).code)
+}
+
+// TestRetainedBytes: finished chains are forgotten by bytes too, oldest
+// first.
+func TestRetainedBytes(t *testing.T) {
+	e := newEnv(t, func(o *setup) { o.MaxResultsBytes = 300 << 10 })
+	script := `return "x".repeat(120 * 1024)`
+	var ids []string
+	for range 3 {
+		ids = append(ids, e.submit(t, keyAcme, map[string]any{"script": script}, false).ID)
+	}
+	require.Equal(t, http.StatusNotFound, e.do(t, "GET", "/v1/chains/"+ids[0], keyAcme, nil).code, "the oldest went past the byte budget")
+	require.Equal(t, http.StatusOK, e.do(t, "GET", "/v1/chains/"+ids[1], keyAcme, nil).code)
+	require.Equal(t, http.StatusOK, e.do(t, "GET", "/v1/chains/"+ids[2], keyAcme, nil).code)
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"cmp"
 	"context"
+	"crypto/subtle"
 	"fmt"
 	"log/slog"
 	"net"
@@ -56,6 +57,8 @@ const (
 	DefaultMaxConcurrentChains = 64
 	DefaultResultTTL           = 15 * time.Minute
 	DefaultMaxResults          = 1000
+	DefaultMaxResultsBytes     = 256 << 20
+	DefaultBodyTimeout         = 30 * time.Second
 	DefaultShutdownTimeout     = 30 * time.Second
 )
 
@@ -123,6 +126,22 @@ type Options struct {
 	// MaxResults caps the finished chains kept; the oldest go first.
 	// Default 1000.
 	MaxResults int
+	// MaxResultsBytes caps the bytes the finished chains kept hold (their
+	// results, logs, traces and event histories, as encoded); the oldest go
+	// first. Default 256 MiB.
+	MaxResultsBytes int64
+	// BodyTimeout bounds the reading of a request body, from the moment the
+	// request's headers are in: a client that sends its body slower than
+	// that (or, with a key the server refuses, at all) loses the
+	// connection. Default 30s.
+	BodyTimeout time.Duration
+	// MetricsKey, when set, is the bearer key GET /metrics requires.
+	// Without it, /metrics requires any valid API key when Authenticate is
+	// set, and is open (on a loopback address) when it is not.
+	MetricsKey string
+	// NoMetrics drops GET /metrics from the API, for an operator who serves
+	// Gatherer on an address of its own.
+	NoMetrics bool
 	// ShutdownTimeout is how long ListenAndServe lets running chains finish
 	// after its context ends before it cancels them. Default 30s.
 	ShutdownTimeout time.Duration
@@ -154,6 +173,7 @@ type Server struct {
 	mu       sync.Mutex
 	runs     map[string]*run // running and retained
 	finished []*run          // retained, oldest first
+	retained int64           // the finished runs' sizes
 	running  sync.WaitGroup
 }
 
@@ -180,6 +200,8 @@ func New(opts Options) (*Server, error) {
 	opts.MaxConcurrentChains = cmp.Or(opts.MaxConcurrentChains, DefaultMaxConcurrentChains)
 	opts.ResultTTL = cmp.Or(opts.ResultTTL, DefaultResultTTL)
 	opts.MaxResults = cmp.Or(opts.MaxResults, DefaultMaxResults)
+	opts.MaxResultsBytes = cmp.Or(opts.MaxResultsBytes, DefaultMaxResultsBytes)
+	opts.BodyTimeout = cmp.Or(opts.BodyTimeout, DefaultBodyTimeout)
 	opts.ShutdownTimeout = cmp.Or(opts.ShutdownTimeout, DefaultShutdownTimeout)
 	opts.ApprovalMode = cmp.Or(opts.ApprovalMode, "queue")
 	s := &Server{
@@ -243,12 +265,18 @@ func (s *Server) routes() http.Handler {
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	})
-	if s.gatherer != nil {
-		mux.Handle("GET /metrics", promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{}))
+	if s.gatherer != nil && !s.opts.NoMetrics {
+		mux.Handle("GET /metrics", s.metricsAuth(promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{})))
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.opts.Authenticate == nil && !s.localRequest(w, r) {
 			return
+		}
+		if r.ContentLength != 0 && r.Body != nil && r.Body != http.NoBody {
+			// The body must arrive within BodyTimeout; decodeBody lifts the
+			// deadline once it has read it. A request refused before its body
+			// is read keeps it, so the server's discard of the body ends too.
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.opts.BodyTimeout))
 		}
 		if _, pattern := mux.Handler(r); pattern == "" {
 			// ServeMux's own 404 or 405: answer in JSON.
@@ -260,6 +288,30 @@ func (s *Server) routes() http.Handler {
 }
 
 type tenantHandler func(w http.ResponseWriter, r *http.Request, tenant string)
+
+// metricsAuth guards /metrics: with Options.MetricsKey, that key; otherwise
+// with API keys, any valid one; without keys, nothing (loopback only).
+func (s *Server) metricsAuth(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		key = strings.TrimSpace(key)
+		switch {
+		case s.opts.MetricsKey != "":
+			if subtle.ConstantTimeCompare([]byte(key), []byte(s.opts.MetricsKey)) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="airlock-metrics"`)
+				writeError(w, http.StatusUnauthorized, ReasonUnauthenticated, "GET /metrics needs the metrics key: Authorization: Bearer <key>")
+				return
+			}
+		case s.opts.Authenticate != nil:
+			if _, ok := s.opts.Authenticate(key); key == "" || !ok {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="airlock"`)
+				writeError(w, http.StatusUnauthorized, ReasonUnauthenticated, "GET /metrics needs an API key: Authorization: Bearer <key>")
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
 
 // auth resolves the request's tenant from its bearer key, and refuses a
 // key whose role is neither RoleAll nor need (RoleAll: any key).
@@ -319,6 +371,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes:    64 << 10,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}

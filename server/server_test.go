@@ -642,9 +642,10 @@ func TestToolRestrictionAndLists(t *testing.T) {
 	r = e.do(t, "GET", "/v1/tools.d.ts", keyAcme, nil)
 	require.Equal(t, http.StatusOK, r.code)
 	require.Contains(t, string(r.body), "declare const tools")
-	for _, p := range []string{"/healthz", "/readyz", "/metrics"} {
+	for _, p := range []string{"/healthz", "/readyz"} {
 		require.Equal(t, http.StatusOK, e.do(t, "GET", p, "", nil).code, p)
 	}
+	require.Equal(t, http.StatusUnauthorized, e.do(t, "GET", "/metrics", "", nil).code, "with API keys, /metrics needs one")
 }
 
 func TestConcurrencyLimitAndRetention(t *testing.T) {

@@ -4,7 +4,12 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
+	"net/http"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/airlockrt/airlock/internal/assemble"
 	"github.com/airlockrt/airlock/internal/config"
@@ -78,6 +83,10 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		MaxConcurrentChains: cfg.Server.MaxConcurrentChains,
 		ResultTTL:           cfg.Server.ResultTTL.D(),
 		MaxResults:          cfg.Server.MaxResults,
+		MaxResultsBytes:     int64(cfg.Server.MaxResultsBytes),
+		BodyTimeout:         cfg.Server.BodyTimeout.D(),
+		MetricsKey:          cfg.Server.MetricsKey.Reveal(),
+		NoMetrics:           cfg.Server.MetricsAddr != "",
 		ShutdownTimeout:     cfg.Server.ShutdownTimeout.D(),
 		Logger:              log,
 	}
@@ -96,6 +105,13 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	srv, err := server.New(opts)
 	if err != nil {
 		return err
+	}
+	if addr := cfg.Server.MetricsAddr; addr != "" {
+		stop, err := serveMetrics(addr, p.Registry, log)
+		if err != nil {
+			return fail(exitRuntime, "metrics listener: %v", err)
+		}
+		defer stop()
 	}
 	log.Info("airlock serve", "tools", p.Toolbox.Len(), "approval", string(mode), "store", p.StoreWhere,
 		"api_keys", len(cfg.Server.APIKeys), "tracing", cmpOr(cfg.Tracing.Exporter, "off"))
@@ -117,4 +133,23 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// serveMetrics serves /metrics on an address of its own (server.metrics_addr)
+// until stop is called.
+func serveMetrics(addr string, g prometheus.Gatherer, log *slog.Logger) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	log.Info("metrics", "addr", ln.Addr().String())
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(ctx)
+	}, nil
 }

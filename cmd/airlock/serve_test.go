@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -186,8 +187,8 @@ func nextEvent(t *testing.T, ch <-chan event) event {
 // prefix, e.g. `airlock_chains_total{status="ok"}`, summed.
 func (c api) scrape(prefix string) float64 {
 	c.t.Helper()
-	a := c.do("GET", "/metrics", "", "", nil)
-	require.Equal(c.t, http.StatusOK, a.code)
+	a := c.do("GET", "/metrics", keyAcme, "", nil)
+	require.Equal(c.t, http.StatusOK, a.code, "%s", a.body)
 	sum := 0.0
 	for _, line := range strings.Split(string(a.body), "\n") {
 		if strings.HasPrefix(line, "#") || !strings.HasPrefix(line, prefix) {
@@ -496,8 +497,13 @@ var minimalModule = []byte("\x00asm\x01\x00\x00\x00" +
 // on-disk cache.
 func TestServeRolesAndModuleCache(t *testing.T) {
 	cache := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	metricsAddr := ln.Addr().String()
+	require.NoError(t, ln.Close())
 	s := serve(t, `
 server:
+  metrics_addr: "`+metricsAddr+`"
   api_keys:
     - {key: "`+keyAcme+`", tenant: acme, role: submit}
     - {key: "`+keyGlobex+`", tenant: acme, role: approver}
@@ -523,5 +529,14 @@ server:
 	a = c.json("POST", "/v1/chains", keyGlobex, map[string]any{"script": "return 1"})
 	require.Equal(t, http.StatusForbidden, a.code, "%s", a.body)
 	require.Equal(t, "forbidden_role", a.reason(t))
+
+	// With server.metrics_addr, /metrics lives on its own address only.
+	require.Equal(t, http.StatusNotFound, c.do("GET", "/metrics", keyAcme, "", nil).code)
+	resp, err := http.Get("http://" + metricsAddr + "/metrics")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Contains(t, string(body), "airlock_chains_total")
 	require.Equal(t, 0, s.stop(t, 20*time.Second))
 }

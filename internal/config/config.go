@@ -164,6 +164,18 @@ type Server struct {
 	// MaxResults caps the finished chains kept for GET /v1/chains/{id};
 	// the oldest are forgotten first. Default 1000.
 	MaxResults int `yaml:"max_results"`
+	// MaxResultsBytes caps the bytes the finished chains kept hold; the
+	// oldest are forgotten first. Default 256MiB.
+	MaxResultsBytes Size `yaml:"max_results_bytes"`
+	// BodyTimeout bounds the reading of a request body. Default 30s.
+	BodyTimeout Duration `yaml:"body_timeout"`
+	// MetricsKey, when set, is the bearer key GET /metrics requires (with
+	// API keys and without it, any API key). Write ${env:NAME} to read it
+	// from the environment.
+	MetricsKey Secret `yaml:"metrics_key"`
+	// MetricsAddr, when set, serves /metrics on this host:port of its own,
+	// without a key, instead of on the API's address.
+	MetricsAddr string `yaml:"metrics_addr"`
 	// Max are the largest policy and limit values a request may ask for,
 	// under the keys of policy and limits. A zero field means the
 	// configured chain value: requests may lower it but not raise it.
@@ -271,6 +283,7 @@ func Default() *Config {
 		Server: Server{
 			Addr: "127.0.0.1:8080", MaxRequestBytes: 1 << 20, ShutdownTimeout: Duration(30 * time.Second),
 			MaxConcurrentChains: 64, ResultTTL: Duration(15 * time.Minute), MaxResults: 1000,
+			MaxResultsBytes: 256 << 20, BodyTimeout: Duration(30 * time.Second),
 		},
 		Tracing: Tracing{SampleRatio: 1, ServiceName: "airlock"},
 		pos:     map[string]string{},

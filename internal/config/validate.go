@@ -102,6 +102,16 @@ func (c *Config) Validate() error {
 	v.positive("server.max_concurrent_chains", int64(c.Server.MaxConcurrentChains))
 	v.positive("server.result_ttl", int64(c.Server.ResultTTL))
 	v.positive("server.max_results", int64(c.Server.MaxResults))
+	v.positive("server.max_results_bytes", int64(c.Server.MaxResultsBytes))
+	v.positive("server.body_timeout", int64(c.Server.BodyTimeout))
+	if k := c.Server.MetricsKey; k != "" && len(k) < 16 {
+		v.fail("server.metrics_key", "the metrics key must be at least 16 characters")
+	}
+	if a := c.Server.MetricsAddr; a != "" {
+		if _, _, err := net.SplitHostPort(a); err != nil {
+			v.fail("server.metrics_addr", "%q is not host:port (write e.g. 127.0.0.1:9090)", a)
+		}
+	}
 	c.validateCeiling(v)
 
 	// Tracing.
