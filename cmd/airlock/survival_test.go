@@ -1,0 +1,228 @@
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// hostileCase is one submission of the survival test and the outcome it
+// must always have: an HTTP code, and for a chain that ran its status and
+// reason.
+type hostileCase struct {
+	name   string
+	body   map[string]any
+	code   int    // HTTP status of POST /v1/chains
+	status string // the chain's status when code is 200
+	reason string // the chain's reason, or the error's reason for a 4xx
+}
+
+// survivalCases are the attacks the survival test sends over and over, each
+// with the outcome it must have every time, and a healthy chain among them.
+var survivalCases = []hostileCase{
+	{name: "healthy", body: map[string]any{"script": `const r = await tools.search_docs({query: "limits"}); return r.hits.length > 0`},
+		code: 200, status: "ok"},
+	{name: "endless loop", body: map[string]any{"script": `while (true) {}`, "limits": map[string]any{"timeout": "300ms"}},
+		code: 200, status: "timeout", reason: "timeout"},
+	{name: "memory bomb", body: map[string]any{"script": `const a = []; for (;;) a.push(new Array(1e5).fill(1));`},
+		code: 200, status: "limit_exceeded", reason: "memory"},
+	{name: "deep recursion", body: map[string]any{"script": `const f = n => f(n + 1) + 1; return f(0);`},
+		code: 200, status: "limit_exceeded", reason: "stack"},
+	{name: "log flood", body: map[string]any{"script": `for (;;) console.log("x".repeat(1000));`},
+		code: 200, status: "limit_exceeded", reason: "logs"},
+	{name: "huge string result", body: map[string]any{"script": `return "x".repeat(8 << 20);`},
+		code: 200, status: "limit_exceeded", reason: "result"},
+	{name: "call flood", body: map[string]any{"script": `for (let i = 0; ; i++) { try { await tools.kv_get({key: "k"}); } catch (e) { if (e.reason === "budget_exhausted") throw e; } }`},
+		code: 200, status: "error", reason: "script_error"},
+	{name: "never-returning tool", body: map[string]any{"script": `await tools.slow({ms: 60000});`, "policy": map[string]any{"call_timeout": "200ms"}},
+		code: 200, status: "error", reason: "script_error"},
+	{name: "syntax error", body: map[string]any{"script": `return a +;`},
+		code: 400, reason: "invalid_script"},
+	{name: "not a module", body: map[string]any{"script": "AGFzbQEAAAA=", "language": "wasm"},
+		code: 400, reason: "invalid_module"},
+}
+
+// TestSurvival starts a real airlock serve and sends it the hostile cases
+// from three tenants at once for a bounded time. The process must stay up
+// and answer /healthz throughout, every submission must end as its case
+// says, its memory must stay under the documented bound, and its goroutines
+// must come back to their baseline afterwards.
+func TestSurvival(t *testing.T) {
+	const (
+		duration = 20 * time.Second
+		workers  = 6
+		// rssBound is the documented bound on the process's resident memory
+		// under this load: max_concurrent_chains (8) × (memory 64MiB + the
+		// engine's 16MiB) plus the process's own ~300MiB.
+		rssBound = 1 << 30
+	)
+	keys := []string{"survive-a-0123456789abcdef", "survive-b-0123456789abcdef", "survive-c-0123456789abcdef"}
+	s := serve(t, `
+server:
+  max_concurrent_chains: 8
+  api_keys:
+    - {key: "`+keys[0]+`", tenant: a}
+    - {key: "`+keys[1]+`", tenant: b}
+    - {key: "`+keys[2]+`", tenant: c}
+limits:
+  timeout: 10s
+`)
+	pid := s.cmd.Process.Pid
+	client := &http.Client{Timeout: time.Minute}
+	defer client.CloseIdleConnections()
+	goroutines := func() int {
+		req, _ := http.NewRequest("GET", s.url+"/metrics", nil)
+		req.Header.Set("Authorization", "Bearer "+keys[0])
+		resp, err := client.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if v, ok := strings.CutPrefix(sc.Text(), "go_goroutines "); ok {
+				n, err := strconv.ParseFloat(v, 64)
+				require.NoError(t, err)
+				return int(n)
+			}
+		}
+		t.Fatal("go_goroutines not in /metrics")
+		return 0
+	}
+	baseline := goroutines()
+
+	var (
+		mu       sync.Mutex
+		problems []string
+		counts   = map[string]int{}
+		maxRSS   int64
+	)
+	fail := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(problems) < 20 {
+			problems = append(problems, fmt.Sprintf(format, args...))
+		}
+	}
+	deadline := time.Now().Add(duration)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			key := keys[w%len(keys)]
+			for i := w; time.Now().Before(deadline); i++ {
+				c := survivalCases[i%len(survivalCases)]
+				b, _ := json.Marshal(c.body)
+				req, _ := http.NewRequest("POST", s.url+"/v1/chains", bytes.NewReader(b))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Authorization", "Bearer "+key)
+				resp, err := client.Do(req)
+				if err != nil {
+					fail("%s: %v", c.name, err)
+					return
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusTooManyRequests {
+					time.Sleep(20 * time.Millisecond)
+					continue
+				}
+				var v struct {
+					Status string
+					Result struct{ Status, Reason string }
+					Error  struct{ Reason string }
+				}
+				_ = json.Unmarshal(body, &v)
+				switch {
+				case resp.StatusCode != c.code:
+					fail("%s: HTTP %d, want %d: %s", c.name, resp.StatusCode, c.code, clipBody(body))
+				case c.code == 200 && (v.Result.Status != c.status || v.Result.Reason != c.reason):
+					fail("%s: %s/%s, want %s/%s", c.name, v.Result.Status, v.Result.Reason, c.status, c.reason)
+				case c.code != 200 && v.Error.Reason != c.reason:
+					fail("%s: reason %q, want %q", c.name, v.Error.Reason, c.reason)
+				default:
+					mu.Lock()
+					counts[c.name]++
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	// Health and memory, throughout.
+	watchDone := make(chan struct{})
+	go func() {
+		defer close(watchDone)
+		for time.Now().Before(deadline) {
+			resp, err := client.Get(s.url + "/healthz")
+			if err != nil {
+				fail("healthz: %v", err)
+			} else {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					fail("healthz answered %d", resp.StatusCode)
+				}
+			}
+			if rss := residentBytes(pid); rss > 0 {
+				mu.Lock()
+				maxRSS = max(maxRSS, rss)
+				mu.Unlock()
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	wg.Wait()
+	<-watchDone
+
+	require.Empty(t, problems, "server log:\n%s", tail(s.logs(), 4000))
+	for _, c := range survivalCases {
+		require.Positive(t, counts[c.name], "case %q never ran to its outcome", c.name)
+	}
+	require.Nil(t, s.cmd.ProcessState, "the process exited")
+	require.Less(t, maxRSS, int64(rssBound), "resident memory %d MiB", maxRSS>>20)
+	client.CloseIdleConnections()
+	require.Eventually(t, func() bool { return goroutines() <= baseline+4 }, 15*time.Second, 100*time.Millisecond,
+		"goroutines did not come back to the baseline of %d", baseline)
+	t.Logf("cases run: %v; peak RSS %d MiB; goroutines baseline %d", counts, maxRSS>>20, baseline)
+	require.Equal(t, 0, s.stop(t, 30*time.Second))
+}
+
+// residentBytes reads a process's resident set size from /proc; 0 where
+// there is no /proc.
+func residentBytes(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+func clipBody(b []byte) string {
+	if len(b) > 300 {
+		return string(b[:300]) + "…"
+	}
+	return string(b)
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
