@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -21,8 +20,6 @@ import (
 	"github.com/airlockrt/airlock/blobstore/s3blob"
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/internal/config"
-	"github.com/airlockrt/airlock/internal/demo"
-	"github.com/airlockrt/airlock/internal/httptool"
 	"github.com/airlockrt/airlock/internal/metrics"
 	"github.com/airlockrt/airlock/internal/tracing"
 	"github.com/airlockrt/airlock/invoker"
@@ -126,7 +123,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (p *Process, e
 	p.TracerProvider = tp
 	p.Tracer = tracing.New(tp, opts.ApprovalMode)
 
-	if p.Toolbox, p.ToolSets, err = tools(cfg, opts.LookupEnv); err != nil {
+	if p.Toolbox, p.ToolSets, _, err = tools(cfg, opts.LookupEnv); err != nil {
 		return nil, err
 	}
 	if p.Store, p.StoreWhere, err = openStore(ctx, cfg, log); err != nil {
@@ -259,30 +256,6 @@ func openStore(ctx context.Context, cfg *config.Config, log *slog.Logger) (*blob
 		return nil, "", fmt.Errorf("%w: store.kind %q must be fs or s3", ErrConfig, cfg.Store.Kind)
 	}
 	return blobstore.New(d, blobstore.Options{TTL: cfg.Store.TTL.D(), MaxBlobBytes: int64(cfg.Store.MaxBlobBytes), Logger: log}), where, nil
-}
-
-// Tools builds the configured toolbox and the tool sets a request may name,
-// without starting anything else (for `airlock tools` and `types`).
-func Tools(cfg *config.Config) (*toolbox.Toolbox, map[string][]string, error) {
-	return tools(cfg, nil)
-}
-
-func tools(cfg *config.Config, lookup func(string) (string, bool)) (*toolbox.Toolbox, map[string][]string, error) {
-	if lookup == nil {
-		lookup = os.LookupEnv
-	}
-	box, _, err := cfg.Toolbox(httptool.Options{LookupEnv: lookup})
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrConfig, err)
-	}
-	sets := map[string][]string{}
-	if slices.Contains(cfg.Tools.Builtin, "demo") {
-		sets["demo"] = slices.Clone(demo.Names)
-	}
-	for _, h := range cfg.Tools.HTTP {
-		sets["http"] = append(sets["http"], h.Name)
-	}
-	return box, sets, nil
 }
 
 // scriptEngine starts the script engine with the on-disk compilation

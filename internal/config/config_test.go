@@ -2,7 +2,6 @@ package config_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,8 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/airlockrt/airlock/internal/config"
-	"github.com/airlockrt/airlock/internal/demo"
-	"github.com/airlockrt/airlock/internal/httptool"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/toolbox"
@@ -242,13 +239,6 @@ func TestRejections(t *testing.T) {
 		{"approval above default call", "policy:\n  approval_timeout: 90s\n", `airlock.yaml:2: policy.approval_timeout: approval_timeout (1m30s) must be shorter than call_timeout (1m0s)`},
 		{"unknown builtin", "tools:\n  builtin: [demo, extras]\n", `airlock.yaml:2: tools.builtin[1]: "extras" is not a built-in tool set`},
 		{"bad tool name in risk", "tools:\n  risk:\n    Send Message: HIGH\n", `airlock.yaml:3: tools.risk.Send Message: "Send Message" is not a tool name`},
-		{"http tool without url", "tools:\n  http:\n    - name: a\n      description: d\n", `airlock.yaml:3: tools.http[0]: httptool: invalid spec: tool "a": url must start with http`},
-		{"http tool bad name", "tools:\n  http:\n    - name: A B\n      description: d\n      url: http://x\n", `airlock.yaml:3: tools.http[0]: httptool: invalid spec: tool "A B": name must match`},
-		{"http tool bad method", "tools:\n  http:\n    - name: a\n      description: d\n      url: http://x\n      method: TRACE\n", `method "TRACE" is not one of`},
-		{"http tool bad schema", "tools:\n  http:\n    - name: a\n      description: d\n      url: http://x\n      input_schema: {type: string}\n", `airlock.yaml:3: tools.http[0]: httptool: invalid spec: tool "a": input schema must have "type": "object"`},
-		{"http tool bad header", "tools:\n  http:\n    - name: a\n      description: d\n      url: http://x\n      headers:\n        X-Key: ${env:bad-name}\n", `does not name an environment variable`},
-		{"http tool duplicate", "tools:\n  http:\n    - {name: a, description: d, url: 'http://x'}\n    - {name: a, description: d, url: 'http://y'}\n", `airlock.yaml:4: tools.http[1].name: "a" is already the name of tools.http[0]`},
-		{"http tool shadows demo", "tools:\n  http:\n    - {name: kv_get, description: d, url: 'http://x'}\n", `airlock.yaml:3: tools.http[0].name: "kv_get" is already a demo tool`},
 		{"bad store kind", "store:\n  kind: gcs\n", `airlock.yaml:2: store.kind: "gcs" must be fs or s3`},
 		{"s3 without endpoint", "store:\n  kind: s3\n  s3:\n    bucket: b\n", `config: store.s3.endpoint: is required for an s3 store`},
 		{"s3 without bucket", "store:\n  kind: s3\n  s3:\n    endpoint: x:9000\n", `config: store.s3.bucket: is required`},
@@ -548,44 +538,3 @@ func TestCeilingCheck(t *testing.T) {
 	}
 }
 
-func TestToolbox(t *testing.T) {
-	c, err := config.Load(config.Sources{File: write(t, full), LookupEnv: env(fullEnv)})
-	require.NoError(t, err)
-	box, state, err := c.Toolbox(httptool.Options{})
-	require.NoError(t, err)
-	require.NotNil(t, state)
-	require.True(t, box.Has("forecast"))
-	require.True(t, box.Has("notify"))
-	require.True(t, box.Has("kv_get"))
-	e, _ := box.Lookup("send_message")
-	require.Equal(t, toolbox.Critical, e.Info().Risk, "risk override applied")
-	e, _ = box.Lookup("kv_set")
-	require.Equal(t, toolbox.High, e.Info().Risk)
-	e, _ = box.Lookup("notify")
-	require.Equal(t, toolbox.High, e.Info().Risk)
-	require.Equal(t, box.Names()[:2], []string{"kv_get", "kv_set"}, "overrides keep the order")
-
-	// The overridden tool still runs.
-	out, err := e.Tool().Info(), error(nil)
-	require.NoError(t, err)
-	require.Equal(t, "notify", out.Name)
-	kv, _ := box.Lookup("kv_set")
-	_, err = kv.Tool().Call(context.Background(), json.RawMessage(`{"key":"a","value":1}`))
-	require.NoError(t, err)
-	v, ok := state.Get(demo.DefaultTenant, "a")
-	require.True(t, ok)
-	require.JSONEq(t, "1", string(v))
-
-	c, err = config.Load(config.Sources{File: write(t, "tools:\n  builtin: []\n  risk:\n    send_message: HIGH\n")})
-	require.NoError(t, err)
-	_, _, err = c.Toolbox(httptool.Options{})
-	require.ErrorIs(t, err, config.ErrInvalid)
-	require.ErrorContains(t, err, `airlock.yaml:4: tools.risk.send_message: no tool named "send_message" is configured`)
-
-	c, err = config.Load(config.Sources{Flags: []config.Flag{{Name: "tools", Key: "tools.builtin", Value: ""}}})
-	require.NoError(t, err)
-	box, state, err = c.Toolbox(httptool.Options{})
-	require.NoError(t, err)
-	require.Nil(t, state)
-	require.Zero(t, box.Len())
-}

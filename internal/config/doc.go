@@ -1,6 +1,9 @@
-// Package config loads airlock's YAML configuration: the chain policy,
-// per-tool risk overrides, the approval mode, the blob store, sandbox limits,
-// HTTP tools, the server and tracing.
+// Package config loads airlock's YAML configuration into values: the chain
+// policy, per-tool risk overrides, the approval mode, the blob store, sandbox
+// limits, HTTP tools, the server and tracing. It is a pure loader: the
+// policy and limits sections are handed as text to their owners
+// (invoker.Policy, sandbox.Limits), and internal/assemble builds the tools,
+// store and engines from what it loaded.
 //
 //	cfg, err := config.Load(config.Sources{
 //		File:  "airlock.yaml",
@@ -8,7 +11,7 @@
 //		Env:   os.Environ(),
 //	})
 //	if err != nil { … } // e.g. "airlock.yaml:7: policy.call_timeout: "30x" is not a duration (…)"
-//	inv, err := invoker.New(box, invoker.Options{Policy: cfg.Policy.Invoker()})
+//	p, err := assemble.Build(ctx, cfg, assemble.Options{}) // the process from it
 //	cfg.Print(os.Stdout) // secrets redacted
 //
 // A file looks like this (every key is optional; durations read "30s",
@@ -47,7 +50,8 @@
 // AIRLOCK_LIMITS_MEMORY; the AIRLOCK_S3_* variables of s3blob also set
 // store.s3). Unknown keys, duplicate keys and invalid values are rejected,
 // each with where it was set ("file:line", "flag --name", "env NAME") and
-// why; all problems of a load are reported together.
+// why; all problems of a load are reported together. The environment form of
+// server.api_keys is "tenant:key[:role],…"; any other shape is refused.
 //
 // Secrets (API keys, the S3 secret key) are of type Secret, which never
 // prints; HTTP tool header values are resolved from the environment only at

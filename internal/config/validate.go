@@ -6,11 +6,8 @@ import (
 	"net"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/airlockrt/airlock/blobstore"
-	"github.com/airlockrt/airlock/internal/demo"
-	"github.com/airlockrt/airlock/internal/httptool"
 	"github.com/airlockrt/airlock/internal/setting"
 	"github.com/airlockrt/airlock/toolbox"
 )
@@ -20,9 +17,10 @@ var BuiltinSets = []string{"demo"}
 
 // Validate checks the rules that span fields or need every layer applied:
 // ApprovalTimeout shorter than CallTimeout, the store's required fields,
-// API keys and tenants, HTTP tool definitions, ceilings not below the chain
-// values, and so on. Each problem is an *Error at the position of the value
-// to change; all of them are joined.
+// API keys and tenants, ceilings not below the chain values, and so on.
+// HTTP tool definitions are checked where the tools are built
+// (internal/assemble), at their positions. Each problem is an *Error at the
+// position of the value to change; all of them are joined.
 func (c *Config) Validate() error {
 	v := &validator{c: c}
 
@@ -41,24 +39,6 @@ func (c *Config) Validate() error {
 			v.fail("tools.risk."+name, "%q is not a tool name", name)
 		}
 	}
-	taken := map[string]string{}
-	if slices.Contains(c.Tools.Builtin, "demo") {
-		for _, n := range demo.Names {
-			taken[n] = "a demo tool"
-		}
-	}
-	for i, h := range c.Tools.HTTP {
-		key := fmt.Sprintf("tools.http[%d]", i)
-		if _, err := httptool.New(h.Spec(), httptool.Options{}); err != nil {
-			v.fail(key, "%v", err)
-			continue
-		}
-		if other, dup := taken[h.Name]; dup {
-			v.fail(key+".name", "%q is already %s; choose another name", h.Name, other)
-		}
-		taken[h.Name] = fmt.Sprintf("the name of tools.http[%d]", i)
-	}
-
 	// Store.
 	switch c.Store.Kind {
 	case "fs":
@@ -169,14 +149,5 @@ func (v *validator) owner(section string, err error) {
 func (v *validator) positive(key string, n int64) {
 	if n <= 0 {
 		v.fail(key, "must be greater than zero")
-	}
-}
-
-// Spec returns h as an httptool.Spec, with the risk default applied.
-func (h HTTPTool) Spec() httptool.Spec {
-	return httptool.Spec{
-		Name: h.Name, Description: h.Description, URL: h.URL, Method: h.Method,
-		InputSchema: []byte(h.InputSchema), Risk: h.RiskLevel(), Timeout: time.Duration(h.Timeout),
-		MaxResponseBytes: int64(h.MaxResponseBytes), Headers: h.Headers,
 	}
 }

@@ -1,0 +1,109 @@
+package assemble
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/airlockrt/airlock/internal/config"
+	"github.com/airlockrt/airlock/internal/demo"
+	"github.com/airlockrt/airlock/internal/httptool"
+	"github.com/airlockrt/airlock/toolbox"
+)
+
+// Tools builds the configured toolbox and the tool sets a request may name,
+// without starting anything else (for `airlock tools` and `types`).
+func Tools(cfg *config.Config) (*toolbox.Toolbox, map[string][]string, error) {
+	box, sets, _, err := tools(cfg, nil)
+	return box, sets, err
+}
+
+// tools builds the configured tools: the built-in sets, then the HTTP tools
+// (whose secrets lookup resolves at call time), then the risk overrides. The
+// demo State is nil unless the demo set is enabled. A problem is a
+// *config.Error at the position of the value to change, wrapped in
+// ErrConfig.
+func tools(cfg *config.Config, lookup func(string) (string, bool)) (*toolbox.Toolbox, map[string][]string, *demo.State, error) {
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	at := func(key, format string, args ...any) error {
+		return fmt.Errorf("%w: %w", ErrConfig, &config.Error{Pos: cfg.Where(key), Key: key, Reason: fmt.Sprintf(format, args...)})
+	}
+	box := &toolbox.Toolbox{}
+	sets := map[string][]string{}
+	taken := map[string]string{}
+	var state *demo.State
+	if slices.Contains(cfg.Tools.Builtin, "demo") {
+		state = demo.New()
+		for _, t := range state.Tools() {
+			if err := box.Add(t); err != nil {
+				return nil, nil, nil, err
+			}
+			taken[t.Info().Name] = "a demo tool"
+		}
+		sets["demo"] = slices.Clone(demo.Names)
+	}
+	var errs []error
+	for i, h := range cfg.Tools.HTTP {
+		key := fmt.Sprintf("tools.http[%d]", i)
+		t, err := httptool.New(spec(h), httptool.Options{LookupEnv: lookup})
+		if err != nil {
+			errs = append(errs, at(key, "%v", err))
+			continue
+		}
+		if other, dup := taken[h.Name]; dup {
+			errs = append(errs, at(key+".name", "%q is already %s; choose another name", h.Name, other))
+			continue
+		}
+		taken[h.Name] = fmt.Sprintf("the name of tools.http[%d]", i)
+		if err := box.Add(t); err != nil {
+			errs = append(errs, at(key, "%v", err))
+			continue
+		}
+		sets["http"] = append(sets["http"], h.Name)
+	}
+	names := make([]string, 0, len(cfg.Tools.Risk))
+	for name := range cfg.Tools.Risk {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		key := "tools.risk." + name
+		t, ok := box.Get(name)
+		if !ok {
+			errs = append(errs, at(key, "no tool named %q is configured (tools: %v)", name, box.Names()))
+			continue
+		}
+		if err := box.Add(withRisk{Tool: t, risk: cfg.Tools.Risk[name]}); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if len(errs) > 0 {
+		return nil, nil, nil, errors.Join(errs...)
+	}
+	return box, sets, state, nil
+}
+
+// spec returns h as an httptool.Spec, with the risk default applied.
+func spec(h config.HTTPTool) httptool.Spec {
+	return httptool.Spec{
+		Name: h.Name, Description: h.Description, URL: h.URL, Method: h.Method,
+		InputSchema: []byte(h.InputSchema), Risk: h.RiskLevel(), Timeout: time.Duration(h.Timeout),
+		MaxResponseBytes: int64(h.MaxResponseBytes), Headers: h.Headers,
+	}
+}
+
+// withRisk overrides a tool's risk level.
+type withRisk struct {
+	toolbox.Tool
+	risk toolbox.Risk
+}
+
+func (w withRisk) Info() toolbox.Info {
+	info := w.Tool.Info()
+	info.Risk = w.risk
+	return info
+}
