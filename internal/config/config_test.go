@@ -537,4 +537,3 @@ func TestCeilingCheck(t *testing.T) {
 		})
 	}
 }
-
