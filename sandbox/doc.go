@@ -22,7 +22,8 @@
 //
 // Scripts have no filesystem, network, environment or process access. Their
 // clock is a deterministic virtual one unless ScriptOptions.Clock grants the
-// host's, and so is their randomness unless ScriptOptions.Rand is set.
+// host's; WASI randomness is deterministic unless ScriptOptions.Rand is set,
+// and Math.random is seeded per run from Rand or crypto/rand.
 //
 // # Limits
 //

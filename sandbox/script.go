@@ -40,9 +40,11 @@ type ScriptOptions struct {
 	// Math.random's seed and performance.now's origin would be replayed to
 	// every run), so each costs a full initialisation.
 	Clock func() time.Time
-	// Rand, when non-nil, feeds the guest's WASI random_get and must be safe
-	// for concurrent use (crypto/rand.Reader is). Nil gives a deterministic
-	// source. Math.random is seeded from the clock at instance creation.
+	// Rand, when non-nil, feeds the guest's WASI random_get and seeds each
+	// run's Math.random; it must be safe for concurrent use
+	// (crypto/rand.Reader is). Nil gives WASI a deterministic source, and
+	// every run's Math.random a seed of its own from crypto/rand: no two
+	// runs, pooled or restored from one snapshot, share a sequence.
 	Rand io.Reader
 }
 
@@ -310,6 +312,9 @@ func (e *ScriptEngine) Run(ctx context.Context, s Script, bridge Bridge, lim Lim
 		return nil, err
 	}
 	r := newScriptRun(ctx, in, prep, bridge, lim)
+	if err := r.seed(e.opts.Rand); err != nil {
+		return nil, fmt.Errorf("sandbox: seeding Math.random: %w", err)
+	}
 	r.stats.Pooled = pooled
 	r.stats.Instantiate = time.Since(start)
 	r.drive(ctx)

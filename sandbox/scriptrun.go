@@ -2,9 +2,12 @@ package sandbox
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -58,7 +61,8 @@ type queuedCall struct {
 }
 
 type scriptRun struct {
-	in     *quickjs.Instance
+	rngSeed [4]uint32 // Math.random's seed for this run
+	in      *quickjs.Instance
 	prep   *prepared
 	bridge Bridge
 	lim    Limits
@@ -106,7 +110,8 @@ func (r *scriptRun) drive(ctx context.Context) {
 	defer stop()
 	hctx := quickjs.WithHandler(ctx, r.in, r)
 	r.in.SetStackLimit(uint32(min(r.lim.MaxStackBytes, 1<<30)))
-	code := fmt.Sprintf("__airlock_start(%d, %d)", r.lim.MaxInFlight, r.lim.MaxResultBytes)
+	code := fmt.Sprintf("__airlock_start(%d, %d, %d, %d, %d, %d)", r.lim.MaxInFlight, r.lim.MaxResultBytes,
+		r.rngSeed[0], r.rngSeed[1], r.rngSeed[2], r.rngSeed[3])
 	for {
 		if ctx.Err() != nil {
 			r.exit = ctxExit(ctx)
@@ -405,6 +410,25 @@ func (r *scriptRun) fail(ctx context.Context, args []uint64) {
 	ref := r.str(ctx, args, 1)
 	f := wire.DecodeFailure(r.copyStr(ctx, ref, maxFailureBytes))
 	r.stop(r.failure(f))
+}
+
+// seed draws this run's Math.random seed from src, or from crypto/rand when
+// src is nil. An all-zero seed is replaced: the generator needs one bit.
+func (r *scriptRun) seed(src io.Reader) error {
+	if src == nil {
+		src = rand.Reader
+	}
+	var b [16]byte
+	if _, err := io.ReadFull(src, b[:]); err != nil {
+		return err
+	}
+	for i := range r.rngSeed {
+		r.rngSeed[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	if r.rngSeed == [4]uint32{} {
+		r.rngSeed[0] = 1
+	}
+	return nil
 }
 
 // failure turns the prelude's error report into an ExitError.

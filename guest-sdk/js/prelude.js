@@ -169,6 +169,28 @@
     host(OP_DONE, json === undefined ? "null" : json);
   }
 
+  // ---- Math.random --------------------------------------------------------
+  // The engine seeds its generator when the instance is created, and
+  // instances are restored from one snapshot: every chain would replay one
+  // sequence. The host hands each run a seed of its own instead, for
+  // xoshiro128** (32-bit words, so no BigInt on the hot path); two outputs
+  // make the 53 bits of a double, as engines do.
+  function seedRandom(s0, s1, s2, s3) {
+    let a = s0 >>> 0, b = s1 >>> 0, c = s2 >>> 0, d = s3 >>> 0;
+    const next = () => {
+      const r = Math.imul(rotl(Math.imul(b, 5), 7), 9) >>> 0;
+      const t = (b << 9) >>> 0;
+      c ^= a; d ^= b; b ^= c; a ^= d; c ^= t;
+      d = rotl(d, 11);
+      return r;
+    };
+    const random = function random() {
+      return ((next() >>> 5) * 67108864 + (next() >>> 6)) / 9007199254740992;
+    };
+    Object.defineProperty(Math, "random", { value: random, writable: true, enumerable: false, configurable: true });
+  }
+  const rotl = (x, k) => ((x << k) | (x >>> (32 - k))) >>> 0;
+
   // ---- entry points the host calls --------------------------------------
   // __airlock_start compiles the script and starts it. It first evaluates
   // the source as a plain script: if that compiles, its completion value (the
@@ -177,9 +199,10 @@
   // as a script because it uses top-level await or return is compiled as the
   // body of an async function instead. A marker call at the start of the
   // script tells a compile error from a SyntaxError the script itself threw.
-  function start(limit, resultLimit) {
+  function start(limit, resultLimit, s0, s1, s2, s3) {
     maxInFlight = limit;
     maxResult = resultLimit;
+    seedRandom(s0, s1, s2, s3);
     const src = host(OP_SOURCE);
     let began = false;
     Object.defineProperty(g, "__airlock_mark", { value: () => { began = true; }, configurable: true });
