@@ -63,9 +63,9 @@ type queuedCall struct {
 type scriptRun struct {
 	rngSeed [4]uint32 // Math.random's seed for this run
 	in      *quickjs.Instance
-	prep   *prepared
-	bridge Bridge
-	lim    Limits
+	prep    *prepared
+	bridge  Bridge
+	lim     Limits
 
 	bctx    context.Context
 	bcancel context.CancelFunc
