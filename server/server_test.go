@@ -463,10 +463,6 @@ func TestBadInput(t *testing.T) {
 	require.Equal(t, 0.0, e.metric(t, "airlock_chains_total", nil))
 }
 
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
-
 func TestAsyncEventsAndApproval(t *testing.T) {
 	e := newEnv(t, nil)
 	v := e.submit(t, keyAcme, map[string]any{"script": approvalScript}, true)
