@@ -312,18 +312,40 @@ func ownerKeys(t reflect.Type) []string {
 
 // decodeOwner hands each key of the mapping n to o, as text.
 func (d *decoder) decodeOwner(n *yaml.Node, o owner, keys []string, path string) {
+	d.eachKey(n, path, "keys", func(k, val *yaml.Node, key string) {
+		for val.Kind == yaml.AliasNode && val.Alias != nil {
+			val = val.Alias
+		}
+		if !slices.Contains(keys, k.Value) {
+			d.fail(k, key, "unknown key in %s; known keys: %s", path, strings.Join(keys, ", "))
+			return
+		}
+		d.pos[key] = d.where(k)
+		switch {
+		case isNull(val):
+		case val.Kind != yaml.ScalarNode:
+			d.fail(k, key, "must be a single value, not a %s", kindName(val))
+		default:
+			if err := o.Set(k.Value, val.Value); err != nil {
+				d.fail(k, key, "%v", err)
+			}
+		}
+	})
+}
+
+// eachKey calls f for each entry of the mapping n whose key is a plain word
+// not seen before in it, reporting the others (what says "keys" or
+// "names").
+func (d *decoder) eachKey(n *yaml.Node, path, what string, f func(k, val *yaml.Node, key string)) {
 	if n.Kind != yaml.MappingNode {
-		d.fail(n, path, "must be a mapping of keys to values, not a %s", kindName(n))
+		d.fail(n, path, "must be a mapping of %s to values, not a %s", what, kindName(n))
 		return
 	}
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
-		for val.Kind == yaml.AliasNode && val.Alias != nil {
-			val = val.Alias
-		}
-		if k.Kind != yaml.ScalarNode {
-			d.fail(k, path, "keys must be plain words, not a %s", kindName(k))
+		if k.Kind != yaml.ScalarNode || isNull(k) {
+			d.fail(k, path, "%s must be plain words, not a %s", what, kindName(k))
 			continue
 		}
 		key := join(path, k.Value)
@@ -332,21 +354,7 @@ func (d *decoder) decodeOwner(n *yaml.Node, o owner, keys []string, path string)
 			continue
 		}
 		seen[k.Value] = k.Line
-		if !slices.Contains(keys, k.Value) {
-			d.fail(k, key, "unknown key in %s; known keys: %s", path, strings.Join(keys, ", "))
-			continue
-		}
-		d.pos[key] = d.where(k)
-		if isNull(val) {
-			continue
-		}
-		if val.Kind != yaml.ScalarNode {
-			d.fail(k, key, "must be a single value, not a %s", kindName(val))
-			continue
-		}
-		if err := o.Set(k.Value, val.Value); err != nil {
-			d.fail(k, key, "%v", err)
-		}
+		f(k, val, key)
 	}
 }
 
@@ -367,24 +375,8 @@ func fields(t reflect.Type) (map[string]int, []string) {
 }
 
 func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
-	if n.Kind != yaml.MappingNode {
-		d.fail(n, path, "must be a mapping of keys to values, not a %s", kindName(n))
-		return
-	}
 	idx, names := fields(v.Type())
-	seen := map[string]int{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, val := n.Content[i], n.Content[i+1]
-		if k.Kind != yaml.ScalarNode {
-			d.fail(k, path, "keys must be plain words, not a %s", kindName(k))
-			continue
-		}
-		key := join(path, k.Value)
-		if line, dup := seen[k.Value]; dup {
-			d.fail(k, key, "appears twice (first on line %d)", line)
-			continue
-		}
-		seen[k.Value] = k.Line
+	d.eachKey(n, path, "keys", func(k, val *yaml.Node, key string) {
 		fi, ok := idx[k.Value]
 		if !ok {
 			where := "at the top level"
@@ -392,41 +384,25 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 				where = "in " + path
 			}
 			d.fail(k, key, "unknown key %s; known keys: %s", where, strings.Join(names, ", "))
-			continue
+			return
 		}
 		d.decodeAt(k, val, v.Field(fi), key)
-	}
+	})
 }
 
 func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string) {
-	if n.Kind != yaml.MappingNode {
-		d.fail(n, path, "must be a mapping of names to values, not a %s", kindName(n))
-		return
-	}
 	t := v.Type()
-	if v.IsNil() {
+	if n.Kind == yaml.MappingNode && v.IsNil() {
 		v.Set(reflect.MakeMapWithSize(t, len(n.Content)/2))
 	}
-	seen := map[string]int{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, val := n.Content[i], n.Content[i+1]
-		if k.Kind != yaml.ScalarNode || isNull(k) {
-			d.fail(k, path, "names must be plain words, not a %s", kindName(k))
-			continue
-		}
-		key := join(path, k.Value)
-		if line, dup := seen[k.Value]; dup {
-			d.fail(k, key, "appears twice (first on line %d)", line)
-			continue
-		}
-		seen[k.Value] = k.Line
+	d.eachKey(n, path, "names", func(k, val *yaml.Node, key string) {
 		ev := reflect.New(t.Elem()).Elem()
 		before := len(d.errs)
 		d.decodeAt(k, val, ev, key)
 		if len(d.errs) == before {
 			v.SetMapIndex(reflect.ValueOf(k.Value).Convert(t.Key()), ev)
 		}
-	}
+	})
 }
 
 // toJSONValue converts a YAML node to a value encoding/json can write.
