@@ -266,6 +266,7 @@ func TestPolicyValidation(t *testing.T) {
 		{"negative budget", invoker.Policy{MaxToolCalls: -1}, "chain policy: MaxToolCalls (-1) must not be negative"},
 		{"bad risk", invoker.Policy{MaxRiskUnapproved: 5}, "chain policy: MaxRiskUnapproved (5) is not a risk level"},
 		{"negative inline", invoker.Policy{MaxInlineResultBytes: -1}, "chain policy: MaxInlineResultBytes (-1) must not be negative"},
+		{"negative artifact quota", invoker.Policy{MaxArtifactBytes: -1}, "chain policy: MaxArtifactBytes (-1) must not be negative"},
 	}
 	box, err := toolbox.New()
 	require.NoError(t, err)
@@ -283,10 +284,13 @@ func TestPolicyValidation(t *testing.T) {
 	d := invoker.Policy{}.WithDefaults()
 	require.Equal(t, invoker.Policy{MaxToolCalls: 50, CallTimeout: 60 * time.Second, ApprovalTimeout: 55 * time.Second,
 		MaxRiskUnapproved: toolbox.Safe, MaxInlineResultBytes: 4096, PreviewChars: 256,
-		MaxArgumentBytes: 1 << 20, MaxResolvedBytes: 64 << 20}, d)
+		MaxArgumentBytes: 1 << 20, MaxResolvedBytes: 64 << 20, MaxArtifactBytes: 256 << 20}, d)
 
 	_, err = invoker.New(nil, invoker.Options{})
 	require.ErrorIs(t, err, invoker.ErrNilToolbox)
+	_, err = invoker.New(box, invoker.Options{MaxTenantArtifactBytes: -1})
+	require.ErrorIs(t, err, invoker.ErrInvalidOptions)
+	require.EqualError(t, err, "invoker options: MaxResolvingBytes (0) and MaxTenantArtifactBytes (-1) must not be negative")
 	inv, err := invoker.New(box, invoker.Options{})
 	require.NoError(t, err)
 	_, err = inv.WithPolicy(invoker.Policy{CallTimeout: time.Second, ApprovalTimeout: time.Second})

@@ -31,6 +31,11 @@ type Policy struct {
 	// MaxResolvedBytes caps the bytes the artifact refs of one call may expand
 	// to. Default 64 MiB.
 	MaxResolvedBytes int64
+	// MaxArtifactBytes caps the bytes one chain may store as artifacts:
+	// offloaded results and media files, counted over the session's whole
+	// life. A result that would exceed it is not stored and the call fails
+	// with quota_exceeded. Default 256 MiB.
+	MaxArtifactBytes int64
 }
 
 // Defaults of Policy's fields.
@@ -42,6 +47,7 @@ const (
 	DefaultPreviewChars         = 256
 	DefaultMaxArgumentBytes     = 1 << 20
 	DefaultMaxResolvedBytes     = 64 << 20
+	DefaultMaxArtifactBytes     = 256 << 20
 )
 
 // WithDefaults returns p with every zero field set to its default.
@@ -72,6 +78,9 @@ func (p Policy) WithDefaults() Policy {
 	if p.MaxResolvedBytes == 0 {
 		p.MaxResolvedBytes = DefaultMaxResolvedBytes
 	}
+	if p.MaxArtifactBytes == 0 {
+		p.MaxArtifactBytes = DefaultMaxArtifactBytes
+	}
 	return p
 }
 
@@ -98,6 +107,8 @@ func (p Policy) Validate() error {
 		return fmt.Errorf("%w: MaxArgumentBytes (%d) must not be negative", ErrInvalidPolicy, p.MaxArgumentBytes)
 	case p.MaxResolvedBytes < 0:
 		return fmt.Errorf("%w: MaxResolvedBytes (%d) must not be negative", ErrInvalidPolicy, p.MaxResolvedBytes)
+	case p.MaxArtifactBytes < 0:
+		return fmt.Errorf("%w: MaxArtifactBytes (%d) must not be negative", ErrInvalidPolicy, p.MaxArtifactBytes)
 	}
 	return nil
 }
