@@ -416,6 +416,10 @@ func (inv *Invoker) approve(ctx context.Context, sess *session.Session, st *call
 		st.approval = ApprovalTimeout
 		return nil, fail(session.StatusDenied, ReasonApprovalTimeout,
 			fmt.Sprintf("no approval for %q within %s; the call did not run", tool, inv.policy.ApprovalTimeout)), true
+	case a.err != nil && errors.Is(a.err, ErrApprovalRefused):
+		st.approval = ApprovalFailed
+		return nil, fail(session.StatusDenied, ReasonApprovalFailed,
+			fmt.Sprintf("the approval request for %q was refused (%v); the call did not run", tool, a.err)), true
 	case a.err != nil:
 		st.approval = ApprovalFailed
 		return nil, fail(session.StatusDenied, ReasonApprovalFailed,

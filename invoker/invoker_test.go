@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -63,7 +64,11 @@ func TestGates(t *testing.T) {
 		{name: "high risk, handler error", tool: "send", args: `{"to":"bob"}`, status: "denied", trace: "denied", reason: invoker.ReasonApprovalFailed,
 			approver: invoker.ApprovalFunc(func(context.Context, invoker.ApprovalRequest) (invoker.Decision, error) {
 				return invoker.Approved, errors.New("queue unavailable")
-			})},
+			}), msg: `the approval request for "send" failed; the call did not run`},
+		{name: "high risk, handler refuses with a reason", tool: "send", args: `{"to":"bob"}`, status: "denied", trace: "denied", reason: invoker.ReasonApprovalFailed,
+			approver: invoker.ApprovalFunc(func(context.Context, invoker.ApprovalRequest) (invoker.Decision, error) {
+				return invoker.Denied, fmt.Errorf("%w: the queue is full", invoker.ErrApprovalRefused)
+			}), msg: `the approval request for "send" was refused (invoker: approval refused: the queue is full); the call did not run`},
 		{name: "high risk, handler panics", tool: "send", args: `{"to":"bob"}`, status: "denied", trace: "denied", reason: invoker.ReasonApprovalFailed,
 			approver: invoker.ApprovalFunc(func(context.Context, invoker.ApprovalRequest) (invoker.Decision, error) { panic("handler bug") })},
 		{name: "high risk, handler times out", policy: short, tool: "send", args: `{"to":"bob"}`, status: "denied", trace: "denied", reason: invoker.ReasonApprovalTimeout,
