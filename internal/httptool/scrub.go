@@ -46,7 +46,9 @@ var redacted = []byte("[REDACTED]")
 //     (FragmentBytes*2 hex digits, FragmentBytes*4/3 base64 characters).
 //
 // Matching is linear in the size of the text: the text is decoded once
-// into a view, and each window size makes one rolling-hash pass over it.
+// into a view, and each window size makes one rolling-hash pass over the
+// view and, when it differs, one over the text as it is (decoding can hide
+// a literal, as in "%0123…").
 type scrubber struct {
 	groups []*gramGroup
 }
@@ -203,6 +205,13 @@ func (s *scrubber) spans(b []byte) []span {
 	}
 	for i := range all {
 		all[i] = span{v.origStart(all[i].start), v.origEnd(all[i].end - 1)}
+	}
+	if len(v.esc) > 0 {
+		// Decoding can also hide a secret ("%01234…" decodes its "%01"):
+		// match the text as it is too.
+		for _, g := range s.groups {
+			all = mergeSpans(all, g.find(b))
+		}
 	}
 	// Mapped back, neighbouring spans may touch or overlap.
 	out := all[:0]

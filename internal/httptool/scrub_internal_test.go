@@ -5,16 +5,20 @@ import (
 	"testing"
 )
 
-// BenchmarkScrubber measures the scrubber alone over 1 MiB of JSON text
-// with escapes, for two secrets (every form registered).
+// BenchmarkScrubber measures the scrubber alone over 1 MiB of JSON text,
+// with and without escapes, for two secrets (every form registered).
 func BenchmarkScrubber(b *testing.B) {
-	body := []byte(`{"v":"` + strings.Repeat(`lorem ipsum \n dolor %20 sit amet `, 1<<20/34) + `"}`)
 	sc := newScrubber([]string{"sk-live-0123456789abcdef~~~?", "another-secret-value-42"})
-	b.SetBytes(int64(len(body)))
-	for b.Loop() {
-		if _, changed := sc.scrub(body); changed {
-			b.Fatal("nothing to scrub")
-		}
+	for name, unit := range map[string]string{"escapes": `lorem ipsum \n dolor %20 sit amet `, "plain": `lorem ipsum dolor sit amet, consectetur `} {
+		body := []byte(`{"v":"` + strings.Repeat(unit, 1<<20/len(unit)) + `"}`)
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				if _, changed := sc.scrub(body); changed {
+					b.Fatal("nothing to scrub")
+				}
+			}
+		})
 	}
 }
 
@@ -34,4 +38,28 @@ func TestViewMapsBack(t *testing.T) {
 			t.Errorf("scrub(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
+}
+
+// FuzzScrub feeds arbitrary response bytes to the scrubber: it never
+// panics, and what it returns holds no FragmentBytes-long run of the secret
+// in any letter case.
+func FuzzScrub(f *testing.F) {
+	const secret = "sk-live-0123456789abcdef~~~?"
+	for _, seed := range []string{
+		secret, `{"v":"\u0073k-live-0123456789abcdef"}`, "%73%6B-live-0123456789ABCDEF", "%", `\u`, `\ud83d\ude00`,
+		`\ud83d`, "c2stbGl2ZS0wMTIzNDU2Nzg5YWJjZGVmfn5+Pw==", strings.Repeat(secret[:13], 3),
+	} {
+		f.Add([]byte(seed))
+	}
+	sc := newScrubber([]string{secret})
+	low := strings.ToLower(secret)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		out, _ := sc.scrub(b)
+		got := strings.ToLower(string(out))
+		for i := 0; i+FragmentBytes <= len(low); i++ {
+			if strings.Contains(got, low[i:i+FragmentBytes]) {
+				t.Fatalf("scrub(%q) = %q holds %q", b, out, low[i:i+FragmentBytes])
+			}
+		}
+	})
 }
