@@ -28,8 +28,8 @@ const (
 	// DefaultPreviewBytes is the default of Options.PreviewBytes: 4 KiB.
 	DefaultPreviewBytes = 4 << 10
 	// DefaultMaxPendingBytes is the default of Options.MaxPendingBytes:
-	// 4 MiB, room for the default MaxPending requests with previews of the
-	// default size.
+	// 4 MiB, room for about 900 requests with full default-size previews;
+	// requests with small arguments meet MaxPending first.
 	DefaultMaxPendingBytes = 4 << 20
 )
 

@@ -58,8 +58,10 @@ type Options struct {
 	// media this process stored that are still alive: pinned by an open
 	// session, or unpinned less than the store's TTL ago. A result that
 	// would exceed it is not stored and the call fails with quota_exceeded.
-	// The count is this process's own (see quota.go). Zero means the
-	// default, 1 GiB.
+	// The count is this process's own (see quota.go); the TTL is the
+	// store's TTL() when it has that method (*blobstore.Store does), else
+	// blobstore.DefaultTTL. Zero means the default, 1 GiB; negative is
+	// invalid.
 	MaxTenantArtifactBytes int64
 }
 
