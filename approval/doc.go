@@ -19,10 +19,16 @@
 // expires with its context (the policy's approval timeout); a decision after
 // that, or a second decision, changes nothing and says so.
 //
-// The queue holds a request's arguments only while it is pending: a decided
-// or expired request is remembered (for Options.Remember requests) with its
-// ArgsHash and ArgsSize only. Options.MaxPending bounds the pending requests
-// and Options.MaxPendingPerTenant those of each tenant.
+// The queue holds a request's arguments only while it is pending, and at
+// most Options.PreviewBytes (4 KiB) of them: larger arguments are kept whole
+// in Options.Store, in the request's tenant, pinned until the request is
+// settled (Request.ArgsRef, whose SHA-256 is the ArgsHash), and the queue
+// keeps only their start (Request.ArgsPreview); without a store such a
+// request is refused with ErrArgsTooLarge. Listings and events carry the
+// preview. A decided or expired request is remembered (for Options.Remember
+// requests) with its ArgsHash and ArgsSize only. Options.MaxPending bounds
+// the pending requests, Options.MaxPendingPerTenant those of each tenant
+// and Options.MaxPendingBytes the bytes they hold in memory.
 //
 // # Concurrency
 //
@@ -35,7 +41,9 @@
 // Decide returns ErrNotFound (also for another tenant's request),
 // ErrExpired (which wraps ErrNotFound), ErrAlreadyDecided or
 // ErrArgsMismatch. Approve returns the context's error when the wait ends
-// undecided, ErrQueueFull when too many requests wait (in all, or of the
-// request's tenant), and, for the
+// undecided, ErrQueueFull when too many requests wait (in all, of the
+// request's tenant, or in bytes), ErrArgsTooLarge when arguments larger
+// than a preview have no store to go to (both also wrap
+// invoker.ErrApprovalRefused, so the chain reads why), and, for the
 // terminal, ErrNoAnswer when the input ended.
 package approval

@@ -28,10 +28,18 @@ var (
 	// stays pending.
 	ErrArgsMismatch = errors.New("approval: the decision was made for other arguments than the request's; it was refused")
 
-	// ErrQueueFull is returned by Approve when Options.MaxPending requests are
+	// ErrQueueFull is wrapped by Approve when Options.MaxPending requests are
 	// already waiting, or Options.MaxPendingPerTenant of the request's
-	// tenant. The invoker denies the call with approval_failed.
+	// tenant, or the request would take the queue past
+	// Options.MaxPendingBytes; the message says which. The invoker denies
+	// the call with approval_failed.
 	ErrQueueFull = errors.New("approval: too many requests are waiting for a decision")
+
+	// ErrArgsTooLarge is wrapped by Approve when a request's arguments are
+	// larger than Options.PreviewBytes and no Options.Store is configured to
+	// keep them for review. The invoker denies the call with
+	// approval_failed.
+	ErrArgsTooLarge = errors.New("approval: the arguments are too large to queue for review")
 
 	// ErrNoAnswer is returned by a Terminal whose input ended (EOF or a read
 	// error) before the user answered. The invoker denies the call with

@@ -1,17 +1,21 @@
 package approval
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
+	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/toolbox"
 )
@@ -21,7 +25,31 @@ const (
 	DefaultMaxPending          = 1024
 	DefaultMaxPendingPerTenant = 256
 	DefaultRemember            = 4096
+	// DefaultPreviewBytes is the default of Options.PreviewBytes: 4 KiB.
+	DefaultPreviewBytes = 4 << 10
+	// DefaultMaxPendingBytes is the default of Options.MaxPendingBytes:
+	// 4 MiB, room for about 900 requests with full default-size previews;
+	// requests with small arguments meet MaxPending first.
+	DefaultMaxPendingBytes = 4 << 20
 )
+
+// RequestOverhead is the fixed number of bytes each pending request is
+// charged against Options.MaxPendingBytes on top of its arguments (or
+// preview) and its identifiers: the request, its waiter and map entries.
+const RequestOverhead = 256
+
+// storeTimeout bounds unpinning a settled request's arguments, which runs
+// after the request's own context may have ended.
+const storeTimeout = 10 * time.Second
+
+// Store keeps the arguments of requests larger than Options.PreviewBytes
+// while they are pending, so the queue holds only a preview of them.
+// *blobstore.Store implements it.
+type Store interface {
+	Put(ctx context.Context, tenant string, r io.Reader, contentType string) (blobstore.Attrs, error)
+	Pin(ctx context.Context, tenant, ref, owner string) error
+	Unpin(ctx context.Context, tenant, ref, owner string) error
+}
 
 // Options configure NewQueue. The zero value works.
 type Options struct {
@@ -41,6 +69,21 @@ type Options struct {
 	// Clock returns the current time, for Created and decision times.
 	// Default time.Now.
 	Clock func() time.Time
+	// PreviewBytes is the most argument bytes a pending request keeps in
+	// memory. Arguments up to that size are kept whole (Request.Args);
+	// larger ones are stored in Store, tenant-scoped and pinned while the
+	// request is pending (Request.ArgsRef), and only their first
+	// PreviewBytes bytes are kept (Request.ArgsPreview). Default 4096.
+	PreviewBytes int
+	// Store keeps the arguments of requests larger than PreviewBytes. Nil:
+	// such requests are refused (Approve returns ErrArgsTooLarge and the
+	// invoker denies the call with approval_failed).
+	Store Store
+	// MaxPendingBytes caps the bytes all pending requests hold in memory:
+	// each is charged its Args or ArgsPreview, its identifiers and
+	// RequestOverhead. Approve fails with ErrQueueFull beyond it. Default
+	// 4 MiB.
+	MaxPendingBytes int64
 }
 
 // Request is one call waiting for a decision, as a human or an API client
@@ -55,14 +98,29 @@ type Request struct {
 	// Tool and Risk are the tool called and its risk level.
 	Tool string       `json:"tool"`
 	Risk toolbox.Risk `json:"risk"`
-	// Args are the canonical arguments: exactly the bytes that run if the
-	// request is approved. Do not modify them. Set while the request is
-	// pending, and in the Outcome of the Decide call that decides it; nil
-	// once it is settled (a remembered Outcome, an Expired event).
+	// Args are the canonical arguments, exactly the bytes that run if the
+	// request is approved, when they are at most Options.PreviewBytes long;
+	// nil for larger ones (see ArgsRef). Do not modify them. Set while the
+	// request is pending, and in the Outcome of the Decide call that
+	// decides it; nil once it is settled (a remembered Outcome, an Expired
+	// event).
 	Args json.RawMessage `json:"args,omitempty"`
-	// ArgsHash is the hex SHA-256 of Args. A decision must carry it.
+	// ArgsPreview is the start of arguments larger than
+	// Options.PreviewBytes: their first PreviewBytes bytes at most, cut at
+	// a character boundary (so not valid JSON). Empty when Args is set, and
+	// once the request is settled.
+	ArgsPreview string `json:"args_preview,omitempty"`
+	// ArgsRef names the blob, in the request's tenant's store, that holds
+	// arguments larger than Options.PreviewBytes whole (application/json;
+	// its SHA-256 is ArgsHash). It is pinned while the request is pending
+	// and unpinned when it is settled, after which it expires with the
+	// store's TTL. Empty when Args is set, and once the request is settled.
+	ArgsRef string `json:"args_ref,omitempty"`
+	// ArgsHash is the hex SHA-256 of the canonical arguments. A decision
+	// must carry it.
 	ArgsHash string `json:"args_hash"`
-	// ArgsSize is the length of Args in bytes, kept when Args is dropped.
+	// ArgsSize is the length of the canonical arguments in bytes, kept when
+	// they are dropped.
 	ArgsSize int `json:"args_size"`
 	// Created is when the request was queued.
 	Created time.Time `json:"created"`
@@ -133,11 +191,16 @@ type Event struct {
 // A Queue is safe for concurrent use.
 type Queue struct {
 	maxPending, maxPerTenant, remember int
+	previewBytes                       int
+	maxBytes                           int64
+	store                              Store
 	clock                              func() time.Time
 
 	mu         sync.Mutex
 	pending    map[string]*waiter
-	byTenant   map[string]int // pending requests per tenant
+	count      int            // requests admitted: pending, or being stored
+	bytes      int64          // bytes charged by admitted requests
+	byTenant   map[string]int // admitted requests per tenant
 	done       map[string]settled
 	doneOrder  []string // FIFO of done's keys, oldest first
 	subs       []subscriber
@@ -147,8 +210,9 @@ type Queue struct {
 }
 
 type waiter struct {
-	req Request
-	ch  chan invoker.Decision // buffered 1; written once, under mu
+	req    Request
+	charge int64                 // bytes counted against maxBytes
+	ch     chan invoker.Decision // buffered 1; written once, under mu
 }
 
 type settled struct {
@@ -167,6 +231,9 @@ func NewQueue(opts Options) *Queue {
 		maxPending:   cmp.Or(opts.MaxPending, DefaultMaxPending),
 		maxPerTenant: cmp.Or(opts.MaxPendingPerTenant, DefaultMaxPendingPerTenant),
 		remember:     cmp.Or(opts.Remember, DefaultRemember),
+		previewBytes: cmp.Or(opts.PreviewBytes, DefaultPreviewBytes),
+		maxBytes:     cmp.Or(opts.MaxPendingBytes, DefaultMaxPendingBytes),
+		store:        opts.Store,
 		clock:        opts.Clock,
 		pending:      make(map[string]*waiter),
 		byTenant:     make(map[string]int),
@@ -182,27 +249,58 @@ var _ invoker.ApprovalHandler = (*Queue)(nil)
 
 // Approve implements invoker.ApprovalHandler: it queues the request, notifies
 // subscribers (Pending) and blocks until Decide decides it or ctx ends. ctx
-// bounds the wait; its deadline becomes Request.Expires. When ctx ends first
-// the request is removed, subscribers see Expired, a later Decide gets
-// ErrExpired, and Approve returns Denied with ctx's error.
+// bounds the wait and the storing of large arguments; its deadline becomes
+// Request.Expires. When ctx ends first the request is removed, subscribers
+// see Expired, a later Decide gets ErrExpired, and Approve returns Denied
+// with ctx's error.
+//
+// Arguments larger than Options.PreviewBytes are put in Options.Store and
+// pinned until the request is settled; without a store they are refused
+// with ErrArgsTooLarge. A request beyond the queue's limits is refused with
+// ErrQueueFull, before anything is stored.
 func (q *Queue) Approve(ctx context.Context, r invoker.ApprovalRequest) (invoker.Decision, error) {
 	if err := ctx.Err(); err != nil {
 		return invoker.Denied, err
 	}
 	req := Request{
 		ID: rand.Text(), Tenant: r.Tenant, SessionID: r.SessionID, Tool: r.Tool, Risk: r.Risk,
-		Args: slices.Clone(r.Args), ArgsHash: strings.ToLower(r.ArgsHash), ArgsSize: len(r.Args), Created: q.clock(),
+		ArgsHash: strings.ToLower(r.ArgsHash), ArgsSize: len(r.Args), Created: q.clock(),
+	}
+	large := len(r.Args) > q.previewBytes
+	if large {
+		if q.store == nil {
+			return invoker.Denied, refused(fmt.Errorf("%w: they are %d bytes, more than the %d a preview shows, and no blob store is configured to keep them for review",
+				ErrArgsTooLarge, len(r.Args), q.previewBytes))
+		}
+		req.ArgsPreview = previewOf(r.Args, q.previewBytes)
+	} else {
+		req.Args = slices.Clone(r.Args)
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		req.Expires = dl
 	}
 	w := &waiter{req: req, ch: make(chan invoker.Decision, 1)}
-	q.mu.Lock()
-	if len(q.pending) >= q.maxPending || q.byTenant[req.Tenant] >= q.maxPerTenant {
-		q.mu.Unlock()
-		return invoker.Denied, ErrQueueFull
+	w.charge = int64(len(req.Args)+len(req.ArgsPreview)+len(req.ID)+len(req.Tenant)+len(req.SessionID)+len(req.Tool)+len(req.ArgsHash)) + RequestOverhead
+	if large {
+		w.charge += int64(blobstore.RefLen)
 	}
-	q.addLocked(w)
+	if err := q.admit(w); err != nil {
+		return invoker.Denied, err
+	}
+	if large {
+		ref, err := q.keepArgs(ctx, req, r.Args)
+		if err != nil {
+			q.mu.Lock()
+			q.releaseLocked(w)
+			q.mu.Unlock()
+			return invoker.Denied, err
+		}
+		w.req.ArgsRef = ref
+		req.ArgsRef = ref
+		defer q.dropArgs(ctx, req)
+	}
+	q.mu.Lock()
+	q.pending[req.ID] = w
 	q.events = append(q.events, Event{Kind: Pending, Request: req.clone()})
 	q.mu.Unlock()
 	q.deliver()
@@ -219,12 +317,76 @@ func (q *Queue) Approve(ctx context.Context, r invoker.ApprovalRequest) (invoker
 		return <-w.ch, nil
 	}
 	q.removeLocked(w)
-	req.Args = nil
+	req = req.settled()
 	q.settleLocked(settled{out: Outcome{Request: req, Decided: q.clock()}, expired: true})
 	q.events = append(q.events, Event{Kind: Expired, Request: req})
 	q.mu.Unlock()
 	q.deliver()
 	return invoker.Denied, ctx.Err()
+}
+
+// admit counts w against the queue's limits, or says which one it exceeds.
+func (q *Queue) admit(w *waiter) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	switch {
+	case q.count >= q.maxPending:
+		return refused(fmt.Errorf("%w: the queue holds as many requests as it may (MaxPending %d)", ErrQueueFull, q.maxPending))
+	case q.byTenant[w.req.Tenant] >= q.maxPerTenant:
+		return refused(fmt.Errorf("%w: this tenant has as many requests waiting as it may (MaxPendingPerTenant %d)", ErrQueueFull, q.maxPerTenant))
+	case w.charge > q.maxBytes-q.bytes:
+		return refused(fmt.Errorf("%w: the queue has no room for this request's %d bytes (MaxPendingBytes %d)", ErrQueueFull, w.charge, q.maxBytes))
+	}
+	q.count++
+	q.bytes += w.charge
+	q.byTenant[w.req.Tenant]++
+	return nil
+}
+
+// refusal marks an error whose text the chain may read
+// (invoker.ErrApprovalRefused).
+type refusal struct{ err error }
+
+func refused(err error) error     { return refusal{err} }
+func (r refusal) Error() string   { return r.err.Error() }
+func (r refusal) Unwrap() []error { return []error{r.err, invoker.ErrApprovalRefused} }
+
+// owner is the pin owner of a request's stored arguments.
+func owner(id string) string { return "approval_" + id }
+
+// keepArgs stores and pins large arguments for review and returns the ref.
+func (q *Queue) keepArgs(ctx context.Context, req Request, args []byte) (string, error) {
+	attrs, err := q.store.Put(ctx, req.Tenant, bytes.NewReader(args), "application/json")
+	if err != nil {
+		return "", fmt.Errorf("approval: keeping the arguments for review failed: %w", err)
+	}
+	if err := q.store.Pin(ctx, req.Tenant, attrs.Ref, owner(req.ID)); err != nil {
+		// Unpinned, the blob expires with the store's TTL.
+		return "", fmt.Errorf("approval: keeping the arguments for review failed: %w", err)
+	}
+	return attrs.Ref, nil
+}
+
+// dropArgs unpins a settled request's stored arguments, even after ctx
+// ended; a failure leaves them pinned, which the log cannot report here,
+// so it is ignored: the store's sweeper keeps pinned blobs.
+func (q *Queue) dropArgs(ctx context.Context, req Request) {
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+	defer cancel()
+	_ = q.store.Unpin(uctx, req.Tenant, req.ArgsRef, owner(req.ID))
+}
+
+// previewOf returns at most n bytes of the start of b, cut at a character
+// boundary.
+func previewOf(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return string(b[:cut])
 }
 
 // Decide approves or denies the pending request id of tenant. argsHash must
@@ -249,7 +411,7 @@ func (q *Queue) Decide(tenant, id string, d invoker.Decision, argsHash string) (
 		out := Outcome{Request: w.req, Decision: d, Decided: q.clock()}
 		w.ch <- d
 		kept := out
-		kept.Request.Args = nil
+		kept.Request = kept.Request.settled()
 		q.settleLocked(settled{out: kept})
 		q.events = append(q.events, Event{Kind: Decided, Request: kept.Request, Decision: d})
 		q.mu.Unlock()
@@ -353,20 +515,31 @@ func notify(f func(Event), ev Event) {
 	f(ev)
 }
 
-func (q *Queue) addLocked(w *waiter) {
-	q.pending[w.req.ID] = w
-	q.byTenant[w.req.Tenant]++
-}
-
+// removeLocked takes a pending request out of the queue.
 func (q *Queue) removeLocked(w *waiter) {
 	delete(q.pending, w.req.ID)
+	q.releaseLocked(w)
+}
+
+// releaseLocked gives back what admit counted for w.
+func (q *Queue) releaseLocked(w *waiter) {
+	q.count--
+	q.bytes -= w.charge
 	if q.byTenant[w.req.Tenant]--; q.byTenant[w.req.Tenant] <= 0 {
 		delete(q.byTenant, w.req.Tenant)
 	}
 }
 
-// settleLocked remembers a finished request, whose Args the caller has
-// dropped, forgetting the oldest beyond q.remember.
+// Bytes returns the bytes the pending requests are charged against
+// Options.MaxPendingBytes.
+func (q *Queue) Bytes() int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.bytes
+}
+
+// settleLocked remembers a finished request, whose arguments the caller
+// has dropped, forgetting the oldest beyond q.remember.
 func (q *Queue) settleLocked(s settled) {
 	id := s.out.Request.ID
 	q.done[id] = s
@@ -380,5 +553,12 @@ func (q *Queue) settleLocked(s settled) {
 
 func (r Request) clone() Request {
 	r.Args = slices.Clone(r.Args)
+	return r
+}
+
+// settled returns r as it is remembered once settled: without its
+// arguments, preview or ref.
+func (r Request) settled() Request {
+	r.Args, r.ArgsPreview, r.ArgsRef = nil, "", ""
 	return r
 }

@@ -49,7 +49,7 @@ func park(t *testing.T, ctx context.Context, q *approval.Queue, r invoker.Approv
 	}()
 	require.Eventually(t, func() bool { return q.Len() > before }, 5*time.Second, time.Millisecond)
 	for _, p := range q.List(r.Tenant) {
-		if string(p.Args) == string(r.Args) {
+		if p.ArgsHash == r.ArgsHash {
 			return p, ch
 		}
 	}
@@ -201,6 +201,8 @@ func TestQueueFull(t *testing.T) {
 	_, ch := park(t, ctx, q, request("acme", `{}`))
 	_, err := q.Approve(ctx, request("acme", `{"a":1}`))
 	require.ErrorIs(t, err, approval.ErrQueueFull)
+	require.ErrorIs(t, err, invoker.ErrApprovalRefused)
+	require.EqualError(t, err, "approval: too many requests are waiting for a decision: the queue holds as many requests as it may (MaxPending 1)")
 	cancel()
 	<-ch
 }
@@ -215,6 +217,7 @@ func TestPerTenantLimit(t *testing.T) {
 	_, ch2 := park(t, ctx, q, request("acme", `{"n":2}`))
 	d, err := q.Approve(ctx, request("acme", `{"n":3}`))
 	require.ErrorIs(t, err, approval.ErrQueueFull)
+	require.EqualError(t, err, "approval: too many requests are waiting for a decision: this tenant has as many requests waiting as it may (MaxPendingPerTenant 2)")
 	require.Equal(t, invoker.Denied, d)
 	require.Equal(t, 2, q.Len())
 

@@ -125,6 +125,9 @@ func New(d Driver, opts Options) *Store {
 	return s
 }
 
+// TTL returns how long an unpinned blob lives: Options.TTL, or DefaultTTL.
+func (s *Store) TTL() time.Duration { return s.ttl }
+
 // Put stores everything r yields as a new blob of tenant and returns its
 // attributes, including a fresh unguessable Ref. The bytes stream through to
 // the driver; Put never holds the whole blob in memory. contentType must be

@@ -56,6 +56,10 @@ func TestDefaultTTL(t *testing.T) {
 	clk := &clock{now: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
 	s := blobstore.New(memblob.New(), blobstore.Options{Clock: clk.Now})
 	defer s.Close()
+	require.Equal(t, blobstore.DefaultTTL, s.TTL())
+	short := blobstore.New(memblob.New(), blobstore.Options{TTL: time.Minute})
+	defer short.Close()
+	require.Equal(t, time.Minute, short.TTL())
 	a, err := s.Put(ctx, "acme", strings.NewReader("x"), "")
 	require.NoError(t, err)
 	require.Equal(t, clk.Now(), a.Created)

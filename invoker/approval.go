@@ -3,6 +3,7 @@ package invoker
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/airlockrt/airlock/toolbox"
 )
@@ -46,6 +47,13 @@ type ApprovalRequest struct {
 type ApprovalHandler interface {
 	Approve(ctx context.Context, req ApprovalRequest) (Decision, error)
 }
+
+// ErrApprovalRefused is wrapped by an ApprovalHandler's error to refuse a
+// request for a reason the chain may read (a full queue, arguments too
+// large to review): the call is denied with approval_failed and the
+// message quotes the error. Any other error is not quoted, since it may
+// hold host details.
+var ErrApprovalRefused = errors.New("invoker: approval refused")
 
 // ApprovalFunc adapts a function to ApprovalHandler.
 type ApprovalFunc func(ctx context.Context, req ApprovalRequest) (Decision, error)

@@ -31,7 +31,7 @@
 //  9. ToolResult progress event
 //  10. shaping: ≤ MaxInlineResultBytes inline; larger stored, pinned to the
 //     session and returned as an Artifact envelope; media stored as ChainFiles
-//     → error / invalid_result, store_error
+//     → error / invalid_result, quota_exceeded, store_error
 //
 // # Artifacts
 //
@@ -44,6 +44,13 @@
 // anything else → a base64 JSON string (a Go []byte field). Without a store
 // everything stays inline and every ref is artifact_not_found. Media (Output
 // .Media) become ChainFiles at /workspace/media/<tool>_<n>.<ext>.
+//
+// What a chain stores is charged first to two quotas: the chain's
+// (Policy.MaxArtifactBytes, over the session's life) and its tenant's
+// (Options.MaxTenantArtifactBytes, over the artifacts this process stored
+// for the tenant that are pinned or unpinned less than the store's TTL
+// ago). A result that would exceed either stores nothing and fails with
+// quota_exceeded; the tool ran, so its effects stand.
 //
 // A tool that ignores its context keeps running after its call timed out;
 // the caller is not blocked, the result is dropped, and Abandoned counts it.

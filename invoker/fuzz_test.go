@@ -17,7 +17,7 @@ var knownReasons = map[string]bool{
 	invoker.ReasonArtifactNotFound: true, invoker.ReasonArtifactTooLarge: true, invoker.ReasonCancelled: true,
 	invoker.ReasonCallTimeout: true, invoker.ReasonToolError: true, invoker.ReasonToolPanic: true,
 	invoker.ReasonInvalidResult: true, invoker.ReasonStoreError: true, invoker.ReasonInternal: true,
-	invoker.ReasonHostBusy: true,
+	invoker.ReasonHostBusy: true, invoker.ReasonQuotaExceeded: true,
 }
 
 // FuzzInvoke feeds arbitrary tool names and argument bytes (the argument

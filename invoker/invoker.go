@@ -54,10 +54,25 @@ type Options struct {
 	// hold resolved at once; a call that would exceed it fails with
 	// host_busy. Default 256 MiB.
 	MaxResolvingBytes int64
+	// MaxTenantArtifactBytes caps, per tenant, the bytes of the results and
+	// media this process stored that are still alive: pinned by an open
+	// session, or unpinned less than the store's TTL ago. A result that
+	// would exceed it is not stored and the call fails with quota_exceeded.
+	// The count is this process's own (see quota.go); the TTL is the
+	// store's TTL() when it has that method (*blobstore.Store does), else
+	// blobstore.DefaultTTL. Zero means the default, 1 GiB; negative is
+	// invalid.
+	MaxTenantArtifactBytes int64
 }
 
-// DefaultMaxResolvingBytes is the default of Options.MaxResolvingBytes.
-const DefaultMaxResolvingBytes = 256 << 20
+// Defaults of Options' fields.
+const (
+	// DefaultMaxResolvingBytes is the default of Options.MaxResolvingBytes.
+	DefaultMaxResolvingBytes = 256 << 20
+	// DefaultMaxTenantArtifactBytes is the default of
+	// Options.MaxTenantArtifactBytes: 1 GiB.
+	DefaultMaxTenantArtifactBytes = 1 << 30
+)
 
 // Invoker is the single gate every tool call from a chain passes through. It
 // is built once per process and holds no per-chain state: that lives in the
@@ -77,6 +92,9 @@ type Invoker struct {
 	// maxResolving; shared by the copies WithPolicy makes.
 	resolving    *atomic.Int64
 	maxResolving int64
+	// ledger counts each tenant's live artifact bytes against
+	// MaxTenantArtifactBytes; shared by the copies WithPolicy makes.
+	ledger *ledger
 }
 
 // New builds an Invoker over box. It fails if box is nil or the policy is
@@ -87,6 +105,10 @@ func New(box *toolbox.Toolbox, opts Options) (*Invoker, error) {
 	}
 	if err := opts.Policy.Validate(); err != nil {
 		return nil, err
+	}
+	if opts.MaxResolvingBytes < 0 || opts.MaxTenantArtifactBytes < 0 {
+		return nil, fmt.Errorf("%w: MaxResolvingBytes (%d) and MaxTenantArtifactBytes (%d) must not be negative",
+			ErrInvalidOptions, opts.MaxResolvingBytes, opts.MaxTenantArtifactBytes)
 	}
 	log := opts.Logger
 	if log == nil {
@@ -103,6 +125,7 @@ func New(box *toolbox.Toolbox, opts Options) (*Invoker, error) {
 		abandoned:    new(atomic.Int64),
 		resolving:    new(atomic.Int64),
 		maxResolving: cmp.Or(opts.MaxResolvingBytes, DefaultMaxResolvingBytes),
+		ledger:       newLedger(cmp.Or(opts.MaxTenantArtifactBytes, DefaultMaxTenantArtifactBytes), opts.Store),
 	}, nil
 }
 
@@ -124,10 +147,14 @@ func (inv *Invoker) Policy() Policy { return inv.policy }
 func (inv *Invoker) Toolbox() *toolbox.Toolbox { return inv.box }
 
 // NewSession opens a session whose pins go to the invoker's store.
-// opts.Pins, when set, wins.
+// opts.Pins, when set, wins. The invoker watches the session's unpins to
+// count its tenant's live artifacts (Options.MaxTenantArtifactBytes).
 func (inv *Invoker) NewSession(opts session.Options) *session.Session {
 	if opts.Pins == nil && inv.store != nil {
 		opts.Pins = inv.store
+	}
+	if opts.Pins != nil {
+		opts.Pins = &ledgerPins{Pinner: opts.Pins, led: inv.ledger}
 	}
 	return session.New(opts)
 }
@@ -398,6 +425,10 @@ func (inv *Invoker) approve(ctx context.Context, sess *session.Session, st *call
 		st.approval = ApprovalTimeout
 		return nil, fail(session.StatusDenied, ReasonApprovalTimeout,
 			fmt.Sprintf("no approval for %q within %s; the call did not run", tool, inv.policy.ApprovalTimeout)), true
+	case a.err != nil && errors.Is(a.err, ErrApprovalRefused):
+		st.approval = ApprovalFailed
+		return nil, fail(session.StatusDenied, ReasonApprovalFailed,
+			fmt.Sprintf("the approval request for %q was refused (%v); the call did not run", tool, a.err)), true
 	case a.err != nil:
 		st.approval = ApprovalFailed
 		return nil, fail(session.StatusDenied, ReasonApprovalFailed,

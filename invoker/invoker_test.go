@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -63,7 +64,11 @@ func TestGates(t *testing.T) {
 		{name: "high risk, handler error", tool: "send", args: `{"to":"bob"}`, status: "denied", trace: "denied", reason: invoker.ReasonApprovalFailed,
 			approver: invoker.ApprovalFunc(func(context.Context, invoker.ApprovalRequest) (invoker.Decision, error) {
 				return invoker.Approved, errors.New("queue unavailable")
-			})},
+			}), msg: `the approval request for "send" failed; the call did not run`},
+		{name: "high risk, handler refuses with a reason", tool: "send", args: `{"to":"bob"}`, status: "denied", trace: "denied", reason: invoker.ReasonApprovalFailed,
+			approver: invoker.ApprovalFunc(func(context.Context, invoker.ApprovalRequest) (invoker.Decision, error) {
+				return invoker.Denied, fmt.Errorf("%w: the queue is full", invoker.ErrApprovalRefused)
+			}), msg: `the approval request for "send" was refused (invoker: approval refused: the queue is full); the call did not run`},
 		{name: "high risk, handler panics", tool: "send", args: `{"to":"bob"}`, status: "denied", trace: "denied", reason: invoker.ReasonApprovalFailed,
 			approver: invoker.ApprovalFunc(func(context.Context, invoker.ApprovalRequest) (invoker.Decision, error) { panic("handler bug") })},
 		{name: "high risk, handler times out", policy: short, tool: "send", args: `{"to":"bob"}`, status: "denied", trace: "denied", reason: invoker.ReasonApprovalTimeout,
@@ -267,6 +272,7 @@ func TestPolicyValidation(t *testing.T) {
 		{"negative budget", invoker.Policy{MaxToolCalls: -1}, "chain policy: max_tool_calls (-1) must not be negative"},
 		{"bad risk", invoker.Policy{MaxRiskUnapproved: 5}, "chain policy: max_risk_unapproved (Risk(5)) must be at most CRITICAL"},
 		{"negative inline", invoker.Policy{MaxInlineResultBytes: -1}, "chain policy: max_inline_result_bytes (-1) must not be negative"},
+		{"negative artifact quota", invoker.Policy{MaxArtifactBytes: -1}, "chain policy: max_artifact_bytes (-1) must not be negative"},
 	}
 	box, err := toolbox.New()
 	require.NoError(t, err)
@@ -284,10 +290,13 @@ func TestPolicyValidation(t *testing.T) {
 	d := invoker.Policy{}.WithDefaults()
 	require.Equal(t, invoker.Policy{MaxToolCalls: 50, CallTimeout: 60 * time.Second, ApprovalTimeout: 55 * time.Second,
 		MaxRiskUnapproved: toolbox.Safe, MaxInlineResultBytes: 4096, PreviewChars: 256,
-		MaxArgumentBytes: 1 << 20, MaxResolvedBytes: 64 << 20}, d)
+		MaxArgumentBytes: 1 << 20, MaxResolvedBytes: 64 << 20, MaxArtifactBytes: 256 << 20}, d)
 
 	_, err = invoker.New(nil, invoker.Options{})
 	require.ErrorIs(t, err, invoker.ErrNilToolbox)
+	_, err = invoker.New(box, invoker.Options{MaxTenantArtifactBytes: -1})
+	require.ErrorIs(t, err, invoker.ErrInvalidOptions)
+	require.EqualError(t, err, "invoker options: MaxResolvingBytes (0) and MaxTenantArtifactBytes (-1) must not be negative")
 	inv, err := invoker.New(box, invoker.Options{})
 	require.NoError(t, err)
 	_, err = inv.WithPolicy(invoker.Policy{CallTimeout: time.Second, ApprovalTimeout: time.Second})

@@ -43,6 +43,11 @@ type Policy struct {
 	// MaxResolvedBytes caps the bytes the artifact refs of one call may expand
 	// to. Default 64 MiB. Key "max_resolved_bytes".
 	MaxResolvedBytes int64
+	// MaxArtifactBytes caps the bytes one chain may store as artifacts:
+	// offloaded results and media files, counted over the session's whole
+	// life. A result that would exceed it is not stored and the call fails
+	// with quota_exceeded. Default 256 MiB. Key "max_artifact_bytes".
+	MaxArtifactBytes int64
 }
 
 // Defaults of Policy's fields.
@@ -54,6 +59,7 @@ const (
 	DefaultPreviewChars         = 256
 	DefaultMaxArgumentBytes     = 1 << 20
 	DefaultMaxResolvedBytes     = 64 << 20
+	DefaultMaxArtifactBytes     = 256 << 20
 )
 
 // policyTable is the one description of every Policy field.
@@ -74,6 +80,8 @@ var policyTable = setting.Table[Policy]{
 		"encoded arguments of one call"),
 	setting.Of("max_resolved_bytes", setting.Bytes, DefaultMaxResolvedBytes, func(p *Policy) *int64 { return &p.MaxResolvedBytes },
 		"bytes the artifact refs of one call may expand to"),
+	setting.Of("max_artifact_bytes", setting.Bytes, DefaultMaxArtifactBytes, func(p *Policy) *int64 { return &p.MaxArtifactBytes },
+		"bytes one chain may store as artifacts (offloaded results and media)"),
 }
 
 func riskField(f setting.Field[Policy]) setting.Field[Policy] {

@@ -46,6 +46,11 @@ const (
 	ReasonToolPanic = "tool_panic"
 	// ReasonInvalidResult: the tool returned bytes that are not valid JSON.
 	ReasonInvalidResult = "invalid_result"
+	// ReasonQuotaExceeded: storing the call's large result or media files
+	// would take the chain past Policy.MaxArtifactBytes or its tenant past
+	// Options.MaxTenantArtifactBytes; nothing was stored. The tool ran and
+	// its effects stand.
+	ReasonQuotaExceeded = "quota_exceeded"
 	// ReasonStoreError: a large result or a media file could not be stored.
 	ReasonStoreError = "store_error"
 	// ReasonInternal: the invoker itself failed; the failure was contained.

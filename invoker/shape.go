@@ -21,7 +21,9 @@ const (
 var nullJSON = json.RawMessage("null")
 
 // shape turns a tool's Output into the chain's Result: small JSON inline,
-// large JSON offloaded as an artifact, media stored as files.
+// large JSON offloaded as an artifact, media stored as files. Everything it
+// stores is charged to the artifact quotas first, all at once, so a result
+// that does not fit stores nothing.
 func (inv *Invoker) shape(ctx context.Context, sess *session.Session, st *callState, out toolbox.Output) Result {
 	value := out.JSON
 	if len(value) == 0 {
@@ -30,22 +32,47 @@ func (inv *Invoker) shape(ctx context.Context, sess *session.Session, st *callSt
 		return fail(session.StatusError, ReasonInvalidResult, fmt.Sprintf("tool %q returned a result that is not valid JSON", st.tool))
 	}
 	st.resultBytes = len(out.JSON)
+	for _, m := range out.Media {
+		st.resultBytes += len(m.Data)
+	}
 	res := Result{Status: session.StatusOK, Value: value}
+
+	var data []byte // the offloaded form of value, nil when inline
+	var mime string
 	if len(value) > inv.policy.MaxInlineResultBytes && inv.store != nil {
-		art, err := inv.offload(ctx, sess, value)
+		data, mime = offloadForm(value)
+	}
+	var charged int64 // bytes charged and not yet stored
+	if inv.store != nil {
+		charged = int64(len(data))
+		for _, m := range out.Media {
+			charged += int64(len(m.Data))
+		}
+		if charged > 0 {
+			if r, ok := inv.charge(sess, charged); !ok {
+				return r
+			}
+		}
+	}
+	defer func() { inv.refund(sess, charged) }()
+
+	if data != nil {
+		attrs, stored, err := inv.put(ctx, sess, data, mime)
+		if stored {
+			charged -= int64(len(data))
+		}
 		if err != nil {
 			return inv.storeFailed(ctx, err)
 		}
-		st.refs = append(st.refs, art.Ref)
-		res.Artifact = art
-		res.Value, _ = json.Marshal(art)
+		st.refs = append(st.refs, attrs.Ref)
+		res.Artifact = &Artifact{Ref: attrs.Ref, Preview: preview(data, inv.policy.PreviewChars), Size: attrs.Size, MIME: mime}
+		res.Value, _ = json.Marshal(res.Artifact)
 	}
 	if len(out.Media) == 0 {
 		return res
 	}
 	files := make([]ChainFile, 0, len(out.Media))
 	for _, m := range out.Media {
-		st.resultBytes += len(m.Data)
 		f := ChainFile{
 			Path: fmt.Sprintf("/workspace/media/%s_%d%s", st.tool, sess.NextFileIndex(st.tool), extension(m.MIME)),
 			MIME: m.MIME, Size: int64(len(m.Data)),
@@ -53,7 +80,10 @@ func (inv *Invoker) shape(ctx context.Context, sess *session.Session, st *callSt
 		if inv.store == nil {
 			f.Data = m.Data
 		} else {
-			attrs, err := inv.put(ctx, sess, m.Data, m.MIME)
+			attrs, stored, err := inv.put(ctx, sess, m.Data, m.MIME)
+			if stored {
+				charged -= int64(len(m.Data))
+			}
 			if err != nil {
 				return inv.storeFailed(ctx, err)
 			}
@@ -70,34 +100,34 @@ func (inv *Invoker) shape(ctx context.Context, sess *session.Session, st *callSt
 	return res
 }
 
-func (inv *Invoker) offload(ctx context.Context, sess *session.Session, value json.RawMessage) (*Artifact, error) {
-	data, mime := []byte(value), mimeJSON
+// offloadForm returns the bytes and media type a large result is stored
+// as: a JSON string as its text, so it downloads as text and resolves back
+// to the same string; anything else as JSON.
+func offloadForm(value json.RawMessage) ([]byte, string) {
 	if value[0] == '"' {
-		// A string result is stored as its text, so it downloads as text and
-		// resolves back to the same string.
 		var s string
 		if err := json.Unmarshal(value, &s); err == nil {
-			data, mime = []byte(s), mimeText
+			return []byte(s), mimeText
 		}
 	}
-	attrs, err := inv.put(ctx, sess, data, mime)
-	if err != nil {
-		return nil, err
-	}
-	return &Artifact{Ref: attrs.Ref, Preview: preview(data, inv.policy.PreviewChars), Size: attrs.Size, MIME: mime}, nil
+	return value, mimeJSON
 }
 
-// put stores data and pins it to the session.
-func (inv *Invoker) put(ctx context.Context, sess *session.Session, data []byte, mime string) (blobstore.Attrs, error) {
-	attrs, err := inv.store.Put(ctx, sess.Tenant(), bytes.NewReader(data), mime)
+// put stores data, counts it against its tenant's live artifacts and pins
+// it to the session. stored reports whether the blob was stored: with an
+// error, it is then unpinned, expires with the store's TTL and is counted
+// until then.
+func (inv *Invoker) put(ctx context.Context, sess *session.Session, data []byte, mime string) (attrs blobstore.Attrs, stored bool, err error) {
+	attrs, err = inv.store.Put(ctx, sess.Tenant(), bytes.NewReader(data), mime)
 	if err != nil {
-		return attrs, err
+		return attrs, false, err
 	}
 	if err := sess.Pin(ctx, attrs.Ref); err != nil {
-		// Unpinned, the blob expires with the store's TTL.
-		return attrs, err
+		inv.ledger.stored(sess.Tenant(), attrs.Ref, int64(len(data)), false)
+		return attrs, true, err
 	}
-	return attrs, nil
+	inv.ledger.stored(sess.Tenant(), attrs.Ref, int64(len(data)), inv.ledger.tracks(sess))
+	return attrs, true, nil
 }
 
 func (inv *Invoker) storeFailed(ctx context.Context, err error) Result {

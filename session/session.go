@@ -100,6 +100,7 @@ type Session struct {
 	pinned   []string // still pinned
 	closed   bool
 	files    map[string]int
+	artBytes int64 // artifact bytes charged by ChargeArtifacts
 }
 
 // New returns an open session.
@@ -203,6 +204,42 @@ func (s *Session) Dropped() int {
 	defer s.mu.Unlock()
 	return s.dropped
 }
+
+// ChargeArtifacts is the artifact quota gate: if the bytes charged so far
+// plus n are at most max, it charges n more and returns true; otherwise it
+// charges nothing and returns false. The invoker charges the bytes of every
+// result and media file it is about to store for the chain. It returns
+// the bytes charged before the call, for messages.
+func (s *Session) ChargeArtifacts(n, max int64) (before int64, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	before = s.artBytes
+	if n < 0 || n > max-s.artBytes {
+		return before, false
+	}
+	s.artBytes += n
+	return before, true
+}
+
+// RefundArtifacts gives back n bytes charged by ChargeArtifacts for blobs
+// that were not stored after all.
+func (s *Session) RefundArtifacts(n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.artBytes = max(0, s.artBytes-n)
+}
+
+// ArtifactBytes returns the artifact bytes charged to the session: what it
+// stored, in bytes.
+func (s *Session) ArtifactBytes() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.artBytes
+}
+
+// Pinner returns Options.Pins: where the session pins and unpins, nil
+// without one.
+func (s *Session) Pinner() Pinner { return s.pins }
 
 // Grant lets the session read refs it did not create.
 func (s *Session) Grant(refs ...string) {

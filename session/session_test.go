@@ -175,3 +175,32 @@ func TestAllowListAndView(t *testing.T) {
 	require.Equal(t, "acme", v.Tenant())
 	require.Same(t, v, some.View(), "one view per session, no allocation per call")
 }
+
+func TestChargeArtifacts(t *testing.T) {
+	s := session.New(session.Options{})
+	tests := []struct {
+		name       string
+		n, max     int64
+		wantBefore int64
+		wantOK     bool
+	}{
+		{"first charge", 600, 1000, 0, true},
+		{"up to the limit", 400, 1000, 600, true},
+		{"one byte past", 1, 1000, 1000, false},
+		{"negative", -1, 1000, 1000, false},
+		{"zero at the limit", 0, 1000, 1000, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before, ok := s.ChargeArtifacts(tc.n, tc.max)
+			require.Equal(t, tc.wantBefore, before)
+			require.Equal(t, tc.wantOK, ok)
+		})
+	}
+	require.EqualValues(t, 1000, s.ArtifactBytes())
+	s.RefundArtifacts(400)
+	require.EqualValues(t, 600, s.ArtifactBytes())
+	s.RefundArtifacts(10_000)
+	require.Zero(t, s.ArtifactBytes(), "a refund never goes below zero")
+	require.Nil(t, s.Pinner())
+}

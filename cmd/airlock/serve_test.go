@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -538,5 +539,39 @@ server:
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Contains(t, string(body), "airlock_chains_total")
+	require.Equal(t, 0, s.stop(t, 20*time.Second))
+}
+
+// TestServeLargeApproval: the composition root gives the approval queue the
+// process's store, so a risky call with large arguments waits for a
+// decision with a preview in memory and the whole arguments downloadable by
+// the tenant, and runs once approved.
+func TestServeLargeApproval(t *testing.T) {
+	s := serve(t, `
+server:
+  api_keys:
+    - {key: "`+keyAcme+`", tenant: acme}
+approval:
+  preview_bytes: 1KiB
+`)
+	c := api{t: t, url: s.url}
+	text := strings.Repeat("report line\n", 300) // 3.6 KB, more than the 1 KiB preview
+	a := c.json("POST", "/v1/chains?async=1", keyAcme, map[string]any{"script": fmt.Sprintf(
+		`const r = await tools.send_message({to: "ops@example.com", text: %q}); return r.to;`, text)})
+	require.Equal(t, http.StatusAccepted, a.code, "%s", a.body)
+	id := a.field(t, "id").(string)
+	req := c.pendingApproval(keyAcme)
+	require.Nil(t, req["args"], "large arguments are not kept whole in memory")
+	require.LessOrEqual(t, len(req["args_preview"].(string)), 1<<10)
+	ref := req["args_ref"].(string)
+	full := c.do("GET", "/v1/artifacts/"+ref, keyAcme, "", nil)
+	require.Equal(t, http.StatusOK, full.code, "%s", full.body)
+	require.Contains(t, string(full.body), `"to":"ops@example.com"`)
+	require.Greater(t, len(full.body), len(text))
+	d := c.json("POST", "/v1/approvals/"+req["id"].(string), keyAcme, map[string]string{"decision": "approve", "args_hash": req["args_hash"].(string)})
+	require.Equal(t, http.StatusOK, d.code, "%s", d.body)
+	done := c.waitChain(keyAcme, id)
+	require.Equal(t, "ok", done.field(t, "status"), "%s", done.body)
+	require.Equal(t, "ops@example.com", done.field(t, "result", "value"))
 	require.Equal(t, 0, s.stop(t, 20*time.Second))
 }

@@ -137,7 +137,9 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (p *Process, e
 		p.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 		reg = p.Registry
 	}
-	p.Queue = approval.NewQueue(approval.Options{})
+	p.Queue = approval.NewQueue(approval.Options{
+		Store: p.Store, PreviewBytes: int(cfg.Approval.PreviewBytes), MaxPendingBytes: int64(cfg.Approval.MaxPendingBytes),
+	})
 	approver := opts.Approver
 	if approver == nil {
 		approver = p.Queue
@@ -162,8 +164,10 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (p *Process, e
 				}
 			},
 		},
-		Progress: m.Progress(),
-		Logger:   log,
+		Progress:               m.Progress(),
+		Logger:                 log,
+		MaxTenantArtifactBytes: int64(cfg.Store.MaxTenantArtifactBytes),
+		MaxResolvingBytes:      int64(cfg.Store.MaxResolvingBytes),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)

@@ -1,11 +1,13 @@
 package config
 
 import (
+	"cmp"
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"time"
 
+	"github.com/airlockrt/airlock/approval"
 	"github.com/airlockrt/airlock/blobstore/fsblob"
 	"github.com/airlockrt/airlock/internal/setting"
 	"github.com/airlockrt/airlock/invoker"
@@ -108,6 +110,12 @@ type Approval struct {
 	// Mode is ask, deny, allow or queue. Default: ask on a terminal and
 	// deny otherwise for `airlock run`, queue for `airlock serve`.
 	Mode ApprovalMode `yaml:"mode"`
+	// PreviewBytes is the most argument bytes a pending approval request
+	// keeps in memory; larger arguments go to the store. Default 4KiB.
+	PreviewBytes Size `yaml:"preview_bytes"`
+	// MaxPendingBytes caps the bytes all pending approval requests hold in
+	// memory. Default 4MiB.
+	MaxPendingBytes Size `yaml:"max_pending_bytes"`
 }
 
 // Store chooses the blob store.
@@ -120,6 +128,12 @@ type Store struct {
 	TTL Duration `yaml:"ttl"`
 	// MaxBlobBytes caps one stored blob. Default 1GiB.
 	MaxBlobBytes Size `yaml:"max_blob_bytes"`
+	// MaxTenantArtifactBytes caps, per tenant, the artifacts this process
+	// stored and that are still pinned or unexpired. Default 1GiB.
+	MaxTenantArtifactBytes Size `yaml:"max_tenant_artifact_bytes"`
+	// MaxResolvingBytes caps the artifact bytes all calls of the process
+	// hold resolved at once. Default 256MiB.
+	MaxResolvingBytes Size `yaml:"max_resolving_bytes"`
 	// S3 configures the s3 store.
 	S3 S3 `yaml:"s3"`
 }
@@ -303,6 +317,11 @@ func (c *Config) Effective() *Config {
 	if e.Store.MaxBlobBytes == 0 {
 		e.Store.MaxBlobBytes = 1 << 30
 	}
+	// Zero means the owner's default; show it.
+	e.Store.MaxTenantArtifactBytes = cmp.Or(e.Store.MaxTenantArtifactBytes, invoker.DefaultMaxTenantArtifactBytes)
+	e.Store.MaxResolvingBytes = cmp.Or(e.Store.MaxResolvingBytes, invoker.DefaultMaxResolvingBytes)
+	e.Approval.PreviewBytes = cmp.Or(e.Approval.PreviewBytes, approval.DefaultPreviewBytes)
+	e.Approval.MaxPendingBytes = cmp.Or(e.Approval.MaxPendingBytes, approval.DefaultMaxPendingBytes)
 	if e.Store.Dir == "" && e.Store.Kind == "fs" {
 		e.Store.Dir, _ = fsblob.DefaultDir()
 	}

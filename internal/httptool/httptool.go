@@ -260,10 +260,10 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) (toolbox.Output, 
 	if err != nil {
 		return toolbox.Output{}, err
 	}
-	scrub := scrubber(secrets)
+	sc := newScrubber(secrets)
 	req, err := t.request(ctx, args)
 	if err != nil {
-		return toolbox.Output{}, t.errorf(scrub, "%v", err)
+		return toolbox.Output{}, t.errorf(sc, "%v", err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, t.spec.Timeout)
 	defer cancel()
@@ -272,21 +272,26 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) (toolbox.Output, 
 
 	resp, err := t.client.Do(req)
 	if err != nil {
-		return toolbox.Output{}, t.failed(ctx, cctx, scrub, err)
+		return toolbox.Output{}, t.failed(ctx, cctx, sc, err)
 	}
 	defer resp.Body.Close()
 	if resp.ContentLength > t.spec.MaxResponseBytes {
-		return toolbox.Output{}, t.errorf(scrub, "the response is %d bytes; the limit is %d", resp.ContentLength, t.spec.MaxResponseBytes)
+		return toolbox.Output{}, t.errorf(sc, "the response is %d bytes; the limit is %d", resp.ContentLength, t.spec.MaxResponseBytes)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, t.spec.MaxResponseBytes+1))
 	if err != nil {
-		return toolbox.Output{}, t.failed(ctx, cctx, scrub, err)
+		return toolbox.Output{}, t.failed(ctx, cctx, sc, err)
 	}
 	if int64(len(body)) > t.spec.MaxResponseBytes {
-		return toolbox.Output{}, t.errorf(scrub, "the response exceeds %d bytes", t.spec.MaxResponseBytes)
+		return toolbox.Output{}, t.errorf(sc, "the response exceeds %d bytes", t.spec.MaxResponseBytes)
 	}
-	body = scrub(body)
+	// The media type reaches the chain (content_type, the file's MIME); a
+	// header cannot be partly scrubbed into a valid media type.
+	if sc.contains([]byte(resp.Header.Get("Content-Type"))) {
+		return toolbox.Output{}, t.errorf(sc, "the server's Content-Type header reflects a configured secret; the response was withheld")
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		body, _ = sc.scrub(body)
 		msg := fmt.Sprintf("the server answered %s", resp.Status)
 		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 			msg += " (redirects are not followed)"
@@ -294,9 +299,9 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) (toolbox.Output, 
 		if snippet := snippetOf(body); snippet != "" {
 			msg += ": " + snippet
 		}
-		return toolbox.Output{}, t.errorf(scrub, "%s", msg)
+		return toolbox.Output{}, t.errorf(sc, "%s", msg)
 	}
-	return t.shape(resp, body, scrub)
+	return t.shape(resp, body, sc)
 }
 
 // PublicHeader reports whether the header name (any case) is one that
@@ -465,8 +470,10 @@ func scalarText(raw json.RawMessage) (string, bool) {
 	return n.String(), true
 }
 
-// shape turns a 2xx response into the tool's output.
-func (t *Tool) shape(resp *http.Response, body []byte, scrub func([]byte) []byte) (toolbox.Output, error) {
+// shape turns a 2xx response into the tool's output. A text or JSON body
+// that reflects a secret is scrubbed; a media body that does is withheld,
+// since scrubbing would hand the chain a corrupt file (see scrubber).
+func (t *Tool) shape(resp *http.Response, body []byte, sc *scrubber) (toolbox.Output, error) {
 	if resp.StatusCode == http.StatusNoContent || t.spec.Method == http.MethodHead || len(body) == 0 {
 		return toolbox.Output{JSON: json.RawMessage("null")}, nil
 	}
@@ -478,15 +485,23 @@ func (t *Tool) shape(resp *http.Response, body []byte, scrub func([]byte) []byte
 	switch {
 	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
 		if !json.Valid(body) {
-			return toolbox.Output{}, t.errorf(scrub, "the server sent a %s response that is not valid JSON", mt)
+			return toolbox.Output{}, t.errorf(sc, "the server sent a %s response that is not valid JSON", mt)
+		}
+		body, changed := sc.scrub(body)
+		if changed && !json.Valid(body) {
+			return toolbox.Output{}, t.errorf(sc, "the server's JSON response reflects a configured secret that cannot be removed without breaking the JSON; the response was withheld")
 		}
 		return toolbox.Output{JSON: body}, nil
 	case strings.HasPrefix(mt, "text/") || mt == "application/xml" || mt == "application/x-www-form-urlencoded":
 		if cs := strings.ToLower(params["charset"]); cs != "" && cs != "utf-8" && cs != "us-ascii" {
-			return toolbox.Output{}, t.errorf(scrub, "the server sent text in charset %q; only UTF-8 is supported", cs)
+			return toolbox.Output{}, t.errorf(sc, "the server sent text in charset %q; only UTF-8 is supported", cs)
 		}
+		body, _ = sc.scrub(body)
 		js, _ := json.Marshal(string(body))
 		return toolbox.Output{JSON: js}, nil
+	}
+	if sc.contains(body) {
+		return toolbox.Output{}, t.errorf(sc, "the server's %s response reflects a configured secret; a file cannot be scrubbed, so it was withheld", mt)
 	}
 	js, _ := json.Marshal(struct {
 		ContentType string `json:"content_type"`
@@ -497,47 +512,24 @@ func (t *Tool) shape(resp *http.Response, body []byte, scrub func([]byte) []byte
 
 // failed explains a transport error: the chain's cancellation is returned
 // as is, the tool's own timeout and other failures as a scrubbed message.
-func (t *Tool) failed(ctx, cctx context.Context, scrub func([]byte) []byte, err error) error {
+func (t *Tool) failed(ctx, cctx context.Context, sc *scrubber, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	if cctx.Err() != nil {
-		return t.errorf(scrub, "no complete response within %s", t.spec.Timeout)
+		return t.errorf(sc, "no complete response within %s", t.spec.Timeout)
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err // the URL is the operator's, but keep messages short
 	}
-	return t.errorf(scrub, "the request failed: %v", err)
+	return t.errorf(sc, "the request failed: %v", err)
 }
 
-func (t *Tool) errorf(scrub func([]byte) []byte, format string, args ...any) error {
+// errorf formats an error of the tool, scrubbed of every secret.
+func (t *Tool) errorf(sc *scrubber, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
-	return errors.New(string(scrub([]byte(fmt.Sprintf("http tool %q: %s", t.spec.Name, msg)))))
-}
-
-// minSecret is the shortest secret value scrubbed; shorter values would
-// mangle ordinary text and are no real secret anyway.
-const minSecret = 4
-
-// scrubber returns a function replacing every secret in b by [REDACTED].
-func scrubber(secrets []string) func([]byte) []byte {
-	var ss [][]byte
-	for _, s := range secrets {
-		if len(s) >= minSecret {
-			ss = append(ss, []byte(s))
-		}
-	}
-	// Longest first, so a secret containing another is replaced whole.
-	slices.SortFunc(ss, func(a, b []byte) int { return len(b) - len(a) })
-	return func(b []byte) []byte {
-		for _, s := range ss {
-			if bytes.Contains(b, s) {
-				b = bytes.ReplaceAll(b, s, []byte("[REDACTED]"))
-			}
-		}
-		return b
-	}
+	return errors.New(sc.scrubString(fmt.Sprintf("http tool %q: %s", t.spec.Name, msg)))
 }
 
 // snippetOf returns the start of an error body as one printable line.

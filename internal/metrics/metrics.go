@@ -39,6 +39,7 @@ var reasons = set("",
 	invoker.ReasonArtifactNotFound, invoker.ReasonArtifactTooLarge, invoker.ReasonCancelled,
 	invoker.ReasonCallTimeout, invoker.ReasonToolError, invoker.ReasonToolPanic,
 	invoker.ReasonInvalidResult, invoker.ReasonStoreError, invoker.ReasonInternal, invoker.ReasonHostBusy,
+	invoker.ReasonQuotaExceeded,
 )
 
 // maxBridgeReasons bounds the distinct reason labels of bridge errors.
