@@ -13,7 +13,13 @@ const (
 	DefaultMaxResultBytes = 1 << 20
 	DefaultMaxInFlight    = 64
 	DefaultMaxArgsBytes   = 1 << 20
+	DefaultMaxLogEntries  = 10000
 )
+
+// LogEntryOverhead is what each console entry costs against
+// Limits.MaxLogBytes on top of its text, in bytes: the host keeps a
+// LogEntry for it whatever its length, so empty entries are not free.
+const LogEntryOverhead = 64
 
 // Limits bounds one run. The zero value of every field means its default;
 // negative values are invalid. Which limit ended a run is reported in
@@ -31,10 +37,16 @@ type Limits struct {
 	// LimitExceeded/LimitMemory, unless the script catches the out-of-memory
 	// error and carries on.
 	MemoryBytes uint64
-	// MaxLogBytes caps the captured console text (sum of LogEntry.Text
-	// lengths), default 1 MiB. The line that crosses it is truncated, the
-	// run ends with LimitExceeded/LimitLogs and Result.LogsTruncated is set.
+	// MaxLogBytes caps the captured console output, default 1 MiB: the sum
+	// over the entries of len(LogEntry.Text) + LogEntryOverhead. The line
+	// that crosses it is truncated (or dropped when not even its overhead
+	// fits), the run ends with LimitExceeded/LimitLogs and
+	// Result.LogsTruncated is set.
 	MaxLogBytes int
+	// MaxLogEntries caps the number of console entries, default 10000. The
+	// call that would add one more ends the run with LimitExceeded/LimitLogs
+	// and sets Result.LogsTruncated.
+	MaxLogEntries int
 	// MaxResultBytes caps the JSON encoding of the script's result, default
 	// 1 MiB. Exceeding it ends the run with LimitExceeded/LimitResult.
 	MaxResultBytes int
@@ -80,6 +92,8 @@ func (l Limits) withDefaults() (Limits, error) {
 		return l, fmt.Errorf("%w: MaxInFlight (%d) must not be negative", ErrInvalidLimits, l.MaxInFlight)
 	case l.MaxStackBytes < 0:
 		return l, fmt.Errorf("%w: MaxStackBytes (%d) must not be negative", ErrInvalidLimits, l.MaxStackBytes)
+	case l.MaxLogEntries < 0:
+		return l, fmt.Errorf("%w: MaxLogEntries (%d) must not be negative", ErrInvalidLimits, l.MaxLogEntries)
 	case l.MaxArgsBytes < 0:
 		return l, fmt.Errorf("%w: MaxArgsBytes (%d) must not be negative", ErrInvalidLimits, l.MaxArgsBytes)
 	case l.MemoryBytes > 3<<30:
@@ -99,6 +113,9 @@ func (l Limits) withDefaults() (Limits, error) {
 	}
 	if l.MaxInFlight == 0 {
 		l.MaxInFlight = DefaultMaxInFlight
+	}
+	if l.MaxLogEntries == 0 {
+		l.MaxLogEntries = DefaultMaxLogEntries
 	}
 	if l.MaxArgsBytes == 0 {
 		l.MaxArgsBytes = DefaultMaxArgsBytes
