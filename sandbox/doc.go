@@ -20,7 +20,8 @@
 // guest-sdk/ABI.md; why the engine is built the way it is in
 // RATIONALE.md.
 //
-// Scripts have no filesystem, network, environment or process access. Their
+// Scripts have no filesystem, network, environment or process access, and
+// cannot import modules (import() and import declarations fail). Their
 // clock is a deterministic virtual one unless ScriptOptions.Clock grants the
 // host's; WASI randomness is deterministic unless ScriptOptions.Rand is set,
 // and Math.random is seeded per run from Rand or crypto/rand.
@@ -31,8 +32,9 @@
 //
 //	Timeout        Kind Timeout (also the ctx deadline); Cancelled for ctx cancel
 //	MemoryBytes    LimitExceeded, Limit "memory"
-//	MaxStackBytes  LimitExceeded, Limit "stack" (deep recursion; uncatchable)
+//	MaxStackBytes  LimitExceeded, Limit "stack" (deep recursion, huge frames; uncatchable)
 //	MaxLogBytes    LimitExceeded, Limit "logs"; Result.LogsTruncated set
+//	MaxLogEntries  LimitExceeded, Limit "logs"; Result.LogsTruncated set
 //	MaxResultBytes LimitExceeded, Limit "result"
 //	MaxArgsBytes   LimitExceeded, Limit "args"
 //	MaxInFlight    never fails: further calls wait in the guest for a slot

@@ -18,6 +18,7 @@ const (
 	// DefaultMaxStackBytes is the script engine's largest stack: the build
 	// reserves 64 KiB, less a safety margin.
 	DefaultMaxStackBytes = 56 << 10
+	DefaultMaxLogEntries = 10000
 )
 
 // Bounds of Limits.MemoryBytes.
@@ -25,6 +26,11 @@ const (
 	MinMemoryBytes = 1 << 20
 	MaxMemoryBytes = 3 << 30 // wasm32 leaves room for 4 GiB, less the engine's own
 )
+
+// LogEntryOverhead is what each console entry costs against
+// Limits.MaxLogBytes on top of its text, in bytes: the host keeps a
+// LogEntry for it whatever its length, so empty entries are not free.
+const LogEntryOverhead = 64
 
 // Limits bounds one run. The zero value of every field means its default;
 // negative values are invalid. Which limit ended a run is reported in
@@ -47,11 +53,16 @@ type Limits struct {
 	// LimitExceeded/LimitMemory, unless the script catches the out-of-memory
 	// error and carries on. Key "memory".
 	MemoryBytes uint64
-	// MaxLogBytes caps the captured console text (sum of LogEntry.Text
-	// lengths), default 1 MiB. The line that crosses it is truncated, the
-	// run ends with LimitExceeded/LimitLogs and Result.LogsTruncated is set.
-	// Key "max_log_bytes".
+	// MaxLogBytes caps the captured console output, default 1 MiB: the sum
+	// over the entries of len(LogEntry.Text) + LogEntryOverhead. The line
+	// that crosses it is truncated (or dropped when not even its overhead
+	// fits), the run ends with LimitExceeded/LimitLogs and
+	// Result.LogsTruncated is set. Key "max_log_bytes".
 	MaxLogBytes int
+	// MaxLogEntries caps the number of console entries, default 10000. The
+	// call that would add one more ends the run with LimitExceeded/LimitLogs
+	// and sets Result.LogsTruncated. Key "max_log_entries".
+	MaxLogEntries int
 	// MaxResultBytes caps the JSON encoding of the script's result, default
 	// 1 MiB. Exceeding it ends the run with LimitExceeded/LimitResult. Key
 	// "max_result_bytes".
@@ -101,6 +112,8 @@ var limitTable = setting.Table[Limits]{
 		"JSON arguments of one tool call at the bridge"),
 	setting.Of("max_stack_bytes", setting.Bytes, DefaultMaxStackBytes, func(l *Limits) *int { return &l.MaxStackBytes },
 		"script engine stack, which bounds recursion depth"),
+	setting.Of("max_log_entries", setting.Count, DefaultMaxLogEntries, func(l *Limits) *int { return &l.MaxLogEntries },
+		"console entries one chain may write"),
 }
 
 // LimitSettings describes every setting of Limits: its key, kind, default

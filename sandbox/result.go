@@ -47,7 +47,9 @@ type Stats struct {
 	Instantiate time.Duration
 	// Calls is the number of tool calls handed to the Bridge.
 	Calls int
-	// MemoryBytes is the guest's peak linear memory size.
+	// MemoryBytes is the guest's peak linear memory size, capped at
+	// Limits.MemoryBytes (the script engine's linear memory may exceed the
+	// limit by the engine's own headroom, which the script cannot use).
 	MemoryBytes uint64
 	// Pooled is set when the instance came from the engine's pool.
 	Pooled bool

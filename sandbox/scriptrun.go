@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -193,7 +195,9 @@ func (r *scriptRun) launch() {
 func (r *scriptRun) finish(ctx context.Context) {
 	r.bcancel()
 	r.wg.Wait()
-	r.stats.MemoryBytes = r.in.MemoryBytes()
+	// The linear memory may exceed the limit by the engine's headroom
+	// (Limits.MemoryBytes); what the script can use is the limit.
+	r.stats.MemoryBytes = min(r.in.MemoryBytes(), r.lim.MemoryBytes)
 	r.in.Close(ctx)
 }
 
@@ -247,7 +251,7 @@ func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []u
 // guestErr handles an error from a re-entrant guest call.
 func (r *scriptRun) guestErr(err error) {
 	if quickjs.IsOutOfMemory(err) {
-		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitMemory, Message: "the guest ran out of memory"})
+		r.stop(r.memoryExit(nil))
 	}
 	panic(stopGuest{}) // the driver classifies the failed call
 }
@@ -342,7 +346,7 @@ func (r *scriptRun) accept(c callResult) {
 	case errors.Is(c.err, errEnvelopeTooLarge):
 		r.finished = true
 		r.exit = &ExitError{Kind: LimitExceeded, Limit: LimitMemory,
-			Message: fmt.Sprintf("a tool result of %d bytes does not fit in the guest's %d-byte memory", len(c.env), r.lim.MemoryBytes)}
+			Message: fmt.Sprintf("a tool result of %d bytes does not fit in the memory limit of %s", len(c.env), mib(r.lim.MemoryBytes))}
 	default:
 		r.finished = true
 		r.exit = &ExitError{Kind: HostError, Message: c.err.Error(), Err: c.err}
@@ -376,12 +380,21 @@ func (r *scriptRun) log(ctx context.Context, args []uint64) {
 			level = [...]LogLevel{LogDebug, LogInfo, LogWarn, LogError}[n]
 		}
 	}
+	if len(r.logs) >= r.lim.MaxLogEntries {
+		r.truncated = true
+		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitLogs,
+			Message: fmt.Sprintf("console output exceeds %d entries", r.lim.MaxLogEntries)})
+	}
 	ref := r.str(ctx, args, 2)
-	budget := r.lim.MaxLogBytes - r.logBytes
+	// Each entry costs LogEntryOverhead on top of its text; the copy is
+	// capped at what the budget has left.
+	budget := r.lim.MaxLogBytes - r.logBytes - LogEntryOverhead
 	over := ref.Len() > budget
-	text := r.copyStr(ctx, ref, budget)
-	r.logs = append(r.logs, LogEntry{Level: level, Text: sanitize(text)})
-	r.logBytes += len(text)
+	if budget >= 0 {
+		text := r.copyStr(ctx, ref, budget)
+		r.logs = append(r.logs, LogEntry{Level: level, Text: sanitize(text)})
+		r.logBytes += len(text) + LogEntryOverhead
+	}
 	if over {
 		r.truncated = true
 		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitLogs,
@@ -433,9 +446,19 @@ func (r *scriptRun) seed(src io.Reader) error {
 
 // failure turns the prelude's error report into an ExitError.
 func (r *scriptRun) failure(f wire.Failure) *ExitError {
-	if f.Name == "InternalError" && f.Message == "out of memory" {
-		return &ExitError{Kind: LimitExceeded, Limit: LimitMemory,
-			Message: fmt.Sprintf("the script exceeded its %d-byte memory limit", r.lim.MemoryBytes)}
+	// QuickJS throws null instead of its InternalError when it runs out of
+	// memory building that error, and some allocation failures leave an
+	// exception without a value; the engine's out-of-memory flag, or a
+	// linear memory grown to the limit, tells those from a script's own
+	// `throw null`.
+	if f.Name == "InternalError" && f.Message == "out of memory" ||
+		!f.Error && (r.in.OutOfMemory() || r.in.MemoryBytes() >= r.lim.MemoryBytes) {
+		return r.memoryExit(nil)
+	}
+	if f.Compile && f.Name == "SyntaxError" {
+		if line, col, ok := staticImport(r.prep.source); ok {
+			return &ExitError{Kind: ScriptError, Message: "SyntaxError: " + quickjs.DenyMessage, Line: line, Column: col}
+		}
 	}
 	msg := f.Message
 	if f.Error && f.Name != "" {
@@ -459,9 +482,8 @@ func (r *scriptRun) failure(f wire.Failure) *ExitError {
 // loopException handles an exception escaping the prelude's entry points,
 // which in practice means the guest ran out of memory inside them.
 func (r *scriptRun) loopException(text string) *ExitError {
-	if strings.Contains(text, "out of memory") {
-		return &ExitError{Kind: LimitExceeded, Limit: LimitMemory,
-			Message: fmt.Sprintf("the script exceeded its %d-byte memory limit", r.lim.MemoryBytes)}
+	if strings.Contains(text, "out of memory") || r.in.OutOfMemory() {
+		return r.memoryExit(nil)
 	}
 	return &ExitError{Kind: ScriptError, Message: "uncaught exception in the event loop: " + text}
 }
@@ -471,13 +493,14 @@ func (r *scriptRun) classify(ctx context.Context, err error) *ExitError {
 	if ctx.Err() != nil || r.in.Interrupted() {
 		return ctxExit(ctx)
 	}
-	if r.in.StackOverflowed() {
+	// wazero's own call-depth limit ("stack overflow") catches a recursion
+	// that does not move the C stack pointer.
+	if r.in.StackOverflowed() || strings.Contains(err.Error(), "wasm error: stack overflow") {
 		return &ExitError{Kind: LimitExceeded, Limit: LimitStack,
 			Message: "the script's recursion exhausted its stack", Err: err}
 	}
 	if quickjs.IsOutOfMemory(err) || r.in.MemoryBytes()+quickjs.PageSize > r.lim.MemoryBytes+memoryHeadroom {
-		return &ExitError{Kind: LimitExceeded, Limit: LimitMemory,
-			Message: fmt.Sprintf("the guest exhausted its linear memory (%d bytes)", r.in.MemoryBytes()), Err: err}
+		return r.memoryExit(err)
 	}
 	msg := err.Error()
 	if i := strings.Index(msg, "wasm error: "); i >= 0 {
@@ -487,6 +510,34 @@ func (r *scriptRun) classify(ctx context.Context, err error) *ExitError {
 		msg = msg[:i]
 	}
 	return &ExitError{Kind: Trap, Message: "wasm trap: " + msg, Err: err}
+}
+
+// importDecl matches the start of a static import declaration: `import x`,
+// `import {`, `import *`, `import "m"` (not `import(` or `import.meta`).
+var importDecl = regexp.MustCompile(`(?m)^[ \t]*import[ \t]*(?:[\p{L}_$*{]|["'])`)
+
+// staticImport locates the first static import declaration in src, which
+// QuickJS rejects as a syntax error in a script: the engine has no modules
+// to import (RATIONALE.md, "Why is the engine sealed against imports?").
+func staticImport(src string) (line, col int, ok bool) {
+	loc := importDecl.FindStringIndex(src)
+	if loc == nil {
+		return 0, 0, false
+	}
+	off := loc[0] + strings.Index(src[loc[0]:], "import")
+	line, col = position(src, off)
+	return line, col, true
+}
+
+// memoryExit is the exit of a run that reached its memory limit.
+func (r *scriptRun) memoryExit(err error) *ExitError {
+	return &ExitError{Kind: LimitExceeded, Limit: LimitMemory,
+		Message: fmt.Sprintf("memory limit of %s reached", mib(r.lim.MemoryBytes)), Err: err}
+}
+
+// mib formats n bytes in MiB: "64 MiB", "0.5 MiB".
+func mib(n uint64) string {
+	return strconv.FormatFloat(float64(n)/(1<<20), 'f', -1, 64) + " MiB"
 }
 
 // ctxExit reports why ctx ended.

@@ -17,6 +17,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
+	"sync/atomic"
 	"time"
 	_ "unsafe" // go:linkname, see wasmBytes
 
@@ -61,9 +63,7 @@ func LoadModule() (*Module, error) {
 // MaxStackBytes is the largest stack a script can be given: the reserved
 // stack less a margin for the C functions that run below the last checked
 // frame.
-func (m *Module) MaxStackBytes() uint32 { return m.layout.StackTop - m.layout.StackBase - stackMargin }
-
-const stackMargin = 8 << 10
+func (m *Module) MaxStackBytes() uint32 { return maxStack }
 
 // Config configures a Runtime. The zero value is not usable: Module and
 // Cache are required.
@@ -96,6 +96,8 @@ type Runtime struct {
 	walltime func() time.Time
 	rand     io.Reader
 	mems     *linmem.Pool
+	// instances maps each live instance's module to it, for the yield.
+	instances sync.Map // api.Module -> *Instance
 }
 
 // Recycled linear memories (see linmem.Pool): enough for the instances a
@@ -109,17 +111,21 @@ const (
 // NewRuntime compiles (or loads from cfg.Cache) the QuickJS module.
 //
 // The runtime does not use wazero's close-on-context-done: a guest call is
-// stopped by Instance.Interrupt, and the context passed to Instance methods
-// only carries the Handler (see WithHandler).
+// stopped at its next loop header once the context passed to the Instance
+// method ends or Instance.Interrupt is called (see Rewrite); the context also
+// carries the Handler (see WithHandler).
 func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 	rc := wazero.NewRuntimeConfig().
 		WithCompilationCache(cfg.Cache).
 		WithMemoryLimitPages(cfg.MemoryLimitPages)
 	wrt := wazero.NewRuntimeWithConfig(ctx, rc)
+	r := &Runtime{mod: cfg.Module, wrt: wrt, walltime: cfg.Walltime, rand: cfg.Rand,
+		mems: linmem.NewPool(memoryPoolSize, memoryKeepBytes)}
 	ok := false
 	defer func() {
 		if !ok {
 			_ = wrt.Close(ctx)
+			r.mems.Close()
 		}
 	}()
 	if _, err := wasi.Instantiate(ctx, wrt); err != nil {
@@ -127,7 +133,7 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 	}
 	_, err := wrt.NewHostModuleBuilder("env").
 		NewFunctionBuilder().
-		WithGoModuleFunction(api.GoModuleFunc(hostProxy),
+		WithGoModuleFunction(api.GoModuleFunc(r.hostProxy),
 			[]api.ValueType{api.ValueTypeI32, api.ValueTypeI64, api.ValueTypeI32, api.ValueTypeI32},
 			[]api.ValueType{api.ValueTypeI64}).
 		Export("jsFunctionProxy").
@@ -142,10 +148,10 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 	// No FS config: the guest has no preopened directory at all. No args, no
 	// environment, stdout and stderr discarded. The clock and random source
 	// are set per instance (see sysState).
-	mc := wazero.NewModuleConfig().WithName("").WithStartFunctions()
+	r.compiled = compiled
+	r.modCfg = wazero.NewModuleConfig().WithName("").WithStartFunctions()
 	ok = true
-	return &Runtime{mod: cfg.Module, wrt: wrt, compiled: compiled, modCfg: mc,
-		walltime: cfg.Walltime, rand: cfg.Rand, mems: linmem.NewPool(memoryPoolSize, memoryKeepBytes)}, nil
+	return r, nil
 }
 
 // Close closes the runtime and every instance it created.
@@ -162,18 +168,22 @@ var ErrGuest = errors.New("quickjs: guest call failed")
 // Instance is one QuickJS runtime and context in a fresh wasm instance. It is
 // not safe for concurrent use, except for Interrupt.
 type Instance struct {
-	layout    Layout
-	mod       api.Module
-	mem       api.Memory
-	lin       *linmem.Memory
-	budget    api.MutableGlobal // the loop-iteration countdown (Rewrite)
-	sys       *sysState
-	rt, ctx   uint64            // QJSRuntime*, JSContext*
-	undefined uint64            // the JSValue encoding of undefined
-	compiled  map[string]uint32 // code -> QJSEvalOptions holding its bytecode
-	fns       exports
-	closed    bool
-	heapLimit uint64 // the QuickJS heap limit (0 = none)
+	layout Layout
+	mod    api.Module
+	mem    api.Memory
+	lin    *linmem.Memory
+	rtm    *Runtime
+	// The globals Rewrite adds: loop-iteration countdown, stack floor, trap
+	// reason and out-of-memory flag.
+	budget, floor, reason, oom api.MutableGlobal
+	stop                       atomic.Bool // set by Interrupt
+	sys                        *sysState
+	rt, ctx                    uint64            // QJSRuntime*, JSContext*
+	undefined                  uint64            // the JSValue encoding of undefined
+	compiled                   map[string]uint32 // code -> QJSEvalOptions holding its bytecode
+	fns                        exports
+	closed                     bool
+	heapLimit                  uint64 // the QuickJS heap limit (0 = none)
 }
 
 // Headroom is how much linear memory an instance may use beyond its QuickJS
@@ -205,7 +215,8 @@ func (r *Runtime) instantiate(ctx context.Context, sys *sysState, heapLimit uint
 	if err != nil {
 		return nil, fmt.Errorf("quickjs: instantiating: %w", err)
 	}
-	in := &Instance{layout: r.mod.layout, mod: mod, mem: mod.Memory(), lin: lin, sys: sys, heapLimit: heapLimit}
+	in := &Instance{layout: r.mod.layout, rtm: r, mod: mod, mem: mod.Memory(), lin: lin, sys: sys, heapLimit: heapLimit}
+	r.instances.Store(mod, in)
 	if lin == nil {
 		in.Close(ctx)
 		return nil, errors.New("quickjs: the instance's memory was not allocated by linmem")
@@ -224,10 +235,15 @@ func (r *Runtime) instantiate(ctx context.Context, sys *sysState, heapLimit uint
 		hasException: get("JS_HasException"), getException: get("JS_GetException"),
 		getPropertyStr: get("JS_GetPropertyStr"), setPropertyStr: get("JS_SetPropertyStr"),
 	}
-	in.budget, _ = mod.ExportedGlobal(in.layout.Budget).(api.MutableGlobal)
-	if in.budget == nil && err == nil {
-		err = fmt.Errorf("quickjs: module lacks the global export %s", in.layout.Budget)
+	global := func(name string) api.MutableGlobal {
+		g, _ := mod.ExportedGlobal(name).(api.MutableGlobal)
+		if g == nil && err == nil {
+			err = fmt.Errorf("quickjs: module lacks the global export %s", name)
+		}
+		return g
 	}
+	in.budget, in.floor, in.reason, in.oom = global(in.layout.Budget), global(in.layout.Floor),
+		global(in.layout.Reason), global(in.layout.OOM)
 	if err != nil {
 		in.Close(ctx)
 		return nil, err
@@ -300,7 +316,29 @@ func (r *Runtime) NewInstance(ctx context.Context, heapLimit uint64) (_ *Instanc
 	if _, err := in.call1(ctx, in.fns.freeValue, in.ctx, g); err != nil {
 		return nil, err
 	}
+	if err := in.seal(); err != nil {
+		return nil, err
+	}
 	return in, nil
+}
+
+// seal installs the normaliser that fails every module import (seal.go), in
+// the JSRuntime New_QJS created, after checking that the runtime holds the
+// loader and the default normaliser where Rewrite found New_QJS storing
+// them.
+func (in *Instance) seal() error {
+	lay := in.layout
+	rt, ok := in.mem.ReadUint32Le(uint32(in.rt)) // QJSRuntime.runtime
+	if !ok {
+		return errors.New("quickjs: QJSRuntime out of bounds")
+	}
+	loader, ok1 := in.mem.ReadUint32Le(rt + lay.LoaderOffset)
+	norm, ok2 := in.mem.ReadUint32Le(rt + lay.NormalizeOffset)
+	if !ok1 || !ok2 || loader != lay.LoaderSlot || norm != 0 {
+		return fmt.Errorf("quickjs: the runtime's module loader is not where expected (%d, %d)", loader, norm)
+	}
+	in.mem.WriteUint32Le(rt+lay.NormalizeOffset, lay.DenySlot)
+	return nil
 }
 
 // proxyFuncID is the function id given to QJS_CreateFunctionProxy; the
@@ -314,25 +352,29 @@ func (in *Instance) Close(ctx context.Context) {
 		return
 	}
 	in.closed = true
+	in.rtm.instances.Delete(in.mod)
 	_ = in.mod.Close(context.WithoutCancel(ctx))
 }
 
 // SetStackLimit lets the guest's C stack grow by at most n bytes (clamped to
 // the Module's MaxStackBytes) below its top; deeper, the guest traps and
 // StackOverflowed reports true.
+//
+// The floor is a global Rewrite adds, out of the guest's reach; every write
+// of the stack pointer is checked against it.
 func (in *Instance) SetStackLimit(n uint32) {
-	maxN := in.layout.StackTop - in.layout.StackBase - stackMargin
-	if n == 0 || n > maxN {
-		n = maxN
+	if n == 0 || n > maxStack {
+		n = maxStack
 	}
-	in.mem.WriteUint32Le(StackFloorAddr, in.layout.StackTop-n)
+	in.floor.Set(uint64(in.layout.StackTop - n))
 }
 
 // StackOverflowed reports whether the guest trapped on its stack limit.
-func (in *Instance) StackOverflowed() bool {
-	v, ok := in.mem.ReadUint32Le(StackFlagAddr)
-	return ok && v == StackOverflowMagic
-}
+func (in *Instance) StackOverflowed() bool { return in.reason.Get() == ReasonStack }
+
+// OutOfMemory reports whether QuickJS has thrown an out-of-memory error in
+// this instance, caught or not.
+func (in *Instance) OutOfMemory() bool { return in.oom.Get() != 0 }
 
 // Interrupt makes the guest trap at its next loop header, and every later
 // guest call trap as soon as it loops; the instance is unusable afterwards.
@@ -340,23 +382,22 @@ func (in *Instance) StackOverflowed() bool {
 // Close. A Handler that is running when Interrupt is called is not
 // interrupted: it sees its own context end.
 //
-// Interrupt sets the flag word with an atomic store (linmem.StoreUint32);
-// the yield reads it with an atomic load, so the guest sees it at its next
-// yield at the latest, yieldEvery loop iterations away. To make that the
-// next loop header, Interrupt also sets the budget global to 1. That store
-// is a plain one into the slot wazero's compiled code reads, racing with the
-// guest's own update of the counter; if it is lost, the interrupt only waits
-// for the next regular yield. Nothing depends on it but promptness.
+// Interrupt sets a host-side flag, which the yield reads, so the guest sees
+// it at its next yield at the latest, yieldEvery loop iterations away; a
+// guest call whose context ends is stopped the same way without Interrupt.
+// To make that the next loop header, Interrupt also sets the budget global
+// to 1. That store is a plain one into the slot wazero's compiled code
+// reads, racing with the guest's own update of the counter; if it is lost,
+// the interrupt only waits for the next regular yield. Nothing depends on it
+// but promptness, and nothing the guest writes can delay either.
 func (in *Instance) Interrupt() {
-	in.lin.StoreUint32(InterruptFlagAddr, 1)
+	in.stop.Store(true)
 	in.budget.Set(1)
 }
 
-// Interrupted reports whether the guest trapped because of Interrupt.
-func (in *Instance) Interrupted() bool {
-	v, ok := in.mem.ReadUint32Le(InterruptedAddr)
-	return ok && v == InterruptMagic
-}
+// Interrupted reports whether the guest trapped because Interrupt was called
+// or the context of the guest call ended.
+func (in *Instance) Interrupted() bool { return in.reason.Get() == ReasonInterrupt }
 
 // MemoryBytes returns the current (and, as wasm memory never shrinks, peak)
 // linear memory size.
@@ -644,14 +685,15 @@ const maxHostArgs = 8
 // hostProxy implements env.jsFunctionProxy(ctx, this, argc, argv): argv
 // holds {func id, ctx id, is_async, promise, ...script arguments}. A call
 // with argc 0 is the yield the rewritten loops make (see Rewrite): it
-// returns 1, which makes the guest trap, when the instance's interrupt flag
-// is set, and 0 otherwise; either way the goroutine has passed through Go
-// code, where the scheduler can preempt it.
-func hostProxy(ctx context.Context, mod api.Module, stack []uint64) {
+// returns 1, which makes the guest trap, when ctx has ended or the
+// instance was interrupted (or is unknown), and 0 otherwise; either way the
+// goroutine has passed through Go code, where the scheduler can preempt it.
+func (r *Runtime) hostProxy(ctx context.Context, mod api.Module, stack []uint64) {
 	argc, argv := uint32(stack[2]), uint32(stack[3])
 	if argc == 0 {
 		stack[0] = 0
-		if b, ok := mod.Memory().Read(InterruptFlagAddr, 4); ok && linmem.LoadUint32(b) != 0 {
+		v, _ := r.instances.Load(mod)
+		if in, _ := v.(*Instance); ctx.Err() != nil || in == nil || in.stop.Load() {
 			stack[0] = 1
 			return
 		}

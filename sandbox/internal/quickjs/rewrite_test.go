@@ -3,6 +3,7 @@ package quickjs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -14,17 +15,34 @@ import (
 func TestRewrite(t *testing.T) {
 	b, lay, err := Rewrite(wasmBytes)
 	require.NoError(t, err)
-	require.Greater(t, lay.Patched, 100)
+	require.Greater(t, lay.StackWrites, 800)
 	require.Greater(t, lay.Loops, 1000)
-	require.Equal(t, []string{GlobalExportPrefix + "0", GlobalExportPrefix + "1"}, lay.Globals)
+	require.Greater(t, lay.OOMSites, 100)
+	require.Equal(t, []string{GlobalExportPrefix + "0", GlobalExportPrefix + "1", GlobalExportPrefix + "2",
+		GlobalExportPrefix + "3", GlobalExportPrefix + "4"}, lay.Globals)
+	require.Equal(t, GlobalExportPrefix+"2", lay.Floor)
 	require.True(t, lay.SnapshotSafe)
 	require.Equal(t, uint32(wasmStackSize), lay.StackTop-lay.StackBase)
 
-	// The rewritten code still decodes instruction by instruction, and holds
-	// one check per loop (a second rewrite finds the same loops).
-	_, lay2, err := Rewrite(b)
-	require.NoError(t, err)
-	require.Equal(t, lay.Loops, lay2.Loops)
+	// The rewritten code still decodes instruction by instruction, holds the
+	// same loops and stack-pointer writes, each of them checked, and no
+	// original instruction names a global the rewrite added.
+	loops, writes, checks := 0, 0, 0
+	forEachInstr(t, b, func(ins []byte) {
+		switch ins[0] {
+		case opLoop:
+			loops++
+		case 0x24:
+			if ins[1] == 0 {
+				writes++
+			}
+		case 0x4b: // i32.gt_u: one per stack check, and in the original code
+			checks++
+		}
+	})
+	require.Equal(t, lay.Loops, loops)
+	require.Equal(t, lay.StackWrites, writes)
+	require.GreaterOrEqual(t, checks, writes)
 
 	_, _, err = Rewrite([]byte("nope"))
 	require.Error(t, err)
@@ -102,7 +120,7 @@ func TestInstrLen(t *testing.T) {
 }
 
 func TestLEB(t *testing.T) {
-	for _, v := range []int64{0, 1, -1, 63, 64, -64, -65, 1 << 20, int64(int32(StackOverflowMagic)), int64(int32(InterruptMagic))} {
+	for _, v := range []int64{0, 1, -1, 63, 64, -64, -65, 1 << 20, -1 << 31, 1<<31 - 1} {
 		got, n, err := sleb(appendSleb(nil, v))
 		require.NoError(t, err)
 		require.Equal(t, v, got)
@@ -233,5 +251,156 @@ func TestLoopYields(t *testing.T) {
 		require.True(t, in.Interrupted())
 	case <-time.After(5 * time.Second):
 		t.Fatal("the guest was not interrupted")
+	}
+}
+
+// forEachInstr calls f with every instruction of every function body of the
+// module wasm.
+func forEachInstr(t *testing.T, wasm []byte, f func(ins []byte)) {
+	t.Helper()
+	for rest := wasm[8:]; len(rest) > 0; {
+		id := rest[0]
+		size, n, err := uleb(rest[1:])
+		require.NoError(t, err)
+		body := rest[1+n : 1+n+int(size)]
+		rest = rest[1+n+int(size):]
+		if id != 10 {
+			continue
+		}
+		count, p, err := uleb(body)
+		require.NoError(t, err)
+		for i := uint64(0); i < count; i++ {
+			size, k, err := uleb(body[p:])
+			require.NoError(t, err)
+			fn := body[p+k : p+k+int(size)]
+			p += k + int(size)
+			groups, q, err := uleb(fn)
+			require.NoError(t, err)
+			for g := uint64(0); g < groups; g++ {
+				_, k, err := uleb(fn[q:])
+				require.NoError(t, err)
+				q += k + 1
+			}
+			for q < len(fn) {
+				l, err := instrLen(fn[q:])
+				require.NoError(t, err)
+				f(fn[q : q+l])
+				q += l
+			}
+		}
+	}
+}
+
+// TestChecksUseNoMemory checks that the code the rewrite adds to stop the
+// guest (the loop-header yield, the stack check) reads and writes globals
+// only: no load or store, so nothing the guest can write in its memory
+// changes what the checks do.
+func TestChecksUseNoMemory(t *testing.T) {
+	rw := &rewriter{budgetGlobal: 5, floorGlobal: 6, reasonGlobal: 7, oomGlobal: 8, stackTop: 165408, proxyFunc: 0}
+	for name, code := range map[string][]byte{
+		"loop":  rw.appendLoopCheck(nil),
+		"stack": rw.appendStackCheck(nil, 3),
+	} {
+		t.Run(name, func(t *testing.T) {
+			globals := map[uint64]bool{}
+			for p := 0; p < len(code); {
+				l, err := instrLen(code[p:])
+				require.NoError(t, err)
+				op := code[p]
+				require.False(t, op >= 0x28 && op <= 0x40, "memory instruction %#x", op)
+				require.NotEqual(t, byte(0xfc), op)
+				if op == 0x23 || op == 0x24 {
+					g, _, _ := uleb(code[p+1:])
+					globals[g] = true
+				}
+				p += l
+			}
+			require.True(t, globals[7], "the trap records its reason")
+		})
+	}
+}
+
+// TestStopWhateverLowMemoryHolds runs a guest loop while the words below
+// the static data (where the stack floor and interrupt flag used to be) and
+// the static data itself are overwritten, and checks that the guest stops
+// when its context ends.
+func TestStopWhateverLowMemoryHolds(t *testing.T) {
+	rt := testRuntime(t, Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	in, err := rt.NewInstance(context.Background(), 64<<20)
+	require.NoError(t, err)
+	defer in.Close(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := in.Eval(ctx, "for (;;) {}", "loop.js")
+		done <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	low, ok := in.mem.Read(0, 1024)
+	require.True(t, ok)
+	for i := range low {
+		low[i] = 0xFF
+	}
+	time.Sleep(10 * time.Millisecond)
+	for i := range low {
+		low[i] = 0
+	}
+	cancel()
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, ErrGuest)
+		require.True(t, in.Interrupted(), "%v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the guest did not stop when its context ended")
+	}
+}
+
+// TestContextStopsGuest checks that a guest call stops when its context's
+// deadline passes, with no Interrupt.
+func TestContextStopsGuest(t *testing.T) {
+	rt := testRuntime(t, Config{})
+	in, err := rt.NewInstance(context.Background(), 64<<20)
+	require.NoError(t, err)
+	defer in.Close(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, _, err = in.Eval(ctx, "for (;;) {}", "loop.js")
+	require.ErrorIs(t, err, ErrGuest)
+	require.True(t, in.Interrupted(), "%v", err)
+	require.False(t, in.StackOverflowed())
+}
+
+// TestStackFloor checks the stack check at the engine level: a frame below
+// the floor traps with ReasonStack, and the floor follows SetStackLimit.
+func TestStackFloor(t *testing.T) {
+	rt := testRuntime(t, Config{})
+	ctx := context.Background()
+	for _, tt := range []struct {
+		limit uint32
+		depth int
+		trap  bool
+	}{
+		{limit: 0, depth: 20, trap: false},
+		{limit: 0, depth: 100000, trap: true},
+		{limit: 4 << 10, depth: 20, trap: true},
+		{limit: 1 << 30, depth: 100000, trap: true}, // clamped to the maximum
+	} {
+		t.Run(fmt.Sprintf("limit %d depth %d", tt.limit, tt.depth), func(t *testing.T) {
+			in, err := rt.NewInstance(ctx, 64<<20)
+			require.NoError(t, err)
+			defer in.Close(ctx)
+			in.SetStackLimit(tt.limit)
+			exc, _, err := in.Eval(ctx, fmt.Sprintf("const f = (n) => n === 0 ? 0 : 1 + f(n - 1); f(%d)", tt.depth), "rec.js")
+			if !tt.trap {
+				require.NoError(t, err)
+				require.False(t, exc)
+				require.False(t, in.StackOverflowed())
+				return
+			}
+			require.ErrorIs(t, err, ErrGuest)
+			require.True(t, in.StackOverflowed(), "%v", err)
+			require.False(t, in.Interrupted())
+		})
 	}
 }

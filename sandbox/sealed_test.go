@@ -1,0 +1,229 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/airlockrt/airlock/sandbox/internal/quickjs"
+)
+
+// hostileCase is one row of TestHostile.
+type hostileCase = struct {
+	name   string
+	src    string
+	lim    Limits
+	br     Bridge
+	kind   ExitKind
+	limit  string
+	msg    string
+	within time.Duration
+	check  func(t *testing.T, res *Result)
+}
+
+const stackMsg = "the script's recursion exhausted its stack"
+
+// callWithArgs is a script that builds, with new Function, a function whose
+// single call passes n arguments: its interpreter frame holds an operand
+// stack of n values, allocated on the C stack in one piece.
+func callWithArgs(n int) string {
+	return fmt.Sprintf("const g = (...a) => a.length;\n"+
+		"const f = new Function('g', 'x', 'return g(' + Array(%d).fill('x').join(',') + ')');\n"+
+		"return f(g, 1)", n)
+}
+
+// stackCases are the forms of stack exhaustion: each ends with
+// LimitExceeded/LimitStack, never a trap, a wrong result or a hang.
+func stackCases() []hostileCase {
+	stack := func(name, src string) hostileCase {
+		return hostileCase{name: "stack: " + name, src: src, kind: LimitExceeded, limit: LimitStack, msg: stackMsg}
+	}
+	value := func(want string) func(t *testing.T, res *Result) {
+		return func(t *testing.T, res *Result) { require.JSONEq(t, want, string(res.Value)) }
+	}
+	cases := []hostileCase{
+		stack("plain recursion", "function f(n) { return f(n + 1) + 1 } return f(0)"),
+		stack("getter", "const o = { get x() { return this.x } }; return o.x"),
+		stack("toString", "const o = { toString() { return '' + this } }; return String(o)"),
+		stack("valueOf", "const o = { valueOf() { return +this } }; return +o"),
+		stack("Array.prototype.map callback", "const f = (n) => [n].map(f); return f(0)"),
+		stack("JSON.stringify of a deep object", "let o = {}; for (let i = 0; i < 100000; i++) o = { o }; return JSON.stringify(o).length"),
+		stack("deeply nested regex", "return new RegExp('(?:'.repeat(20000) + 'a' + ')'.repeat(20000)).test('a')"),
+		stack("bound function with a huge argument list", "function f() { return arguments.length }; return f.bind(null, ...new Array(30000).fill(1))()"),
+		stack("eval of a deeply nested expression", "return eval('('.repeat(20000) + '1' + ')'.repeat(20000))"),
+		stack("eval of deeply nested array literals", "return eval('['.repeat(20000) + ']'.repeat(20000)).length"),
+		stack("new Function of a deeply nested expression", "return new Function('return ' + '-'.repeat(100000) + '1')()"),
+	}
+	// One frame with a large operand stack: just fitting, then every size
+	// from just below the floor (the old engine corrupted its own state
+	// there) to frames that would have wrapped the stack pointer around.
+	for _, n := range []int{3000, 6000} {
+		cases = append(cases, hostileCase{name: fmt.Sprintf("stack: frame of a %d-argument call fits", n), src: callWithArgs(n),
+			check: value(fmt.Sprint(n))})
+	}
+	for _, n := range []int{7500, 9000, 12000, 16000, 20000, 30000, 45000, 65000} {
+		cases = append(cases, stack(fmt.Sprintf("frame of a %d-argument call", n), callWithArgs(n)))
+	}
+	// Calls with huge argument arrays that do not need one frame for them.
+	for _, src := range []string{
+		"function f() { return arguments.length }; return f.apply(null, new Array(65000).fill(1))",
+		"return Reflect.apply(function () { return arguments.length }, null, new Array(65000).fill(1))",
+		"function f(...a) { return a.length }; return f(...new Array(65000).fill(1))",
+	} {
+		cases = append(cases, hostileCase{name: "stack: huge argument array: " + src[:20], src: src, check: value(`65000`)})
+	}
+	return cases
+}
+
+// memoryCases exhaust the memory in several ways: each ends with
+// LimitExceeded/LimitMemory, the limit in MiB in the message, and a peak no
+// higher than the limit.
+func memoryCases() []hostileCase {
+	lim := Limits{MemoryBytes: 16 << 20}
+	peak := func(t *testing.T, res *Result) { require.LessOrEqual(t, res.Stats.MemoryBytes, lim.MemoryBytes) }
+	var cases []hostileCase
+	for _, c := range []struct{ name, src string }{
+		{"big arrays", "const a = []; for (;;) a.push(new Array(1e5).fill(1.5))"},
+		{"small arrays", "const a = []; for (;;) a.push([1, 2, 3, 4, 5, 6, 7, 8])"},
+		{"strings", "const a = []; for (let i = 0;; i++) a.push('x'.repeat(100) + i)"},
+		{"string doubling", "let s = 'x'; for (;;) s = s + s"},
+		{"Map", "const m = new Map(); for (let i = 0;; i++) m.set(i, { i })"},
+		{"Set", "const s = new Set(); for (let i = 0;; i++) s.add({ i })"},
+		{"object properties", "const o = {}; for (let i = 0;; i++) o['k' + i] = i"},
+		{"typed arrays", "const a = []; for (;;) a.push(new Float64Array(1 << 16))"},
+		{"caught and rethrown", "const a = []; try { for (;;) a.push([a.length]) } catch (e) { a.length = 0; throw e }"},
+	} {
+		cases = append(cases, hostileCase{name: "memory: " + c.name, src: c.src, lim: lim, kind: LimitExceeded, limit: LimitMemory,
+			msg: "memory limit of 16 MiB reached", check: peak})
+	}
+	cases = append(cases, hostileCase{name: "memory: throw null is not out of memory", src: "throw null", kind: ScriptError,
+		msg: "uncaught non-Error value: null"})
+	return cases
+}
+
+// consoleCases flood the console with empty entries: each costs
+// LogEntryOverhead, and the count is capped.
+func consoleCases() []hostileCase {
+	entries := func(n int) func(t *testing.T, res *Result) {
+		return func(t *testing.T, res *Result) {
+			require.True(t, res.LogsTruncated)
+			require.Len(t, res.Logs, n)
+		}
+	}
+	return []hostileCase{
+		{name: "console: 10^6 empty entries", src: "for (let i = 0; i < 1e6; i++) console.log()",
+			kind: LimitExceeded, limit: LimitLogs, msg: "console output exceeds 10000 entries", check: entries(DefaultMaxLogEntries)},
+		{name: "console: 10^6 empty entries under a high entry cap", src: "for (let i = 0; i < 1e6; i++) console.log()",
+			lim:  Limits{MaxLogEntries: 1e6},
+			kind: LimitExceeded, limit: LimitLogs, msg: "console output exceeds 1048576 bytes", check: entries(DefaultMaxLogBytes / LogEntryOverhead)},
+		{name: "console: within the caps", src: "for (let i = 0; i < 100; i++) console.log(); return 1",
+			lim: Limits{MaxLogEntries: 100, MaxLogBytes: 100 * LogEntryOverhead}, check: func(t *testing.T, res *Result) {
+				require.False(t, res.LogsTruncated)
+				require.Len(t, res.Logs, 100)
+			}},
+	}
+}
+
+// TestImportsDenied checks that no module can be imported, statically or
+// dynamically, whatever the specifier: the engine's own modules (files,
+// environment, raw bytecode) are sealed, and there is nothing else.
+func TestImportsDenied(t *testing.T) {
+	deny := "ReferenceError: " + quickjs.DenyMessage
+	tests := []struct {
+		name string
+		src  string
+		kind ExitKind // 0: the run returns want
+		want string   // the result, or a fragment of the message
+		line int
+	}{
+		{name: "caught", src: "try { await import('qjs:std'); return 'reached' } catch (e) { return e.name + ': ' + e.message }", want: `"` + deny + `"`},
+		{name: "bjson caught", src: "try { const b = await import('qjs:bjson'); return b.read(new ArrayBuffer(8), 0, 8) } catch (e) { return e.message }",
+			want: `"` + quickjs.DenyMessage + `"`},
+		{name: "random specifier caught", src: "try { await import('m' + Math.random()) } catch (e) { return e.message }", want: `"` + quickjs.DenyMessage + `"`},
+		{name: "through new Function", src: "return new Function(\"return import('qjs:os')\")()", kind: ScriptError, want: deny},
+		{name: "through indirect eval", src: "return (0, eval)(\"import('qjs:bjson')\")", kind: ScriptError, want: deny},
+		{name: "static std", src: "import * as std from 'qjs:std';\nstd.loadFile('/etc/passwd')", kind: ScriptError, want: "SyntaxError: " + quickjs.DenyMessage, line: 1},
+		{name: "static os, default", src: "const a = 1;\n  import os from 'qjs:os'", kind: ScriptError, want: "SyntaxError: " + quickjs.DenyMessage, line: 2},
+		{name: "static bjson, named", src: "import { read } from 'qjs:bjson'\nread()", kind: ScriptError, want: "SyntaxError: " + quickjs.DenyMessage, line: 1},
+		{name: "static, side effect only", src: "import 'x-random-specifier'", kind: ScriptError, want: "SyntaxError: " + quickjs.DenyMessage, line: 1},
+	}
+	for _, mod := range []string{"qjs:std", "qjs:os", "qjs:bjson", "std", "os", "bjson", "./x.js", "/etc/passwd", "https://example.com/m.js", "x-" + fmt.Sprint(time.Now().UnixNano())} {
+		tests = append(tests, struct {
+			name string
+			src  string
+			kind ExitKind
+			want string
+			line int
+		}{name: "dynamic " + mod, src: fmt.Sprintf("return await import(%q)", mod), kind: ScriptError, want: deny})
+	}
+	e := engine(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wait := bystander(t, e)
+			res, err := e.Run(context.Background(), Script{Source: tt.src}, okBridge, Limits{})
+			wait()
+			if tt.kind == 0 {
+				require.NoError(t, err)
+				require.JSONEq(t, tt.want, string(res.Value))
+				return
+			}
+			var xe *ExitError
+			require.ErrorAs(t, err, &xe)
+			require.Equal(t, tt.kind, xe.Kind, "%v", err)
+			require.Contains(t, xe.Message, tt.want)
+			require.Equal(t, tt.line, xe.Line)
+		})
+	}
+}
+
+// TestStopsWhileScribbling checks that a script writing all over its
+// memory still stops at its deadline and when its context is cancelled:
+// nothing that stops it is in its memory.
+func TestStopsWhileScribbling(t *testing.T) {
+	src := `const bufs = [];
+		for (let i = 0; i < 12; i++) bufs.push(new Uint32Array(1 << 18));
+		for (let v = 0;; v++) for (const b of bufs) { b.fill(v); b.fill(~v) }`
+	e := engine(t)
+	wait := bystander(t, e)
+	res, err := e.Run(context.Background(), Script{Source: src}, okBridge, Limits{Timeout: 200 * time.Millisecond, MemoryBytes: 16 << 20})
+	require.NotNil(t, res)
+	var xe *ExitError
+	require.ErrorAs(t, err, &xe)
+	require.Equal(t, Timeout, xe.Kind, "%v", err)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	_, err = e.Run(ctx, Script{Source: src}, okBridge, Limits{MemoryBytes: 16 << 20})
+	require.ErrorAs(t, err, &xe)
+	require.Equal(t, Cancelled, xe.Kind, "%v", err)
+	wait()
+}
+
+// TestEngineCloseStopsScribbler checks that closing the engine stops a run
+// that writes all over its memory.
+func TestEngineCloseStopsScribbler(t *testing.T) {
+	ctx := context.Background()
+	e, err := NewScriptEngine(ctx, ScriptOptions{CompilationCacheDir: cacheDir()})
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	started := make(chan struct{})
+	br := func(ctx context.Context, tool string, args []byte) ([]byte, error) {
+		close(started)
+		return okBridge(ctx, tool, args)
+	}
+	go func() {
+		_, err := e.Run(ctx, Script{Source: "await tools.go(); const b = new Uint8Array(4 << 20); for (let v = 0;; v++) b.fill(v)"}, br, Limits{})
+		done <- err
+	}()
+	<-started
+	require.NoError(t, e.Close(ctx))
+	err = <-done
+	var xe *ExitError
+	require.ErrorAs(t, err, &xe)
+	require.Equal(t, Cancelled, xe.Kind, "%v", err)
+	require.True(t, strings.Contains(xe.Message, "engine was closed"), xe.Message)
+}
