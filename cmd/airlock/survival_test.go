@@ -47,6 +47,13 @@ var survivalCases = []hostileCase{
 		code: 200, status: "error", reason: "script_error"},
 	{name: "never-returning tool", body: map[string]any{"script": `await tools.slow({ms: 60000});`, "policy": map[string]any{"call_timeout": "200ms"}},
 		code: 200, status: "error", reason: "script_error"},
+	{name: "large interpreter frame", body: map[string]any{"script": "const g = (...a) => a.length;\n" +
+		"const f = new Function('g', 'x', 'return g(' + Array(30000).fill('x').join(',') + ')');\nreturn f(g, 1)"},
+		code: 200, status: "limit_exceeded", reason: "stack"},
+	{name: "engine module import", body: map[string]any{"script": `const std = await import("qjs:std"); return std.loadFile("/etc/passwd");`},
+		code: 200, status: "error", reason: "script_error"},
+	{name: "empty console entries", body: map[string]any{"script": `for (;;) console.log();`},
+		code: 200, status: "limit_exceeded", reason: "logs"},
 	{name: "syntax error", body: map[string]any{"script": `return a +;`},
 		code: 400, reason: "invalid_script"},
 	{name: "not a module", body: map[string]any{"script": "AGFzbQEAAAA=", "language": "wasm"},
