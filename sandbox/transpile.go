@@ -8,8 +8,79 @@ import (
 
 	"github.com/evanw/esbuild/pkg/api"
 
+	"github.com/airlockrt/airlock/sandbox/internal/nesting"
 	"github.com/airlockrt/airlock/sandbox/internal/srcmap"
 )
+
+// MaxNestingDepth is how deeply a script may nest: brackets, and the
+// constructs that nest without them (prefix operators, assignments,
+// conditionals, arrows, member and call chains, braceless if/else/while/for
+// bodies, labels). Run and Check measure it in one linear pass before any
+// parser sees the script: the host's parser (esbuild) recurses once or more
+// per level, and Go cannot recover from a stack overflow. A deeper script is
+// a ScriptError ("nesting deeper than 128 levels at …") at the first
+// construct past the cap. The scan counts conservatively: a construct may
+// count as a level where a parser does not recurse (a function declaration
+// counts one level more than its body), never the reverse.
+//
+// 128 is well above what people write, keeps esbuild under 1 MiB of stack,
+// and is below where QuickJS's own parser runs out of its default stack
+// (about 155 nested brackets with the default Limits.MaxStackBytes), so a
+// script too deep to compile fails here, with its position, rather than as
+// LimitExceeded/LimitStack. A smaller Limits.MaxStackBytes can still make
+// QuickJS's parser fail first, with LimitStack.
+const MaxNestingDepth = 128
+
+// Parse-time budgets, so that no script costs esbuild more than a few times
+// a normal parse of its size (about 0.2 s per MiB); both are estimates the
+// scan computes in the same pass, and a script over one is a ScriptError at
+// the token that crossed it. Each is base + perByte × len(source).
+//
+// Depth work is the sum over tokens of their nesting depth: esbuild's time
+// is quadratic in the depth for some shapes (destructuring patterns,
+// TypeScript types, arrows), so many groups of moderately deep code cost it
+// far more than their size. Ordinary code sums to 2–5 per byte.
+//
+// TypeScript's renamer work: esbuild's number renamer, which TypeScript
+// stripping cannot turn off (it keeps the names error messages show), is
+// cubic in the depth of functions that declare the same name again and
+// quadratic in numbered names (a, a2, a3, …). The scan estimates the scopes
+// it visits; ordinary code estimates 4–10 per byte.
+const (
+	depthWorkBase    = 4 << 20
+	depthWorkPerByte = 16
+	tsWorkBase       = 4 << 20
+	tsWorkPerByte    = 32
+)
+
+// scanNesting applies MaxNestingDepth and, for TypeScript, the transpile
+// budget.
+func scanNesting(s Script) error {
+	cfg := nesting.Config{MaxDepth: MaxNestingDepth, MaxDepthWork: depthWorkBase + depthWorkPerByte*uint64(len(s.Source))}
+	if s.Lang == LangTS {
+		cfg.TS = true
+		cfg.MaxWork = tsWorkBase + tsWorkPerByte*uint64(len(s.Source))
+	}
+	r := nesting.Scan(s.Source, cfg)
+	if !r.Over() {
+		return nil
+	}
+	line, col := position(s.Source, r.Offset)
+	xe := &ExitError{Kind: ScriptError, Line: line, Column: col}
+	switch r.Limit {
+	case nesting.Work:
+		xe.Message = fmt.Sprintf("SyntaxError: the script is too costly to transpile at %d:%d: "+
+			"too many names declared again in nested functions, or numbered names (a2, a3, …) that shadow each other; "+
+			"rename them or flatten the nesting", line, col)
+	case nesting.DepthWork:
+		xe.Message = fmt.Sprintf("SyntaxError: too much deeply nested code to parse at %d:%d; "+
+			"flatten the nesting or move parts of it into separate functions", line, col)
+	default:
+		xe.Message = fmt.Sprintf("SyntaxError: nesting deeper than %d levels at %d:%d (%q); "+
+			"flatten the expression or move parts of it into separate functions", MaxNestingDepth, line, col, r.Token)
+	}
+	return xe
+}
 
 // Lang is the language of a Script.
 type Lang int
@@ -75,6 +146,12 @@ func prepare(s Script) (*prepared, error) {
 		line, col := position(s.Source, i)
 		return nil, &ExitError{Kind: ScriptError, Message: "SyntaxError: the source contains a NUL byte", Line: line, Column: col}
 	}
+	if s.Lang != LangJS && s.Lang != LangTS {
+		return nil, fmt.Errorf("%w: unknown Lang %d", ErrInvalidScript, int(s.Lang))
+	}
+	if err := scanNesting(s); err != nil {
+		return nil, err
+	}
 	p := &prepared{lines: strings.Count(s.Source, "\n") + 1, source: s.Source, lang: s.Lang}
 	switch s.Lang {
 	case LangJS:
@@ -110,6 +187,9 @@ func Check(s Script) error {
 	default:
 		return fmt.Errorf("%w: unknown Lang %d", ErrInvalidScript, int(s.Lang))
 	}
+	if err := scanNesting(s); err != nil {
+		return err
+	}
 	_, _, _, err := transform(s, loader, false)
 	return err
 }
@@ -128,6 +208,12 @@ func transform(s Script, loader api.Loader, wantCode bool) (code string, sourceM
 	}
 	if wantCode {
 		opts.Sourcemap = api.SourceMapExternal
+	} else {
+		// Only the errors matter: minified names take esbuild's linear
+		// renamer instead of its number renamer (see tsWorkPerByte), and
+		// minified whitespace does not indent every line by its depth.
+		opts.MinifyIdentifiers = true
+		opts.MinifyWhitespace = true
 	}
 	if r := api.Transform(s.Source, opts); len(r.Errors) == 0 {
 		return string(r.Code), r.Map, 0, nil
