@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/evanw/esbuild/pkg/api"
 
@@ -215,10 +216,16 @@ func transform(s Script, loader api.Loader, wantCode bool) (code string, sourceM
 		opts.MinifyIdentifiers = true
 		opts.MinifyWhitespace = true
 	}
-	if r := api.Transform(s.Source, opts); len(r.Errors) == 0 {
+	r, err := boundedTransform(s.Source, opts)
+	if err != nil {
+		return "", nil, 0, err
+	}
+	if len(r.Errors) == 0 {
 		return string(r.Code), r.Map, 0, nil
 	}
-	r := api.Transform("(async () => {\n"+s.Source+"\n})", opts)
+	if r, err = boundedTransform("(async () => {\n"+s.Source+"\n})", opts); err != nil {
+		return "", nil, 0, err
+	}
 	if len(r.Errors) > 0 {
 		e := r.Errors[0]
 		xe := &ExitError{Kind: ScriptError, Message: "SyntaxError: " + e.Text}
@@ -229,6 +236,59 @@ func transform(s Script, loader api.Loader, wantCode bool) (code string, sourceM
 		return "", nil, 0, xe
 	}
 	return string(r.Code), r.Map, 1, nil
+}
+
+// Parse budgets. esbuild cannot be cancelled, and some sources cost it far
+// more than their size suggests: each semantic error it recovers from
+// (a name declared twice, a legacy octal in strict code) computes the line
+// of a note that points back into the source, so a 1 MiB storm of them takes
+// minutes. The nesting scan bounds recursion, not that. Small sources parse
+// inline: their worst case is about a second. A larger one parses on a
+// goroutine of its own under a time budget, and only one such parse runs in
+// the process at a time, so a source over budget — which is abandoned, and
+// runs on until esbuild returns — holds at most one core.
+var (
+	// inlineParseBytes is the largest source parsed without the budget.
+	inlineParseBytes = 64 << 10
+	// parseBudgetBase and parseBudgetPerByte give the budget of a larger
+	// source: about 25 times an ordinary parse of its size. (Variables for
+	// the tests only.)
+	parseBudgetBase    = time.Second
+	parseBudgetPerByte = 2 * time.Microsecond
+)
+
+// largeParse is held by the one large parse in progress, abandoned or not.
+var largeParse = make(chan struct{}, 1)
+
+// boundedTransform runs esbuild on src within the budget above. A source
+// over its budget, or one that finds another large parse in progress, is
+// refused with a ScriptError saying so.
+func boundedTransform(src string, opts api.TransformOptions) (api.TransformResult, error) {
+	if len(src) <= inlineParseBytes {
+		return api.Transform(src, opts), nil
+	}
+	select {
+	case largeParse <- struct{}{}:
+	default:
+		return api.TransformResult{}, &ExitError{Kind: ScriptError,
+			Message: "SyntaxError: the host is parsing another large script; retry in a moment, or send a smaller one"}
+	}
+	done := make(chan api.TransformResult, 1)
+	go func() {
+		defer func() { <-largeParse }()
+		done <- api.Transform(src, opts)
+	}()
+	budget := parseBudgetBase + parseBudgetPerByte*time.Duration(len(src))
+	t := time.NewTimer(budget)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		return r, nil
+	case <-t.C:
+		return api.TransformResult{}, &ExitError{Kind: ScriptError, Message: fmt.Sprintf(
+			"SyntaxError: the script is too costly to parse (over %s): many repeated errors such as names declared twice; fix the first ones and resubmit",
+			budget.Round(time.Millisecond))}
+	}
 }
 
 // inputFrame matches a stack frame position inside the script, which the
