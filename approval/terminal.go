@@ -3,6 +3,7 @@ package approval
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -66,9 +67,17 @@ func Terminal(in io.Reader, out io.Writer) *TerminalApprover {
 var _ invoker.ApprovalHandler = (*TerminalApprover)(nil)
 
 // Approve implements invoker.ApprovalHandler. "y" or "yes" (any case)
-// approves; any other line denies. When ctx ends first it prints that the
-// call was denied and returns Denied with ctx's error; when the input ends
-// it returns ErrNoAnswer.
+// approves; any other line denies. Every line Approve prints ends with a
+// newline, the prompt included (the answer is typed on the next line), so
+// whatever else writes to the terminal meanwhile, such as a progress line,
+// starts on a line of its own.
+//
+// When ctx ends first Approve prints why the call was denied and returns
+// Denied with ctx's error: context.Canceled (an interrupt, Ctrl-C in
+// `airlock run`) says the prompt was interrupted, context.DeadlineExceeded
+// that no answer came within the approval timeout. A ctx that ends while the
+// call waits for its turn returns at once, without a prompt. When the input
+// ends it returns ErrNoAnswer.
 func (t *TerminalApprover) Approve(ctx context.Context, req invoker.ApprovalRequest) (invoker.Decision, error) {
 	select {
 	case t.turn <- struct{}{}:
@@ -76,15 +85,18 @@ func (t *TerminalApprover) Approve(ctx context.Context, req invoker.ApprovalRequ
 		return invoker.Denied, ctx.Err()
 	}
 	defer func() { <-t.turn }()
+	if err := ctx.Err(); err != nil {
+		return invoker.Denied, err // it ended while this call waited its turn
+	}
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nairlock: approval needed: tool %s (%s risk)\n", req.Tool, req.Risk)
 	fmt.Fprintf(&b, "  arguments: %s\n", Escape(string(req.Args)))
 	fmt.Fprintf(&b, "  sha256:    %s\n", req.ArgsHash)
 	if dl, ok := ctx.Deadline(); ok {
-		fmt.Fprintf(&b, "approve? [y/N] (answer within %s): ", time.Until(dl).Round(time.Second))
+		fmt.Fprintf(&b, "approve? [y/N] (answer within %s, then Enter)\n", time.Until(dl).Round(time.Second))
 	} else {
-		b.WriteString("approve? [y/N]: ")
+		b.WriteString("approve? [y/N] (then Enter)\n")
 	}
 	shown := t.clock()
 	if _, err := io.WriteString(t.out, b.String()); err != nil {
@@ -94,7 +106,7 @@ func (t *TerminalApprover) Approve(ctx context.Context, req invoker.ApprovalRequ
 		select {
 		case l, ok := <-t.lines:
 			if !ok || l.err != nil {
-				fmt.Fprintln(t.out, "\nairlock: no answer (input ended): denied")
+				fmt.Fprintln(t.out, "\nairlock: no answer (input ended): the call was denied")
 				return invoker.Denied, ErrNoAnswer
 			}
 			if l.at.Before(shown) {
@@ -108,7 +120,13 @@ func (t *TerminalApprover) Approve(ctx context.Context, req invoker.ApprovalRequ
 			fmt.Fprintln(t.out, "airlock: denied")
 			return invoker.Denied, nil
 		case <-ctx.Done():
-			fmt.Fprintln(t.out, "\nairlock: no answer within the approval timeout: denied")
+			// The leading newline ends a line the terminal may have left
+			// open: a partly typed answer, or the ^C of an interrupt.
+			if errors.Is(ctx.Err(), context.Canceled) {
+				fmt.Fprintln(t.out, "\nairlock: approval prompt interrupted: the call was denied")
+			} else {
+				fmt.Fprintln(t.out, "\nairlock: no answer within the approval timeout: the call was denied")
+			}
 			return invoker.Denied, ctx.Err()
 		}
 	}

@@ -112,7 +112,8 @@ func TestTerminalTimeout(t *testing.T) {
 	a := <-ch
 	require.ErrorIs(t, a.err, context.DeadlineExceeded)
 	require.Equal(t, invoker.Denied, a.d)
-	require.Contains(t, term.out.String(), "no answer within the approval timeout: denied")
+	require.Contains(t, term.out.String(), "no answer within the approval timeout: the call was denied")
+	require.NotContains(t, term.out.String(), "interrupted")
 
 	// A "y" typed after that prompt expired must not approve the next one.
 	term.typeLine(t, "y")
@@ -129,6 +130,79 @@ func TestTerminalTimeout(t *testing.T) {
 	a = <-ch
 	require.NoError(t, a.err)
 	require.Equal(t, invoker.Denied, a.d)
+}
+
+// TestTerminalInterrupted: a cancelled ctx (Ctrl-C in airlock run) says the
+// prompt was interrupted and the call denied, not that time ran out.
+func TestTerminalInterrupted(t *testing.T) {
+	term := newTerminal(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := term.ask(t, ctx, `{}`)
+	cancel()
+	a := <-ch
+	require.ErrorIs(t, a.err, context.Canceled)
+	require.Equal(t, invoker.Denied, a.d)
+	out := term.out.String()
+	require.Contains(t, out, "\nairlock: approval prompt interrupted: the call was denied\n")
+	require.NotContains(t, out, "approval timeout")
+
+	// A call whose ctx ended while it waited for its turn shows no prompt.
+	first := term.ask(t, context.Background(), `{"n":1}`)
+	gone, cancelGone := context.WithCancel(context.Background())
+	second := make(chan answer, 1)
+	go func() {
+		d, err := term.Approve(gone, request("acme", `{"n":2}`))
+		second <- answer{d, err}
+	}()
+	cancelGone()
+	a = <-second
+	require.ErrorIs(t, a.err, context.Canceled)
+	term.typeLine(t, "n")
+	require.Equal(t, invoker.Denied, (<-first).d)
+	require.Equal(t, 2, term.out.prompts(), "no prompt for the call that gave up")
+
+	// Nor for a call whose ctx had ended before it got its turn, though the
+	// turn is free (the select between the two would pick either).
+	for range 32 {
+		d, err := term.Approve(gone, request("acme", `{"n":3}`))
+		require.ErrorIs(t, err, context.Canceled)
+		require.Equal(t, invoker.Denied, d)
+	}
+	require.Equal(t, 2, term.out.prompts())
+}
+
+// TestTerminalLinesEnd: the prompt and every outcome end their line, so a
+// line written by someone else meanwhile (a progress line of airlock run)
+// starts at the beginning of a line.
+func TestTerminalLinesEnd(t *testing.T) {
+	const progress = "airlock: #1 send_message denied cancelled (2ms)\n"
+	tests := []struct {
+		name   string
+		answer func(term *terminal, cancel context.CancelFunc)
+		want   string
+	}{
+		{"approved", func(term *terminal, _ context.CancelFunc) { _, _ = io.WriteString(term.in, "y\n") }, "airlock: approved\n"},
+		{"denied", func(term *terminal, _ context.CancelFunc) { _, _ = io.WriteString(term.in, "n\n") }, "airlock: denied\n"},
+		{"interrupted", func(_ *terminal, cancel context.CancelFunc) { cancel() }, "approval prompt interrupted: the call was denied\n"},
+		{"input ended", func(term *terminal, _ context.CancelFunc) { term.in.Close() }, "no answer (input ended): the call was denied\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			term := newTerminal(t)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			ch := term.ask(t, ctx, `{"to":"ops"}`)
+			shown := term.out.String()
+			require.True(t, strings.HasSuffix(shown, "\n"), "the prompt ends its line: %q", shown)
+			_, _ = term.out.Write([]byte(progress))
+			tc.answer(term, cancel)
+			<-ch
+			out := term.out.String()
+			require.True(t, strings.HasSuffix(out, tc.want), "%q ends with %q", out, tc.want)
+			lines := strings.Split(out, "\n")
+			require.Contains(t, lines, strings.TrimSuffix(progress, "\n"), "the progress line is a line of its own")
+		})
+	}
 }
 
 func TestTerminalOnePromptAtATime(t *testing.T) {

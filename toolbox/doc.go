@@ -7,7 +7,9 @@
 //		func(ctx context.Context, in SearchIn) (SearchOut, error) { … })
 //	box, err := toolbox.New(search, send.WithRisk(toolbox.High))
 //
-// Tools implementing Tool directly provide their own schema. HostedTool and
+// A tool that returns images or other media returns a MediaResult[T] (a value
+// and its files); the chain receives {value, files}, and TypeScript declares
+// that shape. Tools implementing Tool directly provide their own schema. HostedTool and
 // ProviderDefinedTool describe tools the provider or the agent loop runs:
 // they are listed (Schemas) but never executed by airlock.
 //

@@ -20,7 +20,10 @@ type FuncTool[In, Out any] struct {
 	skipEmpty bool
 	// passOutput is true when Out is Output: the function shapes its own result.
 	passOutput bool
-	err        error
+	// media is true when Out is a MediaResult: its Value is encoded and its
+	// Media passed on.
+	media bool
+	err   error
 }
 
 var (
@@ -38,8 +41,10 @@ var schemaOptions = &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonsc
 // Func builds a local tool named name from fn. The input JSON Schema is derived
 // from In (struct fields become properties; fields without omitempty/omitzero
 // are required; unknown fields are rejected; a `jsonschema:"…"` tag is the
-// property description) and the output schema from Out. If Out is Output, fn
-// returns media or pre-encoded JSON itself and no output schema is derived.
+// property description) and the output schema from Out. If Out is a
+// MediaResult[T], the output schema is T's and the tool returns media
+// (Info.Media). If Out is Output, fn returns media or pre-encoded JSON itself
+// and no output schema is derived.
 //
 // Func never fails: a bad name, description or a type that has no JSON Schema
 // is reported by Toolbox.Add. The risk defaults to Safe; see WithRisk.
@@ -49,6 +54,10 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, in
 	inT, outT := reflect.TypeFor[In](), reflect.TypeFor[Out]()
 	t.skipEmpty = inT.Kind() == reflect.Struct
 	t.passOutput = outT == outputType
+	if m, ok := any(*new(Out)).(mediaResult); ok {
+		t.media, t.info.Media = true, true
+		outT = m.valueType()
+	}
 	if fn == nil {
 		t.err = fmt.Errorf("%w: tool %q has a nil function", ErrInvalidSchema, name)
 		return t
@@ -104,14 +113,19 @@ func (t *FuncTool[In, Out]) Call(ctx context.Context, args json.RawMessage) (Out
 	if t.passOutput {
 		return any(out).(Output), nil
 	}
-	if raw, ok := any(out).(json.RawMessage); ok {
-		return Output{JSON: raw}, nil
+	var value any = out
+	var media []Media
+	if t.media {
+		value, media = any(out).(mediaResult).parts()
 	}
-	b, err := json.Marshal(out)
+	if raw, ok := value.(json.RawMessage); ok {
+		return Output{JSON: raw, Media: media}, nil
+	}
+	b, err := json.Marshal(value)
 	if err != nil {
 		return Output{}, fmt.Errorf("toolbox: encoding result of %q: %w", t.info.Name, err)
 	}
-	return Output{JSON: b}, nil
+	return Output{JSON: b, Media: media}, nil
 }
 
 // buildErr reports a construction problem to Toolbox.Add.

@@ -3,6 +3,7 @@ package toolbox
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -51,6 +52,11 @@ type Info struct {
 	InputSchema *jsonschema.Schema
 	// OutputSchema optionally describes the result value. Nil means undescribed.
 	OutputSchema *jsonschema.Schema
+	// Media says the tool returns media files (Output.Media). A call that
+	// returns at least one reaches the chain as {value, files} instead of
+	// the bare value, and TypeScript declares the result so. Default false;
+	// Func sets it for a MediaResult.
+	Media bool
 	// Risk is the tool's risk level. Default Safe.
 	Risk Risk
 	// DeferLoading marks a tool whose schema is loaded on demand: it is left out
@@ -80,6 +86,26 @@ type Media struct {
 	// Data is the content.
 	Data []byte
 }
+
+// MediaResult is a result type for Func: a value and the media files that
+// come with it. Func derives the output schema from T and sets Info.Media,
+// so the TypeScript declaration describes the files the chain receives.
+type MediaResult[T any] struct {
+	// Value is the result value, encoded as JSON like any Func result.
+	Value T
+	// Media are the attachments, as in Output.Media.
+	Media []Media
+}
+
+// mediaResult is implemented by every MediaResult[T].
+type mediaResult interface {
+	valueType() reflect.Type
+	parts() (any, []Media)
+}
+
+func (MediaResult[T]) valueType() reflect.Type { return reflect.TypeFor[T]() }
+
+func (r MediaResult[T]) parts() (any, []Media) { return r.Value, r.Media }
 
 // Tool is a tool airlock can list and, for KindLocal, execute. Implement it for
 // full control; most tool authors use Func instead.

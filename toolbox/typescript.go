@@ -18,7 +18,11 @@ import (
 // Results too large to return inline arrive as an Artifact, and any argument
 // value may be an artifact ref instead, so the declaration says so:
 // Result<T> is T | Artifact, and top-level argument properties accept an
-// ArtifactRef.
+// ArtifactRef. A tool that returns media (Info.Media) is declared to return
+// MediaResult<T>: {value: Result<T>, files: MediaFile[]} when the call
+// returned files, the bare Result<T> when it returned none; a MediaFile is
+// the file entry the chain receives (path, mime, size, and the $artifact ref
+// or, without a blob store, the base64 data).
 //
 // Schemas map to types as follows: string, number/integer, boolean, null;
 // arrays to T[]; objects to literal types (optional when not required, an
@@ -31,7 +35,14 @@ func (b *Toolbox) TypeScript() string {
 	sb.WriteString("/** A value too large to return inline, stored by airlock. Pass it (or {$artifact}) as an argument to hand the content to another tool. */\n")
 	sb.WriteString("type Artifact = { $artifact: string; preview: string; size: number; mime: string };\n")
 	sb.WriteString("type ArtifactRef = { $artifact: string };\n")
-	sb.WriteString("type Result<T> = T | Artifact;\n\n")
+	sb.WriteString("type Result<T> = T | Artifact;\n")
+	for _, e := range b.Entries() {
+		if e.info.Kind == KindLocal && e.info.Media {
+			sb.WriteString(mediaDecl)
+			break
+		}
+	}
+	sb.WriteString("\n")
 	var methods strings.Builder
 	for _, e := range b.Entries() {
 		if e.info.Kind != KindLocal {
@@ -47,13 +58,25 @@ func (b *Toolbox) TypeScript() string {
 			sb.WriteString(ts.aliases[name])
 		}
 		writeDoc(&methods, "  ", e.info.Description+riskNote(e.info.Risk))
-		fmt.Fprintf(&methods, "  %s(args: %s): Promise<Result<%s>>;\n", tsKey(e.info.Name), args, out)
+		result := "Result"
+		if e.info.Media {
+			result = "MediaResult"
+		}
+		fmt.Fprintf(&methods, "  %s(args: %s): Promise<%s<%s>>;\n", tsKey(e.info.Name), args, result, out)
 	}
 	sb.WriteString("declare const tools: {\n")
 	sb.WriteString(methods.String())
 	sb.WriteString("};\n")
 	return sb.String()
 }
+
+// mediaDecl declares the file entries of a media result, as invoker.ChainFile
+// encodes them, and the result that carries them (see invoker's shape).
+const mediaDecl = `/** A file a tool returned (an image, audio, a PDF). Pass {$artifact: file.$artifact} as an argument to hand its content to another tool. Without a blob store there is no $artifact but data, the content in base64. */
+type MediaFile = { path: string; mime: string; size: number; $artifact?: string; data?: string };
+/** The result of a tool that returns files: its value and its files, or the bare value when a call returned no file. */
+type MediaResult<T> = { value: Result<T>; files: MediaFile[] } | Result<T>;
+`
 
 func riskNote(r Risk) string {
 	if r == Safe {

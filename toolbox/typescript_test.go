@@ -1,7 +1,9 @@
 package toolbox_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"testing"
 
@@ -9,6 +11,10 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/stretchr/testify/require"
 
+	"github.com/airlockrt/airlock/blobstore"
+	"github.com/airlockrt/airlock/blobstore/memblob"
+	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/session"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -107,4 +113,92 @@ type rawDecl struct{ info toolbox.Info }
 func (r rawDecl) Info() toolbox.Info { return r.info }
 func (rawDecl) Call(context.Context, json.RawMessage) (toolbox.Output, error) {
 	return toolbox.Output{}, nil
+}
+
+type plotOut struct {
+	W int `json:"w"`
+}
+
+// TestTypeScriptMediaResult: a tool returning media is declared to return
+// the {value, files} shape the chain receives, whose keys are checked
+// against what the invoker hands a chain, with a blob store and without.
+func TestTypeScriptMediaResult(t *testing.T) {
+	png := []byte("\x89PNG fake")
+	plot := toolbox.Func("plot", "Plot", func(context.Context, struct{}) (toolbox.MediaResult[plotOut], error) {
+		return toolbox.MediaResult[plotOut]{Value: plotOut{W: 2}, Media: []toolbox.Media{{MIME: "image/png", Data: png}}}, nil
+	})
+	raw := toolbox.Func("snap", "Snap", func(context.Context, struct{}) (toolbox.MediaResult[json.RawMessage], error) {
+		return toolbox.MediaResult[json.RawMessage]{}, nil
+	})
+	require.True(t, plot.Info().Media)
+	require.NotNil(t, plot.Info().OutputSchema, "the output schema is the value's")
+	require.True(t, raw.Info().Media)
+	require.Nil(t, raw.Info().OutputSchema)
+
+	out, err := plot.Call(context.Background(), json.RawMessage(`{}`))
+	require.NoError(t, err)
+	require.JSONEq(t, `{"w":2}`, string(out.JSON))
+	require.Equal(t, []toolbox.Media{{MIME: "image/png", Data: png}}, out.Media)
+	out, err = raw.Call(context.Background(), json.RawMessage(`{}`))
+	require.NoError(t, err)
+	require.Empty(t, out.JSON, "a nil RawMessage value is null")
+	require.Empty(t, out.Media)
+
+	box, err := toolbox.New(plot, raw)
+	require.NoError(t, err)
+	got := box.TypeScript()
+	want := `/** A value too large to return inline, stored by airlock. Pass it (or {$artifact}) as an argument to hand the content to another tool. */
+type Artifact = { $artifact: string; preview: string; size: number; mime: string };
+type ArtifactRef = { $artifact: string };
+type Result<T> = T | Artifact;
+/** A file a tool returned (an image, audio, a PDF). Pass {$artifact: file.$artifact} as an argument to hand its content to another tool. Without a blob store there is no $artifact but data, the content in base64. */
+type MediaFile = { path: string; mime: string; size: number; $artifact?: string; data?: string };
+/** The result of a tool that returns files: its value and its files, or the bare value when a call returned no file. */
+type MediaResult<T> = { value: Result<T>; files: MediaFile[] } | Result<T>;
+
+declare const tools: {
+  /** Plot */
+  plot(args: {}): Promise<MediaResult<{
+    w: number;
+  }>>;
+  /** Snap */
+  snap(args: {}): Promise<MediaResult<unknown>>;
+};
+`
+	require.Equal(t, want, got)
+	res := api.Transform(got+"\nexport {};\n", api.TransformOptions{Loader: api.LoaderTS})
+	require.Empty(t, res.Errors)
+
+	// The declared keys are the ones the chain gets.
+	declared := map[string]bool{"path": true, "mime": true, "size": true, "$artifact": true, "data": true}
+	for name, store := range map[string]invoker.Store{"store": blobstore.New(memblob.New(), blobstore.Options{}), "no store": nil} {
+		t.Run(name, func(t *testing.T) {
+			inv, err := invoker.New(box, invoker.Options{Store: store})
+			require.NoError(t, err)
+			sess := inv.NewSession(session.Options{})
+			defer sess.Close(context.Background())
+			r := inv.Invoke(context.Background(), sess, invoker.Call{Tool: "plot", Args: json.RawMessage(`{}`)})
+			require.Equal(t, session.StatusOK, r.Status, r.Message)
+			var v struct {
+				Value json.RawMessage
+				Files []map[string]any
+			}
+			dec := json.NewDecoder(bytes.NewReader(r.Value))
+			dec.DisallowUnknownFields()
+			require.NoError(t, dec.Decode(&v), "the value is {value, files}: %s", r.Value)
+			require.JSONEq(t, `{"w":2}`, string(v.Value))
+			require.Len(t, v.Files, 1)
+			for k := range v.Files[0] {
+				require.True(t, declared[k], "MediaFile declares %q", k)
+			}
+			for _, k := range []string{"path", "mime", "size"} {
+				require.Contains(t, v.Files[0], k)
+			}
+			if store != nil {
+				require.Contains(t, v.Files[0], "$artifact")
+			} else {
+				require.Equal(t, base64.StdEncoding.EncodeToString(png), v.Files[0]["data"])
+			}
+		})
+	}
 }

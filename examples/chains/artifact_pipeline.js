@@ -1,4 +1,4 @@
-// A large result travels by reference: make_csv returns ~200 KB, which the
+// A large result travels by reference: make_csv returns ~95 KB, which the
 // invoker stores as an artifact. The script only ever holds a small envelope
 // ({$artifact, preview, size, mime}) and passes it straight to csv_stats,
 // which receives the full text on the host side. The chart comes back as a

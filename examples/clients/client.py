@@ -12,7 +12,8 @@ POST /v1/approvals/{id}, bound to the args_hash it was shown; without
 either the request waits for someone else to decide it. At the end the
 client prints the result as JSON, downloads the chain's artifacts and media
 files into --download DIR if given, and exits 0 only if the chain's status
-is ok.
+is ok. A script error (refused at submission as invalid_script, or raised
+while the chain ran) is also printed on stderr as SCRIPT:LINE:COLUMN: message.
 
 The key may also come from $AIRLOCK_API_KEY and the URL from $AIRLOCK_URL
 (default http://127.0.0.1:8080). See docs/http-api.md.
@@ -74,6 +75,16 @@ class Client:
                     data.append(line[len("data:"):].strip())
 
 
+def location(script, line, column=None):
+    """Returns "script:line:column", the compiler-style place of an error;
+    a line or column the server did not send (absent or 0) is left out."""
+    if not line:
+        return script
+    if not column:
+        return "%s:%d" % (script, line)
+    return "%s:%d:%d" % (script, line, column)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("script")
@@ -93,7 +104,12 @@ def main():
     status, body = client.call("POST", "/v1/chains?async=1", {"script": source, "language": language})
     if status != 202:
         err = body.get("error", {})
-        print("submit failed: %d %s: %s" % (status, err.get("reason"), err.get("message")), file=sys.stderr)
+        if err.get("line"):  # invalid_script: where, compiler-style
+            print("submit failed: %d %s" % (status, err.get("reason")), file=sys.stderr)
+            print("%s: %s" % (location(args.script, err["line"], err.get("column")), err.get("message")),
+                  file=sys.stderr)
+        else:
+            print("submit failed: %d %s: %s" % (status, err.get("reason"), err.get("message")), file=sys.stderr)
         return 2
     chain_id = body["id"]
     print("submitted %s" % chain_id)
@@ -123,6 +139,9 @@ def main():
     print("done %s" % final["status"])
     print(json.dumps({"status": result.get("status"), "reason": result.get("reason"),
                       "value": result.get("value"), "error": result.get("error")}, indent=2))
+    if result.get("line"):  # a script error: where, compiler-style
+        print("%s: %s" % (location(args.script, result["line"], result.get("column")), result.get("error")),
+              file=sys.stderr)
 
     if args.download:
         os.makedirs(args.download, exist_ok=True)

@@ -3,7 +3,6 @@ package demo
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -33,7 +32,8 @@ var (
 	chartBars       = []color.RGBA{{0x2b, 0x6c, 0xb0, 0xff}, {0xe0, 0x7b, 0x39, 0xff}}
 )
 
-func renderChart(ctx context.Context, in ChartIn) (toolbox.Output, error) {
+func renderChart(ctx context.Context, in ChartIn) (toolbox.MediaResult[ChartOut], error) {
+	var none toolbox.MediaResult[ChartOut]
 	w, h := in.Width, in.Height
 	if w == 0 {
 		w = 320
@@ -43,23 +43,22 @@ func renderChart(ctx context.Context, in ChartIn) (toolbox.Output, error) {
 	}
 	switch {
 	case len(in.Values) < 1 || len(in.Values) > 256:
-		return toolbox.Output{}, fmt.Errorf("values must hold 1 to 256 numbers, got %d", len(in.Values))
+		return none, fmt.Errorf("values must hold 1 to 256 numbers, got %d", len(in.Values))
 	case w < 16 || w > 1024 || h < 16 || h > 1024:
-		return toolbox.Output{}, fmt.Errorf("width and height must be 16 to 1024 pixels, got %dx%d", w, h)
+		return none, fmt.Errorf("width and height must be 16 to 1024 pixels, got %dx%d", w, h)
 	}
 	img := drawBars(in.Values, w, h)
 	var buf bytes.Buffer
 	if err := png.Encode(&buf, img); err != nil {
-		return toolbox.Output{}, fmt.Errorf("encoding the PNG: %w", err)
+		return none, fmt.Errorf("encoding the PNG: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
-		return toolbox.Output{}, err
+		return none, err
 	}
-	js, err := json.Marshal(ChartOut{Width: w, Height: h, Bars: len(in.Values)})
-	if err != nil {
-		return toolbox.Output{}, err
-	}
-	return toolbox.Output{JSON: js, Media: []toolbox.Media{{MIME: "image/png", Data: buf.Bytes()}}}, nil
+	return toolbox.MediaResult[ChartOut]{
+		Value: ChartOut{Width: w, Height: h, Bars: len(in.Values)},
+		Media: []toolbox.Media{{MIME: "image/png", Data: buf.Bytes()}},
+	}, nil
 }
 
 // drawBars draws one bar per value above (or below) a zero baseline, scaled

@@ -52,11 +52,14 @@ func TestToolboxRegistersEveryDemoTool(t *testing.T) {
 			want = toolbox.High
 		}
 		require.Equal(t, want, info.Risk, info.Name)
+		require.Equal(t, info.Name == "render_chart", info.Media, "%s returns media", info.Name)
 	}
 	ts := box.TypeScript()
 	for _, n := range demo.Names {
 		require.Contains(t, ts, n+"(args:")
 	}
+	require.Contains(t, ts, "  }): Promise<MediaResult<{\n    width: number;\n    height: number;\n    bars: number;\n  }>>;\n",
+		"render_chart's result: its value and the PNG file")
 }
 
 func TestKV(t *testing.T) {
