@@ -29,6 +29,7 @@ $(GUEST_WASM): $(shell find guest-sdk/go examples/chains/go-guest -name '*.go' -
 	cd examples/chains/go-guest && GOOS=wasip1 GOARCH=wasm $(GO) build -o chain.wasm .
 
 test:
+	scripts/deps.sh
 	scripts/minio.sh run -- $(MAKE) --no-print-directory test-go
 
 # test-go runs every test against whatever S3 endpoint the environment names
