@@ -14,6 +14,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/sys"
 
+	"github.com/airlockrt/airlock/sandbox/internal/admit"
 	"github.com/airlockrt/airlock/sandbox/internal/wire"
 )
 
@@ -54,8 +55,11 @@ type Module struct {
 	e     *ModuleEngine
 	wasm  []byte
 	entry string // "run" (Extism PDK) or "_start" (WASI command)
-	mu    sync.Mutex
-	byMem map[uint32]*extism.CompiledPlugin // by memory page limit
+	// tableBytes is what the module's tables may hold, charged against the
+	// memory limit (admit.TableEntryBytes per declared entry).
+	tableBytes uint64
+	mu         sync.Mutex
+	byMem      map[uint32]*extism.CompiledPlugin // by memory page limit
 }
 
 // Compile validates and compiles a module for the default memory limit
@@ -70,9 +74,14 @@ func (e *ModuleEngine) Compile(ctx context.Context, wasm []byte) (*Module, error
 	if closed {
 		return nil, ErrClosed
 	}
+	// Admission first: the compiler never sees a module past the caps.
+	info, err := admit.Check(wasm, moduleImports)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidModule, err)
+	}
 	probe := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(e.cache))
 	defer probe.Close(ctx)
-	cm, err := probe.CompileModule(ctx, wasm)
+	cm, err := probe.CompileModule(ctx, info.Wasm)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidModule, err)
 	}
@@ -80,7 +89,7 @@ func (e *ModuleEngine) Compile(ctx context.Context, wasm []byte) (*Module, error
 	// the probe's, or every distinct module compiled stays cached for the
 	// engine's lifetime. Module.Close releases the rest.
 	defer cm.Close(ctx)
-	m := &Module{e: e, wasm: append([]byte(nil), wasm...), byMem: map[uint32]*extism.CompiledPlugin{}}
+	m := &Module{e: e, wasm: append([]byte(nil), info.Wasm...), tableBytes: info.TableBytes, byMem: map[uint32]*extism.CompiledPlugin{}}
 	exports := cm.ExportedFunctions()
 	switch {
 	case exports["run"] != nil:
@@ -91,6 +100,10 @@ func (e *ModuleEngine) Compile(ctx context.Context, wasm []byte) (*Module, error
 		return nil, fmt.Errorf("%w: it exports neither \"run\" nor \"_start\"", ErrInvalidModule)
 	}
 	if _, err := m.compiled(ctx, DefaultMemoryBytes); err != nil {
+		var xe *ExitError
+		if errors.As(err, &xe) {
+			return nil, fmt.Errorf("%w: %s", ErrInvalidModule, xe.Message)
+		}
 		return nil, err
 	}
 	return m, nil
@@ -121,7 +134,10 @@ func (m *Module) Close(ctx context.Context) error {
 }
 
 func (m *Module) compiled(ctx context.Context, memBytes uint64) (*extism.CompiledPlugin, error) {
-	pages := uint32((memBytes + 65535) / 65536)
+	pages, err := m.memoryPages(memBytes)
+	if err != nil {
+		return nil, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if cp := m.byMem[pages]; cp != nil {
@@ -145,6 +161,43 @@ func (m *Module) compiled(ctx context.Context, memBytes uint64) (*extism.Compile
 	return cp, nil
 }
 
+// moduleImports are the functions a chain module may import
+// (guest-sdk/ABI.md): WASI, the Extism kernel's memory, input and output
+// functions and its logging, and airlock's two. Extism's HTTP, config and
+// variable functions are not among them.
+var moduleImports = admit.Imports{
+	"wasi_snapshot_preview1": nil,
+	"extism:host/env": set("input_length", "input_load_u8", "input_load_u64", "input_offset", "alloc", "free",
+		"length", "length_unsafe", "load_u8", "load_u64", "store_u8", "store_u64", "output_set", "error_set",
+		"log_info", "log_warn", "log_error", "log_debug", "log_trace", "get_log_level"),
+	"extism:host/user": set("airlock_call", "airlock_log"),
+}
+
+func set(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// memoryPages splits a run's memory limit: the module's tables are charged
+// first, then the module's linear memory and the Extism kernel's (which the
+// guest grows through alloc) get half of the rest each, so the two together
+// stay within the limit. It fails when not one page is left for each.
+func (m *Module) memoryPages(limit uint64) (uint32, error) {
+	if m.tableBytes >= limit {
+		return 0, &ExitError{Kind: LimitExceeded, Limit: LimitMemory, Message: fmt.Sprintf(
+			"the module's tables alone need %d MiB, more than its memory limit of %d MiB", m.tableBytes>>20, limit>>20)}
+	}
+	pages := (limit - m.tableBytes) / 2 / 65536
+	if pages < 1 {
+		return 0, &ExitError{Kind: LimitExceeded, Limit: LimitMemory, Message: fmt.Sprintf(
+			"a memory limit of %d bytes leaves no page for the module", limit)}
+	}
+	return uint32(min(pages, 65536)), nil
+}
+
 type moduleRunKey struct{}
 
 // moduleRun is the state of one Module.Run, reached by the host function
@@ -164,25 +217,54 @@ type moduleRun struct {
 // errLogLimit is the cancellation cause when the logs overflow.
 var errLogLimit = errors.New("sandbox: log limit")
 
-func (r *moduleRun) log(level LogLevel, text string) {
+// log records one entry, charged its text and LogEntryOverhead against
+// MaxLogBytes and counted against MaxLogEntries, as for scripts. The entry
+// that crosses either is cut (or dropped) and ends the run.
+func (r *moduleRun) log(level LogLevel, text []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.truncated {
 		return
 	}
-	budget := r.lim.MaxLogBytes - r.logBytes
-	if len(text) > budget {
-		text = text[:budget]
-		r.truncated = true
+	if len(r.logs) >= r.lim.MaxLogEntries {
+		r.truncateLocked(fmt.Sprintf("output exceeds %d entries", r.lim.MaxLogEntries))
+		return
 	}
-	r.logs = append(r.logs, LogEntry{Level: level, Text: strings.ToValidUTF8(text, "\uFFFD")})
-	r.logBytes += len(text)
-	if r.truncated {
-		r.cancel(errLogLimit)
+	budget := r.lim.MaxLogBytes - r.logBytes - LogEntryOverhead
+	if budget < 0 {
+		r.truncateLocked(fmt.Sprintf("output exceeds %d bytes", r.lim.MaxLogBytes))
+		return
+	}
+	over := len(text) > budget
+	if over {
+		text = text[:budget]
+	}
+	r.logs = append(r.logs, LogEntry{Level: level, Text: strings.ToValidUTF8(string(text), "\uFFFD")})
+	r.logBytes += len(text) + LogEntryOverhead
+	if over {
+		r.truncateLocked(fmt.Sprintf("output exceeds %d bytes", r.lim.MaxLogBytes))
 	}
 }
 
-// logWriter turns a WASI stream into log lines.
+func (r *moduleRun) truncateLocked(msg string) {
+	r.truncated = true
+	if r.exit == nil {
+		r.exit = &ExitError{Kind: LimitExceeded, Limit: LimitLogs, Message: msg}
+	}
+	r.cancel(errLogLimit)
+}
+
+// full reports whether the logs are closed: a writer stops buffering then.
+func (r *moduleRun) full() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.truncated
+}
+
+// logWriter turns a WASI stream into log lines. It holds at most
+// MaxLogBytes of an unfinished line and scans each byte once, however the
+// guest splits its writes (fd_write may pass many iovecs, even aliasing
+// one buffer: each arrives here as one Write).
 type logWriter struct {
 	r     *moduleRun
 	level LogLevel
@@ -190,25 +272,38 @@ type logWriter struct {
 }
 
 func (w *logWriter) Write(p []byte) (int, error) {
-	w.buf = append(w.buf, p...)
-	for {
-		i := bytes.IndexByte(w.buf, '\n')
+	n := len(p)
+	for len(p) > 0 {
+		if w.r.full() {
+			return n, nil // dropped: the run is ending with LimitLogs
+		}
+		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
-			break
+			room := w.r.lim.MaxLogBytes + 1 - len(w.buf)
+			if len(p) >= room { // a line longer than all the log may hold
+				w.buf = append(w.buf, p[:room]...)
+				w.r.log(w.level, w.buf)
+				w.buf = w.buf[:0]
+				return n, nil
+			}
+			w.buf = append(w.buf, p...)
+			return n, nil
 		}
-		w.r.log(w.level, string(w.buf[:i]))
-		w.buf = w.buf[i+1:]
-		if len(w.buf) > w.r.lim.MaxLogBytes { // a flood without newlines
-			w.r.log(w.level, string(w.buf))
-			w.buf = w.buf[:0]
+		line := p[:i]
+		if len(w.buf) > 0 {
+			w.buf = append(w.buf, line...)
+			line = w.buf
 		}
+		w.r.log(w.level, line)
+		w.buf = w.buf[:0]
+		p = p[i+1:]
 	}
-	return len(p), nil
+	return n, nil
 }
 
 func (w *logWriter) flush() {
 	if len(w.buf) > 0 {
-		w.r.log(w.level, string(w.buf))
+		w.r.log(w.level, w.buf)
 		w.buf = nil
 	}
 }
@@ -279,6 +374,16 @@ func hostLog(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
 	if r == nil {
 		return
 	}
+	// Read no more than the log may still take: the block's length is the
+	// guest's to choose.
+	if l, err := p.Length(stack[1]); err != nil || l > uint64(r.lim.MaxLogBytes) {
+		if err == nil {
+			r.mu.Lock()
+			r.truncateLocked(fmt.Sprintf("a log line of %d bytes exceeds the output limit of %d bytes", l, r.lim.MaxLogBytes))
+			r.mu.Unlock()
+		}
+		return
+	}
 	text, err := p.ReadBytes(stack[1])
 	if err != nil {
 		return
@@ -287,7 +392,7 @@ func hostLog(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
 	if stack[0] < 4 {
 		level = [...]LogLevel{LogDebug, LogInfo, LogWarn, LogError}[stack[0]]
 	}
-	r.log(level, string(text))
+	r.log(level, text)
 }
 
 // Run runs the module once in a fresh instance: input is what the guest

@@ -3,6 +3,7 @@ package main_test
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,6 +16,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/airlockrt/airlock/internal/wasmbuild"
 )
 
 // hostileCase is one submission of the survival test and the outcome it
@@ -63,6 +66,17 @@ var survivalCases = []hostileCase{
 		code: 400, reason: "invalid_script"},
 	{name: "error storm", body: map[string]any{"script": strings.Repeat("let x;\n", 14000)},
 		code: 400, reason: "invalid_script"},
+	{name: "table.grow by 2^32-1", body: map[string]any{"language": "wasm", "script": b64(wasmbuild.TableGrow(0))},
+		code: 200, status: "error", reason: "script_error"},
+	{name: "tables past the memory limit", body: map[string]any{"language": "wasm", "script": b64(wasmbuild.TableGrow(600_000)),
+		"limits": map[string]any{"memory": "4MiB"}}, code: 200, status: "limit_exceeded", reason: "memory"},
+	{name: "2^28 locals", body: map[string]any{"language": "wasm",
+		"script": b64(wasmbuild.ProcExitCommand(nil, wasmbuild.Body([][2]uint32{{1 << 27, uint32(wasmbuild.I64)}, {1 << 27, uint32(wasmbuild.I32)}}, 0x0b)))},
+		code: 400, reason: "invalid_module"},
+	{name: "fd_write flood", body: map[string]any{"language": "wasm", "script": b64(wasmbuild.FDWriteFlood())},
+		code: 200, status: "limit_exceeded", reason: "logs"},
+	{name: "airlock_log flood", body: map[string]any{"language": "wasm", "script": b64(wasmbuild.LogFlood())},
+		code: 200, status: "limit_exceeded", reason: "logs"},
 	{name: "syntax error", body: map[string]any{"script": `return a +;`},
 		code: 400, reason: "invalid_script"},
 	{name: "not a module", body: map[string]any{"script": "AGFzbQEAAAA=", "language": "wasm"},
@@ -213,6 +227,8 @@ limits:
 	t.Logf("cases run: %v; peak RSS %d MiB; goroutines baseline %d", counts, maxRSS>>20, baseline)
 	require.Equal(t, 0, s.stop(t, 30*time.Second))
 }
+
+func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 
 // residentBytes reads a process's resident set size from /proc; 0 where
 // there is no /proc.
