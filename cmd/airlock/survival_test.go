@@ -73,6 +73,8 @@ var survivalCases = []hostileCase{
 	{name: "2^28 locals", body: map[string]any{"language": "wasm",
 		"script": b64(wasmbuild.ProcExitCommand(nil, wasmbuild.Body([][2]uint32{{1 << 27, uint32(wasmbuild.I64)}, {1 << 27, uint32(wasmbuild.I32)}}, 0x0b)))},
 		code: 400, reason: "invalid_module"},
+	{name: "350k nested wasm blocks", body: map[string]any{"language": "wasm", "script": b64(nestedBlocks(350_000))},
+		code: 400, reason: "invalid_module"},
 	{name: "fd_write flood", body: map[string]any{"language": "wasm", "script": b64(wasmbuild.FDWriteFlood())},
 		code: 200, status: "limit_exceeded", reason: "logs"},
 	{name: "airlock_log flood", body: map[string]any{"language": "wasm", "script": b64(wasmbuild.LogFlood())},
@@ -229,6 +231,13 @@ limits:
 }
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+// nestedBlocks is a module whose one function nests n blocks: wazero's
+// compile time grows with the square of that (350k: over ten minutes).
+func nestedBlocks(n int) []byte {
+	body := append(append(bytes.Repeat([]byte{0x02, 0x40}, n), bytes.Repeat([]byte{0x0b}, n)...), 0x0b)
+	return wasmbuild.ProcExitCommand(nil, wasmbuild.Body(nil, body...))
+}
 
 // residentBytes reads a process's resident set size from /proc; 0 where
 // there is no /proc.

@@ -17,30 +17,37 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/airlockrt/airlock/sandbox/internal/wasmcode"
 )
 
 // Caps of an admitted module. They are far above what a chain needs (the
 // compiled Go guest, a 2.6 MB module, uses under a tenth of each) and far
 // below what makes compilation costly.
 const (
-	MaxModuleBytes          = 64 << 20 // the whole binary
-	MaxTypes                = 10000    // function types
-	MaxParams               = 1000     // parameters or results of one type
-	MaxImports              = 1000     // imported functions
-	MaxFunctions            = 100000   // functions, imported and defined
-	MaxLocals               = 50000    // locals of one function, its parameters included
-	MaxBodyBytes            = 8 << 20  // one function body
-	MaxTables               = 4        // tables, imported and defined
-	MaxTableEntries         = 1 << 20  // the declared maximum of one table
-	MaxMemories             = 1        // linear memories
-	MaxGlobals              = 10000    // globals
-	MaxExports              = 10000    // exports
-	MaxElementSegments      = 10000    // element segments
-	MaxElementItems         = 1 << 20  // items of all element segments
-	MaxDataSegments         = 100000   // data segments
-	MaxNameBytes            = 1024     // an import's or export's name
-	TableEntryBytes         = 8        // what one table entry is charged against the memory limit
-	maxSectionID       byte = 12
+	MaxModuleBytes             = 64 << 20 // the whole binary
+	MaxTypes                   = 10000    // function types
+	MaxParams                  = 1000     // parameters or results of one type
+	MaxImports                 = 1000     // imported functions
+	MaxFunctions               = 100000   // functions, imported and defined
+	MaxLocals                  = 50000    // locals of one function
+	MaxTotalLocals             = 1 << 20  // locals of all functions together
+	MaxBlockDepth              = 4096     // nesting of block, loop and if in one function
+	MaxDepthWork               = 1 << 28  // the sum over functions of their deepest nesting, squared
+	MaxBranchTargets           = 8192     // targets of one br_table
+	MaxTotalBranchTargets      = 1 << 20  // targets of all br_tables together
+	MaxBodyBytes               = 8 << 20  // one function body
+	MaxTables                  = 4        // tables, imported and defined
+	MaxTableEntries            = 1 << 20  // the declared maximum of one table
+	MaxMemories                = 1        // linear memories
+	MaxGlobals                 = 10000    // globals
+	MaxExports                 = 10000    // exports
+	MaxElementSegments         = 10000    // element segments
+	MaxElementItems            = 1 << 20  // items of all element segments
+	MaxDataSegments            = 100000   // data segments
+	MaxNameBytes               = 1024     // an import's or export's name
+	TableEntryBytes            = 8        // what one table entry is charged against the memory limit
+	maxSectionID          byte = 12
 )
 
 // Imports is the set of functions a module may import: module name → names.
@@ -60,9 +67,15 @@ type Info struct {
 	// TableBytes is TableEntryBytes times the declared maximum entries of
 	// every table: charged against the memory limit.
 	TableBytes uint64
-	// Functions and CodeBytes measure the module's code.
-	Functions int
-	CodeBytes int
+	// Functions, Locals, CodeBytes, MaxDepth, DepthWork, BranchTargets and
+	// MaxBranchTable measure the module's code.
+	Functions      int
+	Locals         int
+	CodeBytes      int
+	MaxDepth       int
+	DepthWork      int
+	BranchTargets  int
+	MaxBranchTable int
 }
 
 // Error is a refused module.
@@ -411,8 +424,16 @@ func Check(wasm []byte, allowed Imports) (*Info, error) {
 					return nil, err
 				}
 				info.CodeBytes += int(size)
-				if err := locals(&reader{b: fb}, imported+i); err != nil {
+				body := &reader{b: fb}
+				n, err := locals(body, imported+i)
+				if err != nil {
 					return nil, err
+				}
+				if err := code(body.b[body.off:], imported+i, info); err != nil {
+					return nil, err
+				}
+				if info.Locals += n; info.Locals > MaxTotalLocals {
+					return nil, over("locals", "the functions declare more than %d locals together", MaxTotalLocals)
 				}
 			}
 		case 11: // data
@@ -505,26 +526,68 @@ func order(id byte) int {
 }
 
 // locals sums a body's local declarations without allocating, overflow-safe.
-func locals(r *reader, fn int) error {
+func locals(r *reader, fn int) (int, error) {
 	groups, err := r.u32()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var total uint64
 	for range groups {
 		n, err := r.u32()
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if total += uint64(n); total > MaxLocals {
-			return over("locals", "function %d declares more than %d locals", fn, MaxLocals)
+			return 0, over("locals", "function %d declares more than %d locals", fn, MaxLocals)
 		}
 		if _, err := r.byte(); err != nil {
-			return err
+			return 0, err
 		}
+	}
+	return int(total), nil
+}
+
+// code walks a function's instructions once: the compiler's work grows with
+// the square of block nesting and faster than linearly with a br_table's
+// size, so both are capped, per function and for the module.
+func code(b []byte, fn int, info *Info) error {
+	depth, deepest := 0, 0
+	for p := 0; p < len(b); {
+		n, err := wasmcode.InstrLen(b[p:])
+		if err != nil {
+			return malformed("function %d: %v", fn, err)
+		}
+		switch b[p] {
+		case wasmcode.OpBlock, wasmcode.OpLoop, wasmcode.OpIf:
+			if depth++; depth > MaxBlockDepth {
+				return over("block depth", "function %d nests blocks deeper than %d", fn, MaxBlockDepth)
+			}
+			deepest = max(deepest, depth)
+		case wasmcode.OpEnd:
+			depth--
+		case opBrTable:
+			targets, _, err := wasmcode.ULEB(b[p+1:])
+			if err != nil {
+				return malformed("function %d: %v", fn, err)
+			}
+			if targets > MaxBranchTargets {
+				return over("branch targets", "function %d has a br_table of %d targets, more than %d", fn, targets, MaxBranchTargets)
+			}
+			info.MaxBranchTable = max(info.MaxBranchTable, int(targets))
+			if info.BranchTargets += int(targets); info.BranchTargets > MaxTotalBranchTargets {
+				return over("branch targets", "the functions' br_tables have more than %d targets together", MaxTotalBranchTargets)
+			}
+		}
+		p += n
+	}
+	info.MaxDepth = max(info.MaxDepth, deepest)
+	if info.DepthWork += deepest * deepest; info.DepthWork > MaxDepthWork {
+		return over("block depth", "the functions nest blocks too deeply together (the sum of their depths squared passes %d at function %d)", MaxDepthWork, fn)
 	}
 	return nil
 }
+
+const opBrTable = 0x0e
 
 // elementItems counts the items of n element segments, reading only their
 // headers and skipping their expressions. Forms follow the spec's flags 0–7.

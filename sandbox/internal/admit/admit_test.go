@@ -1,6 +1,7 @@
 package admit
 
 import (
+	"bytes"
 	"runtime"
 	"testing"
 
@@ -32,6 +33,26 @@ func manyFunctions() []byte { // declares a million functions, has no bodies for
 	)
 }
 
+// nested is n nested blocks in one function.
+func nested(n int) []byte {
+	return append(append(bytes.Repeat([]byte{0x02, 0x40}, n), bytes.Repeat([]byte{0x0b}, n)...), 0x0b)
+}
+
+// functions is a module of n functions with the given body.
+func functions(n int, body []byte) []byte {
+	fs, bs := make([][]byte, n), make([][]byte, n)
+	for i := range fs {
+		fs[i], bs[i] = w.U32(nil, 0), w.Body(nil, body...)
+	}
+	return w.Module(w.Section(w.SecType, w.Vec(w.FuncType(nil, nil))), w.Section(w.SecFunction, w.Vec(fs...)), w.Section(w.SecCode, w.Vec(bs...)))
+}
+
+// brTable is a br_table of n targets.
+func brTable(n int) []byte {
+	b := w.U32([]byte{0x02, 0x40, 0x41, 0x00, 0x0e}, uint32(n))
+	return append(append(b, bytes.Repeat([]byte{0x00}, n+1)...), 0x0b, 0x0b)
+}
+
 func foreignImport(module, name string) []byte {
 	return w.Module(
 		w.Section(w.SecType, w.Vec(w.FuncType(nil, nil))),
@@ -55,6 +76,12 @@ func TestCheck(t *testing.T) {
 			"imports", "import wasi_snapshot_preview1.memory is not a function: a chain module may import only the functions of guest-sdk/ABI.md"},
 		{"two memories", w.Module(w.Section(w.SecMemory, w.Vec(w.Limits(1, -1), w.Limits(1, -1)))), "memories", "2 memories is more than the 1 a chain module may have"},
 		{"many data segments", w.Module(w.Section(w.SecData, w.U32(nil, 1<<30))), "data segments", "1073741824 data segments is more than the 100000 a chain module may have"},
+		{"350k nested blocks", functions(1, nested(350_000)), "block depth", "function 0 nests blocks deeper than 4096"},
+		{"deep nesting in many functions", functions(20, nested(4000)), "block depth",
+			"the functions nest blocks too deeply together (the sum of their depths squared passes 268435456 at function 16)"},
+		{"br_table of 200k targets", functions(1, brTable(200_000)), "branch targets", "function 0 has a br_table of 200000 targets, more than 8192"},
+		{"br_tables of 1.2M targets", functions(150, brTable(8000)), "branch targets", "the functions' br_tables have more than 1048576 targets together"},
+		{"undecodable code", functions(1, []byte{0xff, 0x0b}), "malformed", "malformed module: function 0: wasmcode: undecodable function body: unknown opcode 0xff"},
 		{"not wasm", []byte("hello world"), "malformed", "malformed module: not a WebAssembly binary"},
 		{"truncated section", append(w.Module(), 0x01, 0x10, 0x01), "malformed", "malformed module: a length of 16 runs past the end at byte 10"},
 		{"overlong integer", append(w.Module(), 0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01), "malformed", "malformed module: integer too long at byte 14"},

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/airlockrt/airlock/sandbox/internal/wasmcode"
 	"strconv"
 )
 
@@ -141,7 +142,7 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 	var secs []section
 	for rest := wasm[8:]; len(rest) > 0; {
 		id := rest[0]
-		size, n, err := uleb(rest[1:])
+		size, n, err := wasmcode.ULEB(rest[1:])
 		if err != nil || uint64(len(rest)-1-n) < size {
 			return nil, lay, errors.New("quickjs: truncated section")
 		}
@@ -198,7 +199,7 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 		var err error
 		switch s.id {
 		case 0: // custom: drop DWARF
-			if nameLen, k, err := uleb(body); err == nil && uint64(len(body)-k) >= nameLen &&
+			if nameLen, k, err := wasmcode.ULEB(body); err == nil && uint64(len(body)-k) >= nameLen &&
 				bytes.HasPrefix(body[k:k+int(nameLen)], []byte(".debug")) {
 				continue
 			}
@@ -220,7 +221,7 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 			body = appendVecItem(body, denyData())
 		case 12:
 			var n uint64
-			if n, _, err = uleb(body); err == nil {
+			if n, _, err = wasmcode.ULEB(body); err == nil {
 				body = appendU(nil, n+1)
 			}
 		}
@@ -311,7 +312,7 @@ func (rw *rewriter) appendLoopCheck(dst []byte) []byte {
 	dst = append(append(dst, 0x24), b...)           // global.set budget
 	dst = append(append(dst, 0x23), b...)           // global.get budget
 	dst = append(dst, 0x45, 0x04, 0x40, 0x41)       // i32.eqz; if; i32.const
-	dst = appendSleb(dst, yieldEvery)               //   yieldEvery
+	dst = wasmcode.AppendSLEB(dst, yieldEvery)      //   yieldEvery
 	dst = append(append(dst, 0x24), b...)           //   global.set budget
 	dst = append(dst, 0x41, 0x00, 0x42, 0x00, 0x41) //   i32.const 0; i64.const 0; i32.const
 	dst = append(dst, 0x00, 0x41, 0x00, 0x10)       //   0; i32.const 0; call
@@ -325,7 +326,7 @@ func (rw *rewriter) appendLoopCheck(dst []byte) []byte {
 // normaliser's. It clears *safe when an instruction changes instance state
 // outside memory and globals.
 func (rw *rewriter) code(sec []byte, lay *Layout, safe *bool) ([]byte, error) {
-	count, n, err := uleb(sec)
+	count, n, err := wasmcode.ULEB(sec)
 	if err != nil {
 		return nil, err
 	}
@@ -336,7 +337,7 @@ func (rw *rewriter) code(sec []byte, lay *Layout, safe *bool) ([]byte, error) {
 	rest := sec[n:]
 	var body, code []byte
 	for i := uint32(0); i < uint32(count); i++ {
-		size, n, err := uleb(rest)
+		size, n, err := wasmcode.ULEB(rest)
 		if err != nil || uint64(len(rest)-n) < size {
 			return nil, errors.New("quickjs: truncated function body")
 		}
@@ -361,14 +362,14 @@ func (rw *rewriter) code(sec []byte, lay *Layout, safe *bool) ([]byte, error) {
 func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe *bool) ([]byte, []byte, error) {
 	t := rw.types[rw.funcTypes[i]]
 	// The locals declarations: count, then (count, type) pairs.
-	groups, k, err := uleb(fn)
+	groups, k, err := wasmcode.ULEB(fn)
 	if err != nil {
 		return nil, nil, err
 	}
 	p := k
 	locals := uint64(len(t.params))
 	for g := uint64(0); g < groups; g++ {
-		c, k, err := uleb(fn[p:])
+		c, k, err := wasmcode.ULEB(fn[p:])
 		if err != nil || p+k >= len(fn) {
 			return nil, nil, errors.New("bad locals")
 		}
@@ -384,7 +385,7 @@ func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe 
 	var window [6]instr // the last instructions, for the loader pattern
 	last := byte(0)
 	for q := p; q < len(fn); {
-		l, err := instrLen(fn[q:])
+		l, err := wasmcode.InstrLen(fn[q:])
 		if err != nil {
 			return nil, nil, fmt.Errorf("byte %d: %w", q, err)
 		}
@@ -392,9 +393,9 @@ func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe 
 		op := ins[0]
 		switch op {
 		case 0x23, 0x24: // global.get, global.set
-			g, _, _ := uleb(ins[1:])
+			g, _, _ := wasmcode.ULEB(ins[1:])
 			if g >= uint64(rw.importedGlobals+rw.globals) {
-				return nil, nil, fmt.Errorf("%w: global %d out of range", errBadCode, g)
+				return nil, nil, fmt.Errorf("%w: global %d out of range", wasmcode.ErrBadCode, g)
 			}
 			if op == 0x24 && g == 0 {
 				code = rw.appendStackCheck(code, scratch)
@@ -403,12 +404,12 @@ func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe 
 			} else {
 				code = append(code, ins...)
 			}
-		case opLoop:
+		case wasmcode.OpLoop:
 			code = append(code, ins...)
 			code = rw.appendLoopCheck(code)
 			lay.Loops++
 		case 0x41: // i32.const
-			if v, _, _ := sleb(ins[1:]); v == int64(rw.oomAddr) && throwsOOM(fn[q+l:]) {
+			if v, _, _ := wasmcode.SLEB(ins[1:]); v == int64(rw.oomAddr) && throwsOOM(fn[q+l:]) {
 				code = rw.appendOOMFlag(code)
 				lay.OOMSites++
 			}
@@ -419,7 +420,7 @@ func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe 
 			case 0x26: // table.set
 				*safe = false
 			case 0xfc:
-				switch sub, _, _ := uleb(ins[1:]); sub {
+				switch sub, _, _ := wasmcode.ULEB(ins[1:]); sub {
 				case 9, 12, 13, 14, 15, 17: // data.drop, table.init, elem.drop, table.copy/grow/fill
 					*safe = false
 				}
@@ -438,8 +439,8 @@ func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe 
 		last = op
 		q += l
 	}
-	if last != opEnd {
-		return nil, nil, fmt.Errorf("%w: does not end with end", errBadCode)
+	if last != wasmcode.OpEnd {
+		return nil, nil, fmt.Errorf("%w: does not end with end", wasmcode.ErrBadCode)
 	}
 	if isNewQJS && lay.LoaderOffset == 0 {
 		return nil, nil, errors.New("New_QJS does not set the module loader as expected")
@@ -459,12 +460,12 @@ type instr []byte
 
 // parseTypes records the function types.
 func (rw *rewriter) parseTypes(sec []byte) error {
-	count, p, err := uleb(sec)
+	count, p, err := wasmcode.ULEB(sec)
 	if err != nil {
 		return err
 	}
 	vec := func() ([]byte, bool) {
-		n, k, err := uleb(sec[p:])
+		n, k, err := wasmcode.ULEB(sec[p:])
 		if err != nil || uint64(len(sec)-p-k) < n {
 			return nil, false
 		}
@@ -498,12 +499,12 @@ func (rw *rewriter) appendedTypes(sec []byte) []byte {
 
 // parseFuncs records the type of every defined function.
 func (rw *rewriter) parseFuncs(sec []byte) error {
-	count, p, err := uleb(sec)
+	count, p, err := wasmcode.ULEB(sec)
 	if err != nil {
 		return err
 	}
 	for i := uint64(0); i < count; i++ {
-		t, k, err := uleb(sec[p:])
+		t, k, err := wasmcode.ULEB(sec[p:])
 		if err != nil || t >= uint64(len(rw.types)) {
 			return errors.New("quickjs: bad function section")
 		}
@@ -518,14 +519,14 @@ func (rw *rewriter) parseTable(sec []byte) error {
 	if len(sec) < 4 || sec[0] != 1 || sec[1] != 0x70 || sec[2] > 1 {
 		return errors.New("quickjs: expected one funcref table")
 	}
-	minimum, k, err := uleb(sec[3:])
+	minimum, k, err := wasmcode.ULEB(sec[3:])
 	if err != nil {
 		return err
 	}
 	p := 3 + k
 	rw.tableMin = uint32(minimum)
 	if sec[2] == 1 {
-		maximum, k, err := uleb(sec[p:])
+		maximum, k, err := wasmcode.ULEB(sec[p:])
 		if err != nil {
 			return err
 		}
@@ -555,7 +556,7 @@ func (rw *rewriter) grownTable() []byte {
 // parseElems records the table slot of every function an active element
 // segment places.
 func (rw *rewriter) parseElems(sec []byte) error {
-	count, p, err := uleb(sec)
+	count, p, err := wasmcode.ULEB(sec)
 	if err != nil {
 		return err
 	}
@@ -563,19 +564,19 @@ func (rw *rewriter) parseElems(sec []byte) error {
 		if p+2 >= len(sec) || sec[p] != 0 || sec[p+1] != 0x41 {
 			return errors.New("quickjs: unexpected element segment kind")
 		}
-		off, k, err := sleb(sec[p+2:])
+		off, k, err := wasmcode.SLEB(sec[p+2:])
 		p += 2 + k
-		if err != nil || p >= len(sec) || sec[p] != opEnd {
+		if err != nil || p >= len(sec) || sec[p] != wasmcode.OpEnd {
 			return errors.New("quickjs: bad element segment offset")
 		}
 		p++
-		n, k, err := uleb(sec[p:])
+		n, k, err := wasmcode.ULEB(sec[p:])
 		if err != nil {
 			return err
 		}
 		p += k
 		for j := uint64(0); j < n; j++ {
-			f, k, err := uleb(sec[p:])
+			f, k, err := wasmcode.ULEB(sec[p:])
 			if err != nil {
 				return err
 			}
@@ -595,21 +596,21 @@ func (rw *rewriter) parseElems(sec []byte) error {
 // table's new last slot.
 func (rw *rewriter) denyElem() []byte {
 	out := []byte{0, 0x41}
-	out = appendSleb(out, int64(rw.tableMin))
-	out = append(out, opEnd, 1)
+	out = wasmcode.AppendSLEB(out, int64(rw.tableMin))
+	out = append(out, wasmcode.OpEnd, 1)
 	return appendU(out, uint64(rw.denyFunc))
 }
 
 // parseImports records the function index of the host proxy and counts the
 // imported functions and globals.
 func (rw *rewriter) parseImports(sec []byte) error {
-	count, n, err := uleb(sec)
+	count, n, err := wasmcode.ULEB(sec)
 	if err != nil {
 		return err
 	}
 	p := n
 	name := func() (string, bool) {
-		l, k, err := uleb(sec[p:])
+		l, k, err := wasmcode.ULEB(sec[p:])
 		if err != nil || uint64(len(sec)-p-k) < l {
 			return "", false
 		}
@@ -618,7 +619,7 @@ func (rw *rewriter) parseImports(sec []byte) error {
 		return s, true
 	}
 	skipU := func() bool {
-		_, k, err := uleb(sec[p:])
+		_, k, err := wasmcode.ULEB(sec[p:])
 		p += k
 		return err == nil
 	}
@@ -641,7 +642,7 @@ func (rw *rewriter) parseImports(sec []byte) error {
 		ok := false
 		switch kind {
 		case 0:
-			t, k, err := uleb(sec[p:])
+			t, k, err := wasmcode.ULEB(sec[p:])
 			if mod == proxyImportModule && field == proxyImportName {
 				rw.proxyFunc, rw.haveProxy = rw.funcImports, true
 			}
@@ -673,7 +674,7 @@ func (rw *rewriter) parseImports(sec []byte) error {
 // parseGlobals checks that global 0 is the mutable i32 __stack_pointer,
 // initialised by i32.const, and records its initial value.
 func (rw *rewriter) parseGlobals(sec []byte) error {
-	count, n, err := uleb(sec)
+	count, n, err := wasmcode.ULEB(sec)
 	if err != nil || count == 0 || len(sec) < n+3 {
 		return errors.New("quickjs: no globals")
 	}
@@ -681,7 +682,7 @@ func (rw *rewriter) parseGlobals(sec []byte) error {
 	if rw.importedGlobals != 0 || g[0] != 0x7f || g[1] != 0x01 || g[2] != 0x41 {
 		return errors.New("quickjs: global 0 is not a mutable i32 stack pointer")
 	}
-	top, _, err := sleb(g[3:])
+	top, _, err := wasmcode.SLEB(g[3:])
 	if err != nil || top <= 0 || top > 1<<31 {
 		return errors.New("quickjs: bad initial stack pointer")
 	}
@@ -692,7 +693,7 @@ func (rw *rewriter) parseGlobals(sec []byte) error {
 // addedGlobals returns the global section with the rewrite's globals added,
 // and the export names of every mutable global.
 func (rw *rewriter) addedGlobals(sec []byte) ([]byte, []string) {
-	count, n, _ := uleb(sec)
+	count, n, _ := wasmcode.ULEB(sec)
 	g := sec[n:]
 	var names []string
 	p := 0
@@ -702,13 +703,13 @@ func (rw *rewriter) addedGlobals(sec []byte) ([]byte, []string) {
 		}
 		p += 2
 		for { // the constant initialiser, up to its end (checked by parseGlobals' caller)
-			l, err := instrLen(g[p:])
+			l, err := wasmcode.InstrLen(g[p:])
 			if err != nil {
 				break
 			}
 			op := g[p]
 			p += l
-			if op == opEnd {
+			if op == wasmcode.OpEnd {
 				break
 			}
 		}
@@ -717,8 +718,8 @@ func (rw *rewriter) addedGlobals(sec []byte) ([]byte, []string) {
 	out = append(out, g...)
 	for _, init := range []int64{yieldEvery, int64(rw.stackTop - maxStack), 0, 0} { // budget, floor, reason, oom
 		out = append(out, 0x7f, 0x01, 0x41) // mutable i32 = i32.const init
-		out = appendSleb(out, init)
-		out = append(out, opEnd)
+		out = wasmcode.AppendSLEB(out, init)
+		out = append(out, wasmcode.OpEnd)
 	}
 	for _, idx := range []uint32{rw.budgetGlobal, rw.floorGlobal, rw.reasonGlobal, rw.oomGlobal} {
 		names = append(names, GlobalExportPrefix+strconv.FormatUint(uint64(idx), 10))
@@ -728,19 +729,19 @@ func (rw *rewriter) addedGlobals(sec []byte) ([]byte, []string) {
 
 // parseExports records the function exports by name.
 func (rw *rewriter) parseExports(sec []byte) error {
-	count, p, err := uleb(sec)
+	count, p, err := wasmcode.ULEB(sec)
 	if err != nil {
 		return err
 	}
 	for i := uint64(0); i < count; i++ {
-		l, k, err := uleb(sec[p:])
+		l, k, err := wasmcode.ULEB(sec[p:])
 		if err != nil || uint64(len(sec)-p-k) < l+1 {
 			return errors.New("quickjs: bad export section")
 		}
 		name := string(sec[p+k : p+k+int(l)])
 		p += k + int(l)
 		kind := sec[p]
-		idx, k, err := uleb(sec[p+1:])
+		idx, k, err := wasmcode.ULEB(sec[p+1:])
 		if err != nil {
 			return errors.New("quickjs: bad export section")
 		}
@@ -757,7 +758,7 @@ func (rw *rewriter) parseExports(sec []byte) error {
 
 // appendGlobalExports adds an export of each global named in names.
 func appendGlobalExports(sec []byte, names []string) ([]byte, error) {
-	count, n, err := uleb(sec)
+	count, n, err := wasmcode.ULEB(sec)
 	if err != nil {
 		return nil, err
 	}
@@ -776,7 +777,7 @@ func appendGlobalExports(sec []byte, names []string) ([]byte, error) {
 // parseData records where the active data segments start and end, and the
 // address of the out-of-memory message.
 func (rw *rewriter) parseData(sec []byte) error {
-	count, n, err := uleb(sec)
+	count, n, err := wasmcode.ULEB(sec)
 	if err != nil {
 		return err
 	}
@@ -786,12 +787,12 @@ func (rw *rewriter) parseData(sec []byte) error {
 		if len(rest) < 3 || rest[0] != 0 || rest[1] != 0x41 {
 			return errors.New("quickjs: unexpected data segment kind")
 		}
-		off, k, err := sleb(rest[2:])
-		if err != nil || off < 0 || len(rest) < 2+k+1 || rest[2+k] != opEnd {
+		off, k, err := wasmcode.SLEB(rest[2:])
+		if err != nil || off < 0 || len(rest) < 2+k+1 || rest[2+k] != wasmcode.OpEnd {
 			return errors.New("quickjs: bad data segment offset")
 		}
 		rest = rest[2+k+1:]
-		size, k, err := uleb(rest)
+		size, k, err := wasmcode.ULEB(rest)
 		if err != nil || uint64(len(rest)-k) < size {
 			return errors.New("quickjs: truncated data segment")
 		}
@@ -813,7 +814,7 @@ func (rw *rewriter) parseData(sec []byte) error {
 
 // appendVecItem appends item to the vector sec (count, items).
 func appendVecItem(sec, item []byte) []byte {
-	count, n, _ := uleb(sec)
+	count, n, _ := wasmcode.ULEB(sec)
 	out := appendU(make([]byte, 0, len(sec)+len(item)+4), count+1)
 	out = append(out, sec[n:]...)
 	return append(out, item...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/airlockrt/airlock/sandbox/internal/wasmcode"
 	"runtime"
 	"testing"
 	"time"
@@ -30,7 +31,7 @@ func TestRewrite(t *testing.T) {
 	loops, writes, checks := 0, 0, 0
 	forEachInstr(t, b, func(ins []byte) {
 		switch ins[0] {
-		case opLoop:
+		case wasmcode.OpLoop:
 			loops++
 		case 0x24:
 			if ins[1] == 0 {
@@ -106,13 +107,13 @@ func TestInstrLen(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.want == 0 {
-				_, err := instrLen(tt.code)
+				_, err := wasmcode.InstrLen(tt.code)
 				require.Error(t, err)
-				require.True(t, errors.Is(err, errBadCode))
+				require.True(t, errors.Is(err, wasmcode.ErrBadCode))
 				return
 			}
 			// Trailing bytes must not be consumed.
-			n, err := instrLen(append(append([]byte(nil), tt.code...), 0x0b, 0x0b))
+			n, err := wasmcode.InstrLen(append(append([]byte(nil), tt.code...), 0x0b, 0x0b))
 			require.NoError(t, err)
 			require.Equal(t, tt.want, n)
 		})
@@ -121,7 +122,7 @@ func TestInstrLen(t *testing.T) {
 
 func TestLEB(t *testing.T) {
 	for _, v := range []int64{0, 1, -1, 63, 64, -64, -65, 1 << 20, -1 << 31, 1<<31 - 1} {
-		got, n, err := sleb(appendSleb(nil, v))
+		got, n, err := wasmcode.SLEB(wasmcode.AppendSLEB(nil, v))
 		require.NoError(t, err)
 		require.Equal(t, v, got)
 		require.Positive(t, n)
@@ -260,29 +261,29 @@ func forEachInstr(t *testing.T, wasm []byte, f func(ins []byte)) {
 	t.Helper()
 	for rest := wasm[8:]; len(rest) > 0; {
 		id := rest[0]
-		size, n, err := uleb(rest[1:])
+		size, n, err := wasmcode.ULEB(rest[1:])
 		require.NoError(t, err)
 		body := rest[1+n : 1+n+int(size)]
 		rest = rest[1+n+int(size):]
 		if id != 10 {
 			continue
 		}
-		count, p, err := uleb(body)
+		count, p, err := wasmcode.ULEB(body)
 		require.NoError(t, err)
 		for i := uint64(0); i < count; i++ {
-			size, k, err := uleb(body[p:])
+			size, k, err := wasmcode.ULEB(body[p:])
 			require.NoError(t, err)
 			fn := body[p+k : p+k+int(size)]
 			p += k + int(size)
-			groups, q, err := uleb(fn)
+			groups, q, err := wasmcode.ULEB(fn)
 			require.NoError(t, err)
 			for g := uint64(0); g < groups; g++ {
-				_, k, err := uleb(fn[q:])
+				_, k, err := wasmcode.ULEB(fn[q:])
 				require.NoError(t, err)
 				q += k + 1
 			}
 			for q < len(fn) {
-				l, err := instrLen(fn[q:])
+				l, err := wasmcode.InstrLen(fn[q:])
 				require.NoError(t, err)
 				f(fn[q : q+l])
 				q += l
@@ -304,13 +305,13 @@ func TestChecksUseNoMemory(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			globals := map[uint64]bool{}
 			for p := 0; p < len(code); {
-				l, err := instrLen(code[p:])
+				l, err := wasmcode.InstrLen(code[p:])
 				require.NoError(t, err)
 				op := code[p]
 				require.False(t, op >= 0x28 && op <= 0x40, "memory instruction %#x", op)
 				require.NotEqual(t, byte(0xfc), op)
 				if op == 0x23 || op == 0x24 {
-					g, _, _ := uleb(code[p+1:])
+					g, _, _ := wasmcode.ULEB(code[p+1:])
 					globals[g] = true
 				}
 				p += l

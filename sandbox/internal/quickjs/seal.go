@@ -1,6 +1,10 @@
 package quickjs
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/airlockrt/airlock/sandbox/internal/wasmcode"
+)
 
 // Sealing the engine against module imports.
 //
@@ -64,17 +68,17 @@ func throwsOOM(b []byte) bool {
 //	QJS_ThrowReferenceError(ctx, denyMessage); return NULL
 func (rw *rewriter) denyBody() []byte {
 	b := []byte{0x00, 0x20, 0x00, 0x41} // no locals; local.get 0; i32.const
-	b = appendSleb(b, denyMsgAddr)
+	b = wasmcode.AppendSLEB(b, denyMsgAddr)
 	b = append(b, 0x10) // call
 	b = appendU(b, uint64(rw.throwRef))
-	return append(b, 0x1a, 0x41, 0x00, opEnd) // drop; i32.const 0; end
+	return append(b, 0x1a, 0x41, 0x00, wasmcode.OpEnd) // drop; i32.const 0; end
 }
 
 // denyData is an active data segment holding denyMessage, NUL-terminated.
 func denyData() []byte {
 	b := []byte{0, 0x41}
-	b = appendSleb(b, denyMsgAddr)
-	b = append(b, opEnd)
+	b = wasmcode.AppendSLEB(b, denyMsgAddr)
+	b = append(b, wasmcode.OpEnd)
 	b = appendU(b, uint64(len(denyMessage)+1))
 	b = append(b, denyMessage...)
 	return append(b, 0)
@@ -102,15 +106,15 @@ func (rw *rewriter) loaderStores(w [6]instr) (norm, loader uint32, ok bool) {
 		!bytes.Equal(w[4], []byte{0x41, 0x00}) || w[5][0] != 0x36 {
 		return 0, 0, false
 	}
-	if v, _, err := sleb(w[1][1:]); err != nil || v != int64(slot) {
+	if v, _, err := wasmcode.SLEB(w[1][1:]); err != nil || v != int64(slot) {
 		return 0, 0, false
 	}
 	store := func(in instr) (uint32, bool) { // i32.store align offset, memory 0
-		align, k, err := uleb(in[1:])
+		align, k, err := wasmcode.ULEB(in[1:])
 		if err != nil || align&0x40 != 0 {
 			return 0, false
 		}
-		off, _, err := uleb(in[1+k:])
+		off, _, err := wasmcode.ULEB(in[1+k:])
 		return uint32(off), err == nil && off > 0 && off < 1<<16
 	}
 	loader, ok1 := store(w[2])

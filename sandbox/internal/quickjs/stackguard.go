@@ -1,5 +1,7 @@
 package quickjs
 
+import "github.com/airlockrt/airlock/sandbox/internal/wasmcode"
+
 // The QuickJS-ng wasm build compiles its stack-overflow check out (it cannot
 // read the C stack pointer under WASI), and its C stack is the 64 KiB that
 // wasm-ld reserves below the initial __stack_pointer (global 0), right above
@@ -49,7 +51,7 @@ func (rw *rewriter) appendStackCheck(dst []byte, scratch uint32) []byte {
 	dst = append(dst, 0x49)                                                  // i32.lt_u
 	dst = append(append(dst, 0x20), s...)                                    // local.get s
 	dst = append(dst, 0x41)                                                  // i32.const
-	dst = appendSleb(dst, int64(int32(rw.stackTop)))                         //   StackTop
+	dst = wasmcode.AppendSLEB(dst, int64(int32(rw.stackTop)))                //   StackTop
 	dst = append(dst, 0x4b, 0x72, 0x04, 0x40)                                // i32.gt_u; i32.or; if
 	dst = rw.appendTrap(dst, ReasonStack)
 	dst = append(dst, 0x0b)        // end

@@ -1,4 +1,7 @@
-package quickjs
+// Package wasmcode decodes WebAssembly function bodies instruction by
+// instruction, for the load-time rewrites of the script engine and the
+// admission of modules.
+package wasmcode
 
 import (
 	"encoding/binary"
@@ -15,46 +18,46 @@ import (
 // SIMD), tail calls and the threads prefix; anything else is an error, so an
 // unfamiliar build fails loudly at load time instead of being mis-patched.
 
-// Opcodes the rewrites look for.
+// Opcodes the rewrites and admission look for.
 const (
-	opBlock = 0x02
-	opLoop  = 0x03
-	opIf    = 0x04
-	opEnd   = 0x0b
+	OpBlock = 0x02
+	OpLoop  = 0x03
+	OpIf    = 0x04
+	OpEnd   = 0x0b
 )
 
-var errBadCode = errors.New("quickjs: undecodable function body")
+var ErrBadCode = errors.New("wasmcode: undecodable function body")
 
-// instrLen returns the length in bytes of the instruction starting at b[0].
-func instrLen(b []byte) (int, error) {
+// InstrLen returns the length in bytes of the instruction starting at b[0].
+func InstrLen(b []byte) (int, error) {
 	if len(b) == 0 {
-		return 0, errBadCode
+		return 0, ErrBadCode
 	}
 	op := b[0]
 	p := 1
 	// skipU skips one unsigned LEB128 immediate; skipS one signed.
 	skipU := func() error {
-		_, n, err := uleb(b[p:])
+		_, n, err := ULEB(b[p:])
 		p += n
 		return err
 	}
 	skipS := func() error {
-		_, n, err := sleb(b[p:])
+		_, n, err := SLEB(b[p:])
 		p += n
 		return err
 	}
 	var err error
 	switch {
-	case op == 0x00, op == 0x01, op == 0x05, op == opEnd, op == 0x0f, op == 0x1a, op == 0x1b, op == 0xd1:
+	case op == 0x00, op == 0x01, op == 0x05, op == OpEnd, op == 0x0f, op == 0x1a, op == 0x1b, op == 0xd1:
 		// unreachable, nop, else, end, return, drop, select, ref.is_null
-	case op == opBlock, op == opLoop, op == opIf:
+	case op == OpBlock, op == OpLoop, op == OpIf:
 		p, err = blockTypeEnd(b, p)
 	case op == 0x0c, op == 0x0d: // br, br_if
 		err = skipU()
 	case op == 0x0e: // br_table: vec(label) label
 		var count uint64
 		var n int
-		if count, n, err = uleb(b[p:]); err == nil {
+		if count, n, err = ULEB(b[p:]); err == nil {
 			p += n
 			for i := uint64(0); i <= count && err == nil; i++ {
 				err = skipU()
@@ -69,7 +72,7 @@ func instrLen(b []byte) (int, error) {
 	case op == 0x1c: // select t*: vec(valtype)
 		var count uint64
 		var n int
-		if count, n, err = uleb(b[p:]); err == nil {
+		if count, n, err = ULEB(b[p:]); err == nil {
 			p += n + int(count)
 		}
 	case op >= 0x20 && op <= 0x26: // local.get/set/tee, global.get/set, table.get/set
@@ -96,10 +99,10 @@ func instrLen(b []byte) (int, error) {
 	case op == 0xfe:
 		p, err = atomicEnd(b, p)
 	default:
-		return 0, fmt.Errorf("%w: unknown opcode %#x", errBadCode, op)
+		return 0, fmt.Errorf("%w: unknown opcode %#x", ErrBadCode, op)
 	}
 	if err != nil || p > len(b) {
-		return 0, fmt.Errorf("%w: truncated immediate of opcode %#x", errBadCode, op)
+		return 0, fmt.Errorf("%w: truncated immediate of opcode %#x", ErrBadCode, op)
 	}
 	return p, nil
 }
@@ -108,15 +111,15 @@ func instrLen(b []byte) (int, error) {
 // type, or a type index as a signed 33-bit LEB128.
 func blockTypeEnd(b []byte, p int) (int, error) {
 	if p >= len(b) {
-		return p, errBadCode
+		return p, ErrBadCode
 	}
 	switch b[p] {
 	case 0x40, 0x7f, 0x7e, 0x7d, 0x7c, 0x7b, 0x70, 0x6f:
 		return p + 1, nil
 	}
-	v, n, err := sleb(b[p:])
+	v, n, err := SLEB(b[p:])
 	if err != nil || v < 0 {
-		return p, errBadCode
+		return p, ErrBadCode
 	}
 	return p + n, nil
 }
@@ -124,24 +127,24 @@ func blockTypeEnd(b []byte, p int) (int, error) {
 // memargEnd skips a memarg: alignment (whose bit 6 announces an explicit
 // memory index) and offset.
 func memargEnd(b []byte, p int) (int, error) {
-	align, n, err := uleb(b[p:])
+	align, n, err := ULEB(b[p:])
 	if err != nil {
 		return p, err
 	}
 	p += n
 	if align&0x40 != 0 {
-		if _, n, err = uleb(b[p:]); err != nil {
+		if _, n, err = ULEB(b[p:]); err != nil {
 			return p, err
 		}
 		p += n
 	}
-	_, n, err = uleb(b[p:])
+	_, n, err = ULEB(b[p:])
 	return p + n, err
 }
 
 // miscEnd skips the 0xFC-prefixed instruction whose sub-opcode is at b[p:].
 func miscEnd(b []byte, p int) (int, error) {
-	sub, n, err := uleb(b[p:])
+	sub, n, err := ULEB(b[p:])
 	if err != nil {
 		return p, err
 	}
@@ -154,10 +157,10 @@ func miscEnd(b []byte, p int) (int, error) {
 	case sub == 9, sub == 11, sub == 13, sub >= 15 && sub <= 17: // data.drop, memory.fill, elem.drop, table.grow/size/fill
 		imms = 1
 	default:
-		return p, fmt.Errorf("%w: unknown opcode 0xfc %d", errBadCode, sub)
+		return p, fmt.Errorf("%w: unknown opcode 0xfc %d", ErrBadCode, sub)
 	}
 	for range imms {
-		if _, n, err = uleb(b[p:]); err != nil {
+		if _, n, err = ULEB(b[p:]); err != nil {
 			return p, err
 		}
 		p += n
@@ -167,7 +170,7 @@ func miscEnd(b []byte, p int) (int, error) {
 
 // simdEnd skips the 0xFD-prefixed instruction whose sub-opcode is at b[p:].
 func simdEnd(b []byte, p int) (int, error) {
-	sub, n, err := uleb(b[p:])
+	sub, n, err := ULEB(b[p:])
 	if err != nil {
 		return p, err
 	}
@@ -185,12 +188,12 @@ func simdEnd(b []byte, p int) (int, error) {
 	case sub <= 0x113: // everything else, relaxed SIMD included, has no immediate
 		return p, nil
 	}
-	return p, fmt.Errorf("%w: unknown opcode 0xfd %d", errBadCode, sub)
+	return p, fmt.Errorf("%w: unknown opcode 0xfd %d", ErrBadCode, sub)
 }
 
 // atomicEnd skips the 0xFE-prefixed instruction whose sub-opcode is at b[p:].
 func atomicEnd(b []byte, p int) (int, error) {
-	sub, n, err := uleb(b[p:])
+	sub, n, err := ULEB(b[p:])
 	if err != nil {
 		return p, err
 	}
@@ -201,10 +204,10 @@ func atomicEnd(b []byte, p int) (int, error) {
 	case sub <= 2, sub >= 0x10 && sub <= 0x4e:
 		return memargEnd(b, p)
 	}
-	return p, fmt.Errorf("%w: unknown opcode 0xfe %d", errBadCode, sub)
+	return p, fmt.Errorf("%w: unknown opcode 0xfe %d", ErrBadCode, sub)
 }
 
-func uleb(b []byte) (uint64, int, error) {
+func ULEB(b []byte) (uint64, int, error) {
 	v, n := binary.Uvarint(b)
 	if n <= 0 {
 		return 0, 0, errors.New("quickjs: bad LEB128")
@@ -212,7 +215,7 @@ func uleb(b []byte) (uint64, int, error) {
 	return v, n, nil
 }
 
-func sleb(b []byte) (int64, int, error) {
+func SLEB(b []byte) (int64, int, error) {
 	var v int64
 	var shift uint
 	for i, c := range b {
@@ -231,7 +234,7 @@ func sleb(b []byte) (int64, int, error) {
 	return 0, 0, errors.New("quickjs: bad signed LEB128")
 }
 
-func appendSleb(dst []byte, v int64) []byte {
+func AppendSLEB(dst []byte, v int64) []byte {
 	for {
 		c := byte(v & 0x7f)
 		v >>= 7
