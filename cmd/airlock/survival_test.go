@@ -73,7 +73,7 @@ var survivalCases = []hostileCase{
 	{name: "2^28 locals", body: map[string]any{"language": "wasm",
 		"script": b64(wasmbuild.ProcExitCommand(nil, wasmbuild.Body([][2]uint32{{1 << 27, uint32(wasmbuild.I64)}, {1 << 27, uint32(wasmbuild.I32)}}, 0x0b)))},
 		code: 400, reason: "invalid_module"},
-	{name: "350k nested wasm blocks", body: map[string]any{"language": "wasm", "script": b64(nestedBlocks(350_000))},
+	{name: "200k nested wasm blocks", body: map[string]any{"language": "wasm", "script": b64(nestedBlocks(200_000))},
 		code: 400, reason: "invalid_module"},
 	{name: "fd_write flood", body: map[string]any{"language": "wasm", "script": b64(wasmbuild.FDWriteFlood())},
 		code: 200, status: "limit_exceeded", reason: "logs"},
