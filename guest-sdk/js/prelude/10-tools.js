@@ -1,0 +1,87 @@
+// Part of the prelude: tool calls and ToolError. The host evaluates the
+// parts once in every fresh QuickJS instance, before the chain script
+// (embed.go).
+// ToolError is the rejection of a tool call whose envelope status is not
+// "ok": .tool, .status ("error" | "denied"), .reason (stable code) and
+// .message (human text) come from the host.
+class ToolError extends Error {
+  constructor(tool, env) {
+    const status = typeof env.status === "string" ? env.status : "error";
+    const reason = typeof env.reason === "string" ? env.reason : "";
+    const text = typeof env.message === "string" && env.message !== ""
+      ? env.message
+      : `tool ${tool}: ${status}${reason ? " (" + reason + ")" : ""}`;
+    super(text);
+    this.name = "ToolError";
+    this.tool = tool;
+    this.status = status;
+    this.reason = reason;
+  }
+}
+
+// ---- tool calls -------------------------------------------------------
+let maxInFlight = 64;
+let maxResult = Infinity;
+let inFlight = 0;
+const pending = new Map(); // call id -> request
+const waiting = []; // requests queued behind maxInFlight
+let waitHead = 0;
+
+function startCall(req) {
+  const id = host(OP_CALL, req.payload);
+  inFlight++;
+  pending.set(id, req);
+}
+
+const validName = (name) => name !== "" && name.length <= 256 && !/[\u0000-\u001f\u007f]/.test(name);
+
+// callTool makes one call; valid says whether name passed validName (the
+// stub checked it once, when it was created).
+function callTool(name, valid, args) {
+  return new Promise((resolve, reject) => {
+    if (!valid) {
+      throw new TypeError(`invalid tool name ${JSON.stringify(name)}`);
+    }
+    const json = args === undefined ? "{}" : JSON.stringify(args);
+    if (json === undefined) {
+      throw new TypeError(`tools.${name}: arguments must be JSON-serializable`);
+    }
+    const req = { name, payload: name + "\n" + json, resolve, reject };
+    if (inFlight < maxInFlight) startCall(req);
+    else waiting.push(req);
+  });
+}
+
+function settle(req, env) {
+  if (env !== null && typeof env === "object" && env.status === "ok") {
+    req.resolve(env.value === undefined ? null : env.value);
+  } else {
+    req.reject(new ToolError(req.name, env !== null && typeof env === "object" ? env : {}));
+  }
+}
+
+// Properties that must not become tool calls: `await tools` looks up
+// "then", JSON.stringify looks up "toJSON", and so on.
+const notTools = new Set(["then", "catch", "finally", "toJSON", "constructor", "valueOf", "toString",
+  "toLocaleString", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "__proto__"]);
+const stubs = new Map();
+const tools = new Proxy(Object.create(null), {
+  get(_, prop) {
+    if (typeof prop !== "string" || notTools.has(prop)) return undefined;
+    let f = stubs.get(prop);
+    if (f === undefined) {
+      const valid = validName(prop);
+      f = (args) => callTool(prop, valid, args);
+      stubs.set(prop, f);
+    }
+    return f;
+  },
+  has(_, prop) { return typeof prop === "string" && !notTools.has(prop); },
+  set() { return false; },
+  defineProperty() { return false; },
+  deleteProperty() { return false; },
+});
+
+
+fixed("tools", tools);
+fixed("ToolError", ToolError);

@@ -1,0 +1,134 @@
+// Part of the prelude: the result, failures, Math.random and the two
+// entry points the host's event loop calls, __airlock_start and
+// __airlock_pump (../../ABI.md).
+// ---- result and failure -----------------------------------------------
+// Prefixes put before the script, on its first line, so that line numbers
+// in stack traces are the script's own; the host subtracts the prefix from
+// columns on line 1 (it learns its length from the failure report).
+const SCRIPT_PREFIX = '"use strict";__airlock_mark();';
+const BODY_PREFIX = '(async () => { "use strict"; ';
+let prefix = 0;
+
+const isOutOfMemory = (e) => e instanceof Error && e.name === "InternalError" && e.message === "out of memory";
+
+function fail(e, compile) {
+  let report;
+  if (isOutOfMemory(e)) {
+    // The host reports it as limit_exceeded (memory); building a report
+    // could fail again.
+    host(OP_FAIL, '{"name":"InternalError","message":"out of memory","error":true}');
+    return;
+  }
+  try {
+    report = e instanceof Error
+      ? JSON.stringify({ name: String(e.name), message: String(e.message), stack: String(e.stack || ""), error: true, prefix, compile: !!compile })
+      : JSON.stringify({ name: "", message: "uncaught non-Error value: " + (typeof e === "string" ? JSON.stringify(e) : show(e)), stack: "", error: false, prefix });
+  } catch (_) {
+    report = "{}";
+  }
+  host(OP_FAIL, noNul(report));
+}
+
+function finish(v) {
+  if (typeof v === "string" && v.length + 2 > maxResult) {
+    // Its JSON has at least as many bytes as the string has UTF-16 units,
+    // plus the quotes: too large without encoding it, which would take as
+    // much memory again and time proportional to its length.
+    host(OP_TOO_LARGE, String(v.length + 2));
+    return;
+  }
+  let json;
+  try {
+    json = JSON.stringify(v);
+  } catch (e) {
+    fail(isOutOfMemory(e) ? e : new TypeError("the script's result is not JSON-serializable: " + show(e)));
+    return;
+  }
+  if (json !== undefined && json.length > maxResult) {
+    // Too large whatever its encoding: report the size, skip the copy.
+    host(OP_TOO_LARGE, String(json.length));
+    return;
+  }
+  host(OP_DONE, json === undefined ? "null" : json);
+}
+
+// ---- Math.random --------------------------------------------------------
+// The engine seeds its generator when the instance is created, and
+// instances are restored from one snapshot: every chain would replay one
+// sequence. The host hands each run a seed of its own instead, for
+// xoshiro128** (32-bit words, so no BigInt on the hot path); two outputs
+// make the 53 bits of a double, as engines do.
+function seedRandom(s0, s1, s2, s3) {
+  let a = s0 >>> 0, b = s1 >>> 0, c = s2 >>> 0, d = s3 >>> 0;
+  const next = () => {
+    const r = Math.imul(rotl(Math.imul(b, 5), 7), 9) >>> 0;
+    const t = (b << 9) >>> 0;
+    c ^= a; d ^= b; b ^= c; a ^= d; c ^= t;
+    d = rotl(d, 11);
+    return r;
+  };
+  const random = function random() {
+    return ((next() >>> 5) * 67108864 + (next() >>> 6)) / 9007199254740992;
+  };
+  Object.defineProperty(Math, "random", { value: random, writable: true, enumerable: false, configurable: true });
+}
+const rotl = (x, k) => ((x << k) | (x >>> (32 - k))) >>> 0;
+
+// ---- entry points the host calls --------------------------------------
+// __airlock_start compiles the script and starts it. It first evaluates
+// the source as a plain script: if that compiles, its completion value (the
+// value of its last expression statement) is the result, called first if it
+// is a function, awaited if it is a promise. A source that does not compile
+// as a script because it uses top-level await or return is compiled as the
+// body of an async function instead. A marker call at the start of the
+// script tells a compile error from a SyntaxError the script itself threw.
+function start(limit, resultLimit, s0, s1, s2, s3) {
+  maxInFlight = limit;
+  maxResult = resultLimit;
+  seedRandom(s0, s1, s2, s3);
+  const src = host(OP_SOURCE);
+  let began = false;
+  Object.defineProperty(g, "__airlock_mark", { value: () => { began = true; }, configurable: true });
+  let value, run = null;
+  prefix = SCRIPT_PREFIX.length;
+  try {
+    value = indirectEval(SCRIPT_PREFIX + src);
+  } catch (e) {
+    if (began || !(e instanceof SyntaxError)) { fail(e, !began); return; }
+    prefix = BODY_PREFIX.length;
+    try {
+      run = indirectEval(BODY_PREFIX + src + "\n})");
+    } catch (e2) {
+      fail(e2, true);
+      return;
+    }
+  } finally {
+    delete g.__airlock_mark;
+  }
+  Promise.resolve()
+    .then(() => (run !== null ? run() : typeof value === "function" ? value() : value))
+    .then(finish, fail);
+}
+
+// __airlock_pump delivers the completions the host has ready, then starts
+// queued calls into the slots they freed.
+function pump() {
+  const batch = JSON.parse(host(OP_TAKE));
+  for (let i = 0; i < batch.length; i++) {
+    const [id, env] = batch[i];
+    const req = pending.get(id);
+    if (req === undefined) continue;
+    pending.delete(id);
+    inFlight--;
+    settle(req, env);
+  }
+  while (inFlight < maxInFlight && waitHead < waiting.length) {
+    const req = waiting[waitHead];
+    waiting[waitHead++] = undefined;
+    startCall(req);
+  }
+  if (waitHead === waiting.length) { waiting.length = 0; waitHead = 0; }
+}
+
+fixed("__airlock_start", start);
+fixed("__airlock_pump", pump);
