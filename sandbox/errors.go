@@ -10,6 +10,10 @@ var ErrClosed = errors.New("sandbox: engine closed")
 // the message names the field.
 var ErrInvalidLimits = errors.New("sandbox: invalid limits")
 
+// ErrInvalidGuest is wrapped by Run and Guest.Set for a Guest setting
+// that is not valid; the message names the setting.
+var ErrInvalidGuest = errors.New("sandbox: invalid guest setting")
+
 // ErrInvalidScript is wrapped by Run and Check when a Script cannot be run
 // at all: an unknown Lang or a nil Bridge. Syntax errors are *ExitError.
 var ErrInvalidScript = errors.New("sandbox: invalid script")

@@ -47,6 +47,11 @@ type Stats struct {
 	Instantiate time.Duration
 	// Calls is the number of tool calls handed to the Bridge.
 	Calls int
+	// Entries is the number of times the host entered a script's guest:
+	// once to start it, then once per event handed to it (a tool call's
+	// completion or a due timer). A script waiting for tools or timers
+	// costs no entries while it waits. Zero for modules.
+	Entries int
 	// MemoryBytes is the guest's peak linear memory size, capped at
 	// Limits.MemoryBytes (the script engine's linear memory may exceed the
 	// limit by the engine's own headroom, which the script cannot use).

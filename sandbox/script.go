@@ -23,8 +23,7 @@ type ScriptOptions struct {
 	// PoolSize is the number of pre-created, never-used instances kept ready;
 	// 0 (the default) keeps none. A fresh instance is restored from a
 	// snapshot of an initialised one in ~0.2 ms, so a pool matters mostly
-	// with a non-nil Clock, where every instance is initialised from scratch
-	// (~3–8 ms). A pooled instance serves one run and is then discarded,
+	// when a snapshot cannot be taken. A pooled instance serves one run and is then discarded,
 	// like any other.
 	PoolSize int
 	// PoolLimits are the limits pooled instances are prepared for: a run
@@ -32,13 +31,12 @@ type ScriptOptions struct {
 	// PoolLimits.MemoryBytes gets a fresh instance instead. Only MemoryBytes
 	// is used; zero means DefaultMemoryBytes.
 	PoolLimits Limits
-	// Clock, when non-nil, is the guest's clock (Date, performance.now and
-	// timers). Nil, the default, gives every run the same deterministic
-	// virtual clock: it starts at 2022-01-01T00:00:00Z and advances 1 ms per
-	// reading, so timers fire without waiting. With a Clock, instances are
-	// not restored from a snapshot (their initialisation reads the clock:
-	// Math.random's seed and performance.now's origin would be replayed to
-	// every run), so each costs a full initialisation.
+	// Clock, when non-nil, is the real clock runs read (Guest.Clock
+	// ClockReal): Date, performance.now and timers. Nil means time.Now. It
+	// must be safe for concurrent use, and its readings must not go back.
+	// Instances are initialised on a deterministic clock whatever Clock is,
+	// so they can be restored from a snapshot; each run gets its own clock
+	// when it starts.
 	Clock func() time.Time
 	// Rand, when non-nil, feeds the guest's WASI random_get and seeds each
 	// run's Math.random; it must be safe for concurrent use
@@ -152,7 +150,6 @@ func (e *ScriptEngine) runtime(ctx context.Context, memBytes uint64) (*quickjs.R
 		Module:           e.module,
 		Cache:            e.cache,
 		MemoryLimitPages: pages,
-		Walltime:         e.opts.Clock,
 		Rand:             e.opts.Rand,
 	})
 	if err != nil {
@@ -165,7 +162,7 @@ func (e *ScriptEngine) runtime(ctx context.Context, memBytes uint64) (*quickjs.R
 // snapshot is the state of a prepared instance (RATIONALE.md, "Why restore
 // fresh instances from a snapshot, and keep a pool?"): while it is being
 // taken, s is nil and other runs prepare their own instance; when it cannot
-// be taken (a host Clock), s stays nil and every run prepares its own.
+// be taken, s stays nil and every run prepares its own.
 type snapshot struct{ s *quickjs.Snapshot }
 
 // newInstance returns a never-used instance prepared for a run with
@@ -288,6 +285,9 @@ func (e *ScriptEngine) Run(ctx context.Context, s Script, bridge Bridge, lim Lim
 	if err != nil {
 		return nil, err
 	}
+	if err := s.Guest.Validate(); err != nil {
+		return nil, err
+	}
 	prep, err := prepare(s)
 	if err != nil {
 		var xe *ExitError
@@ -312,7 +312,13 @@ func (e *ScriptEngine) Run(ctx context.Context, s Script, bridge Bridge, lim Lim
 		return nil, err
 	}
 	r := newScriptRun(ctx, in, prep, bridge, lim)
-	if err := r.seed(e.opts.Rand); err != nil {
+	r.clock = newRunClock(s.Guest.Clock == ClockVirtual, e.opts.Clock, in.MonoOrigin())
+	in.SetClock(r.clock)
+	src := e.opts.Rand
+	if s.Guest.Seed != 0 {
+		src = seeded(s.Guest.Seed)
+	}
+	if err := r.seed(src); err != nil {
 		return nil, fmt.Errorf("sandbox: seeding Math.random: %w", err)
 	}
 	r.stats.Pooled = pooled

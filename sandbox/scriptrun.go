@@ -8,11 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/airlockrt/airlock/sandbox/internal/quickjs"
 	"github.com/airlockrt/airlock/sandbox/internal/wire"
@@ -21,8 +24,8 @@ import (
 // The event loop (RATIONALE.md, "Why a host-driven event loop?"):
 //
 //  1. The host evaluates __airlock_start(...). The prelude compiles the
-//     script and starts it; QJS_Eval then runs the job queue and timers until
-//     both are empty and returns.
+//     script and starts it; QJS_Eval then runs the job queue until it is
+//     empty and returns.
 //  2. Every tools.x(args) the script makes calls __airlock_host(OP_CALL),
 //     which queues the call and returns an id at once; the guest keeps
 //     running and may make more (up to MaxInFlight; the prelude queues the
@@ -36,13 +39,17 @@ import (
 //     saves a goroutine start and a cross-thread wake-up (~15 µs together on
 //     a 2-core VM) per sequential `await tools.x()`, and changes nothing
 //     observable: the Bridge still gets the run's context, and a deadline
-//     during the call is still reported as Timeout.
-//  4. When the evaluation returns with the script unsettled, the host blocks
-//     until at least one call completes (or the deadline), then evaluates
-//     __airlock_pump() (precompiled), which takes every completion ready
-//     (OP_TAKE), resolves or rejects their promises, and lets the job queue
-//     run again.
-//  5. The script's settlement calls OP_DONE or OP_FAIL; the host records the
+//     during the call is still reported as Timeout. (Not while a timer is
+//     pending: the timer may have to fire before the call completes.)
+//  4. Timers live in the prelude, which tells the host its earliest due time
+//     (OP_TIMER); the host owns the clock (runClock) and the wait.
+//  5. When the evaluation returns with the script unsettled, nextEvent picks
+//     the next event, the earliest of the completions that arrived and the
+//     due timer, waiting for one if there is none (or until the deadline),
+//     and the host evaluates __airlock_pump() (precompiled): the prelude
+//     takes that completion (OP_TAKE) and settles its promise, or, handed
+//     none, runs the due timer; the job queue runs again before it returns.
+//  6. The script's settlement calls OP_DONE or OP_FAIL; the host records the
 //     outcome and unwinds the guest by panicking out of the host function.
 //     Calls still queued then are dropped without reaching the Bridge.
 
@@ -50,9 +57,17 @@ import (
 type stopGuest struct{}
 
 type callResult struct {
-	id  int32
-	env []byte
-	err error
+	id      int32
+	env     []byte
+	err     error
+	at      int64 // when it completed, on the timers' clock
+	stamped bool  // at is set (by the goroutine that ran the call)
+}
+
+// readyCall is a completion waiting to be handed to the guest.
+type readyCall struct {
+	c  wire.Completion
+	at int64
 }
 
 // queuedCall is a call the guest made that has not reached the Bridge yet.
@@ -74,8 +89,13 @@ type scriptRun struct {
 	wg      sync.WaitGroup
 	results chan callResult // capacity MaxInFlight: senders never block
 	queued  []queuedCall
-	ready   []wire.Completion
+	ready   []readyCall // completions not yet handed over, by arrival
 	batch   []byte
+
+	clock    *runClock
+	wake     int64 // the guest's earliest timer, in ms on clock; -1: none
+	event    wire.Completion
+	hasEvent bool // event is the next completion OpTake hands over
 
 	inFlight int // made and not yet taken by the guest
 	nextID   int32
@@ -96,6 +116,7 @@ func newScriptRun(ctx context.Context, in *quickjs.Instance, prep *prepared, bri
 		bctx: bctx, bcancel: bcancel,
 		results: make(chan callResult, lim.MaxInFlight),
 		nextID:  1,
+		wake:    -1,
 	}
 }
 
@@ -105,8 +126,8 @@ func newScriptRun(ctx context.Context, in *quickjs.Instance, prep *prepared, bri
 // interrupt check at loop headers, not close-on-context-done?"): guest code
 // traps at its next loop header and the Eval in progress fails, which
 // classify reports as the context's end. A host call in progress is Go code
-// and sees ctx end on its own: the wait for completions below selects on
-// it, and the Bridge gets a context derived from it.
+// and sees ctx end on its own: the wait for the next event selects on it,
+// and the Bridge gets a context derived from it.
 func (r *scriptRun) drive(ctx context.Context) {
 	stop := context.AfterFunc(ctx, r.in.Interrupt)
 	defer stop()
@@ -119,6 +140,7 @@ func (r *scriptRun) drive(ctx context.Context) {
 			r.exit = ctxExit(ctx)
 			return
 		}
+		r.stats.Entries++
 		exc, text, err := r.in.Eval(hctx, code, loopFilename)
 		if r.finished {
 			return
@@ -131,40 +153,97 @@ func (r *scriptRun) drive(ctx context.Context) {
 			r.exit = r.loopException(text)
 			return
 		}
-		if r.inFlight == 0 {
-			r.exit = &ExitError{Kind: ScriptError, Message: "the script can never finish: it awaits a promise " +
-				"that no tool call, timer or other job will settle"}
+		if !r.nextEvent(ctx) {
 			return
 		}
-		if len(r.queued) == 1 && r.inFlight == 1 {
-			// The only call outstanding: run it here.
+		code = pumpCode
+	}
+}
+
+// nextEvent waits, with the guest idle, for the next event to hand it: the
+// earliest of the completions that arrived and the due timer, whichever
+// happened first (a completion at the same millisecond as the timer goes
+// first). It reports false, with r.exit set, when the run must end instead:
+// its context ended, a Bridge call failed, or nothing is left that could
+// settle the script.
+func (r *scriptRun) nextEvent(ctx context.Context) bool {
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		r.drain()
+		if r.finished {
+			return false
+		}
+		due := r.wake >= 0 && r.wake <= r.clock.elapsed()
+		if len(r.ready) > 0 && (!due || r.ready[0].at <= r.wake) {
+			r.event = r.ready[0].c
+			r.hasEvent = true
+			r.ready[0] = readyCall{}
+			r.ready = r.ready[1:]
+			return true
+		}
+		if due {
+			return true
+		}
+		if r.inFlight == 0 {
+			if r.wake < 0 {
+				r.exit = &ExitError{Kind: ScriptError, Message: "the script can never finish: it awaits a promise " +
+					"that no tool call, timer or other job will settle"}
+				return false
+			}
+			if r.clock.virtual {
+				r.clock.jump(r.wake) // nothing else can happen first
+				continue
+			}
+		}
+		if len(r.queued) == 1 && r.inFlight == 1 && r.wake < 0 {
+			// The only call outstanding and no timer: run it here.
 			q := r.queued[0]
 			r.queued = r.queued[:0]
 			r.stats.Calls++
 			c := r.call(q.id, q.tool, q.args)
 			if ctx.Err() != nil {
 				r.exit = ctxExit(ctx)
-				return
+				return false
 			}
 			r.accept(c)
-			if r.finished {
-				return
-			}
+			continue
 		}
 		r.launch()
-		if len(r.ready) == 0 && len(r.results) == 0 {
-			select {
-			case c := <-r.results:
-				r.accept(c)
-			case <-ctx.Done():
-				r.exit = ctxExit(ctx)
-				return
+		var fire <-chan time.Time
+		if r.wake >= 0 && !r.clock.virtual {
+			d := r.clock.until(r.wake)
+			if timer == nil {
+				timer = time.NewTimer(d)
+			} else {
+				timer.Reset(d)
 			}
-			if r.finished {
-				return
-			}
+			fire = timer.C
 		}
-		code = pumpCode
+		select {
+		case c := <-r.results:
+			r.accept(c)
+		case <-fire:
+		case <-ctx.Done():
+			r.exit = ctxExit(ctx)
+			return false
+		}
+	}
+}
+
+// drain accepts every completion that has arrived, without waiting.
+func (r *scriptRun) drain() {
+	for !r.finished {
+		select {
+		case c := <-r.results:
+			r.accept(c)
+		default:
+			return
+		}
 	}
 }
 
@@ -183,7 +262,11 @@ func (r *scriptRun) launch() {
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
-			r.results <- r.call(q.id, q.tool, q.args)
+			c := r.call(q.id, q.tool, q.args)
+			if !r.clock.virtual {
+				c.at, c.stamped = r.clock.elapsed(), true
+			}
+			r.results <- c
 		}()
 	}
 	clear(r.queued)
@@ -235,6 +318,8 @@ func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []u
 		return in.Undefined()
 	case wire.OpTake:
 		return r.take(ctx)
+	case wire.OpTimer:
+		return r.timer(args)
 	case wire.OpDone:
 		r.done(ctx, args)
 	case wire.OpFail:
@@ -342,7 +427,15 @@ var errEnvelopeTooLarge = errors.New("envelope larger than the guest's memory li
 func (r *scriptRun) accept(c callResult) {
 	switch {
 	case c.err == nil:
-		r.ready = append(r.ready, wire.Completion{ID: c.id, Envelope: c.env})
+		if !c.stamped {
+			c.at = r.clock.elapsed()
+		}
+		// Keep r.ready in arrival order: goroutines may deliver out of it.
+		i := len(r.ready)
+		for i > 0 && r.ready[i-1].at > c.at {
+			i--
+		}
+		r.ready = slices.Insert(r.ready, i, readyCall{c: wire.Completion{ID: c.id, Envelope: c.env}, at: c.at})
 	case errors.Is(c.err, errEnvelopeTooLarge):
 		r.finished = true
 		r.exit = &ExitError{Kind: LimitExceeded, Limit: LimitMemory,
@@ -353,24 +446,28 @@ func (r *scriptRun) accept(c callResult) {
 	}
 }
 
+// take hands the guest the completion nextEvent chose, or an empty batch,
+// which tells it to run its earliest due timer.
 func (r *scriptRun) take(ctx context.Context) uint64 {
-	for {
-		select {
-		case c := <-r.results:
-			r.accept(c)
-			if r.finished {
-				panic(stopGuest{})
-			}
-			continue
-		default:
-		}
-		break
+	r.batch = append(r.batch[:0], '[', ']')
+	if r.hasEvent {
+		r.batch = wire.AppendBatch(r.batch[:0], []wire.Completion{r.event})
+		r.inFlight--
+		r.event, r.hasEvent = wire.Completion{}, false
 	}
-	r.batch = wire.AppendBatch(r.batch[:0], r.ready)
-	r.inFlight -= len(r.ready)
-	clear(r.ready)
-	r.ready = r.ready[:0]
 	return r.newString(ctx, r.batch)
+}
+
+// timer handles OpTimer (due): a due of -1 or more is the guest's earliest
+// timer now (-1: none; -2 only reads the clock). It returns the timers'
+// clock, in whole milliseconds since the run began.
+func (r *scriptRun) timer(args []uint64) uint64 {
+	if len(args) > 1 {
+		if due, ok := quickjs.DecodeInt(args[1]); ok && due >= -1 {
+			r.wake = int64(due)
+		}
+	}
+	return quickjs.Int(int32(min(r.clock.elapsed(), math.MaxInt32)))
 }
 
 func (r *scriptRun) log(ctx context.Context, args []uint64) {

@@ -119,6 +119,9 @@ type Script struct {
 	Filename string
 	// Lang is the script's language, default LangJS.
 	Lang Lang
+	// Guest is the clock and randomness the script sees; the zero value
+	// is the real clock and fresh randomness. Modules ignore it.
+	Guest Guest
 }
 
 func (s Script) filename() string {

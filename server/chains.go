@@ -105,7 +105,11 @@ func (s *Server) prepare(tenant string, req *SubmitRequest) (*job, *requestError
 		j.wasm = wasm
 		return j, nil
 	}
-	j.script = sandbox.Script{Source: req.Script, Lang: sandbox.LangJS, Filename: "chain.js"}
+	var reqGuest sandbox.Guest
+	if rerr := settings("guest", req.Guest, reqGuest.Set); rerr != nil {
+		return nil, rerr
+	}
+	j.script = sandbox.Script{Source: req.Script, Lang: sandbox.LangJS, Filename: "chain.js", Guest: reqGuest.Or(s.opts.Guest)}
 	if j.lang == LangTypeScript {
 		j.script.Lang, j.script.Filename = sandbox.LangTS, "chain.ts"
 	}

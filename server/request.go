@@ -35,6 +35,10 @@ type SubmitRequest struct {
 	// sandbox.LimitSettings (e.g. "memory": "32MiB"), within the operator's
 	// ceiling.
 	Limits map[string]json.RawMessage `json:"limits,omitempty"`
+	// Guest chooses the script's clock and randomness, by the keys of
+	// sandbox.GuestKeys: "clock" ("real" or "virtual") and "seed" (a whole
+	// number that fixes Math.random and crypto). Default: the server's.
+	Guest map[string]json.RawMessage `json:"guest,omitempty"`
 	// Input is the input document of a wasm module; refused for scripts.
 	Input json.RawMessage `json:"input,omitempty"`
 }

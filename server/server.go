@@ -85,6 +85,10 @@ type Options struct {
 	// cannot, for instance, lift max_risk_unapproved to skip approvals.
 	MaxPolicy invoker.Policy
 	MaxLimits sandbox.Limits
+	// Guest is the clock and randomness scripts see unless a request
+	// chooses its own; the zero value is the real clock and fresh
+	// randomness.
+	Guest sandbox.Guest
 	// Store serves GET /v1/artifacts; it should be the store the Runner's
 	// invoker offloads to. Nil: no artifact downloads. The server does not
 	// close it.

@@ -723,3 +723,25 @@ func TestNeedsAPIKeysOffLoopback(t *testing.T) {
 	v := e.submit(t, "", map[string]any{"script": "return 1"}, false)
 	require.Equal(t, server.DefaultTenant, v.Tenant)
 }
+
+// TestGuestSettings: a request chooses its clock and seed; unset keys take
+// the server's; bad values and unknown keys are refused.
+func TestGuestSettings(t *testing.T) {
+	e := newEnv(t, func(o *setup) { o.Guest = sandbox.Guest{Clock: sandbox.ClockVirtual} })
+	year := "return [new Date().getUTCFullYear(), Math.random()]"
+	a := e.submit(t, keyAcme, map[string]any{"script": year, "guest": map[string]any{"seed": 5}}, false)
+	b := e.submit(t, keyAcme, map[string]any{"script": year, "guest": map[string]any{"seed": "5"}}, false)
+	require.JSONEq(t, string(a.Result.Value), string(b.Result.Value), "one seed, one sequence")
+	require.Contains(t, string(a.Result.Value), "[2022,", "the server's virtual clock")
+	r := e.submit(t, keyAcme, map[string]any{"script": year, "guest": map[string]any{"clock": "real"}}, false)
+	require.NotContains(t, string(r.Result.Value), "[2022,")
+	for body, reason := range map[string]string{
+		`{"script":"1","guest":{"clock":"sundial"}}`: server.ReasonInvalidRequest,
+		`{"script":"1","guest":{"seed":-1}}`:         server.ReasonInvalidRequest,
+		`{"script":"1","guest":{"speed":1}}`:         server.ReasonUnknownField,
+	} {
+		r := e.do(t, "POST", "/v1/chains", keyAcme, body)
+		require.Equal(t, 400, r.code, "%s", r.body)
+		require.Equal(t, reason, r.reason(t), body)
+	}
+}

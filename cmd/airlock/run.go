@@ -118,7 +118,7 @@ func (c *cli) run(ctx context.Context, args []string) (int, error) {
 			return 0, fail(exitRuntime, "%v", err)
 		}
 	default:
-		s := sandbox.Script{Source: string(src), Filename: filepath.Base(file), Lang: sandbox.LangJS}
+		s := sandbox.Script{Source: string(src), Filename: filepath.Base(file), Lang: sandbox.LangJS, Guest: cfg.Guest}
 		if kind == "ts" {
 			s.Lang = sandbox.LangTS
 		}
@@ -159,6 +159,8 @@ func runFlags(fs *flagSet) {
 	fs.key("tools", "tools.builtin", "built-in tool `sets`, comma-separated (demo; empty for none)")
 	fs.key("timeout", "limits.timeout", "the chain's wall-clock `limit`, e.g. 30s")
 	fs.key("max-calls", "policy.max_tool_calls", "the chain's tool-call budget `N`")
+	fs.key("clock", "guest.clock", "the script's `clock`: real, or virtual (deterministic: timers jump)")
+	fs.key("seed", "guest.seed", "a `seed` that fixes Math.random and crypto (0: fresh randomness)")
 	fs.key("memory", "limits.memory", "the guest's memory `limit`, e.g. 64MiB")
 	fs.key("approve", "approval.mode", "how risky calls are decided: ask, deny or allow (default ask on a terminal, else deny)")
 	storeFlags(fs)

@@ -74,6 +74,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		Limits:              cfg.Limits,
 		MaxPolicy:           cfg.Server.Max.Policy,
 		MaxLimits:           cfg.Server.Max.Limits,
+		Guest:               cfg.Guest,
 		Store:               p.Store,
 		Queue:               p.Queue,
 		ApprovalMode:        string(mode),

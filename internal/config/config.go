@@ -30,6 +30,10 @@ type Config struct {
 	// Limits bound each chain's sandbox; its keys are
 	// sandbox.LimitSettings and zero fields take sandbox's defaults.
 	Limits sandbox.Limits `yaml:"limits"`
+	// Guest chooses the clock and randomness chains see; its keys are
+	// sandbox.GuestKeys (clock: real or virtual; seed). Default: the real
+	// clock and fresh randomness for every chain.
+	Guest sandbox.Guest `yaml:"guest"`
 	// Server configures `airlock serve`.
 	Server Server `yaml:"server"`
 	// Tracing configures OpenTelemetry traces; off by default.

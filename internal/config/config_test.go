@@ -261,6 +261,9 @@ func TestRejections(t *testing.T) {
 		{"ceiling memory too large", "server:\n  max:\n    memory: 4GiB\n", `airlock.yaml:3: server.max.memory: memory (4GiB) must be at most 3GiB`},
 		{"ceiling below logs", "server:\n  max:\n    max_log_bytes: 1KiB\n", `server.max.max_log_bytes: max_log_bytes 1KiB is below the configured value 1MiB`},
 		{"ceiling below result", "server:\n  max:\n    max_result_bytes: 1KiB\n", `server.max.max_result_bytes: max_result_bytes 1KiB is below the configured value 1MiB`},
+		{"bad clock", "guest:\n  clock: sundial\n", `airlock.yaml:2: guest.clock: sandbox: invalid guest setting: clock: "sundial" is not "real" or "virtual"`},
+		{"bad seed", "guest:\n  seed: -4\n", `airlock.yaml:2: guest.seed: sandbox: invalid guest setting: seed: "-4" is not a whole number`},
+		{"unknown guest key", "guest:\n  speed: 2\n", `airlock.yaml:2: guest.speed: unknown key in guest; known keys: clock, seed`},
 		{"bad exporter", "tracing:\n  exporter: jaeger\n", `airlock.yaml:2: tracing.exporter: "jaeger" must be otlp, stdout or empty (off)`},
 		{"otlp without endpoint", "tracing:\n  exporter: otlp\n", `config: tracing.endpoint: is required for the otlp exporter`},
 		{"sample ratio above one", "tracing:\n  sample_ratio: 1.5\n", `airlock.yaml:2: tracing.sample_ratio: 1.5 must be between 0 and 1`},
@@ -277,6 +280,18 @@ func TestRejections(t *testing.T) {
 	}
 }
 
+func TestGuestSection(t *testing.T) {
+	c, err := config.Load(config.Sources{File: write(t, "guest:\n  clock: virtual\n  seed: 42\n")})
+	require.NoError(t, err)
+	require.Equal(t, sandbox.Guest{Clock: sandbox.ClockVirtual, Seed: 42}, c.Guest)
+	c, err = config.Load(config.Sources{Flags: []config.Flag{{Name: "seed", Key: "guest.seed", Value: "9"}}})
+	require.NoError(t, err)
+	require.Equal(t, sandbox.Guest{Seed: 9}, c.Guest)
+	var out strings.Builder
+	require.NoError(t, c.Print(&out))
+	require.Contains(t, out.String(), "guest:\n  clock: real\n  seed: 9\n")
+}
+
 func TestManyErrorsReportedTogether(t *testing.T) {
 	_, err := config.Parse("x.yaml", []byte("policy:\n  call_timeout: soon\n  max_tool_calls: lots\nlimits:\n  memory: big\nbogus: 1\n"))
 	require.Error(t, err)
@@ -285,7 +300,7 @@ func TestManyErrorsReportedTogether(t *testing.T) {
 		`x.yaml:2: policy.call_timeout: "soon" is not a duration (write e.g. 30s, 1m30s or 250ms)`,
 		`x.yaml:3: policy.max_tool_calls: "lots" is not a whole number (at most 2147483647)`,
 		`x.yaml:5: limits.memory: "big" is not a size (write e.g. 4096, 512KiB or 64MiB)`,
-		`x.yaml:6: bogus: unknown key at the top level; known keys: policy, tools, approval, store, limits, server, tracing`,
+		`x.yaml:6: bogus: unknown key at the top level; known keys: policy, tools, approval, store, limits, guest, server, tracing`,
 	}, lines)
 	var ce *config.Error
 	require.True(t, errors.As(err, &ce))

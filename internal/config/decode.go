@@ -294,6 +294,7 @@ type owner interface {
 var (
 	policyType  = reflect.TypeFor[invoker.Policy]()
 	limitsType  = reflect.TypeFor[sandbox.Limits]()
+	guestType   = reflect.TypeFor[sandbox.Guest]()
 	ceilingType = reflect.TypeFor[Ceiling]()
 )
 
@@ -304,6 +305,8 @@ func ownerKeys(t reflect.Type) []string {
 		return PolicyKeys()
 	case limitsType:
 		return LimitKeys()
+	case guestType:
+		return sandbox.GuestKeys()
 	case ceilingType:
 		return append(PolicyKeys(), LimitKeys()...)
 	}

@@ -27,6 +27,7 @@ func (c *Config) Print(w io.Writer) error {
 	for path, section := range map[string]map[string]any{
 		"policy":     policyText(e.Policy),
 		"limits":     limitsText(e.Limits),
+		"guest":      guestText(e.Guest),
 		"server.max": mergeText(policyText(m.Policy), limitsText(m.Limits)),
 	} {
 		if err := replaceAt(&doc, strings.Split(path, "."), section); err != nil {
@@ -54,6 +55,15 @@ func limitsText(l sandbox.Limits) map[string]any {
 	out := map[string]any{}
 	for _, k := range LimitKeys() {
 		v, _ := l.Get(k)
+		out[k] = number(v)
+	}
+	return out
+}
+
+func guestText(g sandbox.Guest) map[string]any {
+	out := map[string]any{}
+	for _, k := range sandbox.GuestKeys() {
+		v, _ := g.Get(k)
 		out[k] = number(v)
 	}
 	return out

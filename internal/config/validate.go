@@ -27,6 +27,7 @@ func (c *Config) Validate() error {
 	// Policy and limits, each checked by its owner.
 	v.owner("policy", c.Policy.Validate())
 	v.owner("limits", c.Limits.Validate())
+	v.owner("guest", c.Guest.Validate())
 
 	// Tools.
 	for i, name := range c.Tools.Builtin {

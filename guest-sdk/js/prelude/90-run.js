@@ -110,10 +110,15 @@ function start(limit, resultLimit, s0, s1, s2, s3) {
     .then(finish, fail);
 }
 
-// __airlock_pump delivers the completions the host has ready, then starts
-// queued calls into the slots they freed.
+// __airlock_pump handles one event the host chose: a completion, whose
+// promise it settles before starting queued calls in the slot it freed, or,
+// when the host hands over none, the earliest due timer (30-timers.js).
 function pump() {
   const batch = JSON.parse(host(OP_TAKE));
+  if (batch.length === 0) {
+    runTimer();
+    return;
+  }
   for (let i = 0; i < batch.length; i++) {
     const [id, env] = batch[i];
     const req = pending.get(id);

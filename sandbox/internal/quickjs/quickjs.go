@@ -358,6 +358,17 @@ func (in *Instance) Close(ctx context.Context) {
 
 // SetStackLimit lets the guest's C stack grow by at most n bytes (clamped to
 // the Module's MaxStackBytes) below its top; deeper, the guest traps and
+// SetClock makes c the instance's clock from now on (Date, performance.now
+// and everything else that reads WASI's clocks). A run installs its own
+// after its instance was restored from a snapshot, which keeps using the
+// deterministic clock it was initialised with.
+func (in *Instance) SetClock(c Clock) { in.sys.clock = c }
+
+// MonoOrigin is the monotonic reading the deterministic clock would give
+// next: a run's clock continues from it, so that performance.now, which the
+// engine measures from a reading taken at initialisation, stays positive.
+func (in *Instance) MonoOrigin() int64 { return in.sys.monoNow() }
+
 // StackOverflowed reports true.
 //
 // The floor is a global Rewrite adds, out of the guest's reach; every write

@@ -22,6 +22,18 @@ type sysState struct {
 
 	wallReads, monoReads int64 // clock readings so far
 	randBytes            int64 // random bytes read so far
+
+	// clock, when set (Instance.SetClock), is read instead of the above:
+	// a run's own clock, installed after a snapshot was restored.
+	clock Clock
+}
+
+// Clock is a run's clock: Wall returns the time in Unix nanoseconds and
+// Mono a monotonic reading in nanoseconds. Both are called on the
+// goroutine running the guest.
+type Clock interface {
+	Wall() int64
+	Mono() int64
 }
 
 // Deterministic clock: wazero's default epoch and step.
@@ -56,6 +68,10 @@ func (s *sysState) config(base wazero.ModuleConfig) wazero.ModuleConfig {
 }
 
 func (s *sysState) readWall() (int64, int32) {
+	if s.clock != nil {
+		ns := s.clock.Wall()
+		return ns / 1e9, int32(ns % 1e9)
+	}
 	var ns int64
 	if s.walltime != nil {
 		t := s.walltime()
@@ -68,6 +84,9 @@ func (s *sysState) readWall() (int64, int32) {
 }
 
 func (s *sysState) readMono() int64 {
+	if s.clock != nil {
+		return s.clock.Mono()
+	}
 	var ns int64
 	if s.walltime != nil {
 		ns = s.walltime().UnixNano()
@@ -95,6 +114,9 @@ func (c countingReader) Read(p []byte) (int, error) {
 	s.randBytes += int64(n)
 	return n, err
 }
+
+// monoNow is the deterministic clock's next monotonic reading.
+func (s *sysState) monoNow() int64 { return s.monoReads * fakeStep }
 
 // readsHost reports whether the instance has read the host's clock or
 // random source, whose readings a snapshot must not hand to other instances.

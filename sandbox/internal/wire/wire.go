@@ -24,6 +24,10 @@ const (
 	// OpTooLarge (length) → never returns: the result's JSON has more than
 	// length UTF-16 code units, which already exceeds the result limit.
 	OpTooLarge = 7
+	// OpTimer (due) → the timers' clock: due >= 0 is the guest's earliest
+	// timer, in whole milliseconds since the run began; -1 means it has
+	// none; -2 only reads the clock.
+	OpTimer = 8
 )
 
 // MaxToolNameBytes bounds a tool name.

@@ -1,0 +1,180 @@
+package sandbox
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/airlockrt/airlock/internal/setting"
+)
+
+// Guest is what a script sees of time and chance. The zero value is the
+// default: the real clock, and randomness of its own for every run.
+//
+// Guest owns these settings: their keys (GuestKeys), defaults, validation
+// (Validate) and parsing (Set). Unlike Limits, a chain may choose any
+// value: neither setting gives a script more than it has.
+type Guest struct {
+	// Clock is ClockReal (the default, also when empty) or ClockVirtual.
+	// Key "clock".
+	//
+	// The real clock: Date reads the host's wall clock, coarsened to 1 ms;
+	// performance.now and timers follow the host's monotonic clock, and a
+	// script waiting for a timer waits for it, costing no CPU.
+	//
+	// The virtual clock, for tests and replay: it starts at
+	// 2022-01-01T00:00:00Z and advances 1 ms at every reading; a tool call
+	// takes no virtual time (the run waits for it), and when the script
+	// waits for nothing but timers the clock jumps to the next one.
+	Clock string
+	// Seed, when non-zero, fixes the run's randomness: Math.random and the
+	// crypto functions give the same sequence in every run with the same
+	// seed. Zero, the default, draws Math.random's seed from the engine's
+	// random source (ScriptOptions.Rand, crypto/rand by default) for every
+	// run and gives crypto the host's CSPRNG, so no two runs share a
+	// sequence. Key "seed".
+	Seed uint64
+}
+
+// Values of Guest.Clock.
+const (
+	ClockReal    = "real"
+	ClockVirtual = "virtual"
+)
+
+// GuestKeys are Guest's setting keys, in documentation order.
+func GuestKeys() []string { return []string{"clock", "seed"} }
+
+// Validate reports a Guest.Clock that is not a known clock.
+func (g Guest) Validate() error {
+	switch g.Clock {
+	case "", ClockReal, ClockVirtual:
+		return nil
+	}
+	return fmt.Errorf("%w: clock: %q is not %q or %q", ErrInvalidGuest, g.Clock, ClockReal, ClockVirtual)
+}
+
+// Set sets the field named key from text: "real" or "virtual" for clock, a
+// whole number for seed.
+func (g *Guest) Set(key, text string) error {
+	switch key {
+	case "clock":
+		c := Guest{Clock: text}
+		if err := c.Validate(); err != nil {
+			return err
+		}
+		g.Clock = text
+		return nil
+	case "seed":
+		n, err := strconv.ParseUint(text, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%w: seed: %q is not a whole number from 0 to %d", ErrInvalidGuest, text, uint64(1<<64-1))
+		}
+		g.Seed = n
+		return nil
+	}
+	return fmt.Errorf("%w: %w %q (known: clock, seed)", ErrInvalidGuest, setting.ErrUnknownKey, key)
+}
+
+// Get returns the field named key written as text, and whether g has it.
+func (g Guest) Get(key string) (string, bool) {
+	switch key {
+	case "clock":
+		if g.Clock == "" {
+			return ClockReal, true
+		}
+		return g.Clock, true
+	case "seed":
+		return strconv.FormatUint(g.Seed, 10), true
+	}
+	return "", false
+}
+
+// Or returns g with each zero field set to q's value: a chain's own
+// choices over the configured ones.
+func (g Guest) Or(q Guest) Guest {
+	if g.Clock == "" {
+		g.Clock = q.Clock
+	}
+	if g.Seed == 0 {
+		g.Seed = q.Seed
+	}
+	return g
+}
+
+// virtualEpoch is where the virtual clock starts: 2022-01-01T00:00:00Z.
+const virtualEpoch = 1640995200 * int64(time.Second)
+
+// runClock is one run's clock (quickjs.Clock), and the time base of its
+// timers: milliseconds since the run began. Wall and Mono are read on the
+// goroutine driving the guest; elapsed also from the goroutines of tool
+// calls in real mode, where it only reads now.
+type runClock struct {
+	virtual bool
+	now     func() time.Time // real mode's source
+	start   time.Time        // real mode: when the run began
+	origin  int64            // the instance's monotonic reading at the start
+	vnow    int64            // virtual mode: ns since the start
+}
+
+func newRunClock(virtual bool, now func() time.Time, origin int64) *runClock {
+	if now == nil {
+		now = time.Now
+	}
+	return &runClock{virtual: virtual, now: now, start: now(), origin: origin}
+}
+
+// step is what one reading advances the virtual clock by.
+const step = int64(time.Millisecond)
+
+// Wall implements quickjs.Clock.
+func (c *runClock) Wall() int64 {
+	if c.virtual {
+		t := virtualEpoch + c.vnow
+		c.vnow += step
+		return t
+	}
+	return c.now().Truncate(time.Millisecond).UnixNano()
+}
+
+// Mono implements quickjs.Clock.
+func (c *runClock) Mono() int64 {
+	if c.virtual {
+		t := c.origin + c.vnow
+		c.vnow += step
+		return t
+	}
+	return c.origin + int64(c.now().Sub(c.start))
+}
+
+// elapsed is the timers' clock: whole milliseconds since the run began.
+// Reading it does not advance the virtual clock.
+func (c *runClock) elapsed() int64 {
+	if c.virtual {
+		return c.vnow / step
+	}
+	return int64(c.now().Sub(c.start) / time.Millisecond)
+}
+
+// jump advances the virtual clock to ms milliseconds, if it is behind.
+func (c *runClock) jump(ms int64) {
+	if ns := ms * step; c.virtual && ns > c.vnow {
+		c.vnow = ns
+	}
+}
+
+// until is how long real time has to pass before the timers' clock reads ms.
+func (c *runClock) until(ms int64) time.Duration {
+	return time.Duration(ms)*time.Millisecond - c.now().Sub(c.start)
+}
+
+// seeded is the random source of a run with a Guest.Seed: the same bytes
+// for the same seed.
+func seeded(seed uint64) io.Reader {
+	var key [32]byte
+	binary.LittleEndian.PutUint64(key[:], seed)
+	return rand.NewChaCha8(key)
+}
