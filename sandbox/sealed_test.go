@@ -14,15 +14,14 @@ import (
 
 // hostileCase is one row of TestHostile.
 type hostileCase = struct {
-	name   string
-	src    string
-	lim    Limits
-	br     Bridge
-	kind   ExitKind
-	limit  string
-	msg    string
-	within time.Duration
-	check  func(t *testing.T, res *Result)
+	name  string
+	src   string
+	lim   Limits
+	br    Bridge
+	kind  ExitKind
+	limit string
+	msg   string
+	check func(t *testing.T, res *Result)
 }
 
 const stackMsg = "the script's recursion exhausted its stack"
