@@ -89,8 +89,9 @@ func (r *Runner) Run(ctx context.Context, s sandbox.Script, opts Options) (*RunR
 	if r.engines.Scripts == nil {
 		return nil, ErrNoEngine
 	}
-	return r.run(ctx, opts, func(ctx context.Context, b sandbox.Bridge) (*sandbox.Result, error) {
-		return r.engines.Scripts.Run(ctx, s, b, opts.Limits)
+	return r.run(ctx, opts, func(ctx context.Context, c guestCall) (*sandbox.Result, error) {
+		s.Artifacts = c.read
+		return r.engines.Scripts.Run(ctx, s, c.bridge, opts.Limits)
 	})
 }
 
@@ -100,12 +101,19 @@ func (r *Runner) RunModule(ctx context.Context, m *sandbox.Module, input json.Ra
 	if m == nil {
 		return nil, ErrNilModule
 	}
-	return r.run(ctx, opts, func(ctx context.Context, b sandbox.Bridge) (*sandbox.Result, error) {
-		return m.Run(ctx, input, b, opts.Limits)
+	return r.run(ctx, opts, func(ctx context.Context, c guestCall) (*sandbox.Result, error) {
+		return m.Run(ctx, input, c.bridge, opts.Limits)
 	})
 }
 
-func (r *Runner) run(ctx context.Context, opts Options, guest func(context.Context, sandbox.Bridge) (*sandbox.Result, error)) (*RunResult, error) {
+// guestCall is what a guest reaches of its chain: tool calls, and reads of
+// the artifacts it was handed.
+type guestCall struct {
+	bridge sandbox.Bridge
+	read   sandbox.ArtifactReader
+}
+
+func (r *Runner) run(ctx context.Context, opts Options, guest func(context.Context, guestCall) (*sandbox.Result, error)) (*RunResult, error) {
 	start := time.Now()
 	inv := r.inv
 	if opts.Policy != nil {
@@ -126,7 +134,24 @@ func (r *Runner) run(ctx context.Context, opts Options, guest func(context.Conte
 	if opts.Observer != nil {
 		ctx = invoker.WithObserver(ctx, opts.Observer)
 	}
-	res, err := guest(ctx, bridge)
+	read := func(ctx context.Context, ref string, max int64) ([]byte, error) {
+		data, res := inv.ReadArtifact(ctx, sess, ref, max)
+		if !res.OK() {
+			return nil, &sandbox.ReadError{Reason: res.Reason, Message: res.Message}
+		}
+		return data, nil
+	}
+	res, err := guest(ctx, guestCall{bridge: bridge, read: read})
+	var final *invoker.Artifact
+	if err == nil {
+		// Shaped while the session is open: a stored value is pinned and
+		// charged like an offloaded result.
+		var shaped invoker.Result
+		if res.Value, final, shaped = inv.ShapeFinal(ctx, sess, res.Value); !shaped.OK() && opts.Logger != nil {
+			opts.Logger.Warn("chain: storing a large final value failed; it is returned as it is",
+				"chain", sess.ID(), "reason", shaped.Reason)
+		}
+	}
 
 	// The chain's pins go whatever happened, with a context of their own:
 	// the chain's may be cancelled already.
@@ -156,6 +181,9 @@ func (r *Runner) run(ctx context.Context, opts Options, guest func(context.Conte
 	}
 	out.Trace, out.TraceDropped = sess.Trace(), sess.Dropped()
 	out.Files, out.Artifacts = col.result()
+	if final != nil {
+		out.Artifacts = append(out.Artifacts, *final)
+	}
 	out.Stats.Calls = len(out.Trace) + out.TraceDropped
 	for _, rec := range out.Trace {
 		out.Stats.ArgBytes += int64(rec.ArgBytes)
@@ -214,7 +242,12 @@ func (c *collector) result() ([]invoker.ChainFile, []invoker.Artifact) {
 // guest-sdk/ABI.md):
 //
 //	{"status":"ok","value":<value>}
+//	{"status":"ok","value":<value>,"artifact":<Artifact>,"plain":true|false}
 //	{"status":"error"|"denied","reason":"<code>","message":"<text>"}
+//
+// The second form is an offloaded result: plain says whether the value is
+// the tool's own JSON (stored too, so a script can pass it on by ref) or the
+// Artifact envelope itself (too large to hand over as a value).
 func Envelope(res invoker.Result) []byte {
 	if res.Status == session.StatusOK {
 		v := res.Value
@@ -224,6 +257,13 @@ func Envelope(res invoker.Result) []byte {
 		b := make([]byte, 0, len(v)+len(`{"status":"ok","value":}`))
 		b = append(b, `{"status":"ok","value":`...)
 		b = append(b, v...)
+		if res.Artifact != nil {
+			a, _ := json.Marshal(res.Artifact)
+			b = append(b, `,"artifact":`...)
+			b = append(b, a...)
+			b = append(b, `,"plain":`...)
+			b = strconv.AppendBool(b, res.Plain)
+		}
 		return append(b, '}')
 	}
 	b := make([]byte, 0, 48+len(res.Reason)+len(res.Message))

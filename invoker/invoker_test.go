@@ -290,7 +290,7 @@ func TestPolicyValidation(t *testing.T) {
 	d := invoker.Policy{}.WithDefaults()
 	require.Equal(t, invoker.Policy{MaxToolCalls: 50, CallTimeout: 60 * time.Second, ApprovalTimeout: 55 * time.Second,
 		MaxRiskUnapproved: toolbox.Safe, MaxInlineResultBytes: 4096, PreviewChars: 256,
-		MaxArgumentBytes: 1 << 20, MaxResolvedBytes: 64 << 20, MaxArtifactBytes: 256 << 20}, d)
+		MaxGuestValueBytes: 1 << 20, MaxFinalValueBytes: 64 << 10, MaxArgumentBytes: 1 << 20, MaxResolvedBytes: 64 << 20, MaxArtifactBytes: 256 << 20}, d)
 
 	_, err = invoker.New(nil, invoker.Options{})
 	require.ErrorIs(t, err, invoker.ErrNilToolbox)

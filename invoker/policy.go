@@ -34,6 +34,19 @@ type Policy struct {
 	// larger results are offloaded to the store. Default 4096. Key
 	// "max_inline_result_bytes".
 	MaxInlineResultBytes int
+	// MaxGuestValueBytes is the largest offloaded result the chain still
+	// gets as a plain value: stored and pinned like any offloaded result,
+	// and passed on by ref, but a script can filter it with ordinary code.
+	// A larger one reaches the chain as its Artifact envelope, whose content
+	// a script reads with text(), json() or bytes(). Default 1 MiB; set it
+	// to MaxInlineResultBytes for the strict form. Key
+	// "max_guest_value_bytes".
+	MaxGuestValueBytes int
+	// MaxFinalValueBytes is the largest final chain value returned to the
+	// agent as it is; a larger one is stored and returned as an Artifact
+	// envelope (ref and preview), to keep the agent's context small.
+	// Default 64 KiB. Key "max_final_value_bytes".
+	MaxFinalValueBytes int
 	// PreviewChars is how many characters of an offloaded result its preview
 	// holds. Default 256. Key "preview_chars".
 	PreviewChars int
@@ -57,6 +70,8 @@ const (
 	DefaultApprovalTimeout      = 55 * time.Second
 	DefaultMaxInlineResultBytes = 4096
 	DefaultPreviewChars         = 256
+	DefaultMaxGuestValueBytes   = 1 << 20
+	DefaultMaxFinalValueBytes   = 64 << 10
 	DefaultMaxArgumentBytes     = 1 << 20
 	DefaultMaxResolvedBytes     = 64 << 20
 	DefaultMaxArtifactBytes     = 256 << 20
@@ -74,6 +89,10 @@ var policyTable = setting.Table[Policy]{
 		"highest risk that runs without approval: SAFE, HIGH or CRITICAL")),
 	setting.Of("max_inline_result_bytes", setting.Bytes, DefaultMaxInlineResultBytes, func(p *Policy) *int { return &p.MaxInlineResultBytes },
 		"largest result returned inline; larger ones are stored as artifacts"),
+	setting.Of("max_guest_value_bytes", setting.Bytes, DefaultMaxGuestValueBytes, func(p *Policy) *int { return &p.MaxGuestValueBytes },
+		"largest offloaded result a chain still gets as a plain value"),
+	setting.Of("max_final_value_bytes", setting.Bytes, DefaultMaxFinalValueBytes, func(p *Policy) *int { return &p.MaxFinalValueBytes },
+		"largest final chain value returned as it is; larger ones are stored"),
 	setting.Of("preview_chars", setting.Count, DefaultPreviewChars, func(p *Policy) *int { return &p.PreviewChars },
 		"characters of an offloaded result's preview"),
 	setting.Of("max_argument_bytes", setting.Bytes, DefaultMaxArgumentBytes, func(p *Policy) *int { return &p.MaxArgumentBytes },

@@ -24,12 +24,16 @@ type Result struct {
 	Reason string `json:"reason,omitempty"`
 	// Message says what went wrong and what to do; empty when ok.
 	Message string `json:"message,omitempty"`
-	// Value is what the chain receives on ok: the tool's JSON inline, or the
-	// Artifact envelope when offloaded, or {"value":…,"files":[…]} when the
-	// tool returned media.
+	// Value is what the chain receives on ok: the tool's JSON (inline, or
+	// offloaded and at most Policy.MaxGuestValueBytes: see Plain), or the
+	// Artifact envelope when offloaded and larger, or
+	// {"value":…,"files":[…]} when the tool returned media.
 	Value json.RawMessage `json:"value,omitempty"`
 	// Artifact describes an offloaded result; nil when inline.
 	Artifact *Artifact `json:"artifact,omitempty"`
+	// Plain is set when the result was offloaded but Value is still the
+	// tool's own JSON (it is at most Policy.MaxGuestValueBytes).
+	Plain bool `json:"-"`
 	// Files are the media the tool returned.
 	Files []ChainFile `json:"files,omitempty"`
 }

@@ -66,7 +66,9 @@ func (inv *Invoker) shape(ctx context.Context, sess *session.Session, st *callSt
 		}
 		st.refs = append(st.refs, attrs.Ref)
 		res.Artifact = &Artifact{Ref: attrs.Ref, Preview: preview(data, inv.policy.PreviewChars), Size: attrs.Size, MIME: mime}
-		res.Value, _ = json.Marshal(res.Artifact)
+		if res.Plain = len(value) <= inv.policy.MaxGuestValueBytes; !res.Plain {
+			res.Value, _ = json.Marshal(res.Artifact)
+		}
 	}
 	if len(out.Media) == 0 {
 		return res

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,6 +18,30 @@ import (
 
 func call(tool, args string) invoker.Call {
 	return invoker.Call{Tool: tool, Args: json.RawMessage(args)}
+}
+
+// TestGuestValueBoundary checks max_guest_value_bytes: an offloaded result
+// of at most that size is stored and pinned, and still handed to the chain
+// as its own JSON (Plain); one byte more and the chain gets the envelope.
+func TestGuestValueBoundary(t *testing.T) {
+	for _, tc := range []struct {
+		n     int
+		plain bool
+	}{{102, true}, {103, false}} {
+		f := newFixture(t)
+		inv := f.invoker(t, invoker.Options{Store: f.store, Policy: invoker.Policy{MaxInlineResultBytes: 64, MaxGuestValueBytes: 102}})
+		sess := newSession(inv, "acme")
+		res := inv.Invoke(context.Background(), sess, call("big", fmt.Sprintf(`{"n":%d}`, tc.n))) // a JSON string of n bytes
+		require.True(t, res.OK(), res.Message)
+		require.NotNil(t, res.Artifact, "stored either way")
+		require.Equal(t, []string{res.Artifact.Ref}, sess.Pinned())
+		require.Equal(t, tc.plain, res.Plain, "n=%d", tc.n)
+		if tc.plain {
+			require.JSONEq(t, strconv.Quote(strings.Repeat("x", tc.n-2)), string(res.Value))
+		} else {
+			require.Contains(t, string(res.Value), `"$artifact":"`+res.Artifact.Ref+`"`)
+		}
+	}
 }
 
 // TestShapingBoundaries checks inline vs offloaded at exactly the limit.
@@ -38,7 +63,8 @@ func TestShapingBoundaries(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
-			opts := invoker.Options{Policy: invoker.Policy{MaxInlineResultBytes: limit, PreviewChars: 10}}
+			// The strict form: what is stored reaches the chain as its envelope.
+			opts := invoker.Options{Policy: invoker.Policy{MaxInlineResultBytes: limit, MaxGuestValueBytes: limit, PreviewChars: 10}}
 			if tc.withStore {
 				opts.Store = f.store
 			}

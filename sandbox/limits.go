@@ -19,6 +19,7 @@ const (
 	// reserves 64 KiB, less a safety margin.
 	DefaultMaxStackBytes = 56 << 10
 	DefaultMaxLogEntries = 10000
+	DefaultMaxReadBytes  = 64 << 20
 )
 
 // Bounds of Limits.MemoryBytes.
@@ -82,6 +83,11 @@ type Limits struct {
 	// ends the run with LimitExceeded/LimitStack; scripts cannot catch it.
 	// Modules ignore it: their stack is their own. Key "max_stack_bytes".
 	MaxStackBytes int
+	// MaxReadBytes caps the artifact content one script reads into the
+	// guest (artifact.text(), .json(), .bytes()), default 64 MiB. A read
+	// that would pass it is refused (the promise rejects with reason
+	// read_limit) before anything is loaded. Key "max_read_bytes".
+	MaxReadBytes int64
 }
 
 // Values of ExitError.Limit for Kind LimitExceeded.
@@ -114,6 +120,8 @@ var limitTable = setting.Table[Limits]{
 		"script engine stack, which bounds recursion depth"),
 	setting.Of("max_log_entries", setting.Count, DefaultMaxLogEntries, func(l *Limits) *int { return &l.MaxLogEntries },
 		"console entries one chain may write"),
+	setting.Of("max_read_bytes", setting.Bytes, DefaultMaxReadBytes, func(l *Limits) *int64 { return &l.MaxReadBytes },
+		"artifact content one script may read into the guest"),
 }
 
 // LimitSettings describes every setting of Limits: its key, kind, default

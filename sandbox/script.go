@@ -312,6 +312,7 @@ func (e *ScriptEngine) Run(ctx context.Context, s Script, bridge Bridge, lim Lim
 		return nil, err
 	}
 	r := newScriptRun(ctx, in, prep, bridge, lim)
+	r.artifacts = s.Artifacts
 	r.clock = newRunClock(s.Guest.Clock == ClockVirtual, e.opts.Clock, in.MonoOrigin())
 	in.SetClock(r.clock)
 	src := e.opts.Rand

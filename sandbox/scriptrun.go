@@ -92,6 +92,10 @@ type scriptRun struct {
 	ready   []readyCall // completions not yet handed over, by arrival
 	batch   []byte
 
+	artifacts ArtifactReader // Script.Artifacts
+	readBytes int64          // artifact bytes read so far
+	readErr   []byte         // why the last read was refused
+
 	clock    *runClock
 	wake     int64 // the guest's earliest timer, in ms on clock; -1: none
 	event    wire.Completion
@@ -320,6 +324,8 @@ func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []u
 		return r.take(ctx)
 	case wire.OpTimer:
 		return r.timer(args)
+	case wire.OpRead:
+		return r.read(ctx, args)
 	case wire.OpDone:
 		r.done(ctx, args)
 	case wire.OpFail:

@@ -122,6 +122,10 @@ type Script struct {
 	// Guest is the clock and randomness the script sees; the zero value
 	// is the real clock and fresh randomness. Modules ignore it.
 	Guest Guest
+	// Artifacts reads the artifacts the script was handed, for their
+	// text(), json() and bytes() methods; nil refuses every read
+	// (reason artifact_not_found).
+	Artifacts ArtifactReader
 }
 
 func (s Script) filename() string {

@@ -390,6 +390,8 @@ func TestToolSubsetSharesTheInvoker(t *testing.T) {
 	e := newEnv(t, func(o *setup) {
 		o.Tools = []toolbox.Tool{hold, big}
 		o.MaxResolvingBytes = 10000 // room for one resolved artifact, not two
+		// The strict form: the chain holds the ref, so hold's argument is resolved.
+		o.Policy.MaxGuestValueBytes = invoker.DefaultMaxInlineResultBytes
 	})
 	script := `const a = await tools.big({}); try { return await tools.hold({data: a}); } catch (e) { return e.reason; }`
 
@@ -477,7 +479,10 @@ func TestMetricsAccess(t *testing.T) {
 // TestRetainedBytes: finished chains are forgotten by bytes too, oldest
 // first.
 func TestRetainedBytes(t *testing.T) {
-	e := newEnv(t, func(o *setup) { o.MaxResultsBytes = 300 << 10 })
+	e := newEnv(t, func(o *setup) {
+		o.MaxResultsBytes = 300 << 10
+		o.Policy.MaxFinalValueBytes = 1 << 20 // kept in the result, not stored
+	})
 	script := `return "x".repeat(120 * 1024)`
 	var ids []string
 	for range 3 {

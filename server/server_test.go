@@ -594,7 +594,8 @@ func TestCancel(t *testing.T) {
 }
 
 func TestArtifactDownload(t *testing.T) {
-	e := newEnv(t, nil)
+	// The strict form: the chain gets make_csv's envelope, with its ref.
+	e := newEnv(t, func(o *setup) { o.Policy.MaxGuestValueBytes = invoker.DefaultMaxInlineResultBytes })
 	v := e.submit(t, keyAcme, map[string]any{"script": `
 		const csv = await tools.make_csv({rows: 2000, seed: 1});
 		const chart = await tools.render_chart({values: [1, 2, 3]});

@@ -15,7 +15,8 @@ import (
 // the description as a doc comment, the argument type from the input schema
 // and the result type from the output schema (unknown when undescribed).
 //
-// Results too large to return inline arrive as an Artifact, and any argument
+// Results too large to hand the script as a value arrive as an Artifact
+// (with text(), json() and bytes() to read them), and any argument
 // value may be an artifact ref instead, so the declaration says so:
 // Result<T> is T | Artifact, and top-level argument properties accept an
 // ArtifactRef. A tool that returns media (Info.Media) is declared to return
@@ -32,8 +33,8 @@ import (
 // alias declared once per tool (Tool_X); anything else to unknown.
 func (b *Toolbox) TypeScript() string {
 	var sb strings.Builder
-	sb.WriteString("/** A value too large to return inline, stored by airlock. Pass it (or {$artifact}) as an argument to hand the content to another tool. */\n")
-	sb.WriteString("type Artifact = { $artifact: string; preview: string; size: number; mime: string };\n")
+	sb.WriteString("/** A tool result too large to hand the script as a value (above the chain's max_guest_value_bytes, 1 MiB by default; smaller ones arrive as plain values even when airlock stored them). Read its content with text(), json() or bytes() (counted against the chain's max_read_bytes), or pass it (or {$artifact}) as an argument to hand the content to another tool without reading it. A chain's own result above max_final_value_bytes (64 KiB by default) reaches the agent in this form too. */\n")
+	sb.WriteString("type Artifact = { $artifact: string; preview: string; size: number; mime: string; text(): Promise<string>; json(): Promise<unknown>; bytes(): Promise<Uint8Array> };\n")
 	sb.WriteString("type ArtifactRef = { $artifact: string };\n")
 	sb.WriteString("type Result<T> = T | Artifact;\n")
 	for _, e := range b.Entries() {

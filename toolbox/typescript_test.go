@@ -59,8 +59,8 @@ func TestTypeScriptDeclaration(t *testing.T) {
 	)
 	require.NoError(t, err)
 	got := box.TypeScript()
-	want := `/** A value too large to return inline, stored by airlock. Pass it (or {$artifact}) as an argument to hand the content to another tool. */
-type Artifact = { $artifact: string; preview: string; size: number; mime: string };
+	want := `/** A tool result too large to hand the script as a value (above the chain's max_guest_value_bytes, 1 MiB by default; smaller ones arrive as plain values even when airlock stored them). Read its content with text(), json() or bytes() (counted against the chain's max_read_bytes), or pass it (or {$artifact}) as an argument to hand the content to another tool without reading it. A chain's own result above max_final_value_bytes (64 KiB by default) reaches the agent in this form too. */
+type Artifact = { $artifact: string; preview: string; size: number; mime: string; text(): Promise<string>; json(): Promise<unknown>; bytes(): Promise<Uint8Array> };
 type ArtifactRef = { $artifact: string };
 type Result<T> = T | Artifact;
 
@@ -147,8 +147,8 @@ func TestTypeScriptMediaResult(t *testing.T) {
 	box, err := toolbox.New(plot, raw)
 	require.NoError(t, err)
 	got := box.TypeScript()
-	want := `/** A value too large to return inline, stored by airlock. Pass it (or {$artifact}) as an argument to hand the content to another tool. */
-type Artifact = { $artifact: string; preview: string; size: number; mime: string };
+	want := `/** A tool result too large to hand the script as a value (above the chain's max_guest_value_bytes, 1 MiB by default; smaller ones arrive as plain values even when airlock stored them). Read its content with text(), json() or bytes() (counted against the chain's max_read_bytes), or pass it (or {$artifact}) as an argument to hand the content to another tool without reading it. A chain's own result above max_final_value_bytes (64 KiB by default) reaches the agent in this form too. */
+type Artifact = { $artifact: string; preview: string; size: number; mime: string; text(): Promise<string>; json(): Promise<unknown>; bytes(): Promise<Uint8Array> };
 type ArtifactRef = { $artifact: string };
 type Result<T> = T | Artifact;
 /** A file a tool returned (an image, audio, a PDF). Pass {$artifact: file.$artifact} as an argument to hand its content to another tool. Without a blob store there is no $artifact but data, the content in base64. */

@@ -1,9 +1,12 @@
-// A large result travels by reference: make_csv returns ~95 KB, which the
-// invoker stores as an artifact. The script only ever holds a small envelope
-// ({$artifact, preview, size, mime}) and passes it straight to csv_stats,
-// which receives the full text on the host side. The chart comes back as a
-// media file.
-const csv = await tools.make_csv({ rows: 5000, seed: 7 });
+// A large result travels by reference: make_csv returns ~1200 KB, which the
+// invoker stores as an artifact. It is above the chain's
+// max_guest_value_bytes (1 MiB), so the script holds an Artifact
+// ({$artifact, preview, size, mime}, with text(), json() and bytes() to read
+// it) and passes it straight to csv_stats, which receives the full text on
+// the host side: the 1.2 MB never enters the guest. A smaller result (up to
+// 1 MiB) would arrive as the plain value, still stored. The chart comes back
+// as a media file.
+const csv = await tools.make_csv({ rows: 60000, seed: 7 });
 console.log(`make_csv gave ${csv.$artifact ? "an artifact" : "inline data"} of ${csv.size} bytes (${csv.mime})`);
 
 const stats = await tools.csv_stats({ csv });

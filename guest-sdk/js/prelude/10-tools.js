@@ -42,7 +42,7 @@ function callTool(name, valid, args) {
     if (!valid) {
       throw new TypeError(`invalid tool name ${JSON.stringify(name)}`);
     }
-    const json = args === undefined ? "{}" : JSON.stringify(args);
+    const json = args === undefined ? "{}" : encodeArgs(args);
     if (json === undefined) {
       throw new TypeError(`tools.${name}: arguments must be JSON-serializable`);
     }
@@ -54,7 +54,7 @@ function callTool(name, valid, args) {
 
 function settle(req, env) {
   if (env !== null && typeof env === "object" && env.status === "ok") {
-    req.resolve(env.value === undefined ? null : env.value);
+    req.resolve(received(env));
   } else {
     req.reject(new ToolError(req.name, env !== null && typeof env === "object" ? env : {}));
   }

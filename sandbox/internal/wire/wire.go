@@ -28,6 +28,10 @@ const (
 	// timer, in whole milliseconds since the run began; -1 means it has
 	// none; -2 only reads the clock.
 	OpTimer = 8
+	// OpRead (ref, mode) → an artifact's content as text (mode 0) or
+	// standard base64 (mode 1), or -1 when refused; mode 2 then returns
+	// why, as {"reason","message"}.
+	OpRead = 12
 )
 
 // MaxToolNameBytes bounds a tool name.

@@ -1,0 +1,83 @@
+// Part of the prelude: artifacts. A tool result the host stored (too large
+// to keep inline in the trace) reaches the script in one of two forms
+// (chain.Envelope): as the tool's own value when it is small enough for the
+// guest (the prelude remembers which object it was, and passes that object
+// on to another tool by ref, without copying it out of the guest), or as an
+// Artifact whose content text(), json() and bytes() read through OP_READ.
+const OP_READ = 12, READ_TEXT = 0, READ_BASE64 = 1, READ_ERROR = 2;
+const storedRef = new WeakMap(); // a value the host also stored -> its ref
+let storedValues = 0;
+
+class ArtifactError extends Error {
+  constructor(ref, e) {
+    super(typeof e.message === "string" ? e.message : `artifact ${ref}: ${e.reason}`);
+    this.name = "ArtifactError";
+    this.ref = ref;
+    this.reason = typeof e.reason === "string" ? e.reason : "";
+  }
+}
+
+function readArtifact(ref, mode) {
+  return new Promise((resolve, reject) => {
+    const out = host(OP_READ, String(ref), mode);
+    if (typeof out === "string") resolve(out);
+    else reject(new ArtifactError(ref, JSON.parse(host(OP_READ, "", READ_ERROR))));
+  });
+}
+
+const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const b64 = new Uint8Array(128);
+for (let i = 0; i < B64.length; i++) b64[B64.charCodeAt(i)] = i;
+
+function fromBase64(s) {
+  const pad = s.endsWith("==") ? 2 : s.endsWith("=") ? 1 : 0;
+  const out = new Uint8Array((s.length / 4) * 3 - pad);
+  for (let i = 0, o = 0; i < s.length; i += 4) {
+    const n = (b64[s.charCodeAt(i)] << 18) | (b64[s.charCodeAt(i + 1)] << 12) |
+      (b64[s.charCodeAt(i + 2)] << 6) | b64[s.charCodeAt(i + 3)];
+    out[o++] = n >> 16;
+    if (o < out.length) out[o++] = (n >> 8) & 255;
+    if (o < out.length) out[o++] = n & 255;
+  }
+  return out;
+}
+
+// Artifact is a stored result: its fields are the envelope's, so passing
+// it to another tool (or returning it) sends {"$artifact": ref, …}, which
+// the host resolves to the content.
+class Artifact {
+  constructor(a) {
+    this.$artifact = a.$artifact;
+    this.preview = a.preview;
+    this.size = a.size;
+    this.mime = a.mime;
+  }
+  text() { return readArtifact(this.$artifact, READ_TEXT); }
+  json() { return readArtifact(this.$artifact, READ_TEXT).then((t) => JSON.parse(t)); }
+  bytes() { return readArtifact(this.$artifact, READ_BASE64).then(fromBase64); }
+}
+
+// received turns an ok envelope into the value the script gets.
+function received(env) {
+  const v = env.value === undefined ? null : env.value;
+  const a = env.artifact;
+  if (a === null || typeof a !== "object") return v;
+  if (env.plain !== true) return new Artifact(a);
+  if (v !== null && typeof v === "object" && !storedRef.has(v)) {
+    storedRef.set(v, a.$artifact);
+    storedValues++;
+  }
+  return v;
+}
+
+// byRef is JSON.stringify's replacer for tool arguments: a value the host
+// stored goes as its ref.
+function byRef(_, v) {
+  if (v !== null && typeof v === "object") {
+    const ref = storedRef.get(v);
+    if (ref !== undefined) return { $artifact: ref };
+  }
+  return v;
+}
+
+const encodeArgs = (args) => (storedValues > 0 ? JSON.stringify(args, byRef) : JSON.stringify(args));

@@ -1,0 +1,77 @@
+package invoker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/airlockrt/airlock/blobstore"
+	"github.com/airlockrt/airlock/session"
+)
+
+// ReadArtifact returns the content of the artifact ref for a chain's own
+// code to read (a script's artifact.text()), if sess may read it (it made
+// the ref or was granted it) and it holds at most max bytes. The bytes
+// count against the process-wide MaxResolvingBytes while they are read. A
+// refused read is a Result with status error and reason
+// artifact_not_found (unknown, foreign and malformed refs alike),
+// artifact_too_large, host_busy, cancelled or store_error.
+func (inv *Invoker) ReadArtifact(ctx context.Context, sess *session.Session, ref string, max int64) ([]byte, Result) {
+	notFound := fail(session.StatusError, ReasonArtifactNotFound, fmt.Sprintf("artifact %.64q not found: only refs this chain was handed can be read", ref))
+	if inv.store == nil || !sess.CanRead(ref) {
+		return nil, notFound
+	}
+	rc, attrs, err := inv.store.Open(ctx, sess.Tenant(), ref)
+	if errors.Is(err, blobstore.ErrNotFound) {
+		return nil, notFound
+	}
+	if err != nil {
+		return nil, inv.storeFailed(ctx, err)
+	}
+	defer rc.Close()
+	if attrs.Size > max {
+		return nil, fail(session.StatusError, ReasonArtifactTooLarge,
+			fmt.Sprintf("artifact %s holds %d bytes, more than the %d that may be read now", ref, attrs.Size, max))
+	}
+	if inv.resolving.Add(attrs.Size) > inv.maxResolving {
+		inv.resolving.Add(-attrs.Size)
+		return nil, fail(session.StatusError, ReasonHostBusy, "too many artifact bytes are being read on this host; try again")
+	}
+	defer inv.resolving.Add(-attrs.Size)
+	data, err := io.ReadAll(io.LimitReader(rc, attrs.Size+1))
+	if err != nil {
+		return nil, inv.storeFailed(ctx, err)
+	}
+	if int64(len(data)) != attrs.Size {
+		return nil, inv.storeFailed(ctx, fmt.Errorf("artifact %s: read %d bytes, the store said %d", ref, len(data), attrs.Size))
+	}
+	return data, Result{Status: session.StatusOK}
+}
+
+// ShapeFinal shapes a chain's final value for the agent that asked for it:
+// at most Policy.MaxFinalValueBytes it is returned as it is; larger, it is
+// stored like an offloaded tool result (pinned to sess, charged to its
+// quotas) and its Artifact envelope returned instead. A value that cannot
+// be stored is returned as it is, with the Result that says why.
+func (inv *Invoker) ShapeFinal(ctx context.Context, sess *session.Session, value json.RawMessage) (json.RawMessage, *Artifact, Result) {
+	if len(value) <= inv.policy.MaxFinalValueBytes || inv.store == nil {
+		return value, nil, Result{Status: session.StatusOK}
+	}
+	data, mime := offloadForm(value)
+	n := int64(len(data))
+	if r, ok := inv.charge(sess, n); !ok {
+		return value, nil, r
+	}
+	attrs, stored, err := inv.put(ctx, sess, data, mime)
+	if !stored {
+		inv.refund(sess, n)
+	}
+	if err != nil {
+		return value, nil, inv.storeFailed(ctx, err)
+	}
+	a := &Artifact{Ref: attrs.Ref, Preview: preview(data, inv.policy.PreviewChars), Size: attrs.Size, MIME: mime}
+	out, _ := json.Marshal(a)
+	return out, a, Result{Status: session.StatusOK}
+}
