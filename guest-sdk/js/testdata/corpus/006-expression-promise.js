@@ -1,0 +1,1 @@
+tools.weather({ city: "Paris" })

@@ -1,0 +1,10 @@
+const base = new URL("https://api.example.com/v2/reports");
+const params = new URLSearchParams({ from: "2024-03-01", to: "2024-03-31", q: "café & bar" });
+params.append("tag", "a b");
+params.append("tag", "ünï");
+params.set("limit", String(50));
+params.sort();
+base.search = params.toString();
+const back = new URLSearchParams(base.search);
+console.log(base.href);
+return { href: base.href, tags: back.getAll("tag"), has: back.has("q"), q: back.get("q"), size: [...back.keys()].length };

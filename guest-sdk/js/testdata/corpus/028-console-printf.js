@@ -1,0 +1,10 @@
+const users = await tools.users({ n: 4 });
+console.log("%s users loaded", users.length);
+console.log("first: %s, age %d, score %f", users[0].name, users[0].age, users[0].score);
+console.log("%i%% complete", 87.9);
+console.log("object: %o", { id: users[1].id, role: users[1].role });
+console.log("Object: %O", { id: users[2].id, tags: ["x", "y"] });
+console.log("json: %j", { a: 1 });
+console.log("%c styled", "color: red");
+console.log("extra", "args", 1, 2);
+return users.length;

@@ -1,0 +1,10 @@
+const order = [];
+setTimeout(() => order.push("timeout 150"), 150);
+setTimeout(() => order.push("timeout 50"), 50);
+setTimeout(() => order.push("timeout 100"), 100);
+setTimeout(() => order.push("timeout 0"), 0);
+queueMicrotask(() => order.push("microtask"));
+Promise.resolve().then(() => order.push("promise"));
+order.push("sync");
+await new Promise((r) => setTimeout(r, 250));
+return order;

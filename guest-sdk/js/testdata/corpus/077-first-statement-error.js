@@ -1,0 +1,3 @@
+const config = settings.reportConfig;
+const users = await tools.users({ n: 1 });
+return { config, users };

@@ -1,0 +1,10 @@
+const orders = await tools.orders({ n: 10 });
+for (const o of orders) console.count(o.status);
+console.countReset("paid");
+console.count("paid");
+console.count();
+console.assert(orders.length === 10, "expected ten orders");
+console.assert(orders.length === 11, "expected %d orders, got %d", 11, orders.length);
+console.dir({ first: orders[0].id, items: orders[0].items }, { depth: 0 });
+console.debug("debug line");
+return orders.length;

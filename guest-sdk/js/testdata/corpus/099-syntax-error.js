@@ -1,0 +1,3 @@
+const users = await tools.users({ n: 3 });
+const names = users.map((u) => u.name;
+return names;
