@@ -2,7 +2,9 @@
 #
 #   make test    installs and starts what the tests need (a MinIO server on
 #                127.0.0.1), runs every test with -race, stops what it started
-#   make bench   runs the benchmarks and writes bench/latest.txt (see BENCHMARKS.md)
+#   make bench   runs the benchmarks and writes bench/latest.txt, then compares
+#                chain start and the bridge round trip with BENCH_BASE
+#                (bench/compare.txt; see BENCHMARKS.md)
 #   make lint    go vet + staticcheck (installed at a pinned version)
 #   make fuzz    runs every fuzz target for FUZZTIME each
 
@@ -14,6 +16,9 @@ BENCHSTAT   := $(CACHE_BIN)/benchstat
 BENCHSTAT_VERSION := v0.0.0-20260908200009-22c9c6c9d4da
 FUZZTIME    ?= 15s
 BENCHCOUNT  ?= 6
+# BENCH_BASE is the revision make bench compares chain start and the bridge
+# round trip with: the last one before issue 10 changed the guest.
+BENCH_BASE  ?= 309923e
 GUEST_WASM  := examples/chains/go-guest/chain.wasm
 
 .PHONY: all build test test-go guest lint fuzz bench clean
@@ -55,6 +60,7 @@ fuzz:
 
 bench: guest $(BENCHSTAT)
 	BENCHCOUNT=$(BENCHCOUNT) BENCHSTAT=$(BENCHSTAT) scripts/minio.sh run -- scripts/bench.sh
+	BENCHCOUNT=$(BENCHCOUNT) BENCHSTAT=$(BENCHSTAT) scripts/bench-compare.sh $(BENCH_BASE)
 
 clean:
 	rm -f $(GUEST_WASM)
