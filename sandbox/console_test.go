@@ -670,6 +670,32 @@ b`},
   123456789012345680000
 ]`},
 	}},
+	{name: "custom inspect", src: `const c = { [Symbol.for("nodejs.util.inspect.custom")](depth, opts) { return "Custom<" + depth + ">\nline2"; } }; console.log(c, { nested: c }); console.log({ [Symbol.for("nodejs.util.inspect.custom")]() { return { replaced: [1] }; } })`, want: []LogEntry{
+		{Level: LogInfo, Text: `Custom<2>
+line2 {
+  nested: Custom<1>
+  line2
+}`},
+		{Level: LogInfo, Text: `{ replaced: [ 1 ] }`},
+	}},
+	{name: "null proto map set", src: `const m = new Map([[1, 2]]); Object.setPrototypeOf(m, null); const s = new Set(["a"]); Object.setPrototypeOf(s, null); console.log(m, s)`, want: []LogEntry{
+		{Level: LogInfo, Text: `[Map(1): null prototype] { 1 => 2 } [Set(1): null prototype] { 'a' }`},
+	}},
+	{name: "dir custom and hidden", src: `const c = { a: 1, [Symbol.for("nodejs.util.inspect.custom")]() { return "C"; } }; console.dir(c); console.dir(c, { customInspect: true }); console.dir([1, 2], { showHidden: true }); console.dir({ a: [1, 2, 3, 4] }, { maxArrayLength: 2, breakLength: 10 })`, want: []LogEntry{
+		{Level: LogInfo, Text: `{
+  a: 1,
+  [Symbol(nodejs.util.inspect.custom)]: [Function: [nodejs.util.inspect.custom]]
+}`},
+		{Level: LogInfo, Text: `C`},
+		{Level: LogInfo, Text: `[ 1, 2, [length]: 2 ]`},
+		{Level: LogInfo, Text: `{
+  a: [
+    1,
+    2,
+    ... 2 more items
+  ]
+}`},
+	}},
 	{name: "timers", match: true, src: `console.time(); console.timeLog(undefined, "x", { a: 1 }); console.timeEnd(); console.timeEnd(); console.time("t"); console.timeLog("t"); console.timeEnd("t")`, want: []LogEntry{
 		{Level: LogInfo, Text: `^default: \d+(\.\d{1,3})?ms x \{ a: 1 \}$`},
 		{Level: LogInfo, Text: `^default: \d+(\.\d{1,3})?ms$`},
@@ -708,6 +734,11 @@ var guestConsoleCases = []consoleCase{
 	}},
 	{name: "throwing toStringTag and stack getters", src: `class C { get [Symbol.toStringTag]() { throw new Error("tag"); } } const e = new Error("m"); Object.defineProperty(e, "stack", { get() { throw new Error("stack"); } }); console.log(new C(), e)`, want: []LogEntry{
 		{Level: LogInfo, Text: "C {} [Error: m]"},
+	}},
+	// Node recurses until its stack overflows; the guest ignores hooks
+	// past 12 nested ones.
+	{name: "custom inspect returning hooked values forever", src: `const k = Symbol.for("nodejs.util.inspect.custom"); const make = () => ({ [k]: () => make() }); console.log(make())`, want: []LogEntry{
+		{Level: LogInfo, Text: "{\n  [Symbol(nodejs.util.inspect.custom)]: [Function: [nodejs.util.inspect.custom]]\n}"},
 	}},
 	// Promise state cannot be read synchronously from JavaScript.
 	{name: "settled promise shows pending", src: `console.log(Promise.resolve(1))`, want: []LogEntry{

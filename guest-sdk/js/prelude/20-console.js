@@ -72,6 +72,7 @@ const console = (() => {
   // get reads a property that may be a throwing getter (or a Proxy trap).
   const get = (o, k) => { try { return o[k]; } catch (_) { return undefined; } };
 
+  const customInspect = Symbol.for("nodejs.util.inspect.custom");
   const kObjectType = 0, kArrayType = 1, kArrayExtrasType = 2;
   const keyStrRegExp = /^[a-zA-Z_][a-zA-Z_0-9]*$/;
   const numberRegExp = /^(0|[1-9][0-9]*)$/;
@@ -204,6 +205,24 @@ const console = (() => {
     // lets it be caught, ends only this value's rendering.
     const seen = ctx.seen.length, indentationLvl = ctx.indentationLvl;
     try {
+      // Node's util.inspect.custom hook, called as
+      // obj[custom](depth, options, inspect).
+      // Values it returns may have hooks of their own: past MAX_DEPTH
+      // of those, hooks are ignored.
+      const custom = ctx.customInspect && ctx.customs < MAX_DEPTH ? value[customInspect] : undefined;
+      if (typeof custom === "function" && !(value.constructor && value.constructor.prototype === value)) {
+        const depth = ctx.depth - recurseTimes;
+        const ret = custom.call(value, depth, { ...defaults, depth, stylize: (x) => x }, inspect);
+        if (ret !== value) {
+          if (typeof ret === "string") return ret.replace(/\n/g, `\n${" ".repeat(ctx.indentationLvl)}`);
+          ctx.customs++;
+          try {
+            return formatValue(ctx, ret, recurseTimes);
+          } finally {
+            ctx.customs--;
+          }
+        }
+      }
       return formatRaw(ctx, value, recurseTimes, typedArray);
     } catch (err) {
       ctx.seen.length = seen;
@@ -230,7 +249,7 @@ const console = (() => {
     let extrasType = kObjectType;
     let typed;
     const cls = classOf(value);
-    const special = cls !== "[object Object]" && cls !== "[object Array]" && cls !== "[object Function]";
+    const special = constructor === null || (cls !== "[object Object]" && cls !== "[object Array]" && cls !== "[object Function]");
 
     if (Array.isArray(value)) {
       noIterator = false;
@@ -706,12 +725,13 @@ const console = (() => {
     return w;
   }
 
-  const defaults = { depth: 2, showHidden: false, maxArrayLength: 100, maxStringLength: 10000, breakLength: 80, compact: 3 };
+  const defaults = { depth: 2, showHidden: false, maxArrayLength: 100, maxStringLength: 10000, breakLength: 80, compact: 3, customInspect: true };
 
   // inspect renders value like Node's util.inspect(value, opts) for the
-  // options above; sorted, getters, colors and customInspect are ignored.
+  // options above; sorted, getters, colors and showProxy are ignored, and
+  // compact is a number of at least 1.
   function inspect(value, opts) {
-    const ctx = { seen: [], circular: undefined, indentationLvl: 0, currentDepth: 0, chars: 0, ...defaults };
+    const ctx = { seen: [], circular: undefined, indentationLvl: 0, currentDepth: 0, chars: 0, customs: 0, ...defaults };
     if (opts !== null && typeof opts === "object") {
       for (const k of Object.keys(defaults)) {
         if (hasOwn.call(opts, k) && opts[k] !== undefined) ctx[k] = opts[k];
@@ -962,8 +982,7 @@ const console = (() => {
   const methods = {
     log, info: log, debug: logger(LOG_DEBUG), warn, error, dirxml: log,
     dir(object, options) {
-      const opts = options !== null && typeof options === "object" ? options : undefined;
-      write(LOG_INFO, inspect(object, opts));
+      write(LOG_INFO, inspect(object, { customInspect: false, ...(options !== null && typeof options === "object" ? options : {}) }));
     },
     table,
     trace(...args) {
