@@ -696,6 +696,10 @@ line2 {
   ]
 }`},
 	}},
+	{name: "holes long", src: `const h = Array(300).fill(1); delete h[0]; for (let i = 10; i < 250; i++) delete h[i]; console.log(h); const s = []; s[2] = 1; s[1e6] = 2; s.length = 2e6; console.log(s)`, want: []LogEntry{
+		{Level: LogInfo, Text: "[\n  <1 empty item>, 1, 1,                 1,\n  1,              1, 1,                 1,\n  1,              1, <240 empty items>, 1,\n  1,              1, 1,                 1,\n  1,              1, 1,                 1,\n  1,              1, 1,                 1,\n  1,              1, 1,                 1,\n  1,              1, 1,                 1,\n  1,              1, 1,                 1,\n  1,              1, 1,                 1,\n  1,              1, 1,                 1,\n  1,              1, 1,                 1,\n  1,              1, 1,                 1,\n  1,              1, 1,                 1,\n  1,              1, 1,                 1,\n  1\n]"},
+		{Level: LogInfo, Text: `[ <2 empty items>, 1, <999997 empty items>, 2, <999999 empty items> ]`},
+	}},
 	{name: "timers", match: true, src: `console.time(); console.timeLog(undefined, "x", { a: 1 }); console.timeEnd(); console.timeEnd(); console.time("t"); console.timeLog("t"); console.timeEnd("t")`, want: []LogEntry{
 		{Level: LogInfo, Text: `^default: \d+(\.\d{1,3})?ms x \{ a: 1 \}$`},
 		{Level: LogInfo, Text: `^default: \d+(\.\d{1,3})?ms$`},
@@ -739,6 +743,12 @@ var guestConsoleCases = []consoleCase{
 	// past 12 nested ones.
 	{name: "custom inspect returning hooked values forever", src: `const k = Symbol.for("nodejs.util.inspect.custom"); const make = () => ({ [k]: () => make() }); console.log(make())`, want: []LogEntry{
 		{Level: LogInfo, Text: "{\n  [Symbol(nodejs.util.inspect.custom)]: [Function: [nodejs.util.inspect.custom]]\n}"},
+	}},
+	// Node lists the extra string keys of arrays of any length; the guest
+	// only up to 1000 items (symbol keys always). The text is Node's
+	// without a.extra. Holes are found without listing the keys.
+	{name: "long arrays", src: `const a = Array.from({ length: 1e6 }, (_, i) => i); a.extra = 1; a[Symbol("s")] = 2; const h = Array(1e6).fill(1); for (let i = 0; i < 999990; i++) delete h[i]; console.log(a, h)`, want: []LogEntry{
+		{Level: LogInfo, Text: "[\n   0,                     1,  2,\n   3,                     4,  5,\n   6,                     7,  8,\n   9,                    10, 11,\n  12,                    13, 14,\n  15,                    16, 17,\n  18,                    19, 20,\n  21,                    22, 23,\n  24,                    25, 26,\n  27,                    28, 29,\n  30,                    31, 32,\n  33,                    34, 35,\n  36,                    37, 38,\n  39,                    40, 41,\n  42,                    43, 44,\n  45,                    46, 47,\n  48,                    49, 50,\n  51,                    52, 53,\n  54,                    55, 56,\n  57,                    58, 59,\n  60,                    61, 62,\n  63,                    64, 65,\n  66,                    67, 68,\n  69,                    70, 71,\n  72,                    73, 74,\n  75,                    76, 77,\n  78,                    79, 80,\n  81,                    82, 83,\n  84,                    85, 86,\n  87,                    88, 89,\n  90,                    91, 92,\n  93,                    94, 95,\n  96,                    97, 98,\n  99, ... 999900 more items,\n  [Symbol(s)]: 2\n] [ <999990 empty items>, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 ]"},
 	}},
 	// Promise state cannot be read synchronously from JavaScript.
 	{name: "settled promise shows pending", src: `console.log(Promise.resolve(1))`, want: []LogEntry{

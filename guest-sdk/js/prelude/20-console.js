@@ -21,6 +21,9 @@ const console = (() => {
   // further objects print as [Object], further keys and entries are cut.
   // Anything that long is past the run's log limit anyway.
   const BUDGET = 1 << 22;
+  const LONG_ARRAY = 1000;
+  // formatSpecialArray probes at most this many holes one by one.
+  const HOLE_PROBES = 1 << 16;
 
   const hasOwn = Object.prototype.hasOwnProperty;
   const isEnumerable = Object.prototype.propertyIsEnumerable;
@@ -177,10 +180,15 @@ const console = (() => {
     return keys;
   }
   // nonIndexKeys lists the own keys of an array-like that are not indices.
-  function nonIndexKeys(value, showHidden) {
+  // Past LONG_ARRAY items it lists only symbols: JavaScript can only list
+  // the others with all the indices, which takes seconds and tens of MB
+  // for a million items in the engine.
+  function nonIndexKeys(value, length, showHidden) {
     const keys = [];
-    const names = showHidden ? Object.getOwnPropertyNames(value) : Object.keys(value);
-    for (const k of names) if (!numberRegExp.test(k) || +k > 2 ** 32 - 2) keys.push(k);
+    if (length <= LONG_ARRAY) {
+      const names = showHidden ? Object.getOwnPropertyNames(value) : Object.keys(value);
+      for (const k of names) if (!numberRegExp.test(k) || +k > 2 ** 32 - 2) keys.push(k);
+    }
     for (const s of Object.getOwnPropertySymbols(value)) if (showHidden || isEnumerable.call(value, s)) keys.push(s);
     return keys;
   }
@@ -254,7 +262,7 @@ const console = (() => {
     if (Array.isArray(value)) {
       noIterator = false;
       const prefix = (constructor !== "Array" || tag !== "") ? getPrefix(constructor, tag, "Array", `(${value.length})`) : "";
-      keys = nonIndexKeys(value, ctx.showHidden);
+      keys = nonIndexKeys(value, value.length, ctx.showHidden);
       braces = [`${prefix}[`, "]"];
       if (value.length === 0 && keys.length === 0) return `${braces[0]}]`;
       extrasType = kArrayExtrasType;
@@ -277,8 +285,8 @@ const console = (() => {
       braces = [`${prefix}{`, "}"];
     } else if (special && (typed = typedArrayName(value)) !== undefined) {
       noIterator = false;
-      keys = nonIndexKeys(value, ctx.showHidden);
       const size = typedLength.call(value);
+      keys = nonIndexKeys(value, size, ctx.showHidden);
       const prefix = getPrefix(constructor, tag, typed, `(${size})`);
       braces = [`${prefix}[`, "]"];
       if (size === 0 && keys.length === 0 && !ctx.showHidden) return `${braces[0]}]`;
@@ -494,30 +502,38 @@ const console = (() => {
     return output;
   }
 
+  // formatSpecialArray goes on from the first hole, i. Node walks
+  // Object.keys(value); probing the indices finds the same runs of holes
+  // without listing every key of a long array, and falls back to the keys
+  // only after HOLE_PROBES holes.
   function formatSpecialArray(ctx, value, recurseTimes, maxLength, output, i) {
-    const keys = Object.keys(value);
+    const len = value.length;
     let index = i;
-    for (; i < keys.length && output.length < maxLength; i++) {
-      const key = keys[i];
-      const tmp = +key;
-      if (tmp > 2 ** 32 - 2) break;
-      if (`${index}` !== key) {
-        if (!numberRegExp.test(key)) break;
-        const empty = tmp - index;
-        output.push(`<${empty} empty item${empty > 1 ? "s" : ""}>`);
-        index = tmp;
-        if (output.length === maxLength) break;
+    let probes = 0;
+    while (index < len && output.length < maxLength) {
+      if (hasOwn.call(value, index)) {
+        output.push(formatProperty(ctx, value, recurseTimes, index, kArrayType));
+        index++;
+        continue;
       }
-      output.push(formatProperty(ctx, value, recurseTimes, key, kArrayType));
-      index++;
+      let next = index + 1;
+      while (next < len && probes < HOLE_PROBES && !hasOwn.call(value, next)) { next++; probes++; }
+      if (probes >= HOLE_PROBES) next = nextIndex(value, next, len);
+      const empty = next - index;
+      output.push(`<${empty} empty item${empty > 1 ? "s" : ""}>`);
+      index = next;
     }
-    const remaining = value.length - index;
-    if (output.length !== maxLength) {
-      if (remaining > 0) output.push(`<${remaining} empty item${remaining > 1 ? "s" : ""}>`);
-    } else if (remaining > 0) {
-      output.push(plural(remaining, "item"));
-    }
+    const remaining = len - index;
+    if (remaining > 0) output.push(plural(remaining, "item"));
     return output;
+  }
+  // nextIndex is the first own index of value from i on, or len.
+  function nextIndex(value, i, len) {
+    for (const k of Object.keys(value)) {
+      if (!numberRegExp.test(k)) break;
+      if (+k >= i) return Math.min(+k, len);
+    }
+    return len;
   }
 
   function formatTypedArray(ctx, value, recurseTimes) {
