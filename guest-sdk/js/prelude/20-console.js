@@ -72,6 +72,9 @@ const console = (() => {
     }
     return undefined;
   };
+  // plainClasses are the classOf values of objects that need none of the
+  // brand checks.
+  const plainClasses = new Set(["[object Object]", "[object Array]", "[object Function]", "[object Error]", "[object Promise]", "[object Arguments]"]);
   // get reads a property that may be a throwing getter (or a Proxy trap).
   const get = (o, k) => { try { return o[k]; } catch (_) { return undefined; } };
 
@@ -233,6 +236,9 @@ const console = (() => {
       }
       return formatRaw(ctx, value, recurseTimes, typedArray);
     } catch (err) {
+      // Out of memory is the run's to handle (catchable, or the memory
+      // limit).
+      if (err instanceof Error && err.name === "InternalError" && err.message === "out of memory") throw err;
       ctx.seen.length = seen;
       ctx.indentationLvl = indentationLvl;
       if (err instanceof RangeError && /call stack/.test(String(err.message))) {
@@ -257,7 +263,7 @@ const console = (() => {
     let extrasType = kObjectType;
     let typed;
     const cls = classOf(value);
-    const special = constructor === null || (cls !== "[object Object]" && cls !== "[object Array]" && cls !== "[object Function]");
+    const special = constructor === null || !plainClasses.has(cls);
 
     if (Array.isArray(value)) {
       noIterator = false;
