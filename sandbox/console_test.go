@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -815,26 +816,33 @@ func TestConsoleOutput(t *testing.T) {
 	}
 }
 
-// nodeConsoleHarness runs one case (its source on stdin) with Node's own
-// Console writing to two recording streams, and prints the entries as JSON
-// [[stream, text], …]. Warnings, which Node emits asynchronously to the
-// process's stderr as "(node:PID) Warning: …", are recorded in place as
-// "Warning: …" on stderr, as the guest logs them.
+// nodeConsoleHarness runs the cases (a JSON array of sources on stdin), each
+// with a fresh Node Console writing to two recording streams, and prints
+// their entries as JSON [[[stream, text], …], …]. Warnings, which Node
+// emits asynchronously to the process's stderr as "(node:PID) Warning: …",
+// are recorded in place as "Warning: …" on stderr, as the guest logs them.
 const nodeConsoleHarness = `
 const { Console } = require("console");
 const { Writable } = require("stream");
-const out = [];
-const sink = (name) => new Writable({ write(chunk, _enc, cb) { out.push([name, chunk.toString().replace(/\n$/, "")]); cb(); } });
-const c = new Console({ stdout: sink("stdout"), stderr: sink("stderr"), colorMode: false });
-process.emitWarning = (msg) => out.push(["stderr", "Warning: " + msg]);
-const src = require("fs").readFileSync(0, "utf8");
-new Function("console", '"use strict"; return (async () => {\n' + src + '\n})()')(c)
-  .then(() => process.stdout.write(JSON.stringify(out)), (e) => { console.error(e); process.exit(1); });
+const srcs = JSON.parse(require("fs").readFileSync(0, "utf8"));
+(async () => {
+  const all = [];
+  for (const src of srcs) {
+    const out = [];
+    const sink = (name) => new Writable({ write(chunk, _enc, cb) { out.push([name, chunk.toString().replace(/\n$/, "")]); cb(); } });
+    const c = new Console({ stdout: sink("stdout"), stderr: sink("stderr"), colorMode: false });
+    process.emitWarning = (msg) => out.push(["stderr", "Warning: " + msg]);
+    await new Function("console", '"use strict"; return (async () => {\n' + src + '\n})()')(c);
+    all.push(out);
+  }
+  process.stdout.write(JSON.stringify(all));
+})().catch((e) => { console.error(e); process.exit(1); });
 `
 
-// TestConsoleMatchesNode checks the expected texts of nodeConsoleCases against
-// node: the same text, on the stream the level stands for (stdout for debug
-// and info, stderr for warn and error). Under CI=true a missing node fails.
+// TestConsoleMatchesNode checks the expected texts of nodeConsoleCases
+// against node: the same text, on the stream the level stands for (stdout
+// for debug and info, stderr for warn and error). Under CI=true a missing
+// node fails.
 func TestConsoleMatchesNode(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -845,30 +853,37 @@ func TestConsoleMatchesNode(t *testing.T) {
 	}
 	harness := filepath.Join(t.TempDir(), "harness.js")
 	require.NoError(t, os.WriteFile(harness, []byte(nodeConsoleHarness), 0o600))
-	for _, c := range nodeConsoleCases {
+	srcs := make([]string, len(nodeConsoleCases))
+	for i, c := range nodeConsoleCases {
+		srcs[i] = c.src
+	}
+	in, err := json.Marshal(srcs)
+	require.NoError(t, err)
+	cmd := exec.CommandContext(context.Background(), node, harness)
+	cmd.Env = append(os.Environ(), "TZ=UTC")
+	cmd.Stdin = bytes.NewReader(in)
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	var results [][][2]string
+	require.NoError(t, json.Unmarshal(out, &results))
+	require.Len(t, results, len(nodeConsoleCases))
+	for i, c := range nodeConsoleCases {
 		t.Run(c.name, func(t *testing.T) {
-			cmd := exec.CommandContext(context.Background(), node, harness)
-			cmd.Env = append(os.Environ(), "TZ=UTC")
-			cmd.Stdin = strings.NewReader(c.src)
-			out, err := cmd.Output()
-			require.NoError(t, err)
-			var entries [][2]string
-			require.NoError(t, json.Unmarshal(out, &entries))
-			got := make([]LogEntry, len(entries))
-			for i, e := range entries {
-				got[i] = LogEntry{Level: LogInfo, Text: e[1]}
+			got := make([]LogEntry, len(results[i]))
+			for j, e := range results[i] {
+				got[j] = LogEntry{Level: LogInfo, Text: e[1]}
 				if e[0] == "stderr" {
-					got[i].Level = LogWarn
+					got[j].Level = LogWarn
 				}
 			}
 			want := make([]LogEntry, len(c.want))
-			for i, w := range c.want {
-				want[i] = w
+			for j, w := range c.want {
+				want[j] = w
 				switch w.Level {
 				case LogDebug:
-					want[i].Level = LogInfo
+					want[j].Level = LogInfo
 				case LogError:
-					want[i].Level = LogWarn
+					want[j].Level = LogWarn
 				}
 			}
 			checkConsole(t, consoleCase{want: want, match: c.match}, got)
