@@ -701,6 +701,99 @@ line2 {
 		{Level: LogInfo, Text: "[\n  <1 empty item>, 1, 1,                 1,\n  1,              1, 1,                 1,\n  1,              1, <240 empty items>, 1,\n  1,              1, 1,                 1,\n  1,              1, 1,                 1,\n  1,              1, 1,                 1,\n  1,              1, 1,                 1,\n  1,              1, 1,                 1,\n  1,              1, 1,                 1,\n  1,              1, 1,                 1,\n  1,              1, 1,                 1,\n  1,              1, 1,                 1,\n  1,              1, 1,                 1,\n  1,              1, 1,                 1,\n  1,              1, 1,                 1,\n  1\n]"},
 		{Level: LogInfo, Text: `[ <2 empty items>, 1, <999997 empty items>, 2, <999999 empty items> ]`},
 	}},
+	{name: "tool result", src: "const rows = Array.from({ length: 8 }, (_, i) => ({ id: i + 1, title: \"Issue number \" + (i + 1), labels: [\"bug\", \"p\" + (i % 3)], closed: i % 2 === 0, meta: { created: \"2024-01-0\" + (i + 1), author: { login: \"user\" + i } } })); console.log(rows); console.log(\"first:\", rows[0]); console.log(`count=${rows.length}`, { total: rows.length })", want: []LogEntry{
+		{Level: LogInfo, Text: "[\n  {\n    id: 1,\n    title: 'Issue number 1',\n    labels: [ 'bug', 'p0' ],\n    closed: true,\n    meta: { created: '2024-01-01', author: [Object] }\n  },\n  {\n    id: 2,\n    title: 'Issue number 2',\n    labels: [ 'bug', 'p1' ],\n    closed: false,\n    meta: { created: '2024-01-02', author: [Object] }\n  },\n  {\n    id: 3,\n    title: 'Issue number 3',\n    labels: [ 'bug', 'p2' ],\n    closed: true,\n    meta: { created: '2024-01-03', author: [Object] }\n  },\n  {\n    id: 4,\n    title: 'Issue number 4',\n    labels: [ 'bug', 'p0' ],\n    closed: false,\n    meta: { created: '2024-01-04', author: [Object] }\n  },\n  {\n    id: 5,\n    title: 'Issue number 5',\n    labels: [ 'bug', 'p1' ],\n    closed: true,\n    meta: { created: '2024-01-05', author: [Object] }\n  },\n  {\n    id: 6,\n    title: 'Issue number 6',\n    labels: [ 'bug', 'p2' ],\n    closed: false,\n    meta: { created: '2024-01-06', author: [Object] }\n  },\n  {\n    id: 7,\n    title: 'Issue number 7',\n    labels: [ 'bug', 'p0' ],\n    closed: true,\n    meta: { created: '2024-01-07', author: [Object] }\n  },\n  {\n    id: 8,\n    title: 'Issue number 8',\n    labels: [ 'bug', 'p1' ],\n    closed: false,\n    meta: { created: '2024-01-08', author: [Object] }\n  }\n]"},
+		{Level: LogInfo, Text: `first: {
+  id: 1,
+  title: 'Issue number 1',
+  labels: [ 'bug', 'p0' ],
+  closed: true,
+  meta: { created: '2024-01-01', author: { login: 'user0' } }
+}`},
+		{Level: LogInfo, Text: `count=8 { total: 8 }`},
+	}},
+	{name: "summary obj", src: `console.log({ total: 1234.5, currency: "USD", byRegion: { north: 100, south: 200.25, east: 0, west: -3 }, top: ["a", "b", "c"], when: new Date(Date.UTC(2024, 0, 15, 10, 30)) })`, want: []LogEntry{
+		{Level: LogInfo, Text: `{
+  total: 1234.5,
+  currency: 'USD',
+  byRegion: { north: 100, south: 200.25, east: 0, west: -3 },
+  top: [ 'a', 'b', 'c' ],
+  when: 2024-01-15T10:30:00.000Z
+}`},
+	}},
+	{name: "error in catch", src: `const err = new Error("request failed: 503"); err.stack = "Error: request failed: 503\n    at fetchIt (x.js:3:9)"; err.status = 503; console.error("Failed:", err); console.error("Failed: %s", err.message)`, want: []LogEntry{
+		{Level: LogError, Text: `Failed: Error: request failed: 503
+    at fetchIt (x.js:3:9) {
+  status: 503
+}`},
+		{Level: LogError, Text: `Failed: request failed: 503`},
+	}},
+	{name: "json stringify", src: `console.log(JSON.stringify({ a: [1, 2], b: { c: "d" } }, null, 2))`, want: []LogEntry{
+		{Level: LogInfo, Text: `{
+  "a": [
+    1,
+    2
+  ],
+  "b": {
+    "c": "d"
+  }
+}`},
+	}},
+	{name: "nested arrays numbers", src: `console.log([[1, 2, 3], [4, 5, 6], [7, 8, 9]], [[1, [2, [3, [4]]]]])`, want: []LogEntry{
+		{Level: LogInfo, Text: `[ [ 1, 2, 3 ], [ 4, 5, 6 ], [ 7, 8, 9 ] ] [ [ 1, [ 2, [Array] ] ] ]`},
+	}},
+	{name: "long text in obj", src: `console.log({ body: "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua." })`, want: []LogEntry{
+		{Level: LogInfo, Text: `{
+  body: 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.'
+}`},
+	}},
+	{name: "many short strings", src: `console.log(Array.from({ length: 26 }, (_, i) => String.fromCharCode(97 + i)))`, want: []LogEntry{
+		{Level: LogInfo, Text: `[
+  'a', 'b', 'c', 'd', 'e', 'f',
+  'g', 'h', 'i', 'j', 'k', 'l',
+  'm', 'n', 'o', 'p', 'q', 'r',
+  's', 't', 'u', 'v', 'w', 'x',
+  'y', 'z'
+]`},
+	}},
+	{name: "floats", src: `console.log([0.1, 0.25, 1 / 3, 100, 1e100, 5e-324, 12345.678])`, want: []LogEntry{
+		{Level: LogInfo, Text: `[ 0.1, 0.25, 0.3333333333333333, 100, 1e+100, 5e-324, 12345.678 ]`},
+	}},
+	{name: "map of arrays", src: `console.log(new Map([["open", [1, 2, 3]], ["closed", []]]), Object.fromEntries([["x", 1]]))`, want: []LogEntry{
+		{Level: LogInfo, Text: `Map(2) { 'open' => [ 1, 2, 3 ], 'closed' => [] } { x: 1 }`},
+	}},
+	{name: "undefined props", src: `console.log({ a: undefined, b: null, c: NaN, d: "" })`, want: []LogEntry{
+		{Level: LogInfo, Text: `{ a: undefined, b: null, c: NaN, d: '' }`},
+	}},
+	{name: "set of objects", src: `console.log(new Set([{ id: 1 }, { id: 2 }]))`, want: []LogEntry{
+		{Level: LogInfo, Text: `Set(2) { { id: 1 }, { id: 2 } }`},
+	}},
+	{name: "grouped objects", src: `const groups = { bug: [{ id: 1 }, { id: 2 }], feature: [{ id: 3 }] }; console.log(groups); console.table(Object.entries(groups).map(([k, v]) => ({ label: k, count: v.length })))`, want: []LogEntry{
+		{Level: LogInfo, Text: `{ bug: [ { id: 1 }, { id: 2 } ], feature: [ { id: 3 } ] }`},
+		{Level: LogInfo, Text: `┌─────────┬───────────┬───────┐
+│ (index) │ label     │ count │
+├─────────┼───────────┼───────┤
+│ 0       │ 'bug'     │ 2     │
+│ 1       │ 'feature' │ 1     │
+└─────────┴───────────┴───────┘`},
+	}},
+	{name: "table numbers", src: `console.table([{ name: "alice", score: 93.5 }, { name: "bob", score: 8 }, { name: "carol", score: 100 }])`, want: []LogEntry{
+		{Level: LogInfo, Text: `┌─────────┬─────────┬───────┐
+│ (index) │ name    │ score │
+├─────────┼─────────┼───────┤
+│ 0       │ 'alice' │ 93.5  │
+│ 1       │ 'bob'   │ 8     │
+│ 2       │ 'carol' │ 100   │
+└─────────┴─────────┴───────┘`},
+	}},
+	{name: "table with undefined", src: `console.table([{ a: undefined, b: null }, { a: [1, 2], b: { c: 1 } }])`, want: []LogEntry{
+		{Level: LogInfo, Text: `┌─────────┬───────────┬──────────┐
+│ (index) │ a         │ b        │
+├─────────┼───────────┼──────────┤
+│ 0       │ undefined │ null     │
+│ 1       │ [ 1, 2 ]  │ { c: 1 } │
+└─────────┴───────────┴──────────┘`},
+	}},
 	{name: "timers", match: true, src: `console.time(); console.timeLog(undefined, "x", { a: 1 }); console.timeEnd(); console.timeEnd(); console.time("t"); console.timeLog("t"); console.timeEnd("t")`, want: []LogEntry{
 		{Level: LogInfo, Text: `^default: \d+(\.\d{1,3})?ms x \{ a: 1 \}$`},
 		{Level: LogInfo, Text: `^default: \d+(\.\d{1,3})?ms$`},
