@@ -190,7 +190,12 @@ const console = (() => {
     const keys = [];
     if (length <= LONG_ARRAY) {
       const names = showHidden ? Object.getOwnPropertyNames(value) : Object.keys(value);
-      for (const k of names) if (!numberRegExp.test(k) || +k > 2 ** 32 - 2) keys.push(k);
+      // A dense array's keys are its indices (and "length" when hidden).
+      if (names.length !== length + (showHidden && Array.isArray(value) ? 1 : 0)) {
+        for (const k of names) if (!numberRegExp.test(k) || +k > 2 ** 32 - 2) keys.push(k);
+      } else if (showHidden && Array.isArray(value)) {
+        keys.push("length");
+      }
     }
     for (const s of Object.getOwnPropertySymbols(value)) if (showHidden || isEnumerable.call(value, s)) keys.push(s);
     return keys;
@@ -262,8 +267,8 @@ const console = (() => {
     let noIterator = true;
     let extrasType = kObjectType;
     let typed;
-    const cls = classOf(value);
-    const special = constructor === null || !plainClasses.has(cls);
+    // Plain objects skip the brand checks without asking classOf.
+    const special = constructor === null || (constructor !== "Object" && !plainClasses.has(classOf(value)));
 
     if (Array.isArray(value)) {
       noIterator = false;
