@@ -22,8 +22,9 @@ type Result struct {
 // LogLevel is a console level.
 type LogLevel string
 
-// Console levels: console.debug and console.trace log LogDebug,
-// console.log and console.info LogInfo.
+// Console levels, as Node's streams imply: console.debug logs LogDebug;
+// log, info, dir, table, group, count and time* LogInfo; warn, assert and
+// the console's own warnings LogWarn; error and trace LogError.
 const (
 	LogDebug LogLevel = "debug"
 	LogInfo  LogLevel = "info"

@@ -133,7 +133,7 @@ func TestConsole(t *testing.T) {
 		return 0;`, nil, Limits{})
 	require.NoError(t, err)
 	require.Len(t, res.Logs, 6)
-	require.Equal(t, LogEntry{Level: LogInfo, Text: `a 1 {"b":[2]} null`}, res.Logs[0])
+	require.Equal(t, LogEntry{Level: LogInfo, Text: `a 1 { b: [ 2 ] } null`}, res.Logs[0])
 	require.Equal(t, []LogLevel{LogInfo, LogInfo, LogDebug, LogWarn, LogError, LogInfo},
 		[]LogLevel{res.Logs[0].Level, res.Logs[1].Level, res.Logs[2].Level, res.Logs[3].Level, res.Logs[4].Level, res.Logs[5].Level})
 	require.Contains(t, res.Logs[4].Text, "TypeError: bad")
@@ -177,7 +177,7 @@ func TestScriptErrors(t *testing.T) {
 		{name: "thrown Error", src: "const a = 1;\n\n  throw new RangeError('nope')", msg: "RangeError: nope", line: 3},
 		{name: "reference error", src: "\n\n  foo.bar", msg: "ReferenceError: foo is not defined", line: 3, col: 3},
 		{name: "thrown string", src: "throw 'boom'", msg: `uncaught non-Error value: "boom"`},
-		{name: "thrown object", src: "throw {code: 7}", msg: `uncaught non-Error value: {"code":7}`},
+		{name: "thrown object", src: "throw {code: 7}", msg: `uncaught non-Error value: { code: 7 }`},
 		{name: "thrown null", src: "await null; throw null", msg: `uncaught non-Error value: null`},
 		{name: "uncaught tool error", src: "await tools.x()", msg: "ToolError: tool x: error"},
 		{name: "TS runtime error", lang: LangTS, src: "type T = number;\nconst a: T = 1;\n\nnull.x;", msg: "TypeError", line: 4},
