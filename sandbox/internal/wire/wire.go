@@ -24,6 +24,13 @@ const (
 	// OpTooLarge (length) → never returns: the result's JSON has more than
 	// length UTF-16 code units, which already exceeds the result limit.
 	OpTooLarge = 7
+	// OpRandom (n) → n bytes from the host's random source, as a byte
+	// string (guest-sdk/ABI.md); n is at most 65536.
+	OpRandom = 9
+	// OpDigest (algorithm, data, state, final) → the digest (final 1) or
+	// the hash state after data, as a byte string; algorithm is "SHA-1",
+	// "SHA-256", "SHA-384" or "SHA-512".
+	OpDigest = 10
 )
 
 // MaxToolNameBytes bounds a tool name.
