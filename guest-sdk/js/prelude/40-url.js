@@ -193,7 +193,7 @@ function toASCII(d) {
     const l = labels[i];
     if (l.startsWith("xn--")) {
       const u = /^[\x00-\x7f]+$/.test(l) ? punyDecode(l.slice(4)) : null;
-      if (u === null || u === "" || /^[\x00-\x7f]*$/.test(u) || u.normalize("NFC") !== u || badLabel(u)) return null;
+      if (u === null || u === "" || /^[\x00-\x7f]*$/.test(u) || u.normalize("NFKC").toLowerCase() !== u || badLabel(u)) return null;
     } else if (/[^\x00-\x7f]/.test(l)) {
       if (badLabel(l)) return null;
       const e = punyEncode(l);

@@ -1,4 +1,4 @@
-// Part of the prelude: Event, EventTarget, AbortController and AbortSignal,
+// Part of the prelude: Event, CustomEvent, EventTarget, AbortController and AbortSignal,
 // as Node 20 has them (no bubbling or capture: there is no tree).
 // ---- events -------------------------------------------------------------
 let eventDispatch, eventTrust;
@@ -73,6 +73,17 @@ class Event {
 }
 for (const [i, k] of ["NONE", "CAPTURING_PHASE", "AT_TARGET", "BUBBLING_PHASE"].entries()) {
   Object.defineProperty(Event, k, { value: i, enumerable: true });
+}
+
+class CustomEvent extends Event {
+  #detail;
+  constructor(type, options = {}) {
+    if (arguments.length < 1) throw missingArg("type");
+    super(type, options);
+    this.#detail = options && options.detail !== undefined ? options.detail : null;
+  }
+  get detail() { return this.#detail; }
+  get [Symbol.toStringTag]() { return "CustomEvent"; }
 }
 
 // reportListenerError fails the run with an error a listener threw, after
@@ -216,6 +227,7 @@ class AbortController {
 }
 
 web("Event", Event);
+web("CustomEvent", CustomEvent);
 web("EventTarget", EventTarget);
 web("AbortSignal", AbortSignal);
 web("AbortController", AbortController);
