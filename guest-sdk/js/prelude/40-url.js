@@ -289,8 +289,8 @@ const isAlpha = (c) => c !== undefined && /[a-zA-Z]/.test(c);
 const winDrive = (s) => s.length === 2 && isAlpha(s[0]) && (s[1] === ":" || s[1] === "|");
 const startsWithDrive = (s, p) => s.length - p >= 2 && winDrive(s.slice(p, p + 2)) &&
   (s.length - p === 2 || "/\\?#".includes(s[p + 2]));
-const isDot = (s) => s === "." || s.toLowerCase() === "%2e";
-const isDots = (s) => /^(\.|%2e)(\.|%2e)$/i.test(s);
+const isDot = (s) => s === "." || (s.length === 3 && s.toLowerCase() === "%2e");
+const isDots = (s) => s === ".." || (s.length >= 4 && s.length <= 6 && /^(\.|%2e)(\.|%2e)$/i.test(s));
 
 function shorten(u) {
   if (u.scheme === "file" && u.path.length === 1 && /^[a-zA-Z]:$/.test(u.path[0])) return;
@@ -309,7 +309,7 @@ const scan = (s, p, re) => {
   return m === null ? s.length : m.index;
 };
 const AUTH_END = /[@/?#\\]/g, AUTH_END_NS = /[@/?#]/g, HOST_END = /[:/?#\\[\]]/g, HOST_END_NS = /[:/?#[\]]/g,
-  PATH_END = /[/\\?#]/g, PATH_END_NS = /[/?#]/g, PATH_END_O = /[/\\]/g, PATH_END_ONS = /\//g, NOT_DIGIT = /[^0-9]/g;
+  PATH_END = /[/\\?#]/g, PATH_END_NS = /[/?#]/g, PATH_END_O = /[/\\]/g, PATH_END_ONS = /\//g, NOT_DIGIT = /[^0-9]/g, NOT_SCHEME = /[^a-zA-Z0-9+\-.]/g;
 
 // parse runs the basic URL parser; it returns the record, or null on
 // failure. With override (a state), it changes url in place instead.
@@ -324,6 +324,7 @@ function parseURL(input, base, url, override) {
   input = input.replace(/[\t\n\r]/g, "");
   const len = input.length;
   let state = override || S_SCHEME_START, buf = "", atSeen = false, inBr = false, pwSeen = false;
+  const user = [], pass = []; // userinfo, joined when the host starts
   for (let p = 0; ; p++) {
     const c = input[p], eof = p >= len;
     switch (state) {
@@ -331,7 +332,11 @@ function parseURL(input, base, url, override) {
         if (isAlpha(c)) { buf += c.toLowerCase(); state = S_SCHEME; } else if (!override) { state = S_NO_SCHEME; p--; } else return null;
         break;
       case S_SCHEME:
-        if (c !== undefined && /[a-zA-Z0-9+\-.]/.test(c)) buf += c.toLowerCase();
+        if (c !== undefined && /[a-zA-Z0-9+\-.]/.test(c)) {
+          const e = scan(input, p, NOT_SCHEME);
+          buf += input.slice(p, e).toLowerCase();
+          p = e - 1;
+        }
         else if (c === ":") {
           if (override) {
             if ((url.scheme in SPECIAL) !== (buf in SPECIAL)) return url;
@@ -391,12 +396,14 @@ function parseURL(input, base, url, override) {
           if (atSeen) buf = "%40" + buf;
           atSeen = true;
           const i = pwSeen ? -1 : buf.indexOf(":");
-          if (pwSeen) url.pass += pct(buf, USERINFO_SET);
-          else if (i < 0) url.user += pct(buf, USERINFO_SET);
-          else { url.user += pct(buf.slice(0, i), USERINFO_SET); url.pass += pct(buf.slice(i + 1), USERINFO_SET); pwSeen = true; }
+          if (pwSeen) pass.push(pct(buf, USERINFO_SET));
+          else if (i < 0) user.push(pct(buf, USERINFO_SET));
+          else { user.push(pct(buf.slice(0, i), USERINFO_SET)); pass.push(pct(buf.slice(i + 1), USERINFO_SET)); pwSeen = true; }
           buf = "";
         } else if (eof || c === "/" || c === "?" || c === "#" || (isSpecial(url) && c === "\\")) {
           if (atSeen && buf === "") return null;
+          url.user += user.join("");
+          url.pass += pass.join("");
           p -= buf.length + 1;
           buf = "";
           state = S_HOST;
@@ -498,7 +505,7 @@ function parseURL(input, base, url, override) {
       case S_PATH: {
         const slash = c === "/" || (isSpecial(url) && c === "\\");
         if (eof || slash || (!override && (c === "?" || c === "#"))) {
-          buf = pct(buf, PATH_SET);
+          if (buf !== "") buf = pct(buf, PATH_SET);
           if (isDots(buf)) {
             shorten(url);
             if (!slash) url.path.push("");
