@@ -84,6 +84,10 @@ type scriptRun struct {
 	bridge  Bridge
 	lim     Limits
 
+	// cryptoRand is the source of crypto.getRandomValues and randomUUID
+	// (OpRandom, webops.go); nil means crypto/rand.
+	cryptoRand io.Reader
+
 	bctx    context.Context
 	bcancel context.CancelFunc
 	wg      sync.WaitGroup
@@ -330,6 +334,10 @@ func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []u
 		r.done(ctx, args)
 	case wire.OpFail:
 		r.fail(ctx, args)
+	case wire.OpRandom:
+		return r.opRandom(ctx, args)
+	case wire.OpDigest:
+		return r.opDigest(ctx, args)
 	case wire.OpTooLarge:
 		size := string(r.copyStr(ctx, r.str(ctx, args, 1), 32))
 		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitResult,

@@ -28,6 +28,13 @@ const (
 	// timer, in whole milliseconds since the run began; -1 means it has
 	// none; -2 only reads the clock.
 	OpTimer = 8
+	// OpRandom (n) → n bytes from the host's random source, as a byte
+	// string (guest-sdk/ABI.md); n is at most 65536.
+	OpRandom = 9
+	// OpDigest (algorithm, data, state, final) → the digest (final 1) or
+	// the hash state after data, as a byte string; algorithm is "SHA-1",
+	// "SHA-256", "SHA-384" or "SHA-512".
+	OpDigest = 10
 	// OpRead (ref, mode) → an artifact's content as text (mode 0) or
 	// standard base64 (mode 1), or -1 when refused; mode 2 then returns
 	// why, as {"reason","message"}.
