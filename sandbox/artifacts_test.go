@@ -50,7 +50,9 @@ func TestArtifactReads(t *testing.T) {
 		})
 	}
 
-	over := func(_ context.Context, _ string, max int64) ([]byte, error) { return []byte(strings.Repeat("x", int(max)+1)), nil }
+	over := func(_ context.Context, _ string, max int64) ([]byte, error) {
+		return []byte(strings.Repeat("x", int(max)+1)), nil
+	}
 	_, err := engine(t).Run(context.Background(), Script{Source: "const a = await tools.get(); await a.text()", Artifacts: over},
 		artifactBridge, Limits{MaxReadBytes: 10})
 	requireExit(t, err, HostError, "")

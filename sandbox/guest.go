@@ -171,10 +171,17 @@ func (c *runClock) until(ms int64) time.Duration {
 	return time.Duration(ms)*time.Millisecond - c.now().Sub(c.start)
 }
 
-// seeded is the random source of a run with a Guest.Seed: the same bytes
-// for the same seed.
-func seeded(seed uint64) io.Reader {
+// Streams of a seeded run's randomness.
+const (
+	streamMathRandom = iota // Math.random's seed
+	streamCrypto            // crypto.getRandomValues and randomUUID
+)
+
+// seeded is one stream of the randomness of a run with a Guest.Seed: the
+// same bytes for the same seed and stream.
+func seeded(seed uint64, stream byte) io.Reader {
 	var key [32]byte
 	binary.LittleEndian.PutUint64(key[:], seed)
+	key[8] = stream
 	return rand.NewChaCha8(key)
 }

@@ -317,7 +317,8 @@ func (e *ScriptEngine) Run(ctx context.Context, s Script, bridge Bridge, lim Lim
 	in.SetClock(r.clock)
 	src := e.opts.Rand
 	if s.Guest.Seed != 0 {
-		src = seeded(s.Guest.Seed)
+		src = seeded(s.Guest.Seed, streamMathRandom)
+		r.cryptoRand = seeded(s.Guest.Seed, streamCrypto)
 	}
 	if err := r.seed(src); err != nil {
 		return nil, fmt.Errorf("sandbox: seeding Math.random: %w", err)

@@ -153,7 +153,7 @@ func TestVirtualClock(t *testing.T) {
 	require.JSONEq(t, `[true, "2022", "tool"]`, string(res.Value))
 	require.Equal(t, 3, res.Stats.Entries, "start, the hour, the completion (the 10 ms timer never fires): no spinning")
 
-	seq := "return [Math.random(), Math.random()]"
+	seq := "return [Math.random(), Math.random(), crypto.randomUUID()]"
 	a, err := runGuest(t, seq, Guest{Clock: ClockVirtual, Seed: 42}, Limits{})
 	require.NoError(t, err)
 	b, err := runGuest(t, seq, Guest{Seed: 42}, Limits{})
@@ -204,4 +204,20 @@ func requireExit(t *testing.T, err error, kind ExitKind, limit string) {
 	if limit != "" {
 		require.Equal(t, limit, xe.Limit)
 	}
+}
+
+// TestUnseededRunsDiffer checks that without a seed no two runs share
+// Math.random's or crypto's sequence, though their instances come from one
+// snapshot.
+func TestUnseededRunsDiffer(t *testing.T) {
+	seq := "return [Math.random(), crypto.randomUUID()]"
+	a, err := runGuest(t, seq, Guest{Clock: ClockVirtual}, Limits{})
+	require.NoError(t, err)
+	b, err := runGuest(t, seq, Guest{Clock: ClockVirtual}, Limits{})
+	require.NoError(t, err)
+	var x, y [2]any
+	require.NoError(t, json.Unmarshal(a.Value, &x))
+	require.NoError(t, json.Unmarshal(b.Value, &y))
+	require.NotEqual(t, x[0], y[0])
+	require.NotEqual(t, x[1], y[1])
 }

@@ -54,7 +54,7 @@ function callTool(name, valid, args) {
 
 function settle(req, env) {
   if (env !== null && typeof env === "object" && env.status === "ok") {
-    req.resolve(received(env));
+    req.resolve(resultValue(env));
   } else {
     req.reject(new ToolError(req.name, env !== null && typeof env === "object" ? env : {}));
   }

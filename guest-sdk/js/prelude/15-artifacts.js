@@ -25,16 +25,16 @@ function readArtifact(ref, mode) {
   });
 }
 
-const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const b64 = new Uint8Array(128);
-for (let i = 0; i < B64.length; i++) b64[B64.charCodeAt(i)] = i;
+const ARTIFACT_B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const artifactB64 = new Uint8Array(128);
+for (let i = 0; i < ARTIFACT_B64.length; i++) artifactB64[ARTIFACT_B64.charCodeAt(i)] = i;
 
 function fromBase64(s) {
   const pad = s.endsWith("==") ? 2 : s.endsWith("=") ? 1 : 0;
   const out = new Uint8Array((s.length / 4) * 3 - pad);
   for (let i = 0, o = 0; i < s.length; i += 4) {
-    const n = (b64[s.charCodeAt(i)] << 18) | (b64[s.charCodeAt(i + 1)] << 12) |
-      (b64[s.charCodeAt(i + 2)] << 6) | b64[s.charCodeAt(i + 3)];
+    const n = (artifactB64[s.charCodeAt(i)] << 18) | (artifactB64[s.charCodeAt(i + 1)] << 12) |
+      (artifactB64[s.charCodeAt(i + 2)] << 6) | artifactB64[s.charCodeAt(i + 3)];
     out[o++] = n >> 16;
     if (o < out.length) out[o++] = (n >> 8) & 255;
     if (o < out.length) out[o++] = n & 255;
@@ -57,8 +57,8 @@ class Artifact {
   bytes() { return readArtifact(this.$artifact, READ_BASE64).then(fromBase64); }
 }
 
-// received turns an ok envelope into the value the script gets.
-function received(env) {
+// resultValue turns an ok envelope into the value the script gets.
+function resultValue(env) {
   const v = env.value === undefined ? null : env.value;
   const a = env.artifact;
   if (a === null || typeof a !== "object") return v;
