@@ -135,9 +135,9 @@ func (r *Runner) run(ctx context.Context, opts Options, guest func(context.Conte
 		ctx = invoker.WithObserver(ctx, opts.Observer)
 	}
 	read := func(ctx context.Context, ref string, max int64) ([]byte, error) {
-		data, res := inv.ReadArtifact(ctx, sess, ref, max)
+		data, size, res := inv.ReadArtifact(ctx, sess, ref, max)
 		if !res.OK() {
-			return nil, &sandbox.ReadError{Reason: res.Reason, Message: res.Message}
+			return nil, &sandbox.ReadError{Reason: res.Reason, Message: res.Message, Size: size}
 		}
 		return data, nil
 	}

@@ -45,6 +45,15 @@ func largeEnv(t *testing.T, p invoker.Policy) (*chain.Runner, *blobstore.Store) 
 		}) (int, error) {
 			return len(in.Items), nil
 		}),
+		toolbox.Func("plot", "Lists n items and draws them", func(_ context.Context, in struct {
+			N int `json:"n"`
+		}) (toolbox.MediaResult[[]item], error) {
+			out := make([]item, in.N)
+			for i := range out {
+				out[i] = item{ID: i, Name: fmt.Sprintf("item-%05d", i)}
+			}
+			return toolbox.MediaResult[[]item]{Value: out, Media: []toolbox.Media{{MIME: "image/png", Data: []byte("\x89PNG")}}}, nil
+		}),
 	)
 	require.NoError(t, err)
 	inv, err := invoker.New(box, invoker.Options{Store: store, Policy: p})
@@ -55,24 +64,42 @@ func largeEnv(t *testing.T, p invoker.Policy) (*chain.Runner, *blobstore.Store) 
 }
 
 // TestLargeResultsAsValues: a 200 KB list is stored and pinned like any
-// offloaded result, yet the script filters it as a plain value, and passes
-// it on unchanged by ref (the call's arguments stay small).
+// offloaded result, yet the script filters it as a plain value, and what it
+// passes on is what it holds, edits included.
 func TestLargeResultsAsValues(t *testing.T) {
 	r, _ := largeEnv(t, invoker.Policy{})
 	res, err := r.Run(context.Background(), sandbox.Script{Source: `
 		const items = await tools.list({n: 2000});
 		const top = items.filter((x) => x.score > 90).map((x) => x.id);
 		const passed = await tools.count({items});
-		const copied = await tools.count({items: items.slice(0, 3)});
-		return {n: items.length, top: top.length, passed, copied};`}, chain.Options{Tenant: "acme"})
+		items.length = 5;
+		const edited = await tools.count({items});
+		return {top: top.length, passed, edited};`}, chain.Options{Tenant: "acme"})
 	require.NoError(t, err)
 	require.Equal(t, chain.StatusOK, res.Status, res.Error)
-	require.JSONEq(t, `{"n":2000,"top":120,"passed":2000,"copied":3}`, string(res.Value))
+	require.JSONEq(t, `{"top":120,"passed":2000,"edited":5}`, string(res.Value))
 	require.Len(t, res.Artifacts, 1, "the list was stored")
 	require.Greater(t, res.Artifacts[0].Size, int64(200_000))
 	require.Len(t, res.Trace, 3)
-	require.Less(t, res.Trace[1].ArgBytes, 200, "the unchanged list went by ref")
 	require.Equal(t, []string{res.Artifacts[0].Ref}, res.Trace[0].Refs)
+}
+
+// TestLargeMediaResults: a large value that comes with files keeps them,
+// in both forms.
+func TestLargeMediaResults(t *testing.T) {
+	for name, p := range map[string]invoker.Policy{"plain": {}, "strict": {MaxGuestValueBytes: invoker.DefaultMaxInlineResultBytes}} {
+		t.Run(name, func(t *testing.T) {
+			r, _ := largeEnv(t, p)
+			res, err := r.Run(context.Background(), sandbox.Script{Source: `
+				const out = await tools.plot({n: 500});
+				const list = Array.isArray(out.value) ? out.value : await out.value.json();
+				return {n: list.length, files: out.files.map((f) => f.mime), artifact: typeof out.value.text};`}, chain.Options{Tenant: "acme"})
+			require.NoError(t, err)
+			require.Equal(t, chain.StatusOK, res.Status, res.Error)
+			want := map[string]string{"plain": "undefined", "strict": "function"}[name]
+			require.JSONEq(t, `{"n":500,"files":["image/png"],"artifact":"`+want+`"}`, string(res.Value))
+		})
+	}
 }
 
 // TestLargeResultsAsArtifacts: above max_guest_value_bytes (here the strict

@@ -13,41 +13,48 @@ import (
 
 // ReadArtifact returns the content of the artifact ref for a chain's own
 // code to read (a script's artifact.text()), if sess may read it (it made
-// the ref or was granted it) and it holds at most max bytes. The bytes
-// count against the process-wide MaxResolvingBytes while they are read. A
-// refused read is a Result with status error and reason
-// artifact_not_found (unknown, foreign and malformed refs alike),
-// artifact_too_large, host_busy, cancelled or store_error.
-func (inv *Invoker) ReadArtifact(ctx context.Context, sess *session.Session, ref string, max int64) ([]byte, Result) {
+// the ref or was granted it) and it holds at most max bytes; size is the
+// artifact's size whenever the store told it. The size is checked before
+// the content is opened, and the bytes count against the process-wide
+// MaxResolvingBytes while they are read. A refused read is a Result with
+// status error and reason artifact_not_found (unknown, foreign and
+// malformed refs alike), artifact_too_large, host_busy, cancelled or
+// store_error.
+func (inv *Invoker) ReadArtifact(ctx context.Context, sess *session.Session, ref string, max int64) (data []byte, size int64, res Result) {
 	notFound := fail(session.StatusError, ReasonArtifactNotFound, fmt.Sprintf("artifact %.64q not found: only refs this chain was handed can be read", ref))
 	if inv.store == nil || !sess.CanRead(ref) {
-		return nil, notFound
+		return nil, 0, notFound
 	}
-	rc, attrs, err := inv.store.Open(ctx, sess.Tenant(), ref)
+	attrs, err := inv.store.Stat(ctx, sess.Tenant(), ref)
 	if errors.Is(err, blobstore.ErrNotFound) {
-		return nil, notFound
+		return nil, 0, notFound
 	}
 	if err != nil {
-		return nil, inv.storeFailed(ctx, err)
+		return nil, 0, inv.storeFailed(ctx, err)
 	}
-	defer rc.Close()
 	if attrs.Size > max {
-		return nil, fail(session.StatusError, ReasonArtifactTooLarge,
+		return nil, attrs.Size, fail(session.StatusError, ReasonArtifactTooLarge,
 			fmt.Sprintf("artifact %s holds %d bytes, more than the %d that may be read now", ref, attrs.Size, max))
 	}
 	if inv.resolving.Add(attrs.Size) > inv.maxResolving {
 		inv.resolving.Add(-attrs.Size)
-		return nil, fail(session.StatusError, ReasonHostBusy, "too many artifact bytes are being read on this host; try again")
+		return nil, attrs.Size, fail(session.StatusError, ReasonHostBusy, "too many artifact bytes are being read on this host; try again")
 	}
 	defer inv.resolving.Add(-attrs.Size)
-	data, err := io.ReadAll(io.LimitReader(rc, attrs.Size+1))
+	rc, _, err := inv.store.Open(ctx, sess.Tenant(), ref)
+	if errors.Is(err, blobstore.ErrNotFound) {
+		return nil, attrs.Size, notFound
+	}
 	if err != nil {
-		return nil, inv.storeFailed(ctx, err)
+		return nil, attrs.Size, inv.storeFailed(ctx, err)
 	}
-	if int64(len(data)) != attrs.Size {
-		return nil, inv.storeFailed(ctx, fmt.Errorf("artifact %s: read %d bytes, the store said %d", ref, len(data), attrs.Size))
+	defer rc.Close()
+	// At most the size checked above, whatever the blob holds now.
+	data, err = io.ReadAll(io.LimitReader(rc, attrs.Size))
+	if err != nil {
+		return nil, attrs.Size, inv.storeFailed(ctx, err)
 	}
-	return data, Result{Status: session.StatusOK}
+	return data, attrs.Size, Result{Status: session.StatusOK}
 }
 
 // ShapeFinal shapes a chain's final value for the agent that asked for it:

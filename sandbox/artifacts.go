@@ -19,8 +19,10 @@ type ArtifactReader func(ctx context.Context, ref string, max int64) ([]byte, er
 // ReadError is a refused artifact read: the script's promise rejects with
 // an Error whose .reason is Reason (a stable code such as
 // artifact_not_found or artifact_too_large) and whose .message is Message.
+// Size is the artifact's size, when Reason is artifact_too_large.
 type ReadError struct {
 	Reason, Message string
+	Size            int64
 }
 
 func (e *ReadError) Error() string { return e.Message }
@@ -34,6 +36,10 @@ const (
 
 // maxRefBytes bounds an artifact ref a script passes to OpRead.
 const maxRefBytes = 256
+
+// MinReadCharge is the least an artifact read costs against
+// Limits.MaxReadBytes, whether it is answered or refused.
+const MinReadCharge = 4 << 10
 
 // read handles OpRead (ref, mode): it reads an artifact through the
 // script's ArtifactReader, within what is left of Limits.MaxReadBytes and
@@ -57,26 +63,35 @@ func (r *scriptRun) read(ctx context.Context, args []uint64) uint64 {
 		return refuse("artifact_not_found", "artifact %.64q not found", ref)
 	}
 	left := r.lim.MaxReadBytes - r.readBytes
-	max := min(left, int64(r.lim.MemoryBytes))
-	if mode == readBase64 {
-		max = max / 4 * 3 // the base64 text must fit too
+	if left < MinReadCharge {
+		return refuse("read_limit", "the chain's artifact reads are past max_read_bytes (%d)", r.lim.MaxReadBytes)
 	}
-	data, err := r.artifacts(ctx, ref, max)
+	room := int64(r.lim.MemoryBytes) // what the guest could hold
+	if mode == readBase64 {
+		room = room / 4 * 3 // the base64 text must fit
+	}
+	limit := min(left, room)
+	data, err := r.artifacts(ctx, ref, limit)
+	// Every read costs at least MinReadCharge, refused or not, so that a
+	// loop of reads cannot hit the store without bound.
+	r.readBytes += max(int64(len(data)), MinReadCharge)
 	var re *ReadError
 	switch {
 	case errors.As(err, &re):
-		if re.Reason == "artifact_too_large" && left <= int64(r.lim.MemoryBytes) {
-			return refuse("read_limit", "reading artifact %s would pass the chain's read budget (max_read_bytes %d; %d left)",
-				ref, r.lim.MaxReadBytes, left)
+		if re.Reason == "artifact_too_large" && re.Size <= room {
+			return refuse("read_limit", "reading artifact %s (%d bytes) would pass the chain's read budget (max_read_bytes %d; %d left)",
+				ref, re.Size, r.lim.MaxReadBytes, left)
+		}
+		if re.Reason == "artifact_too_large" {
+			return refuse(re.Reason, "artifact %s holds %d bytes, more than the guest's memory limit of %s can read", ref, re.Size, mib(r.lim.MemoryBytes))
 		}
 		return refuse(re.Reason, "%s", re.Message)
 	case err != nil:
 		r.stop(&ExitError{Kind: HostError, Message: "reading an artifact failed", Err: err})
-	case int64(len(data)) > max:
+	case int64(len(data)) > limit:
 		r.stop(&ExitError{Kind: HostError, Message: "reading an artifact failed",
-			Err: fmt.Errorf("sandbox: ArtifactReader returned %d bytes, more than the %d asked for", len(data), max)})
+			Err: fmt.Errorf("sandbox: ArtifactReader returned %d bytes, more than the %d asked for", len(data), limit)})
 	}
-	r.readBytes += int64(len(data))
 	if mode == readBase64 {
 		return r.newString(ctx, base64.StdEncoding.AppendEncode(nil, data))
 	}

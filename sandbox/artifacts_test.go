@@ -50,10 +50,24 @@ func TestArtifactReads(t *testing.T) {
 		})
 	}
 
+	// Refused reads cost MinReadCharge each: a loop of them stops reaching
+	// the reader once the budget is spent.
+	calls := 0
+	refusing := func(_ context.Context, ref string, _ int64) ([]byte, error) {
+		calls++
+		return nil, &ReadError{Reason: "artifact_not_found", Message: "no " + ref}
+	}
+	res, err := engine(t).Run(context.Background(), Script{Source: `const a = await tools.get(); let last;
+		for (let i = 0; i < 100; i++) { try { await a.text() } catch (e) { last = e.reason } }
+		return last`, Artifacts: refusing}, artifactBridge, Limits{MaxReadBytes: 10 * MinReadCharge})
+	require.NoError(t, err)
+	require.JSONEq(t, `"read_limit"`, string(res.Value))
+	require.Equal(t, 10, calls)
+
 	over := func(_ context.Context, _ string, max int64) ([]byte, error) {
 		return []byte(strings.Repeat("x", int(max)+1)), nil
 	}
-	_, err := engine(t).Run(context.Background(), Script{Source: "const a = await tools.get(); await a.text()", Artifacts: over},
-		artifactBridge, Limits{MaxReadBytes: 10})
+	_, err = engine(t).Run(context.Background(), Script{Source: "const a = await tools.get(); await a.text()", Artifacts: over},
+		artifactBridge, Limits{MaxReadBytes: 2 * MinReadCharge})
 	requireExit(t, err, HostError, "")
 }

@@ -22,9 +22,10 @@
 //
 // Scripts have no filesystem, network, environment or process access, and
 // cannot import modules (import() and import declarations fail). Their
-// clock is a deterministic virtual one unless ScriptOptions.Clock grants the
-// host's; WASI randomness is deterministic unless ScriptOptions.Rand is set,
-// and Math.random is seeded per run from Rand or crypto/rand.
+// clock is the host's (ScriptOptions.Clock, time.Now by default) unless the
+// Script's Guest asks for the deterministic virtual one; Math.random is
+// seeded per run from ScriptOptions.Rand or crypto/rand, and crypto reads
+// crypto/rand, unless Guest.Seed fixes both.
 //
 // # Limits
 //

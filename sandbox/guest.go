@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"time"
@@ -28,14 +29,16 @@ type Guest struct {
 	// The virtual clock, for tests and replay: it starts at
 	// 2022-01-01T00:00:00Z and advances 1 ms at every reading; a tool call
 	// takes no virtual time (the run waits for it), and when the script
-	// waits for nothing but timers the clock jumps to the next one.
+	// waits for nothing but timers the clock jumps to the next one. Calls
+	// in flight together still complete in the order they really do.
 	Clock string
 	// Seed, when non-zero, fixes the run's randomness: Math.random and the
 	// crypto functions give the same sequence in every run with the same
 	// seed. Zero, the default, draws Math.random's seed from the engine's
 	// random source (ScriptOptions.Rand, crypto/rand by default) for every
 	// run and gives crypto the host's CSPRNG, so no two runs share a
-	// sequence. Key "seed".
+	// sequence. (In Or, zero means unset: a chain cannot ask for fresh
+	// randomness where the configuration fixed a seed.) Key "seed".
 	Seed uint64
 }
 
@@ -150,25 +153,26 @@ func (c *runClock) Mono() int64 {
 	return c.origin + int64(c.now().Sub(c.start))
 }
 
-// elapsed is the timers' clock: whole milliseconds since the run began.
-// Reading it does not advance the virtual clock.
-func (c *runClock) elapsed() int64 {
+// elapsed is the timers' clock: milliseconds since the run began, with a
+// fraction. Reading it does not advance the virtual clock.
+func (c *runClock) elapsed() float64 {
 	if c.virtual {
-		return c.vnow / step
+		return float64(c.vnow) / float64(time.Millisecond)
 	}
-	return int64(c.now().Sub(c.start) / time.Millisecond)
+	return float64(c.now().Sub(c.start)) / float64(time.Millisecond)
 }
 
 // jump advances the virtual clock to ms milliseconds, if it is behind.
-func (c *runClock) jump(ms int64) {
-	if ns := ms * step; c.virtual && ns > c.vnow {
+func (c *runClock) jump(ms float64) {
+	if ns := int64(math.Ceil(ms * float64(time.Millisecond))); c.virtual && ns > c.vnow {
 		c.vnow = ns
 	}
 }
 
-// until is how long real time has to pass before the timers' clock reads ms.
-func (c *runClock) until(ms int64) time.Duration {
-	return time.Duration(ms)*time.Millisecond - c.now().Sub(c.start)
+// until is how long real time has to pass before the timers' clock reads
+// ms, rounded up to the next nanosecond.
+func (c *runClock) until(ms float64) time.Duration {
+	return time.Duration(math.Ceil(ms*float64(time.Millisecond))) - c.now().Sub(c.start)
 }
 
 // Streams of a seeded run's randomness.

@@ -60,14 +60,14 @@ type callResult struct {
 	id      int32
 	env     []byte
 	err     error
-	at      int64 // when it completed, on the timers' clock
+	at      float64 // when it completed, on the timers' clock
 	stamped bool  // at is set (by the goroutine that ran the call)
 }
 
 // readyCall is a completion waiting to be handed to the guest.
 type readyCall struct {
 	c  wire.Completion
-	at int64
+	at float64
 }
 
 // queuedCall is a call the guest made that has not reached the Bridge yet.
@@ -101,7 +101,7 @@ type scriptRun struct {
 	readErr   []byte         // why the last read was refused
 
 	clock    *runClock
-	wake     int64 // the guest's earliest timer, in ms on clock; -1: none
+	wake     float64 // the guest's earliest timer, in ms on clock; -1: none
 	event    wire.Completion
 	hasEvent bool // event is the next completion OpTake hands over
 
@@ -327,7 +327,7 @@ func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []u
 	case wire.OpTake:
 		return r.take(ctx)
 	case wire.OpTimer:
-		return r.timer(args)
+		return r.timer(ctx, args)
 	case wire.OpRead:
 		return r.read(ctx, args)
 	case wire.OpDone:
@@ -472,16 +472,22 @@ func (r *scriptRun) take(ctx context.Context) uint64 {
 	return r.newString(ctx, r.batch)
 }
 
-// timer handles OpTimer (due): a due of -1 or more is the guest's earliest
-// timer now (-1: none; -2 only reads the clock). It returns the timers'
-// clock, in whole milliseconds since the run began.
-func (r *scriptRun) timer(args []uint64) uint64 {
+// timer handles OpTimer (due): due is the guest's earliest timer now, in
+// milliseconds since the run began as a decimal string, or -1 for none;
+// -2 only reads the clock. It returns the timers' clock, in milliseconds
+// since the run began, as a decimal string.
+func (r *scriptRun) timer(ctx context.Context, args []uint64) uint64 {
 	if len(args) > 1 {
-		if due, ok := quickjs.DecodeInt(args[1]); ok && due >= -1 {
-			r.wake = int64(due)
+		if n, ok := quickjs.DecodeInt(args[1]); ok {
+			if n == -1 {
+				r.wake = -1
+			}
+		} else if due, err := strconv.ParseFloat(string(r.copyStr(ctx, r.str(ctx, args, 1), 32)), 64); err == nil && due >= 0 && !math.IsInf(due, 0) {
+			r.wake = due
 		}
 	}
-	return quickjs.Int(int32(min(r.clock.elapsed(), math.MaxInt32)))
+	r.batch = strconv.AppendFloat(r.batch[:0], r.clock.elapsed(), 'f', -1, 64)
+	return r.newString(ctx, r.batch)
 }
 
 func (r *scriptRun) log(ctx context.Context, args []uint64) {

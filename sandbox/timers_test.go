@@ -221,3 +221,48 @@ func TestUnseededRunsDiffer(t *testing.T) {
 	require.NotEqual(t, x[0], y[0])
 	require.NotEqual(t, x[1], y[1])
 }
+
+// TestTimersHoldUp covers what a hostile review found: long virtual
+// timers, a script that replaces the built-ins the timers use, cleared
+// timers piling up, and Node's order and handles.
+func TestTimersHoldUp(t *testing.T) {
+	virtual := Guest{Clock: ClockVirtual}
+	res, err := runGuest(t, sleepFn+"for (let d = 0; d < 30; d++) await sleep(86400000); await sleep(2147483647 * 2); return 'a month later'",
+		virtual, Limits{Timeout: 20 * time.Second})
+	require.NoError(t, err)
+	require.JSONEq(t, `"a month later"`, string(res.Value))
+	require.Equal(t, 32, res.Stats.Entries, "start and one per sleep: no spinning past 2^31 ms")
+
+	res, err = runGuest(t, sleepFn+`Math.ceil = Math.min = Math.max = () => 0;
+		Array.prototype.push = Array.prototype.pop = function () { return 0 };
+		Map.prototype.get = Map.prototype.set = function () { return undefined };
+		JSON.parse = () => [];
+		await sleep(150); return 'slept'`, Guest{}, Limits{})
+	require.NoError(t, err)
+	require.JSONEq(t, `"slept"`, string(res.Value))
+	require.Equal(t, 2, res.Stats.Entries, "replaced built-ins do not make the loop spin")
+
+	res, err = runGuest(t, `const watchdog = setTimeout(() => {}, 60000);
+		for (let i = 0; i < 300000; i++) clearTimeout(setTimeout(() => {}, 5000));
+		clearTimeout(watchdog); return 'freed'`, Guest{}, Limits{MemoryBytes: 16 << 20})
+	require.NoError(t, err, "cleared timers behind a live one are freed")
+	require.JSONEq(t, `"freed"`, string(res.Value))
+
+	tests := []struct{ name, src, want string }{
+		{"an immediate set in a timer runs before a timer that fell due meanwhile",
+			"const s = []; await new Promise((done) => setTimeout(() => { setTimeout(() => { s.push('t'); done() }, 1); const t0 = performance.now(); while (performance.now() - t0 < 3); setImmediate(() => s.push('i')) }, 1)); return s.join('')",
+			`"it"`},
+		{"refresh re-arms a timer that fired",
+			"let n = 0; const h = setTimeout(() => n++, 5); await sleep(20); h.refresh(); await sleep(20); return n", `2`},
+		{"clearTimeout does not clear an immediate, nor clearImmediate a timeout",
+			"const s = []; const i = setImmediate(() => s.push('i')); clearTimeout(i); const t = setTimeout(() => s.push('t'), 1); clearImmediate(t); await sleep(20); return s", `["i","t"]`},
+		{"this in a callback is its Timeout", "return await new Promise((r) => { const h = setTimeout(function () { r(this === h) }, 1) })", `true`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := runGuest(t, sleepFn+tt.src, Guest{}, Limits{})
+			require.NoError(t, err)
+			require.JSONEq(t, tt.want, string(res.Value))
+		})
+	}
+}

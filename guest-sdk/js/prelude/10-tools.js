@@ -42,7 +42,7 @@ function callTool(name, valid, args) {
     if (!valid) {
       throw new TypeError(`invalid tool name ${JSON.stringify(name)}`);
     }
-    const json = args === undefined ? "{}" : encodeArgs(args);
+    const json = args === undefined ? "{}" : JSON.stringify(args);
     if (json === undefined) {
       throw new TypeError(`tools.${name}: arguments must be JSON-serializable`);
     }

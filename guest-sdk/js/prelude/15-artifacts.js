@@ -1,12 +1,9 @@
 // Part of the prelude: artifacts. A tool result the host stored (too large
 // to keep inline in the trace) reaches the script in one of two forms
 // (chain.Envelope): as the tool's own value when it is small enough for the
-// guest (the prelude remembers which object it was, and passes that object
-// on to another tool by ref, without copying it out of the guest), or as an
-// Artifact whose content text(), json() and bytes() read through OP_READ.
+// guest, or as an Artifact whose content text(), json() and bytes() read
+// through OP_READ.
 const OP_READ = 12, READ_TEXT = 0, READ_BASE64 = 1, READ_ERROR = 2;
-const storedRef = new WeakMap(); // a value the host also stored -> its ref
-let storedValues = 0;
 
 class ArtifactError extends Error {
   constructor(ref, e) {
@@ -57,27 +54,16 @@ class Artifact {
   bytes() { return readArtifact(this.$artifact, READ_BASE64).then(fromBase64); }
 }
 
-// resultValue turns an ok envelope into the value the script gets.
+// resultValue turns an ok envelope into the value the script gets: a
+// plain value as it is (a copy the script may change and pass on like any
+// other), an envelope as an Artifact, also inside a media result's
+// {value, files}.
 function resultValue(env) {
   const v = env.value === undefined ? null : env.value;
   const a = env.artifact;
-  if (a === null || typeof a !== "object") return v;
-  if (env.plain !== true) return new Artifact(a);
-  if (v !== null && typeof v === "object" && !storedRef.has(v)) {
-    storedRef.set(v, a.$artifact);
-    storedValues++;
-  }
+  if (env.plain !== false || a === null || typeof a !== "object") return v;
+  const isEnvelope = (x) => x !== null && typeof x === "object" && x.$artifact === a.$artifact;
+  if (isEnvelope(v)) return new Artifact(a);
+  if (v !== null && typeof v === "object" && isEnvelope(v.value)) v.value = new Artifact(a);
   return v;
 }
-
-// byRef is JSON.stringify's replacer for tool arguments: a value the host
-// stored goes as its ref.
-function byRef(_, v) {
-  if (v !== null && typeof v === "object") {
-    const ref = storedRef.get(v);
-    if (ref !== undefined) return { $artifact: ref };
-  }
-  return v;
-}
-
-const encodeArgs = (args) => (storedValues > 0 ? JSON.stringify(args, byRef) : JSON.stringify(args));

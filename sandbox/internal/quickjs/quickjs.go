@@ -356,8 +356,6 @@ func (in *Instance) Close(ctx context.Context) {
 	_ = in.mod.Close(context.WithoutCancel(ctx))
 }
 
-// SetStackLimit lets the guest's C stack grow by at most n bytes (clamped to
-// the Module's MaxStackBytes) below its top; deeper, the guest traps and
 // SetClock makes c the instance's clock from now on (Date, performance.now
 // and everything else that reads WASI's clocks). A run installs its own
 // after its instance was restored from a snapshot, which keeps using the
@@ -369,6 +367,8 @@ func (in *Instance) SetClock(c Clock) { in.sys.clock = c }
 // engine measures from a reading taken at initialisation, stays positive.
 func (in *Instance) MonoOrigin() int64 { return in.sys.monoNow() }
 
+// SetStackLimit lets the guest's C stack grow by at most n bytes (clamped to
+// the Module's MaxStackBytes) below its top; deeper, the guest traps and
 // StackOverflowed reports true.
 //
 // The floor is a global Rewrite adds, out of the guest's reach; every write

@@ -24,9 +24,10 @@ const (
 	// OpTooLarge (length) → never returns: the result's JSON has more than
 	// length UTF-16 code units, which already exceeds the result limit.
 	OpTooLarge = 7
-	// OpTimer (due) → the timers' clock: due >= 0 is the guest's earliest
-	// timer, in whole milliseconds since the run began; -1 means it has
-	// none; -2 only reads the clock.
+	// OpTimer (due) → the timers' clock, in milliseconds since the run
+	// began as a decimal string: due, a decimal string, is the guest's
+	// earliest timer on that clock; -1 means it has none; -2 only reads the
+	// clock.
 	OpTimer = 8
 	// OpRandom (n) → n bytes from the host's random source, as a byte
 	// string (guest-sdk/ABI.md); n is at most 65536.
