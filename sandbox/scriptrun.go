@@ -239,6 +239,8 @@ func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []u
 		r.done(ctx, args)
 	case wire.OpFail:
 		r.fail(ctx, args)
+	case wire.OpIntl:
+		return r.intl(ctx, args)
 	case wire.OpTooLarge:
 		size := string(r.copyStr(ctx, r.str(ctx, args, 1), 32))
 		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitResult,

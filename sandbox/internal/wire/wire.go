@@ -24,6 +24,9 @@ const (
 	// OpTooLarge (length) → never returns: the result's JSON has more than
 	// length UTF-16 code units, which already exceeds the result limit.
 	OpTooLarge = 7
+	// OpIntl (request JSON) → answer JSON: one Intl operation
+	// (sandbox/internal/intl).
+	OpIntl = 11
 )
 
 // MaxToolNameBytes bounds a tool name.
