@@ -50,6 +50,33 @@ func intlExprs() []string {
 			add("new Intl.NumberFormat(%s,%s).format(1234567)", q, o)
 			add("JSON.stringify(new Intl.NumberFormat(%s,%s).formatToParts(-1234.567))", q, o)
 		}
+		for _, d := range []string{"Date.UTC(2024,0,15,15,4,5)", "Date.UTC(2023,11,31,0,7,9)", "Date.UTC(1999,6,4,12,30,0)"} {
+			dt := "new Date(" + d + ")"
+			add("%s.toLocaleString(%s)", dt, q)
+			add("%s.toLocaleDateString(%s)", dt, q)
+			add("%s.toLocaleTimeString(%s)", dt, q)
+			for _, o := range []string{
+				`{dateStyle:"full"}`, `{dateStyle:"long"}`, `{dateStyle:"medium"}`, `{dateStyle:"short"}`,
+				`{timeStyle:"short"}`, `{timeStyle:"medium"}`, `{dateStyle:"long",timeStyle:"short"}`, `{dateStyle:"short",timeStyle:"medium"}`,
+				`{dateStyle:"medium",timeStyle:"short",hour12:false}`, `{timeStyle:"short",hourCycle:"h23"}`,
+				`{year:"numeric",month:"long",day:"numeric"}`, `{year:"numeric",month:"short",day:"numeric"}`,
+				`{year:"numeric",month:"2-digit",day:"2-digit"}`, `{month:"long",year:"numeric"}`, `{month:"short",day:"numeric"}`,
+				`{weekday:"long",year:"numeric",month:"long",day:"numeric"}`, `{weekday:"short",month:"short",day:"numeric"}`,
+				`{weekday:"long"}`, `{month:"long"}`, `{year:"numeric"}`, `{year:"2-digit",month:"numeric",day:"numeric"}`,
+				`{hour:"2-digit",minute:"2-digit"}`, `{hour:"numeric",minute:"2-digit",hour12:true}`, `{hour:"numeric",minute:"2-digit",second:"2-digit",hour12:false}`,
+				`{hour:"numeric"}`, `{year:"numeric",month:"short",day:"numeric",hour:"numeric",minute:"2-digit"}`,
+				`{timeZone:"America/New_York"}`, `{timeZone:"Asia/Kolkata",dateStyle:"medium",timeStyle:"medium"}`,
+				`{timeZone:"Europe/Berlin",timeZoneName:"shortOffset"}`, `{timeZoneName:"short"}`, `{timeZoneName:"long"}`,
+				`{timeZone:"Asia/Tokyo",hour:"numeric",minute:"numeric",timeZoneName:"longOffset"}`, `{timeZoneName:"shortOffset"}`,
+			} {
+				add("%s.toLocaleString(%s,%s)", dt, q, o)
+			}
+			add("JSON.stringify(new Intl.DateTimeFormat(%s,{dateStyle:\"medium\",timeStyle:\"short\"}).formatToParts(%s))", q, d)
+			add("JSON.stringify(new Intl.DateTimeFormat(%s,{weekday:\"short\",hour:\"numeric\",minute:\"numeric\"}).formatToParts(%s))", q, d)
+		}
+		add("JSON.stringify(new Intl.DateTimeFormat(%s).resolvedOptions())", q)
+		add("JSON.stringify(new Intl.DateTimeFormat(%s,{hour:\"numeric\",timeZone:\"asia/tokyo\"}).resolvedOptions())", q)
+		add("JSON.stringify(new Intl.DateTimeFormat(%s,{dateStyle:\"short\",timeStyle:\"short\"}).resolvedOptions())", q)
 		add("JSON.stringify(new Intl.NumberFormat(%s).resolvedOptions())", q)
 		add("JSON.stringify(new Intl.NumberFormat(%s,{style:\"currency\",currency:\"EUR\"}).resolvedOptions())", q)
 		add("JSON.stringify(new Intl.NumberFormat(%s,{maximumSignificantDigits:2}).resolvedOptions())", q)
@@ -70,7 +97,11 @@ func intlExprs() []string {
 		`JSON.stringify(Intl.NumberFormat.supportedLocalesOf(["de-DE","xx","fr"]))`,
 		`Object.prototype.toString.call(Intl)`, `Object.prototype.toString.call(new Intl.NumberFormat())`,
 		`typeof Intl`, `[1,2,3].map(new Intl.NumberFormat("de-DE",{minimumFractionDigits:1}).format).join(";")`,
-		`new Date(2024,0,15).toString()`, `new Date(0).toTimeString()`, `String(new Date(0))`, `new Date(NaN).toString()`,
+		`new Date(2024,0,15).toString()`, `new Date(NaN).toLocaleString()`, `new Intl.DateTimeFormat().format(NaN)`,
+		`new Intl.DateTimeFormat("en",{timeZone:"Foo/Bar"})`, `new Intl.DateTimeFormat("en",{dateStyle:"long",month:"long"})`,
+		`new Date(0).toLocaleDateString("en",{timeStyle:"short"})`, `new Intl.DateTimeFormat("en",{hour:"x"})`,
+		`new Intl.DateTimeFormat("en").format(0)`, `new Intl.DateTimeFormat().formatRange(0, 86400000*3)`,
+		`new Date(-62198755200000).toLocaleDateString("en-US")`, `new Date(0).toTimeString()`, `String(new Date(0))`, `new Date(NaN).toString()`,
 	} {
 		ex = append(ex, e)
 	}
@@ -89,6 +120,12 @@ var intlKnownDifferences = map[string]string{
 	`(NaN).toLocaleString("ar-EG")`: "no linked library has CLDR's localized NaN; every locale prints NaN",
 	`new Intl.NumberFormat("tr-TR",{style:"currency",currency:"EUR",currencySign:"accounting"}).format(-1234.567)`:                        "bojanz/currency's Turkish accounting pattern has parentheses; ICU 78 prints a minus sign",
 	`JSON.stringify(new Intl.NumberFormat("tr-TR",{style:"currency",currency:"EUR",currencySign:"accounting"}).formatToParts(-1234.567))`: "same",
+	`new Date(Date.UTC(2024,0,15,15,4,5)).toLocaleString("ko-KR",{timeZone:"Europe/Berlin",timeZoneName:"shortOffset"})`:                  "ICU picks Korean's long time format (시/분/초) for an offset zone name; airlock the available format with a zone",
+	`new Date(Date.UTC(2024,0,15,15,4,5)).toLocaleString("ko-KR",{timeZoneName:"shortOffset"})`:                                           "ICU picks Korean's long time format (시/분/초) for an offset zone name; airlock the available format with a zone",
+	`new Date(Date.UTC(2023,11,31,0,7,9)).toLocaleString("ko-KR",{timeZone:"Europe/Berlin",timeZoneName:"shortOffset"})`:                  "ICU picks Korean's long time format (시/분/초) for an offset zone name; airlock the available format with a zone",
+	`new Date(Date.UTC(2023,11,31,0,7,9)).toLocaleString("ko-KR",{timeZoneName:"shortOffset"})`:                                           "ICU picks Korean's long time format (시/분/초) for an offset zone name; airlock the available format with a zone",
+	`new Date(Date.UTC(1999,6,4,12,30,0)).toLocaleString("ko-KR",{timeZone:"Europe/Berlin",timeZoneName:"shortOffset"})`:                  "ICU picks Korean's long time format (시/분/초) for an offset zone name; airlock the available format with a zone",
+	`new Date(Date.UTC(1999,6,4,12,30,0)).toLocaleString("ko-KR",{timeZoneName:"shortOffset"})`:                                           "ICU picks Korean's long time format (시/분/초) for an offset zone name; airlock the available format with a zone",
 	`(1234.5).toLocaleString("de-AT")`: "bojanz/currency has the currency grouping separator (.), not the decimal one (U+00A0), where a locale has both",
 }
 

@@ -127,4 +127,3 @@ for (const name of ["toString", "toTimeString"]) {
   }[name]);
 }
 
-web("Intl", Intl);

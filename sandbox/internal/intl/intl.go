@@ -121,6 +121,8 @@ func (h *Handler) handle(b []byte) (any, error) {
 		return canonicalLocales(req.L)
 	case "supported":
 		return supportedLocales(req.L)
+	case "dtf":
+		return h.dateTimeFormat(&req)
 	case "nf":
 		return h.numberFormat(&req)
 	}
