@@ -208,6 +208,17 @@ func TestIntlGolden(t *testing.T) {
 		{`new Intl.NumberFormat("en",{style:"currency",currency:"x1z"})`, "!RangeError: Invalid currency code : x1z"},
 		{`(1).toLocaleString("en-")`, "!RangeError: Invalid language tag: en-"},
 		{`new Date(2024,0,15).toString()`, "Mon Jan 15 2024 00:00:00 GMT+0000 (Coordinated Universal Time)"},
+		{`new Date(0).toLocaleString()`, "1/1/1970, 12:00:00 AM"},
+		{`new Date(Date.UTC(2024,0,15,15,4,5)).toLocaleDateString("de-DE")`, "15.1.2024"},
+		{`new Date(Date.UTC(2024,0,15,15,4,5)).toLocaleDateString("en-GB")`, "15/01/2024"},
+		{`new Date(Date.UTC(2024,0,15,15,4,5)).toLocaleString("en-US",{dateStyle:"long",timeStyle:"short"})`, "January 15, 2024 at 3:04 PM"},
+		{`new Date(Date.UTC(2024,0,15,15,4,5)).toLocaleString("ja-JP",{weekday:"short",month:"short",day:"numeric"})`, "1月15日(月)"},
+		{`new Date(Date.UTC(2024,0,15,15,4,5)).toLocaleString("ar-EG",{timeStyle:"short"})`, "٣:٠٤ م"},
+		{`new Date(Date.UTC(2024,0,15,15,4,5)).toLocaleString("en-US",{timeZone:"Asia/Kolkata",timeStyle:"long"})`, "8:34:05 PM GMT+5:30"},
+		{`new Date(Date.UTC(2023,11,31,0,7,9)).toLocaleTimeString("en-US",{hour12:false})`, "24:07:09"},
+		{`JSON.stringify(new Intl.DateTimeFormat("en",{hour:"numeric",minute:"numeric"}).formatToParts(0))`,
+			`[{"type":"hour","value":"12"},{"type":"literal","value":":"},{"type":"minute","value":"00"},{"type":"literal","value":"` + "\u202f" + `"},{"type":"dayPeriod","value":"AM"}]`},
+		{`new Intl.DateTimeFormat("en",{timeZone:"Foo/Bar"})`, "!RangeError: Invalid time zone specified: Foo/Bar"},
 	}
 	exprs := make([]string, len(cases))
 	for i, c := range cases {

@@ -554,7 +554,7 @@ func bestPattern(cal *calendar, want []field, zone bool) string {
 				break
 			}
 		}
-		if score < bestScore || score == bestScore && k < best {
+		if score < bestScore || score == bestScore && k < bestKey {
 			best, bestKey, bestScore = p, k, score
 		}
 	}
