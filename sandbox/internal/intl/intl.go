@@ -121,6 +121,10 @@ func (h *Handler) handle(b []byte) (any, error) {
 		return canonicalLocales(req.L)
 	case "supported":
 		return supportedLocales(req.L)
+	case "pl":
+		return h.pluralRules(&req)
+	case "col":
+		return h.collator(&req)
 	case "dtf":
 		return h.dateTimeFormat(&req)
 	case "nf":

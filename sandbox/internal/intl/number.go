@@ -146,10 +146,6 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 		return nil, err
 	}
 
-	// SetNumberFormatDigitOptions (ECMA-402 15.1.3).
-	if res.MinInt, err = digitOpt("minimumIntegerDigits", o.MinInt, 1, 21, 1); err != nil {
-		return nil, err
-	}
 	defMin, defMax := 0, 3
 	switch res.Style {
 	case "percent":
@@ -161,36 +157,8 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 		}
 		defMin, defMax = d, d
 	}
-	if o.MinSig != nil || o.MaxSig != nil {
-		mn, err := digitOpt("minimumSignificantDigits", o.MinSig, 1, 21, 1)
-		if err != nil {
-			return nil, err
-		}
-		mx, err := digitOpt("maximumSignificantDigits", o.MaxSig, mn, 21, 21)
-		if err != nil {
-			return nil, err
-		}
-		res.MinSig, res.MaxSig = &mn, &mx
-	} else {
-		mn, err := digitOpt("minimumFractionDigits", o.MinFrac, 0, maxFractionDigits, -1)
-		if err != nil {
-			return nil, err
-		}
-		mx, err := digitOpt("maximumFractionDigits", o.MaxFrac, 0, maxFractionDigits, -1)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case mn < 0 && mx < 0:
-			mn, mx = defMin, defMax
-		case mn < 0:
-			mn = min(defMin, mx)
-		case mx < 0:
-			mx = max(defMax, mn)
-		case mn > mx:
-			return nil, rangeErr("maximumFractionDigits value is out of range.")
-		}
-		res.MinFrac, res.MaxFrac = &mn, &mx
+	if err := digitOptions(&o, defMin, defMax, &res); err != nil {
+		return nil, err
 	}
 	nf := h.numFormat(lc, res.Style, res.Currency, display, sign)
 	res.NumberingSystem = nf.numbering
@@ -762,4 +730,44 @@ func (nf *numFormat) digits(ip, fp string, useGrouping any) [][2]string {
 		out = append(out, [2]string{"decimal", sym.decimal}, [2]string{"fraction", nf.localize(fp)})
 	}
 	return out
+}
+
+// digitOptions is SetNumberFormatDigitOptions (ECMA-402 15.1.3).
+func digitOptions(o *numOptions, defMin, defMax int, res *numResolved) error {
+	var err error
+	if res.MinInt, err = digitOpt("minimumIntegerDigits", o.MinInt, 1, 21, 1); err != nil {
+		return err
+	}
+	if o.MinSig != nil || o.MaxSig != nil {
+		mn, err := digitOpt("minimumSignificantDigits", o.MinSig, 1, 21, 1)
+		if err != nil {
+			return err
+		}
+		mx, err := digitOpt("maximumSignificantDigits", o.MaxSig, mn, 21, 21)
+		if err != nil {
+			return err
+		}
+		res.MinSig, res.MaxSig = &mn, &mx
+		return nil
+	}
+	mn, err := digitOpt("minimumFractionDigits", o.MinFrac, 0, maxFractionDigits, -1)
+	if err != nil {
+		return err
+	}
+	mx, err := digitOpt("maximumFractionDigits", o.MaxFrac, 0, maxFractionDigits, -1)
+	if err != nil {
+		return err
+	}
+	switch {
+	case mn < 0 && mx < 0:
+		mn, mx = defMin, defMax
+	case mn < 0:
+		mn = min(defMin, mx)
+	case mx < 0:
+		mx = max(defMax, mn)
+	case mn > mx:
+		return rangeErr("maximumFractionDigits value is out of range.")
+	}
+	res.MinFrac, res.MaxFrac = &mn, &mx
+	return nil
 }
