@@ -86,6 +86,22 @@ func intlExprs() []string {
 		add("JSON.stringify([\"a\",\"A\",\"á\",\"b\"].map(x => \"a\".localeCompare(x, %s)))", q)
 		add("JSON.stringify([\"a\",\"A\",\"á\",\"b\"].map(x => \"a\".localeCompare(x, %s, {sensitivity:\"base\"})))", q)
 		add("JSON.stringify(new Intl.Collator(%s).resolvedOptions())", q)
+		// ListFormat and RelativeTimeFormat.
+		for _, o := range []string{`{}`, `{type:"disjunction"}`, `{type:"unit"}`, `{style:"short"}`, `{style:"narrow",type:"unit"}`} {
+			add("new Intl.ListFormat(%s,%s).format([\"Alice\",\"Bob\",\"Carol\",\"Dave\"])", q, o)
+			add("new Intl.ListFormat(%s,%s).format([\"Alice\",\"Bob\"])", q, o)
+			add("JSON.stringify(new Intl.ListFormat(%s,%s).formatToParts([\"x\",\"y\",\"z\"]))", q, o)
+		}
+		add("new Intl.ListFormat(%s).format([]) + \"|\" + new Intl.ListFormat(%s).format([\"one\"])", q, q)
+		add("JSON.stringify(new Intl.ListFormat(%s).resolvedOptions())", q)
+		for _, o := range []string{`{}`, `{numeric:"auto"}`, `{style:"short"}`, `{style:"narrow",numeric:"auto"}`} {
+			for _, u := range []string{"year", "quarter", "month", "week", "day", "hour", "minute", "seconds"} {
+				add("[-2,-1,0,1,2,5,-1234.5].map(v => new Intl.RelativeTimeFormat(%s,%s).format(v,%q)).join(\"|\")", q, o, u)
+			}
+		}
+		add("JSON.stringify(new Intl.RelativeTimeFormat(%s).formatToParts(-1234.5,\"day\"))", q)
+		add("JSON.stringify(new Intl.RelativeTimeFormat(%s,{numeric:\"auto\"}).formatToParts(1,\"day\"))", q)
+		add("JSON.stringify(new Intl.RelativeTimeFormat(%s).resolvedOptions())", q)
 		// PluralRules.
 		add("[0,1,2,3,4,5,6,10,11,12,21,22,100,101,1000000,0.5,1.5,2.25].map(n => new Intl.PluralRules(%s).select(n)).join()", q)
 		add("[0,1,2,3,4,5,6,10,11,12,21,22,23,100,101,103].map(n => new Intl.PluralRules(%s,{type:\"ordinal\"}).select(n)).join()", q)
@@ -112,7 +128,9 @@ func intlExprs() []string {
 		`Object.prototype.toString.call(Intl)`, `Object.prototype.toString.call(new Intl.NumberFormat())`,
 		`typeof Intl`, `[1,2,3].map(new Intl.NumberFormat("de-DE",{minimumFractionDigits:1}).format).join(";")`,
 		`new Date(2024,0,15).toString()`, `new Date(NaN).toLocaleString()`, `new Intl.DateTimeFormat().format(NaN)`,
-		`new Intl.DateTimeFormat("en",{timeZone:"Foo/Bar"})`, `new Intl.DateTimeFormat("en",{dateStyle:"long",month:"long"})`,
+		`new Intl.DateTimeFormat("en",{timeZone:"Foo/Bar"})`, `new Intl.RelativeTimeFormat("en").format(NaN,"day")`,
+		`new Intl.RelativeTimeFormat("en").format(1,"fortnight")`, `new Intl.ListFormat("en").format(["a",1])`,
+		`new Intl.ListFormat("en",{type:"x"})`, `new Intl.RelativeTimeFormat("en").format(-0,"day")`, `new Intl.DateTimeFormat("en",{dateStyle:"long",month:"long"})`,
 		`new Date(0).toLocaleDateString("en",{timeStyle:"short"})`, `new Intl.DateTimeFormat("en",{hour:"x"})`,
 		`new Intl.DateTimeFormat("en").format(0)`, `new Intl.DateTimeFormat().formatRange(0, 86400000*3)`,
 		`new Date(-62198755200000).toLocaleDateString("en-US")`, `new Date(0).toTimeString()`, `String(new Date(0))`, `new Date(NaN).toString()`,

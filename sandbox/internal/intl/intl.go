@@ -121,6 +121,10 @@ func (h *Handler) handle(b []byte) (any, error) {
 		return canonicalLocales(req.L)
 	case "supported":
 		return supportedLocales(req.L)
+	case "list":
+		return h.listFormat(&req)
+	case "rt":
+		return h.relativeTime(&req)
 	case "pl":
 		return h.pluralRules(&req)
 	case "col":

@@ -3,8 +3,14 @@
 // the linked locales, read from the CLDR JSON distribution (the npm package
 // cldr-dates-full, CLDR 48.0, the version Node 20's ICU 78.2 ships, whose data is already resolved):
 //
-//	npm pack cldr-dates-full@48.0.0 && tar xzf cldr-dates-full-48.0.0.tgz
-//	go run ./internal/gencldr package/main > cldr_dates_gen.go && gofmt -w cldr_dates_gen.go
+//	npm pack cldr-dates-full@48.0.0 cldr-misc-full@48.0.0
+//	mkdir dates misc
+//	tar xzf cldr-dates-full-48.0.0.tgz -C dates && tar xzf cldr-misc-full-48.0.0.tgz -C misc
+//	go run ./internal/gencldr dates/package/main misc/package/main > cldr_dates_gen.go
+//	gofmt -w cldr_dates_gen.go
+//
+// It also writes the list patterns (cldr-misc-full) and the relative time
+// fields (dateFields.json).
 //
 // The locales are those of locales_gen.go (gen_locales.sh), each mapped to
 // the nearest CLDR directory (zh_Hans_CN → zh).
@@ -80,11 +86,11 @@ func styles(m map[string]string) []string {
 }
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: gencldr CLDR_JSON_MAIN_DIR")
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: gencldr CLDR_DATES_MAIN_DIR CLDR_MISC_MAIN_DIR")
 		os.Exit(2)
 	}
-	dir := os.Args[1]
+	dir, misc := os.Args[1], os.Args[2]
 	src, err := os.ReadFile("locales_gen.go")
 	must(err)
 	var dirs []string
@@ -184,6 +190,91 @@ func main() {
 		hf, _ := tz["hourFormat"].(string)
 		fmt.Fprintf(w, "\t\tgmt: %q, gmtZero: %q, hourFormat: %q, utcLong: %q, utcShort: %q,\n", gf, gz, hf, utc[0], utc[1])
 		fmt.Fprintf(w, "\t},\n")
+	}
+	fmt.Fprintln(w, "}")
+	writeLists(w, misc, dirs)
+	writeRelative(w, dir, dirs)
+}
+
+// writeLists writes cldrLists: locale → "standard", "or-short", … →
+// {start, middle, end, two}.
+func writeLists(w *os.File, misc string, dirs []string) {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "var cldrLists = map[string]map[string][4]string{")
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(misc, d, "listPatterns.json"))
+		must(err)
+		var top struct {
+			Main map[string]struct {
+				LP map[string]map[string]string `json:"listPatterns"`
+			} `json:"main"`
+		}
+		must(json.Unmarshal(b, &top))
+		lp := top.Main[d].LP
+		keys := make([]string, 0, len(lp))
+		for k := range lp {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		fmt.Fprintf(w, "\t%q: {", d)
+		for _, k := range keys {
+			p := lp[k]
+			fmt.Fprintf(w, "%q: {%q, %q, %q, %q}, ", strings.TrimPrefix(k, "listPattern-type-"), p["start"], p["middle"], p["end"], p["2"])
+		}
+		fmt.Fprintln(w, "},")
+	}
+	fmt.Fprintln(w, "}")
+}
+
+// writeRelative writes cldrRelative: locale → "unit|style|key" → text,
+// where key is "-1", "0", "1" (…) for the named days, or
+// "future|one", "past|other" (…) for the patterns.
+func writeRelative(w *os.File, dir string, dirs []string) {
+	units := []string{"year", "quarter", "month", "week", "day", "hour", "minute", "second"}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "var cldrRelative = map[string]map[string]string{")
+	for _, d := range dirs {
+		var fields map[string]map[string]any
+		must(load(dir, d, "dateFields.json", func(r json.RawMessage) error {
+			var c struct {
+				Fields map[string]map[string]any `json:"fields"`
+			}
+			err := json.Unmarshal(r, &c)
+			fields = c.Fields
+			return err
+		}))
+		out := map[string]string{}
+		for _, u := range units {
+			for _, st := range []string{"long", "short", "narrow"} {
+				name := u
+				if st != "long" {
+					name += "-" + st
+				}
+				f := fields[name]
+				for k, v := range f {
+					switch {
+					case strings.HasPrefix(k, "relative-type-"):
+						out[u+"|"+st+"|"+strings.TrimPrefix(k, "relative-type-")], _ = v.(string)
+					case strings.HasPrefix(k, "relativeTime-type-"):
+						dir := strings.TrimPrefix(k, "relativeTime-type-")
+						m, _ := v.(map[string]any)
+						for ck, cv := range m {
+							out[u+"|"+st+"|"+dir+"|"+strings.TrimPrefix(ck, "relativeTimePattern-count-")], _ = cv.(string)
+						}
+					}
+				}
+			}
+		}
+		keys := make([]string, 0, len(out))
+		for k := range out {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		fmt.Fprintf(w, "\t%q: {", d)
+		for _, k := range keys {
+			fmt.Fprintf(w, "%q: %q, ", k, out[k])
+		}
+		fmt.Fprintln(w, "},")
 	}
 	fmt.Fprintln(w, "}")
 }
