@@ -102,6 +102,11 @@ func intlExprs() []string {
 		add("JSON.stringify(new Intl.RelativeTimeFormat(%s).formatToParts(-1234.5,\"day\"))", q)
 		add("JSON.stringify(new Intl.RelativeTimeFormat(%s,{numeric:\"auto\"}).formatToParts(1,\"day\"))", q)
 		add("JSON.stringify(new Intl.RelativeTimeFormat(%s).resolvedOptions())", q)
+		// Case mapping and Segmenter.
+		add("[\"istanbul ıi İI\".toLocaleUpperCase(%s), \"İSTANBUL ıi İI\".toLocaleLowerCase(%s), \"straße ǅ\".toLocaleUpperCase(%s)].join(\"|\")", q, q, q)
+		add("JSON.stringify([...new Intl.Segmenter(%s).segment(\"e\u0301👨‍👩‍👧🇩🇪ab\")].map(s => [s.segment, s.index]))", q)
+		add("JSON.stringify([...new Intl.Segmenter(%s,{granularity:\"word\"}).segment(\"Hello, world! It's 3.14 now.\")].map(s => [s.segment, s.index, s.isWordLike]))", q)
+		add("JSON.stringify(new Intl.Segmenter(%s,{granularity:\"word\"}).resolvedOptions())", q)
 		// PluralRules.
 		add("[0,1,2,3,4,5,6,10,11,12,21,22,100,101,1000000,0.5,1.5,2.25].map(n => new Intl.PluralRules(%s).select(n)).join()", q)
 		add("[0,1,2,3,4,5,6,10,11,12,21,22,23,100,101,103].map(n => new Intl.PluralRules(%s,{type:\"ordinal\"}).select(n)).join()", q)
@@ -130,7 +135,12 @@ func intlExprs() []string {
 		`new Date(2024,0,15).toString()`, `new Date(NaN).toLocaleString()`, `new Intl.DateTimeFormat().format(NaN)`,
 		`new Intl.DateTimeFormat("en",{timeZone:"Foo/Bar"})`, `new Intl.RelativeTimeFormat("en").format(NaN,"day")`,
 		`new Intl.RelativeTimeFormat("en").format(1,"fortnight")`, `new Intl.ListFormat("en").format(["a",1])`,
-		`new Intl.ListFormat("en",{type:"x"})`, `new Intl.RelativeTimeFormat("en").format(-0,"day")`, `new Intl.DateTimeFormat("en",{dateStyle:"long",month:"long"})`,
+		`new Intl.ListFormat("en",{type:"x"})`, `"i".toLocaleUpperCase("tr")`, `"I".toLocaleLowerCase(["az","en"])`,
+		`"i".toLocaleUpperCase("en-")`, `"ı".toLocaleUpperCase()`, `"x".repeat(40000).toLocaleUpperCase("tr").length`,
+		`JSON.stringify([...new Intl.Segmenter("en",{granularity:"sentence"}).segment("Hi there. How are you? Fine!")].map(s => s.segment))`,
+		`JSON.stringify(new Intl.Segmenter("en",{granularity:"word"}).segment("foo bar").containing(5))`,
+		`[...new Intl.Segmenter().segment(("ab\n").repeat(100))].length`,
+		`new Intl.Segmenter("en",{granularity:"line"})`, `new Intl.RelativeTimeFormat("en").format(-0,"day")`, `new Intl.DateTimeFormat("en",{dateStyle:"long",month:"long"})`,
 		`new Date(0).toLocaleDateString("en",{timeStyle:"short"})`, `new Intl.DateTimeFormat("en",{hour:"x"})`,
 		`new Intl.DateTimeFormat("en").format(0)`, `new Intl.DateTimeFormat().formatRange(0, 86400000*3)`,
 		`new Date(-62198755200000).toLocaleDateString("en-US")`, `new Date(0).toTimeString()`, `String(new Date(0))`, `new Date(NaN).toString()`,
@@ -286,6 +296,17 @@ func TestIntlGolden(t *testing.T) {
 		{`JSON.stringify(new Intl.DateTimeFormat("en",{hour:"numeric",minute:"numeric"}).formatToParts(0))`,
 			`[{"type":"hour","value":"12"},{"type":"literal","value":":"},{"type":"minute","value":"00"},{"type":"literal","value":"` + "\u202f" + `"},{"type":"dayPeriod","value":"AM"}]`},
 		{`new Intl.DateTimeFormat("en",{timeZone:"Foo/Bar"})`, "!RangeError: Invalid time zone specified: Foo/Bar"},
+		// Long texts go to the host in chunks (node takes minutes here).
+		{`[...new Intl.Segmenter().segment(("ab\n").repeat(20000))].length`, "60000"},
+		{`[...new Intl.Segmenter("en",{granularity:"word"}).segment(("ab cd\n").repeat(5000))].filter(s => s.isWordLike).length`, "10000"},
+		{`new Intl.Segmenter().segment("x".repeat(20000))`, "!RangeError: Intl.Segmenter: a text of more than 16000 characters without a line break"},
+		{`"i".repeat(40000).toLocaleUpperCase("tr") === "İ".repeat(40000)`, "true"},
+		{`"ı".toLocaleUpperCase("tr") + "I".toLocaleLowerCase("tr") + "I".toLocaleLowerCase("en")`, "Iıi"},
+		{`new Intl.ListFormat("en").format(["a","b","c"])`, "a, b, and c"},
+		{`new Intl.RelativeTimeFormat("en",{numeric:"auto"}).format(-1,"day")`, "yesterday"},
+		{`new Intl.PluralRules("en",{type:"ordinal"}).select(22)`, "two"},
+		{`["b","a","ä","A"].sort(new Intl.Collator("de").compare).join()`, "a,A,ä,b"},
+		{`["item10","item2"].sort(new Intl.Collator(undefined,{numeric:true}).compare).join()`, "item2,item10"},
 	}
 	exprs := make([]string, len(cases))
 	for i, c := range cases {

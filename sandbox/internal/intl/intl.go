@@ -121,6 +121,10 @@ func (h *Handler) handle(b []byte) (any, error) {
 		return canonicalLocales(req.L)
 	case "supported":
 		return supportedLocales(req.L)
+	case "seg":
+		return h.segmenter(&req)
+	case "case":
+		return h.caseMap(&req)
 	case "list":
 		return h.listFormat(&req)
 	case "rt":
