@@ -29,6 +29,12 @@ func intlExprs() []string {
 		}
 		add("(123456789012345678901234567890n).toLocaleString(%s)", q)
 		add("(-42n).toLocaleString(%s)", q)
+		for _, o := range []string{`{notation:"compact"}`, `{notation:"compact",compactDisplay:"long"}`,
+			`{notation:"compact",maximumFractionDigits:2}`, `{notation:"compact",signDisplay:"always"}`} {
+			add("[0,1,999,1234,12345,99999,999999,1500000,-2.5e9,0.123,1e15,1e21].map(x => new Intl.NumberFormat(%s,%s).format(x)).join(\"|\")", q, o)
+			add("JSON.stringify(new Intl.NumberFormat(%s,%s).formatToParts(-1234567))", q, o)
+		}
+		add("JSON.stringify(new Intl.NumberFormat(%s,{notation:\"compact\"}).resolvedOptions())", q)
 		add("new Intl.NumberFormat(%s).format(1234)", q)
 		add("new Intl.NumberFormat(%s).format(12345)", q)
 		for _, o := range []string{

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bojanz/currency"
 	xcur "golang.org/x/text/currency"
+	"golang.org/x/text/feature/plural"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -29,6 +30,9 @@ type numOptions struct {
 	MaxSig          *int            `json:"maximumSignificantDigits"`
 	UseGrouping     json.RawMessage `json:"useGrouping"`
 	SignDisplay     string          `json:"signDisplay"`
+	CompactDisplay  string          `json:"compactDisplay"`
+	// RoundingPriority is only read back from resolved options.
+	RoundingPriority string `json:"roundingPriority"`
 }
 
 // numResolved is resolvedOptions(), in V8's property order.
@@ -40,12 +44,13 @@ type numResolved struct {
 	CurrencyDisplay     string `json:"currencyDisplay,omitempty"`
 	CurrencySign        string `json:"currencySign,omitempty"`
 	MinInt              int    `json:"minimumIntegerDigits"`
-	MinFrac             *int   `json:"minimumFractionDigits,omitempty"`
-	MaxFrac             *int   `json:"maximumFractionDigits,omitempty"`
 	MinSig              *int   `json:"minimumSignificantDigits,omitempty"`
 	MaxSig              *int   `json:"maximumSignificantDigits,omitempty"`
+	MinFrac             *int   `json:"minimumFractionDigits,omitempty"`
+	MaxFrac             *int   `json:"maximumFractionDigits,omitempty"`
 	UseGrouping         any    `json:"useGrouping"`
 	Notation            string `json:"notation"`
+	CompactDisplay      string `json:"compactDisplay,omitempty"`
 	SignDisplay         string `json:"signDisplay"`
 	RoundingMode        string `json:"roundingMode"`
 	RoundingIncrement   int    `json:"roundingIncrement"`
@@ -139,11 +144,20 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 		}
 		return nil, rangeErr("Intl.NumberFormat style \"unit\" is not supported in airlock")
 	}
-	if res.Notation != "standard" {
+	if res.Notation == "scientific" || res.Notation == "engineering" {
 		return nil, rangeErr("Intl.NumberFormat notation %q is not supported in airlock", res.Notation)
+	}
+	compact := res.Notation == "compact"
+	if compact {
+		if res.CompactDisplay, err = enumOpt("compactDisplay", o.CompactDisplay, "short", "short", "long"); err != nil {
+			return nil, err
+		}
 	}
 	if res.UseGrouping, err = grouping(o.UseGrouping); err != nil {
 		return nil, err
+	}
+	if compact && (len(o.UseGrouping) == 0 || string(o.UseGrouping) == "null") {
+		res.UseGrouping = "min2"
 	}
 
 	defMin, defMax := 0, 3
@@ -157,10 +171,41 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 		}
 		defMin, defMax = d, d
 	}
-	if err := digitOptions(&o, defMin, defMax, &res); err != nil {
+	if compact && o.MinSig == nil && o.MaxSig == nil && o.MinFrac == nil && o.MaxFrac == nil {
+		// ECMA-402: compact notation rounds to two significant digits or
+		// to an integer, whichever keeps more.
+		one, two, zero := 1, 2, 0
+		res.MinSig, res.MaxSig, res.MinFrac, res.MaxFrac = &one, &two, &zero, &zero
+		res.RoundingPriority = "morePrecision"
+		if res.MinInt, err = digitOpt("minimumIntegerDigits", o.MinInt, 1, 21, 1); err != nil {
+			return nil, err
+		}
+	} else if o.RoundingPriority == "morePrecision" {
+		// Resolved options read back: both kinds of digits.
+		var f numOptions
+		f.MinInt, f.MinFrac, f.MaxFrac = o.MinInt, o.MinFrac, o.MaxFrac
+		if err := digitOptions(&f, 0, 0, &res); err != nil {
+			return nil, err
+		}
+		f = numOptions{MinSig: o.MinSig, MaxSig: o.MaxSig}
+		var sig numResolved
+		if err := digitOptions(&f, 0, 0, &sig); err != nil {
+			return nil, err
+		}
+		res.MinSig, res.MaxSig = sig.MinSig, sig.MaxSig
+		if res.MinSig == nil {
+			one, two := 1, 2
+			res.MinSig, res.MaxSig = &one, &two
+		}
+		res.RoundingPriority = "morePrecision"
+	} else if err := digitOptions(&o, defMin, defMax, &res); err != nil {
 		return nil, err
 	}
 	nf := h.numFormat(lc, res.Style, res.Currency, display, sign)
+	if compact {
+		nf.compact = cldrOf(cldrCompact, lc)
+		nf.lc = lc
+	}
 	res.NumberingSystem = nf.numbering
 	ans := &numAnswer{R: res}
 	if len(req.V) > 0 {
@@ -257,6 +302,8 @@ const (
 )
 
 type numFormat struct {
+	compact   map[string]string // "short|1000|one" → pattern, for compact notation
+	lc        loc
 	numbering string
 	sym       *symbols
 	aff       *affixes
@@ -610,12 +657,23 @@ func (nf *numFormat) format(res *numResolved, v string) ([][2]string, error) {
 	case x.inf:
 		num = [][2]string{{"infinity", "∞"}}
 		zero = false
+	case nf.compact != nil && !zero:
+		if res.Style == "percent" {
+			x.exp += 2
+		}
+		var err error
+		num, zero, err = nf.formatCompact(res, x)
+		if err != nil {
+			return nil, err
+		}
 	default:
 		if res.Style == "percent" && !zero {
 			x.exp += 2
 		}
 		var ip, fp string
-		if res.MaxSig != nil {
+		if res.RoundingPriority == "morePrecision" {
+			ip, fp = morePrecision(res, &x)
+		} else if res.MaxSig != nil {
 			x.round(*res.MaxSig)
 			ip, fp = x.split()
 			shown := len(x.d)
@@ -771,3 +829,143 @@ func digitOptions(o *numOptions, defMin, defMax int, res *numResolved) error {
 	res.MinFrac, res.MaxFrac = &mn, &mx
 	return nil
 }
+
+// morePrecision rounds to the significant digits or to the fraction
+// digits, whichever keeps more digits (ECMA-402 roundingPriority).
+func morePrecision(res *numResolved, x *dec) (ip, fp string) {
+	bySig, byFrac := *x, *x
+	bySig.d = append([]byte(nil), x.d...)
+	byFrac.d = append([]byte(nil), x.d...)
+	bySig.round(*res.MaxSig)
+	byFrac.round(byFrac.exp + *res.MaxFrac)
+	// More precision: the rounding position further right.
+	if *res.MaxSig-x.exp > *res.MaxFrac {
+		*x = bySig
+	} else {
+		*x = byFrac
+	}
+	ip, fp = x.split()
+	if len(fp) < *res.MinFrac {
+		fp += strings.Repeat("0", *res.MinFrac-len(fp))
+	}
+	return ip, fp
+}
+
+// roundFor rounds x as the resolved options say.
+func roundFor(res *numResolved, x *dec) (ip, fp string) {
+	switch {
+	case res.RoundingPriority == "morePrecision":
+		return morePrecision(res, x)
+	case res.MaxSig != nil:
+		x.round(*res.MaxSig)
+		ip, fp = x.split()
+		shown := max(len(x.d), x.exp)
+		if len(x.d) == 0 {
+			shown = 1
+		}
+		if shown < *res.MinSig {
+			fp += strings.Repeat("0", *res.MinSig-shown)
+		}
+	default:
+		x.round(x.exp + *res.MaxFrac)
+		ip, fp = x.split()
+		if len(fp) < *res.MinFrac {
+			fp += strings.Repeat("0", *res.MinFrac-len(fp))
+		}
+	}
+	return ip, fp
+}
+
+// formatCompact formats x with CLDR's compact decimal patterns: the
+// pattern for x's magnitude says how many integer digits to keep and
+// what to write around them ("0K", "00 Tausend", "0万").
+func (nf *numFormat) formatCompact(res *numResolved, x dec) ([][2]string, bool, error) {
+	style := res.CompactDisplay
+	mag := x.exp - 1
+	for try := 0; try < 2; try++ {
+		pat, zeros, top := nf.compactPattern(style, mag, "other")
+		y := x
+		y.d = append([]byte(nil), x.d...)
+		if zeros > 0 {
+			y.exp = x.exp - (top - (zeros - 1))
+		}
+		ip, fp := roundFor(res, &y)
+		if try == 0 && zeros > 0 && len(ip) > zeros {
+			mag++ // rounding carried into the next magnitude
+			continue
+		}
+		if try == 0 && zeros == 0 && len(ip) > mag+1 && len(ip) > 3 {
+			mag = len(ip) - 1
+			continue
+		}
+		if zeros > 0 {
+			text := ip
+			if fp != "" {
+				text += "." + fp
+			}
+			form := formNames[selectForm(pluralRulesCardinal, nf.lc, text)]
+			if p2, z2, _ := nf.compactPattern(style, top, form); z2 > 0 {
+				pat = p2
+			}
+		}
+		if len(ip) < res.MinInt {
+			ip = strings.Repeat("0", res.MinInt-len(ip)) + ip
+		}
+		num := nf.digits(ip, fp, res.UseGrouping)
+		if zeros == 0 {
+			return num, len(y.d) == 0, nil
+		}
+		i := strings.Index(pat, "0")
+		j := strings.LastIndex(pat, "0")
+		out := compactAffix(pat[:i])
+		out = append(out, num...)
+		out = append(out, compactAffix(pat[j+1:])...)
+		return out, len(y.d) == 0, nil
+	}
+	return nil, false, rangeErr("compact rounding did not settle")
+}
+
+// compactPattern finds the pattern for a magnitude (10^mag): its text, its
+// number of zeros (0: no compaction) and the magnitude of its key.
+func (nf *numFormat) compactPattern(style string, mag int, form string) (string, int, int) {
+	if mag < 3 {
+		return "", 0, mag
+	}
+	for m := mag; m >= 3; m-- {
+		key := "1" + strings.Repeat("0", m)
+		p, ok := nf.compact[style+"|"+key+"|"+form]
+		if !ok {
+			p, ok = nf.compact[style+"|"+key+"|other"]
+		}
+		if ok {
+			if p == "0" {
+				return p, 0, m
+			}
+			return p, strings.Count(p, "0"), m
+		}
+	}
+	return "", 0, mag
+}
+
+// compactAffix splits a compact pattern's affix into literal spaces and
+// the compact text (quotes removed).
+func compactAffix(s string) [][2]string {
+	s = strings.ReplaceAll(s, "'", "")
+	var out [][2]string
+	for s != "" {
+		r, n := utf8.DecodeRuneInString(s)
+		typ := "compact"
+		if r == ' ' || r == '\u00a0' || r == '\u202f' {
+			typ = "literal"
+		}
+		if k := len(out); k > 0 && out[k-1][0] == typ {
+			out[k-1][1] += s[:n]
+		} else {
+			out = append(out, [2]string{typ, s[:n]})
+		}
+		s = s[n:]
+	}
+	return out
+}
+
+var pluralRulesCardinal = plural.Cardinal

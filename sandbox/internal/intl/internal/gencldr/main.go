@@ -3,14 +3,16 @@
 // the linked locales, read from the CLDR JSON distribution (the npm package
 // cldr-dates-full, CLDR 48.0, the version Node 20's ICU 78.2 ships, whose data is already resolved):
 //
-//	npm pack cldr-dates-full@48.0.0 cldr-misc-full@48.0.0
-//	mkdir dates misc
+//	npm pack cldr-dates-full@48.0.0 cldr-misc-full@48.0.0 cldr-numbers-full@48.0.0
+//	mkdir dates misc numbers
 //	tar xzf cldr-dates-full-48.0.0.tgz -C dates && tar xzf cldr-misc-full-48.0.0.tgz -C misc
-//	go run ./internal/gencldr dates/package/main misc/package/main > cldr_dates_gen.go
+//	tar xzf cldr-numbers-full-48.0.0.tgz -C numbers
+//	go run ./internal/gencldr dates/package/main misc/package/main numbers/package/main > cldr_dates_gen.go
 //	gofmt -w cldr_dates_gen.go
 //
-// It also writes the list patterns (cldr-misc-full) and the relative time
-// fields (dateFields.json).
+// It also writes the list patterns (cldr-misc-full), the relative time
+// fields (dateFields.json) and the compact decimal patterns
+// (cldr-numbers-full).
 //
 // The locales are those of locales_gen.go (gen_locales.sh), each mapped to
 // the nearest CLDR directory (zh_Hans_CN → zh).
@@ -86,11 +88,11 @@ func styles(m map[string]string) []string {
 }
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: gencldr CLDR_DATES_MAIN_DIR CLDR_MISC_MAIN_DIR")
+	if len(os.Args) != 4 {
+		fmt.Fprintln(os.Stderr, "usage: gencldr CLDR_DATES_MAIN_DIR CLDR_MISC_MAIN_DIR CLDR_NUMBERS_MAIN_DIR")
 		os.Exit(2)
 	}
-	dir, misc := os.Args[1], os.Args[2]
+	dir, misc, numbers := os.Args[1], os.Args[2], os.Args[3]
 	src, err := os.ReadFile("locales_gen.go")
 	must(err)
 	var dirs []string
@@ -194,6 +196,50 @@ func main() {
 	fmt.Fprintln(w, "}")
 	writeLists(w, misc, dirs)
 	writeRelative(w, dir, dirs)
+	writeCompact(w, numbers, dirs)
+}
+
+// writeCompact writes cldrCompact: locale → "short|1000|one" → the compact
+// decimal pattern of the locale's default numbering system.
+func writeCompact(w *os.File, numbers string, dirs []string) {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "var cldrCompact = map[string]map[string]string{")
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(numbers, d, "numbers.json"))
+		must(err)
+		var top struct {
+			Main map[string]struct {
+				Numbers map[string]any `json:"numbers"`
+			} `json:"main"`
+		}
+		must(json.Unmarshal(b, &top))
+		n := top.Main[d].Numbers
+		ns, _ := n["defaultNumberingSystem"].(string)
+		df, _ := n["decimalFormats-numberSystem-"+ns].(map[string]any)
+		out := map[string]string{}
+		for _, st := range []string{"short", "long"} {
+			m, _ := df[st].(map[string]any)
+			f, _ := m["decimalFormat"].(map[string]any)
+			for k, v := range f {
+				if strings.Contains(k, "-alt-") {
+					continue
+				}
+				mag, count, _ := strings.Cut(k, "-count-")
+				out[st+"|"+mag+"|"+count], _ = v.(string)
+			}
+		}
+		keys := make([]string, 0, len(out))
+		for k := range out {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		fmt.Fprintf(w, "\t%q: {", d)
+		for _, k := range keys {
+			fmt.Fprintf(w, "%q: %q, ", k, out[k])
+		}
+		fmt.Fprintln(w, "},")
+	}
+	fmt.Fprintln(w, "}")
 }
 
 // writeLists writes cldrLists: locale → "standard", "or-short", … →
