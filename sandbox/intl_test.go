@@ -35,6 +35,13 @@ func intlExprs() []string {
 			add("JSON.stringify(new Intl.NumberFormat(%s,%s).formatToParts(-1234567))", q, o)
 		}
 		add("JSON.stringify(new Intl.NumberFormat(%s,{notation:\"compact\"}).resolvedOptions())", q)
+		for _, u := range []string{"kilometer", "celsius", "megabyte", "kilometer-per-hour", "percent", "liter", "hour", "day", "second", "kilogram", "mile"} {
+			for _, d := range []string{"short", "long", "narrow"} {
+				add("[1,2,0,1234.5,-3].map(x => new Intl.NumberFormat(%s,{style:\"unit\",unit:%q,unitDisplay:%q}).format(x)).join(\"|\")", q, u, d)
+			}
+		}
+		add("JSON.stringify(new Intl.NumberFormat(%s,{style:\"unit\",unit:\"kilometer\"}).formatToParts(-1234.5))", q)
+		add("JSON.stringify(new Intl.NumberFormat(%s,{style:\"unit\",unit:\"kilometer\"}).resolvedOptions())", q)
 		add("new Intl.NumberFormat(%s).format(1234)", q)
 		add("new Intl.NumberFormat(%s).format(12345)", q)
 		for _, o := range []string{
@@ -141,7 +148,8 @@ func intlExprs() []string {
 		`new Date(2024,0,15).toString()`, `new Date(NaN).toLocaleString()`, `new Intl.DateTimeFormat().format(NaN)`,
 		`new Intl.DateTimeFormat("en",{timeZone:"Foo/Bar"})`, `new Intl.RelativeTimeFormat("en").format(NaN,"day")`,
 		`new Intl.RelativeTimeFormat("en").format(1,"fortnight")`, `new Intl.ListFormat("en").format(["a",1])`,
-		`new Intl.ListFormat("en",{type:"x"})`, `"i".toLocaleUpperCase("tr")`, `"I".toLocaleLowerCase(["az","en"])`,
+		`new Intl.ListFormat("en",{type:"x"})`, `new Intl.NumberFormat("en",{style:"unit",unit:"furlong"})`,
+		`new Intl.NumberFormat("en",{style:"unit"})`, `new Intl.NumberFormat("en",{style:"unit",unit:"byte",notation:"compact"}).format(1234567)`, `"i".toLocaleUpperCase("tr")`, `"I".toLocaleLowerCase(["az","en"])`,
 		`"i".toLocaleUpperCase("en-")`, `"ı".toLocaleUpperCase()`, `"x".repeat(40000).toLocaleUpperCase("tr").length`,
 		`JSON.stringify([...new Intl.Segmenter("en",{granularity:"sentence"}).segment("Hi there. How are you? Fine!")].map(s => s.segment))`,
 		`JSON.stringify(new Intl.Segmenter("en",{granularity:"word"}).segment("foo bar").containing(5))`,

@@ -22,6 +22,7 @@ type numOptions struct {
 	CurrencyDisplay string          `json:"currencyDisplay"`
 	CurrencySign    string          `json:"currencySign"`
 	Unit            string          `json:"unit"`
+	UnitDisplay     string          `json:"unitDisplay"`
 	Notation        string          `json:"notation"`
 	MinInt          *int            `json:"minimumIntegerDigits"`
 	MinFrac         *int            `json:"minimumFractionDigits"`
@@ -40,6 +41,8 @@ type numResolved struct {
 	Locale              string `json:"locale"`
 	NumberingSystem     string `json:"numberingSystem"`
 	Style               string `json:"style"`
+	Unit                string `json:"unit,omitempty"`
+	UnitDisplay         string `json:"unitDisplay,omitempty"`
 	Currency            string `json:"currency,omitempty"`
 	CurrencyDisplay     string `json:"currencyDisplay,omitempty"`
 	CurrencySign        string `json:"currencySign,omitempty"`
@@ -140,9 +143,18 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 		res.Currency, res.CurrencyDisplay, res.CurrencySign = code, display, sign
 	case "unit":
 		if o.Unit == "" {
-			return nil, typeErr("Unit is required with unit style.")
+			return nil, typeErr("Invalid unit argument for Intl.NumberFormat() ''")
 		}
-		return nil, rangeErr("Intl.NumberFormat style \"unit\" is not supported in airlock")
+		if _, ok := cldrUnits["en"]["short|"+o.Unit+"|other"]; !ok {
+			if err := checkLen("unit", o.Unit); err != nil {
+				return nil, err
+			}
+			return nil, rangeErr("Invalid unit argument for Intl.NumberFormat() '%s'", o.Unit)
+		}
+		res.Unit = o.Unit
+		if res.UnitDisplay, err = enumOpt("unitDisplay", o.UnitDisplay, "short", "short", "long", "narrow"); err != nil {
+			return nil, err
+		}
 	}
 	if res.Notation == "scientific" || res.Notation == "engineering" {
 		return nil, rangeErr("Intl.NumberFormat notation %q is not supported in airlock", res.Notation)
@@ -201,10 +213,14 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 	} else if err := digitOptions(&o, defMin, defMax, &res); err != nil {
 		return nil, err
 	}
-	nf := h.numFormat(lc, res.Style, res.Currency, display, sign)
+	affStyle := res.Style
+	if res.Unit == "percent" && res.UnitDisplay != "long" {
+		affStyle = "percent" // ICU formats the short percent unit with the percent pattern
+	}
+	nf := h.numFormat(lc, affStyle, res.Currency, display, sign)
+	nf.lc = lc
 	if compact {
 		nf.compact = cldrOf(cldrCompact, lc)
-		nf.lc = lc
 	}
 	res.NumberingSystem = nf.numbering
 	ans := &numAnswer{R: res}
@@ -442,7 +458,7 @@ func tokenize(s, cur string) [][2]string {
 func readAffixes(lc loc, sym *symbols, style, code, display, sign string) any {
 	a := &affixes{}
 	switch style {
-	case "decimal":
+	case "decimal", "unit":
 		a.pre[negAffix] = tokenize(sym.minus, "")
 		a.pre[plusAffix] = tokenize(sym.plus, "")
 	case "percent":
@@ -726,7 +742,60 @@ func (nf *numFormat) format(res *numResolved, v string) ([][2]string, error) {
 	out = append(out, nf.aff.pre[which]...)
 	out = append(out, num...)
 	out = append(out, nf.aff.suf[which]...)
+	if res.Style == "unit" && affStyle(res) != "percent" {
+		return nf.unitParts(res, x, out), nil
+	}
 	return out, nil
+}
+
+func affStyle(res *numResolved) string {
+	if res.Unit == "percent" && res.UnitDisplay != "long" {
+		return "percent"
+	}
+	return res.Style
+}
+
+// unitParts puts the number in the unit's pattern for its plural form.
+func (nf *numFormat) unitParts(res *numResolved, x dec, num [][2]string) [][2]string {
+	form := "other"
+	if !x.nan && !x.inf {
+		y := x
+		y.d = append([]byte(nil), x.d...)
+		ip, fp := roundFor(res, &y)
+		if fp != "" {
+			ip += "." + fp
+		}
+		form = formNames[selectForm(pluralRulesCardinal, nf.lc, ip)]
+	}
+	units := cldrOf(cldrUnits, nf.lc)
+	pat, ok := units[res.UnitDisplay+"|"+res.Unit+"|"+form]
+	if !ok {
+		pat = units[res.UnitDisplay+"|"+res.Unit+"|other"]
+	}
+	before, after, hasNum := strings.Cut(pat, "{0}")
+	out := unitAffix(before)
+	if hasNum {
+		out = append(out, num...)
+	}
+	return append(out, unitAffix(after)...)
+}
+
+func unitAffix(s string) [][2]string {
+	var out [][2]string
+	for s != "" {
+		r, n := utf8.DecodeRuneInString(s)
+		typ := "unit"
+		if unicode.IsSpace(r) || r == '\u00a0' || r == '\u202f' || r == '\u200f' || r == '\u200e' || r == '\u061c' {
+			typ = "literal"
+		}
+		if k := len(out); k > 0 && out[k-1][0] == typ {
+			out[k-1][1] += s[:n]
+		} else {
+			out = append(out, [2]string{typ, s[:n]})
+		}
+		s = s[n:]
+	}
+	return out
 }
 
 // split renders x's integer and fraction digits.

@@ -3,16 +3,14 @@
 // the linked locales, read from the CLDR JSON distribution (the npm package
 // cldr-dates-full, CLDR 48.0, the version Node 20's ICU 78.2 ships, whose data is already resolved):
 //
-//	npm pack cldr-dates-full@48.0.0 cldr-misc-full@48.0.0 cldr-numbers-full@48.0.0
-//	mkdir dates misc numbers
-//	tar xzf cldr-dates-full-48.0.0.tgz -C dates && tar xzf cldr-misc-full-48.0.0.tgz -C misc
-//	tar xzf cldr-numbers-full-48.0.0.tgz -C numbers
-//	go run ./internal/gencldr dates/package/main misc/package/main numbers/package/main > cldr_dates_gen.go
+//	npm pack cldr-dates-full@48.0.0 cldr-misc-full@48.0.0 cldr-numbers-full@48.0.0 cldr-units-full@48.0.0
+//	for p in dates misc numbers units; do mkdir $p && tar xzf cldr-$p-full-48.0.0.tgz -C $p; done
+//	go run ./internal/gencldr {dates,misc,numbers,units}/package/main > cldr_dates_gen.go
 //	gofmt -w cldr_dates_gen.go
 //
 // It also writes the list patterns (cldr-misc-full), the relative time
-// fields (dateFields.json) and the compact decimal patterns
-// (cldr-numbers-full).
+// fields (dateFields.json), the compact decimal patterns
+// (cldr-numbers-full) and the unit patterns (cldr-units-full).
 //
 // The locales are those of locales_gen.go (gen_locales.sh), each mapped to
 // the nearest CLDR directory (zh_Hans_CN → zh).
@@ -88,11 +86,11 @@ func styles(m map[string]string) []string {
 }
 
 func main() {
-	if len(os.Args) != 4 {
-		fmt.Fprintln(os.Stderr, "usage: gencldr CLDR_DATES_MAIN_DIR CLDR_MISC_MAIN_DIR CLDR_NUMBERS_MAIN_DIR")
+	if len(os.Args) != 5 {
+		fmt.Fprintln(os.Stderr, "usage: gencldr DATES_MAIN MISC_MAIN NUMBERS_MAIN UNITS_MAIN")
 		os.Exit(2)
 	}
-	dir, misc, numbers := os.Args[1], os.Args[2], os.Args[3]
+	dir, misc, numbers, units := os.Args[1], os.Args[2], os.Args[3], os.Args[4]
 	src, err := os.ReadFile("locales_gen.go")
 	must(err)
 	var dirs []string
@@ -197,6 +195,63 @@ func main() {
 	writeLists(w, misc, dirs)
 	writeRelative(w, dir, dirs)
 	writeCompact(w, numbers, dirs)
+	writeUnits(w, units, dirs)
+}
+
+// sanctioned are ECMA-402's simple units, and the compound units CLDR has
+// patterns for.
+var sanctioned = []string{"acre", "bit", "byte", "celsius", "centimeter", "day", "degree", "fahrenheit",
+	"fluid-ounce", "foot", "gallon", "gigabit", "gigabyte", "gram", "hectare", "hour", "inch", "kilobit",
+	"kilobyte", "kilogram", "kilometer", "liter", "megabit", "megabyte", "meter", "microsecond", "mile",
+	"mile-scandinavian", "milliliter", "millimeter", "millisecond", "minute", "month", "nanosecond", "ounce",
+	"percent", "petabyte", "pound", "second", "stone", "terabit", "terabyte", "week", "yard", "year",
+	"kilometer-per-hour", "mile-per-hour", "meter-per-second", "liter-per-kilometer", "mile-per-gallon"}
+
+// writeUnits writes cldrUnits: locale → "short|kilometer|one" → pattern.
+func writeUnits(w *os.File, units string, dirs []string) {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "var cldrUnits = map[string]map[string]string{")
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(units, d, "units.json"))
+		must(err)
+		var top struct {
+			Main map[string]struct {
+				Units map[string]map[string]any `json:"units"`
+			} `json:"main"`
+		}
+		must(json.Unmarshal(b, &top))
+		out := map[string]string{}
+		for _, st := range []string{"long", "short", "narrow"} {
+			for key, v := range top.Main[d].Units[st] {
+				_, name, ok := strings.Cut(key, "-")
+				if !ok {
+					continue
+				}
+				for _, u := range sanctioned {
+					if name != u {
+						continue
+					}
+					m, _ := v.(map[string]any)
+					for ck, cv := range m {
+						if count, ok := strings.CutPrefix(ck, "unitPattern-count-"); ok && !strings.Contains(count, "-") {
+							out[st+"|"+u+"|"+count], _ = cv.(string)
+						}
+					}
+				}
+			}
+		}
+		keys := make([]string, 0, len(out))
+		for k := range out {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		fmt.Fprintf(w, "\t%q: {", d)
+		for _, k := range keys {
+			fmt.Fprintf(w, "%q: %q, ", k, out[k])
+		}
+		fmt.Fprintln(w, "},")
+	}
+	fmt.Fprintln(w, "}")
 }
 
 // writeCompact writes cldrCompact: locale → "short|1000|one" → the compact
