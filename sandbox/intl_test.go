@@ -360,6 +360,7 @@ for (const f of [
   () => (1).toLocaleString(Array(100).fill("en")),
   () => new Intl.NumberFormat("en").format("1" + "0".repeat(5000)),
   () => new Intl.NumberFormat("en").format("1e1001"),
+  () => "中".repeat(30000).localeCompare("a"),
 ]) { try { out.push(String(f())); } catch (e) { out.push(e.name + ": " + e.message); } }
 return out;`}, okBridge, Limits{})
 	require.NoError(t, err)
@@ -371,5 +372,6 @@ return out;`}, okBridge, Limits{})
 		"RangeError: more than 64 locales",
 		"RangeError: Intl value of 5001 characters exceeds 4096",
 		"NaN",
+		"RangeError: Intl request too large",
 	}, got)
 }

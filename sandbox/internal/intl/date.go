@@ -9,7 +9,7 @@ import (
 	_ "time/tzdata" // IANA time zones whatever the host has installed
 )
 
-// calendar is one locale's Gregorian calendar data (cldr_dates_gen.go).
+// calendar is one locale's Gregorian calendar data (cldr_gen.go).
 type calendar struct {
 	months, monthsSA [3][]string // wide, abbreviated, narrow
 	days, daysSA     [3][]string // Sunday first

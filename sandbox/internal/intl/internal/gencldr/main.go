@@ -1,12 +1,12 @@
-// Command gencldr writes ../../cldr_dates_gen.go: the Gregorian calendar
+// Command gencldr writes ../../cldr_gen.go: the Gregorian calendar
 // data (names, date and time patterns, available formats, GMT formats) of
 // the linked locales, read from the CLDR JSON distribution (the npm package
 // cldr-dates-full, CLDR 48.0, the version Node 20's ICU 78.2 ships, whose data is already resolved):
 //
 //	npm pack cldr-dates-full@48.0.0 cldr-misc-full@48.0.0 cldr-numbers-full@48.0.0 cldr-units-full@48.0.0
 //	for p in dates misc numbers units; do mkdir $p && tar xzf cldr-$p-full-48.0.0.tgz -C $p; done
-//	go run ./internal/gencldr {dates,misc,numbers,units}/package/main > cldr_dates_gen.go
-//	gofmt -w cldr_dates_gen.go
+//	go run ./internal/gencldr {dates,misc,numbers,units}/package/main > cldr_gen.go
+//	gofmt -w cldr_gen.go
 //
 // It also writes the list patterns (cldr-misc-full), the relative time
 // fields (dateFields.json), the compact decimal patterns
