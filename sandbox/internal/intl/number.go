@@ -2,6 +2,7 @@ package intl
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -155,9 +156,6 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 		if res.UnitDisplay, err = enumOpt("unitDisplay", o.UnitDisplay, "short", "short", "long", "narrow"); err != nil {
 			return nil, err
 		}
-	}
-	if res.Notation == "scientific" || res.Notation == "engineering" {
-		return nil, rangeErr("Intl.NumberFormat notation %q is not supported in airlock", res.Notation)
 	}
 	compact := res.Notation == "compact"
 	if compact {
@@ -673,6 +671,11 @@ func (nf *numFormat) format(res *numResolved, v string) ([][2]string, error) {
 	case x.inf:
 		num = [][2]string{{"infinity", "∞"}}
 		zero = false
+	case res.Notation == "scientific" || res.Notation == "engineering":
+		if res.Style == "percent" && !zero {
+			x.exp += 2
+		}
+		num = nf.formatScientific(res, x)
 	case nf.compact != nil && !zero:
 		if res.Style == "percent" {
 			x.exp += 2
@@ -1038,3 +1041,58 @@ func compactAffix(s string) [][2]string {
 }
 
 var pluralRulesCardinal = plural.Cardinal
+
+// formatScientific writes x as a mantissa and a power of ten (a multiple
+// of three for engineering notation), the mantissa rounded as the options
+// say.
+func (nf *numFormat) formatScientific(res *numResolved, x dec) [][2]string {
+	e := 0
+	if len(x.d) > 0 {
+		e = x.exp - 1
+	}
+	step := 1
+	if res.Notation == "engineering" {
+		step = 3
+	}
+	e = floorTo(e, step)
+	var ip, fp string
+	for try := 0; try < 2; try++ {
+		y := x
+		y.d = append([]byte(nil), x.d...)
+		if len(y.d) > 0 {
+			y.exp -= e
+		}
+		ip, fp = roundFor(res, &y)
+		if try == 0 && len(ip) > step && len(y.d) > 0 {
+			e += step // rounding carried past the mantissa's width
+			continue
+		}
+		break
+	}
+	if len(ip) < res.MinInt {
+		ip = strings.Repeat("0", res.MinInt-len(ip)) + ip
+	}
+	out := nf.digits(ip, fp, false)
+	sep := cldrOf(cldrCompact, nf.lc)["exponential"]
+	if sep == "" {
+		sep = "E"
+	}
+	out = append(out, [2]string{"exponentSeparator", sep})
+	if e < 0 {
+		for _, p := range tokenize(nf.sym.minus, "") {
+			if p[0] == "minusSign" {
+				p[0] = "exponentMinusSign"
+			}
+			out = append(out, p)
+		}
+		e = -e
+	}
+	return append(out, [2]string{"exponentInteger", nf.localize(strconv.Itoa(e))})
+}
+
+func floorTo(e, step int) int {
+	if e >= 0 {
+		return e / step * step
+	}
+	return -((-e + step - 1) / step * step)
+}

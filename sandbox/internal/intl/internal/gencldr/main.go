@@ -255,7 +255,8 @@ func writeUnits(w *os.File, units string, dirs []string) {
 }
 
 // writeCompact writes cldrCompact: locale → "short|1000|one" → the compact
-// decimal pattern of the locale's default numbering system.
+// decimal pattern of the locale's default numbering system, and
+// "exponential" → its exponent separator.
 func writeCompact(w *os.File, numbers string, dirs []string) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "var cldrCompact = map[string]map[string]string{")
@@ -272,6 +273,8 @@ func writeCompact(w *os.File, numbers string, dirs []string) {
 		ns, _ := n["defaultNumberingSystem"].(string)
 		df, _ := n["decimalFormats-numberSystem-"+ns].(map[string]any)
 		out := map[string]string{}
+		sy, _ := n["symbols-numberSystem-"+ns].(map[string]any)
+		out["exponential"], _ = sy["exponential"].(string)
 		for _, st := range []string{"short", "long"} {
 			m, _ := df[st].(map[string]any)
 			f, _ := m["decimalFormat"].(map[string]any)
