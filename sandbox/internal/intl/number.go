@@ -211,10 +211,7 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 	} else if err := digitOptions(&o, defMin, defMax, &res); err != nil {
 		return nil, err
 	}
-	affStyle := res.Style
-	if res.Unit == "percent" && res.UnitDisplay != "long" {
-		affStyle = "percent" // ICU formats the short percent unit with the percent pattern
-	}
+	affStyle := affStyle(&res)
 	nf := h.numFormat(lc, affStyle, res.Currency, display, sign)
 	nf.lc = lc
 	if compact {
@@ -748,12 +745,21 @@ func (nf *numFormat) format(res *numResolved, v string) ([][2]string, error) {
 	if res.Style == "unit" && affStyle(res) != "percent" {
 		return nf.unitParts(res, x, out), nil
 	}
+	if res.Style == "currency" && res.CurrencyDisplay == "name" {
+		return nf.currencyNameParts(res, x, out), nil
+	}
 	return out, nil
 }
 
+// affStyle is the style whose affixes a format uses: ICU formats the short
+// percent unit with the percent pattern, and a currency by name as a
+// decimal inside the name pattern.
 func affStyle(res *numResolved) string {
-	if res.Unit == "percent" && res.UnitDisplay != "long" {
+	switch {
+	case res.Unit == "percent" && res.UnitDisplay != "long":
 		return "percent"
+	case res.Style == "currency" && res.CurrencyDisplay == "name":
+		return "decimal"
 	}
 	return res.Style
 }
@@ -781,6 +787,60 @@ func (nf *numFormat) unitParts(res *numResolved, x dec, num [][2]string) [][2]st
 		out = append(out, num...)
 	}
 	return append(out, unitAffix(after)...)
+}
+
+// pluralOf is the plural form of x as the options round it.
+func (nf *numFormat) pluralOf(res *numResolved, x dec) string {
+	if x.nan || x.inf {
+		return "other"
+	}
+	y := x
+	y.d = append([]byte(nil), x.d...)
+	ip, fp := roundFor(res, &y)
+	if fp != "" {
+		ip += "." + fp
+	}
+	return formNames[selectForm(pluralRulesCardinal, nf.lc, ip)]
+}
+
+// currencyNameParts puts the number in CLDR's currency unit pattern with
+// the currency's name for its plural form ("1,234.50 US dollars"); a
+// currency without generated names is written as its code.
+func (nf *numFormat) currencyNameParts(res *numResolved, x dec, num [][2]string) [][2]string {
+	names := cldrOf(cldrCurrencyNames, nf.lc)
+	form := nf.pluralOf(res, x)
+	pick := func(key string) string {
+		if v, ok := names[key+"|"+form]; ok {
+			return v
+		}
+		return names[key+"|other"]
+	}
+	name := pick(res.Currency)
+	if name == "" {
+		name = res.Currency
+	}
+	pat := pick("")
+	if pat == "" {
+		pat = "{0} {1}"
+	}
+	var out [][2]string
+	for pat != "" {
+		i := strings.Index(pat, "{")
+		if i < 0 || i+2 >= len(pat) || pat[i+2] != '}' {
+			out = append(out, unitAffix(pat)...)
+			break
+		}
+		if i > 0 {
+			out = append(out, unitAffix(pat[:i])...)
+		}
+		if pat[i+1] == '0' {
+			out = append(out, num...)
+		} else {
+			out = append(out, [2]string{"currency", name})
+		}
+		pat = pat[i+3:]
+	}
+	return out
 }
 
 func unitAffix(s string) [][2]string {

@@ -10,7 +10,8 @@
 //
 // It also writes the list patterns (cldr-misc-full), the relative time
 // fields (dateFields.json), the compact decimal patterns
-// (cldr-numbers-full) and the unit patterns (cldr-units-full).
+// (cldr-numbers-full), the unit patterns (cldr-units-full) and the display
+// names of common currencies.
 //
 // The locales are those of locales_gen.go (gen_locales.sh), each mapped to
 // the nearest CLDR directory (zh_Hans_CN → zh).
@@ -196,6 +197,66 @@ func main() {
 	writeRelative(w, dir, dirs)
 	writeCompact(w, numbers, dirs)
 	writeUnits(w, units, dirs)
+	writeCurrencyNames(w, numbers, dirs)
+}
+
+// namedCurrencies are the currencies whose display names (currencyDisplay
+// "name") are generated.
+var namedCurrencies = []string{"USD", "EUR", "JPY", "GBP", "CNY", "INR", "EGP", "TRY", "BRL", "KRW", "CHF",
+	"CAD", "AUD", "MXN", "RUB", "HKD", "SGD", "SEK", "NOK", "DKK", "PLN", "ZAR", "NZD"}
+
+// writeCurrencyNames writes cldrCurrencyNames: locale → "USD|one" → the
+// name, and "|one" → the pattern joining number ({0}) and name ({1}).
+func writeCurrencyNames(w *os.File, numbers string, dirs []string) {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "var cldrCurrencyNames = map[string]map[string]string{")
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(numbers, d, "currencies.json"))
+		must(err)
+		var cur struct {
+			Main map[string]struct {
+				Numbers struct {
+					Currencies map[string]map[string]string `json:"currencies"`
+				} `json:"numbers"`
+			} `json:"main"`
+		}
+		must(json.Unmarshal(b, &cur))
+		b, err = os.ReadFile(filepath.Join(numbers, d, "numbers.json"))
+		must(err)
+		var num struct {
+			Main map[string]struct {
+				Numbers map[string]any `json:"numbers"`
+			} `json:"main"`
+		}
+		must(json.Unmarshal(b, &num))
+		n := num.Main[d].Numbers
+		ns, _ := n["defaultNumberingSystem"].(string)
+		cf, _ := n["currencyFormats-numberSystem-"+ns].(map[string]any)
+		out := map[string]string{}
+		for k, v := range cf {
+			if count, ok := strings.CutPrefix(k, "unitPattern-count-"); ok {
+				out["|"+count], _ = v.(string)
+			}
+		}
+		for _, c := range namedCurrencies {
+			for k, v := range cur.Main[d].Numbers.Currencies[c] {
+				if count, ok := strings.CutPrefix(k, "displayName-count-"); ok {
+					out[c+"|"+count] = v
+				}
+			}
+		}
+		keys := make([]string, 0, len(out))
+		for k := range out {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		fmt.Fprintf(w, "\t%q: {", d)
+		for _, k := range keys {
+			fmt.Fprintf(w, "%q: %q, ", k, out[k])
+		}
+		fmt.Fprintln(w, "},")
+	}
+	fmt.Fprintln(w, "}")
 }
 
 // sanctioned are ECMA-402's simple units, and the compound units CLDR has
