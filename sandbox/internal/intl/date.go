@@ -296,7 +296,7 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 				return nil, rangeErr("Invalid time value")
 			}
 			t := time.UnixMilli(int64(ms)).In(loc)
-			return renderDate(cal, sym, pattern, t, zoneName, o.TimeZoneName), nil
+			return renderDate(cal, lc, sym, pattern, t, zoneName, o.TimeZoneName), nil
 		}
 		parts, err := format(req.V)
 		if err != nil {
@@ -677,7 +677,7 @@ func adjustWidths(p string, key, want []field) string {
 }
 
 // renderDate formats t with a CLDR pattern, as parts.
-func renderDate(cal *calendar, sym *symbols, p string, t time.Time, zoneName, tzStyle string) [][2]string {
+func renderDate(cal *calendar, lc loc, sym *symbols, p string, t time.Time, zoneName, tzStyle string) [][2]string {
 	var out [][2]string
 	lit := func(s string) {
 		if n := len(out); n > 0 && out[n-1][0] == "literal" {
@@ -812,7 +812,7 @@ func renderDate(cal *calendar, sym *symbols, p string, t time.Time, zoneName, tz
 			}
 			out = append(out, [2]string{"fractionalSecond", s})
 		case 'z', 'v', 'V', 'O', 'Z', 'x', 'X':
-			out = append(out, [2]string{"timeZoneName", zoneText(cal, t, zoneName, tzStyle, n >= 4 || c == 'Z', sym)})
+			out = append(out, [2]string{"timeZoneName", zoneText(cal, lc, t, zoneName, tzStyle, n >= 4 || c == 'Z', sym)})
 		default:
 			lit(strings.Repeat(string(c), n))
 		}
@@ -822,13 +822,27 @@ func renderDate(cal *calendar, sym *symbols, p string, t time.Time, zoneName, tz
 
 // zoneText names the zone: CLDR's name for UTC, else the localized GMT
 // offset format ("GMT+1", "GMT-05:00" for the long form).
-func zoneText(cal *calendar, t time.Time, zoneName, tzStyle string, long bool, sym *symbols) string {
+func zoneText(cal *calendar, lc loc, t time.Time, zoneName, tzStyle string, long bool, sym *symbols) string {
 	if zoneName == "UTC" {
 		if long && cal.utcLong != "" {
 			return cal.utcLong
 		}
 		if !long && cal.utcShort != "" {
 			return cal.utcShort
+		}
+	}
+	if !long && (tzStyle == "short" || tzStyle == "") {
+		// CLDR's short metazone name, where the locale has one ("EST").
+		if mz, ok := cldrMetazones[zoneName]; ok {
+			if names, ok := cldrOf(cldrZoneShort, lc)[mz]; ok {
+				n := names[0]
+				if t.IsDST() {
+					n = names[1]
+				}
+				if n != "" {
+					return n
+				}
+			}
 		}
 	}
 	_, off := t.Zone()
