@@ -92,6 +92,12 @@ func intlExprs() []string {
 			} {
 				add("%s.toLocaleString(%s,%s)", dt, q, o)
 			}
+			for _, o := range []string{`{}`, `{hour:"numeric",minute:"numeric",hourCycle:"h23"}`, `{hour:"numeric",hour12:true}`,
+				`{timeStyle:"short",hourCycle:"h11"}`, `{year:"numeric",month:"short",day:"numeric",weekday:"long"}`,
+				`{hour:"2-digit",minute:"2-digit",second:"2-digit",timeZone:"Asia/Tokyo",timeZoneName:"short"}`, `{month:"2-digit",day:"2-digit"}`} {
+				// format() reads the resolved options back.
+				add("new Intl.DateTimeFormat(%s,%s).format(%s)", q, o, d)
+			}
 			add("JSON.stringify(new Intl.DateTimeFormat(%s,{dateStyle:\"medium\",timeStyle:\"short\"}).formatToParts(%s))", q, d)
 			add("JSON.stringify(new Intl.DateTimeFormat(%s,{weekday:\"short\",hour:\"numeric\",minute:\"numeric\"}).formatToParts(%s))", q, d)
 		}
@@ -219,6 +225,7 @@ var intlKnownDifferencePatterns = []struct {
 	{[]string{`Intl.PluralRules("it-IT")`}, "same"},
 	{[]string{`Intl.PluralRules("pt-BR")`}, "same"},
 	{[]string{`America/Los_Angeles",timeStyle:"full"`}, "long metazone names (\"Pacific Standard Time\") are not generated: a zone other than UTC gets its long GMT format"},
+	{[]string{`"es-ES",{year:"numeric",month:"short",day:"numeric",weekday:"long"}`}, "ICU's pattern generator picks Spanish's 'EEE, d de MMMM de y' for a long weekday with a short month; airlock's simplified distance picks 'EEE, d MMM y'"},
 	{[]string{`NumberFormat("tr-TR"`, `currencyDisplay:"name"`}, "ICU 78 keeps the symbol in Turkish currency names (\"$1.234,57 ABD doları\"); airlock uses CLDR's unit pattern ({0} {1}) as for every locale"},
 	{[]string{`Intl.Collator("en-US").resolvedOptions`}, "ICU has collation data for en-US and zh-CN of their own; airlock reports the language for every collator"},
 	{[]string{`Intl.Collator("zh-CN").resolvedOptions`}, "same"},

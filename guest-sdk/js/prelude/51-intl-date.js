@@ -21,20 +21,27 @@ class DateTimeFormat {
     const r = intlCall({ op: "dtf", l: localeList(locales), o: dateOpts(options, "any", "date") }).r;
     dtfResolved.set(this, r);
   }
+  // The resolved options read back: hourCycle without hour12, which the
+  // host would read relative to the locale's cycle.
+  static #back(r) {
+    const { hour12, ...o } = r;
+    return o;
+  }
   get format() {
     const r = dtfOf(this);
-    const f = (d) => intlCall({ op: "dtf", l: [r.locale], o: r, v: timeOf(d) }).s;
+    const o = DateTimeFormat.#back(r);
+    const f = (d) => intlCall({ op: "dtf", l: [r.locale], o, v: timeOf(d) }).s;
     Object.defineProperty(this, "format", { value: f, configurable: true });
     return f;
   }
   formatToParts(d) {
     const r = dtfOf(this);
-    return toParts(intlCall({ op: "dtf", l: [r.locale], o: r, v: timeOf(d), p: true }).p);
+    return toParts(intlCall({ op: "dtf", l: [r.locale], o: DateTimeFormat.#back(r), v: timeOf(d), p: true }).p);
   }
   formatRange(a, b) {
     const r = dtfOf(this);
     if (a === undefined || b === undefined) throw new TypeError("Invalid time value");
-    return intlCall({ op: "dtf", l: [r.locale], o: r, v: timeOf(a), w: timeOf(b) }).s;
+    return intlCall({ op: "dtf", l: [r.locale], o: DateTimeFormat.#back(r), v: timeOf(a), w: timeOf(b) }).s;
   }
   resolvedOptions() { return { ...dtfOf(this) }; }
 }

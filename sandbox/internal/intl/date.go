@@ -250,7 +250,13 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 			if tp == "" {
 				// Between 12 and 24 hours: the locale's format for the
 				// style's fields in the other cycle.
+				// The hour keeps the style's width (HH:mm → KK:mm a).
 				t := dtOptions{Hour: "numeric", Minute: "numeric"}
+				for _, f := range skeletonFields(stripQuoted(cal.time[i])) {
+					if (f.c == 'H' || f.c == 'h' || f.c == 'K' || f.c == 'k') && f.n == 2 {
+						t.Hour = "2-digit"
+					}
+				}
 				if i < 3 {
 					t.Second = "numeric"
 				}
@@ -539,8 +545,10 @@ func bestPattern(cal *calendar, want []field, zone bool) string {
 				if f.c == w.c {
 					found = true
 					if f.c == 'E' {
-						// E to EEE are all the abbreviated name.
-						score += abs(max(f.n, 3) - max(w.n, 3))
+						// E to EEE are all the abbreviated name; the
+						// abbreviated and the full name are further apart
+						// than two widths of a month.
+						score += 2 * abs(max(f.n, 3)-max(w.n, 3))
 						continue
 					}
 					if (f.n >= 3) != (w.n >= 3) {
@@ -906,7 +914,8 @@ func widths(p string, res *dtResolved) {
 				res.Year = map[bool]string{true: "2-digit", false: "numeric"}[f.n == 2]
 			}
 		case 'M':
-			if res.Month != "" {
+			// A text month written as a number (ja: M月) stays as asked.
+			if res.Month != "" && (f.n <= 2) == (res.Month == "numeric" || res.Month == "2-digit") {
 				if f.n <= 2 {
 					res.Month = num[f.n]
 				} else {
