@@ -338,6 +338,8 @@ func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []u
 		return r.opRandom(ctx, args)
 	case wire.OpDigest:
 		return r.opDigest(ctx, args)
+	case wire.OpIntl:
+		return r.intl(ctx, args)
 	case wire.OpTooLarge:
 		size := string(r.copyStr(ctx, r.str(ctx, args, 1), 32))
 		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitResult,

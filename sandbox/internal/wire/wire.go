@@ -36,6 +36,9 @@ const (
 	// the hash state after data, as a byte string; algorithm is "SHA-1",
 	// "SHA-256", "SHA-384" or "SHA-512".
 	OpDigest = 10
+	// OpIntl (request JSON) → answer JSON: one Intl operation
+	// (sandbox/internal/intl).
+	OpIntl = 11
 	// OpRead (ref, mode) → an artifact's content as text (mode 0) or
 	// standard base64 (mode 1), or -1 when refused; mode 2 then returns
 	// why, as {"reason","message"}.

@@ -1,0 +1,65 @@
+// Part of the prelude: Intl.DateTimeFormat and Date's locale methods
+// (50-intl.js has the request helpers).
+const DTF_OPTS = ["dateStyle", "timeStyle", "weekday", "era", "year", "month", "day", "hour", "minute", "second",
+  "timeZoneName", "hour12", "hourCycle", "timeZone"];
+const dtfResolved = new WeakMap();
+const dateValue = Date.prototype.valueOf;
+// dateOpts reads the options; required and defaults are ToDateTimeOptions'.
+function dateOpts(options, required, defaults) {
+  const o = readOpts(options, DTF_OPTS);
+  o.required = required;
+  o.defaults = defaults;
+  return o;
+}
+const timeOf = (d) => {
+  const x = d === undefined ? Date.now() : Number(d);
+  if (!Number.isFinite(x)) throw new RangeError("Invalid time value");
+  return x;
+};
+class DateTimeFormat {
+  constructor(locales, options) {
+    const r = intlCall({ op: "dtf", l: localeList(locales), o: dateOpts(options, "any", "date") }).r;
+    dtfResolved.set(this, r);
+  }
+  // The resolved options read back: hourCycle without hour12, which the
+  // host would read relative to the locale's cycle.
+  static #back(r) {
+    const { hour12, ...o } = r;
+    return o;
+  }
+  get format() {
+    const r = dtfOf(this);
+    const o = DateTimeFormat.#back(r);
+    const f = (d) => intlCall({ op: "dtf", l: [r.locale], o, v: timeOf(d) }).s;
+    Object.defineProperty(this, "format", { value: f, configurable: true });
+    return f;
+  }
+  formatToParts(d) {
+    const r = dtfOf(this);
+    return toParts(intlCall({ op: "dtf", l: [r.locale], o: DateTimeFormat.#back(r), v: timeOf(d), p: true }).p);
+  }
+  formatRange(a, b) {
+    const r = dtfOf(this);
+    if (a === undefined || b === undefined) throw new TypeError("Invalid time value");
+    return intlCall({ op: "dtf", l: [r.locale], o: DateTimeFormat.#back(r), v: timeOf(a), w: timeOf(b) }).s;
+  }
+  resolvedOptions() { return { ...dtfOf(this) }; }
+}
+function dtfOf(f) {
+  const r = dtfResolved.get(f);
+  if (r === undefined) throw new TypeError("Method Intl.DateTimeFormat.prototype.format called on incompatible receiver " + show(f));
+  return r;
+}
+intlClass("DateTimeFormat", DateTimeFormat);
+for (const [name, required, defaults] of [["toLocaleString", "any", "all"], ["toLocaleDateString", "date", "date"],
+  ["toLocaleTimeString", "time", "time"]]) {
+  defineMethod(Date.prototype, name, {
+    [name](locales, options) {
+      const x = dateValue.call(this);
+      if (Number.isNaN(x)) return "Invalid Date";
+      return intlCall({ op: "dtf", l: localeList(locales), o: dateOpts(options, required, defaults), v: x }).s;
+    },
+  }[name]);
+}
+
+web("Intl", Intl);

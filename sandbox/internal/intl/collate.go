@@ -1,0 +1,168 @@
+package intl
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode"
+
+	"golang.org/x/text/collate"
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
+)
+
+// stripMarks removes combining marks (after canonical decomposition).
+func stripMarks(s string) string {
+	out, _, err := transform.String(transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC), s)
+	if err != nil {
+		return s
+	}
+	return out
+}
+
+// swapCase swaps the case of the letters whose case mapping is one to one
+// (not Turkish İ and ı).
+func swapCase(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case unicode.IsUpper(r) && unicode.ToUpper(unicode.ToLower(r)) == r:
+			return unicode.ToLower(r)
+		case unicode.IsLower(r) && unicode.ToLower(unicode.ToUpper(r)) == r:
+			return unicode.ToUpper(r)
+		}
+		return r
+	}, s)
+}
+
+// languageOnly is the locale V8 reports for collation and plural rules,
+// whose ICU data is per language.
+func languageOnly(lc loc) string {
+	b, _ := lc.lang.Base()
+	return b.String()
+}
+
+// colOptions are Intl.Collator's options.
+type colOptions struct {
+	Usage             string `json:"usage"`
+	Sensitivity       string `json:"sensitivity"`
+	IgnorePunctuation *bool  `json:"ignorePunctuation"`
+	Numeric           *bool  `json:"numeric"`
+	CaseFirst         string `json:"caseFirst"`
+}
+
+// colResolved is resolvedOptions(), in V8's order.
+type colResolved struct {
+	Locale            string `json:"locale"`
+	Usage             string `json:"usage"`
+	Sensitivity       string `json:"sensitivity"`
+	IgnorePunctuation bool   `json:"ignorePunctuation"`
+	Collation         string `json:"collation"`
+	Numeric           bool   `json:"numeric"`
+	CaseFirst         string `json:"caseFirst"`
+}
+
+type colAnswer struct {
+	R colResolved `json:"r"`
+	C *int        `json:"c,omitempty"`
+}
+
+// lockedCollator serializes a collate.Collator, which keeps buffers.
+type lockedCollator struct {
+	mu sync.Mutex
+	c  *collate.Collator
+}
+
+func colEnum(name, v, def string, allowed ...string) (string, error) {
+	if v == "" {
+		return def, nil
+	}
+	for _, a := range allowed {
+		if v == a {
+			return v, nil
+		}
+	}
+	if err := checkLen(name, v); err != nil {
+		return "", err
+	}
+	return "", rangeErr("Value %s out of range for Intl.Collator options property %s", v, name)
+}
+
+// collator compares two strings (v, w) with x/text's CLDR collation, or
+// just resolves the options.
+func (h *Handler) collator(req *request) (any, error) {
+	lc, err := resolve(req.L)
+	if err != nil {
+		return nil, err
+	}
+	var o colOptions
+	if err := options(req.O, &o); err != nil {
+		return nil, err
+	}
+	res := colResolved{Locale: languageOnly(lc), Collation: "default"}
+	if res.Usage, err = colEnum("usage", o.Usage, "sort", "sort", "search"); err != nil {
+		return nil, err
+	}
+	if res.Sensitivity, err = colEnum("sensitivity", o.Sensitivity, "variant", "base", "accent", "case", "variant"); err != nil {
+		return nil, err
+	}
+	if res.CaseFirst, err = colEnum("caseFirst", o.CaseFirst, "false", "upper", "lower", "false"); err != nil {
+		return nil, err
+	}
+	res.Numeric = o.Numeric != nil && *o.Numeric
+	res.IgnorePunctuation = o.IgnorePunctuation != nil && *o.IgnorePunctuation
+	ans := &colAnswer{R: res}
+	if len(req.V) == 0 {
+		return ans, nil
+	}
+	var a, b string
+	if json.Unmarshal(req.V, &a) != nil || json.Unmarshal(req.W, &b) != nil {
+		return nil, typeErr("malformed Intl value")
+	}
+	lcol := h.collatorFor(lc, res.Sensitivity, res.Numeric, res.IgnorePunctuation)
+	if res.Sensitivity == "case" {
+		// x/text has no case level: the base comparison decides, and
+		// between equal bases, the case of the text without diacritics.
+		base := h.collatorFor(lc, "base", res.Numeric, res.IgnorePunctuation)
+		base.mu.Lock()
+		c := base.c.CompareString(a, b)
+		base.mu.Unlock()
+		if c != 0 {
+			ans.C = &c
+			return ans, nil
+		}
+		a, b = stripMarks(a), stripMarks(b)
+	}
+	if res.CaseFirst == "upper" {
+		// x/text has no caseFirst: swapping case turns its lower-first
+		// tertiary order into upper-first.
+		a, b = swapCase(a), swapCase(b)
+	}
+	lcol.mu.Lock()
+	c := lcol.c.CompareString(a, b)
+	lcol.mu.Unlock()
+	ans.C = &c
+	return ans, nil
+}
+
+// collatorFor returns the (cached) collator for a locale and options.
+func (h *Handler) collatorFor(lc loc, sensitivity string, numeric, loose bool) *lockedCollator {
+	key := fmt.Sprintf("col\x00%s\x00%s\x00%t\x00%t", lc.tag, sensitivity, numeric, loose)
+	return h.cached(key, func() any {
+		var opts []collate.Option
+		switch sensitivity {
+		case "base":
+			opts = append(opts, collate.IgnoreCase, collate.IgnoreDiacritics, collate.IgnoreWidth)
+		case "accent":
+			opts = append(opts, collate.IgnoreCase, collate.IgnoreWidth)
+		}
+		if numeric {
+			opts = append(opts, collate.Numeric)
+		}
+		if loose {
+			opts = append(opts, collate.Loose)
+		}
+		return &lockedCollator{c: collate.New(lc.lang, opts...)}
+	}).(*lockedCollator)
+}

@@ -1,0 +1,37 @@
+// Package intl answers the guest's Intl requests (ECMA-402: number, date,
+// collation, plural and case formatting) from CLDR data in Go libraries, so
+// that the guest prelude's Intl objects print what Node 20 prints.
+//
+//	h := intl.New()
+//	out := h.Handle([]byte(`{"op":"nf","l":["de-DE"],"v":"1234.5"}`))
+//	// out: {"r":{"locale":"de-DE",...},"s":"1.234,5"}
+//
+// Data sources: number symbols, grouping, numbering systems, currency
+// symbols, digits and patterns come from github.com/bojanz/currency
+// (generated from CLDR 48.1; Node 20's ICU 78.2 ships CLDR 48.0); percent
+// patterns from the CLDR-generated github.com/go-playground/locales, which
+// also names the linked locales (locales_gen.go); calendar names and
+// patterns, list patterns, relative time fields, compact decimal and unit
+// patterns from the CLDR 48.0 JSON distribution, extracted for the linked
+// locales by internal/gencldr into cldr_gen.go; language matching,
+// plural rules, collation and case mapping from golang.org/x/text; word,
+// grapheme and sentence boundaries from github.com/rivo/uniseg; time zones
+// from Go's embedded tzdata.
+//
+// # Requests
+//
+// A request is one JSON object {"op": …, "l": locales, "o": options, "v":
+// value, "w": second value, "p": parts wanted}; op is "canon",
+// "supported", "nf" (NumberFormat), "dtf" (DateTimeFormat), "col"
+// (Collator), "pl" (PluralRules), "list", "rt" (RelativeTimeFormat), "seg"
+// (Segmenter) or "case" (toLocaleUpperCase/LowerCase). The answer is one
+// JSON object, either the op's result or {"e": "RangeError"|"TypeError",
+// "m": message} with V8's message. Every size the guest controls is bounded
+// before it is used: the request (MaxRequestBytes), strings, the number of
+// locales and list items, and fraction and significant digits (V8's ranges).
+//
+// # Concurrency
+//
+// A Handler is safe for concurrent use; it caches per-locale data in a
+// bounded cache.
+package intl

@@ -1,0 +1,161 @@
+package intl
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// MaxRequestBytes bounds a request's JSON; the guest checks it before the
+// call and Handle checks it again.
+const MaxRequestBytes = 64 << 10
+
+// maxLocales bounds the list of requested locales; maxString bounds any
+// option string and a formatted value's text.
+const (
+	maxLocales = 64
+	maxString  = 1024
+	maxCache   = 256
+)
+
+// request is the union of every op's fields.
+type request struct {
+	Op string `json:"op"`
+	// L is the requested locales, already a list of strings.
+	L []string `json:"l"`
+	// O is the op's options (each op reads its own).
+	O json.RawMessage `json:"o"`
+	// V is the value: a number as JS prints it, a BigInt's digits, a
+	// string, or a time in ms since the epoch.
+	V json.RawMessage `json:"v"`
+	// W is a second value (compare, formatRange).
+	W json.RawMessage `json:"w"`
+	// P asks for formatToParts' parts.
+	P bool `json:"p"`
+}
+
+// Error is an error the guest throws: Name is "RangeError" or "TypeError".
+type Error struct {
+	Name, Message string
+}
+
+func (e *Error) Error() string { return e.Name + ": " + e.Message }
+
+func rangeErr(format string, a ...any) error {
+	return &Error{Name: "RangeError", Message: fmt.Sprintf(format, a...)}
+}
+func typeErr(format string, a ...any) error {
+	return &Error{Name: "TypeError", Message: fmt.Sprintf(format, a...)}
+}
+
+// Handler answers requests; its zero value is not usable: call New.
+type Handler struct {
+	mu    sync.Mutex
+	cache map[string]any
+}
+
+// New returns a Handler with an empty cache.
+func New() *Handler { return &Handler{cache: make(map[string]any)} }
+
+// cached returns the value cached under key, computing it with f when
+// absent. The cache holds at most maxCache entries: when full it is
+// emptied, which keeps it bounded whatever locales the guests ask for.
+func (h *Handler) cached(key string, f func() any) any {
+	h.mu.Lock()
+	v, ok := h.cache[key]
+	h.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = f()
+	h.mu.Lock()
+	if len(h.cache) >= maxCache {
+		clear(h.cache)
+	}
+	h.cache[key] = v
+	h.mu.Unlock()
+	return v
+}
+
+// Handle answers one request. It never panics on bad input: a malformed
+// request is a TypeError.
+func (h *Handler) Handle(req []byte) []byte {
+	out, err := h.handle(req)
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			e = &Error{Name: "TypeError", Message: err.Error()}
+		}
+		b, _ := json.Marshal(struct {
+			E string `json:"e"`
+			M string `json:"m"`
+		}{e.Name, e.Message})
+		return b
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return []byte(`{"e":"TypeError","m":"intl: unencodable answer"}`)
+	}
+	return b
+}
+
+func (h *Handler) handle(b []byte) (any, error) {
+	if len(b) > MaxRequestBytes {
+		return nil, rangeErr("Intl request of %d bytes exceeds %d", len(b), MaxRequestBytes)
+	}
+	var req request
+	if err := json.Unmarshal(b, &req); err != nil {
+		return nil, typeErr("malformed Intl request")
+	}
+	if len(req.L) > maxLocales {
+		return nil, rangeErr("more than %d locales", maxLocales)
+	}
+	for _, l := range req.L {
+		if len(l) > maxString {
+			return nil, rangeErr("Incorrect locale information provided")
+		}
+	}
+	switch req.Op {
+	case "canon":
+		return canonicalLocales(req.L)
+	case "supported":
+		return supportedLocales(req.L)
+	case "seg":
+		return h.segmenter(&req)
+	case "case":
+		return h.caseMap(&req)
+	case "list":
+		return h.listFormat(&req)
+	case "rt":
+		return h.relativeTime(&req)
+	case "pl":
+		return h.pluralRules(&req)
+	case "col":
+		return h.collator(&req)
+	case "dtf":
+		return h.dateTimeFormat(&req)
+	case "nf":
+		return h.numberFormat(&req)
+	}
+	return nil, typeErr("unknown Intl operation %q", req.Op)
+}
+
+// options decodes an op's options object (absent: all defaults).
+func options(raw json.RawMessage, into any) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(raw, into); err != nil {
+		return typeErr("malformed Intl options")
+	}
+	return nil
+}
+
+// str reads a decoded option string, bounded.
+func checkLen(name, s string) error {
+	if len(s) > maxString {
+		return rangeErr("Value of %d bytes out of range for options property %s", len(s), name)
+	}
+	return nil
+}

@@ -1,0 +1,133 @@
+package intl
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+type listOptions struct {
+	Type  string `json:"type"`
+	Style string `json:"style"`
+}
+
+type listResolved struct {
+	Locale string `json:"locale"`
+	Type   string `json:"type"`
+	Style  string `json:"style"`
+}
+
+type listAnswer struct {
+	R listResolved `json:"r"`
+	S *string      `json:"s,omitempty"`
+	P [][2]string  `json:"p,omitempty"`
+}
+
+// maxListItems bounds a ListFormat's list.
+const maxListItems = 10000
+
+// cldrOf finds a locale's entry in one of the generated CLDR tables.
+func cldrOf[T any](table map[string]T, lc loc) T {
+	parts := strings.Split(strings.ReplaceAll(lc.tr.Locale(), "_", "-"), "-")
+	for n := len(parts); n > 0; n-- {
+		if v, ok := table[strings.Join(parts[:n], "-")]; ok {
+			return v
+		}
+	}
+	return table["en"]
+}
+
+func enumErr(class, name, v string, def string, allowed ...string) (string, error) {
+	if v == "" {
+		return def, nil
+	}
+	for _, a := range allowed {
+		if v == a {
+			return v, nil
+		}
+	}
+	if err := checkLen(name, v); err != nil {
+		return "", err
+	}
+	return "", rangeErr("Value %s out of range for Intl.%s options property %s", v, class, name)
+}
+
+// listFormat implements Intl.ListFormat with CLDR's list patterns.
+func (h *Handler) listFormat(req *request) (any, error) {
+	lc, err := resolve(req.L)
+	if err != nil {
+		return nil, err
+	}
+	var o listOptions
+	if err := options(req.O, &o); err != nil {
+		return nil, err
+	}
+	res := listResolved{Locale: lc.tag}
+	if res.Type, err = enumErr("ListFormat", "type", o.Type, "conjunction", "conjunction", "disjunction", "unit"); err != nil {
+		return nil, err
+	}
+	if res.Style, err = enumErr("ListFormat", "style", o.Style, "long", "long", "short", "narrow"); err != nil {
+		return nil, err
+	}
+	ans := &listAnswer{R: res}
+	if len(req.V) == 0 {
+		return ans, nil
+	}
+	var items []string
+	if err := json.Unmarshal(req.V, &items); err != nil {
+		return nil, typeErr("malformed Intl value")
+	}
+	if len(items) > maxListItems {
+		return nil, rangeErr("a list of %d items exceeds %d", len(items), maxListItems)
+	}
+	key := map[string]string{"conjunction": "standard", "disjunction": "or", "unit": "unit"}[res.Type]
+	if res.Style != "long" {
+		key += "-" + res.Style
+	}
+	pats := cldrOf(cldrLists, lc)[key]
+	parts := joinList(items, pats)
+	s := joinParts(parts)
+	ans.S = &s
+	if req.P {
+		ans.P = parts
+	}
+	return ans, nil
+}
+
+// joinList applies CLDR's start, middle, end and two-item patterns.
+func joinList(items []string, pats [4]string) [][2]string {
+	el := func(s string) [][2]string { return [][2]string{{"element", s}} }
+	apply := func(p string, a, b [][2]string) [][2]string {
+		var out [][2]string
+		for p != "" {
+			i := strings.Index(p, "{")
+			if i < 0 || i+2 >= len(p) || p[i+2] != '}' {
+				out = append(out, [2]string{"literal", p})
+				break
+			}
+			if i > 0 {
+				out = append(out, [2]string{"literal", p[:i]})
+			}
+			if p[i+1] == '0' {
+				out = append(out, a...)
+			} else {
+				out = append(out, b...)
+			}
+			p = p[i+3:]
+		}
+		return out
+	}
+	switch n := len(items); n {
+	case 0:
+		return nil
+	case 1:
+		return el(items[0])
+	case 2:
+		return apply(pats[3], el(items[0]), el(items[1]))
+	default:
+		acc := apply(pats[2], el(items[n-2]), el(items[n-1]))
+		for i := n - 3; i > 0; i-- {
+			acc = apply(pats[1], el(items[i]), acc)
+		}
+		return apply(pats[0], el(items[0]), acc)
+	}
+}

@@ -1,0 +1,185 @@
+package intl
+
+import (
+	"errors"
+	"strings"
+	"sync"
+
+	"github.com/bojanz/currency"
+	"github.com/go-playground/locales"
+	"golang.org/x/text/language"
+)
+
+// defaultLocale is the guest's locale when a script names none: the host's
+// locale would make a script's output depend on where it runs.
+const defaultLocale = "en-US"
+
+// loc is a resolved locale.
+type loc struct {
+	tag  string // what resolvedOptions().locale reports
+	lang language.Tag
+	tr   locales.Translator // names and patterns (go-playground/locales)
+	cur  currency.Locale    // numbers and currencies (bojanz/currency)
+}
+
+type registry struct {
+	tags    []language.Tag
+	trs     []locales.Translator
+	matcher language.Matcher
+}
+
+var supported = sync.OnceValue(func() *registry {
+	r := &registry{}
+	for _, f := range translators {
+		tr := f()
+		t, err := language.Parse(strings.ReplaceAll(tr.Locale(), "_", "-"))
+		if err != nil {
+			continue
+		}
+		r.tags = append(r.tags, t)
+		r.trs = append(r.trs, tr)
+	}
+	r.matcher = language.NewMatcher(r.tags)
+	return r
+})
+
+// parseTag canonicalizes one requested locale. A well-formed tag whose
+// subtags x/text does not know (e.g. "xx") is valid, and resolves to the
+// default locale.
+func parseTag(s string) (language.Tag, error) {
+	if s == "" || len(s) > maxString {
+		return language.Tag{}, rangeErr("Invalid language tag: %s", s)
+	}
+	t, err := language.Parse(s)
+	if err != nil {
+		var ve interface{ Subtag() string }
+		if errors.As(err, &ve) && wellFormed(s) {
+			return language.Und, nil
+		}
+		return language.Tag{}, rangeErr("Invalid language tag: %s", s)
+	}
+	return t, nil
+}
+
+// wellFormed reports whether s is alphanumeric subtags of 1-8 characters
+// joined by hyphens, with a first subtag of 2-3 or 5-8 letters.
+func wellFormed(s string) bool {
+	for i, sub := range strings.Split(s, "-") {
+		if len(sub) == 0 || len(sub) > 8 || i == 0 && (len(sub) < 2 || len(sub) == 4) {
+			return false
+		}
+		for _, c := range sub {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// canonical is the canonical form of s (parsed as t).
+func canonical(s string, t language.Tag) string {
+	if t == language.Und && !strings.EqualFold(s, "und") {
+		return strings.ToLower(s)
+	}
+	return t.String()
+}
+
+// canonicalLocales implements Intl.getCanonicalLocales.
+func canonicalLocales(ls []string) (any, error) {
+	out := []string{}
+	seen := map[string]bool{}
+	for _, s := range ls {
+		t, err := parseTag(s)
+		if err != nil {
+			return nil, err
+		}
+		c := canonical(s, t)
+		if !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// resolve picks the first requested locale the linked data covers, or the
+// default locale.
+func resolve(ls []string) (loc, error) {
+	r := supported()
+	var pick language.Tag
+	idx := -1
+	for _, s := range ls {
+		t, err := parseTag(s)
+		if err != nil {
+			return loc{}, err
+		}
+		if idx >= 0 || t == language.Und {
+			continue // still validate the rest, as V8 does
+		}
+		base, _ := t.Base()
+		_, i, conf := r.matcher.Match(t)
+		if conf >= language.High {
+			mb, _ := r.tags[i].Base()
+			if mb == base {
+				pick, idx = stripExt(t), i
+			}
+		}
+	}
+	if idx < 0 {
+		pick = language.MustParse(defaultLocale)
+		_, idx, _ = r.matcher.Match(pick)
+	}
+	return loc{tag: pick.String(), lang: pick, tr: r.trs[idx], cur: currency.NewLocale(bojanzID(pick))}, nil
+}
+
+// stripExt drops extensions and private use: the formatters use none.
+func stripExt(t language.Tag) language.Tag {
+	b, s, rg := t.Raw()
+	out, err := language.Compose(b, s, rg)
+	if err != nil {
+		return t
+	}
+	if vs := t.Variants(); len(vs) > 0 {
+		if o2, err := language.Compose(b, s, rg, vs); err == nil {
+			return o2
+		}
+	}
+	return out
+}
+
+// bojanzID names t for bojanz/currency, which falls back from
+// language-Script-REGION to its parents.
+func bojanzID(t language.Tag) string {
+	b, s, rg := t.Raw()
+	id := b.String()
+	if sc := s.String(); sc != "Zzzz" {
+		id += "-" + sc
+	} else if id == "zh" {
+		// CLDR data for zh-CN lives under zh-Hans.
+		if ms, _ := t.Script(); ms.String() != "Zzzz" {
+			id += "-" + ms.String()
+		}
+	}
+	if r := rg.String(); r != "ZZ" {
+		id += "-" + r
+	}
+	return id
+}
+
+// supportedLocales implements supportedLocalesOf: the canonical requested
+// locales the linked data covers.
+func supportedLocales(ls []string) (any, error) {
+	out := []string{}
+	for _, s := range ls {
+		lc, err := resolve([]string{s})
+		if err != nil {
+			return nil, err
+		}
+		t, _ := parseTag(s)
+		if t != language.Und && lc.tag == stripExt(t).String() {
+			out = append(out, canonical(s, t))
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,1158 @@
+package intl
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/bojanz/currency"
+	xcur "golang.org/x/text/currency"
+	"golang.org/x/text/feature/plural"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// numOptions are Intl.NumberFormat's options as the prelude passes them:
+// strings already converted, digit counts as integers (-1 for a value that
+// is not a finite number), absent ones omitted.
+type numOptions struct {
+	Style           string          `json:"style"`
+	Currency        string          `json:"currency"`
+	CurrencyDisplay string          `json:"currencyDisplay"`
+	CurrencySign    string          `json:"currencySign"`
+	Unit            string          `json:"unit"`
+	UnitDisplay     string          `json:"unitDisplay"`
+	Notation        string          `json:"notation"`
+	MinInt          *int            `json:"minimumIntegerDigits"`
+	MinFrac         *int            `json:"minimumFractionDigits"`
+	MaxFrac         *int            `json:"maximumFractionDigits"`
+	MinSig          *int            `json:"minimumSignificantDigits"`
+	MaxSig          *int            `json:"maximumSignificantDigits"`
+	UseGrouping     json.RawMessage `json:"useGrouping"`
+	SignDisplay     string          `json:"signDisplay"`
+	CompactDisplay  string          `json:"compactDisplay"`
+	// RoundingPriority is only read back from resolved options.
+	RoundingPriority string `json:"roundingPriority"`
+}
+
+// numResolved is resolvedOptions(), in V8's property order.
+type numResolved struct {
+	Locale              string `json:"locale"`
+	NumberingSystem     string `json:"numberingSystem"`
+	Style               string `json:"style"`
+	Unit                string `json:"unit,omitempty"`
+	UnitDisplay         string `json:"unitDisplay,omitempty"`
+	Currency            string `json:"currency,omitempty"`
+	CurrencyDisplay     string `json:"currencyDisplay,omitempty"`
+	CurrencySign        string `json:"currencySign,omitempty"`
+	MinInt              int    `json:"minimumIntegerDigits"`
+	MinSig              *int   `json:"minimumSignificantDigits,omitempty"`
+	MaxSig              *int   `json:"maximumSignificantDigits,omitempty"`
+	MinFrac             *int   `json:"minimumFractionDigits,omitempty"`
+	MaxFrac             *int   `json:"maximumFractionDigits,omitempty"`
+	UseGrouping         any    `json:"useGrouping"`
+	Notation            string `json:"notation"`
+	CompactDisplay      string `json:"compactDisplay,omitempty"`
+	SignDisplay         string `json:"signDisplay"`
+	RoundingMode        string `json:"roundingMode"`
+	RoundingIncrement   int    `json:"roundingIncrement"`
+	TrailingZeroDisplay string `json:"trailingZeroDisplay"`
+	RoundingPriority    string `json:"roundingPriority"`
+}
+
+// numAnswer is the answer to "nf": the resolved options, and the formatted
+// value (and its parts) when the request had one.
+type numAnswer struct {
+	R numResolved `json:"r"`
+	S *string     `json:"s,omitempty"`
+	P [][2]string `json:"p,omitempty"`
+}
+
+// maxFractionDigits is Node 20's (V8 11.3) upper bound of the fraction
+// digit options.
+const maxFractionDigits = 20
+
+const maxValueChars = 4096 // a BigInt of up to ~4000 digits; longer is a RangeError
+
+func enumOpt(name, v, def string, allowed ...string) (string, error) {
+	if v == "" {
+		return def, nil
+	}
+	for _, a := range allowed {
+		if v == a {
+			return v, nil
+		}
+	}
+	if err := checkLen(name, v); err != nil {
+		return "", err
+	}
+	return "", rangeErr("Value %s out of range for Intl.NumberFormat options property %s", v, name)
+}
+
+func digitOpt(name string, v *int, lo, hi, def int) (int, error) {
+	if v == nil {
+		return def, nil
+	}
+	if *v < lo || *v > hi {
+		return 0, rangeErr("%s value is out of range.", name)
+	}
+	return *v, nil
+}
+
+func (h *Handler) numberFormat(req *request) (any, error) {
+	lc, err := resolve(req.L)
+	if err != nil {
+		return nil, err
+	}
+	var o numOptions
+	if err := options(req.O, &o); err != nil {
+		return nil, err
+	}
+	res := numResolved{Locale: lc.tag, RoundingMode: "halfExpand", RoundingIncrement: 1,
+		TrailingZeroDisplay: "auto", RoundingPriority: "auto"}
+	if res.Style, err = enumOpt("style", o.Style, "decimal", "decimal", "percent", "currency", "unit"); err != nil {
+		return nil, err
+	}
+	code := strings.ToUpper(o.Currency)
+	if o.Currency != "" && !wellFormedCurrency(o.Currency) {
+		if err := checkLen("currency", o.Currency); err != nil {
+			return nil, err
+		}
+		return nil, rangeErr("Invalid currency code : %s", o.Currency)
+	}
+	display, err := enumOpt("currencyDisplay", o.CurrencyDisplay, "symbol", "symbol", "narrowSymbol", "code", "name")
+	if err != nil {
+		return nil, err
+	}
+	sign, err := enumOpt("currencySign", o.CurrencySign, "standard", "standard", "accounting")
+	if err != nil {
+		return nil, err
+	}
+	if res.Notation, err = enumOpt("notation", o.Notation, "standard", "standard", "scientific", "engineering", "compact"); err != nil {
+		return nil, err
+	}
+	if res.SignDisplay, err = enumOpt("signDisplay", o.SignDisplay, "auto", "auto", "never", "always", "exceptZero", "negative"); err != nil {
+		return nil, err
+	}
+	switch res.Style {
+	case "currency":
+		if code == "" {
+			return nil, typeErr("Currency code is required with currency style.")
+		}
+		res.Currency, res.CurrencyDisplay, res.CurrencySign = code, display, sign
+	case "unit":
+		if o.Unit == "" {
+			return nil, typeErr("Invalid unit argument for Intl.NumberFormat() ''")
+		}
+		if _, ok := cldrUnits["en"]["short|"+o.Unit+"|other"]; !ok {
+			if err := checkLen("unit", o.Unit); err != nil {
+				return nil, err
+			}
+			return nil, rangeErr("Invalid unit argument for Intl.NumberFormat() '%s'", o.Unit)
+		}
+		res.Unit = o.Unit
+		if res.UnitDisplay, err = enumOpt("unitDisplay", o.UnitDisplay, "short", "short", "long", "narrow"); err != nil {
+			return nil, err
+		}
+	}
+	compact := res.Notation == "compact"
+	if compact {
+		if res.CompactDisplay, err = enumOpt("compactDisplay", o.CompactDisplay, "short", "short", "long"); err != nil {
+			return nil, err
+		}
+	}
+	if res.UseGrouping, err = grouping(o.UseGrouping); err != nil {
+		return nil, err
+	}
+	if compact && (len(o.UseGrouping) == 0 || string(o.UseGrouping) == "null") {
+		res.UseGrouping = "min2"
+	}
+
+	defMin, defMax := 0, 3
+	switch res.Style {
+	case "percent":
+		defMax = 0
+	case "currency":
+		d := 2
+		if cd, ok := currency.GetDigits(code); ok {
+			d = int(cd)
+		}
+		defMin, defMax = d, d
+	}
+	if compact && o.MinSig == nil && o.MaxSig == nil && o.MinFrac == nil && o.MaxFrac == nil {
+		// ECMA-402: compact notation rounds to two significant digits or
+		// to an integer, whichever keeps more.
+		one, two, zero := 1, 2, 0
+		res.MinSig, res.MaxSig, res.MinFrac, res.MaxFrac = &one, &two, &zero, &zero
+		res.RoundingPriority = "morePrecision"
+		if res.MinInt, err = digitOpt("minimumIntegerDigits", o.MinInt, 1, 21, 1); err != nil {
+			return nil, err
+		}
+	} else if o.RoundingPriority == "morePrecision" {
+		// Resolved options read back: both kinds of digits.
+		var f numOptions
+		f.MinInt, f.MinFrac, f.MaxFrac = o.MinInt, o.MinFrac, o.MaxFrac
+		if err := digitOptions(&f, 0, 0, &res); err != nil {
+			return nil, err
+		}
+		f = numOptions{MinSig: o.MinSig, MaxSig: o.MaxSig}
+		var sig numResolved
+		if err := digitOptions(&f, 0, 0, &sig); err != nil {
+			return nil, err
+		}
+		res.MinSig, res.MaxSig = sig.MinSig, sig.MaxSig
+		if res.MinSig == nil {
+			one, two := 1, 2
+			res.MinSig, res.MaxSig = &one, &two
+		}
+		res.RoundingPriority = "morePrecision"
+	} else if err := digitOptions(&o, defMin, defMax, &res); err != nil {
+		return nil, err
+	}
+	affStyle := affStyle(&res)
+	nf := h.numFormat(lc, affStyle, res.Currency, display, sign)
+	nf.lc = lc
+	if compact {
+		nf.compact = cldrOf(cldrCompact, lc)
+	}
+	res.NumberingSystem = nf.numbering
+	ans := &numAnswer{R: res}
+	if len(req.V) > 0 {
+		var v string
+		if err := json.Unmarshal(req.V, &v); err != nil {
+			return nil, typeErr("malformed Intl value")
+		}
+		parts, err := nf.format(&res, v)
+		if err != nil {
+			return nil, err
+		}
+		s := joinParts(parts)
+		ans.S = &s
+		if req.P {
+			ans.P = parts
+		}
+	}
+	return ans, nil
+}
+
+func joinParts(parts [][2]string) string {
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p[1])
+	}
+	return b.String()
+}
+
+func wellFormedCurrency(s string) bool {
+	if len(s) != 3 {
+		return false
+	}
+	for i := 0; i < 3; i++ {
+		c := s[i] | 0x20
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// grouping reads useGrouping: absent "auto", true "always", false (or any
+// falsy value) false, or one of the strings.
+func grouping(raw json.RawMessage) (any, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "auto", nil
+	}
+	var b bool
+	if json.Unmarshal(raw, &b) == nil {
+		if b {
+			return "always", nil
+		}
+		return false, nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return nil, typeErr("malformed useGrouping")
+	}
+	switch s {
+	case "auto", "always", "min2":
+		return s, nil
+	case "true", "false":
+		return "auto", nil
+	case "":
+		return false, nil
+	}
+	if err := checkLen("useGrouping", s); err != nil {
+		return nil, err
+	}
+	return nil, rangeErr("Value %s out of range for Intl.NumberFormat options property useGrouping", s)
+}
+
+// symbols are a locale's number symbols, read from bojanz/currency's CLDR
+// data by formatting probe amounts.
+type symbols struct {
+	numbering       string
+	zero            rune
+	decimal, group  string
+	primary, second int
+	minGrouping     int
+	minus, plus     string
+}
+
+// affixes are the parts around the number for positive, negative and
+// explicitly positive values (and an accounting negative).
+type affixes struct {
+	pre, suf [3][][2]string
+}
+
+const (
+	posAffix = iota
+	negAffix
+	plusAffix
+)
+
+type numFormat struct {
+	compact   map[string]string // "short|1000|one" → pattern, for compact notation
+	lc        loc
+	numbering string
+	sym       *symbols
+	aff       *affixes
+	nanText   string
+}
+
+// numFormat returns the (cached) formatter data for a locale and style.
+func (h *Handler) numFormat(lc loc, style, code, display, sign string) *numFormat {
+	sym := h.cached("sym\x00"+lc.cur.String(), func() any { return readSymbols(lc.cur) }).(*symbols)
+	key := "aff\x00" + lc.cur.String() + "\x00" + lc.tr.Locale() + "\x00" + style + "\x00" + code + "\x00" + display + "\x00" + sign
+	aff := h.cached(key, func() any { return readAffixes(lc, sym, style, code, display, sign) }).(*affixes)
+	return &numFormat{numbering: sym.numbering, sym: sym, aff: aff, nanText: "NaN"}
+}
+
+// core returns the part of s from its first to its last digit, and what
+// surrounds it.
+func core(s string) (pre, mid, suf string) {
+	first, last := -1, -1
+	for i, r := range s {
+		if unicode.IsDigit(r) {
+			if first < 0 {
+				first = i
+			}
+			_, n := utf8.DecodeRuneInString(s[i:])
+			last = i + n
+		}
+	}
+	if first < 0 {
+		return s, "", ""
+	}
+	return s[:first], s[first:last], s[last:]
+}
+
+func probe(f *currency.Formatter, n, code string) string {
+	a, err := currency.NewAmount(n, code)
+	if err != nil {
+		return n
+	}
+	return f.Format(a)
+}
+
+func readSymbols(cl currency.Locale) any {
+	s := &symbols{numbering: "latn", zero: '0', decimal: ".", group: ",", primary: 3, second: 3, minGrouping: 1, minus: "-", plus: "+"}
+	f := currency.NewFormatter(cl)
+	f.CurrencyDisplay = currency.DisplayNone
+	f.MinDigits, f.MaxDigits = 1, 1
+	_, mid, _ := core(probe(f, "12345678.5", "USD"))
+	var seps []string
+	var runs []int
+	cur, n := "", 0
+	for _, r := range mid {
+		if unicode.IsDigit(r) {
+			if cur != "" {
+				seps, runs = append(seps, cur), append(runs, n)
+				cur, n = "", 0
+			}
+			if n == 0 && len(runs) == 0 {
+				s.zero = r - 1
+			}
+			n++
+		} else {
+			cur += string(r)
+		}
+	}
+	runs = append(runs, n)
+	if len(seps) >= 1 {
+		s.decimal = seps[len(seps)-1]
+	}
+	if len(seps) >= 2 {
+		s.group = seps[0]
+		s.primary = runs[len(runs)-2]
+		if len(runs) >= 4 {
+			s.second = runs[len(runs)-3]
+		} else {
+			s.second = s.primary
+		}
+	} else {
+		s.primary = 0
+	}
+	if !strings.Contains(probe(f, "1234.5", "USD"), s.group) {
+		s.minGrouping = 2
+	}
+	if s.zero != '0' {
+		s.numbering = map[rune]string{'٠': "arab", '۰': "arabext", '০': "beng", '०': "deva", '၀': "mymr"}[s.zero]
+	}
+	posPre, _, _ := core(probe(f, "1", "USD"))
+	negPre, _, _ := core(probe(f, "-1", "USD"))
+	s.minus = strings.Replace(negPre, posPre, "", 1)
+	f.AddPlusSign = true
+	plusPre, _, _ := core(probe(f, "1", "USD"))
+	s.plus = strings.Replace(plusPre, posPre, "", 1)
+	return s
+}
+
+// tokenize splits an affix into parts: signs, percent signs, the currency
+// text and literals.
+func tokenize(s, cur string) [][2]string {
+	var out [][2]string
+	lit := ""
+	flush := func() {
+		if lit != "" {
+			out = append(out, [2]string{"literal", lit})
+			lit = ""
+		}
+	}
+	for s != "" {
+		if cur != "" && strings.HasPrefix(s, cur) {
+			flush()
+			// Bidi marks in a symbol ("ج.م.\u200f") are literals to ICU.
+			text := strings.TrimRight(cur, "\u200e\u200f\u061c")
+			out = append(out, [2]string{"currency", text})
+			lit = cur[len(text):]
+			s = s[len(cur):]
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s)
+		switch r {
+		case '-', '−':
+			flush()
+			out = append(out, [2]string{"minusSign", string(r)})
+		case '+':
+			flush()
+			out = append(out, [2]string{"plusSign", string(r)})
+		case '%', '٪':
+			flush()
+			out = append(out, [2]string{"percentSign", string(r)})
+		default:
+			lit += string(r)
+		}
+		s = s[n:]
+	}
+	flush()
+	return out
+}
+
+func readAffixes(lc loc, sym *symbols, style, code, display, sign string) any {
+	a := &affixes{}
+	switch style {
+	case "decimal", "unit":
+		a.pre[negAffix] = tokenize(sym.minus, "")
+		a.pre[plusAffix] = tokenize(sym.plus, "")
+	case "percent":
+		pre, _, suf := core(lc.tr.FmtPercent(5, 0))
+		for i, sg := range []string{"", sym.minus, sym.plus} {
+			a.pre[i] = tokenize(sg+pre, "")
+			a.suf[i] = tokenize(suf, "")
+		}
+	case "currency":
+		probeCode := code
+		if !currency.IsValid(code) {
+			probeCode = "USD"
+		}
+		f := currency.NewFormatter(lc.cur)
+		f.MinDigits, f.MaxDigits = 0, 0
+		f.AccountingStyle = sign == "accounting"
+		text := ""
+		switch display {
+		case "symbol":
+			text = symbolOf(lc, code)
+		case "narrowSymbol":
+			text = narrowSymbol(lc.lang, code)
+		default: // code; "name" has no data in the linked libraries
+			text = code
+		}
+		f.SymbolMap[probeCode] = text
+		for i, n := range []string{"1", "-1", "1"} {
+			f.AddPlusSign = i == plusAffix
+			pre, _, suf := core(probe(f, n, probeCode))
+			a.pre[i] = tokenize(pre, text)
+			a.suf[i] = tokenize(suf, text)
+		}
+	}
+	return a
+}
+
+// symbolOf is the currency's symbol from bojanz/currency's CLDR 48 data.
+// That library drops symbols equal to the code and falls back to English
+// where a locale has none, so "JPY" in Spanish reads "¥"; x/text's (older)
+// CLDR data says where a locale spells the currency with its code.
+func symbolOf(lc loc, code string) string {
+	if !currency.IsValid(code) {
+		return code
+	}
+	s, _ := currency.GetSymbol(code, lc.cur)
+	if u, err := xcur.ParseISO(code); err == nil && message.NewPrinter(lc.lang).Sprint(xcur.Symbol(u)) == code {
+		return code
+	}
+	return s
+}
+
+// narrowSymbol is the currency's narrow symbol from x/text's CLDR data,
+// or its code when it has none.
+func narrowSymbol(t language.Tag, code string) string {
+	u, err := xcur.ParseISO(code)
+	if err != nil {
+		return code
+	}
+	s := message.NewPrinter(t).Sprint(xcur.NarrowSymbol(u))
+	if s == "" {
+		return code
+	}
+	return s
+}
+
+// dec is a decimal: 0.d × 10^exp, d without leading or trailing zeros
+// (empty for zero).
+type dec struct {
+	neg      bool
+	d        []byte
+	exp      int
+	nan, inf bool
+}
+
+const maxExp = 1000
+
+// parseDec reads a decimal numeral as JS prints numbers and BigInts (and
+// as ECMA-402 reads a string value).
+func parseDec(s string) (dec, bool) {
+	s = strings.TrimSpace(s)
+	var x dec
+	switch s {
+	case "NaN":
+		x.nan = true
+		return x, true
+	case "Infinity", "+Infinity":
+		x.inf = true
+		return x, true
+	case "-Infinity":
+		x.inf, x.neg = true, true
+		return x, true
+	}
+	if s == "" {
+		return x, true // ToNumber("") is 0
+	}
+	if s[0] == '-' || s[0] == '+' {
+		x.neg = s[0] == '-'
+		s = s[1:]
+	}
+	seenDot, digits, e := false, 0, 0
+	i := 0
+	for ; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+			if c == '0' && len(x.d) == 0 {
+				if seenDot {
+					e--
+				}
+				continue
+			}
+			x.d = append(x.d, c)
+			if !seenDot {
+				e++
+			}
+		case c == '.' && !seenDot:
+			seenDot = true
+		default:
+			goto exp
+		}
+	}
+exp:
+	if digits == 0 {
+		return x, false
+	}
+	if i < len(s) {
+		if s[i] != 'e' && s[i] != 'E' {
+			return x, false
+		}
+		i++
+		eneg := false
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			eneg = s[i] == '-'
+			i++
+		}
+		if i == len(s) {
+			return x, false
+		}
+		n := 0
+		for ; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return x, false
+			}
+			n = n*10 + int(s[i]-'0')
+			if n > maxExp {
+				return x, false
+			}
+		}
+		if eneg {
+			n = -n
+		}
+		e += n
+	}
+	x.exp = e
+	x.trim()
+	return x, true
+}
+
+func (x *dec) trim() {
+	for len(x.d) > 0 && x.d[len(x.d)-1] == '0' {
+		x.d = x.d[:len(x.d)-1]
+	}
+	if len(x.d) == 0 {
+		x.exp = 0
+	}
+}
+
+// round keeps n digits of d, rounding half away from zero (halfExpand).
+func (x *dec) round(n int) {
+	if n >= len(x.d) {
+		return
+	}
+	if n < 0 {
+		x.d = x.d[:0]
+		x.trim()
+		return
+	}
+	up := x.d[n] >= '5'
+	x.d = x.d[:n]
+	if up {
+		i := n - 1
+		for ; i >= 0 && x.d[i] == '9'; i-- {
+			x.d[i] = '0'
+		}
+		if i < 0 {
+			x.d = append([]byte{'1'}, x.d...)
+			x.exp++
+		} else {
+			x.d[i]++
+		}
+	}
+	x.trim()
+}
+
+func (nf *numFormat) format(res *numResolved, v string) ([][2]string, error) {
+	if len(v) > maxValueChars {
+		return nil, rangeErr("Intl value of %d characters exceeds %d", len(v), maxValueChars)
+	}
+	x, ok := parseDec(v)
+	if !ok {
+		x.nan = true
+		x.neg = false
+	}
+	var num [][2]string
+	zero := len(x.d) == 0
+	switch {
+	case x.nan:
+		num = [][2]string{{"nan", nf.nanText}}
+		zero = true
+		x.neg = false
+	case x.inf:
+		num = [][2]string{{"infinity", "∞"}}
+		zero = false
+	case res.Notation == "scientific" || res.Notation == "engineering":
+		if res.Style == "percent" && !zero {
+			x.exp += 2
+		}
+		num = nf.formatScientific(res, x)
+	case nf.compact != nil && !zero:
+		if res.Style == "percent" {
+			x.exp += 2
+		}
+		var err error
+		num, zero, err = nf.formatCompact(res, x)
+		if err != nil {
+			return nil, err
+		}
+	default:
+		if res.Style == "percent" && !zero {
+			x.exp += 2
+		}
+		var ip, fp string
+		if res.RoundingPriority == "morePrecision" {
+			ip, fp = morePrecision(res, &x)
+		} else if res.MaxSig != nil {
+			x.round(*res.MaxSig)
+			ip, fp = x.split()
+			shown := len(x.d)
+			if x.exp > len(x.d) {
+				shown = x.exp
+			}
+			if len(x.d) == 0 {
+				shown = 1
+			}
+			if shown < *res.MinSig {
+				fp += strings.Repeat("0", *res.MinSig-shown)
+			}
+		} else {
+			x.round(x.exp + *res.MaxFrac)
+			ip, fp = x.split()
+			if len(fp) < *res.MinFrac {
+				fp += strings.Repeat("0", *res.MinFrac-len(fp))
+			}
+		}
+		zero = len(x.d) == 0
+		if len(ip) < res.MinInt {
+			ip = strings.Repeat("0", res.MinInt-len(ip)) + ip
+		}
+		num = nf.digits(ip, fp, res.UseGrouping)
+	}
+	which := posAffix
+	switch res.SignDisplay {
+	case "auto":
+		if x.neg {
+			which = negAffix
+		}
+	case "always":
+		which = plusAffix
+		if x.neg {
+			which = negAffix
+		}
+	case "exceptZero":
+		if !zero {
+			which = plusAffix
+			if x.neg {
+				which = negAffix
+			}
+		}
+	case "negative":
+		if x.neg && !zero {
+			which = negAffix
+		}
+	}
+	out := make([][2]string, 0, len(num)+4)
+	out = append(out, nf.aff.pre[which]...)
+	out = append(out, num...)
+	out = append(out, nf.aff.suf[which]...)
+	if res.Style == "unit" && affStyle(res) != "percent" {
+		return nf.unitParts(res, x, out), nil
+	}
+	if res.Style == "currency" && res.CurrencyDisplay == "name" {
+		return nf.currencyNameParts(res, x, out), nil
+	}
+	return out, nil
+}
+
+// affStyle is the style whose affixes a format uses: ICU formats the short
+// percent unit with the percent pattern, and a currency by name as a
+// decimal inside the name pattern.
+func affStyle(res *numResolved) string {
+	switch {
+	case res.Unit == "percent" && res.UnitDisplay != "long":
+		return "percent"
+	case res.Style == "currency" && res.CurrencyDisplay == "name":
+		return "decimal"
+	}
+	return res.Style
+}
+
+// unitParts puts the number in the unit's pattern for its plural form.
+func (nf *numFormat) unitParts(res *numResolved, x dec, num [][2]string) [][2]string {
+	form := "other"
+	if !x.nan && !x.inf {
+		y := x
+		y.d = append([]byte(nil), x.d...)
+		ip, fp := roundFor(res, &y)
+		if fp != "" {
+			ip += "." + fp
+		}
+		form = formNames[selectForm(pluralRulesCardinal, nf.lc, ip)]
+	}
+	units := cldrOf(cldrUnits, nf.lc)
+	pat, ok := units[res.UnitDisplay+"|"+res.Unit+"|"+form]
+	if !ok {
+		pat = units[res.UnitDisplay+"|"+res.Unit+"|other"]
+	}
+	before, after, hasNum := strings.Cut(pat, "{0}")
+	out := unitAffix(before)
+	if hasNum {
+		out = append(out, num...)
+	}
+	return append(out, unitAffix(after)...)
+}
+
+// pluralOf is the plural form of x as the options round it.
+func (nf *numFormat) pluralOf(res *numResolved, x dec) string {
+	if x.nan || x.inf {
+		return "other"
+	}
+	y := x
+	y.d = append([]byte(nil), x.d...)
+	ip, fp := roundFor(res, &y)
+	if fp != "" {
+		ip += "." + fp
+	}
+	return formNames[selectForm(pluralRulesCardinal, nf.lc, ip)]
+}
+
+// currencyNameParts puts the number in CLDR's currency unit pattern with
+// the currency's name for its plural form ("1,234.50 US dollars"); a
+// currency without generated names is written as its code.
+func (nf *numFormat) currencyNameParts(res *numResolved, x dec, num [][2]string) [][2]string {
+	names := cldrOf(cldrCurrencyNames, nf.lc)
+	form := nf.pluralOf(res, x)
+	pick := func(key string) string {
+		if v, ok := names[key+"|"+form]; ok {
+			return v
+		}
+		return names[key+"|other"]
+	}
+	name := pick(res.Currency)
+	if name == "" {
+		name = res.Currency
+	}
+	pat := pick("")
+	if pat == "" {
+		pat = "{0} {1}"
+	}
+	var out [][2]string
+	for pat != "" {
+		i := strings.Index(pat, "{")
+		if i < 0 || i+2 >= len(pat) || pat[i+2] != '}' {
+			out = append(out, unitAffix(pat)...)
+			break
+		}
+		if i > 0 {
+			out = append(out, unitAffix(pat[:i])...)
+		}
+		if pat[i+1] == '0' {
+			out = append(out, num...)
+		} else {
+			out = append(out, [2]string{"currency", name})
+		}
+		pat = pat[i+3:]
+	}
+	return out
+}
+
+func unitAffix(s string) [][2]string {
+	var out [][2]string
+	for s != "" {
+		r, n := utf8.DecodeRuneInString(s)
+		typ := "unit"
+		if unicode.IsSpace(r) || r == '\u00a0' || r == '\u202f' || r == '\u200f' || r == '\u200e' || r == '\u061c' {
+			typ = "literal"
+		}
+		if k := len(out); k > 0 && out[k-1][0] == typ {
+			out[k-1][1] += s[:n]
+		} else {
+			out = append(out, [2]string{typ, s[:n]})
+		}
+		s = s[n:]
+	}
+	return out
+}
+
+// split renders x's integer and fraction digits.
+func (x *dec) split() (ip, fp string) {
+	d := string(x.d)
+	switch {
+	case len(x.d) == 0:
+		return "0", ""
+	case x.exp <= 0:
+		return "0", strings.Repeat("0", -x.exp) + d
+	case x.exp >= len(d):
+		return d + strings.Repeat("0", x.exp-len(d)), ""
+	}
+	return d[:x.exp], d[x.exp:]
+}
+
+func (nf *numFormat) localize(s string) string {
+	if nf.sym.zero == '0' {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		b.WriteRune(nf.sym.zero + (r - '0'))
+	}
+	return b.String()
+}
+
+func (nf *numFormat) digits(ip, fp string, useGrouping any) [][2]string {
+	sym := nf.sym
+	minG := sym.minGrouping
+	switch useGrouping {
+	case "always":
+		minG = 1
+	case "min2":
+		minG = 2
+	case false:
+		minG = -1
+	}
+	var out [][2]string
+	if minG < 0 || sym.primary == 0 || len(ip) < minG+sym.primary {
+		out = append(out, [2]string{"integer", nf.localize(ip)})
+	} else {
+		var groups []string
+		end := len(ip) - sym.primary
+		groups = append(groups, ip[end:])
+		for end > 0 {
+			start := max(0, end-sym.second)
+			groups = append(groups, ip[start:end])
+			end = start
+		}
+		for i := len(groups) - 1; i >= 0; i-- {
+			out = append(out, [2]string{"integer", nf.localize(groups[i])})
+			if i > 0 {
+				out = append(out, [2]string{"group", sym.group})
+			}
+		}
+	}
+	if fp != "" {
+		out = append(out, [2]string{"decimal", sym.decimal}, [2]string{"fraction", nf.localize(fp)})
+	}
+	return out
+}
+
+// digitOptions is SetNumberFormatDigitOptions (ECMA-402 15.1.3).
+func digitOptions(o *numOptions, defMin, defMax int, res *numResolved) error {
+	var err error
+	if res.MinInt, err = digitOpt("minimumIntegerDigits", o.MinInt, 1, 21, 1); err != nil {
+		return err
+	}
+	if o.MinSig != nil || o.MaxSig != nil {
+		mn, err := digitOpt("minimumSignificantDigits", o.MinSig, 1, 21, 1)
+		if err != nil {
+			return err
+		}
+		mx, err := digitOpt("maximumSignificantDigits", o.MaxSig, mn, 21, 21)
+		if err != nil {
+			return err
+		}
+		res.MinSig, res.MaxSig = &mn, &mx
+		return nil
+	}
+	mn, err := digitOpt("minimumFractionDigits", o.MinFrac, 0, maxFractionDigits, -1)
+	if err != nil {
+		return err
+	}
+	mx, err := digitOpt("maximumFractionDigits", o.MaxFrac, 0, maxFractionDigits, -1)
+	if err != nil {
+		return err
+	}
+	switch {
+	case mn < 0 && mx < 0:
+		mn, mx = defMin, defMax
+	case mn < 0:
+		mn = min(defMin, mx)
+	case mx < 0:
+		mx = max(defMax, mn)
+	case mn > mx:
+		return rangeErr("maximumFractionDigits value is out of range.")
+	}
+	res.MinFrac, res.MaxFrac = &mn, &mx
+	return nil
+}
+
+// morePrecision rounds to the significant digits or to the fraction
+// digits, whichever keeps more digits (ECMA-402 roundingPriority).
+func morePrecision(res *numResolved, x *dec) (ip, fp string) {
+	bySig, byFrac := *x, *x
+	bySig.d = append([]byte(nil), x.d...)
+	byFrac.d = append([]byte(nil), x.d...)
+	bySig.round(*res.MaxSig)
+	byFrac.round(byFrac.exp + *res.MaxFrac)
+	// More precision: the rounding position further right.
+	if *res.MaxSig-x.exp > *res.MaxFrac {
+		*x = bySig
+	} else {
+		*x = byFrac
+	}
+	ip, fp = x.split()
+	if len(fp) < *res.MinFrac {
+		fp += strings.Repeat("0", *res.MinFrac-len(fp))
+	}
+	return ip, fp
+}
+
+// roundFor rounds x as the resolved options say.
+func roundFor(res *numResolved, x *dec) (ip, fp string) {
+	switch {
+	case res.RoundingPriority == "morePrecision":
+		return morePrecision(res, x)
+	case res.MaxSig != nil:
+		x.round(*res.MaxSig)
+		ip, fp = x.split()
+		shown := max(len(x.d), x.exp)
+		if len(x.d) == 0 {
+			shown = 1
+		}
+		if shown < *res.MinSig {
+			fp += strings.Repeat("0", *res.MinSig-shown)
+		}
+	default:
+		x.round(x.exp + *res.MaxFrac)
+		ip, fp = x.split()
+		if len(fp) < *res.MinFrac {
+			fp += strings.Repeat("0", *res.MinFrac-len(fp))
+		}
+	}
+	return ip, fp
+}
+
+// formatCompact formats x with CLDR's compact decimal patterns: the
+// pattern for x's magnitude says how many integer digits to keep and
+// what to write around them ("0K", "00 Tausend", "0万").
+func (nf *numFormat) formatCompact(res *numResolved, x dec) ([][2]string, bool, error) {
+	style := res.CompactDisplay
+	mag := x.exp - 1
+	for try := 0; try < 2; try++ {
+		pat, zeros, top := nf.compactPattern(style, mag, "other")
+		y := x
+		y.d = append([]byte(nil), x.d...)
+		if zeros > 0 {
+			y.exp = x.exp - (top - (zeros - 1))
+		}
+		ip, fp := roundFor(res, &y)
+		if try == 0 && zeros > 0 && len(ip) > zeros {
+			mag++ // rounding carried into the next magnitude
+			continue
+		}
+		if try == 0 && zeros == 0 && len(ip) > mag+1 && len(ip) > 3 {
+			mag = len(ip) - 1
+			continue
+		}
+		if zeros > 0 {
+			text := ip
+			if fp != "" {
+				text += "." + fp
+			}
+			form := formNames[selectForm(pluralRulesCardinal, nf.lc, text)]
+			if p2, z2, _ := nf.compactPattern(style, top, form); z2 > 0 {
+				pat = p2
+			}
+		}
+		if len(ip) < res.MinInt {
+			ip = strings.Repeat("0", res.MinInt-len(ip)) + ip
+		}
+		num := nf.digits(ip, fp, res.UseGrouping)
+		if zeros == 0 {
+			return num, len(y.d) == 0, nil
+		}
+		i := strings.Index(pat, "0")
+		j := strings.LastIndex(pat, "0")
+		out := compactAffix(pat[:i])
+		out = append(out, num...)
+		out = append(out, compactAffix(pat[j+1:])...)
+		return out, len(y.d) == 0, nil
+	}
+	return nil, false, rangeErr("compact rounding did not settle")
+}
+
+// compactPattern finds the pattern for a magnitude (10^mag): its text, its
+// number of zeros (0: no compaction) and the magnitude of its key.
+func (nf *numFormat) compactPattern(style string, mag int, form string) (string, int, int) {
+	if mag < 3 {
+		return "", 0, mag
+	}
+	for m := mag; m >= 3; m-- {
+		key := "1" + strings.Repeat("0", m)
+		p, ok := nf.compact[style+"|"+key+"|"+form]
+		if !ok {
+			p, ok = nf.compact[style+"|"+key+"|other"]
+		}
+		if ok {
+			if p == "0" {
+				return p, 0, m
+			}
+			return p, strings.Count(p, "0"), m
+		}
+	}
+	return "", 0, mag
+}
+
+// compactAffix splits a compact pattern's affix into literal spaces and
+// the compact text (quotes removed).
+func compactAffix(s string) [][2]string {
+	s = strings.ReplaceAll(s, "'", "")
+	var out [][2]string
+	for s != "" {
+		r, n := utf8.DecodeRuneInString(s)
+		typ := "compact"
+		if r == ' ' || r == '\u00a0' || r == '\u202f' {
+			typ = "literal"
+		}
+		if k := len(out); k > 0 && out[k-1][0] == typ {
+			out[k-1][1] += s[:n]
+		} else {
+			out = append(out, [2]string{typ, s[:n]})
+		}
+		s = s[n:]
+	}
+	return out
+}
+
+var pluralRulesCardinal = plural.Cardinal
+
+// formatScientific writes x as a mantissa and a power of ten (a multiple
+// of three for engineering notation), the mantissa rounded as the options
+// say.
+func (nf *numFormat) formatScientific(res *numResolved, x dec) [][2]string {
+	e := 0
+	if len(x.d) > 0 {
+		e = x.exp - 1
+	}
+	step := 1
+	if res.Notation == "engineering" {
+		step = 3
+	}
+	e = floorTo(e, step)
+	var ip, fp string
+	for try := 0; try < 2; try++ {
+		y := x
+		y.d = append([]byte(nil), x.d...)
+		if len(y.d) > 0 {
+			y.exp -= e
+		}
+		ip, fp = roundFor(res, &y)
+		if try == 0 && len(ip) > step && len(y.d) > 0 {
+			e += step // rounding carried past the mantissa's width
+			continue
+		}
+		break
+	}
+	if len(ip) < res.MinInt {
+		ip = strings.Repeat("0", res.MinInt-len(ip)) + ip
+	}
+	out := nf.digits(ip, fp, false)
+	sep := cldrOf(cldrCompact, nf.lc)["exponential"]
+	if sep == "" {
+		sep = "E"
+	}
+	out = append(out, [2]string{"exponentSeparator", sep})
+	if e < 0 {
+		for _, p := range tokenize(nf.sym.minus, "") {
+			if p[0] == "minusSign" {
+				p[0] = "exponentMinusSign"
+			}
+			out = append(out, p)
+		}
+		e = -e
+	}
+	return append(out, [2]string{"exponentInteger", nf.localize(strconv.Itoa(e))})
+}
+
+func floorTo(e, step int) int {
+	if e >= 0 {
+		return e / step * step
+	}
+	return -((-e + step - 1) / step * step)
+}

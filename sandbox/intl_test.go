@@ -1,0 +1,390 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// intlLocales are the locales the guest's Intl must format exactly as Node.
+var intlLocales = []string{"en-US", "en-GB", "de-DE", "fr-FR", "es-ES", "it-IT", "pt-BR", "ja-JP",
+	"zh-CN", "ko-KR", "hi-IN", "ar-EG", "tr-TR"}
+
+// intlExprs is the generated list of expressions compared with Node: every
+// option family for every locale, plus locale-independent cases.
+func intlExprs() []string {
+	var ex []string
+	add := func(format string, a ...any) { ex = append(ex, fmt.Sprintf(format, a...)) }
+	nums := []string{"0", "-0", "1", "-1234.5", "1234567.891", "0.000123", "1e21", "123456789.987654321", "NaN", "Infinity", "-Infinity", "0.5", "2.5", "-2.5", "1.005", "999.9999"}
+	for _, l := range intlLocales {
+		q := fmt.Sprintf("%q", l)
+		for _, n := range nums {
+			add("(%s).toLocaleString(%s)", n, q)
+		}
+		add("(123456789012345678901234567890n).toLocaleString(%s)", q)
+		add("(-42n).toLocaleString(%s)", q)
+		for _, o := range []string{`{notation:"compact"}`, `{notation:"compact",compactDisplay:"long"}`,
+			`{notation:"compact",maximumFractionDigits:2}`, `{notation:"compact",signDisplay:"always"}`} {
+			add("[0,1,999,1234,12345,99999,999999,1500000,-2.5e9,0.123,1e15,1e21].map(x => new Intl.NumberFormat(%s,%s).format(x)).join(\"|\")", q, o)
+			add("JSON.stringify(new Intl.NumberFormat(%s,%s).formatToParts(-1234567))", q, o)
+		}
+		add("JSON.stringify(new Intl.NumberFormat(%s,{notation:\"compact\"}).resolvedOptions())", q)
+		for _, o := range []string{`{notation:"scientific"}`, `{notation:"engineering"}`, `{notation:"scientific",maximumSignificantDigits:2}`, `{notation:"engineering",style:"percent"}`} {
+			add("[0,1,1234,-0.00123,999.99,9.9996,123456789,1e-7].map(x => new Intl.NumberFormat(%s,%s).format(x)).join(\"|\")", q, o)
+			add("JSON.stringify(new Intl.NumberFormat(%s,%s).formatToParts(-0.00123))", q, o)
+		}
+		for _, u := range []string{"kilometer", "celsius", "megabyte", "kilometer-per-hour", "percent", "liter", "hour", "day", "second", "kilogram", "mile"} {
+			for _, d := range []string{"short", "long", "narrow"} {
+				add("[1,2,0,1234.5,-3].map(x => new Intl.NumberFormat(%s,{style:\"unit\",unit:%q,unitDisplay:%q}).format(x)).join(\"|\")", q, u, d)
+			}
+		}
+		add("JSON.stringify(new Intl.NumberFormat(%s,{style:\"unit\",unit:\"kilometer\"}).formatToParts(-1234.5))", q)
+		add("JSON.stringify(new Intl.NumberFormat(%s,{style:\"unit\",unit:\"kilometer\"}).resolvedOptions())", q)
+		add("new Intl.NumberFormat(%s).format(1234)", q)
+		add("new Intl.NumberFormat(%s).format(12345)", q)
+		for _, o := range []string{
+			`{style:"percent"}`, `{style:"percent",maximumFractionDigits:2}`, `{style:"percent",signDisplay:"always"}`,
+			`{minimumFractionDigits:2}`, `{maximumFractionDigits:0}`, `{minimumFractionDigits:3,maximumFractionDigits:5}`,
+			`{maximumSignificantDigits:3}`, `{minimumSignificantDigits:5}`, `{minimumSignificantDigits:2,maximumSignificantDigits:4}`,
+			`{useGrouping:false}`, `{useGrouping:"always"}`, `{useGrouping:"min2"}`, `{minimumIntegerDigits:5}`,
+			`{signDisplay:"always"}`, `{signDisplay:"exceptZero"}`, `{signDisplay:"never"}`, `{signDisplay:"negative"}`,
+			`{style:"currency",currency:"USD"}`, `{style:"currency",currency:"EUR"}`, `{style:"currency",currency:"JPY"}`,
+			`{style:"currency",currency:"GBP"}`, `{style:"currency",currency:"INR"}`, `{style:"currency",currency:"EGP"}`,
+			`{style:"currency",currency:"TRY"}`, `{style:"currency",currency:"BRL"}`, `{style:"currency",currency:"CNY"}`, `{style:"currency",currency:"KRW"}`,
+			`{style:"currency",currency:"USD",currencyDisplay:"code"}`, `{style:"currency",currency:"EUR",currencyDisplay:"code"}`,
+			`{style:"currency",currency:"USD",currencyDisplay:"narrowSymbol"}`,
+			`{style:"currency",currency:"USD",currencyDisplay:"name"}`, `{style:"currency",currency:"EUR",currencyDisplay:"name"}`,
+			`{style:"currency",currency:"JPY",currencyDisplay:"name"}`,
+			`{style:"currency",currency:"EUR",currencySign:"accounting"}`, `{style:"currency",currency:"USD",signDisplay:"always"}`,
+			`{style:"currency",currency:"usd",minimumFractionDigits:0}`, `{style:"currency",currency:"XYZ"}`,
+		} {
+			add("new Intl.NumberFormat(%s,%s).format(-1234.567)", q, o)
+			add("new Intl.NumberFormat(%s,%s).format(0.42)", q, o)
+			add("new Intl.NumberFormat(%s,%s).format(1234567)", q, o)
+			add("JSON.stringify(new Intl.NumberFormat(%s,%s).formatToParts(-1234.567))", q, o)
+		}
+		for _, d := range []string{"Date.UTC(2024,0,15,15,4,5)", "Date.UTC(2023,11,31,0,7,9)", "Date.UTC(1999,6,4,12,30,0)"} {
+			dt := "new Date(" + d + ")"
+			add("%s.toLocaleString(%s)", dt, q)
+			add("%s.toLocaleDateString(%s)", dt, q)
+			add("%s.toLocaleTimeString(%s)", dt, q)
+			for _, o := range []string{
+				`{dateStyle:"full"}`, `{dateStyle:"long"}`, `{dateStyle:"medium"}`, `{dateStyle:"short"}`,
+				`{timeStyle:"short"}`, `{timeStyle:"medium"}`, `{dateStyle:"long",timeStyle:"short"}`, `{dateStyle:"short",timeStyle:"medium"}`,
+				`{dateStyle:"medium",timeStyle:"short",hour12:false}`, `{timeStyle:"short",hourCycle:"h23"}`,
+				`{year:"numeric",month:"long",day:"numeric"}`, `{year:"numeric",month:"short",day:"numeric"}`,
+				`{year:"numeric",month:"2-digit",day:"2-digit"}`, `{month:"long",year:"numeric"}`, `{month:"short",day:"numeric"}`,
+				`{weekday:"long",year:"numeric",month:"long",day:"numeric"}`, `{weekday:"short",month:"short",day:"numeric"}`,
+				`{weekday:"long"}`, `{month:"long"}`, `{year:"numeric"}`, `{year:"2-digit",month:"numeric",day:"numeric"}`,
+				`{hour:"2-digit",minute:"2-digit"}`, `{hour:"numeric",minute:"2-digit",hour12:true}`, `{hour:"numeric",minute:"2-digit",second:"2-digit",hour12:false}`,
+				`{hour:"numeric"}`, `{year:"numeric",month:"short",day:"numeric",hour:"numeric",minute:"2-digit"}`,
+				`{timeZone:"America/New_York"}`, `{timeZone:"Asia/Kolkata",dateStyle:"medium",timeStyle:"medium"}`,
+				`{timeZone:"Europe/Berlin",timeZoneName:"shortOffset"}`, `{timeZone:"Europe/Berlin",timeZoneName:"short"}`,
+				`{timeZone:"America/New_York",timeZoneName:"short"}`, `{timeZone:"Asia/Kolkata",timeStyle:"long"}`,
+				`{timeZone:"Asia/Tokyo",hour:"numeric",minute:"numeric",timeZoneName:"short"}`, `{timeZone:"America/Los_Angeles",timeStyle:"full"}`, `{timeZoneName:"short"}`, `{timeZoneName:"long"}`,
+				`{timeZone:"Asia/Tokyo",hour:"numeric",minute:"numeric",timeZoneName:"longOffset"}`, `{timeZoneName:"shortOffset"}`,
+			} {
+				add("%s.toLocaleString(%s,%s)", dt, q, o)
+			}
+			for _, o := range []string{`{}`, `{hour:"numeric",minute:"numeric",hourCycle:"h23"}`, `{hour:"numeric",hour12:true}`,
+				`{timeStyle:"short",hourCycle:"h11"}`, `{year:"numeric",month:"short",day:"numeric",weekday:"long"}`,
+				`{hour:"2-digit",minute:"2-digit",second:"2-digit",timeZone:"Asia/Tokyo",timeZoneName:"short"}`, `{month:"2-digit",day:"2-digit"}`} {
+				// format() reads the resolved options back.
+				add("new Intl.DateTimeFormat(%s,%s).format(%s)", q, o, d)
+			}
+			add("JSON.stringify(new Intl.DateTimeFormat(%s,{dateStyle:\"medium\",timeStyle:\"short\"}).formatToParts(%s))", q, d)
+			add("JSON.stringify(new Intl.DateTimeFormat(%s,{weekday:\"short\",hour:\"numeric\",minute:\"numeric\"}).formatToParts(%s))", q, d)
+		}
+		add("JSON.stringify(new Intl.DateTimeFormat(%s).resolvedOptions())", q)
+		add("JSON.stringify(new Intl.DateTimeFormat(%s,{hour:\"numeric\",timeZone:\"asia/tokyo\"}).resolvedOptions())", q)
+		add("JSON.stringify(new Intl.DateTimeFormat(%s,{dateStyle:\"short\",timeStyle:\"short\"}).resolvedOptions())", q)
+		add("JSON.stringify(new Intl.NumberFormat(%s).resolvedOptions())", q)
+		// Collator and localeCompare.
+		words := `["b","a","B","A","ä","Ä","z","10","9","item10","item2","Zebra","apple","Émile","eagle","_x","x y","résumé","resume","Resume","ç","c","ğ","g","ı","i","İ","ñ","n","中","日本","한국"]`
+		for _, o := range []string{`{}`, `{numeric:true}`, `{caseFirst:"upper"}`, `{sensitivity:"base"}`, `{sensitivity:"accent"}`, `{sensitivity:"case"}`} {
+			add("JSON.stringify(%s.sort(new Intl.Collator(%s,%s).compare))", words, q, o)
+		}
+		add("JSON.stringify([\"a\",\"A\",\"á\",\"b\"].map(x => \"a\".localeCompare(x, %s)))", q)
+		add("JSON.stringify([\"a\",\"A\",\"á\",\"b\"].map(x => \"a\".localeCompare(x, %s, {sensitivity:\"base\"})))", q)
+		add("JSON.stringify(new Intl.Collator(%s).resolvedOptions())", q)
+		// ListFormat and RelativeTimeFormat.
+		for _, o := range []string{`{}`, `{type:"disjunction"}`, `{type:"unit"}`, `{style:"short"}`, `{style:"narrow",type:"unit"}`} {
+			add("new Intl.ListFormat(%s,%s).format([\"Alice\",\"Bob\",\"Carol\",\"Dave\"])", q, o)
+			add("new Intl.ListFormat(%s,%s).format([\"Alice\",\"Bob\"])", q, o)
+			add("JSON.stringify(new Intl.ListFormat(%s,%s).formatToParts([\"x\",\"y\",\"z\"]))", q, o)
+		}
+		add("new Intl.ListFormat(%s).format([]) + \"|\" + new Intl.ListFormat(%s).format([\"one\"])", q, q)
+		add("JSON.stringify(new Intl.ListFormat(%s).resolvedOptions())", q)
+		for _, o := range []string{`{}`, `{numeric:"auto"}`, `{style:"short"}`, `{style:"narrow",numeric:"auto"}`} {
+			for _, u := range []string{"year", "quarter", "month", "week", "day", "hour", "minute", "seconds"} {
+				add("[-2,-1,0,1,2,5,-1234.5].map(v => new Intl.RelativeTimeFormat(%s,%s).format(v,%q)).join(\"|\")", q, o, u)
+			}
+		}
+		add("JSON.stringify(new Intl.RelativeTimeFormat(%s).formatToParts(-1234.5,\"day\"))", q)
+		add("JSON.stringify(new Intl.RelativeTimeFormat(%s,{numeric:\"auto\"}).formatToParts(1,\"day\"))", q)
+		add("JSON.stringify(new Intl.RelativeTimeFormat(%s).resolvedOptions())", q)
+		// Case mapping and Segmenter.
+		add("[\"istanbul ıi İI\".toLocaleUpperCase(%s), \"İSTANBUL ıi İI\".toLocaleLowerCase(%s), \"straße ǅ\".toLocaleUpperCase(%s)].join(\"|\")", q, q, q)
+		add("JSON.stringify([...new Intl.Segmenter(%s).segment(\"e\u0301👨‍👩‍👧🇩🇪ab\")].map(s => [s.segment, s.index]))", q)
+		add("JSON.stringify([...new Intl.Segmenter(%s,{granularity:\"word\"}).segment(\"Hello, world! It's 3.14 now.\")].map(s => [s.segment, s.index, s.isWordLike]))", q)
+		add("JSON.stringify(new Intl.Segmenter(%s,{granularity:\"word\"}).resolvedOptions())", q)
+		// PluralRules.
+		add("[0,1,2,3,4,5,6,10,11,12,21,22,100,101,1000000,0.5,1.5,2.25].map(n => new Intl.PluralRules(%s).select(n)).join()", q)
+		add("[0,1,2,3,4,5,6,10,11,12,21,22,23,100,101,103].map(n => new Intl.PluralRules(%s,{type:\"ordinal\"}).select(n)).join()", q)
+		add("[1,2,0].map(n => new Intl.PluralRules(%s,{minimumFractionDigits:1}).select(n)).join()", q)
+		add("JSON.stringify(new Intl.PluralRules(%s).resolvedOptions())", q)
+		add("JSON.stringify(new Intl.PluralRules(%s,{type:\"ordinal\"}).resolvedOptions().pluralCategories)", q)
+		add("JSON.stringify(new Intl.NumberFormat(%s,{style:\"currency\",currency:\"EUR\"}).resolvedOptions())", q)
+		add("JSON.stringify(new Intl.NumberFormat(%s,{maximumSignificantDigits:2}).resolvedOptions())", q)
+	}
+	for _, e := range []string{
+		`new Intl.NumberFormat("en",{maximumFractionDigits:101})`, `new Intl.NumberFormat("en",{maximumFractionDigits:NaN})`,
+		`new Intl.NumberFormat("en",{minimumFractionDigits:3,maximumFractionDigits:1})`,
+		`new Intl.NumberFormat("en",{style:"currency"})`, `new Intl.NumberFormat("en",{style:"currency",currency:"x1z"})`,
+		`new Intl.NumberFormat("en",{style:"bogus"})`, `new Intl.NumberFormat("en",{maximumSignificantDigits:0})`,
+		`new Intl.NumberFormat("en",{minimumIntegerDigits:22})`, `new Intl.NumberFormat("en",{useGrouping:"x"})`,
+		`new Intl.NumberFormat("en",{maximumFractionDigits:20}).format(1/3)`, `new Intl.NumberFormat("en",{maximumFractionDigits:21})`,
+		`new Intl.NumberFormat("en",{maximumFractionDigits:1}).format("1.25")`,
+		`new Intl.NumberFormat("en").format("12345678901234567890.123")`,
+		`(1234.5).toLocaleString()`, `(1234.5).toLocaleString(undefined,{style:"currency",currency:"USD"})`,
+		`(1234.5).toLocaleString(["xx","de-DE"])`, `(1234.5).toLocaleString("de-AT")`, `(1234.5).toLocaleString("en-IN")`,
+		`JSON.stringify(new Intl.NumberFormat("de").resolvedOptions())`, `JSON.stringify(new Intl.NumberFormat("zz").resolvedOptions())`,
+		`JSON.stringify(Intl.getCanonicalLocales(["EN-us","de-de","en-US","xx","EN-latn-us"]))`, `Intl.getCanonicalLocales("en-")`,
+		`JSON.stringify(Intl.NumberFormat.supportedLocalesOf(["de-DE","xx","fr"]))`,
+		`Object.prototype.toString.call(Intl)`, `Object.prototype.toString.call(new Intl.NumberFormat())`,
+		`typeof Intl`, `[1,2,3].map(new Intl.NumberFormat("de-DE",{minimumFractionDigits:1}).format).join(";")`,
+		`new Date(2024,0,15).toString()`, `new Date(NaN).toLocaleString()`, `new Intl.DateTimeFormat().format(NaN)`,
+		`new Intl.DateTimeFormat("en",{timeZone:"Foo/Bar"})`, `new Intl.RelativeTimeFormat("en").format(NaN,"day")`,
+		`new Intl.RelativeTimeFormat("en").format(1,"fortnight")`, `new Intl.ListFormat("en").format(["a",1])`,
+		`new Intl.DateTimeFormat("en",{month:"short",day:"numeric",year:"numeric"}).formatRange(0, 3*86400000)`,
+		`new Intl.ListFormat("es").format(["a","Isabel"])`,
+		`typeof Intl.DisplayNames + typeof Intl.Locale`,
+		`new Intl.ListFormat("en",{type:"x"})`, `new Intl.NumberFormat("en",{style:"unit",unit:"furlong"})`,
+		`new Intl.NumberFormat("en",{style:"unit"})`, `new Intl.NumberFormat("en",{style:"unit",unit:"byte",notation:"compact"}).format(1234567)`, `"i".toLocaleUpperCase("tr")`, `"I".toLocaleLowerCase(["az","en"])`,
+		`"i".toLocaleUpperCase("en-")`, `"ı".toLocaleUpperCase()`, `"x".repeat(40000).toLocaleUpperCase("tr").length`,
+		`JSON.stringify([...new Intl.Segmenter("en",{granularity:"sentence"}).segment("Hi there. How are you? Fine!")].map(s => s.segment))`,
+		`JSON.stringify(new Intl.Segmenter("en",{granularity:"word"}).segment("foo bar").containing(5))`,
+		`[...new Intl.Segmenter().segment(("ab\n").repeat(100))].length`,
+		`new Intl.Segmenter("en",{granularity:"line"})`, `new Intl.RelativeTimeFormat("en").format(-0,"day")`, `new Intl.DateTimeFormat("en",{dateStyle:"long",month:"long"})`,
+		`new Date(0).toLocaleDateString("en",{timeStyle:"short"})`, `new Intl.DateTimeFormat("en",{hour:"x"})`,
+		`new Intl.DateTimeFormat("en").format(0)`, `new Intl.DateTimeFormat().formatRange(0, 86400000*3)`,
+		`new Date(-62198755200000).toLocaleDateString("en-US")`, `new Date(0).toTimeString()`, `String(new Date(0))`, `new Date(NaN).toString()`,
+	} {
+		ex = append(ex, e)
+	}
+	return ex
+}
+
+// intlKnownDifferences are expressions whose output differs from Node's,
+// with the reason (also listed in guest-sdk/js/README.md). The test
+// requires them to still differ, so a fix shows up as a failure that
+// removes the entry.
+var intlKnownDifferences = map[string]string{
+	`new Intl.NumberFormat("it-IT",{style:"currency",currency:"INR"}).format(-1234.567)`:                        "CLDR 48 spells INR as its code in Italian; bojanz/currency falls back to English's ₹ and x/text's CLDR 32 agrees",
+	`new Intl.NumberFormat("it-IT",{style:"currency",currency:"INR"}).format(0.42)`:                             "same",
+	`new Intl.NumberFormat("it-IT",{style:"currency",currency:"INR"}).format(1234567)`:                          "same",
+	`JSON.stringify(new Intl.NumberFormat("it-IT",{style:"currency",currency:"INR"}).formatToParts(-1234.567))`: "same",
+	`(NaN).toLocaleString("ar-EG")`: "no linked library has CLDR's localized NaN; every locale prints NaN",
+	`new Intl.NumberFormat("tr-TR",{style:"currency",currency:"EUR",currencySign:"accounting"}).format(-1234.567)`:                        "bojanz/currency's Turkish accounting pattern has parentheses; ICU 78 prints a minus sign",
+	`JSON.stringify(new Intl.NumberFormat("tr-TR",{style:"currency",currency:"EUR",currencySign:"accounting"}).formatToParts(-1234.567))`: "same",
+	`new Date(Date.UTC(2024,0,15,15,4,5)).toLocaleString("ko-KR",{timeZone:"Europe/Berlin",timeZoneName:"shortOffset"})`:                  "ICU picks Korean's long time format (시/분/초) for an offset zone name; airlock the available format with a zone",
+	`new Date(Date.UTC(2024,0,15,15,4,5)).toLocaleString("ko-KR",{timeZoneName:"shortOffset"})`:                                           "ICU picks Korean's long time format (시/분/초) for an offset zone name; airlock the available format with a zone",
+	`new Date(Date.UTC(2023,11,31,0,7,9)).toLocaleString("ko-KR",{timeZone:"Europe/Berlin",timeZoneName:"shortOffset"})`:                  "ICU picks Korean's long time format (시/분/초) for an offset zone name; airlock the available format with a zone",
+	`new Date(Date.UTC(2023,11,31,0,7,9)).toLocaleString("ko-KR",{timeZoneName:"shortOffset"})`:                                           "ICU picks Korean's long time format (시/분/초) for an offset zone name; airlock the available format with a zone",
+	`new Date(Date.UTC(1999,6,4,12,30,0)).toLocaleString("ko-KR",{timeZone:"Europe/Berlin",timeZoneName:"shortOffset"})`:                  "ICU picks Korean's long time format (시/분/초) for an offset zone name; airlock the available format with a zone",
+	`new Date(Date.UTC(1999,6,4,12,30,0)).toLocaleString("ko-KR",{timeZoneName:"shortOffset"})`:                                           "ICU picks Korean's long time format (시/분/초) for an offset zone name; airlock the available format with a zone",
+	`new Intl.NumberFormat("en",{notation:"scientific"}).format(1234)`:                                                                    "scientific and engineering notation are not implemented",
+	`new Intl.NumberFormat("en",{style:"currency",currency:"USD",currencyDisplay:"name"}).format(1234.5)`:                                 "no linked library has CLDR's currency display names; the code is printed",
+	`new Date(0).toLocaleString("en-US",{timeZone:"America/New_York",timeZoneName:"short"})`:                                              "metazone abbreviations (EST, CET, MEZ, JST, IST) are not generated; the GMT offset is printed",
+	`new Date(0).toLocaleString("de-DE",{timeZone:"Europe/Berlin",timeZoneName:"short"})`:                                                 "same",
+	`new Intl.DateTimeFormat("en",{month:"short",day:"numeric",year:"numeric"}).formatRange(0, 3*86400000)`:                               "formatRange uses CLDR's interval fallback and does not collapse the fields both dates share",
+	`new Intl.ListFormat("es").format(["a","Isabel"])`:                                                                                    "ICU's Spanish y→e and o→u before a vowel sound are not implemented",
+	`typeof Intl.DisplayNames + typeof Intl.Locale`:                                                                                       "Intl.DisplayNames and Intl.Locale are not implemented",
+	`(1234.5).toLocaleString("de-AT")`: "bojanz/currency has the currency grouping separator (.), not the decimal one (U+00A0), where a locale has both",
+}
+
+// intlKnownDifferencePatterns are families of known differences: an
+// expression containing every listed substring is expected to differ.
+var intlKnownDifferencePatterns = []struct {
+	parts  []string
+	reason string
+}{
+	{[]string{`Intl.Collator("ja-JP",`}, "x/text's CLDR 32 collation orders Hangul before Han in Japanese; ICU 78 reorders Han (and Kana) first"},
+	{[]string{`Intl.Collator("ko-KR",`}, "x/text's Korean collation orders scripts differently from ICU 78 (Hangul first)"},
+	{[]string{`Intl.Collator("zh-CN",`}, "x/text's Chinese collation orders scripts differently from ICU 78 (Han first)"},
+	{[]string{`Intl.Collator("tr-TR",{caseFirst:"upper"})`}, "caseFirst is emulated by swapping case, which Turkish dotted and dotless i escape"},
+	{[]string{`Intl.Collator("tr-TR",{sensitivity:"case"})`}, "the case level is emulated (base comparison, then case without diacritics)"},
+	{[]string{`Intl.PluralRules("fr-FR")`}, "x/text's plural rules are CLDR 32; CLDR 38 added \"many\" (1000000) to French, Spanish, Italian and Portuguese"},
+	{[]string{`Intl.PluralRules("es-ES")`}, "same"},
+	{[]string{`Intl.PluralRules("it-IT")`}, "same"},
+	{[]string{`Intl.PluralRules("pt-BR")`}, "same"},
+	{[]string{`America/Los_Angeles",timeStyle:"full"`}, "long metazone names (\"Pacific Standard Time\") are not generated: a zone other than UTC gets its long GMT format"},
+	{[]string{`"es-ES",{year:"numeric",month:"short",day:"numeric",weekday:"long"}`}, "ICU's pattern generator picks Spanish's 'EEE, d de MMMM de y' for a long weekday with a short month; airlock's simplified distance picks 'EEE, d MMM y'"},
+	{[]string{`NumberFormat("tr-TR"`, `currencyDisplay:"name"`}, "ICU 78 keeps the symbol in Turkish currency names (\"$1.234,57 ABD doları\"); airlock uses CLDR's unit pattern ({0} {1}) as for every locale"},
+	{[]string{`Intl.Collator("en-US").resolvedOptions`}, "ICU has collation data for en-US and zh-CN of their own; airlock reports the language for every collator"},
+	{[]string{`Intl.Collator("zh-CN").resolvedOptions`}, "same"},
+}
+
+func knownDifference(expr string) bool {
+	if _, ok := intlKnownDifferences[expr]; ok {
+		return true
+	}
+	for _, p := range intlKnownDifferencePatterns {
+		all := true
+		for _, part := range p.parts {
+			all = all && strings.Contains(expr, part)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// intlProgram evaluates each expression, printing a value or the error.
+func intlProgram(exprs []string) string {
+	var b strings.Builder
+	b.WriteString("const out = [];\nfor (const f of [\n")
+	for _, e := range exprs {
+		b.WriteString("() => " + e + ",\n")
+	}
+	b.WriteString(`]) { try { out.push(String(f())); } catch (e) { out.push("!" + e.name + ": " + e.message); } }` + "\n")
+	return b.String()
+}
+
+// TestIntlMatchesNode evaluates every expression of intlExprs in one airlock
+// run and in one node process (TZ=UTC) and requires the same text.
+func TestIntlMatchesNode(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("node is required under CI=true to compare Intl output")
+		}
+		t.Skip("node not installed")
+	}
+	exprs := intlExprs()
+	prog := intlProgram(exprs)
+	script := t.TempDir() + "/intl.js"
+	require.NoError(t, os.WriteFile(script, []byte(prog+"console.log(JSON.stringify(out));"), 0o600))
+	cmd := exec.Command(node, script)
+	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
+	nodeOut, err := cmd.Output()
+	require.NoError(t, err)
+	var want []string
+	require.NoError(t, json.Unmarshal(nodeOut, &want))
+
+	res, err := run(t, prog+"return out;", nil, Limits{})
+	require.NoError(t, err)
+	var got []string
+	require.NoError(t, json.Unmarshal(res.Value, &got))
+	require.Len(t, got, len(exprs))
+	bad := 0
+	for i, e := range exprs {
+		if knownDifference(e) {
+			if got[i] == want[i] {
+				t.Errorf("%s now matches Node (%q): remove it from intlKnownDifferences", e, got[i])
+			}
+			continue
+		}
+		if got[i] != want[i] {
+			bad++
+			t.Errorf("%s\n  airlock: %q\n  node:    %q", e, got[i], want[i])
+		}
+	}
+	t.Logf("%d expressions, %d differ", len(exprs), bad)
+}
+
+// TestIntlGolden pins a core subset without node, so the behaviour is tested
+// where node is absent.
+func TestIntlGolden(t *testing.T) {
+	cases := []struct{ expr, want string }{
+		{`typeof Intl`, "object"},
+		{`(1234567.891).toLocaleString()`, "1,234,567.891"},
+		{`(1234567.891).toLocaleString("de-DE")`, "1.234.567,891"},
+		{`(1234567.891).toLocaleString("fr-FR")`, "1\u202f234\u202f567,891"},
+		{`(1234567.891).toLocaleString("hi-IN")`, "12,34,567.891"},
+		{`(-1234.5).toLocaleString("ar-EG")`, "\u061c-\u0661\u066c\u0662\u0663\u0664\u066b\u0665"},
+		{`(1234.5).toLocaleString("es-ES")`, "1234,5"},
+		{`(0.256).toLocaleString("tr-TR",{style:"percent"})`, "%26"},
+		{`(0.256).toLocaleString("de-DE",{style:"percent"})`, "26\u00a0%"},
+		{`(1234.5).toLocaleString("en-US",{style:"currency",currency:"USD"})`, "$1,234.50"},
+		{`(1234.5).toLocaleString("de-DE",{style:"currency",currency:"EUR"})`, "1.234,50\u00a0€"},
+		{`(1234.5).toLocaleString("ja-JP",{style:"currency",currency:"JPY"})`, "￥1,235"},
+		{`(-1).toLocaleString("en-US",{style:"currency",currency:"EUR",currencySign:"accounting"})`, "(€1.00)"},
+		{`(1.005).toLocaleString("en",{maximumFractionDigits:2})`, "1.01"},
+		{`(0).toLocaleString("en",{signDisplay:"exceptZero"})`, "0"},
+		{`(123456n).toLocaleString("en-IN")`, "1,23,456"},
+		{`JSON.stringify(new Intl.NumberFormat("en",{style:"percent"}).formatToParts(-0.5))`,
+			`[{"type":"minusSign","value":"-"},{"type":"integer","value":"50"},{"type":"percentSign","value":"%"}]`},
+		{`new Intl.NumberFormat("en",{maximumFractionDigits:21})`, "!RangeError: maximumFractionDigits value is out of range."},
+		{`new Intl.NumberFormat("en",{style:"currency",currency:"x1z"})`, "!RangeError: Invalid currency code : x1z"},
+		{`(1).toLocaleString("en-")`, "!RangeError: Invalid language tag: en-"},
+		{`new Date(2024,0,15).toString()`, "Mon Jan 15 2024 00:00:00 GMT+0000 (Coordinated Universal Time)"},
+		{`new Date(0).toLocaleString()`, "1/1/1970, 12:00:00 AM"},
+		{`new Date(Date.UTC(2024,0,15,15,4,5)).toLocaleDateString("de-DE")`, "15.1.2024"},
+		{`new Date(Date.UTC(2024,0,15,15,4,5)).toLocaleDateString("en-GB")`, "15/01/2024"},
+		{`new Date(Date.UTC(2024,0,15,15,4,5)).toLocaleString("en-US",{dateStyle:"long",timeStyle:"short"})`, "January 15, 2024 at 3:04 PM"},
+		{`new Date(Date.UTC(2024,0,15,15,4,5)).toLocaleString("ja-JP",{weekday:"short",month:"short",day:"numeric"})`, "1月15日(月)"},
+		{`new Date(Date.UTC(2024,0,15,15,4,5)).toLocaleString("ar-EG",{timeStyle:"short"})`, "٣:٠٤ م"},
+		{`new Date(Date.UTC(2024,0,15,15,4,5)).toLocaleString("en-US",{timeZone:"Asia/Kolkata",timeStyle:"long"})`, "8:34:05 PM GMT+5:30"},
+		{`new Date(Date.UTC(2023,11,31,0,7,9)).toLocaleTimeString("en-US",{hour12:false})`, "24:07:09"},
+		{`JSON.stringify(new Intl.DateTimeFormat("en",{hour:"numeric",minute:"numeric"}).formatToParts(0))`,
+			`[{"type":"hour","value":"12"},{"type":"literal","value":":"},{"type":"minute","value":"00"},{"type":"literal","value":"` + "\u202f" + `"},{"type":"dayPeriod","value":"AM"}]`},
+		{`new Intl.DateTimeFormat("en",{timeZone:"Foo/Bar"})`, "!RangeError: Invalid time zone specified: Foo/Bar"},
+		// Long texts go to the host in chunks (node takes minutes here).
+		{`[...new Intl.Segmenter().segment(("ab\n").repeat(20000))].length`, "60000"},
+		{`[...new Intl.Segmenter("en",{granularity:"word"}).segment(("ab cd\n").repeat(5000))].filter(s => s.isWordLike).length`, "10000"},
+		{`new Intl.Segmenter().segment("x".repeat(20000))`, "!RangeError: Intl.Segmenter: a text of more than 16000 characters without a line break"},
+		{`"i".repeat(40000).toLocaleUpperCase("tr") === "İ".repeat(40000)`, "true"},
+		{`"ı".toLocaleUpperCase("tr") + "I".toLocaleLowerCase("tr") + "I".toLocaleLowerCase("en")`, "Iıi"},
+		{`new Intl.ListFormat("en").format(["a","b","c"])`, "a, b, and c"},
+		{`new Intl.RelativeTimeFormat("en",{numeric:"auto"}).format(-1,"day")`, "yesterday"},
+		{`new Intl.PluralRules("en",{type:"ordinal"}).select(22)`, "two"},
+		{`["b","a","ä","A"].sort(new Intl.Collator("de").compare).join()`, "a,A,ä,b"},
+		{`["item10","item2"].sort(new Intl.Collator(undefined,{numeric:true}).compare).join()`, "item2,item10"},
+	}
+	exprs := make([]string, len(cases))
+	for i, c := range cases {
+		exprs[i] = c.expr
+	}
+	res, err := run(t, intlProgram(exprs)+"return out;", nil, Limits{})
+	require.NoError(t, err)
+	var got []string
+	require.NoError(t, json.Unmarshal(res.Value, &got))
+	for i, c := range cases {
+		require.Equal(t, c.want, got[i], c.expr)
+	}
+}
+
+// TestIntlRequestBounds: requests the host refuses become RangeErrors in the
+// guest, never a host failure.
+func TestIntlRequestBounds(t *testing.T) {
+	res, err := engine(t).Run(context.Background(), Script{Source: `
+const out = [];
+for (const f of [
+  () => new Intl.NumberFormat("en", {currency: "x".repeat(70000)}),
+  () => new Intl.NumberFormat("en", {style: "x".repeat(2000)}),
+  () => (1).toLocaleString(Array(100).fill("en")),
+  () => new Intl.NumberFormat("en").format("1" + "0".repeat(5000)),
+  () => new Intl.NumberFormat("en").format("1e1001"),
+  () => "中".repeat(30000).localeCompare("a"),
+]) { try { out.push(String(f())); } catch (e) { out.push(e.name + ": " + e.message); } }
+return out;`}, okBridge, Limits{})
+	require.NoError(t, err)
+	var got []string
+	require.NoError(t, json.Unmarshal(res.Value, &got))
+	require.Equal(t, []string{
+		"RangeError: Intl request too large",
+		"RangeError: Value of 2000 bytes out of range for options property style",
+		"RangeError: more than 64 locales",
+		"RangeError: Intl value of 5001 characters exceeds 4096",
+		"NaN",
+		"RangeError: Intl request too large",
+	}, got)
+}

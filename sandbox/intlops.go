@@ -1,0 +1,25 @@
+package sandbox
+
+import (
+	"context"
+
+	"github.com/airlockrt/airlock/sandbox/internal/intl"
+)
+
+// intlHandler answers every run's Intl requests. It holds only CLDR data
+// derived from the linked libraries (the same for every run), in a bounded
+// cache, so sharing it between engines leaks nothing between chains.
+var intlHandler = intl.New()
+
+// intl answers OpIntl: one Intl request from the prelude (50-intl.js). A
+// request larger than intl.MaxRequestBytes is answered with a RangeError
+// without copying it.
+func (r *scriptRun) intl(ctx context.Context, args []uint64) uint64 {
+	ref := r.str(ctx, args, 1)
+	if ref.Len() > intl.MaxRequestBytes {
+		r.copyStr(ctx, ref, 0)
+		return r.newString(ctx, []byte(`{"e":"RangeError","m":"Intl request too large"}`))
+	}
+	req := r.copyStr(ctx, ref, ref.Len())
+	return r.newString(ctx, intlHandler.Handle(req))
+}
