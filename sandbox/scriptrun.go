@@ -61,7 +61,7 @@ type callResult struct {
 	env     []byte
 	err     error
 	at      float64 // when it completed, on the timers' clock
-	stamped bool  // at is set (by the goroutine that ran the call)
+	stamped bool    // at is set (by the goroutine that ran the call)
 }
 
 // readyCall is a completion waiting to be handed to the guest.
