@@ -239,6 +239,8 @@ func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []u
 		r.done(ctx, args)
 	case wire.OpFail:
 		r.fail(ctx, args)
+	case wire.OpWhere:
+		return r.newString(ctx, r.where(args))
 	case wire.OpTooLarge:
 		size := string(r.copyStr(ctx, r.str(ctx, args, 1), 32))
 		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitResult,
@@ -425,6 +427,24 @@ func (r *scriptRun) fail(ctx context.Context, args []uint64) {
 	r.stop(r.failure(f))
 }
 
+// where answers OpWhere: the script's language and file name, or a
+// position in the guest's JavaScript mapped to the TypeScript source.
+func (r *scriptRun) where(args []uint64) []byte {
+	if len(args) < 3 {
+		return []byte(r.prep.lang.String() + "\n" + r.prep.filename)
+	}
+	line, ok1 := quickjs.DecodeInt(args[1])
+	col, ok2 := quickjs.DecodeInt(args[2])
+	if !ok1 || !ok2 {
+		return nil
+	}
+	l, c, ok := r.prep.mapTS(int(line), int(col))
+	if !ok {
+		return nil
+	}
+	return []byte(strconv.Itoa(l) + ":" + strconv.Itoa(c))
+}
+
 // seed draws this run's Math.random seed from src, or from crypto/rand when
 // src is nil. An all-zero seed is replaced: the generator needs one bit.
 func (r *scriptRun) seed(src io.Reader) error {
@@ -465,7 +485,9 @@ func (r *scriptRun) failure(f wire.Failure) *ExitError {
 		msg = f.Name + ": " + f.Message
 	}
 	xe := &ExitError{Kind: ScriptError, Message: msg}
-	xe.Line, xe.Column = r.prep.locate(f.Stack, f.Prefix)
+	if f.Line > 0 && f.Line <= r.prep.lines && f.Column > 0 {
+		xe.Line, xe.Column = f.Line, f.Column
+	}
 	if f.Compile && f.Name == "SyntaxError" && r.prep.lang == LangJS {
 		// QuickJS places some syntax errors at the start of the statement;
 		// esbuild's parser gives the exact token when it agrees, and its

@@ -2,8 +2,6 @@ package sandbox
 
 import (
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -139,6 +137,7 @@ type prepared struct {
 	hostWrap int         // TS: lines the host put before the script
 	lines    int         // lines in the submitted source
 	source   string      // the submitted source
+	filename string      // Script.filename()
 	lang     Lang
 }
 
@@ -153,7 +152,7 @@ func prepare(s Script) (*prepared, error) {
 	if err := scanNesting(s); err != nil {
 		return nil, err
 	}
-	p := &prepared{lines: strings.Count(s.Source, "\n") + 1, source: s.Source, lang: s.Lang}
+	p := &prepared{lines: strings.Count(s.Source, "\n") + 1, source: s.Source, filename: s.filename(), lang: s.Lang}
 	switch s.Lang {
 	case LangJS:
 		p.code = s.Source
@@ -291,41 +290,21 @@ func boundedTransform(src string, opts api.TransformOptions) (api.TransformResul
 	}
 }
 
-// inputFrame matches a stack frame position inside the script, which the
-// prelude evaluates under QuickJS's default eval filename "<input>".
-var inputFrame = regexp.MustCompile(`<input>:(\d+):(\d+)`)
-
-// locate finds the script position in a QuickJS stack trace and maps it to
-// the submitted source. prefix is the length of the prelude's wrapper on the
-// first line. It returns 0, 0 when the trace has no usable script position
-// (QuickJS sometimes reports the enclosing function's start, which for a
-// frame of the wrapper itself says nothing about the script).
-func (p *prepared) locate(stack string, prefix int) (line, col int) {
-	m := inputFrame.FindStringSubmatch(stack)
-	if m == nil {
-		return 0, 0
+// mapTS maps a 1-based position in the JavaScript esbuild generated from a
+// TypeScript script to the script as submitted.
+func (p *prepared) mapTS(line, col int) (srcLine, srcCol int, ok bool) {
+	if p.smap == nil {
+		return 0, 0, false
 	}
-	line, _ = strconv.Atoi(m[1])
-	col, _ = strconv.Atoi(m[2])
-	if line == 1 {
-		if col -= prefix; col < 1 {
-			return 0, 0
-		}
+	sl, sc, ok := p.smap.Lookup(line-1, col-1)
+	if !ok {
+		return 0, 0, false
 	}
-	if p.smap != nil {
-		sl, sc, ok := p.smap.Lookup(line-1, col-1)
-		if !ok {
-			return 0, 0
-		}
-		line, col = sl+1-p.hostWrap, sc+1
-		if line < 1 {
-			return 0, 0
-		}
+	srcLine, srcCol = sl+1-p.hostWrap, sc+1
+	if srcLine < 1 || srcLine > p.lines {
+		return 0, 0, false
 	}
-	if line > p.lines {
-		line, col = p.lines, 1
-	}
-	return line, col
+	return srcLine, srcCol, true
 }
 
 // position converts a byte offset into a 1-based line and column.
