@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -534,21 +533,22 @@ func (r *scriptRun) classify(ctx context.Context, err error) *ExitError {
 	return &ExitError{Kind: Trap, Message: "wasm trap: " + msg, Err: err}
 }
 
-// importDecl matches the start of a static import declaration: `import x`,
-// `import {`, `import *`, `import "m"` (not `import(` or `import.meta`).
-var importDecl = regexp.MustCompile(`(?m)^[ \t]*import[ \t]*(?:[\p{L}_$*{]|["'])`)
-
-// staticImport locates the first static import declaration in src, which
-// QuickJS rejects as a syntax error in a script: the engine has no modules
-// to import (RATIONALE.md, "Why is the engine sealed against imports?").
+// staticImport locates the first static import declaration in src that
+// imports a value (not `import type …` or `import {type A} …`, which
+// TypeScript drops), which QuickJS rejects as a syntax error in a script:
+// the engine has no modules to import (RATIONALE.md, "Why is the engine
+// sealed against imports?").
 func staticImport(src string) (line, col int, ok bool) {
-	loc := importDecl.FindStringIndex(src)
-	if loc == nil {
-		return 0, 0, false
+	for _, loc := range importDecl.FindAllStringIndex(src, -1) {
+		stmt := src[loc[0]:]
+		if typeOnlyImport(stmt) {
+			continue
+		}
+		off := loc[0] + strings.Index(stmt, "import")
+		line, col = position(src, off)
+		return line, col, true
 	}
-	off := loc[0] + strings.Index(src[loc[0]:], "import")
-	line, col = position(src, off)
-	return line, col, true
+	return 0, 0, false
 }
 
 // memoryExit is the exit of a run that reached its memory limit.

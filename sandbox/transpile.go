@@ -2,12 +2,14 @@ package sandbox
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
 	"github.com/evanw/esbuild/pkg/api"
 
 	"github.com/airlockrt/airlock/sandbox/internal/nesting"
+	"github.com/airlockrt/airlock/sandbox/internal/quickjs"
 	"github.com/airlockrt/airlock/sandbox/internal/srcmap"
 )
 
@@ -222,10 +224,16 @@ func transform(s Script, loader api.Loader, wantCode bool) (code string, sourceM
 	if len(r.Errors) == 0 {
 		return string(r.Code), r.Map, 0, nil
 	}
-	if r, err = boundedTransform("(async () => {\n"+s.Source+"\n})", opts); err != nil {
+	// The body form: module-level TypeScript declarations that only name
+	// types (`import type`, `export type`) cannot stand inside a function,
+	// and are blanked out first (keeping every position).
+	if r, err = boundedTransform("(async () => {\n"+blankTypeDecls(s.Source)+"\n})", opts); err != nil {
 		return "", nil, 0, err
 	}
 	if len(r.Errors) > 0 {
+		if line, col, ok := staticImport(s.Source); ok {
+			return "", nil, 0, &ExitError{Kind: ScriptError, Message: "SyntaxError: " + quickjs.DenyMessage, Line: line, Column: col}
+		}
 		e := r.Errors[0]
 		xe := &ExitError{Kind: ScriptError, Message: "SyntaxError: " + e.Text}
 		if e.Location != nil {
@@ -235,6 +243,46 @@ func transform(s Script, loader api.Loader, wantCode bool) (code string, sourceM
 		return "", nil, 0, xe
 	}
 	return string(r.Code), r.Map, 1, nil
+}
+
+// importDecl matches the start of a static import declaration: `import x`,
+// `import {`, `import *`, `import "m"` (not `import(` or `import.meta`).
+var importDecl = regexp.MustCompile(`(?m)^[ \t]*import[ \t]*(?:[\p{L}_$*{]|["'])`)
+
+// typeImport matches a whole type-only import declaration at the start of
+// its text: `import type … from "m";`, or `import { type A, type B } from
+// "m";` where every name is a type.
+var typeImport = regexp.MustCompile(`^[ \t]*import(?:[ \t]+type[ \t]*[\p{L}_$*{][^;'"]*?|[ \t]*\{(?:[ \t\r\n]*type[ \t\r\n]+[\p{L}_$][\p{L}\p{N}_$]*(?:[ \t\r\n]+as[ \t\r\n]+[\p{L}_$][\p{L}\p{N}_$]*)?[ \t\r\n]*,?)*[ \t\r\n]*\}[ \t\r\n]*)from[ \t]*(?:"[^"\n]*"|'[^'\n]*')[ \t]*;?`)
+
+// exportType matches `export` before a type or interface declaration.
+var exportType = regexp.MustCompile(`(?m)^[ \t]*export[ \t]+(?:type|interface|declare)\b`)
+
+// typeOnlyImport reports whether the import declaration at the start of
+// stmt names only types.
+func typeOnlyImport(stmt string) bool { return typeImport.MatchString(stmt) }
+
+// blankTypeDecls blanks out type-only import declarations and the `export`
+// of type and interface declarations with spaces, keeping newlines, so
+// that positions in the result are those of src.
+func blankTypeDecls(src string) string {
+	b := []byte(src)
+	blank := func(from, to int) {
+		for i := from; i < to; i++ {
+			if b[i] != '\n' && b[i] != '\r' {
+				b[i] = ' '
+			}
+		}
+	}
+	for _, loc := range importDecl.FindAllStringIndex(src, -1) {
+		if m := typeImport.FindStringIndex(src[loc[0]:]); m != nil {
+			blank(loc[0], loc[0]+m[1])
+		}
+	}
+	for _, loc := range exportType.FindAllStringIndex(src, -1) {
+		at := loc[0] + strings.Index(src[loc[0]:loc[1]], "export")
+		blank(at, at+len("export"))
+	}
+	return string(b)
 }
 
 // Parse budgets. esbuild cannot be cancelled, and some sources cost it far
