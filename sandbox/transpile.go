@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf16"
 
 	"github.com/evanw/esbuild/pkg/api"
 
@@ -140,7 +141,9 @@ type prepared struct {
 	lines    int         // lines in the submitted source
 	source   string      // the submitted source
 	filename string      // Script.filename()
-	lang     Lang
+
+	codeLines, sourceLines []string // split on first use by mapTS
+	lang                   Lang
 }
 
 func prepare(s Script) (*prepared, error) {
@@ -339,12 +342,16 @@ func boundedTransform(src string, opts api.TransformOptions) (api.TransformResul
 }
 
 // mapTS maps a 1-based position in the JavaScript esbuild generated from a
-// TypeScript script to the script as submitted.
+// TypeScript script to the script as submitted. esbuild maps the start of
+// each token it emits, not every position: between the mapping before col
+// and col, where the generated text equals the source (esbuild keeps
+// expressions as written, but for quotes and spacing), col moves by the
+// same distance in the source.
 func (p *prepared) mapTS(line, col int) (srcLine, srcCol int, ok bool) {
 	if p.smap == nil {
 		return 0, 0, false
 	}
-	sl, sc, ok := p.smap.Lookup(line-1, col-1)
+	sl, sc, gc, ok := p.smap.Segment(line-1, col-1)
 	if !ok {
 		return 0, 0, false
 	}
@@ -352,7 +359,41 @@ func (p *prepared) mapTS(line, col int) (srcLine, srcCol int, ok bool) {
 	if srcLine < 1 || srcLine > p.lines {
 		return 0, 0, false
 	}
+	if d := col - 1 - gc; d > 0 {
+		if p.codeLines == nil {
+			p.codeLines, p.sourceLines = strings.Split(p.code, "\n"), strings.Split(p.source, "\n")
+		}
+		if line-1 < len(p.codeLines) {
+			// A statement's mapping may start at the indentation esbuild
+			// added.
+			gen := p.codeLines[line-1]
+			for d > 0 && gc < len(gen) && (gen[gc] == ' ' || gen[gc] == '\t') {
+				gc++
+				d--
+			}
+			if sameText(gen, gc, p.sourceLines[srcLine-1], sc, d) {
+				srcCol += d
+			}
+		}
+	}
 	return srcLine, srcCol, true
+}
+
+// sameText reports whether the n UTF-16 units of a from column ca equal
+// those of b from column cb, quotes of any kind counting as equal.
+func sameText(a string, ca int, b string, cb int, n int) bool {
+	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
+	if ca+n > len(ua) || cb+n > len(ub) {
+		return false
+	}
+	quote := func(c uint16) bool { return c == '"' || c == '\'' || c == '`' }
+	for i := 0; i < n; i++ {
+		x, y := ua[ca+i], ub[cb+i]
+		if x != y && !(quote(x) && quote(y)) {
+			return false
+		}
+	}
+	return true
 }
 
 // position converts a byte offset into a 1-based line and column.

@@ -271,6 +271,10 @@ function v8Message(name, msg, off, native) {
   let m;
   const plain = plainMessages[name + ":" + msg];
   if (plain !== undefined) return { msg: plain, off };
+  if (native.startsWith("class ")) {
+    const call = callAt(off);
+    return { msg: `Class constructor ${native.slice(6)} cannot be invoked without 'new'`, off: call === null ? off : call.at };
+  }
   if (native !== "") {
     if (name === "RangeError" && msg === "invalid number of digits") {
       const text = digitsMessages[native];
@@ -282,10 +286,6 @@ function v8Message(name, msg, off, native) {
       return m === null ? null : { msg: "Invalid count value: " + String(Number(m[1])), off };
     }
     return null;
-  }
-  if (name === "TypeError" && msg === "class constructors must be invoked with 'new'") {
-    const call = callAt(off);
-    return call === null ? null : { msg: `Class constructor ${call.text} cannot be invoked without 'new'`, off: call.at };
   }
   if (name === "TypeError") {
     if (msg === "not a function") {
@@ -326,20 +326,47 @@ function v8Message(name, msg, off, native) {
       return { msg: "Cannot convert a Symbol value to a string", off: operatorBefore(off) };
     }
     if ((m = /^'(.*)' is read-only$/s.exec(msg)) !== null) {
-      // c = 2: the engine points at c, V8 at the assignment.
-      let at = off;
-      if (evalSrc.startsWith(m[1], off)) {
-        const e = skipForward(off + m[1].length);
-        if (/^[-+*\/%&|^<>]*=(?!=)|^\+\+|^--/.test(evalSrc.slice(e, e + 4))) at = e;
-      }
-      return { msg: "Assignment to constant variable.", off: at };
+      return { msg: "Assignment to constant variable.", off: assignmentNear(off, m[1]) };
     }
   } else if (name === "ReferenceError") {
     if ((m = /^(.*) is not initialized$/s.exec(msg)) !== null) {
-      return { msg: `Cannot access '${m[1]}' before initialization`, off };
+      return { msg: `Cannot access '${m[1]}' before initialization`, off: nameAfter(off, m[1]) };
     }
+    if ((m = /^(.*) is not defined$/s.exec(msg)) !== null) return { msg, off: nameAfter(off, m[1]) };
   }
   return null;
+}
+
+// nameAfter finds the name (not a property) from off, where the engine
+// places a reference to it (or before it, at the last position it
+// recorded), or returns off.
+function nameAfter(off, name) {
+  if (!isIdent(name[0])) return off;
+  const limit = Math.min(evalSrc.length, off + 4096);
+  for (let i = evalSrc.indexOf(name, off); i >= 0 && i < limit; i = evalSrc.indexOf(name, i + 1)) {
+    if (isIdent(evalSrc[i - 1]) || isIdent(evalSrc[i + name.length])) continue;
+    const b = skipBack(i - 1);
+    if (evalSrc[b] === "." && evalSrc[b - 1] !== ".") continue;
+    return i;
+  }
+  return off;
+}
+
+// assignmentNear finds the assignment to name that failed: the last one at
+// or before off (the engine may place it at the next statement), else the
+// first after; V8 places it at the operator.
+const assignOp = /^(?:\*\*|<<|>>>?|&&|\|\||\?\?|[-+*\/%&|^])?=(?!=)|^\+\+|^--/;
+function assignmentNear(off, name) {
+  let best = -1;
+  const from = Math.max(0, off - 4096), limit = Math.min(evalSrc.length, off + 4096);
+  for (let i = evalSrc.indexOf(name, from); i >= 0 && i < limit; i = evalSrc.indexOf(name, i + 1)) {
+    if (isIdent(evalSrc[i - 1]) || isIdent(evalSrc[i + name.length])) continue;
+    const e = skipForward(i + name.length);
+    if (!assignOp.test(evalSrc.slice(e, e + 4))) continue;
+    if (i <= off || best < 0) best = e;
+    if (i > off) break;
+  }
+  return best < 0 ? off : best;
 }
 
 function skipForward(off) {
@@ -455,14 +482,27 @@ function isScriptSite(sites, i) {
   return next === undefined || !(next.isNative() && next.getFunctionName() === "parse");
 }
 
-// scriptFrames keeps the call sites in the script, mapped; the first one
-// at faultOff (an index into evalSrc) when that is not -1.
-function scriptFrames(sites, faultOff) {
+// isCodeSite tells a frame running the script's code.
+const isCodeSite = (c) => c.getFileName() === "<input>" && c.getFunction() != null;
+
+function errMessage(err) {
+  try {
+    const d = Object.getOwnPropertyDescriptor(err, "message");
+    return d !== undefined && typeof d.value === "string" ? d.value : "";
+  } catch (_) {
+    return "";
+  }
+}
+
+// scriptFrames keeps the call sites from first on that are in the script,
+// mapped; the one at first placed at faultOff (an index into evalSrc) when
+// that is not -1.
+function scriptFrames(sites, first, faultOff) {
   const frames = [];
-  for (let i = 0; i < sites.length; i++) {
+  for (let i = first; i < sites.length; i++) {
     if (!isScriptSite(sites, i)) continue;
     const c = sites[i];
-    const off = i === 0 && faultOff >= 0 ? faultOff : newBefore(offsetOf(c.getLineNumber(), c.getColumnNumber()));
+    const off = i === first && faultOff >= 0 ? faultOff : newBefore(offsetOf(c.getLineNumber(), c.getColumnNumber()));
     const p = mapOffset(off);
     if (p === null) continue;
     let fn = c.getFunctionName();
@@ -507,17 +547,22 @@ function prepare(err, sites) {
   }
   // An error the engine raised in the script's own code: its first call
   // site is a frame of the script (not a native function or the prelude).
-  let faultOff = -1;
-  if (sites.length > 0 && sites[0].getFileName() === "<input>" && sites[0].getFunction() != null &&
-      err instanceof ErrorCtor) {
-    faultOff = rewrite(err, sites[0], "");
-  } else if (sites.length > 1 && sites[0].isNative() && sites[1].getFileName() === "<input>" &&
-      sites[1].getFunction() != null && err instanceof ErrorCtor) {
-    // A built-in function the script called threw it.
+  // One a built-in function raised, or a class constructor called without
+  // new, has the script's frame second.
+  let fi = -1, native = "";
+  if (sites.length > 0 && isCodeSite(sites[0])) {
+    fi = 0;
+    if (sites.length > 1 && isCodeSite(sites[1]) && errMessage(err) === "class constructors must be invoked with 'new'") {
+      fi = 1;
+      native = "class " + sites[0].getFunctionName();
+    }
+  } else if (sites.length > 1 && sites[0].isNative() && isCodeSite(sites[1])) {
+    fi = 1;
     const fn = sites[0].getFunctionName();
-    rewrite(err, sites[1], typeof fn === "string" && fn !== "" ? fn : "?");
+    native = typeof fn === "string" && fn !== "" ? fn : "?";
   }
-  const frames = scriptFrames(sites, faultOff);
+  const faultOff = fi >= 0 && err instanceof ErrorCtor ? rewrite(err, sites[fi], native) : -1;
+  const frames = scriptFrames(sites, Math.max(fi, 0), faultOff);
   if (frames.length > 0 && typeof err === "object" && err !== null) {
     try { errorSite.set(err, frames[0]); } catch (_) { /* not an object we can key */ }
   }
@@ -592,4 +637,167 @@ function absentHint(e) {
   if (!(e instanceof ReferenceError)) return "";
   const m = /^(\S+) is not defined$/.exec(String(e.message));
   return m !== null && Object.prototype.hasOwnProperty.call(absentHints, m[1]) ? ` (${absentHints[m[1]]})` : "";
+}
+
+// ---- JSON.parse ---------------------------------------------------------
+// The engine's JSON errors are worded differently from V8's. JSON.parse is
+// the engine's, wrapped: when it throws a SyntaxError, jsonMessage reads the
+// text again (only then, so parsing costs nothing more) and words the
+// first error as V8 does.
+const jsonParse = JSON.parse;
+Object.defineProperty(JSON, "parse", {
+  value: {
+    parse(text, reviver) {
+      try {
+        return jsonParse(text, reviver);
+      } catch (e) {
+        if (e instanceof SyntaxError) {
+          let m = null;
+          try { m = jsonMessage(String(text)); } catch (_) { /* too deep to read again: keep the engine's words */ }
+          if (m !== null) Object.defineProperty(e, "message", { value: m, writable: true, enumerable: false, configurable: true });
+        }
+        throw e;
+      }
+    },
+  }.parse,
+  writable: true, enumerable: false, configurable: true,
+});
+
+const jsonSpecial = new Set(["NaN", "Infinity", "undefined", "[object Object]"]);
+
+// jsonMessage returns V8's message for the first error in src, or null when
+// src is valid JSON.
+function jsonMessage(src) {
+  const n = src.length;
+  let i = 0;
+  const stop = {};
+  let msg = null;
+  const fail = (m) => { msg = m; throw stop; };
+  const at = (m) => m + " in JSON at position " + i;
+  const digit = (c) => c >= "0" && c <= "9";
+  const ws = () => {
+    for (; i < n; i++) {
+      const c = src.charCodeAt(i);
+      if (c !== 32 && c !== 9 && c !== 10 && c !== 13) break;
+    }
+  };
+  const unexpected = () => {
+    if (i >= n) return "Unexpected end of JSON input";
+    const c = src[i];
+    if (c === '"') return at("Unexpected string");
+    if (c === "-" || digit(c)) return at("Unexpected number");
+    if (jsonSpecial.has(src)) return `"${src}" is not valid JSON`;
+    if (n < 21) return `Unexpected token '${c}', "${src}" is not valid JSON`;
+    if (i < 10) return `Unexpected token '${c}', "${src.slice(0, i + 10)}"... is not valid JSON`;
+    if (i < n - 10) return `Unexpected token '${c}', ..."${src.slice(i - 10, i + 10)}"... is not valid JSON`;
+    return `Unexpected token '${c}', ..."${src.slice(i - 10)}" is not valid JSON`;
+  };
+  const string = () => {
+    i++;
+    for (;;) {
+      if (i >= n) fail(at("Unterminated string"));
+      const c = src.charCodeAt(i);
+      if (c === 34) { i++; return; }
+      if (c < 0x20) fail(at("Bad control character in string literal"));
+      if (c === 92) {
+        i++;
+        if (i >= n) fail(at("Unterminated string"));
+        const e = src[i];
+        if (e === "u") {
+          for (let k = 1; k <= 4; k++) {
+            if (!/[0-9a-fA-F]/.test(src[i + k] || "")) { i += k; fail(at("Bad Unicode escape")); }
+          }
+          i += 5;
+          continue;
+        }
+        if (!'"\\/bfnrt'.includes(e)) fail(at("Bad escaped character"));
+      }
+      i++;
+    }
+  };
+  const number = () => {
+    if (src[i] === "-") {
+      i++;
+      if (!digit(src[i])) fail(at("No number after minus sign"));
+    }
+    if (src[i] === "0") {
+      i++;
+      if (digit(src[i])) fail(at("Unexpected number"));
+    } else {
+      while (digit(src[i])) i++;
+    }
+    if (src[i] === ".") {
+      i++;
+      if (!digit(src[i])) fail(at("Unterminated fractional number"));
+      while (digit(src[i])) i++;
+    }
+    if (src[i] === "e" || src[i] === "E") {
+      i++;
+      if (src[i] === "+" || src[i] === "-") i++;
+      if (!digit(src[i])) fail(at("Exponent part is missing a number"));
+      while (digit(src[i])) i++;
+    }
+  };
+  const literal = (word) => {
+    for (let k = 0; k < word.length; k++) {
+      if (i + k >= n) { i = n; fail("Unexpected end of JSON input"); }
+      if (src[i + k] !== word[k]) { i += k; fail(unexpected()); }
+    }
+    i += word.length;
+  };
+  const value = () => {
+    ws();
+    const c = src[i];
+    if (c === '"') string();
+    else if (c === "-" || digit(c)) number();
+    else if (c === "t") literal("true");
+    else if (c === "f") literal("false");
+    else if (c === "n") literal("null");
+    else if (c === "[") {
+      i++;
+      ws();
+      if (src[i] === "]") { i++; return; }
+      for (;;) {
+        value();
+        ws();
+        if (src[i] === ",") { i++; continue; }
+        if (src[i] === "]") { i++; return; }
+        fail(at("Expected ',' or ']' after array element"));
+      }
+    } else if (c === "{") {
+      i++;
+      ws();
+      if (src[i] === "}") { i++; return; }
+      if (src[i] !== '"') fail(at("Expected property name or '}'"));
+      string();
+      ws();
+      if (src[i] !== ":") fail(at("Expected ':' after property name"));
+      i++;
+      value();
+      for (;;) {
+        ws();
+        if (src[i] === "}") { i++; return; }
+        if (src[i] !== ",") fail(at("Expected ',' or '}' after property value"));
+        i++;
+        ws();
+        if (src[i] !== '"') fail(at("Expected double-quoted property name"));
+        string();
+        ws();
+        if (src[i] !== ":") fail(unexpected());
+        i++;
+        value();
+      }
+    } else {
+      fail(unexpected());
+    }
+  };
+  try {
+    value();
+    ws();
+    if (i < n) fail("Unexpected non-whitespace character after JSON at position " + i);
+  } catch (e) {
+    if (e !== stop) throw e;
+    return msg;
+  }
+  return null;
 }
