@@ -366,3 +366,131 @@ func TestJSONErrorsMatchNode(t *testing.T) {
 		require.Equal(t, "SyntaxError: "+c.msg, got[i], "JSON.parse(%q)", c.text)
 	}
 }
+
+func TestAbsentGlobals(t *testing.T) {
+	hints := map[string]string{
+		"fetch":          "chains have no network: call tools.* instead",
+		"XMLHttpRequest": "chains have no network: call tools.* instead",
+		"require":        "chains have no modules: call tools.* for I/O; JSON, URL, crypto and TextEncoder are built in",
+		"module":         "a chain is not a CommonJS module: return its result instead",
+		"exports":        "a chain is not a CommonJS module: return its result instead",
+		"process":        "chains have no process: no env, argv or exit; get inputs from tools.* and return the result",
+		"Buffer":         "use Uint8Array, TextEncoder/TextDecoder or atob/btoa instead",
+		"__dirname":      "chains have no filesystem: call tools.* instead",
+		"__filename":     "chains have no filesystem: call tools.* instead",
+		"Deno":           "chains run in airlock, not Deno: call tools.* instead",
+		"Bun":            "chains run in airlock, not Bun: call tools.* instead",
+	}
+	for name, hint := range hints {
+		t.Run(name, func(t *testing.T) {
+			// Absent, and a caught error reads as V8's.
+			res, err := run(t, fmt.Sprintf("let m; try { %s.x } catch (e) { m = e.message } return [typeof %s, %q in globalThis, m]", name, name, name), nil, Limits{})
+			require.NoError(t, err)
+			require.JSONEq(t, fmt.Sprintf(`["undefined", false, "%s is not defined"]`, name), string(res.Value))
+			// Uncaught, the report says what to use instead.
+			_, err = run(t, "const a = 1;\nconst v = "+name+".x;", nil, Limits{})
+			var xe *ExitError
+			require.ErrorAs(t, err, &xe)
+			require.Equal(t, "ReferenceError: "+name+" is not defined ("+hint+")", xe.Message)
+			require.Equal(t, [2]int{2, 11}, [2]int{xe.Line, xe.Column})
+		})
+	}
+}
+
+func TestToolErrorPosition(t *testing.T) {
+	failing := func(_ context.Context, tool string, _ []byte) ([]byte, error) {
+		if tool == "lookup" {
+			return []byte(`{"status":"denied","reason":"approval_denied","message":"lookup was denied"}`), nil
+		}
+		return []byte(`{"status":"ok","value":{}}`), nil
+	}
+	for _, lang := range []Lang{LangJS, LangTS} {
+		ann, file := "", "chain.js"
+		if lang == LangTS {
+			ann, file = ": Promise<unknown>", "chain.ts"
+		}
+		src := "await tools.echo({});\nasync function find(id" + map[Lang]string{LangJS: "", LangTS: ": number"}[lang] + ")" + ann + " {\n" +
+			"  const r = await tools.lookup({ id });\n  return r;\n}\n"
+		t.Run(lang.String()+" uncaught", func(t *testing.T) {
+			_, err := engine(t).Run(context.Background(), Script{Source: src + "await find(1);\n", Lang: lang, Filename: file}, failing, Limits{})
+			var xe *ExitError
+			require.ErrorAs(t, err, &xe)
+			require.Equal(t, "ToolError: lookup was denied", xe.Message)
+			require.Equal(t, [2]int{3, 25}, [2]int{xe.Line, xe.Column})
+		})
+		t.Run(lang.String()+" caught", func(t *testing.T) {
+			res, err := engine(t).Run(context.Background(), Script{Source: src +
+				"try { await find(1) } catch (e) { return [e.name, e.tool, e.status, e.reason, e.message, e.stack, e instanceof ToolError] }\n",
+				Lang: lang, Filename: file}, failing, Limits{})
+			require.NoError(t, err)
+			want, _ := json.Marshal([]any{"ToolError", "lookup", "denied", "approval_denied", "lookup was denied",
+				"ToolError: lookup was denied\n    at find (" + file + ":3:25)\n    at " + file + ":6:13", true})
+			require.JSONEq(t, string(want), string(res.Value))
+		})
+	}
+}
+
+func TestTypeScriptTypeImports(t *testing.T) {
+	for _, tt := range []struct {
+		name, src string
+		value     string // the result, or
+		msg       string // the failure
+		line, col int
+	}{
+		{name: "body form", src: "import type { Row } from \"./types\";\nimport { type Cfg, type Opts as O } from './cfg';\n" +
+			"export type Id = string;\nexport interface Page { rows: Row[] }\nconst rows: Row[] = [];\nawait tools.echo({});\nreturn rows.length;\n", value: "0"},
+		{name: "expression form", src: "import type { Row } from \"./types\";\nconst rows: Row[] = [{ id: 1 } as Row];\nrows.length\n", value: "1"},
+		{name: "multi-line type import", src: "import type {\n  Row,\n  Page,\n} from \"./types\";\nconst x: Row | Page | null = null;\nreturn x;\n", value: "null"},
+		{name: "value import in the body form", src: "import type { Row } from './types';\nimport { readFile } from 'fs';\nawait tools.echo({});\nreturn readFile;\n",
+			msg: "SyntaxError: import is not available in chains: call tools.* instead", line: 2, col: 1},
+		{name: "mixed import in the body form", src: "await tools.echo({});\nimport { type Row, parse } from './csv';\nreturn parse;\n",
+			msg: "SyntaxError: import is not available in chains: call tools.* instead", line: 2, col: 1},
+		{name: "value import in the expression form", src: "import { readFile } from 'fs';\nreadFile('x')\n",
+			msg: "SyntaxError: import is not available in chains: call tools.* instead", line: 1, col: 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := engine(t).Run(context.Background(), Script{Source: tt.src, Lang: LangTS}, echoBridge, Limits{})
+			if tt.msg == "" {
+				require.NoError(t, err)
+				require.JSONEq(t, tt.value, string(res.Value))
+				return
+			}
+			var xe *ExitError
+			require.ErrorAs(t, err, &xe)
+			require.Equal(t, tt.msg, xe.Message)
+			require.Equal(t, [2]int{tt.line, tt.col}, [2]int{xe.Line, xe.Column})
+		})
+	}
+	// A JavaScript script with a type import is still a syntax error, and
+	// not reported as an import.
+	_, err := engine(t).Run(context.Background(), Script{Source: "import type { Row } from './t';\nreturn 1;\n"}, echoBridge, Limits{})
+	var xe *ExitError
+	require.ErrorAs(t, err, &xe)
+	require.NotContains(t, xe.Message, "import is not available")
+}
+
+func TestErrorStacks(t *testing.T) {
+	res, err := run(t, `class ValidationError extends Error { constructor(m) { super(m); this.name = "ValidationError"; } }
+const out = [];
+try { throw new ValidationError("bad row"); } catch (e) { out.push(e.stack); }
+function outer() { return inner(); }
+function inner() { return new Error("deep").stack; }
+out.push(outer());
+const o = {}; Error.captureStackTrace(o); out.push(o.stack);
+out.push(typeof Error.prepareStackTrace);
+Error.prepareStackTrace = (e, sites) => e.message + ":" + sites.length;
+out.push(new Error("custom").stack);
+Error.prepareStackTrace = undefined;
+const e = new TypeError("t"); e.stack = "replaced"; out.push(e.stack);
+out.push(String(new RangeError("r")), Object.keys(new Error("k")).length);
+return out;`, nil, Limits{})
+	require.NoError(t, err)
+	require.JSONEq(t, `[
+		"ValidationError: bad row\n    at script.js:3:13",
+		"Error: deep\n    at inner (script.js:5:27)\n    at outer (script.js:4:27)\n    at script.js:6:10",
+		"Error\n    at script.js:7:21",
+		"undefined",
+		"custom:1",
+		"replaced",
+		"RangeError: r", 0]`, string(res.Value))
+}

@@ -482,6 +482,15 @@ function isScriptSite(sites, i) {
   return next === undefined || !(next.isNative() && next.getFunctionName() === "parse");
 }
 
+// callPosition places a frame that is making a call where V8 does: at the
+// callee's last name (the engine may point into the arguments), or at
+// `new`.
+function callPosition(off) {
+  if (off < 0) return off;
+  const call = callAt(off);
+  return newBefore(call === null || call.at > off + 256 ? off : call.at);
+}
+
 // isCodeSite tells a frame running the script's code.
 const isCodeSite = (c) => c.getFileName() === "<input>" && c.getFunction() != null;
 
@@ -502,7 +511,7 @@ function scriptFrames(sites, first, faultOff) {
   for (let i = first; i < sites.length; i++) {
     if (!isScriptSite(sites, i)) continue;
     const c = sites[i];
-    const off = i === first && faultOff >= 0 ? faultOff : newBefore(offsetOf(c.getLineNumber(), c.getColumnNumber()));
+    const off = i === first && faultOff >= 0 ? faultOff : callPosition(offsetOf(c.getLineNumber(), c.getColumnNumber()));
     const p = mapOffset(off);
     if (p === null) continue;
     let fn = c.getFunctionName();
@@ -562,7 +571,18 @@ function prepare(err, sites) {
     native = typeof fn === "string" && fn !== "" ? fn : "?";
   }
   const faultOff = fi >= 0 && err instanceof ErrorCtor ? rewrite(err, sites[fi], native) : -1;
-  const frames = scriptFrames(sites, Math.max(fi, 0), faultOff);
+  // As V8 does, a stack starts below the constructor the error was made
+  // with (the frames of `class E extends Error`'s constructor are not in
+  // it).
+  let first = Math.max(fi, 0), fault = faultOff;
+  let ctor;
+  try { ctor = Object.getPrototypeOf(err).constructor; } catch (_) { ctor = undefined; }
+  if (typeof ctor === "function") {
+    for (let i = 0; i < sites.length && i < 16; i++) {
+      if (sites[i].getFunction() === ctor) { first = i + 1; fault = -1; }
+    }
+  }
+  const frames = scriptFrames(sites, first, fault);
   if (frames.length > 0 && typeof err === "object" && err !== null) {
     try { errorSite.set(err, frames[0]); } catch (_) { /* not an object we can key */ }
   }
