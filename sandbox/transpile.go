@@ -28,9 +28,9 @@ import (
 // 128 is well above what people write, keeps esbuild under 1 MiB of stack,
 // and is below where QuickJS's own parser runs out of its default stack
 // (about 155 nested brackets with the default Limits.MaxStackBytes), so a
-// script too deep to compile fails here, with its position, rather than as
-// LimitExceeded/LimitStack. A smaller Limits.MaxStackBytes can still make
-// QuickJS's parser fail first, with LimitStack.
+// script too deep to compile fails here, with its position, rather than
+// with the parser's RangeError. A smaller Limits.MaxStackBytes can still
+// make QuickJS's parser fail first.
 const MaxNestingDepth = 128
 
 // Parse-time budgets, so that no script costs esbuild more than a few times
