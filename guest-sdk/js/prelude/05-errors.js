@@ -14,7 +14,7 @@
 //   - gives the error a `stack` that starts with `Name: message`, formatted
 //     when first read (as V8 does: a subclass that sets this.name after
 //     super() shows its own name).
-// errorSite remembers an error's position for the host's report (fail()).
+// errorSiteOf gives an error's position for the host's report (fail()).
 const OP_WHERE = 12; // (line, col) → "line:col" in the TypeScript source; () → "js|ts\nfilename"
 let scriptFile = "script.js";
 let scriptTS = false;
@@ -23,13 +23,12 @@ let evalPrefix = 0; // length of the wrapper on line 1
 let lineStarts = null;
 let scriptLines = 0; // lines of evalSrc that hold the script
 let tailLines = 0; // lines the wrapper adds after the script
-const errorSite = new WeakMap(); // error -> {line, col} in the script as submitted
 const ErrorCtor = Error;
 const setPrepare = Object.getOwnPropertyDescriptor(ErrorCtor, "prepareStackTrace").set;
 const captureStack = ErrorCtor.captureStackTrace;
 let userPrepare;
 let capturing = false;
-let lastTail = ""; // the frames of the last stack the hook built
+let lastSites = null; // the call sites hereSite captured
 
 // beginErrors is called by start() with what it evaluates.
 function beginErrors(file, ts, text, prefixLen, tail) {
@@ -252,6 +251,10 @@ function propertyAfter(off, prop) {
   }
   return -1;
 }
+
+// engineMessage matches the engine messages v8Message rewords from the
+// script's text.
+const engineMessage = /^(?:not a (?:function|constructor)$|cannot (?:read|set) property '|value is not iterable$|Cannot convert undefined or null to object$|cannot (?:convert BigInt to number|mix BigInt and other types|convert symbol to string)$|'.*' is read-only$|.* is not (?:initialized|defined)$|invalid (?:number of digits|repeat count)$|class constructors must be invoked with 'new'$)/s;
 
 // plainMessages are engine messages V8 words differently without
 // anything from the script's text.
@@ -525,11 +528,6 @@ function scriptFrames(sites, first, faultOff) {
 // the script; it returns the fault's index in evalSrc, moved where V8 puts
 // it, or -1 to keep the engine's position.
 function rewrite(err, site, native) {
-  const line = site.getLineNumber(), col = site.getColumnNumber();
-  let off = offsetOf(line, col);
-  if (off < 0) return -1;
-  // No position recorded in the script yet: search from its start.
-  if (off < evalPrefix && line === 1) off = evalPrefix;
   let name, msg;
   try {
     if (Object.getPrototypeOf(err) === null) return -1;
@@ -538,7 +536,15 @@ function rewrite(err, site, native) {
   } catch (_) {
     return -1;
   }
-  if (msg === undefined || typeof msg.value !== "string") return -1;
+  if (msg === undefined || typeof msg.value !== "string" ||
+      !(engineMessage.test(msg.value) || plainMessages[name + ":" + msg.value] !== undefined)) {
+    return -1;
+  }
+  const line = site.getLineNumber();
+  let off = offsetOf(line, site.getColumnNumber());
+  if (off < 0) return -1;
+  // No position recorded in the script yet: search from its start.
+  if (off < evalPrefix && line === 1) off = evalPrefix;
   const r = v8Message(name, msg.value, off, native);
   if (r === null) return -1;
   if (r.msg !== msg.value) {
@@ -550,14 +556,108 @@ function rewrite(err, site, native) {
 const isPrelude = (file) => file === PRELUDE_FILE || file === LOOP_FILE;
 const PRELUDE_FILE = "airlock-prelude.js", LOOP_FILE = "airlock-loop.js";
 
+// A Trace is what the hook keeps of an error: its call sites, turned into
+// frames only when they are needed (the stack is read, or the error is
+// uncaught), as most errors a script catches are never printed.
+class Trace {
+  constructor(err, sites, fault) {
+    this.err = err;
+    this.sites = sites;
+    this.fault = fault;
+    this.list = null;
+  }
+  frames() {
+    if (this.list === null) {
+      const sites = this.sites;
+      // The fault's frame: the first of the script's code, below a
+      // built-in function or class constructor that raised the error.
+      let first = 0;
+      if (sites.length > 1 && !isCodeSite(sites[0]) && sites[0].isNative() && isCodeSite(sites[1])) first = 1;
+      if (sites.length > 1 && isCodeSite(sites[0]) && isCodeSite(sites[1]) &&
+          errMessage(this.err).startsWith("Class constructor ")) first = 1;
+      let fault = this.fault;
+      // As V8 does, a stack starts below the constructor the error was
+      // made with (the frames of `class E extends Error`'s constructor are
+      // not in it).
+      let ctor;
+      try { ctor = Object.getPrototypeOf(this.err).constructor; } catch (_) { ctor = undefined; }
+      if (typeof ctor === "function" && !nativeErrors.has(ctor)) {
+        for (let i = 0; i < sites.length && i < 16; i++) {
+          if (sites[i].getFunction() === ctor) { first = i + 1; fault = -1; }
+        }
+      }
+      this.list = scriptFrames(sites, first, fault);
+      this.sites = null;
+      this.err = null;
+    }
+    return this.list;
+  }
+}
+// An error's Trace is kept by its stack getter, which hands it over when
+// probe is set (errorSiteOf) instead of formatting the stack.
+let probe = false, probed = null;
+
+// errorSiteOf returns the position of err's first frame in the script
+// ({line, col}), or undefined.
+function errorSiteOf(err) {
+  let d;
+  try { d = Object.getOwnPropertyDescriptor(err, "stack"); } catch (_) { return undefined; }
+  if (d === undefined || typeof d.get !== "function" || d.get.name !== "stack") return undefined;
+  probe = true;
+  probed = null;
+  try { d.get.call(err); } catch (_) { /* not ours */ } finally { probe = false; }
+  const t = probed;
+  probed = null;
+  return t instanceof Trace ? t.frames()[0] : undefined;
+}
+
+const nativeErrors = new Set([Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError,
+  typeof AggregateError === "function" ? AggregateError : Error]);
+
+// giveStack gives err a stack formatted from trace when first read.
+function giveStack(err, trace) {
+  let text;
+  Object.defineProperty(err, "stack", {
+    get: function stack() {
+      if (probe) { probed = trace; return undefined; }
+      return text === undefined ? (text = header(err) + formatFrames(trace.frames())) : text;
+    },
+    set(v) { Object.defineProperty(err, "stack", { value: v, writable: true, enumerable: false, configurable: true }); },
+    enumerable: false, configurable: true,
+  });
+}
+
+const SITES = 2; // capturing: hereSite wants the call sites only
+
 function prepare(err, sites) {
+  if (capturing === SITES) {
+    lastSites = sites;
+    return "";
+  }
   if (typeof userPrepare === "function") {
     return userPrepare(err, sites.filter((c) => !isPrelude(c.getFileName())));
   }
-  // An error the engine raised in the script's own code: its first call
-  // site is a frame of the script (not a native function or the prelude).
-  // One a built-in function raised, or a class constructor called without
-  // new, has the script's frame second.
+  // Only an error whose message the engine words differently is looked at
+  // now (its message must be V8's from the start); the frames wait.
+  let fault = -1;
+  const msg = errMessage(err);
+  if (msg !== "" && (engineMessage.test(msg) || plainMessages[err.name + ":" + msg] !== undefined)) fault = faultOf(err, sites);
+  const trace = new Trace(err, sites, fault);
+  if (capturing || !(err instanceof ErrorCtor) || !Object.isExtensible(err)) {
+    return header(err) + formatFrames(trace.frames());
+  }
+  giveStack(err, trace);
+  // The engine keeps the value as its last backtrace, and builds one again
+  // as the error unwinds each frame for as long as that is undefined.
+  return "";
+}
+
+// faultOf rewrites an engine error's message (rewrite) and returns the
+// fault's index in evalSrc, or -1. An error the engine raised in the
+// script's own code has a frame of the script first; one a built-in
+// function raised, or a class constructor called without new, has it
+// second.
+function faultOf(err, sites) {
   let fi = -1, native = "";
   if (sites.length > 0 && isCodeSite(sites[0])) {
     fi = 0;
@@ -570,34 +670,7 @@ function prepare(err, sites) {
     const fn = sites[0].getFunctionName();
     native = typeof fn === "string" && fn !== "" ? fn : "?";
   }
-  const faultOff = fi >= 0 && err instanceof ErrorCtor ? rewrite(err, sites[fi], native) : -1;
-  // As V8 does, a stack starts below the constructor the error was made
-  // with (the frames of `class E extends Error`'s constructor are not in
-  // it).
-  let first = Math.max(fi, 0), fault = faultOff;
-  let ctor;
-  try { ctor = Object.getPrototypeOf(err).constructor; } catch (_) { ctor = undefined; }
-  if (typeof ctor === "function") {
-    for (let i = 0; i < sites.length && i < 16; i++) {
-      if (sites[i].getFunction() === ctor) { first = i + 1; fault = -1; }
-    }
-  }
-  const frames = scriptFrames(sites, first, fault);
-  if (frames.length > 0 && typeof err === "object" && err !== null) {
-    try { errorSite.set(err, frames[0]); } catch (_) { /* not an object we can key */ }
-  }
-  const tail = formatFrames(frames);
-  lastTail = tail;
-  if (capturing || !(err instanceof ErrorCtor) || !Object.isExtensible(err)) return header(err) + tail;
-  let stack;
-  Object.defineProperty(err, "stack", {
-    get() { return stack === undefined ? (stack = header(err) + tail) : stack; },
-    set(v) { Object.defineProperty(err, "stack", { value: v, writable: true, enumerable: false, configurable: true }); },
-    enumerable: false, configurable: true,
-  });
-  // The engine keeps the value as its last backtrace, and builds one again
-  // as the error unwinds each frame for as long as that is undefined.
-  return tail;
+  return fi >= 0 && err instanceof ErrorCtor ? rewrite(err, sites[fi], native) : -1;
 }
 
 setPrepare.call(ErrorCtor, prepare);
@@ -614,27 +687,20 @@ Object.defineProperty(ErrorCtor, "captureStackTrace", {
   writable: true, enumerable: false, configurable: true,
 });
 
-// hereSite returns where the script called into the prelude (the tool
-// call being made): its first frame and the formatted frames, or null.
+// hereSite returns the call sites of the script code that called into the
+// prelude (the tool call being made), for relocate.
 function hereSite() {
   const o = {};
-  capturing = true;
-  lastTail = "";
+  capturing = SITES;
+  lastSites = null;
   try { captureStack.call(ErrorCtor, o); } finally { capturing = false; }
-  const site = errorSite.get(o);
-  return site === undefined ? null : { site, tail: lastTail };
+  return lastSites;
 }
 
-// relocate makes err report the place `where` (from hereSite) as its own.
-function relocate(err, where) {
-  if (where === null) return;
-  errorSite.set(err, where.site);
-  let stack;
-  Object.defineProperty(err, "stack", {
-    get() { return stack === undefined ? (stack = header(err) + where.tail) : stack; },
-    set(v) { Object.defineProperty(err, "stack", { value: v, writable: true, enumerable: false, configurable: true }); },
-    enumerable: false, configurable: true,
-  });
+// relocate makes err report the place where hereSite was called as its
+// own.
+function relocate(err, sites) {
+  if (sites !== null) giveStack(err, new Trace(null, sites, -1));
 }
 
 // Globals a script written for Node, Deno, Bun or a browser may reach for,

@@ -23,7 +23,7 @@ function fail(e, compile) {
     if (e instanceof Error) {
       // The position the error hook recorded (05-errors.js), mapped to the
       // script as submitted; 0 when the error has no frame in the script.
-      const site = errorSite.get(e);
+      const site = errorSiteOf(e);
       let stack = e.stack;
       if (typeof stack !== "string") stack = "";
       report = JSON.stringify({ name: String(e.name), message: String(e.message) + absentHint(e), stack,
