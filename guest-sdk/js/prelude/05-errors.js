@@ -98,8 +98,16 @@ function mapOffset(off) {
 }
 
 // ---- reading the script's text ----------------------------------------
+// isIdent tells a character that may be part of a name. A regular
+// expression costs microseconds per test in this engine: ASCII is decided
+// by its code.
 const identChar = /[\p{ID_Continue}$\u200c\u200d]/u;
-const isIdent = (c) => c !== undefined && c !== "" && identChar.test(c);
+function isIdent(c) {
+  if (c === undefined || c === "") return false;
+  const k = c.charCodeAt(0);
+  if (k < 128) return (k >= 97 && k <= 122) || (k >= 65 && k <= 90) || (k >= 48 && k <= 57) || k === 95 || k === 36;
+  return identChar.test(c);
+}
 const isSpace = (c) => c === " " || c === "\t" || c === "\n" || c === "\r";
 
 function skipBack(off) {
@@ -224,7 +232,7 @@ function callAt(off) {
     if (r !== null) return r;
   }
   let depth = 0;
-  for (let i = off - 1; i >= 0 && off - i < 4096; i--) {
+  for (let i = off - 1; i >= 0 && off - i < 1024; i--) {
     const c = evalSrc[i];
     if (c === ")" || c === "]" || c === "}") depth++;
     else if (c === "[" || c === "{") { if (depth > 0) depth--; }
@@ -255,6 +263,16 @@ function propertyAfter(off, prop) {
 // engineMessage matches the engine messages v8Message rewords from the
 // script's text.
 const engineMessage = /^(?:not a (?:function|constructor)$|cannot (?:read|set) property '|value is not iterable$|Cannot convert undefined or null to object$|cannot (?:convert BigInt to number|mix BigInt and other types|convert symbol to string)$|'.*' is read-only$|.* is not (?:initialized|defined)$|invalid (?:number of digits|repeat count)$|class constructors must be invoked with 'new'$)/s;
+
+// maybeEngine is engineMessage's and plainMessages' cheap first test (a
+// regular expression costs microseconds here, and most errors are the
+// script's own): the first letters of the messages they match.
+function maybeEngine(msg) {
+  if (msg === "") return false;
+  const c = msg[0];
+  return c === "n" || c === "c" || c === "v" || c === "C" || c === "'" || c === "i" || c === "D" || c === "e" || c === "m" ||
+    msg.endsWith(" is not defined") || msg.endsWith(" is not initialized");
+}
 
 // plainMessages are engine messages V8 words differently without
 // anything from the script's text.
@@ -396,18 +414,15 @@ function operatorBefore(off) {
 // reports the last one it recorded before (the start of the statement or
 // of an earlier one, or of the function). The first such construct from
 // there is the one that failed.
-const forOf = /\bfor\s*(?:await\s*)?\([^;)]*?\sof\s+/y;
-const arrayPattern = /\[[^\]\n]*\]\s*=(?!=)\s*/y;
-const objectPattern = /\b(?:const|let|var)\s*\{\s*([\p{ID_Start}$_][\p{ID_Continue}$]*)[^}\n]*\}\s*=(?!=)\s*/uy;
+const forOf = /\bfor\s*(?:await\s*)?\([^;)]*?\sof\s+/g;
+const arrayPattern = /\[[^\]\n]*\]\s*=(?!=)\s*/g;
+const objectPattern = /\b(?:const|let|var)\s*\{\s*([\p{ID_Start}$_][\p{ID_Continue}$]*)[^}\n]*\}\s*=(?!=)\s*/gu;
 
 function findAfter(re, off) {
-  const limit = Math.min(evalSrc.length, off + 4096);
-  for (let i = off; i < limit; i++) {
-    re.lastIndex = i;
-    const m = re.exec(evalSrc);
-    if (m !== null) return { at: i, end: re.lastIndex, m };
-  }
-  return null;
+  re.lastIndex = off;
+  const m = re.exec(evalSrc);
+  if (m === null || m.index > off + 4096) return null;
+  return { at: m.index, end: re.lastIndex, m };
 }
 
 // operandText reads the expression at off up to the end of a simple
@@ -627,6 +642,7 @@ function giveStack(err, trace) {
   });
 }
 
+const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
 const SITES = 2; // capturing: hereSite wants the call sites only
 
 function prepare(err, sites) {
@@ -634,6 +650,10 @@ function prepare(err, sites) {
     lastSites = sites;
     return "";
   }
+  // The engine also asks for a backtrace as any value is thrown (which it
+  // keeps only as its last backtrace), and again as an error that already
+  // has its stack is thrown: neither needs one.
+  if (!capturing && (!(err instanceof ErrorCtor) || hasOwn(err, "stack"))) return "";
   if (typeof userPrepare === "function") {
     return userPrepare(err, sites.filter((c) => !isPrelude(c.getFileName())));
   }
@@ -641,7 +661,7 @@ function prepare(err, sites) {
   // now (its message must be V8's from the start); the frames wait.
   let fault = -1;
   const msg = errMessage(err);
-  if (msg !== "" && (engineMessage.test(msg) || plainMessages[err.name + ":" + msg] !== undefined)) fault = faultOf(err, sites);
+  if (maybeEngine(msg) && (engineMessage.test(msg) || plainMessages[err.name + ":" + msg] !== undefined)) fault = faultOf(err, sites);
   const trace = new Trace(err, sites, fault);
   if (capturing || !(err instanceof ErrorCtor) || !Object.isExtensible(err)) {
     return header(err) + formatFrames(trace.frames());
