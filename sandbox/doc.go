@@ -33,7 +33,8 @@
 //
 //	Timeout        Kind Timeout (also the ctx deadline); Cancelled for ctx cancel
 //	MemoryBytes    LimitExceeded, Limit "memory"
-//	MaxStackBytes  LimitExceeded, Limit "stack" (deep recursion, huge frames; uncatchable)
+//	MaxStackBytes  a catchable RangeError for deep recursion; LimitExceeded, Limit "stack"
+//	               for what passes QuickJS's check (uncatchable)
 //	MaxLogBytes    LimitExceeded, Limit "logs"; Result.LogsTruncated set
 //	MaxLogEntries  LimitExceeded, Limit "logs"; Result.LogsTruncated set
 //	MaxResultBytes LimitExceeded, Limit "result"

@@ -39,5 +39,5 @@ func Example() {
 	}
 	// Output:
 	// {"sum":42} sum 42 2
-	// script_error 3 TypeError: cannot read property 'bar' of undefined
+	// script_error 3 TypeError: Cannot read properties of undefined (reading 'bar')
 }

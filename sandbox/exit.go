@@ -44,10 +44,16 @@ func (k ExitKind) String() string {
 type ExitError struct {
 	// Kind classifies the failure.
 	Kind ExitKind
-	// Message describes it, e.g. "ReferenceError: x is not defined".
+	// Message describes it, e.g. "ReferenceError: x is not defined"; for an
+	// uncaught exception, "Name: message" in V8's words
+	// (guest-sdk/js/README.md, "Errors").
 	Message string
 	// Line and Column locate a ScriptError in the script as submitted (also
-	// for TypeScript), both 1-based; 0 when unknown.
+	// for TypeScript), both 1-based, as Node 20 would: the fault of an
+	// uncaught exception (the first frame of its stack, in the file
+	// Script.Filename names; a ToolError's is its tool call), or a syntax
+	// error's token. 0 when unknown: a thrown value that is not an Error, an
+	// error raised with no frame in the script, a stack overflow.
 	Line, Column int
 	// Limit names the limit crossed, for Kind LimitExceeded (Limit* constants).
 	Limit string

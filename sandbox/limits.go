@@ -79,8 +79,12 @@ type Limits struct {
 	MaxArgsBytes int
 	// MaxStackBytes caps the script engine's C stack, which bounds recursion
 	// depth (roughly 250 bytes per JavaScript call), default and maximum
-	// DefaultMaxStackBytes; larger values mean the maximum. Exceeding it
-	// ends the run with LimitExceeded/LimitStack; scripts cannot catch it.
+	// DefaultMaxStackBytes; larger values mean the maximum. A script that
+	// recurses too deep gets a RangeError "Maximum call stack size
+	// exceeded" it can catch, thrown a margin above the cap
+	// (quickjs.SoftStackMargin: 4 to 8 KiB); what passes that check and
+	// reaches the cap itself (native recursion, a stack under ~16 KiB) ends
+	// the run with LimitExceeded/LimitStack, which scripts cannot catch.
 	// Modules ignore it: their stack is their own. Key "max_stack_bytes".
 	MaxStackBytes int
 	// MaxReadBytes caps the artifact content one script reads into the

@@ -179,7 +179,7 @@ func TestScriptErrors(t *testing.T) {
 		{name: "thrown string", src: "throw 'boom'", msg: `uncaught non-Error value: "boom"`},
 		{name: "thrown object", src: "throw {code: 7}", msg: `uncaught non-Error value: { code: 7 }`},
 		{name: "thrown null", src: "await null; throw null", msg: `uncaught non-Error value: null`},
-		{name: "uncaught tool error", src: "await tools.x()", msg: "ToolError: tool x: error"},
+		{name: "uncaught tool error", src: "await tools.x()", msg: "ToolError: tool x: error", line: 1, col: 13},
 		{name: "TS runtime error", lang: LangTS, src: "type T = number;\nconst a: T = 1;\n\nnull.x;", msg: "TypeError", line: 4},
 		{name: "result not JSON", src: "return 1n", msg: "not JSON-serializable"},
 		{name: "never settles", src: "await new Promise(() => {})", msg: "can never finish"},

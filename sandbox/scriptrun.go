@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -340,6 +339,8 @@ func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []u
 		return r.opDigest(ctx, args)
 	case wire.OpIntl:
 		return r.intl(ctx, args)
+	case wire.OpWhere:
+		return r.newString(ctx, r.where(args))
 	case wire.OpTooLarge:
 		size := string(r.copyStr(ctx, r.str(ctx, args, 1), 32))
 		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitResult,
@@ -544,6 +545,24 @@ func (r *scriptRun) fail(ctx context.Context, args []uint64) {
 	r.stop(r.failure(f))
 }
 
+// where answers OpWhere: the script's language and file name, or a
+// position in the guest's JavaScript mapped to the TypeScript source.
+func (r *scriptRun) where(args []uint64) []byte {
+	if len(args) < 3 {
+		return []byte(r.prep.lang.String() + "\n" + r.prep.filename)
+	}
+	line, ok1 := quickjs.DecodeInt(args[1])
+	col, ok2 := quickjs.DecodeInt(args[2])
+	if !ok1 || !ok2 {
+		return nil
+	}
+	l, c, ok := r.prep.mapTS(int(line), int(col))
+	if !ok {
+		return nil
+	}
+	return []byte(strconv.Itoa(l) + ":" + strconv.Itoa(c))
+}
+
 // seed draws this run's Math.random seed from src, or from crypto/rand when
 // src is nil. An all-zero seed is replaced: the generator needs one bit.
 func (r *scriptRun) seed(src io.Reader) error {
@@ -584,7 +603,9 @@ func (r *scriptRun) failure(f wire.Failure) *ExitError {
 		msg = f.Name + ": " + f.Message
 	}
 	xe := &ExitError{Kind: ScriptError, Message: msg}
-	xe.Line, xe.Column = r.prep.locate(f.Stack, f.Prefix)
+	if f.Line > 0 && f.Line <= r.prep.lines && f.Column > 0 {
+		xe.Line, xe.Column = f.Line, f.Column
+	}
 	if f.Compile && f.Name == "SyntaxError" && r.prep.lang == LangJS {
 		// QuickJS places some syntax errors at the start of the statement;
 		// esbuild's parser gives the exact token when it agrees, and its
@@ -631,21 +652,22 @@ func (r *scriptRun) classify(ctx context.Context, err error) *ExitError {
 	return &ExitError{Kind: Trap, Message: "wasm trap: " + msg, Err: err}
 }
 
-// importDecl matches the start of a static import declaration: `import x`,
-// `import {`, `import *`, `import "m"` (not `import(` or `import.meta`).
-var importDecl = regexp.MustCompile(`(?m)^[ \t]*import[ \t]*(?:[\p{L}_$*{]|["'])`)
-
-// staticImport locates the first static import declaration in src, which
-// QuickJS rejects as a syntax error in a script: the engine has no modules
-// to import (RATIONALE.md, "Why is the engine sealed against imports?").
+// staticImport locates the first static import declaration in src that
+// imports a value (not `import type …` or `import {type A} …`, which
+// TypeScript drops), which QuickJS rejects as a syntax error in a script:
+// the engine has no modules to import (RATIONALE.md, "Why is the engine
+// sealed against imports?").
 func staticImport(src string) (line, col int, ok bool) {
-	loc := importDecl.FindStringIndex(src)
-	if loc == nil {
-		return 0, 0, false
+	for _, loc := range importDecl.FindAllStringIndex(src, -1) {
+		stmt := src[loc[0]:]
+		if typeOnlyImport(stmt) {
+			continue
+		}
+		off := loc[0] + strings.Index(stmt, "import")
+		line, col = position(src, off)
+		return line, col, true
 	}
-	off := loc[0] + strings.Index(src[loc[0]:], "import")
-	line, col = position(src, off)
-	return line, col, true
+	return 0, 0, false
 }
 
 // memoryExit is the exit of a run that reached its memory limit.

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +25,10 @@ type hostileCase = struct {
 	check func(t *testing.T, res *Result)
 }
 
-const stackMsg = "the script's recursion exhausted its stack"
+const (
+	stackMsg    = "the script's recursion exhausted its stack"
+	overflowMsg = "RangeError: Maximum call stack size exceeded"
+)
 
 // callWithArgs is a script that builds, with new Function, a function whose
 // single call passes n arguments: its interpreter frame holds an operand
@@ -35,28 +39,43 @@ func callWithArgs(n int) string {
 		"return f(g, 1)", n)
 }
 
-// stackCases are the forms of stack exhaustion: each ends with
-// LimitExceeded/LimitStack, never a trap, a wrong result or a hang.
+// stackCases are the forms of stack exhaustion. QuickJS's own check throws
+// a RangeError the script can catch, as V8 does (each form is run uncaught
+// and caught); what passes it ends with LimitExceeded/LimitStack. None is a
+// trap, a wrong result or a hang.
 func stackCases() []hostileCase {
-	stack := func(name, src string) hostileCase {
-		return hostileCase{name: "stack: " + name, src: src, kind: LimitExceeded, limit: LimitStack, msg: stackMsg}
-	}
 	value := func(want string) func(t *testing.T, res *Result) {
 		return func(t *testing.T, res *Result) { require.JSONEq(t, want, string(res.Value)) }
 	}
-	cases := []hostileCase{
-		stack("plain recursion", "function f(n) { return f(n + 1) + 1 } return f(0)"),
-		stack("getter", "const o = { get x() { return this.x } }; return o.x"),
-		stack("toString", "const o = { toString() { return '' + this } }; return String(o)"),
-		stack("valueOf", "const o = { valueOf() { return +this } }; return +o"),
-		stack("Array.prototype.map callback", "const f = (n) => [n].map(f); return f(0)"),
-		stack("JSON.stringify of a deep object", "let o = {}; for (let i = 0; i < 100000; i++) o = { o }; return JSON.stringify(o).length"),
-		stack("deeply nested regex", "return new RegExp('(?:'.repeat(20000) + 'a' + ')'.repeat(20000)).test('a')"),
-		stack("bound function with a huge argument list", "function f() { return arguments.length }; return f.bind(null, ...new Array(30000).fill(1))()"),
-		stack("eval of a deeply nested expression", "return eval('('.repeat(20000) + '1' + ')'.repeat(20000))"),
-		stack("eval of deeply nested array literals", "return eval('['.repeat(20000) + ']'.repeat(20000)).length"),
-		stack("new Function of a deeply nested expression", "return new Function('return ' + '-'.repeat(100000) + '1')()"),
+	var cases []hostileCase
+	// throws adds src uncaught, which fails with msg, and caught, which
+	// returns it.
+	throws := func(name, src, msg string) {
+		cases = append(cases,
+			hostileCase{name: "stack: " + name, src: src, kind: ScriptError, msg: msg},
+			hostileCase{name: "stack caught: " + name,
+				src:   "const run = async () => { " + src + " };\ntry { await run(); return 'not thrown' } catch (e) { return e.name + ': ' + e.message }",
+				check: value(strconv.Quote(msg))})
 	}
+	hard := func(name, src string) {
+		cases = append(cases, hostileCase{name: "stack: " + name, src: src, kind: LimitExceeded, limit: LimitStack, msg: stackMsg})
+	}
+	throws("plain recursion", "function f(n) { return f(n + 1) + 1 } return f(0)", overflowMsg)
+	throws("getter", "const o = { get x() { return this.x } }; return o.x", overflowMsg)
+	throws("toString", "const o = { toString() { return '' + this } }; return String(o)", overflowMsg)
+	throws("valueOf", "const o = { valueOf() { return +this } }; return +o", overflowMsg)
+	throws("Array.prototype.map callback", "const f = (n) => [n].map(f); return f(0)", overflowMsg)
+	throws("async recursion", "const f = async (n) => 1 + await f(n + 1); return await f(0)", overflowMsg)
+	throws("class constructor", "class A { constructor() { new A() } }; return new A()", overflowMsg)
+	throws("Proxy trap", "const p = new Proxy({}, { get: (t, k) => p[k] }); return p.x", overflowMsg)
+	throws("Function.prototype.call", "function f() { return f.call(null) }; return f()", overflowMsg)
+	throws("JSON.stringify of a deep object", "let o = {}; for (let i = 0; i < 100000; i++) o = { o }; return JSON.stringify(o).length", overflowMsg)
+	throws("JSON.parse of deep arrays", "return JSON.parse('['.repeat(100000) + ']'.repeat(100000))", overflowMsg)
+	throws("deeply nested regex", "return new RegExp('(?:'.repeat(20000) + 'a' + ')'.repeat(20000)).test('a')", "SyntaxError: stack overflow")
+	throws("eval of a deeply nested expression", "return eval('('.repeat(20000) + '1' + ')'.repeat(20000))", overflowMsg)
+	throws("eval of deeply nested array literals", "return eval('['.repeat(20000) + ']'.repeat(20000)).length", overflowMsg)
+	throws("new Function of a deeply nested expression", "return new Function('return ' + '-'.repeat(100000) + '1')()", overflowMsg)
+	hard("bound function with a huge argument list", "function f() { return arguments.length }; return f.bind(null, ...new Array(30000).fill(1))()")
 	// One frame with a large operand stack: just fitting, then every size
 	// from just below the floor (the old engine corrupted its own state
 	// there) to frames that would have wrapped the stack pointer around.
@@ -64,8 +83,11 @@ func stackCases() []hostileCase {
 		cases = append(cases, hostileCase{name: fmt.Sprintf("stack: frame of a %d-argument call fits", n), src: callWithArgs(n),
 			check: value(fmt.Sprint(n))})
 	}
-	for _, n := range []int{7500, 9000, 12000, 16000, 20000, 30000, 45000, 65000} {
-		cases = append(cases, stack(fmt.Sprintf("frame of a %d-argument call", n), callWithArgs(n)))
+	for _, n := range []int{7500, 9000, 12000, 16000, 20000} {
+		throws(fmt.Sprintf("frame of a %d-argument call", n), callWithArgs(n), overflowMsg)
+	}
+	for _, n := range []int{30000, 45000, 65000} {
+		hard(fmt.Sprintf("frame of a %d-argument call", n), callWithArgs(n))
 	}
 	// Calls with huge argument arrays that do not need one frame for them.
 	for _, src := range []string{

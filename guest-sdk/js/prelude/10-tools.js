@@ -3,7 +3,8 @@
 // (embed.go).
 // ToolError is the rejection of a tool call whose envelope status is not
 // "ok": .tool, .status ("error" | "denied"), .reason (stable code) and
-// .message (human text) come from the host.
+// .message (human text) come from the host. Its stack and position are
+// those of the script's `tools.x(...)` call (relocate, 05-errors.js).
 class ToolError extends Error {
   constructor(tool, env) {
     const status = typeof env.status === "string" ? env.status : "error";
@@ -46,7 +47,7 @@ function callTool(name, valid, args) {
     if (json === undefined) {
       throw new TypeError(`tools.${name}: arguments must be JSON-serializable`);
     }
-    const req = { name, payload: name + "\n" + json, resolve, reject };
+    const req = { name, payload: name + "\n" + json, resolve, reject, where: hereSite() };
     if (inFlight < maxInFlight) startCall(req);
     else waiting.push(req);
   });
@@ -56,7 +57,9 @@ function settle(req, env) {
   if (env !== null && typeof env === "object" && env.status === "ok") {
     req.resolve(resultValue(env));
   } else {
-    req.reject(new ToolError(req.name, env !== null && typeof env === "object" ? env : {}));
+    const e = new ToolError(req.name, env !== null && typeof env === "object" ? env : {});
+    relocate(e, req.where);
+    req.reject(e);
   }
 }
 

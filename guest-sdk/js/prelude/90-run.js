@@ -20,9 +20,17 @@ function fail(e, compile) {
     return;
   }
   try {
-    report = e instanceof Error
-      ? JSON.stringify({ name: String(e.name), message: String(e.message), stack: String(e.stack || ""), error: true, prefix, compile: !!compile })
-      : JSON.stringify({ name: "", message: "uncaught non-Error value: " + (typeof e === "string" ? JSON.stringify(e) : show(e)), stack: "", error: false, prefix });
+    if (e instanceof Error) {
+      // The position the error hook recorded (05-errors.js), mapped to the
+      // script as submitted; 0 when the error has no frame in the script.
+      const site = errorSiteOf(e);
+      let stack = e.stack;
+      if (typeof stack !== "string") stack = "";
+      report = JSON.stringify({ name: String(e.name), message: String(e.message) + absentHint(e), stack,
+        error: true, prefix, compile: !!compile, line: site ? site.line : 0, column: site ? site.col : 0 });
+    } else {
+      report = JSON.stringify({ name: "", message: "uncaught non-Error value: " + (typeof e === "string" ? JSON.stringify(e) : show(e)), stack: "", error: false, prefix });
+    }
   } catch (_) {
     report = "{}";
   }
@@ -87,16 +95,21 @@ function start(limit, resultLimit, s0, s1, s2, s3) {
   maxResult = resultLimit;
   seedRandom(s0, s1, s2, s3);
   const src = host(OP_SOURCE);
+  const where = host(OP_WHERE);
+  const nl = where.indexOf("\n");
+  const ts = where.slice(0, nl) === "ts", file = where.slice(nl + 1);
   let began = false;
   Object.defineProperty(g, "__airlock_mark", { value: () => { began = true; }, configurable: true });
   let value, run = null;
   prefix = SCRIPT_PREFIX.length;
   try {
+    beginErrors(file, ts, SCRIPT_PREFIX + src, prefix, 0);
     value = indirectEval(SCRIPT_PREFIX + src);
   } catch (e) {
     if (began || !(e instanceof SyntaxError)) { fail(e, !began); return; }
     prefix = BODY_PREFIX.length;
     try {
+      beginErrors(file, ts, BODY_PREFIX + src + "\n})", prefix, 1);
       run = indirectEval(BODY_PREFIX + src + "\n})");
     } catch (e2) {
       fail(e2, true);

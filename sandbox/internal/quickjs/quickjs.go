@@ -338,7 +338,7 @@ func (in *Instance) seal() error {
 		return fmt.Errorf("quickjs: the runtime's module loader is not where expected (%d, %d)", loader, norm)
 	}
 	in.mem.WriteUint32Le(rt+lay.NormalizeOffset, lay.DenySlot)
-	return nil
+	return checkStackFields(in.mem, rt, lay)
 }
 
 // proxyFuncID is the function id given to QJS_CreateFunctionProxy; the
@@ -368,16 +368,28 @@ func (in *Instance) SetClock(c Clock) { in.sys.clock = c }
 func (in *Instance) MonoOrigin() int64 { return in.sys.monoNow() }
 
 // SetStackLimit lets the guest's C stack grow by at most n bytes (clamped to
-// the Module's MaxStackBytes) below its top; deeper, the guest traps and
-// StackOverflowed reports true.
+// the Module's MaxStackBytes) below its top.
+//
+// Two limits follow from n (stackguard.go). QuickJS's own check, which the
+// interpreter makes before every call and the parser, JSON and regular
+// expressions make as they recurse, throws a catchable RangeError "Maximum
+// call stack size exceeded" once the stack pointer would pass floor +
+// SoftStackMargin(n). Below that, the guest traps at the floor itself and
+// StackOverflowed reports true: the last resort for C code that recurses
+// without QuickJS's check, which scripts cannot catch.
 //
 // The floor is a global Rewrite adds, out of the guest's reach; every write
-// of the stack pointer is checked against it.
+// of the stack pointer is checked against it. QuickJS's limit is a field of
+// its runtime, in linear memory.
 func (in *Instance) SetStackLimit(n uint32) {
 	if n == 0 || n > maxStack {
 		n = maxStack
 	}
-	in.floor.Set(uint64(in.layout.StackTop - n))
+	floor := in.layout.StackTop - n
+	in.floor.Set(uint64(floor))
+	if rt, ok := in.mem.ReadUint32Le(uint32(in.rt)); ok {
+		in.mem.WriteUint32Le(rt+rtStackLimit, floor+SoftStackMargin(n))
+	}
 }
 
 // StackOverflowed reports whether the guest trapped on its stack limit.

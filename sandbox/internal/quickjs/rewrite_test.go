@@ -377,31 +377,51 @@ func TestContextStopsGuest(t *testing.T) {
 func TestStackFloor(t *testing.T) {
 	rt := testRuntime(t, Config{})
 	ctx := context.Background()
+	const (
+		fits   = iota
+		throws // QuickJS's own check: a catchable RangeError
+		traps  // the hard floor
+	)
 	for _, tt := range []struct {
 		limit uint32
 		depth int
-		trap  bool
+		want  int
 	}{
-		{limit: 0, depth: 20, trap: false},
-		{limit: 0, depth: 100000, trap: true},
-		{limit: 4 << 10, depth: 20, trap: true},
-		{limit: 1 << 30, depth: 100000, trap: true}, // clamped to the maximum
+		{limit: 0, depth: 20, want: fits},
+		{limit: 0, depth: 100000, want: throws},
+		{limit: 16 << 10, depth: 100000, want: throws},
+		{limit: 4 << 10, depth: 20, want: traps},      // too small to build the error
+		{limit: 1 << 30, depth: 100000, want: throws}, // clamped to the maximum
 	} {
 		t.Run(fmt.Sprintf("limit %d depth %d", tt.limit, tt.depth), func(t *testing.T) {
 			in, err := rt.NewInstance(ctx, 64<<20)
 			require.NoError(t, err)
 			defer in.Close(ctx)
 			in.SetStackLimit(tt.limit)
-			exc, _, err := in.Eval(ctx, fmt.Sprintf("const f = (n) => n === 0 ? 0 : 1 + f(n - 1); f(%d)", tt.depth), "rec.js")
-			if !tt.trap {
+			exc, text, err := in.Eval(ctx, fmt.Sprintf("const f = (n) => n === 0 ? 0 : 1 + f(n - 1);\n"+
+				"let r; try { r = f(%d) } catch (e) { r = e.name + ': ' + e.message } throw String(r)", tt.depth), "rec.js")
+			switch tt.want {
+			case fits:
 				require.NoError(t, err)
-				require.False(t, exc)
+				require.True(t, exc)
+				require.Equal(t, "20", text)
 				require.False(t, in.StackOverflowed())
-				return
+			case throws:
+				require.NoError(t, err)
+				require.True(t, exc)
+				require.Equal(t, "RangeError: Maximum call stack size exceeded", text)
+				require.False(t, in.StackOverflowed())
+			case traps:
+				require.ErrorIs(t, err, ErrGuest)
+				require.True(t, in.StackOverflowed(), "%v", err)
+				require.False(t, in.Interrupted())
 			}
-			require.ErrorIs(t, err, ErrGuest)
-			require.True(t, in.StackOverflowed(), "%v", err)
-			require.False(t, in.Interrupted())
 		})
+	}
+}
+
+func TestSoftStackMargin(t *testing.T) {
+	for n, want := range map[uint32]uint32{4 << 10: 2 << 10, 16 << 10: 4 << 10, 40 << 10: 5 << 10, maxStack: 7 << 10, 1 << 20: 8 << 10} {
+		require.Equal(t, want, SoftStackMargin(n), "n=%d", n)
 	}
 }

@@ -1,6 +1,12 @@
 package quickjs
 
-import "github.com/airlockrt/airlock/sandbox/internal/wasmcode"
+import (
+	"fmt"
+
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/airlockrt/airlock/sandbox/internal/wasmcode"
+)
 
 // The QuickJS-ng wasm build compiles its stack-overflow check out (it cannot
 // read the C stack pointer under WASI), and its C stack is the 64 KiB that
@@ -71,3 +77,44 @@ const (
 	stackMargin = 8 << 10
 	maxStack    = wasmStackSize - stackMargin
 )
+
+// QuickJS's own stack check. The build keeps js_check_stack_overflow, which
+// compares the stack pointer (less the frame about to be allocated) with
+// JSRuntime.stack_limit and throws RangeError "Maximum call stack size
+// exceeded", catchable, as V8 does; only the WASI build's
+// update_stack_limit sets that limit to 0 (no limit), once, when the
+// runtime is created. The host writes it instead (Instance.SetStackLimit):
+// SoftStackMargin above the floor, so that QuickJS throws while the hard
+// floor still has room below for building and throwing the error.
+//
+// The offsets are those of JSRuntime's stack_size, stack_top and
+// stack_limit in QuickJS-ng 0.10.1 built for wasm32 (after mf, malloc_state,
+// rt_info, the atom and class tables, four list heads, gc_phase and
+// malloc_gc_threshold). checkStackFields verifies them on every new runtime:
+// stack_size and stack_limit 0, and stack_top inside the reserved stack.
+const (
+	rtStackSize  = 120
+	rtStackTop   = 124
+	rtStackLimit = 128
+)
+
+// SoftStackMargin is how far above the floor of an n-byte stack QuickJS's
+// own check throws: an eighth of it, at least 4 KiB and at most 8 KiB,
+// never more than half of n. Building the error (build_backtrace keeps 64
+// call sites on the stack) and the C code between two checks fit in it.
+func SoftStackMargin(n uint32) uint32 {
+	m := min(max(n/8, 4<<10), 8<<10)
+	return min(m, n/2)
+}
+
+// checkStackFields verifies the runtime's stack fields where the offsets
+// say they are.
+func checkStackFields(mem api.Memory, rt uint32, lay Layout) error {
+	size, ok1 := mem.ReadUint32Le(rt + rtStackSize)
+	top, ok2 := mem.ReadUint32Le(rt + rtStackTop)
+	limit, ok3 := mem.ReadUint32Le(rt + rtStackLimit)
+	if !ok1 || !ok2 || !ok3 || size != 0 || limit != 0 || top <= lay.StackBase || top > lay.StackTop {
+		return fmt.Errorf("quickjs: the runtime's stack limit is not where expected (%d, %#x, %d)", size, top, limit)
+	}
+	return nil
+}

@@ -84,15 +84,23 @@ func Parse(data []byte) (*Map, error) {
 // and column of the closest mapping at or before it on that line (or the
 // line's first mapping).
 func (m *Map) Lookup(line, col int) (srcLine, srcCol int, ok bool) {
+	srcLine, srcCol, _, ok = m.Segment(line, col)
+	return srcLine, srcCol, ok
+}
+
+// Segment is Lookup that also returns the generated column of the mapping
+// it used, which is at or before col unless col precedes the line's first
+// mapping.
+func (m *Map) Segment(line, col int) (srcLine, srcCol, genCol int, ok bool) {
 	if m == nil || line < 0 || line >= len(m.lines) || len(m.lines[line]) == 0 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	segs := m.lines[line]
 	i := sort.Search(len(segs), func(i int) bool { return int(segs[i].genCol) > col }) - 1
 	if i < 0 {
 		i = 0
 	}
-	return int(segs[i].srcLine), int(segs[i].srcCol), true
+	return int(segs[i].srcLine), int(segs[i].srcCol), int(segs[i].genCol), true
 }
 
 const b64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"

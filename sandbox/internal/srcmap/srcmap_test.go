@@ -1,6 +1,7 @@
 package srcmap
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/evanw/esbuild/pkg/api"
@@ -27,4 +28,29 @@ func TestParseRejectsGarbage(t *testing.T) {
 		_, err := Parse([]byte(bad))
 		require.Error(t, err, bad)
 	}
+}
+
+func TestSegment(t *testing.T) {
+	src := "const a: number = 1;\nfunction f(x: { y: string }): string {\n  return x.y.toUpperCase();\n}\n"
+	r := api.Transform(src, api.TransformOptions{Loader: api.LoaderTS, Sourcemap: api.SourceMapExternal})
+	require.Empty(t, r.Errors)
+	m, err := Parse(r.Map)
+	require.NoError(t, err)
+	// Generated line 2 is "  return x.y.toUpperCase();" and source line 2
+	// "  return x.y.toUpperCase();" too: a column inside "toUpperCase" finds
+	// the mapping at the start of its token, or of an earlier one, with the
+	// same text between it and the column in both.
+	gen := strings.Split(string(r.Code), "\n")[2]
+	srcLine := strings.Split(src, "\n")[2]
+	col := strings.Index(gen, "UpperCase")
+	sl, sc, gc, ok := m.Segment(2, col)
+	require.True(t, ok)
+	require.Equal(t, 2, sl)
+	require.Less(t, gc, col)
+	require.Equal(t, gen[gc:col], srcLine[sc:sc+col-gc])
+	l2, c2, ok := m.Lookup(2, col)
+	require.True(t, ok)
+	require.Equal(t, [2]int{sl, sc}, [2]int{l2, c2})
+	_, _, _, ok = m.Segment(99, 0)
+	require.False(t, ok)
 }

@@ -43,6 +43,11 @@ const (
 	// standard base64 (mode 1), or -1 when refused; mode 2 then returns
 	// why, as {"reason","message"}.
 	OpRead = 12
+	// OpWhere () → "js\n<file>" or "ts\n<file>": the script's language and
+	// file name; (line, column) → "line:column": a position in the
+	// JavaScript the guest runs mapped to the TypeScript source, or "" when
+	// it maps to nothing (the error hook, guest-sdk/js/prelude/05-errors.js).
+	OpWhere = 13
 )
 
 // MaxToolNameBytes bounds a tool name.
@@ -143,6 +148,11 @@ type Failure struct {
 	Prefix int `json:"prefix"`
 	// Compile is set when the script failed to compile.
 	Compile bool `json:"compile"`
+	// Line and Column locate the error in the script as submitted (1-based,
+	// TypeScript mapped back), as the prelude's error hook found them; 0
+	// when the error has no frame in the script.
+	Line   int `json:"line"`
+	Column int `json:"column"`
 }
 
 // DecodeFailure parses an OpFail payload; garbage yields a Failure saying so.
