@@ -56,11 +56,11 @@ func (t chainTool) Call(ctx context.Context, raw json.RawMessage) (toolbox.Outpu
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return toolbox.Output{}, fmt.Errorf("chain tool: %w", err)
 	}
-	lang := sandbox.LangJS
+	lang, file := sandbox.LangJS, "chain.js"
 	if a.Language == "typescript" {
-		lang = sandbox.LangTS
+		lang, file = sandbox.LangTS, "chain.ts"
 	}
-	res, err := t.r.Run(ctx, sandbox.Script{Source: a.Script, Lang: lang, Filename: "chain"}, t.opts)
+	res, err := t.r.Run(ctx, sandbox.Script{Source: a.Script, Lang: lang, Filename: file}, t.opts)
 	if err != nil {
 		return toolbox.Output{}, err
 	}

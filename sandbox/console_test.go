@@ -854,8 +854,8 @@ var guestConsoleCases = []consoleCase{
 	}},
 	// The engine's own stack: "Name: message" is put before its frames.
 	{name: "engine error stack", src: "function thrower() { throw new TypeError('bad') }\ntry { thrower() } catch (e) { console.error(e); console.log({ e }) }", match: true, want: []LogEntry{
-		{Level: LogError, Text: `^TypeError: bad\n    at thrower \(<input>:1:\d+\)(\n    at [^\n]+)*$`},
-		{Level: LogInfo, Text: `^\{\n  e: TypeError: bad\n      at thrower \(<input>:1:\d+\)(\n      at [^\n]+)*\n\}$`},
+		{Level: LogError, Text: `^TypeError: bad\n    at thrower \(script\.js:1:\d+\)(\n    at [^\n]+)*$`},
+		{Level: LogInfo, Text: `^\{\n  e: TypeError: bad\n      at thrower \(script\.js:1:\d+\)(\n      at [^\n]+)*\n\}$`},
 	}},
 }
 
