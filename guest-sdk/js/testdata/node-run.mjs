@@ -17,8 +17,8 @@
 //
 // Only the script's own stack frames are shown in err.stack (airlock has no
 // runner frames to show), and console output is captured with its level:
-// log, info, dir, table, group*, time*, count → info; debug, trace → debug;
-// warn, assert → warn; error → error.
+// log, info, dir, table, group*, time*, count → info; debug → debug;
+// warn, assert → warn; error, trace → error (Node writes them to stderr).
 import fs from "node:fs";
 import vm from "node:vm";
 import { Console } from "node:console";
@@ -254,7 +254,7 @@ const sink = Object.assign(new EventEmitter(), {
 });
 const inner = new Console({ stdout: sink, stderr: sink, colorMode: false });
 const LEVELS = {
-  log: "info", info: "info", debug: "debug", warn: "warn", error: "error", trace: "debug", dir: "info", dirxml: "info",
+  log: "info", info: "info", debug: "debug", warn: "warn", error: "error", trace: "error", dir: "info", dirxml: "info",
   table: "info", group: "info", groupCollapsed: "info", groupEnd: "info", time: "info", timeEnd: "info", timeLog: "info",
   count: "info", countReset: "info", assert: "warn",
 };
