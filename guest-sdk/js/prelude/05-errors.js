@@ -650,6 +650,10 @@ function prepare(err, sites) {
     lastSites = sites;
     return "";
   }
+  // start()'s first try compiles the script as a plain script; a body with
+  // top-level return or await fails it with a SyntaxError that start()
+  // drops (it compiles the body next): no need to dress that error.
+  if (firstTry && !began) return "";
   // The engine also asks for a backtrace as any value is thrown (which it
   // keeps only as its last backtrace), and again as an error that already
   // has its stack is thrown: neither needs one.

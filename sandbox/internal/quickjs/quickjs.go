@@ -105,7 +105,7 @@ type Runtime struct {
 // instance and a small script use.
 const (
 	memoryPoolSize  = 16
-	memoryKeepBytes = 1 << 20
+	memoryKeepBytes = 4 << 20
 )
 
 // NewRuntime compiles (or loads from cfg.Cache) the QuickJS module.
