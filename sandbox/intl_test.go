@@ -143,7 +143,7 @@ func intlExprs() []string {
 		add("JSON.stringify(new Intl.NumberFormat(%s,{style:\"currency\",currency:\"EUR\"}).resolvedOptions())", q)
 		add("JSON.stringify(new Intl.NumberFormat(%s,{maximumSignificantDigits:2}).resolvedOptions())", q)
 	}
-	for _, e := range []string{
+	ex = append(ex, []string{
 		`new Intl.NumberFormat("en",{maximumFractionDigits:101})`, `new Intl.NumberFormat("en",{maximumFractionDigits:NaN})`,
 		`new Intl.NumberFormat("en",{minimumFractionDigits:3,maximumFractionDigits:1})`,
 		`new Intl.NumberFormat("en",{style:"currency"})`, `new Intl.NumberFormat("en",{style:"currency",currency:"x1z"})`,
@@ -175,9 +175,7 @@ func intlExprs() []string {
 		`new Date(0).toLocaleDateString("en",{timeStyle:"short"})`, `new Intl.DateTimeFormat("en",{hour:"x"})`,
 		`new Intl.DateTimeFormat("en").format(0)`, `new Intl.DateTimeFormat().formatRange(0, 86400000*3)`,
 		`new Date(-62198755200000).toLocaleDateString("en-US")`, `new Date(0).toTimeString()`, `String(new Date(0))`, `new Date(NaN).toString()`,
-	} {
-		ex = append(ex, e)
-	}
+	}...)
 	return ex
 }
 

@@ -248,7 +248,7 @@ var webCases = []struct{ name, expr, want string }{
 		"[\"utf-8\",true,false,\"[object TextDecoder]\"]"},
 	{"base64",
 		"[btoa(\"hello\"), atob(\" aGVs bG8=\\n\"), atob(\"YQ\"), atob(\"YQ==\"), atob(\"YR==\"), btoa(String.fromCharCode(0, 255, 128)), atob(\"AP+A\"), btoa(\"\"), atob(\"\"), btoa(12)]",
-		"[\"aGVsbG8=\",\"hello\",\"a\",\"a\",\"a\",\"AP+A\",\"\\u0000ÿ\",\"\",\"\",\"MTI=\"]"},
+		"[\"aGVsbG8=\",\"hello\",\"a\",\"a\",\"a\",\"AP+A\",\"\\u0000ÿ\u0080\",\"\",\"\",\"MTI=\"]"},
 	{"atob errors",
 		"[\"YQ=\", \"YQ===\", \"Y=Q=\", \"a\", \"ab$c\", \"=\", \"YQ=a\", \"é\", \"YQ==\\n=\"].map(s => { try { return atob(s) } catch (e) { return e.name + \": \" + e.message } })",
 		"[\"InvalidCharacterError: Invalid character\",\"InvalidCharacterError: Invalid character\",\"InvalidCharacterError: Invalid character\",\"InvalidCharacterError: The string to be decoded is not correctly encoded.\",\"InvalidCharacterError: Invalid character\",\"InvalidCharacterError: Invalid character\",\"InvalidCharacterError: Invalid character\",\"InvalidCharacterError: Invalid character\",\"InvalidCharacterError: Invalid character\"]"},

@@ -70,8 +70,7 @@ const maxDigestChunk = 3 << 20
 // as byte strings. The host keeps nothing between calls, and copies at most
 // maxDigestChunk bytes of data per call.
 func (r *scriptRun) opDigest(ctx context.Context, args []uint64) uint64 {
-	name := string(r.copyStr(ctx, r.str(ctx, args, 1), 16))
-	newHash := digests[name]
+	newHash := digests[string(r.copyStr(ctx, r.str(ctx, args, 1), 16))]
 	ref := r.str(ctx, args, 2)
 	if newHash == nil || ref.Len() > maxDigestChunk {
 		r.stop(&ExitError{Kind: Trap, Message: "the guest broke the host protocol (digest)"})
