@@ -29,7 +29,7 @@ for _ in $(seq "$count"); do
 done
 {
   echo "# $(go version) on $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
-  echo "# base $(git rev-parse --short "$base"), head $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (with uncommitted changes)'), interleaved, $count runs each"
+  echo "# base $(git rev-parse --short "$base"), head $(git rev-parse --short HEAD)$(git diff --quiet -- . ':!bench' || echo ' (with uncommitted changes)'), interleaved, $count runs each"
   "$benchstat" base="bench/raw/compare-$stamp-base.txt" head="bench/raw/compare-$stamp-head.txt"
 } > bench/compare.txt
 echo "comparison: bench/compare.txt"
