@@ -57,6 +57,18 @@ var survivalCases = []hostileCase{
 		code: 200, status: "error", reason: "script_error"},
 	{name: "empty console entries", body: map[string]any{"script": `for (;;) console.log();`},
 		code: 200, status: "limit_exceeded", reason: "logs"},
+	// Issue 10's host operations: timers, artifact reads, Intl, digests,
+	// console rendering.
+	{name: "interval beside a promise that never settles", body: map[string]any{"script": `setInterval(() => {}, 1); await new Promise(() => {});`,
+		"limits": map[string]any{"timeout": "300ms"}}, code: 200, status: "timeout", reason: "timeout"},
+	{name: "artifact read loop", body: map[string]any{"script": `const a = await tools.make_csv({rows: 60000, seed: 3}); for (;;) await a.text();`,
+		"limits": map[string]any{"max_read_bytes": "4MiB"}}, code: 200, status: "error", reason: "script_error"}, // read_limit
+	{name: "Intl storm", body: map[string]any{"script": `for (let i = 0; ; i++) new Intl.NumberFormat(["de-DE", "fr-FR", "ja-JP", "x-" + i][i % 4], {style: "currency", currency: "EUR"}).format(i / 7);`,
+		"limits": map[string]any{"timeout": "300ms"}}, code: 200, status: "timeout", reason: "timeout"},
+	{name: "digest of 1 MiB", body: map[string]any{"script": `const d = await crypto.subtle.digest("SHA-256", new Uint8Array(1 << 20)); return new Uint8Array(d).length;`},
+		code: 200, status: "ok"},
+	{name: "console of a deep chain", body: map[string]any{"script": `const o = {}; let c = o; for (let i = 0; i < 1e5; i++) { c.next = {i, m: new Map([[i, [i]]])}; c = c.next; } console.log(o); return 1;`},
+		code: 200, status: "ok"},
 	{name: "170k nested brackets", body: map[string]any{"script": strings.Repeat("[", 170000) + strings.Repeat("]", 170000)},
 		code: 400, reason: "invalid_script"},
 	{name: "2000 nested arrows", body: map[string]any{"script": "return " + strings.Repeat("a=>", 2000) + "1"},
