@@ -74,21 +74,6 @@ type lockedCollator struct {
 	c  *collate.Collator
 }
 
-func colEnum(name, v, def string, allowed ...string) (string, error) {
-	if v == "" {
-		return def, nil
-	}
-	for _, a := range allowed {
-		if v == a {
-			return v, nil
-		}
-	}
-	if err := checkLen(name, v); err != nil {
-		return "", err
-	}
-	return "", rangeErr("Value %s out of range for Intl.Collator options property %s", v, name)
-}
-
 // collator compares two strings (v, w) with x/text's CLDR collation, or
 // just resolves the options.
 func (h *Handler) collator(req *request) (any, error) {
@@ -101,13 +86,13 @@ func (h *Handler) collator(req *request) (any, error) {
 		return nil, err
 	}
 	res := colResolved{Locale: languageOnly(lc), Collation: "default"}
-	if res.Usage, err = colEnum("usage", o.Usage, "sort", "sort", "search"); err != nil {
+	if res.Usage, err = enumOption("Collator", "usage", o.Usage, "sort", "sort", "search"); err != nil {
 		return nil, err
 	}
-	if res.Sensitivity, err = colEnum("sensitivity", o.Sensitivity, "variant", "base", "accent", "case", "variant"); err != nil {
+	if res.Sensitivity, err = enumOption("Collator", "sensitivity", o.Sensitivity, "variant", "base", "accent", "case", "variant"); err != nil {
 		return nil, err
 	}
-	if res.CaseFirst, err = colEnum("caseFirst", o.CaseFirst, "false", "upper", "lower", "false"); err != nil {
+	if res.CaseFirst, err = enumOption("Collator", "caseFirst", o.CaseFirst, "false", "upper", "lower", "false"); err != nil {
 		return nil, err
 	}
 	res.Numeric = o.Numeric != nil && *o.Numeric

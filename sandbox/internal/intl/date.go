@@ -82,21 +82,6 @@ type dtAnswer struct {
 	P [][2]string `json:"p,omitempty"`
 }
 
-func dtEnum(name, v string, allowed ...string) error {
-	if v == "" {
-		return nil
-	}
-	for _, a := range allowed {
-		if v == a {
-			return nil
-		}
-	}
-	if err := checkLen(name, v); err != nil {
-		return err
-	}
-	return rangeErr("Value %s out of range for Intl.DateTimeFormat options property %s", v, name)
-}
-
 var styleIndex = map[string]int{"full": 0, "long": 1, "medium": 2, "short": 3}
 
 // zone loads an IANA time zone; the name's case is canonicalized.
@@ -170,7 +155,7 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 		{"timeStyle", o.TimeStyle, []string{"full", "long", "medium", "short"}},
 	}
 	for _, c := range checks {
-		if err := dtEnum(c.name, c.v, c.allowed...); err != nil {
+		if _, err := enumOption("DateTimeFormat", c.name, c.v, "", c.allowed...); err != nil {
 			return nil, err
 		}
 	}

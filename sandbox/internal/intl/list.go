@@ -36,7 +36,9 @@ func cldrOf[T any](table map[string]T, lc loc) T {
 	return table["en"]
 }
 
-func enumErr(class, name, v string, def string, allowed ...string) (string, error) {
+// enumOption checks the option name of Intl.<class> against its allowed
+// values: v itself, def when v is empty, or V8's RangeError.
+func enumOption(class, name, v string, def string, allowed ...string) (string, error) {
 	if v == "" {
 		return def, nil
 	}
@@ -62,10 +64,10 @@ func (h *Handler) listFormat(req *request) (any, error) {
 		return nil, err
 	}
 	res := listResolved{Locale: lc.tag}
-	if res.Type, err = enumErr("ListFormat", "type", o.Type, "conjunction", "conjunction", "disjunction", "unit"); err != nil {
+	if res.Type, err = enumOption("ListFormat", "type", o.Type, "conjunction", "conjunction", "disjunction", "unit"); err != nil {
 		return nil, err
 	}
-	if res.Style, err = enumErr("ListFormat", "style", o.Style, "long", "long", "short", "narrow"); err != nil {
+	if res.Style, err = enumOption("ListFormat", "style", o.Style, "long", "long", "short", "narrow"); err != nil {
 		return nil, err
 	}
 	ans := &listAnswer{R: res}

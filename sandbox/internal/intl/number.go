@@ -76,21 +76,6 @@ const maxFractionDigits = 20
 
 const maxValueChars = 4096 // a BigInt of up to ~4000 digits; longer is a RangeError
 
-func enumOpt(name, v, def string, allowed ...string) (string, error) {
-	if v == "" {
-		return def, nil
-	}
-	for _, a := range allowed {
-		if v == a {
-			return v, nil
-		}
-	}
-	if err := checkLen(name, v); err != nil {
-		return "", err
-	}
-	return "", rangeErr("Value %s out of range for Intl.NumberFormat options property %s", v, name)
-}
-
 func digitOpt(name string, v *int, lo, hi, def int) (int, error) {
 	if v == nil {
 		return def, nil
@@ -112,7 +97,7 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 	}
 	res := numResolved{Locale: lc.tag, RoundingMode: "halfExpand", RoundingIncrement: 1,
 		TrailingZeroDisplay: "auto", RoundingPriority: "auto"}
-	if res.Style, err = enumOpt("style", o.Style, "decimal", "decimal", "percent", "currency", "unit"); err != nil {
+	if res.Style, err = enumOption("NumberFormat", "style", o.Style, "decimal", "decimal", "percent", "currency", "unit"); err != nil {
 		return nil, err
 	}
 	code := strings.ToUpper(o.Currency)
@@ -122,18 +107,18 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 		}
 		return nil, rangeErr("Invalid currency code : %s", o.Currency)
 	}
-	display, err := enumOpt("currencyDisplay", o.CurrencyDisplay, "symbol", "symbol", "narrowSymbol", "code", "name")
+	display, err := enumOption("NumberFormat", "currencyDisplay", o.CurrencyDisplay, "symbol", "symbol", "narrowSymbol", "code", "name")
 	if err != nil {
 		return nil, err
 	}
-	sign, err := enumOpt("currencySign", o.CurrencySign, "standard", "standard", "accounting")
+	sign, err := enumOption("NumberFormat", "currencySign", o.CurrencySign, "standard", "standard", "accounting")
 	if err != nil {
 		return nil, err
 	}
-	if res.Notation, err = enumOpt("notation", o.Notation, "standard", "standard", "scientific", "engineering", "compact"); err != nil {
+	if res.Notation, err = enumOption("NumberFormat", "notation", o.Notation, "standard", "standard", "scientific", "engineering", "compact"); err != nil {
 		return nil, err
 	}
-	if res.SignDisplay, err = enumOpt("signDisplay", o.SignDisplay, "auto", "auto", "never", "always", "exceptZero", "negative"); err != nil {
+	if res.SignDisplay, err = enumOption("NumberFormat", "signDisplay", o.SignDisplay, "auto", "auto", "never", "always", "exceptZero", "negative"); err != nil {
 		return nil, err
 	}
 	switch res.Style {
@@ -153,13 +138,13 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 			return nil, rangeErr("Invalid unit argument for Intl.NumberFormat() '%s'", o.Unit)
 		}
 		res.Unit = o.Unit
-		if res.UnitDisplay, err = enumOpt("unitDisplay", o.UnitDisplay, "short", "short", "long", "narrow"); err != nil {
+		if res.UnitDisplay, err = enumOption("NumberFormat", "unitDisplay", o.UnitDisplay, "short", "short", "long", "narrow"); err != nil {
 			return nil, err
 		}
 	}
 	compact := res.Notation == "compact"
 	if compact {
-		if res.CompactDisplay, err = enumOpt("compactDisplay", o.CompactDisplay, "short", "short", "long"); err != nil {
+		if res.CompactDisplay, err = enumOption("NumberFormat", "compactDisplay", o.CompactDisplay, "short", "short", "long"); err != nil {
 			return nil, err
 		}
 	}

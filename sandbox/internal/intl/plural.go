@@ -45,7 +45,7 @@ func (h *Handler) pluralRules(req *request) (any, error) {
 	if err := options(req.O, &o); err != nil {
 		return nil, err
 	}
-	typ, err := colEnum("type", o.Type, "cardinal", "cardinal", "ordinal")
+	typ, err := enumOption("Collator", "type", o.Type, "cardinal", "cardinal", "ordinal")
 	if err != nil {
 		return nil, rangeErr("Value %s out of range for Intl.PluralRules options property type", o.Type)
 	}

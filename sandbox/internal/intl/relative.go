@@ -44,10 +44,10 @@ func (h *Handler) relativeTime(req *request) (any, error) {
 	}
 	sym := h.cached("sym\x00"+lc.cur.String(), func() any { return readSymbols(lc.cur) }).(*symbols)
 	res := rtResolved{Locale: lc.tag, NumberingSystem: sym.numbering}
-	if res.Style, err = enumErr("RelativeTimeFormat", "style", o.Style, "long", "long", "short", "narrow"); err != nil {
+	if res.Style, err = enumOption("RelativeTimeFormat", "style", o.Style, "long", "long", "short", "narrow"); err != nil {
 		return nil, err
 	}
-	if res.Numeric, err = enumErr("RelativeTimeFormat", "numeric", o.Numeric, "always", "always", "auto"); err != nil {
+	if res.Numeric, err = enumOption("RelativeTimeFormat", "numeric", o.Numeric, "always", "always", "auto"); err != nil {
 		return nil, err
 	}
 	ans := &rtAnswer{R: res}

@@ -37,7 +37,7 @@ func (h *Handler) segmenter(req *request) (any, error) {
 		return nil, err
 	}
 	res := segResolved{Locale: lc.tag}
-	if res.Granularity, err = enumErr("Segmenter", "granularity", o.Granularity, "grapheme", "grapheme", "word", "sentence"); err != nil {
+	if res.Granularity, err = enumOption("Segmenter", "granularity", o.Granularity, "grapheme", "grapheme", "word", "sentence"); err != nil {
 		return nil, err
 	}
 	ans := &segAnswer{R: res}
