@@ -566,3 +566,16 @@ return seen;`, nil, Limits{})
 	require.Equal(t, ScriptError, xe.Kind)
 	require.Equal(t, "RangeError: boom", xe.Message)
 }
+
+// TestWebReplacedBuiltins: a script that replaces escape or a typed array's
+// length getter gets correct crypto (hostile review), not a broken protocol.
+func TestWebReplacedBuiltins(t *testing.T) {
+	res, err := run(t, `globalThis.escape = () => "%ZZ";
+		const d = new Uint8Array(await crypto.subtle.digest("SHA-256", new Uint8Array(4)))[0];
+		let k = 0;
+		class X extends Uint8Array { get byteLength() { return k++ ? 70000 : 10 } }
+		const x = crypto.getRandomValues(new X(10));
+		return [d, x.length, x.some((v) => v !== 0)];`, nil, Limits{})
+	require.NoError(t, err)
+	require.JSONEq(t, `[223, 10, true]`, string(res.Value))
+}

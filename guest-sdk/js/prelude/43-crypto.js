@@ -3,6 +3,11 @@
 // OpDigest in ../../ABI.md).
 // ---- crypto -------------------------------------------------------------
 const OP_RANDOM = 9, OP_DIGEST = 10, MAX_RANDOM = 65536, DIGEST_CHUNK = 1 << 20;
+// Captured now: a script that replaces escape or a typed array's length
+// getters must get a wrong answer of its own making, not break the protocol.
+const escapeBytes = escape;
+const typedArrayGetter = (name) => Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), name).get;
+const taBuffer = typedArrayGetter("buffer"), taByteOffset = typedArrayGetter("byteOffset"), taByteLength = typedArrayGetter("byteLength");
 // Bytes cross as a byte string: byte b is U+00bb, except 0, which is U+0100;
 // digest data as escape() writes its latin1 string (ASCII, without NULs).
 const fromByteString = (s, out) => {
@@ -31,8 +36,9 @@ Object.defineProperties(Crypto.prototype, {
     if (!INTEGER_ARRAYS.some((T) => data instanceof T)) {
       throw new DOMException("The data argument must be an integer-type TypedArray", "TypeMismatchError");
     }
-    if (data.byteLength > MAX_RANDOM) throw new DOMException("The requested length exceeds 65,536 bytes", "QuotaExceededError");
-    fromByteString(host(OP_RANDOM, data.byteLength), new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    const n = taByteLength.call(data);
+    if (n > MAX_RANDOM) throw new DOMException("The requested length exceeds 65,536 bytes", "QuotaExceededError");
+    fromByteString(host(OP_RANDOM, n), new Uint8Array(taBuffer.call(data), taByteOffset.call(data), n));
     return data;
   }, writable: true, enumerable: true, configurable: true },
   randomUUID: { value: function randomUUID() {
@@ -73,7 +79,7 @@ Object.defineProperties(SubtleCrypto.prototype, {
       let state = "";
       for (let i = 0; ; i += DIGEST_CHUNK) {
         const final = i + DIGEST_CHUNK >= b.length ? 1 : 0;
-        state = host(OP_DIGEST, alg, escape(latin1(b.subarray(i, i + DIGEST_CHUNK))), state, final);
+        state = host(OP_DIGEST, alg, escapeBytes(latin1(b.subarray(i, i + DIGEST_CHUNK))), state, final);
         if (final) break;
       }
       resolve(fromByteString(state, new Uint8Array(state.length)).buffer);

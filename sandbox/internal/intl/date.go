@@ -97,17 +97,20 @@ func (h *Handler) zone(name string) (*time.Location, string, error) {
 		return time.UTC, "UTC", nil
 	}
 	canon := canonicalZone(name)
-	v := h.cached("tz\x00"+canon, func() any {
-		l, err := time.LoadLocation(canon)
-		if err != nil || strings.Contains(canon, "..") || strings.HasPrefix(canon, "/") {
-			return nil
-		}
-		return l
-	})
-	l, _ := v.(*time.Location)
-	if l == nil {
+	// "Local" would be the host's own zone, and a path is not a zone name:
+	// both are refused before anything is looked up. Unknown names are not
+	// cached, so that they cannot push known ones out of the cache.
+	if strings.EqualFold(canon, "local") || strings.EqualFold(canon, "factory") || strings.Contains(canon, "..") || strings.HasPrefix(canon, "/") {
 		return nil, "", rangeErr("Invalid time zone specified: %s", name)
 	}
+	if v, ok := h.lookup("tz\x00" + canon); ok {
+		return v.(*time.Location), canon, nil
+	}
+	l, err := time.LoadLocation(canon)
+	if err != nil || l == time.Local {
+		return nil, "", rangeErr("Invalid time zone specified: %s", name)
+	}
+	h.cached("tz\x00"+canon, func() any { return l })
 	return l, canon, nil
 }
 

@@ -59,23 +59,35 @@ type Handler struct {
 func New() *Handler { return &Handler{cache: make(map[string]any)} }
 
 // cached returns the value cached under key, computing it with f when
-// absent. The cache holds at most maxCache entries: when full it is
-// emptied, which keeps it bounded whatever locales the guests ask for.
+// absent. The cache holds at most maxCache entries: when full, one entry
+// makes room for the new one, which keeps it bounded whatever locales the
+// guests ask for.
 func (h *Handler) cached(key string, f func() any) any {
-	h.mu.Lock()
-	v, ok := h.cache[key]
-	h.mu.Unlock()
-	if ok {
+	if v, ok := h.lookup(key); ok {
 		return v
 	}
-	v = f()
+	v := f()
 	h.mu.Lock()
 	if len(h.cache) >= maxCache {
-		clear(h.cache)
+		// One entry out, whichever the map yields first (Go randomises
+		// it): a chain cycling through many keys cannot empty the cache
+		// every other chain relies on.
+		for k := range h.cache {
+			delete(h.cache, k)
+			break
+		}
 	}
 	h.cache[key] = v
 	h.mu.Unlock()
 	return v
+}
+
+// lookup returns the cached value of key, if there is one.
+func (h *Handler) lookup(key string) (any, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	v, ok := h.cache[key]
+	return v, ok
 }
 
 // Handle answers one request. It never panics on bad input: a malformed

@@ -97,9 +97,30 @@ func (h *Handler) listFormat(req *request) (any, error) {
 
 // joinList applies CLDR's start, middle, end and two-item patterns.
 func joinList(items []string, pats [4]string) [][2]string {
-	el := func(s string) [][2]string { return [][2]string{{"element", s}} }
-	apply := func(p string, a, b [][2]string) [][2]string {
-		var out [][2]string
+	n := len(items)
+	switch n {
+	case 0:
+		return nil
+	case 1:
+		return [][2]string{{"element", items[0]}}
+	}
+	// Pattern k joins item k ({0}) with the rest of the list ({1}): the
+	// pair pattern for two items, else start, middle…, end. Writing each
+	// pattern's pieces into one slice, the rest in place of {1}, keeps the
+	// work linear in the list (joining the joined rest over and over was
+	// quadratic).
+	out := make([][2]string, 0, 2*n)
+	var emit func(k int)
+	emit = func(k int) {
+		p := pats[1]
+		switch {
+		case n == 2:
+			p = pats[3]
+		case k == 0:
+			p = pats[0]
+		case k == n-2:
+			p = pats[2]
+		}
 		for p != "" {
 			i := strings.Index(p, "{")
 			if i < 0 || i+2 >= len(p) || p[i+2] != '}' {
@@ -109,27 +130,17 @@ func joinList(items []string, pats [4]string) [][2]string {
 			if i > 0 {
 				out = append(out, [2]string{"literal", p[:i]})
 			}
-			if p[i+1] == '0' {
-				out = append(out, a...)
-			} else {
-				out = append(out, b...)
+			switch {
+			case p[i+1] == '0':
+				out = append(out, [2]string{"element", items[k]})
+			case k == n-2:
+				out = append(out, [2]string{"element", items[n-1]})
+			default:
+				emit(k + 1)
 			}
 			p = p[i+3:]
 		}
-		return out
 	}
-	switch n := len(items); n {
-	case 0:
-		return nil
-	case 1:
-		return el(items[0])
-	case 2:
-		return apply(pats[3], el(items[0]), el(items[1]))
-	default:
-		acc := apply(pats[2], el(items[n-2]), el(items[n-1]))
-		for i := n - 3; i > 0; i-- {
-			acc = apply(pats[1], el(items[i]), acc)
-		}
-		return apply(pats[0], el(items[0]), acc)
-	}
+	emit(0)
+	return out
 }

@@ -1042,13 +1042,19 @@ func (nf *numFormat) formatCompact(res *numResolved, x dec) ([][2]string, bool, 
 	return nil, false, rangeErr("compact rounding did not settle")
 }
 
+// maxCompactMagnitude is above the largest compact pattern key of any
+// CLDR locale (10^14 for "100 trillion").
+const maxCompactMagnitude = 20
+
 // compactPattern finds the pattern for a magnitude (10^mag): its text, its
 // number of zeros (0: no compaction) and the magnitude of its key.
 func (nf *numFormat) compactPattern(style string, mag int, form string) (string, int, int) {
 	if mag < 3 {
 		return "", 0, mag
 	}
-	for m := mag; m >= 3; m-- {
+	// CLDR's compact keys stop at 10^14: larger magnitudes use the
+	// largest pattern, so the search starts there.
+	for m := min(mag, maxCompactMagnitude); m >= 3; m-- {
 		key := "1" + strings.Repeat("0", m)
 		p, ok := nf.compact[style+"|"+key+"|"+form]
 		if !ok {
