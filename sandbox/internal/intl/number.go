@@ -674,25 +674,8 @@ func (nf *numFormat) format(res *numResolved, v string) ([][2]string, error) {
 		var ip, fp string
 		if res.RoundingPriority == "morePrecision" {
 			ip, fp = morePrecision(res, &x)
-		} else if res.MaxSig != nil {
-			x.round(*res.MaxSig)
-			ip, fp = x.split()
-			shown := len(x.d)
-			if x.exp > len(x.d) {
-				shown = x.exp
-			}
-			if len(x.d) == 0 {
-				shown = 1
-			}
-			if shown < *res.MinSig {
-				fp += strings.Repeat("0", *res.MinSig-shown)
-			}
 		} else {
-			x.round(x.exp + *res.MaxFrac)
-			ip, fp = x.split()
-			if len(fp) < *res.MinFrac {
-				fp += strings.Repeat("0", *res.MinFrac-len(fp))
-			}
+			ip, fp = roundDigits(res, &x)
 		}
 		zero = len(x.d) == 0
 		if len(ip) < res.MinInt {

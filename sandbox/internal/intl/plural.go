@@ -84,7 +84,17 @@ func (h *Handler) pluralRules(req *request) (any, error) {
 
 // plainDigits renders x with the digit options, ASCII digits, no grouping.
 func plainDigits(res *numResolved, x dec) string {
-	var ip, fp string
+	ip, fp := roundDigits(res, &x)
+	if fp == "" {
+		return ip
+	}
+	return ip + "." + fp
+}
+
+// roundDigits rounds x by the significant or fraction digit options and
+// returns its integer and fraction digits, the fraction padded to the
+// minimum.
+func roundDigits(res *numResolved, x *dec) (ip, fp string) {
 	if res.MaxSig != nil {
 		x.round(*res.MaxSig)
 		ip, fp = x.split()
@@ -95,17 +105,14 @@ func plainDigits(res *numResolved, x dec) string {
 		if shown < *res.MinSig {
 			fp += strings.Repeat("0", *res.MinSig-shown)
 		}
-	} else {
-		x.round(x.exp + *res.MaxFrac)
-		ip, fp = x.split()
-		if len(fp) < *res.MinFrac {
-			fp += strings.Repeat("0", *res.MinFrac-len(fp))
-		}
+		return ip, fp
 	}
-	if fp == "" {
-		return ip
+	x.round(x.exp + *res.MaxFrac)
+	ip, fp = x.split()
+	if len(fp) < *res.MinFrac {
+		fp += strings.Repeat("0", *res.MinFrac-len(fp))
 	}
-	return ip + "." + fp
+	return ip, fp
 }
 
 // selectForm computes the CLDR operands of a decimal text and matches the
