@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/airlockrt/airlock/govern"
 )
 
 // Status is the outcome of one call as recorded in the trace.
@@ -78,6 +80,9 @@ type Options struct {
 	// Tools, when non-nil, is the chain's allow-list: the only tools it may
 	// call (Allows). Nil allows every tool of the invoker's toolbox.
 	Tools []string
+	// Governance is the chain's governance state: its profile and call
+	// policy history. Nil: a fresh govern.Chain under the zero Profile.
+	Governance *govern.Chain
 }
 
 // Session is the state of one chain: its call count, its trace and the blobs it
@@ -90,6 +95,7 @@ type Session struct {
 	maxTrace   int
 	allowed    map[string]struct{} // nil: every tool
 	view       *View
+	gov        *govern.Chain
 
 	mu       sync.Mutex
 	calls    int
@@ -124,6 +130,10 @@ func New(opts Options) *Session {
 		}
 	}
 	s.view = &View{id: s.id, tenant: s.tenant}
+	s.gov = opts.Governance
+	if s.gov == nil {
+		s.gov = govern.NewChain(nil)
+	}
 	s.Grant(opts.Grants...)
 	return s
 }
@@ -137,6 +147,9 @@ func (s *Session) Allows(tool string) bool {
 	_, ok := s.allowed[tool]
 	return ok
 }
+
+// Governance returns the chain's governance state; never nil.
+func (s *Session) Governance() *govern.Chain { return s.gov }
 
 // View returns the read-only face of s that tools see (toolbox.Caller): its
 // id and tenant, nothing that changes the session.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -46,6 +47,13 @@ type Info struct {
 	Name string
 	// Description is shown to the model: 1 to 200 characters. Required.
 	Description string
+	// Guidance is longer advice for the model (when to use the tool, what
+	// to avoid): at most 2000 characters, shown in `airlock types` and
+	// tools.d.ts after the description. Optional.
+	Guidance string
+	// Examples are worked calls, validated against the schemas at
+	// registration. At most 8.
+	Examples []Example
 	// InputSchema is the JSON Schema of the arguments object. Nil means the tool
 	// takes no arguments: only {} is accepted. Object schemas that leave
 	// additionalProperties unset are tightened to reject unknown fields.
@@ -57,8 +65,25 @@ type Info struct {
 	// the bare value, and TypeScript declares the result so. Default false;
 	// Func sets it for a MediaResult.
 	Media bool
-	// Risk is the tool's risk level. Default Safe.
+	// Risk is the tool's risk level. Default Safe. With ActionRisk, it is
+	// the risk of an action the map does not name.
 	Risk Risk
+	// ActionRisk maps the value of the tool's "action" argument (ActionArg)
+	// to a risk level: one broad tool whose actions differ in harm. Nil:
+	// every call has Risk.
+	ActionRisk map[string]Risk
+	// Class is the tool's capability class. Default: from the risk level
+	// (EffectiveClass).
+	Class Class
+	// Scopes are the scopes a chain must be granted to call the tool (each
+	// 1 to 64 of a-z, 0-9, '_', '-', ':' and '.'). Nil: none.
+	Scopes []string
+	// MaxOutputChars cuts every string in an inline result to this many
+	// characters and marks the result truncated. Zero: no cut.
+	MaxOutputChars int
+	// LatencyBudget, when shorter than the chain's call timeout, is the
+	// tool's call timeout. Zero: the chain's.
+	LatencyBudget time.Duration
 	// DeferLoading marks a tool whose schema is loaded on demand: it is left out
 	// of Toolbox.Schemas and listed by Toolbox.DeferredSchemas.
 	DeferLoading bool
@@ -77,6 +102,12 @@ type Output struct {
 	// Media are binary attachments (images, audio, PDFs). The invoker stores each
 	// one and hands the chain a file entry instead of the bytes.
 	Media []Media
+	// Citations are the sources the result drew on; they go to the call's
+	// trace record and result envelope. Optional.
+	Citations []Citation
+	// Mutations name what the call changed (paths, record ids, refs), for
+	// the audit trail. Optional.
+	Mutations []string
 }
 
 // Media is one binary attachment of an Output.

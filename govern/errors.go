@@ -1,0 +1,14 @@
+package govern
+
+import "errors"
+
+var (
+	// ErrInvalidProfile is returned by Profile.Validate for a profile that
+	// cannot be enforced; the error says which field and why.
+	ErrInvalidProfile = errors.New("govern: invalid profile")
+	// ErrInvalidPolicy is returned when a call policy's declaration is
+	// invalid (a bad pattern, an empty tool name).
+	ErrInvalidPolicy = errors.New("govern: invalid call policy")
+	// ErrInvalidRate is returned by ParseRate for text that is not a rate.
+	ErrInvalidRate = errors.New("govern: invalid rate")
+)
