@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/airlockrt/airlock/govern"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -36,6 +37,10 @@ type Options struct {
 	Tools []string
 	// Policy, when set, replaces the invoker's policy for this chain.
 	Policy *invoker.Policy
+	// Profile is the governance profile the chain runs under: granted
+	// scopes, autonomy level, gate matrix, call policies. Nil: the zero
+	// govern.Profile (no scopes, supervised, the default matrix).
+	Profile *govern.Profile
 	// Limits bound the sandbox. Zero fields take the sandbox defaults.
 	Limits sandbox.Limits
 	// Logger receives a line if releasing the chain's pins fails. Nil discards.
@@ -122,7 +127,8 @@ func (r *Runner) run(ctx context.Context, opts Options, guest func(context.Conte
 			return nil, err
 		}
 	}
-	sess := inv.NewSession(session.Options{ID: opts.SessionID, Tenant: opts.Tenant, Grants: opts.Grants, Tools: opts.Tools})
+	sess := inv.NewSession(session.Options{ID: opts.SessionID, Tenant: opts.Tenant, Grants: opts.Grants, Tools: opts.Tools,
+		Governance: govern.NewChain(opts.Profile)})
 	out := &RunResult{ID: sess.ID()}
 	var col collector
 	bridge := func(ctx context.Context, tool string, args []byte) ([]byte, error) {

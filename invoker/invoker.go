@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/airlockrt/airlock/blobstore"
+	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/session"
 	"github.com/airlockrt/airlock/toolbox"
 )
@@ -44,6 +45,10 @@ type Options struct {
 	Store Store
 	// Hooks are lifecycle callbacks fired on every call.
 	Hooks Hooks
+	// Governor holds the process-wide governance state: tool health, rate
+	// buckets, idempotency outcomes. Nil: govern.New with its defaults (no
+	// rate limits, idempotency records off).
+	Governor *govern.Governor
 	// Progress receives ToolCall and ToolResult events. Nil disables them.
 	Progress ProgressFunc
 	// Logger receives one debug line per call (tool, status, reason,
@@ -85,6 +90,7 @@ type Invoker struct {
 	approver  ApprovalHandler
 	store     Store
 	hooks     Hooks
+	gov       *govern.Governor
 	progress  ProgressFunc
 	log       *slog.Logger
 	abandoned *atomic.Int64
@@ -120,6 +126,7 @@ func New(box *toolbox.Toolbox, opts Options) (*Invoker, error) {
 		approver:     opts.Approver,
 		store:        opts.Store,
 		hooks:        opts.Hooks,
+		gov:          cmp.Or(opts.Governor, govern.New(govern.Options{})),
 		progress:     opts.Progress,
 		log:          log,
 		abandoned:    new(atomic.Int64),
@@ -142,6 +149,9 @@ func (inv *Invoker) WithPolicy(p Policy) (*Invoker, error) {
 
 // Policy returns the policy in force, defaults filled in.
 func (inv *Invoker) Policy() Policy { return inv.policy }
+
+// Governor returns the process-wide governance state.
+func (inv *Invoker) Governor() *govern.Governor { return inv.gov }
 
 // Toolbox returns the registry the invoker looks tools up in.
 func (inv *Invoker) Toolbox() *toolbox.Toolbox { return inv.box }
