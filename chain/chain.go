@@ -251,7 +251,9 @@ func (c *collector) result() ([]invoker.ChainFile, []invoker.Artifact) {
 //	{"status":"ok","value":<value>,"artifact":<Artifact>,"plain":true|false}
 //	{"status":"error"|"denied","reason":"<code>","message":"<text>"}
 //
-// The second form is an offloaded result: plain says whether the value is
+// A refusal may add "preview":<JSON> (reason preview_required: what the
+// tool would do) and "retry_after_ms":<n> (reasons rate_limited and
+// tool_unavailable). The second form is an offloaded result: plain says whether the value is
 // the tool's own JSON (stored too, so a script can pass it on by ref) or the
 // Artifact envelope itself (too large to hand over as a value).
 func Envelope(res invoker.Result) []byte {
@@ -280,5 +282,13 @@ func Envelope(res invoker.Result) []byte {
 	b = append(b, `,"message":`...)
 	msg, _ := json.Marshal(res.Message)
 	b = append(b, msg...)
+	if len(res.Preview) > 0 {
+		b = append(b, `,"preview":`...)
+		b = append(b, res.Preview...)
+	}
+	if res.RetryAfter > 0 {
+		b = append(b, `,"retry_after_ms":`...)
+		b = strconv.AppendInt(b, max(res.RetryAfter.Milliseconds(), 1), 10)
+	}
 	return append(b, '}')
 }

@@ -47,6 +47,9 @@ func New(opts Options) *Governor {
 // DefaultDedupWindow is the default of Options.DedupWindow.
 const DefaultDedupWindow = 24 * time.Hour
 
+// Now returns the Governor's clock reading.
+func (g *Governor) Now() time.Time { return g.now() }
+
 // Health returns the tool-health tracker.
 func (g *Governor) Health() *Health { return g.health }
 
@@ -63,8 +66,11 @@ func (g *Governor) DedupWindow() time.Duration { return g.opts.DedupWindow }
 // call policies, then the gate matrix. It does not reserve anything; see
 // Admit.
 func (g *Governor) Decide(ch *Chain, c Call) Decision {
-	// TODO(govern helper)
-	return Decision{}
+	// TODO(govern helper): lead's stand-in.
+	p := ch.Profile()
+	r := c.Info.RiskOf(c.Action)
+	gate, rule := p.Matrix.Gate(p.Autonomy, r)
+	return Decision{ID: "pd_0000000000000000", Gate: gate, Risk: r, Rule: rule}
 }
 
 // Admit checks the chain's call policies for c and, when they all allow,

@@ -46,4 +46,7 @@ const (
 	// ReasonIdempotencyPending: an earlier call with the same idempotency
 	// key is still running (here or on another process).
 	ReasonIdempotencyPending = "idempotency_pending"
+	// ReasonPolicyFailed: a call policy panicked while checking the call;
+	// the call is refused (fail closed).
+	ReasonPolicyFailed = "policy_failed"
 )

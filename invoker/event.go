@@ -2,6 +2,8 @@ package invoker
 
 import (
 	"context"
+	"encoding/json"
+	"log/slog"
 	"time"
 
 	"github.com/airlockrt/airlock/session"
@@ -20,9 +22,25 @@ const (
 	ToolResult
 	// ToolEnd fires last, after the trace record was appended, on every call.
 	ToolEnd
+	// PolicyBefore fires before the governance checks (scopes, risk, gate)
+	// of a call that passed the registry, type and argument gates.
+	PolicyBefore
+	// PolicyDeny fires when governance refuses a call: a missing scope, a
+	// deny gate, a call policy, an unavailable tool, a rate limit, a
+	// stricter gate at execute time. Reason says which.
+	PolicyDeny
+	// GateRequired fires when a call meets the confirm or preview gate,
+	// before the approval handler or the tool's preview runs.
+	GateRequired
+	// Deduped fires when a call's idempotency key already has an outcome
+	// and the recorded result is returned instead of running the tool.
+	Deduped
 )
 
-// String returns "TOOL_START", "TOOL_CALL", "TOOL_RESULT" or "TOOL_END".
+// String returns the kind's lifecycle name (see Name) in upper case with
+// underscores, as earlier versions did: "TOOL_START", "TOOL_CALL",
+// "TOOL_RESULT", "TOOL_END", "POLICY_BEFORE", "POLICY_DENY",
+// "GATE_REQUIRED", "TOOL_CALL_DEDUPED".
 func (k EventKind) String() string {
 	switch k {
 	case ToolStart:
@@ -33,8 +51,43 @@ func (k EventKind) String() string {
 		return "TOOL_RESULT"
 	case ToolEnd:
 		return "TOOL_END"
+	case PolicyBefore:
+		return "POLICY_BEFORE"
+	case PolicyDeny:
+		return "POLICY_DENY"
+	case GateRequired:
+		return "GATE_REQUIRED"
+	case Deduped:
+		return "TOOL_CALL_DEDUPED"
 	}
 	return "UNKNOWN"
+}
+
+// Name returns the kind's name in the documented lifecycle event stream
+// (docs/governance.md): "tool.before", "tool.call", "tool.result",
+// "tool.after", "policy.before", "policy.deny", "gate.required",
+// "tool_call.deduped". Hooks, the structured log and the SSE stream use
+// these names.
+func (k EventKind) Name() string {
+	switch k {
+	case ToolStart:
+		return "tool.before"
+	case ToolCall:
+		return "tool.call"
+	case ToolResult:
+		return "tool.result"
+	case ToolEnd:
+		return "tool.after"
+	case PolicyBefore:
+		return "policy.before"
+	case PolicyDeny:
+		return "policy.deny"
+	case GateRequired:
+		return "gate.required"
+	case Deduped:
+		return "tool_call.deduped"
+	}
+	return "unknown"
 }
 
 // Event describes one step of one call. It never carries argument or result
@@ -57,6 +110,52 @@ type Event struct {
 	// ToolEnd: "" when the call needed none (or failed before the approval
 	// gate), else one of the Approval* constants.
 	Approval string
+	// Gate is the gate the call met ("allow", "confirm", "preview",
+	// "deny"); "" before the governance checks ran.
+	Gate string
+	// DecisionID is the policy decision id (govern.Decision.ID); "" before
+	// the governance checks ran.
+	DecisionID string
+	// Rule names the rule that decided (govern.Decision.Rule).
+	Rule string
+}
+
+// Attrs returns the event as structured-log attributes, under the same
+// names as its JSON form (MarshalJSON): event, chain_id, tenant, tool,
+// risk, and when set gate, decision_id, rule, approval, status, reason,
+// duration_ms, seq. It never carries argument or result values.
+func (ev Event) Attrs() []slog.Attr {
+	a := make([]slog.Attr, 0, 13)
+	a = append(a, slog.String("event", ev.Kind.Name()), slog.String("chain_id", ev.SessionID),
+		slog.String("tenant", ev.Tenant), slog.String("tool", ev.Tool), slog.String("risk", ev.Risk.String()))
+	add := func(k, v string) {
+		if v != "" {
+			a = append(a, slog.String(k, v))
+		}
+	}
+	add("gate", ev.Gate)
+	add("decision_id", ev.DecisionID)
+	add("rule", ev.Rule)
+	add("approval", ev.Approval)
+	add("status", string(ev.Status))
+	add("reason", ev.Reason)
+	if ev.Kind == ToolResult || ev.Kind == ToolEnd {
+		a = append(a, slog.Float64("duration_ms", float64(ev.Duration.Microseconds())/1000))
+	}
+	if ev.Seq > 0 {
+		a = append(a, slog.Int("seq", ev.Seq))
+	}
+	return a
+}
+
+// MarshalJSON encodes the event as one object with the field names of
+// Attrs: the form of the SSE stream's lifecycle events.
+func (ev Event) MarshalJSON() ([]byte, error) {
+	m := make(map[string]any, 13)
+	for _, a := range ev.Attrs() {
+		m[a.Key] = a.Value.Any()
+	}
+	return json.Marshal(m)
 }
 
 // Values of Event.Approval, which is "" for a call that needed no
@@ -83,6 +182,11 @@ type Hooks struct {
 	// OnToolEnd fires after the trace record of every call was appended,
 	// whatever the outcome.
 	OnToolEnd func(ctx context.Context, ev Event)
+	// OnEvent receives every lifecycle event of every call, in order:
+	// tool.before, policy.before, policy.deny, gate.required,
+	// tool_call.deduped, tool.call, tool.result, tool.after (each when it
+	// happens; see EventKind).
+	OnEvent func(ctx context.Context, ev Event)
 }
 
 // ProgressFunc receives ToolCall and ToolResult events, for UIs that show a

@@ -194,17 +194,23 @@ func (inv *Invoker) Invoke(ctx context.Context, sess *session.Session, call Call
 		}
 		end := time.Now()
 		status := traceStatus(res)
-		rec := sess.Append(session.Record{
+		rec := session.Record{
 			Tool: st.tool, Status: status, Reason: res.Reason, Message: res.Message,
 			Start: st.start, End: end, Duration: end.Sub(st.start),
 			ArgBytes: st.argBytes, ResultBytes: st.resultBytes, Refs: st.refs,
-		})
+		}
+		if st.dec.ID != "" {
+			rec.Risk, rec.Action, rec.Gate = st.risk.String(), st.action, st.dec.Gate.String()
+			rec.DecisionID, rec.Rule = st.dec.ID, st.dec.Rule
+			rec.IdempotencyKey, rec.Deduped, rec.Truncated = st.idemKey, res.Deduped, res.Truncated
+			rec.Citations, rec.Mutations = res.Citations, res.Mutations
+			res.DecisionID = st.dec.ID
+		}
+		rec = sess.Append(rec)
+		res.Latency = rec.Duration
 		ev := inv.event(ToolEnd, sess, &st)
 		ev.Status, ev.Reason, ev.Duration, ev.Seq = status, res.Reason, rec.Duration, rec.Seq
 		inv.notify(ctx, &st, ev)
-		if inv.log.Enabled(ctx, slog.LevelDebug) {
-			inv.log.DebugContext(ctx, "tool call", "tool", st.tool, "status", status, "reason", res.Reason, "duration", rec.Duration)
-		}
 	}()
 	return inv.pipeline(ctx, sess, call, &st)
 }
@@ -214,8 +220,12 @@ type callState struct {
 	start       time.Time
 	tool        string
 	risk        toolbox.Risk
+	action      string
+	dec         govern.Decision
+	idemKey     string
 	argBytes    int
 	resultBytes int
+	maxOutChars int
 	refs        []string
 	approval    string // Event.Approval
 	reserved    int64  // artifact bytes counted against maxResolving
@@ -226,7 +236,8 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	p := &inv.policy
 
 	// 1. Budget.
-	if !sess.Acquire(p.MaxToolCalls) {
+	seq, ok := sess.AcquireNumber(p.MaxToolCalls)
+	if !ok {
 		return fail(session.StatusError, ReasonBudgetExhausted,
 			fmt.Sprintf("this chain used its budget of %d tool calls; no further calls will run", p.MaxToolCalls))
 	}
@@ -237,7 +248,7 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 			fmt.Sprintf("no tool named %q; call one of the tools declared on `tools`", st.tool))
 	}
 	info := entry.Info()
-	st.risk = info.Risk
+	st.risk, st.maxOutChars = info.Risk, info.MaxOutputChars
 	// 3. Type gate.
 	if info.Kind != toolbox.KindLocal {
 		return fail(session.StatusError, ReasonNotCallable,
@@ -253,16 +264,47 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 		return fail(session.StatusError, ReasonArgumentsTooLarge,
 			fmt.Sprintf("arguments are %d bytes; the limit is %d: pass large data as an artifact ref", len(args), p.MaxArgumentBytes))
 	}
+	key := call.IdempotencyKey
+	if bytes.Contains(args, idemArgKey) {
+		var r Result
+		var bad bool
+		if args, key, r, bad = takeIdempotencyKey(args, key); bad {
+			return r
+		}
+	}
 	hasRefs := bytes.Contains(args, refKey)
 	if !hasRefs {
 		if err := entry.Validate(args); err != nil {
 			return fail(session.StatusError, ReasonInvalidArguments, fmt.Sprintf("tool %q: %v", st.tool, err))
 		}
 	}
-	// 4. Risk and approval. Artifact refs are first replaced by what the
-	// store says of them (sha256, size, media type), so the approver binds
-	// to the content, not to what the script claims about it.
-	if info.Risk > p.MaxRiskUnapproved {
+	// 3b. Governance: tool health, scopes, risk, the gate.
+	gc := govern.Call{Tool: info.Name, Info: info, Action: govern.ActionOf(info, args), Args: args,
+		Tenant: sess.Tenant(), ChainID: sess.ID(), Seq: seq}
+	st.action = clipTo(gc.Action, 64)
+	ch := sess.Governance()
+	prof := ch.Profile()
+	inv.notify(ctx, st, inv.event(PolicyBefore, sess, st))
+	st.dec = inv.decide(ch, gc)
+	st.risk = st.dec.Risk
+	if ok, until := inv.gov.Health().Check(info.Name); !ok {
+		r := fail(session.StatusError, ReasonToolUnavailable,
+			fmt.Sprintf("tool %q failed repeatedly or was rate-limited upstream; it rests until %s", st.tool, until.UTC().Format(time.RFC3339)))
+		r.RetryAfter = max(until.Sub(inv.gov.Now()), 0)
+		return inv.refuse(ctx, sess, st, r)
+	}
+	if st.dec.Denied() {
+		return inv.refuse(ctx, sess, st, inv.denial(st.dec))
+	}
+	switch st.dec.Gate {
+	case govern.Preview:
+		inv.notify(ctx, st, inv.event(GateRequired, sess, st))
+		return inv.preview(ctx, sess, st, entry, args, hasRefs)
+	case govern.Confirm:
+		// 4. Approval. Artifact refs are first replaced by what the store
+		// says of them (sha256, size, media type), so the approver binds to
+		// the content, not to what the script claims about it.
+		inv.notify(ctx, st, inv.event(GateRequired, sess, st))
 		view := args
 		if hasRefs {
 			described, r, failed := inv.resolve(ctx, sess, st, args, false)
@@ -271,7 +313,7 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 			}
 			view = described
 		}
-		frozen, r, denied := inv.approve(ctx, sess, st, info.Risk, view)
+		frozen, r, denied := inv.approve(ctx, sess, st, st.risk, view)
 		if denied {
 			return r
 		}
@@ -289,14 +331,48 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 			return fail(session.StatusError, ReasonInvalidArguments, fmt.Sprintf("tool %q: %v", st.tool, err))
 		}
 	}
+	// 5b. The policy again, with the latest context: a profile replaced or
+	// a tool re-registered while the call waited may only make it stricter.
+	if latest, _ := inv.box.Lookup(call.Tool); latest != entry || ch.Profile() != prof {
+		if r, refused := inv.recheck(ctx, sess, st, latest, gc); refused {
+			return r
+		}
+	}
+	// 5c. Call policies, checked and the call counted in flight at once.
+	if d := inv.gov.Admit(ch, gc); d != nil {
+		return inv.refuse(ctx, sess, st, fail(session.StatusDenied, d.Reason, d.Message))
+	}
+	done := false
+	defer func() { inv.gov.Done(ch, gc, done) }()
 	// 6. Cancellation.
 	if ctx.Err() != nil {
 		return cancelled(ctx)
 	}
+	// 6a. The tenant's egress rate for the tool.
+	if ok, after := inv.gov.Limiter().Take(gc.Tenant, info.Name); !ok {
+		r := fail(session.StatusError, ReasonRateLimited,
+			fmt.Sprintf("tool %q: this tenant's call rate is spent; retry in %s", st.tool, after))
+		r.RetryAfter = after
+		return inv.refuse(ctx, sess, st, r)
+	}
+	// 6b. Idempotency: a write-class call whose key has an outcome returns it.
+	idem := inv.gov.Outcomes() != nil && info.EffectiveClass().Write()
+	if idem {
+		if r, stop := inv.beginOutcome(ctx, sess, st, gc, key, args); stop {
+			inv.gov.Limiter().Refund(gc.Tenant, info.Name)
+			done = r.OK()
+			return r
+		}
+	}
 	// 7. Progress: the call runs.
 	inv.notify(ctx, st, inv.event(ToolCall, sess, st))
 	// 8. Execute.
-	out, r, failed := inv.execute(ctx, sess, entry.Tool(), args)
+	timeout := p.CallTimeout
+	if info.LatencyBudget > 0 && info.LatencyBudget < timeout {
+		timeout = info.LatencyBudget
+	}
+	out, r, failed, outcome := inv.execute(ctx, sess, entry.Tool(), args, timeout)
+	inv.health(info.Name, r, failed)
 	// 9. Progress: the tool is done.
 	ev := inv.event(ToolResult, sess, st)
 	ev.Status, ev.Reason, ev.Duration = session.StatusOK, r.Reason, time.Since(st.start)
@@ -305,10 +381,18 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	}
 	inv.notify(ctx, st, ev)
 	if failed {
+		if idem {
+			inv.finishOutcome(ctx, sess, st, gc, r, outcome)
+		}
 		return r
 	}
 	// 10. Shape.
-	return inv.shape(ctx, sess, st, out)
+	res := inv.shape(ctx, sess, st, out)
+	if idem {
+		inv.finishOutcome(ctx, sess, st, gc, res, govern.OutcomeOK)
+	}
+	done = res.OK()
+	return res
 }
 
 var refKey = []byte(`"$artifact"`)
@@ -331,8 +415,8 @@ type outcome struct {
 	panicked bool
 }
 
-func (inv *Invoker) execute(ctx context.Context, sess *session.Session, tool toolbox.Tool, args json.RawMessage) (toolbox.Output, Result, bool) {
-	callCtx, cancel := context.WithTimeout(ctx, inv.policy.CallTimeout)
+func (inv *Invoker) execute(ctx context.Context, sess *session.Session, tool toolbox.Tool, args json.RawMessage, timeout time.Duration) (toolbox.Output, Result, bool, govern.OutcomeState) {
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	toolCtx := toolbox.WithCaller(callCtx, sess.View())
 	// done is buffered, so an abandoned tool never blocks on its send. A channel
@@ -360,29 +444,36 @@ func (inv *Invoker) execute(ctx context.Context, sess *session.Session, tool too
 		default:
 			inv.abandoned.Add(1)
 			go func() { <-done; inv.abandoned.Add(-1) }()
-			return toolbox.Output{}, inv.ended(ctx), true
+			return toolbox.Output{}, inv.ended(ctx, timeout), true, govern.OutcomeUnknown
 		}
 	}
 	donePool.Put(done)
+	var limited *toolbox.RateLimitedError
 	switch {
 	case o.panicked:
-		return toolbox.Output{}, fail(session.StatusError, ReasonToolPanic, "the tool crashed (panic); its effects are unknown"), true
+		return toolbox.Output{}, fail(session.StatusError, ReasonToolPanic, "the tool crashed (panic); its effects are unknown"), true, govern.OutcomeUnknown
 	case o.err != nil && callCtx.Err() != nil:
-		return toolbox.Output{}, inv.ended(ctx), true
+		return toolbox.Output{}, inv.ended(ctx, timeout), true, govern.OutcomeUnknown
+	case errors.As(o.err, &limited):
+		r := fail(session.StatusError, ReasonRateLimited, fmt.Sprintf("the tool's upstream refused the call for now: %v", o.err))
+		r.RetryAfter = max(limited.ResetAt.Sub(inv.gov.Now()), 0)
+		return toolbox.Output{}, r, true, govern.OutcomeFailed
+	case o.err != nil && errors.Is(o.err, toolbox.ErrOutcomeUnknown):
+		return toolbox.Output{}, fail(session.StatusError, ReasonToolError, o.err.Error()), true, govern.OutcomeUnknown
 	case o.err != nil:
-		return toolbox.Output{}, fail(session.StatusError, ReasonToolError, o.err.Error()), true
+		return toolbox.Output{}, fail(session.StatusError, ReasonToolError, o.err.Error()), true, govern.OutcomeFailed
 	}
-	return o.out, Result{}, false
+	return o.out, Result{}, false, govern.OutcomeOK
 }
 
 // ended classifies a call whose context is done: the chain's cancellation or
 // the call's own timeout.
-func (inv *Invoker) ended(ctx context.Context) Result {
+func (inv *Invoker) ended(ctx context.Context, timeout time.Duration) Result {
 	if ctx.Err() != nil {
 		return cancelled(ctx)
 	}
 	return fail(session.StatusError, ReasonCallTimeout,
-		fmt.Sprintf("the tool did not finish within %s; its effects are unknown", inv.policy.CallTimeout))
+		fmt.Sprintf("the tool did not finish within %s; its effects are unknown", timeout))
 }
 
 func (inv *Invoker) approve(ctx context.Context, sess *session.Session, st *callState, risk toolbox.Risk, args json.RawMessage) (json.RawMessage, Result, bool) {
@@ -478,6 +569,9 @@ func (inv *Invoker) event(kind EventKind, sess *session.Session, st *callState) 
 	if kind != ToolStart {
 		ev.Approval = st.approval
 	}
+	if st.dec.ID != "" {
+		ev.Gate, ev.DecisionID, ev.Rule = st.dec.Gate.String(), st.dec.ID, st.dec.Rule
+	}
 	return ev
 }
 
@@ -490,12 +584,19 @@ func (inv *Invoker) notify(ctx context.Context, st *callState, ev Event) {
 			return h.OnToolStart
 		case ToolEnd:
 			return h.OnToolEnd
+		case ToolCall, ToolResult:
+			return p
 		}
-		return p
+		return nil
 	}
 	inv.fire(ctx, pick(inv.hooks, inv.progress), ev)
+	inv.fire(ctx, inv.hooks.OnEvent, ev)
 	if st.obs != nil {
 		inv.fire(ctx, pick(st.obs.Hooks, st.obs.Progress), ev)
+		inv.fire(ctx, st.obs.Hooks.OnEvent, ev)
+	}
+	if inv.log.Enabled(ctx, slog.LevelDebug) {
+		inv.log.LogAttrs(ctx, slog.LevelDebug, "tool event", ev.Attrs()...)
 	}
 }
 

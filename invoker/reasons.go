@@ -1,5 +1,7 @@
 package invoker
 
+import "github.com/airlockrt/airlock/govern"
+
 // Reason codes are part of airlock's API: every non-ok Result carries exactly
 // one, tests assert them, and they never change meaning. The gate that
 // produces each is listed in doc.go; docs/limits.md maps limits to them.
@@ -55,4 +57,62 @@ const (
 	ReasonStoreError = "store_error"
 	// ReasonInternal: the invoker itself failed; the failure was contained.
 	ReasonInternal = "internal_error"
+
+	// Governance (package govern; docs/governance.md).
+
+	// ReasonScopeViolation: the tool requires a scope the chain's profile
+	// does not grant. Status denied; retrying cannot help.
+	ReasonScopeViolation = govern.ReasonScopeViolation
+	// ReasonGateDenied: the profile's gate matrix answers deny for the
+	// call's autonomy level and risk. Status denied.
+	ReasonGateDenied = govern.ReasonGateDenied
+	// ReasonPreviewRequired: the gate matrix answers preview: the tool did
+	// not run; Result.Preview holds what it would do. Status denied.
+	ReasonPreviewRequired = govern.ReasonPreviewRequired
+	// ReasonApprovalModeUpgraded: evaluated again just before it would
+	// run, the call met a stricter gate than the one it passed. Status
+	// denied; the invoker logs it as a security event.
+	ReasonApprovalModeUpgraded = govern.ReasonApprovalModeUpgraded
+	// ReasonDependencyUnmet, ReasonReadBeforeWrite, ReasonCallLimit,
+	// ReasonArgumentNotAllowed, ReasonArgumentPattern,
+	// ReasonArgumentTooLong and ReasonPolicyFailed: a call policy refused
+	// the call (status denied); see govern's policies.
+	ReasonDependencyUnmet    = govern.ReasonDependencyUnmet
+	ReasonReadBeforeWrite    = govern.ReasonReadBeforeWrite
+	ReasonCallLimit          = govern.ReasonCallLimit
+	ReasonArgumentNotAllowed = govern.ReasonArgumentNotAllowed
+	ReasonArgumentPattern    = govern.ReasonArgumentPattern
+	ReasonArgumentTooLong    = govern.ReasonArgumentTooLong
+	ReasonPolicyFailed       = govern.ReasonPolicyFailed
+	// ReasonToolUnavailable: the tool failed too often in a row or its
+	// upstream rate-limited it; it rests until Result.RetryAfter. Status
+	// error.
+	ReasonToolUnavailable = govern.ReasonToolUnavailable
+	// ReasonRateLimited: the tenant's egress rate for the tool is spent,
+	// or the tool's upstream refused the call for now; retry after
+	// Result.RetryAfter. Status error.
+	ReasonRateLimited = govern.ReasonRateLimited
+	// ReasonOutcomeUnknown: an earlier call with the same idempotency key
+	// may or may not have taken effect; it is never run again. Status
+	// error.
+	ReasonOutcomeUnknown = govern.ReasonOutcomeUnknown
+	// ReasonIdempotencyPending: an earlier call with the same idempotency
+	// key is still running, here or on another process. Status error.
+	ReasonIdempotencyPending = govern.ReasonIdempotencyPending
 )
+
+// Reasons returns every reason code a Result may carry, in the order of
+// this file.
+func Reasons() []string {
+	return []string{
+		ReasonBudgetExhausted, ReasonUnknownTool, ReasonNotCallable, ReasonArgumentsTooLarge,
+		ReasonInvalidArguments, ReasonNoApprovalHandler, ReasonApprovalTimeout, ReasonApprovalDenied,
+		ReasonApprovalFailed, ReasonArtifactNotFound, ReasonArtifactTooLarge, ReasonHostBusy,
+		ReasonCancelled, ReasonCallTimeout, ReasonToolError, ReasonToolPanic, ReasonInvalidResult,
+		ReasonQuotaExceeded, ReasonStoreError, ReasonInternal,
+		ReasonScopeViolation, ReasonGateDenied, ReasonPreviewRequired, ReasonApprovalModeUpgraded,
+		ReasonDependencyUnmet, ReasonReadBeforeWrite, ReasonCallLimit, ReasonArgumentNotAllowed,
+		ReasonArgumentPattern, ReasonArgumentTooLong, ReasonPolicyFailed, ReasonToolUnavailable,
+		ReasonRateLimited, ReasonOutcomeUnknown, ReasonIdempotencyPending,
+	}
+}

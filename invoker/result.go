@@ -2,16 +2,24 @@ package invoker
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/airlockrt/airlock/session"
+	"github.com/airlockrt/airlock/toolbox"
 )
 
 // Call is one tool call from a chain.
 type Call struct {
 	// Tool is the tool name.
 	Tool string
-	// Args is the JSON arguments object. Empty means {}.
+	// Args is the JSON arguments object. Empty means {}. A top-level
+	// member "$idempotency_key" (a string) is taken out of it and used as
+	// IdempotencyKey.
 	Args json.RawMessage
+	// IdempotencyKey is the caller's key for a write-class call: 1 to 128
+	// of A-Z, a-z, 0-9, '_', '.', ':' and '-'. Empty: derived from the
+	// chain id, the call's number and its canonical arguments.
+	IdempotencyKey string
 }
 
 // Result is the outcome of one call. Invoke always returns one; it never
@@ -36,6 +44,29 @@ type Result struct {
 	Plain bool `json:"-"`
 	// Files are the media the tool returned.
 	Files []ChainFile `json:"files,omitempty"`
+
+	// The typed envelope: what an audit needs besides the value.
+
+	// DecisionID is the policy decision id of the call ("" when it was
+	// refused before the governance checks).
+	DecisionID string `json:"decision_id,omitempty"`
+	// Latency is how long the call took, approval wait included.
+	Latency time.Duration `json:"latency_ns,omitempty"`
+	// Truncated says strings of the value were cut to the tool's
+	// MaxOutputChars.
+	Truncated bool `json:"truncated,omitempty"`
+	// Deduped says the value is the recorded outcome of an earlier call
+	// with the same idempotency key; the tool did not run again.
+	Deduped bool `json:"deduped,omitempty"`
+	// Citations and Mutations are the tool's (toolbox.Output), bounded.
+	Citations []toolbox.Citation `json:"citations,omitempty"`
+	Mutations []string           `json:"mutations,omitempty"`
+	// Preview is the tool's preview of a call that met the preview gate
+	// (reason preview_required).
+	Preview json.RawMessage `json:"preview,omitempty"`
+	// RetryAfter is how long to wait before calling again, for reason
+	// rate_limited and tool_unavailable.
+	RetryAfter time.Duration `json:"retry_after_ns,omitempty"`
 }
 
 // OK reports whether the call succeeded.

@@ -24,7 +24,7 @@ var nullJSON = json.RawMessage("null")
 // large JSON offloaded as an artifact, media stored as files. Everything it
 // stores is charged to the artifact quotas first, all at once, so a result
 // that does not fit stores nothing.
-func (inv *Invoker) shape(ctx context.Context, sess *session.Session, st *callState, out toolbox.Output) Result {
+func (inv *Invoker) shape(ctx context.Context, sess *session.Session, st *callState, out toolbox.Output) (res Result) {
 	value := out.JSON
 	if len(value) == 0 {
 		value = nullJSON
@@ -35,7 +35,16 @@ func (inv *Invoker) shape(ctx context.Context, sess *session.Session, st *callSt
 	for _, m := range out.Media {
 		st.resultBytes += len(m.Data)
 	}
-	res := Result{Status: session.StatusOK, Value: value}
+	if st.maxOutChars > 0 && (len(value) <= inv.policy.MaxInlineResultBytes || inv.store == nil) {
+		cut, truncated, err := truncateStrings(value, st.maxOutChars)
+		if err != nil {
+			return fail(session.StatusError, ReasonInvalidResult, fmt.Sprintf("tool %q returned a result that is not valid JSON", st.tool))
+		}
+		value = cut
+		defer func() { res.Truncated = truncated && res.OK() }()
+	}
+	res = Result{Status: session.StatusOK, Value: value}
+	audit(&res, out)
 
 	var data []byte // the offloaded form of value, nil when inline
 	var mime string

@@ -24,6 +24,11 @@ const (
 	EventDone             = "done"
 )
 
+// The governance lifecycle events of every call are streamed too, named
+// and shaped as in docs/governance.md (invoker.EventKind.Name and
+// invoker.Event.MarshalJSON): tool.before, policy.before, policy.deny,
+// gate.required, tool_call.deduped and tool.after.
+
 // ToolCallEvent is the data of a tool_call event: a call passed every gate
 // and its tool starts.
 type ToolCallEvent struct {
@@ -57,7 +62,18 @@ func (s *Server) progress(_ context.Context, ev invoker.Event) {
 // for the chain's stream. Metrics and tool spans come from the invoker's own
 // hooks.
 func (s *Server) observer() *invoker.Observer {
-	return &invoker.Observer{Hooks: invoker.Hooks{OnToolEnd: s.toolEnd}, Progress: s.progress}
+	return &invoker.Observer{Hooks: invoker.Hooks{OnToolEnd: s.toolEnd, OnEvent: s.lifecycle}, Progress: s.progress}
+}
+
+// lifecycle streams a call's governance lifecycle events; tool.call and
+// tool.result are already the tool_call and tool_result events.
+func (s *Server) lifecycle(_ context.Context, ev invoker.Event) {
+	if ev.Kind == invoker.ToolCall || ev.Kind == invoker.ToolResult {
+		return
+	}
+	if rn := s.liveRun(ev.SessionID); rn != nil {
+		rn.publish(ev.Kind.Name(), ev)
+	}
 }
 
 // toolEnd streams every finished call.

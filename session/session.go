@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/airlockrt/airlock/govern"
+	"github.com/airlockrt/airlock/toolbox"
 )
 
 // Status is the outcome of one call as recorded in the trace.
@@ -54,6 +55,34 @@ type Record struct {
 	ResultBytes int `json:"result_bytes"`
 	// Refs are the artifact refs this call produced.
 	Refs []string `json:"refs,omitempty"`
+
+	// The governance of the call, empty for a call refused before it
+	// (budget, registry, type or argument gates).
+
+	// Risk is the risk the call was judged at: SAFE, HIGH or CRITICAL.
+	Risk string `json:"risk,omitempty"`
+	// Action is the call's action argument, for a tool with per-action
+	// risks (at most 64 bytes).
+	Action string `json:"action,omitempty"`
+	// Gate is the gate the call met: allow, confirm, preview or deny.
+	Gate string `json:"gate,omitempty"`
+	// DecisionID is the policy decision id; Rule names the rule behind it.
+	DecisionID string `json:"decision_id,omitempty"`
+	Rule       string `json:"rule,omitempty"`
+	// IdempotencyKey is the key of a write-class call when idempotency
+	// records are on (the caller's, or derived from chain, number and
+	// arguments).
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
+	// Deduped says the call's key already had an outcome: the recorded
+	// result was returned and the tool did not run.
+	Deduped bool `json:"deduped,omitempty"`
+	// Truncated says strings of the inline result were cut to the tool's
+	// MaxOutputChars.
+	Truncated bool `json:"truncated,omitempty"`
+	// Citations and Mutations are what the tool reported: the sources its
+	// result drew on and what it changed (at most 16 and 32 entries).
+	Citations []toolbox.Citation `json:"citations,omitempty"`
+	Mutations []string           `json:"mutations,omitempty"`
 }
 
 // Pinner pins and unpins blobs on behalf of an owner. *blobstore.Store
@@ -180,13 +209,20 @@ func (s *Session) Calls() int {
 // Acquire is the budget gate: if fewer than max calls were acquired it counts
 // one more and returns true; otherwise it returns false and counts nothing.
 func (s *Session) Acquire(max int) bool {
+	_, ok := s.AcquireNumber(max)
+	return ok
+}
+
+// AcquireNumber is Acquire that also returns the call's number: 1 for the
+// first call acquired, and so on (0 when refused).
+func (s *Session) AcquireNumber(max int) (int, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.calls >= max {
-		return false
+		return 0, false
 	}
 	s.calls++
-	return true
+	return s.calls, true
 }
 
 // Append adds r to the trace, numbering it, and returns the stored record.

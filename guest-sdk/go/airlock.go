@@ -47,6 +47,12 @@ type ToolError struct {
 	Reason string
 	// Message is the host's human-readable explanation.
 	Message string
+	// Preview is what the tool would have done, for reason
+	// "preview_required"; nil otherwise.
+	Preview json.RawMessage
+	// RetryAfterMs is how long to wait before calling again, for reasons
+	// "rate_limited" and "tool_unavailable"; 0 otherwise.
+	RetryAfterMs int64
 }
 
 // Error returns e.g. "airlock: tool search: denied (approval_denied): no".
@@ -67,6 +73,8 @@ type envelope struct {
 	Value   json.RawMessage `json:"value"`
 	Reason  string          `json:"reason"`
 	Message string          `json:"message"`
+	Preview json.RawMessage `json:"preview"`
+	Retry   int64           `json:"retry_after_ms"`
 }
 
 // CallRaw calls tool with JSON arguments (nil means {}) and returns the
@@ -84,7 +92,8 @@ func CallRaw(tool string, args []byte) (json.RawMessage, error) {
 		return nil, fmt.Errorf("airlock: tool %s: malformed envelope: %w", tool, err)
 	}
 	if env.Status != "ok" {
-		return nil, &ToolError{Tool: tool, Status: env.Status, Reason: env.Reason, Message: env.Message}
+		return nil, &ToolError{Tool: tool, Status: env.Status, Reason: env.Reason, Message: env.Message,
+			Preview: env.Preview, RetryAfterMs: env.Retry}
 	}
 	if len(env.Value) == 0 {
 		return json.RawMessage("null"), nil

@@ -156,6 +156,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (p *Process, e
 		Store:    m.Store(p.Store),
 		Hooks: invoker.Hooks{
 			OnToolStart: hooks.OnToolStart,
+			OnEvent:     hooks.OnEvent,
 			OnToolEnd: func(ctx context.Context, ev invoker.Event) {
 				m.ToolEnd(ev)
 				p.Tracer.ToolEnd(ctx, ev)
@@ -173,6 +174,9 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (p *Process, e
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	p.Invoker = inv
+	if err := metrics.NewHealth(reg, p.Toolbox, inv.Governor().Health()); err != nil {
+		return nil, fmt.Errorf("registering metrics: %w", err)
+	}
 
 	both := !opts.Scripts && !opts.Modules
 	if opts.Scripts || both {

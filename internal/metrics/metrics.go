@@ -32,15 +32,7 @@ var chainStatuses = set("ok", "error", "timeout", "cancelled", "limit_exceeded")
 var callStatuses = set(string(session.StatusOK), string(session.StatusError),
 	string(session.StatusDenied), string(session.StatusTimeout))
 
-var reasons = set("",
-	invoker.ReasonBudgetExhausted, invoker.ReasonUnknownTool, invoker.ReasonNotCallable,
-	invoker.ReasonArgumentsTooLarge, invoker.ReasonInvalidArguments, invoker.ReasonNoApprovalHandler,
-	invoker.ReasonApprovalTimeout, invoker.ReasonApprovalDenied, invoker.ReasonApprovalFailed,
-	invoker.ReasonArtifactNotFound, invoker.ReasonArtifactTooLarge, invoker.ReasonCancelled,
-	invoker.ReasonCallTimeout, invoker.ReasonToolError, invoker.ReasonToolPanic,
-	invoker.ReasonInvalidResult, invoker.ReasonStoreError, invoker.ReasonInternal, invoker.ReasonHostBusy,
-	invoker.ReasonQuotaExceeded,
-)
+var reasons = set(append([]string{""}, invoker.Reasons()...)...)
 
 // maxBridgeReasons bounds the distinct reason labels of bridge errors.
 const maxBridgeReasons = 32

@@ -109,6 +109,9 @@ func (t *Tracer) ToolEnd(ctx context.Context, ev invoker.Event) {
 		attribute.Int("airlock.call.seq", ev.Seq),
 		attribute.String("airlock.approval.mode", t.mode),
 		attribute.String("airlock.approval.outcome", ApprovalOutcome(ev)),
+		attribute.String("airlock.policy.gate", ev.Gate),
+		attribute.String("airlock.policy.decision_id", ev.DecisionID),
+		attribute.String("airlock.policy.rule", ev.Rule),
 	))
 	if ev.Status != session.StatusOK {
 		span.SetStatus(codes.Error, ev.Reason)

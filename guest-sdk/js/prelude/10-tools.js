@@ -3,7 +3,9 @@
 // (embed.go).
 // ToolError is the rejection of a tool call whose envelope status is not
 // "ok": .tool, .status ("error" | "denied"), .reason (stable code) and
-// .message (human text) come from the host. Its stack and position are
+// .message (human text) come from the host; .preview (reason
+// preview_required) and .retryAfterMs (rate_limited, tool_unavailable) when
+// the host sent them. Its stack and position are
 // those of the script's `tools.x(...)` call (relocate, 05-errors.js).
 class ToolError extends Error {
   constructor(tool, env) {
@@ -17,6 +19,8 @@ class ToolError extends Error {
     this.tool = tool;
     this.status = status;
     this.reason = reason;
+    if (env.preview !== undefined) this.preview = env.preview;
+    if (typeof env.retry_after_ms === "number") this.retryAfterMs = env.retry_after_ms;
   }
 }
 
