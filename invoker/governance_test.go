@@ -99,7 +99,6 @@ func govSession(inv *invoker.Invoker, p *govern.Profile) *session.Session {
 	return inv.NewSession(session.Options{Tenant: "acme", Governance: govern.NewChain(p)})
 }
 
-
 // TestGovernanceGates: every governance gate through Invoke, with the exact
 // status and reason, whether the tool ran, and the trace's gate.
 func TestGovernanceGates(t *testing.T) {
