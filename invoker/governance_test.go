@@ -8,6 +8,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -650,5 +651,19 @@ func TestReasonsListsEveryCode(t *testing.T) {
 	require.Equal(t, consts, len(seen), "Reasons() must list every Reason constant of reasons.go")
 	for _, r := range []string{invoker.ReasonScopeViolation, invoker.ReasonIdempotencyPending, invoker.ReasonInternal, invoker.ReasonPolicyFailed} {
 		require.True(t, seen[r], r)
+	}
+}
+
+// TestGovernanceDocCoversReasons: docs/governance.md names every
+// governance reason code and lifecycle event.
+func TestGovernanceDocCoversReasons(t *testing.T) {
+	b, err := os.ReadFile("../docs/governance.md")
+	require.NoError(t, err)
+	doc := string(b)
+	for _, r := range invoker.Reasons()[20:] {
+		require.Contains(t, doc, "`"+r+"`", "docs/governance.md documents %s", r)
+	}
+	for k := invoker.ToolStart; k <= invoker.Deduped; k++ {
+		require.Contains(t, doc, "`"+k.Name()+"`")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/server"
 )
 
@@ -73,6 +74,20 @@ func TestDocsCoverTheAPI(t *testing.T) {
 		method, path, _ := strings.Cut(r, " ")
 		require.Contains(t, string(md), strings.ToUpper(method)+" "+path, "http-api.md documents %s", r)
 	}
+	var trace struct {
+		Components struct {
+			Schemas struct {
+				TraceRecord struct {
+					Properties struct {
+						Reason struct{ Enum []string }
+					}
+				} `yaml:"TraceRecord"`
+			}
+		}
+	}
+	require.NoError(t, yaml.Unmarshal(b, &trace))
+	require.Equal(t, invoker.Reasons(), trace.Components.Schemas.TraceRecord.Properties.Reason.Enum,
+		"docs/openapi.yaml lists the invoker's reason codes in the order of invoker.Reasons()")
 	for _, ev := range []string{server.EventToolCall, server.EventToolResult, server.EventApprovalRequired, server.EventLog, server.EventDone} {
 		require.Contains(t, string(md), "`"+ev+"`")
 	}
