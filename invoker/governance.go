@@ -75,7 +75,11 @@ func (inv *Invoker) preview(ctx context.Context, sess *session.Session, st *call
 	pv, ok := entry.Tool().(toolbox.Previewer)
 	if !ok {
 		r := fail(session.StatusDenied, ReasonPreviewRequired, msg)
-		r.Preview, _ = json.Marshal(map[string]any{"tool": st.tool, "action": st.action, "risk": st.risk.String(), "executed": false})
+		m := map[string]any{"tool": st.tool, "risk": st.risk.String(), "executed": false}
+		if st.action != "" {
+			m["action"] = st.action
+		}
+		r.Preview, _ = json.Marshal(m)
 		return r
 	}
 	if hasRefs {
