@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
+	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/session"
 	"github.com/airlockrt/airlock/toolbox"
@@ -63,4 +65,44 @@ func BenchmarkInvokeEcho(b *testing.B) {
 	f := newFixture(b)
 	benchInvoke(b, f.box, invoker.Call{Tool: "echo",
 		Args: json.RawMessage(`{"text":"the quick brown fox jumps over the lazy dog","list":[1,2,3,"four",{"five":5}]}`)}, false)
+}
+
+// BenchmarkInvokeGoverned is BenchmarkInvokeBareNoop with every governance
+// rule configured but none triggered: a profile granting the tool's scope,
+// a custom gate matrix, a risk adjuster, four call policies that allow, a
+// generous egress rate, tool health, and an outcome store (the tool is
+// read-only, so no record is written). Compare it with the bare figure.
+func BenchmarkInvokeGoverned(b *testing.B) {
+	box, err := toolbox.New(toolbox.Func("noop", "does nothing", func(context.Context, struct{}) (struct{}, error) {
+		return struct{}{}, nil
+	}).WithScopes("repo:read"), toolbox.Func("other", "does nothing", func(context.Context, struct{}) (struct{}, error) {
+		return struct{}{}, nil
+	}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	gov := govern.New(govern.Options{
+		Rates:    map[string]govern.Rate{"noop": {N: 1 << 30, Per: time.Second}},
+		Outcomes: govern.NewMemOutcomes(nil),
+	})
+	inv, err := invoker.New(box, invoker.Options{Policy: invoker.Policy{MaxToolCalls: 1 << 30}, Governor: gov})
+	if err != nil {
+		b.Fatal(err)
+	}
+	policies := benchPolicies(b)
+	prof := &govern.Profile{
+		Name: "governed", Scopes: []string{"repo:read", "repo:write"}, Autonomy: govern.Supervised,
+		Matrix:    govern.Matrix{govern.Supervised: {govern.Allow, govern.Confirm, govern.Deny}},
+		Policies:  policies,
+		Adjusters: []govern.RiskAdjuster{{Name: "never", Adjust: func(_ govern.Call, r toolbox.Risk) toolbox.Risk { return r }}},
+	}
+	sess := inv.NewSession(session.Options{MaxTrace: 1, Governance: govern.NewChain(prof)})
+	ctx := context.Background()
+	c := invoker.Call{Tool: "noop", Args: json.RawMessage(`{}`)}
+	b.ReportAllocs()
+	for b.Loop() {
+		if res := inv.Invoke(ctx, sess, c); !res.OK() {
+			b.Fatal(res.Message)
+		}
+	}
 }
