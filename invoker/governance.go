@@ -210,7 +210,17 @@ func (inv *Invoker) finishOutcome(ctx context.Context, sess *session.Session, st
 		}
 		keep := r
 		keep.Latency, keep.DecisionID = 0, ""
+		if keep.Plain && keep.Artifact != nil {
+			// The stored artifact holds the value: record its envelope.
+			keep.Value, _ = json.Marshal(keep.Artifact)
+			keep.Plain = false
+		}
 		o.Result, _ = json.Marshal(keep)
+		if len(o.Result) > maxRecordedResult {
+			o.State = govern.OutcomeFailed
+			o.Result, _ = json.Marshal(fail(session.StatusError, ReasonOutcomeUnknown,
+				fmt.Sprintf("tool %q ran under this idempotency key, but its result was too large to record; it is not run again", st.tool)))
+		}
 	}
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
@@ -218,6 +228,9 @@ func (inv *Invoker) finishOutcome(ctx context.Context, sess *session.Session, st
 		inv.log.Warn("invoker: recording an idempotency outcome failed; the key stays pending", "tool", st.tool, "err", err)
 	}
 }
+
+// maxRecordedResult bounds the encoded result an idempotency record keeps.
+const maxRecordedResult = 256 << 10
 
 // health tells the Governor how an execution ended.
 func (inv *Invoker) health(tool string, r Result, failed bool) {
