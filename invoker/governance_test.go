@@ -667,3 +667,23 @@ func TestGovernanceDocCoversReasons(t *testing.T) {
 		require.Contains(t, doc, "`"+k.Name()+"`")
 	}
 }
+
+// TestIdempotencyRecordIsBounded: a result too large to record leaves a
+// record that refuses to run the call again, rather than none.
+func TestIdempotencyRecordIsBounded(t *testing.T) {
+	tools := stdGovTools()
+	tools[1].fn = func(context.Context, json.RawMessage) (toolbox.Output, error) {
+		return toolbox.Output{JSON: json.RawMessage(`"` + strings.Repeat("x", 300<<10) + `"`)}, nil
+	}
+	g := newGovBox(t, tools...)
+	gov := govern.New(govern.Options{Outcomes: newOutcomes(t)})
+	inv, err := invoker.New(g.box, invoker.Options{Governor: gov, Policy: invoker.Policy{MaxRiskUnapproved: toolbox.High}})
+	require.NoError(t, err)
+	prof := &govern.Profile{Scopes: []string{"*"}}
+	call := invoker.Call{Tool: "write_file", Args: json.RawMessage(`{"path":"a"}`), IdempotencyKey: "big"}
+	require.True(t, inv.Invoke(context.Background(), govSession(inv, prof), call).OK())
+	res := inv.Invoke(context.Background(), govSession(inv, prof), call)
+	require.Equal(t, invoker.ReasonOutcomeUnknown, res.Reason)
+	require.True(t, res.Deduped)
+	require.EqualValues(t, 1, g.ran("write_file"))
+}
