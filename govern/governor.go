@@ -62,31 +62,6 @@ func (g *Governor) Outcomes() Outcomes { return g.opts.Outcomes }
 // DedupWindow returns how long an outcome record answers for its key.
 func (g *Governor) DedupWindow() time.Duration { return g.opts.DedupWindow }
 
-// Decide judges c for chain ch: scopes, risk (ActionRisk, adjusters),
-// call policies, then the gate matrix. It does not reserve anything; see
-// Admit.
-func (g *Governor) Decide(ch *Chain, c Call) Decision {
-	// TODO(govern helper): lead's stand-in.
-	p := ch.Profile()
-	r := c.Info.RiskOf(c.Action)
-	gate, rule := p.Matrix.Gate(p.Autonomy, r)
-	return Decision{ID: "pd_0000000000000000", Gate: gate, Risk: r, Rule: rule}
-}
-
-// Admit checks the chain's call policies for c and, when they all allow,
-// counts c in flight (HistoryView.InFlight) atomically with the check. The
-// caller must call Done exactly once for an admitted call.
-func (g *Governor) Admit(ch *Chain, c Call) *Denial {
-	// TODO(govern helper)
-	return nil
-}
-
-// Done ends an admitted call: it leaves the in-flight count and, when ok,
-// lets every policy Observe it.
-func (g *Governor) Done(ch *Chain, c Call, ok bool) {
-	// TODO(govern helper)
-}
-
 // Outcome is one idempotency record.
 type Outcome struct {
 	// State is pending (the call is executing or its process died), ok,

@@ -28,13 +28,6 @@ type Profile struct {
 	Adjusters []RiskAdjuster
 }
 
-// Validate reports a profile that cannot be enforced (an invalid autonomy
-// level or gate, an invalid policy). The error wraps ErrInvalidProfile.
-func (p *Profile) Validate() error {
-	// TODO(govern helper): autonomy, matrix cells, policies' Validate.
-	return nil
-}
-
 // RiskAdjuster may raise the risk of a call: "a write outside the workspace
 // is CRITICAL". An adjuster that returns a lower risk than it was given is
 // ignored.

@@ -73,11 +73,9 @@ func BenchmarkInvokeEcho(b *testing.B) {
 // generous egress rate, tool health, and an outcome store (the tool is
 // read-only, so no record is written). Compare it with the bare figure.
 func BenchmarkInvokeGoverned(b *testing.B) {
-	box, err := toolbox.New(toolbox.Func("noop", "does nothing", func(context.Context, struct{}) (struct{}, error) {
-		return struct{}{}, nil
-	}).WithScopes("repo:read"), toolbox.Func("other", "does nothing", func(context.Context, struct{}) (struct{}, error) {
-		return struct{}{}, nil
-	}))
+	box, err := toolbox.New(
+		rawTool{info: toolbox.Info{Name: "noop", Description: "does nothing", Scopes: []string{"repo:read"}}, out: toolbox.Output{JSON: json.RawMessage(`{}`)}},
+		rawTool{info: toolbox.Info{Name: "other", Description: "does nothing"}, out: toolbox.Output{JSON: json.RawMessage(`{}`)}})
 	if err != nil {
 		b.Fatal(err)
 	}
