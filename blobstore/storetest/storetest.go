@@ -109,6 +109,8 @@ func Run(t *testing.T, newBackend NewBackend) {
 		{"SameContentTwoInstances", testSameContent},
 		{"Delete", testDelete},
 		{"Close", testClose},
+		{"Records", testRecords},
+		{"RecordRace", testRecordRace},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, nb) })

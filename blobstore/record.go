@@ -1,0 +1,108 @@
+package blobstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Records are small named objects a Store keeps per tenant beside its
+// blobs, for state several processes sharing the storage must agree on
+// (idempotency outcomes, for instance). They live under their own key
+// prefix: they are never blobs, never pinned and never swept; whoever
+// writes them deletes them.
+
+// MaxRecordBytes is the largest record PutRecord accepts and GetRecord
+// reads back.
+const MaxRecordBytes = 1 << 20
+
+// ErrRecordTooLarge is returned by PutRecord for data over MaxRecordBytes
+// and by GetRecord for a stored object over it (which the Store did not
+// write).
+var ErrRecordTooLarge = errors.New("blobstore: record too large")
+
+// ErrInvalidRecordName is returned for a record name that is not 1 to 200
+// of a-z, 0-9, '_', '-', '.' and '/' in segments that are neither empty,
+// "." nor "..".
+var ErrInvalidRecordName = errors.New("blobstore: invalid record name")
+
+const keyRecords = "r/"
+
+func (s *Store) recordKey(tenant, name string) (string, error) {
+	if s.closed.Load() {
+		return "", ErrClosed
+	}
+	if !ValidTenant(tenant) {
+		return "", ErrInvalidTenant
+	}
+	if len(name) > 200 || !ValidKey(name) {
+		return "", fmt.Errorf("%w: %q", ErrInvalidRecordName, name)
+	}
+	return keyRecords + tenant + "/" + name, nil
+}
+
+// PutRecord stores data as the tenant's record name. With createOnly it
+// fails with ErrExist when the record exists (a conditional write: of
+// several writers, exactly one wins); otherwise it replaces it.
+func (s *Store) PutRecord(ctx context.Context, tenant, name string, data []byte, createOnly bool) error {
+	key, err := s.recordKey(tenant, name)
+	if err != nil {
+		return err
+	}
+	if len(data) > MaxRecordBytes {
+		return fmt.Errorf("%w: %d bytes (the limit is %d)", ErrRecordTooLarge, len(data), MaxRecordBytes)
+	}
+	err = s.d.Put(ctx, key, bytes.NewReader(data), PutOptions{CreateOnly: createOnly, ContentType: "application/json"})
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrExist):
+		return ErrExist
+	}
+	return s.driverErr("put record", err)
+}
+
+// GetRecord returns the tenant's record name and when it was last
+// written (by the backend's clock), or ErrNotFound.
+func (s *Store) GetRecord(ctx context.Context, tenant, name string) ([]byte, time.Time, error) {
+	key, err := s.recordKey(tenant, name)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	e, err := s.d.Stat(ctx, key)
+	if err != nil {
+		return nil, time.Time{}, s.driverErr("stat record", err)
+	}
+	if e.Size > MaxRecordBytes {
+		return nil, time.Time{}, fmt.Errorf("%w: %d bytes stored under %q", ErrRecordTooLarge, e.Size, name)
+	}
+	rc, err := s.d.Get(ctx, key, 0, MaxRecordBytes+1)
+	if err != nil {
+		return nil, time.Time{}, s.driverErr("get record", err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, MaxRecordBytes+1))
+	if err != nil {
+		return nil, time.Time{}, s.driverErr("read record", err)
+	}
+	if len(data) > MaxRecordBytes {
+		return nil, time.Time{}, fmt.Errorf("%w: more than %d bytes under %q", ErrRecordTooLarge, MaxRecordBytes, name)
+	}
+	return data, e.ModTime, nil
+}
+
+// DeleteRecord removes the tenant's record name; a missing one is not an
+// error.
+func (s *Store) DeleteRecord(ctx context.Context, tenant, name string) error {
+	key, err := s.recordKey(tenant, name)
+	if err != nil {
+		return err
+	}
+	if err := s.d.Delete(ctx, key); err != nil {
+		return s.driverErr("delete record", err)
+	}
+	return nil
+}

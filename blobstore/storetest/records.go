@@ -1,0 +1,80 @@
+package storetest
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/airlockrt/airlock/blobstore"
+)
+
+// testRecords: records round-trip per tenant, create-only writes refuse an
+// existing record, names and sizes are checked, and a sweep leaves them.
+func testRecords(t *testing.T, nb NewBackend) {
+	e := newEnv(t, nb)
+	clk := newClock(t0)
+	s := e.store(blobstore.Options{Clock: clk.Now})
+	ctx := e.ctx
+	require.NoError(t, s.PutRecord(ctx, tenantA, "idem/send/abc", []byte(`{"state":"pending"}`), true))
+	require.ErrorIs(t, s.PutRecord(ctx, tenantA, "idem/send/abc", []byte(`x`), true), blobstore.ErrExist)
+	data, _, err := s.GetRecord(ctx, tenantA, "idem/send/abc")
+	require.NoError(t, err)
+	require.Equal(t, `{"state":"pending"}`, string(data))
+	_, _, err = s.GetRecord(ctx, tenantB, "idem/send/abc")
+	require.ErrorIs(t, err, blobstore.ErrNotFound, "records are per tenant")
+	require.NoError(t, s.PutRecord(ctx, tenantA, "idem/send/abc", []byte(`{"state":"ok"}`), false))
+	data, _, err = s.GetRecord(ctx, tenantA, "idem/send/abc")
+	require.NoError(t, err)
+	require.Equal(t, `{"state":"ok"}`, string(data))
+
+	clk.Advance(1000 * 24 * time.Hour)
+	_, err = s.Sweep(ctx)
+	require.NoError(t, err)
+	_, _, err = s.GetRecord(ctx, tenantA, "idem/send/abc")
+	require.NoError(t, err, "a sweep leaves records alone")
+
+	require.NoError(t, s.DeleteRecord(ctx, tenantA, "idem/send/abc"))
+	require.NoError(t, s.DeleteRecord(ctx, tenantA, "idem/send/abc"))
+	_, _, err = s.GetRecord(ctx, tenantA, "idem/send/abc")
+	require.ErrorIs(t, err, blobstore.ErrNotFound)
+
+	for _, name := range []string{"", "/a", "a//b", "a/../b", "A", "a b", strings.Repeat("a", 201)} {
+		require.ErrorIs(t, s.PutRecord(ctx, tenantA, name, []byte("x"), false), blobstore.ErrInvalidRecordName, name)
+		_, _, err := s.GetRecord(ctx, tenantA, name)
+		require.ErrorIs(t, err, blobstore.ErrInvalidRecordName, name)
+	}
+	require.ErrorIs(t, s.PutRecord(ctx, "../x", "a", []byte("x"), false), blobstore.ErrInvalidTenant)
+	require.ErrorIs(t, s.PutRecord(ctx, tenantA, "big", make([]byte, blobstore.MaxRecordBytes+1), false), blobstore.ErrRecordTooLarge)
+}
+
+// testRecordRace: two Stores over one storage race create-only writes of
+// the same record; exactly one wins each round.
+func testRecordRace(t *testing.T, nb NewBackend) {
+	e := newEnv(t, nb)
+	a := e.store(blobstore.Options{})
+	b := e.store(blobstore.Options{})
+	for round := 0; round < 10; round++ {
+		name := fmt.Sprintf("race/%d", round)
+		var wins atomic.Int32
+		var wg sync.WaitGroup
+		for i, s := range []*blobstore.Store{a, b, a, b} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				err := s.PutRecord(e.ctx, tenantA, name, []byte(fmt.Sprint(i)), true)
+				if err == nil {
+					wins.Add(1)
+				} else {
+					require.ErrorIs(t, err, blobstore.ErrExist)
+				}
+			}()
+		}
+		wg.Wait()
+		require.EqualValues(t, 1, wins.Load(), "round %d", round)
+	}
+}
