@@ -13,7 +13,6 @@ func ValidKey(k string) bool { return k != "" && len(k) <= 128 }
 func DeriveKey(chainID string, seq int, canonicalArgs []byte) string {
 	return fmt.Sprint(chainID, seq, string(canonicalArgs))
 }
-func (l *Limiter) Refund(tenant, tool string) {}
 
 type memOut struct {
 	mu sync.Mutex
