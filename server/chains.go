@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/internal/tracing"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
@@ -37,13 +38,17 @@ type job struct {
 	input  []byte
 	tools  []string // the allow-list, nil for every tool
 	policy invoker.Policy
+	gov    *govern.Profile
 	limits sandbox.Limits
 }
 
 // prepare validates req for tenant. It does no expensive work: build
 // compiles the guest once the submission holds a slot.
-func (s *Server) prepare(tenant string, req *SubmitRequest) (*job, *requestError) {
+func (s *Server) prepare(tenant string, req *SubmitRequest, prof *Profile) (*job, *requestError) {
 	j := &job{}
+	if prof != nil {
+		j.gov = prof.Governance
+	}
 	switch strings.ToLower(req.Language) {
 	case "", "javascript", "js":
 		j.lang = LangJavaScript
@@ -78,6 +83,13 @@ func (s *Server) prepare(tenant string, req *SubmitRequest) (*job, *requestError
 		}
 		j.tools = tools
 	}
+	if prof != nil && prof.Tools != nil {
+		if j.tools == nil {
+			j.tools = slices.Clone(prof.Tools)
+		} else {
+			j.tools = slices.DeleteFunc(j.tools, func(t string) bool { return !slices.Contains(prof.Tools, t) })
+		}
+	}
 
 	// Policy and limits: the request's own, through their owners.
 	var reqPolicy invoker.Policy
@@ -89,7 +101,11 @@ func (s *Server) prepare(tenant string, req *SubmitRequest) (*job, *requestError
 		return nil, rerr
 	}
 	var err error
-	if j.policy, err = s.policy.Tighten(reqPolicy, s.opts.MaxPolicy); err != nil {
+	base, ceiling := s.policy, s.opts.MaxPolicy
+	if prof != nil && prof.Policy != nil {
+		base, ceiling = *prof.Policy, invoker.Policy{}
+	}
+	if j.policy, err = base.Tighten(reqPolicy, ceiling); err != nil {
 		return nil, s.settingError(err)
 	}
 	if j.limits, err = s.opts.Limits.Tighten(reqLimits, s.opts.MaxLimits); err != nil {
@@ -185,6 +201,18 @@ func (s *Server) subset(names []string) ([]string, *requestError) {
 	return slices.Compact(picked), nil
 }
 
+// profileOf returns the profile of the request's API key.
+func (s *Server) profileOf(r *http.Request) *Profile {
+	if s.opts.Profile == nil {
+		return nil
+	}
+	key, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if s.opts.Authenticate == nil {
+		key = ""
+	}
+	return s.opts.Profile(strings.TrimSpace(key))
+}
+
 // submit handles POST /v1/chains.
 func (s *Server) submit(w http.ResponseWriter, r *http.Request, tenant string) {
 	if s.draining.Load() {
@@ -205,7 +233,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, tenant string) {
 		writeError(w, http.StatusBadRequest, ReasonInvalidRequest, fmt.Sprintf("async=%q: use async=1 or leave it out", v))
 		return
 	}
-	j, rerr := s.prepare(tenant, &req)
+	j, rerr := s.prepare(tenant, &req, s.profileOf(r))
 	if rerr != nil {
 		writeErrorBody(w, rerr.code, rerr.body)
 		return
@@ -321,7 +349,7 @@ func (s *Server) runGuarded(ctx context.Context, rn *run, j *job) (res *chain.Ru
 	}
 	ctx, endSpan := s.tracer.StartChain(ctx, tracing.Chain{ID: rn.id, Tenant: rn.tenant, Language: rn.lang})
 	opts := chain.Options{SessionID: rn.id, Tenant: rn.tenant, Tools: j.tools, Policy: &j.policy, Limits: j.limits,
-		Logger: s.log, Observer: s.observer()}
+		Logger: s.log, Observer: s.observer(), Profile: j.gov}
 	var err error
 	if j.module != nil {
 		res, err = s.runner.RunModule(ctx, j.module, j.input, opts)

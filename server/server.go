@@ -23,6 +23,7 @@ import (
 	"github.com/airlockrt/airlock/approval"
 	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/internal/metrics"
 	"github.com/airlockrt/airlock/internal/tracing"
 	"github.com/airlockrt/airlock/invoker"
@@ -107,6 +108,11 @@ type Options struct {
 	// Origin, if any, is a loopback origin, so a web page can neither reach
 	// the server through DNS rebinding nor post to it cross-site.
 	Authenticate func(key string) (tenant string, ok bool)
+	// Profile returns the governance profile of the chains submitted with
+	// an API key ("" when the server has no keys). Nil, or a nil answer:
+	// the zero govern.Profile (no scopes granted, supervised, the default
+	// gate matrix), the server's policy and every tool.
+	Profile func(key string) *Profile
 	// KeyRole returns the Role of an API key that Authenticate accepted.
 	// Nil: every key has RoleAll, so any key of a tenant may also decide
 	// that tenant's approval requests.
@@ -151,6 +157,20 @@ type Options struct {
 	ShutdownTimeout time.Duration
 	// Logger receives the server's log lines. Nil discards them.
 	Logger *slog.Logger
+}
+
+// Profile is what a profile sets for the chains of the keys bound to it.
+type Profile struct {
+	// Name is the profile's name, for logs and errors.
+	Name string
+	// Governance is enforced by the invoker for each of the chains.
+	Governance *govern.Profile
+	// Policy, when set, replaces the server's policy as the base of a
+	// request's own; a request may then only lower its values.
+	Policy *invoker.Policy
+	// Tools, when non-nil, is the profile's tool allow-list; a request's
+	// "tools" narrows it further.
+	Tools []string
 }
 
 // Server is airlock's HTTP API. Build it with New; serve it with

@@ -100,6 +100,9 @@ func (c *cli) run(ctx context.Context, args []string) (int, error) {
 		cancel()
 	}()
 	opts := chain.Options{SessionID: "ch_" + strings.ToLower(rand.Text()), Tenant: cliTenant, Limits: cfg.Limits, Logger: log}
+	if prof := p.DefaultProfile; prof != nil {
+		opts.Profile, opts.Policy, opts.Tools = prof.Governance, &prof.Policy, prof.Tools
+	}
 	var res *chain.RunResult
 	ctx, endSpan := p.Tracer.StartChain(ctx, tracing.Chain{ID: opts.SessionID, Tenant: cliTenant, Language: kind})
 	switch kind {
@@ -162,6 +165,7 @@ func runFlags(fs *flagSet) {
 	fs.key("clock", "guest.clock", "the script's `clock`: real, or virtual (deterministic: timers jump)")
 	fs.key("seed", "guest.seed", "a `seed` that fixes Math.random and crypto (0: fresh randomness)")
 	fs.key("memory", "limits.memory", "the guest's memory `limit`, e.g. 64MiB")
+	fs.key("profile", "default_profile", "the governance `profile` the chain runs under (docs/governance.md)")
 	fs.key("approve", "approval.mode", "how risky calls are decided: ask, deny or allow (default ask on a terminal, else deny)")
 	storeFlags(fs)
 }

@@ -103,6 +103,15 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 			return server.RoleAll
 		}
 	}
+	profiles := map[string]*server.Profile{}
+	for name, prof := range p.Profiles {
+		sp := &server.Profile{Name: name, Governance: prof.Governance, Tools: prof.Tools}
+		if cfg.Profiles[name].Limits != (invoker.Policy{}) {
+			sp.Policy = &prof.Policy
+		}
+		profiles[name] = sp
+	}
+	opts.Profile = func(key string) *server.Profile { return profiles[cfg.ProfileFor(key)] }
 	srv, err := server.New(opts)
 	if err != nil {
 		return err

@@ -19,6 +19,7 @@ import (
 	"github.com/airlockrt/airlock/blobstore/fsblob"
 	"github.com/airlockrt/airlock/blobstore/s3blob"
 	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/internal/config"
 	"github.com/airlockrt/airlock/internal/metrics"
 	"github.com/airlockrt/airlock/internal/tracing"
@@ -92,6 +93,10 @@ type Process struct {
 	// TracerProvider is nil when tracing is off; Tracer records on it.
 	TracerProvider trace.TracerProvider
 	Tracer         *tracing.Tracer
+	// Profiles are the configured profiles by name; DefaultProfile is the
+	// one of `airlock run` and of keys naming none (nil: none).
+	Profiles       map[string]*Profile
+	DefaultProfile *Profile
 
 	closers []func(context.Context) error
 }
@@ -150,7 +155,12 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (p *Process, e
 		return nil, fmt.Errorf("registering metrics: %w", err)
 	}
 	hooks := opts.Hooks
+	if p.Profiles, err = profiles(cfg, p.Toolbox, p.ToolSets); err != nil {
+		return nil, err
+	}
+	p.DefaultProfile = p.Profiles[cfg.DefaultProfile]
 	inv, err = invoker.New(p.Toolbox, invoker.Options{
+		Governor: governor(cfg, govern.NewStoreOutcomes(p.Store, nil)),
 		Policy:   cfg.Policy,
 		Approver: m.Approver(approver),
 		Store:    m.Store(p.Store),

@@ -3,6 +3,7 @@ package assemble
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"time"
@@ -79,6 +80,17 @@ func tools(cfg *config.Config, lookup func(string) (string, bool)) (*toolbox.Too
 		}
 		if err := box.Add(withRisk{Tool: t, risk: cfg.Tools.Risk[name]}); err != nil {
 			return nil, nil, nil, err
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(cfg.Governance.Tools)) {
+		key := "governance.tools." + name
+		t, ok := box.Get(name)
+		if !ok {
+			errs = append(errs, at(key, "no tool named %q is configured (tools: %v)", name, box.Names()))
+			continue
+		}
+		if err := box.Add(override(t, rulesFor(cfg.Governance.Tools[name]))); err != nil {
+			errs = append(errs, at(key, "%v", err))
 		}
 	}
 	if len(errs) > 0 {

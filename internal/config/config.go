@@ -9,6 +9,7 @@ import (
 
 	"github.com/airlockrt/airlock/approval"
 	"github.com/airlockrt/airlock/blobstore/fsblob"
+	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/internal/setting"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
@@ -38,6 +39,14 @@ type Config struct {
 	Server Server `yaml:"server"`
 	// Tracing configures OpenTelemetry traces; off by default.
 	Tracing Tracing `yaml:"tracing"`
+	// Profiles are governance profiles by name (docs/governance.md).
+	Profiles map[string]Profile `yaml:"profiles"`
+	// DefaultProfile is the profile of `airlock run` and of API keys that
+	// name none. Default: none (the zero profile: no scopes granted,
+	// supervised, the default gate matrix).
+	DefaultProfile string `yaml:"default_profile"`
+	// Governance holds the process-wide governance settings.
+	Governance Governance `yaml:"governance"`
 
 	// pos maps a dotted key path to where its value was last set:
 	// "file:line", "flag --name" or "env NAME".
@@ -213,6 +222,9 @@ type APIKey struct {
 	// loop, which then cannot approve its own calls) or approver (decide
 	// approvals, not submit or cancel chains). Every role may read.
 	Role string `yaml:"role,omitempty"`
+	// Profile names the profile the key's chains run under. Default: the
+	// top-level default_profile.
+	Profile string `yaml:"profile,omitempty"`
 }
 
 // Roles of APIKey.Role.
@@ -221,6 +233,13 @@ const (
 	RoleSubmit   = "submit"
 	RoleApprover = "approver"
 )
+
+// ProfileFor returns the profile name of the API key key (its own, or
+// the default profile), or "" for none.
+func (c *Config) ProfileFor(key string) string {
+	k, _ := c.Server.keyFor(key)
+	return cmpOr(k.Profile, c.DefaultProfile)
+}
 
 // TenantFor returns the tenant of the API key key, comparing in constant
 // time.
@@ -330,6 +349,10 @@ func (c *Config) Effective() *Config {
 		e.Store.Dir, _ = fsblob.DefaultDir()
 	}
 	e.Server.Max = c.Ceiling()
+	e.Governance.DedupWindow = cmp.Or(e.Governance.DedupWindow, Duration(govern.DefaultDedupWindow))
+	e.Governance.Idempotency = cmp.Or(e.Governance.Idempotency, "on")
+	h := e.Governance.HealthOptions().WithDefaults()
+	e.Governance.Health = Health{DegradedAfter: h.DegradedAfter, UnavailableAfter: h.UnavailableAfter, Quiet: Duration(h.Quiet)}
 	return e
 }
 
@@ -365,6 +388,10 @@ func (c *Config) clone() *Config {
 	e := *c
 	e.Tools.Builtin = append([]string(nil), c.Tools.Builtin...)
 	e.Tools.HTTP = append([]HTTPTool(nil), c.Tools.HTTP...)
+	e.Profiles = make(map[string]Profile, len(c.Profiles))
+	for k, v := range c.Profiles {
+		e.Profiles[k] = v
+	}
 	e.Server.APIKeys = append([]APIKey(nil), c.Server.APIKeys...)
 	if c.Tools.Risk != nil {
 		e.Tools.Risk = make(map[string]toolbox.Risk, len(c.Tools.Risk))

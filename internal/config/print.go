@@ -34,6 +34,11 @@ func (c *Config) Print(w io.Writer) error {
 			return err
 		}
 	}
+	for name, p := range e.Profiles {
+		if err := replaceAt(&doc, []string{"profiles", name, "limits"}, setPolicyText(p.Limits)); err != nil {
+			return err
+		}
+	}
 	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)
 	if err := enc.Encode(&doc); err != nil {
@@ -47,6 +52,19 @@ func policyText(p invoker.Policy) map[string]any {
 	for _, k := range PolicyKeys() {
 		v, _ := p.Get(k)
 		out[k] = number(v)
+	}
+	return out
+}
+
+// setPolicyText is the fields of p that are set: a profile's limits.
+func setPolicyText(p invoker.Policy) map[string]any {
+	out := map[string]any{}
+	zero := invoker.Policy{}
+	for _, k := range PolicyKeys() {
+		v, _ := p.Get(k)
+		if z, _ := zero.Get(k); v != z {
+			out[k] = number(v)
+		}
 	}
 	return out
 }

@@ -95,6 +95,8 @@ func (c *Config) Validate() error {
 	}
 	c.validateCeiling(v)
 
+	c.validateGovernance(v)
+
 	// Tracing.
 	switch c.Tracing.Exporter {
 	case "", "stdout":

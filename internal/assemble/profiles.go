@@ -1,0 +1,119 @@
+package assemble
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/airlockrt/airlock/govern"
+	"github.com/airlockrt/airlock/internal/config"
+	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/toolbox"
+)
+
+// Profile is a configured profile, built once: its governance, its
+// limits (tightened into the configured policy) and its tool allow-list.
+type Profile struct {
+	// Name is the profile's name in the configuration.
+	Name string
+	// Governance is what the invoker enforces for the profile's chains.
+	Governance *govern.Profile
+	// Policy is the configured policy tightened by the profile's limits.
+	Policy invoker.Policy
+	// Tools is the profile's tool allow-list, set names expanded; nil
+	// allows every tool.
+	Tools []string
+}
+
+// profiles builds every configured profile. The configuration was
+// validated; a tool the allow-list names that is not configured is an
+// error at its position.
+func profiles(cfg *config.Config, box *toolbox.Toolbox, sets map[string][]string) (map[string]*Profile, error) {
+	out := map[string]*Profile{}
+	for _, name := range slices.Sorted(maps.Keys(cfg.Profiles)) {
+		p := cfg.Profiles[name]
+		key := "profiles." + name
+		gov, err := p.Spec().Build(name)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, &config.Error{Pos: cfg.Where(key), Key: key, Reason: err.Error()})
+		}
+		pol, err := cfg.Policy.Tighten(p.Limits, invoker.Policy{})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, &config.Error{Pos: cfg.Where(key + ".limits"), Key: key + ".limits", Reason: err.Error()})
+		}
+		prof := &Profile{Name: name, Governance: gov, Policy: pol}
+		if p.Tools != nil {
+			prof.Tools = []string{}
+			for i, t := range p.Tools {
+				switch {
+				case sets[t] != nil:
+					prof.Tools = append(prof.Tools, sets[t]...)
+				case box.Has(t):
+					prof.Tools = append(prof.Tools, t)
+				default:
+					k := fmt.Sprintf("%s.tools[%d]", key, i)
+					return nil, fmt.Errorf("%w: %w", ErrConfig, &config.Error{Pos: cfg.Where(k), Key: k,
+						Reason: fmt.Sprintf("no tool or tool set named %q is configured (tools: %v)", t, box.Names())})
+				}
+			}
+		}
+		out[name] = prof
+	}
+	return out, nil
+}
+
+// governor builds the process's Governor from the governance section.
+func governor(cfg *config.Config, outcomes govern.Outcomes) *govern.Governor {
+	g := cfg.Governance
+	opts := govern.Options{Rates: g.Rates(), Health: g.HealthOptions(), DedupWindow: time.Duration(g.DedupWindow)}
+	if g.IdempotencyOn() {
+		opts.Outcomes = outcomes
+	}
+	return govern.New(opts)
+}
+
+// rulesFor returns info with an operator's rules applied.
+func rulesFor(r config.ToolRules) func(toolbox.Info) toolbox.Info {
+	return func(info toolbox.Info) toolbox.Info {
+		if r.LatencyBudget > 0 {
+			info.LatencyBudget = time.Duration(r.LatencyBudget)
+		}
+		if r.MaxOutputChars > 0 {
+			info.MaxOutputChars = r.MaxOutputChars
+		}
+		if r.Scopes != nil {
+			info.Scopes = slices.Clone(r.Scopes)
+		}
+		if r.Class != "" {
+			info.Class, _ = toolbox.ParseClass(r.Class)
+		}
+		if r.ActionRisk != nil {
+			info.ActionRisk = maps.Clone(r.ActionRisk)
+		}
+		return info
+	}
+}
+
+// overridden is a tool whose Info an operator changed.
+type overridden struct {
+	toolbox.Tool
+	info toolbox.Info
+}
+
+func (o overridden) Info() toolbox.Info { return o.info }
+
+// overriddenPreviewer keeps the wrapped tool's Preview.
+type overriddenPreviewer struct {
+	overridden
+	toolbox.Previewer
+}
+
+// override returns t with its Info changed by f, keeping its Preview.
+func override(t toolbox.Tool, f func(toolbox.Info) toolbox.Info) toolbox.Tool {
+	o := overridden{Tool: t, info: f(t.Info())}
+	if p, ok := t.(toolbox.Previewer); ok {
+		return overriddenPreviewer{o, p}
+	}
+	return o
+}
