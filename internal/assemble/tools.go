@@ -30,6 +30,9 @@ func tools(cfg *config.Config, lookup func(string) (string, bool)) (*toolbox.Too
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
+	// Tools receive the secrets provider at construction and ask it at call
+	// time (docs/governance.md, "Secrets").
+	secrets := httptool.EnvSecrets(lookup)
 	at := func(key, format string, args ...any) error {
 		return fmt.Errorf("%w: %w", ErrConfig, &config.Error{Pos: cfg.Where(key), Key: key, Reason: fmt.Sprintf(format, args...)})
 	}
@@ -50,7 +53,7 @@ func tools(cfg *config.Config, lookup func(string) (string, bool)) (*toolbox.Too
 	var errs []error
 	for i, h := range cfg.Tools.HTTP {
 		key := fmt.Sprintf("tools.http[%d]", i)
-		t, err := httptool.New(spec(h), httptool.Options{LookupEnv: lookup})
+		t, err := httptool.New(spec(h), httptool.Options{Secrets: secrets})
 		if err != nil {
 			errs = append(errs, at(key, "%v", err))
 			continue

@@ -203,6 +203,10 @@ type Server struct {
 	// MetricsAddr, when set, serves /metrics on this host:port of its own,
 	// without a key, instead of on the API's address.
 	MetricsAddr string `yaml:"metrics_addr"`
+	// LogLevel is the least severe level of the server's log lines: debug
+	// (adds a line per lifecycle event of every tool call), info (the
+	// default), warn or error.
+	LogLevel string `yaml:"log_level"`
 	// Max are the largest policy and limit values a request may ask for,
 	// under the keys of policy and limits. A zero field means the
 	// configured chain value: requests may lower it but not raise it.

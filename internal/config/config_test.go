@@ -267,6 +267,23 @@ func TestRejections(t *testing.T) {
 		{"bad exporter", "tracing:\n  exporter: jaeger\n", `airlock.yaml:2: tracing.exporter: "jaeger" must be otlp, stdout or empty (off)`},
 		{"otlp without endpoint", "tracing:\n  exporter: otlp\n", `config: tracing.endpoint: is required for the otlp exporter`},
 		{"sample ratio above one", "tracing:\n  sample_ratio: 1.5\n", `airlock.yaml:2: tracing.sample_ratio: 1.5 must be between 0 and 1`},
+
+		// Governance.
+		{"bad autonomy", "profiles:\n  r:\n    autonomy: yolo\n", `airlock.yaml:2: profiles.r: govern: invalid profile: autonomy:`},
+		{"bad gate", "profiles:\n  r:\n    gates: {supervised: {HIGH: maybe}}\n", `airlock.yaml:2: profiles.r: govern: invalid profile: gates.supervised.HIGH: govern: unknown gate "maybe"`},
+		{"bad scope", "profiles:\n  r:\n    scopes: [Repo Read]\n", `profiles.r: govern: invalid profile: profile "r": scopes[0]`},
+		{"bad policy kind", "profiles:\n  r:\n    policies:\n      - {kind: vibes}\n", `airlock.yaml:2: profiles.r: policies[0]: govern: invalid call policy: kind "vibes"`},
+		{"bad policy pattern", "profiles:\n  r:\n    policies:\n      - {kind: argument, tool: x, arg: a, pattern: \"(\"}\n", `profiles.r: policies[0]: govern: invalid call policy: argument "a": pattern`},
+		{"unknown policy key", "profiles:\n  r:\n    policies:\n      - {kind: call_limit, tool: x, maximum: 3}\n", `airlock.yaml:4: profiles.r.policies[0].maximum: unknown key`},
+		{"profile loosens limits", "profiles:\n  r:\n    limits: {max_tool_calls: 100}\n", `airlock.yaml:3: profiles.r.limits: chain policy: max_tool_calls 100 is above this server's value of 50 (a profile may only tighten the policy section)`},
+		{"unknown default profile", "default_profile: admin\n", `airlock.yaml:1: default_profile: no profile named "admin" (profiles: none)`},
+		{"unknown key profile", "profiles:\n  r: {}\nserver:\n  api_keys:\n    - {key: 0123456789abcdef, tenant: a, profile: w}\n", `airlock.yaml:5: server.api_keys[0].profile: no profile named "w" (profiles: r)`},
+		{"bad idempotency", "governance:\n  idempotency: maybe\n", `airlock.yaml:2: governance.idempotency: "maybe" must be on or off`},
+		{"bad health", "governance:\n  health: {degraded_after: 5, unavailable_after: 2}\n", `airlock.yaml:2: governance.health:`},
+		{"bad rate", "governance:\n  tools:\n    send: {rate: fast}\n", `airlock.yaml:3: governance.tools.send.rate: govern: invalid rate "fast"`},
+		{"bad class", "governance:\n  tools:\n    send: {class: big}\n", `airlock.yaml:3: governance.tools.send.class: toolbox: unknown class "big"`},
+		{"bad rules tool name", "governance:\n  tools:\n    Send It: {rate: 1/s}\n", `airlock.yaml:3: governance.tools.Send It: "Send It" is not a tool name`},
+		{"bad log level", "server:\n  log_level: loud\n", `airlock.yaml:2: server.log_level: "loud" must be debug, info (the default), warn or error`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -300,7 +317,7 @@ func TestManyErrorsReportedTogether(t *testing.T) {
 		`x.yaml:2: policy.call_timeout: "soon" is not a duration (write e.g. 30s, 1m30s or 250ms)`,
 		`x.yaml:3: policy.max_tool_calls: "lots" is not a whole number (at most 2147483647)`,
 		`x.yaml:5: limits.memory: "big" is not a size (write e.g. 4096, 512KiB or 64MiB)`,
-		`x.yaml:6: bogus: unknown key at the top level; known keys: policy, tools, approval, store, limits, guest, server, tracing`,
+		`x.yaml:6: bogus: unknown key at the top level; known keys: policy, tools, approval, store, limits, guest, server, tracing, profiles, default_profile, governance`,
 	}, lines)
 	var ce *config.Error
 	require.True(t, errors.As(err, &ce))

@@ -93,6 +93,11 @@ func (c *Config) Validate() error {
 			v.fail("server.metrics_addr", "%q is not host:port (write e.g. 127.0.0.1:9090)", a)
 		}
 	}
+	switch c.Server.LogLevel {
+	case "", "debug", "info", "warn", "error":
+	default:
+		v.fail("server.log_level", "%q must be debug, info (the default), warn or error", c.Server.LogLevel)
+	}
 	c.validateCeiling(v)
 
 	c.validateGovernance(v)

@@ -72,7 +72,12 @@ type Options struct {
 	// follows redirects may forward the headers, secrets included, to
 	// another host.
 	Client *http.Client
-	// LookupEnv resolves ${env:NAME} references. Default os.LookupEnv.
+	// Secrets resolves ${env:NAME} references at call time: the tool asks
+	// for the secret named NAME immediately before each request and keeps
+	// it no longer than the call. Default: LookupEnv.
+	Secrets toolbox.Secrets
+	// LookupEnv resolves ${env:NAME} references when Secrets is nil.
+	// Default os.LookupEnv.
 	LookupEnv func(name string) (string, bool)
 }
 
@@ -83,7 +88,7 @@ type Tool struct {
 	placeholders []string // in the URL's path
 	headers      []header
 	client       *http.Client
-	lookup       func(string) (string, bool)
+	secrets      toolbox.Secrets
 }
 
 // header is one configured header, split into literal text and env refs.
@@ -140,12 +145,16 @@ func New(spec Spec, opts Options) (*Tool, error) {
 	if !spec.Risk.Valid() {
 		return nil, bad("invalid risk %d", int(spec.Risk))
 	}
-	t := &Tool{spec: spec, client: opts.Client, lookup: opts.LookupEnv}
+	t := &Tool{spec: spec, client: opts.Client, secrets: opts.Secrets}
 	if t.client == nil {
 		t.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
-	if t.lookup == nil {
-		t.lookup = os.LookupEnv
+	if t.secrets == nil {
+		lookup := opts.LookupEnv
+		if lookup == nil {
+			lookup = os.LookupEnv
+		}
+		t.secrets = EnvSecrets(lookup)
 	}
 
 	u, err := url.Parse(spec.URL)
@@ -256,7 +265,7 @@ func (t *Tool) EnvNames() []string {
 
 // Call implements toolbox.Tool: it sends one request and shapes the response.
 func (t *Tool) Call(ctx context.Context, args json.RawMessage) (toolbox.Output, error) {
-	hdr, secrets, err := t.resolveHeaders()
+	hdr, secrets, err := t.resolveHeaders(ctx)
 	if err != nil {
 		return toolbox.Output{}, err
 	}
@@ -325,7 +334,7 @@ var authSchemes = []string{"apikey", "basic", "bearer", "digest", "key", "token"
 // the environment, and for each header that is not a PublicHeader its whole
 // value and each word of its literal text (but an authorization scheme such
 // as Bearer).
-func (t *Tool) resolveHeaders() (http.Header, []string, error) {
+func (t *Tool) resolveHeaders(ctx context.Context) (http.Header, []string, error) {
 	hdr := make(http.Header, len(t.headers))
 	var secrets []string
 	for _, h := range t.headers {
@@ -343,9 +352,9 @@ func (t *Tool) resolveHeaders() (http.Header, []string, error) {
 				}
 				continue
 			}
-			v, ok := t.lookup(p.text)
-			if !ok || v == "" {
-				return nil, nil, fmt.Errorf("http tool %q: header %s needs environment variable %s, which is not set", t.spec.Name, h.name, p.text)
+			v, err := t.secrets.Secret(ctx, p.text)
+			if err != nil || v == "" {
+				return nil, nil, fmt.Errorf("http tool %q: header %s needs secret %s, which is not available", t.spec.Name, h.name, p.text)
 			}
 			if strings.ContainsAny(v, "\r\n\x00") {
 				return nil, nil, fmt.Errorf("http tool %q: environment variable %s (for header %s) holds a line break or NUL", t.spec.Name, p.text, h.name)
