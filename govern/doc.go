@@ -11,7 +11,16 @@
 //
 //	g := govern.New(govern.Options{})
 //	ch := govern.NewChain(&govern.Profile{Name: "reviewer", Scopes: []string{"repo:read"}})
-//	d := g.Decide(ch, govern.Call{Tool: "read_file", Info: info, Args: args})
+//	c := govern.Call{Tool: "read_file", Info: info, Args: args}
+//	if d := g.Decide(ch, c); !d.Denied() && g.Admit(ch, c) == nil {
+//		ok := run(c)
+//		g.Done(ch, c, ok)
+//	}
+//
+// Decide covers scopes, risk and the gate; Admit the call policies (and
+// counts the call in flight); Done records a successful call in the
+// chain's History. Health, Limiter and Outcomes are the process-wide
+// parts. docs/governance.md describes every rule and reason code.
 //
 // # Concurrency
 //

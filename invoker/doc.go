@@ -16,7 +16,12 @@
 //  3. type gate: hosted, provider-defined and chain tools → error / not_callable_from_chain
 //     3a. argument size → error / arguments_too_large; schema → error / invalid_arguments
 //     (arguments holding artifact refs are schema-checked after step 5)
-//  4. risk above Policy.MaxRiskUnapproved → the ApprovalHandler, within
+//     3b. governance (docs/governance.md; package govern): tool health →
+//     error / tool_unavailable; scopes → denied / scope_violation; risk
+//     (per action, adjusters) and the profile's gate matrix → denied /
+//     gate_denied, or preview_required (the tool's Preview runs instead)
+//  4. the confirm gate (lifted to allow for risks at or below
+//     Policy.MaxRiskUnapproved) → the ApprovalHandler, within
 //     Policy.ApprovalTimeout → denied / no_approval_handler, approval_timeout,
 //     approval_denied, approval_failed. The handler sees a canonical encoding
 //     of the arguments, and exactly those bytes run; artifact refs in it are
@@ -24,10 +29,18 @@
 //  5. {"$artifact": ref} arguments are replaced by the blob's content
 //     → error / artifact_not_found, artifact_too_large, host_busy,
 //     store_error
+//     5b. the decision again if the chain's profile or the tool changed
+//     meanwhile → denied / approval_mode_upgraded or the new refusal
+//     5c. call policies → denied / dependency_unmet, read_before_write,
+//     call_limit_exceeded, argument_*, policy_failed
 //  6. cancellation → error / cancelled
+//     6a. egress rate per (tenant, tool) → error / rate_limited
+//     6b. idempotency (write-class tools): a recorded outcome is returned
+//     (deduped) → or error / outcome_unknown, idempotency_pending
 //  7. ToolCall progress event
-//  8. execution within Policy.CallTimeout, panics contained → error /
-//     call_timeout, tool_error, tool_panic, cancelled
+//  8. execution within Policy.CallTimeout (or the tool's shorter
+//     LatencyBudget), panics contained → error / call_timeout, tool_error,
+//     tool_panic, rate_limited, cancelled
 //  9. ToolResult progress event
 //  10. shaping: ≤ MaxInlineResultBytes inline; larger stored, pinned to the
 //     session and returned as an Artifact envelope; media stored as ChainFiles
