@@ -93,16 +93,18 @@ func clipRule(s string) string {
 // for the same call always has the same id, and calls of different chains
 // never share one in practice.
 func decisionID(c Call, d Decision) string {
-	h := sha256.New()
-	var b [20]byte
-	h.Write([]byte(c.ChainID))
-	h.Write([]byte{0})
-	h.Write(strconv.AppendInt(b[:0], int64(c.Seq), 10))
-	h.Write([]byte{0})
-	h.Write([]byte(d.Rule))
-	h.Write([]byte{0, byte(d.Gate)})
-	var sum [sha256.Size]byte
-	return "pd_" + hex.EncodeToString(h.Sum(sum[:0])[:8])
+	var buf [256]byte
+	b := append(buf[:0], c.ChainID...)
+	b = append(b, 0)
+	b = strconv.AppendInt(b, int64(c.Seq), 10)
+	b = append(b, 0)
+	b = append(b, d.Rule...)
+	b = append(b, 0, byte(d.Gate))
+	sum := sha256.Sum256(b)
+	var out [3 + 16]byte
+	copy(out[:], "pd_")
+	hex.Encode(out[3:], sum[:8])
+	return string(out[:])
 }
 
 // Admit checks the chain's call policies for c and, when they all allow,
@@ -115,7 +117,7 @@ func (g *Governor) Admit(ch *Chain, c Call) *Denial {
 	h := &ch.hist
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	v := &HistoryView{h: h}
+	v := h.locked()
 	for _, pol := range p.Policies {
 		if d := check(pol, c, v); d != nil {
 			return d
@@ -151,8 +153,8 @@ func (g *Governor) Done(ch *Chain, c Call, ok bool) {
 	if !ok {
 		return
 	}
-	v := &HistoryView{h: h}
-	v.Add(SucceededFact(c.Tool))
+	h.succeed(c.Tool)
+	v := h.locked()
 	for _, pol := range ch.Profile().Policies {
 		func() {
 			defer func() { _ = recover() }()
@@ -162,4 +164,4 @@ func (g *Governor) Done(ch *Chain, c Call, ok bool) {
 }
 
 // SucceededFact is the fact Done records for every successful call of tool.
-func SucceededFact(tool string) string { return "ok:" + tool }
+func SucceededFact(tool string) string { return succeededPrefix + tool }

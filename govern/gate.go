@@ -141,5 +141,16 @@ func (m Matrix) Gate(a Autonomy, r toolbox.Risk) (Gate, string) {
 	if !ok || !r.Valid() {
 		return Deny, "matrix[" + a.String() + "][" + r.String() + "]"
 	}
-	return row[r], "matrix[" + a.String() + "][" + r.String() + "]"
+	return row[r], cellRules[a][r]
 }
+
+// cellRules are the rule names of the matrix cells, built once so a
+// decision costs no allocation for them.
+var cellRules = func() (out [Autonomous + 1][toolbox.Critical + 1]string) {
+	for a := Supervised; a <= Autonomous; a++ {
+		for r := toolbox.Safe; r <= toolbox.Critical; r++ {
+			out[a][r] = "matrix[" + a.String() + "][" + r.String() + "]"
+		}
+	}
+	return out
+}()

@@ -43,7 +43,7 @@ func (s *sequential) Check(c Call, h *HistoryView) *Denial {
 		return nil
 	}
 	for _, a := range s.after {
-		if h.Count(SucceededFact(a)) == 0 {
+		if h.Succeeded(a) == 0 {
 			return &Denial{Reason: ReasonDependencyUnmet,
 				Message: fmt.Sprintf("tool %q may run only after %q succeeded in this chain; call %q first", s.tool, a, a)}
 		}
@@ -127,7 +127,7 @@ func (l *callLimit) Check(c Call, h *HistoryView) *Denial {
 	if l.tool != "*" && c.Tool != l.tool {
 		return nil
 	}
-	if h.Count(SucceededFact(c.Tool))+h.InFlight(c.Tool) >= l.max {
+	if h.Succeeded(c.Tool)+h.InFlight(c.Tool) >= l.max {
 		return &Denial{Reason: ReasonCallLimit,
 			Message: fmt.Sprintf("tool %q may be called %d times in one chain under this profile", c.Tool, l.max)}
 	}

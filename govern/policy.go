@@ -1,6 +1,9 @@
 package govern
 
-import "sync"
+import (
+	"strings"
+	"sync"
+)
 
 // CallPolicy is a rule every call must pass before it runs. Check reads
 // the chain's History and must not change it; Observe updates it after a
@@ -30,9 +33,11 @@ type Denial struct {
 // (MaxFacts); a fact that does not fit is not recorded, and a policy that
 // depends on it then denies (fail closed).
 type History struct {
-	mu       sync.Mutex
-	facts    map[string]int
-	inflight map[string]int
+	mu        sync.Mutex
+	facts     map[string]int
+	inflight  map[string]int
+	succeeded map[string]int // by tool: the facts "ok:<tool>"
+	view      HistoryView
 }
 
 // MaxFacts bounds the facts one chain's History keeps.
@@ -42,12 +47,25 @@ const MaxFacts = 4096
 // its lock.
 type HistoryView struct{ h *History }
 
-// Count returns how many times fact was recorded.
-func (v *HistoryView) Count(fact string) int { return v.h.facts[fact] }
+// Count returns how many times fact was recorded. The fact
+// SucceededFact(tool) counts the tool's successful calls.
+func (v *HistoryView) Count(fact string) int {
+	if tool, ok := strings.CutPrefix(fact, succeededPrefix); ok {
+		return v.h.succeeded[tool]
+	}
+	return v.h.facts[fact]
+}
+
+// Succeeded returns how many calls of tool succeeded in the chain.
+func (v *HistoryView) Succeeded(tool string) int { return v.h.succeeded[tool] }
 
 // Add records fact once more. It reports false when the history is full
 // and the fact is new.
 func (v *HistoryView) Add(fact string) bool {
+	if tool, ok := strings.CutPrefix(fact, succeededPrefix); ok {
+		v.h.succeed(tool)
+		return true
+	}
 	if v.h.facts == nil {
 		v.h.facts = map[string]int{}
 	}
@@ -61,3 +79,20 @@ func (v *HistoryView) Add(fact string) bool {
 // InFlight returns how many calls of tool passed their policies and have
 // not ended yet.
 func (v *HistoryView) InFlight(tool string) int { return v.h.inflight[tool] }
+
+const succeededPrefix = "ok:"
+
+// succeed counts a successful call of tool. The tools are registered
+// ones, so the map is bounded by the toolbox.
+func (h *History) succeed(tool string) {
+	if h.succeeded == nil {
+		h.succeeded = map[string]int{}
+	}
+	h.succeeded[tool]++
+}
+
+// locked returns the view of h for a caller holding h.mu.
+func (h *History) locked() *HistoryView {
+	h.view.h = h
+	return &h.view
+}
