@@ -322,17 +322,27 @@ func (e *env) stream(t *testing.T, key, id, lastEventID string) <-chan sse {
 	return out
 }
 
+// next returns the stream's next event, skipping the governance lifecycle
+// events (tool.before, policy.before, …; TestLifecycleEventsStreamed).
 func next(t *testing.T, ch <-chan sse) sse {
 	t.Helper()
-	select {
-	case ev, ok := <-ch:
-		require.True(t, ok, "the stream ended")
-		return ev
-	case <-time.After(10 * time.Second):
-		t.Fatal("no event within 10s")
+	for {
+		select {
+		case ev, ok := <-ch:
+			require.True(t, ok, "the stream ended")
+			if lifecycle(ev) {
+				continue
+			}
+			return ev
+		case <-time.After(10 * time.Second):
+			t.Fatal("no event within 10s")
+		}
+		return sse{}
 	}
-	return sse{}
 }
+
+// lifecycle reports whether ev is a governance lifecycle event.
+func lifecycle(ev sse) bool { return strings.Contains(ev.name, ".") }
 
 const approvalScript = `
 try {
@@ -514,7 +524,7 @@ func TestAsyncEventsAndApproval(t *testing.T) {
 		strings.Replace(ev.data, ev.data[strings.Index(ev.data, `"duration_ms":`):], `"duration_ms":0}`, 1))
 	ev = next(t, events)
 	require.Equal(t, server.EventDone, ev.name)
-	require.Equal(t, "4", ev.id)
+	require.Equal(t, "8", ev.id, "tool.before, policy.before, gate.required, approval_required, tool_call, tool_result, tool.after, done")
 	var done server.ChainView
 	require.NoError(t, json.Unmarshal([]byte(ev.data), &done))
 	require.Equal(t, "ok", done.Status)
@@ -528,8 +538,8 @@ func TestAsyncEventsAndApproval(t *testing.T) {
 	for ev := range all {
 		names = append(names, ev.name)
 	}
-	require.Equal(t, []string{"approval_required", "tool_call", "tool_result", "done"}, names)
-	rest := e.stream(t, keyAcme, v.ID, "2")
+	require.Equal(t, []string{"tool.before", "policy.before", "gate.required", "approval_required", "tool_call", "tool_result", "tool.after", "done"}, names)
+	rest := e.stream(t, keyAcme, v.ID, "5")
 	require.Equal(t, "tool_result", next(t, rest).name)
 	require.Equal(t, "done", next(t, rest).name)
 
@@ -745,4 +755,28 @@ func TestGuestSettings(t *testing.T) {
 		require.Equal(t, 400, r.code, "%s", r.body)
 		require.Equal(t, reason, r.reason(t), body)
 	}
+}
+
+// TestLifecycleEventsStreamed: every call's governance lifecycle events
+// reach the chain's stream, named and shaped as in docs/governance.md.
+func TestLifecycleEventsStreamed(t *testing.T) {
+	e := newEnv(t, nil)
+	v := e.submit(t, keyAcme, map[string]any{"script": `await tools.kv_get({key: "k"}); try { await tools.nope({}); } catch (e) {} return 1;`}, false)
+	require.Equal(t, "ok", v.Status, v.Result)
+	var names []string
+	var after map[string]any
+	for ev := range e.stream(t, keyAcme, v.ID, "") {
+		names = append(names, ev.name)
+		if ev.name == "tool.after" && after == nil {
+			require.NoError(t, json.Unmarshal([]byte(ev.data), &after))
+		}
+	}
+	require.Equal(t, []string{"tool.before", "policy.before", server.EventToolCall, server.EventToolResult, "tool.after",
+		"tool.before", server.EventToolResult, "tool.after", server.EventDone}, names)
+	for _, k := range []string{"event", "chain_id", "tenant", "tool", "risk", "gate", "decision_id", "rule", "status", "duration_ms", "seq"} {
+		require.Contains(t, after, k)
+	}
+	require.Equal(t, "kv_get", after["tool"])
+	require.Equal(t, v.ID, after["chain_id"])
+	require.Equal(t, "ok", after["status"])
 }
