@@ -172,16 +172,23 @@ func (c api) events(key, id string) <-chan event {
 	return out
 }
 
+// nextEvent returns the stream's next event, skipping the governance
+// lifecycle events (tool.before, policy.before, …).
 func nextEvent(t *testing.T, ch <-chan event) event {
 	t.Helper()
-	select {
-	case ev, ok := <-ch:
-		require.True(t, ok, "the event stream ended")
-		return ev
-	case <-time.After(15 * time.Second):
-		t.Fatal("no event within 15s")
+	for {
+		select {
+		case ev, ok := <-ch:
+			require.True(t, ok, "the event stream ended")
+			if strings.Contains(ev.name, ".") {
+				continue
+			}
+			return ev
+		case <-time.After(15 * time.Second):
+			t.Fatal("no event within 15s")
+		}
+		return event{}
 	}
-	return event{}
 }
 
 // scrape returns the samples of /metrics whose name and labels start with
