@@ -123,6 +123,7 @@ func newEnv(t *testing.T, edit func(*setup)) *env {
 		MaxResolvingBytes: o.MaxResolvingBytes,
 	})
 	require.NoError(t, err)
+	require.NoError(t, metrics.NewHealth(e.reg, box, e.inv.Governor().Health()))
 	o.Runner, err = chain.New(e.inv, chain.Engines{Scripts: scripts(t), Modules: o.Modules})
 	require.NoError(t, err)
 	e.srv, err = server.New(o.Options)
@@ -779,4 +780,31 @@ func TestLifecycleEventsStreamed(t *testing.T) {
 	require.Equal(t, "kv_get", after["tool"])
 	require.Equal(t, v.ID, after["chain_id"])
 	require.Equal(t, "ok", after["status"])
+}
+
+// TestToolHealthShown: a tool that failed repeatedly reads unavailable in
+// GET /v1/tools and in the airlock_tool_health metric, and its next call
+// fails fast with tool_unavailable.
+func TestToolHealthShown(t *testing.T) {
+	e := newEnv(t, nil)
+	v := e.submit(t, keyAcme, map[string]any{"script": `
+		const reasons = [];
+		for (let i = 0; i < 6; i++) { try { await tools.fail({message: "down"}); } catch (e) { reasons.push(e.reason); } }
+		return reasons;`}, false)
+	require.Equal(t, "ok", v.Status, v.Result)
+	require.JSONEq(t, `["tool_error","tool_error","tool_error","tool_error","tool_error","tool_unavailable"]`, string(v.Result.Value))
+	r := e.do(t, "GET", "/v1/tools", keyAcme, nil)
+	require.Equal(t, http.StatusOK, r.code)
+	var list struct{ Tools []server.ToolInfo }
+	require.NoError(t, json.Unmarshal(r.body, &list))
+	health := map[string]string{}
+	for _, ti := range list.Tools {
+		if ti.Health != nil {
+			health[ti.Name] = string(ti.Health.Status)
+		}
+	}
+	require.Equal(t, "unavailable", health["fail"])
+	require.Equal(t, "healthy", health["kv_get"])
+	require.Equal(t, 1.0, e.metric(t, "airlock_tool_health", map[string]string{"tool": "fail", "status": "unavailable"}))
+	require.Equal(t, 0.0, e.metric(t, "airlock_tool_health", map[string]string{"tool": "fail", "status": "healthy"}))
 }

@@ -1,11 +1,13 @@
 package server
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -19,23 +21,57 @@ type ToolInfo struct {
 	Kind         string             `json:"kind"`
 	InputSchema  *jsonschema.Schema `json:"input_schema,omitempty"`
 	OutputSchema *jsonschema.Schema `json:"output_schema,omitempty"`
+	// Guidance, Examples, Class, Scopes and ActionRisk are the tool's
+	// declaration as the invoker enforces it (operator overrides
+	// included); see docs/governance.md.
+	Guidance   string                  `json:"guidance,omitempty"`
+	Examples   []ToolExample           `json:"examples,omitempty"`
+	Class      string                  `json:"class,omitempty"`
+	Scopes     []string                `json:"scopes,omitempty"`
+	ActionRisk map[string]toolbox.Risk `json:"action_risk,omitempty"`
+	// Health is the tool's health in this process: healthy, degraded or
+	// unavailable (with until: when it may be tried again). Local tools
+	// only.
+	Health *govern.ToolHealth `json:"health,omitempty"`
 }
 
-// DescribeTools lists box's tools in registration order.
-func DescribeTools(box *toolbox.Toolbox) []ToolInfo {
+// ToolExample is one worked call of a tool.
+type ToolExample struct {
+	Description string          `json:"description,omitempty"`
+	Input       json.RawMessage `json:"input"`
+	Output      json.RawMessage `json:"output,omitempty"`
+}
+
+// DescribeTools lists box's tools in registration order, with their
+// health as h tracks it (nil: every tool healthy, as in a process that
+// made no call yet).
+func DescribeTools(box *toolbox.Toolbox, h *govern.Health) []ToolInfo {
 	out := []ToolInfo{}
 	for _, e := range box.Entries() {
 		info := e.Info()
-		out = append(out, ToolInfo{
+		ti := ToolInfo{
 			Name: info.Name, Description: info.Description, Risk: info.Risk, Kind: info.Kind.String(),
 			InputSchema: info.InputSchema, OutputSchema: info.OutputSchema,
-		})
+			Guidance: info.Guidance, Scopes: info.Scopes, ActionRisk: info.ActionRisk,
+		}
+		for _, ex := range info.Examples {
+			ti.Examples = append(ti.Examples, ToolExample{Description: ex.Description, Input: ex.Input, Output: ex.Output})
+		}
+		if info.Kind == toolbox.KindLocal {
+			ti.Class = info.EffectiveClass().String()
+			th := govern.ToolHealth{Status: govern.Healthy}
+			if h != nil {
+				th = h.Get(info.Name)
+			}
+			ti.Health = &th
+		}
+		out = append(out, ti)
 	}
 	return out
 }
 
 func (s *Server) tools(w http.ResponseWriter, r *http.Request, tenant string) {
-	writeJSON(w, http.StatusOK, map[string][]ToolInfo{"tools": DescribeTools(s.box)})
+	writeJSON(w, http.StatusOK, map[string][]ToolInfo{"tools": DescribeTools(s.box, s.opts.Runner.Invoker().Governor().Health())})
 }
 
 func (s *Server) toolsTS(w http.ResponseWriter, r *http.Request, tenant string) {

@@ -26,4 +26,17 @@ var (
 
 	// ErrNilTool is returned by Toolbox.Add for a nil Tool.
 	ErrNilTool = errors.New("toolbox: nil tool")
+
+	// ErrDuplicateTool is returned by Toolbox.Add for a name already
+	// registered; Toolbox.Replace is the way to change a registered tool.
+	ErrDuplicateTool = errors.New("toolbox: duplicate tool name")
+
+	// ErrNoSuchTool is returned by Toolbox.Replace for a name that is not
+	// registered.
+	ErrNoSuchTool = errors.New("toolbox: no such tool")
+
+	// ErrInvalidDefinition is returned by Toolbox.Add when a tool's
+	// guidance, examples, scopes, class, per-action risks or limits are
+	// invalid; the error says which and why.
+	ErrInvalidDefinition = errors.New("toolbox: invalid tool definition")
 )

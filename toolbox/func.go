@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -83,6 +86,73 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, in
 func (t *FuncTool[In, Out]) WithRisk(r Risk) *FuncTool[In, Out] {
 	c := *t
 	c.info.Risk = r
+	return &c
+}
+
+// WithGuidance returns a copy of t with Info.Guidance g: longer advice for
+// the model than the description holds.
+func (t *FuncTool[In, Out]) WithGuidance(g string) *FuncTool[In, Out] {
+	c := *t
+	c.info.Guidance = g
+	return &c
+}
+
+// WithExample returns a copy of t with one more worked call: in and out
+// encoded as JSON. Toolbox.Add validates them against the schemas and
+// reports an encoding failure.
+func (t *FuncTool[In, Out]) WithExample(description string, in In, out Out) *FuncTool[In, Out] {
+	c := *t
+	ex := Example{Description: description}
+	var err error
+	if ex.Input, err = json.Marshal(in); err == nil {
+		var v any = out
+		if c.media {
+			v, _ = any(out).(mediaResult).parts()
+		}
+		ex.Output, err = json.Marshal(v)
+	}
+	if err != nil && c.err == nil {
+		c.err = fmt.Errorf("%w: tool %q: example %q cannot be encoded: %w", ErrInvalidDefinition, t.info.Name, description, err)
+	}
+	c.info.Examples = append(slices.Clone(t.info.Examples), ex)
+	return &c
+}
+
+// WithClass returns a copy of t of capability class cl.
+func (t *FuncTool[In, Out]) WithClass(cl Class) *FuncTool[In, Out] {
+	c := *t
+	c.info.Class = cl
+	return &c
+}
+
+// WithScopes returns a copy of t requiring the given scopes.
+func (t *FuncTool[In, Out]) WithScopes(scopes ...string) *FuncTool[In, Out] {
+	c := *t
+	c.info.Scopes = slices.Clone(scopes)
+	return &c
+}
+
+// WithActionRisk returns a copy of t whose calls have the risk m maps
+// their "action" argument to (Info.ActionRisk); m is copied.
+func (t *FuncTool[In, Out]) WithActionRisk(m map[string]Risk) *FuncTool[In, Out] {
+	c := *t
+	c.info.ActionRisk = maps.Clone(m)
+	return &c
+}
+
+// WithMaxOutputChars returns a copy of t whose inline results have every
+// string cut to n characters (Info.MaxOutputChars).
+func (t *FuncTool[In, Out]) WithMaxOutputChars(n int) *FuncTool[In, Out] {
+	c := *t
+	c.info.MaxOutputChars = n
+	return &c
+}
+
+// WithLatencyBudget returns a copy of t whose call timeout is at most d
+// (Info.LatencyBudget).
+func (t *FuncTool[In, Out]) WithLatencyBudget(d time.Duration) *FuncTool[In, Out] {
+	c := *t
+	c.info.LatencyBudget = d
 	return &c
 }
 

@@ -77,10 +77,12 @@ func New(tools ...Tool) (*Toolbox, error) {
 	return b, nil
 }
 
-// Add registers t. A tool with the same name as a registered one replaces it
-// and keeps its position in All. Add rejects a bad name (ErrInvalidName), a
-// bad description (ErrInvalidDescription) and a schema that cannot be derived
-// or compiled (ErrInvalidSchema); the error says which tool and why.
+// Add registers t. It rejects a name already registered
+// (ErrDuplicateTool: use Replace to change a tool), a bad name
+// (ErrInvalidName), a bad description (ErrInvalidDescription), a schema
+// that cannot be derived or compiled (ErrInvalidSchema) and a bad
+// guidance, example, scope, class, per-action risk or limit
+// (ErrInvalidDefinition); the error says which tool and why.
 func (b *Toolbox) Add(t Tool) error {
 	e, err := newEntry(t)
 	if err != nil {
@@ -91,12 +93,30 @@ func (b *Toolbox) Add(t Tool) error {
 	if b.byName == nil {
 		b.byName = make(map[string]*Entry)
 	}
-	if old, ok := b.byName[e.info.Name]; ok {
-		i := slices.Index(b.ordered, old)
-		b.ordered[i] = e
-	} else {
-		b.ordered = append(b.ordered, e)
+	if _, ok := b.byName[e.info.Name]; ok {
+		return fmt.Errorf("%w: %q is registered already; choose another name, or Replace it", ErrDuplicateTool, e.info.Name)
 	}
+	b.ordered = append(b.ordered, e)
+	b.byName[e.info.Name] = e
+	return nil
+}
+
+// Replace swaps the registered tool of t's name for t, keeping its
+// position in All: an operator's override of a tool's declaration. It
+// validates t like Add and fails with ErrNoSuchTool when no tool of that
+// name is registered.
+func (b *Toolbox) Replace(t Tool) error {
+	e, err := newEntry(t)
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	old, ok := b.byName[e.info.Name]
+	if !ok {
+		return fmt.Errorf("%w: %q", ErrNoSuchTool, e.info.Name)
+	}
+	b.ordered[slices.Index(b.ordered, old)] = e
 	b.byName[e.info.Name] = e
 	return nil
 }
@@ -222,6 +242,9 @@ func newEntry(t Tool) (*Entry, error) {
 	if info.Kind == KindHosted || info.Kind == KindProviderDefined {
 		return e, nil
 	}
+	if err := checkDefinition(info); err != nil {
+		return nil, err
+	}
 	in := info.InputSchema
 	if in == nil {
 		in = &jsonschema.Schema{Type: "object", AdditionalProperties: falseSchema()}
@@ -242,6 +265,9 @@ func newEntry(t Tool) (*Entry, error) {
 	e.info.InputSchema = in
 	e.in = resolved
 	e.emptyOK = acceptsEmptyObject(in)
+	if err := e.checkExamples(); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 

@@ -86,8 +86,10 @@ func TestRegistryOrderReplaceAndQueries(t *testing.T) {
 	require.Equal(t, []string{"b", "a", "c"}, b.Names())
 	require.Equal(t, 3, b.Len())
 
-	// Same name replaces and keeps its slot.
-	require.NoError(t, b.Add(mk("a", toolbox.Safe)))
+	// Add refuses a name taken; Replace swaps it and keeps its slot.
+	require.ErrorIs(t, b.Add(mk("a", toolbox.Safe)), toolbox.ErrDuplicateTool)
+	require.ErrorIs(t, b.Replace(mk("zz", toolbox.Safe)), toolbox.ErrNoSuchTool)
+	require.NoError(t, b.Replace(mk("a", toolbox.Safe)))
 	require.Equal(t, []string{"b", "a", "c"}, b.Names())
 	tool, ok := b.Get("a")
 	require.True(t, ok)
@@ -108,8 +110,10 @@ func TestSchemasWireShape(t *testing.T) {
 	hosted := toolbox.HostedTool{Name: "web_search", Description: "Provider web search",
 		Spec: json.RawMessage(`{"type":"web_search_20250305","name":"web_search"}`)}
 	provider := toolbox.ProviderDefinedTool{Name: "computer", Description: "Computer use"}
-	b, err := toolbox.New(search(), search().WithDeferLoading(), hosted, provider)
-	require.NoError(t, err) // the second search replaced the first: deferred now
+	_, err := toolbox.New(search(), search(), hosted)
+	require.ErrorIs(t, err, toolbox.ErrDuplicateTool)
+	b, err := toolbox.New(search().WithDeferLoading(), hosted, provider)
+	require.NoError(t, err)
 	require.Equal(t, []string{"search", "web_search", "computer"}, b.Names())
 
 	up, err := json.Marshal(b.Schemas())

@@ -58,7 +58,7 @@ func (b *Toolbox) TypeScript() string {
 		for _, name := range sortedKeys(ts.aliases) {
 			sb.WriteString(ts.aliases[name])
 		}
-		writeDoc(&methods, "  ", e.info.Description+riskNote(e.info.Risk))
+		writeDocLines(&methods, "  ", toolDoc(e.info))
 		result := "Result"
 		if e.info.Media {
 			result = "MediaResult"
@@ -293,6 +293,83 @@ func tsIdent(name string) string {
 		return "T" + sb.String()
 	}
 	return sb.String()
+}
+
+// toolDoc is the doc comment of a tool's method: its description and risk,
+// guidance, required scopes, per-action risks and examples.
+func toolDoc(info Info) []string {
+	lines := []string{info.Description + riskNote(info.Risk)}
+	if info.Guidance != "" {
+		lines = append(lines, info.Guidance)
+	}
+	if len(info.Scopes) > 0 {
+		lines = append(lines, "Requires scopes: "+strings.Join(info.Scopes, ", ")+".")
+	}
+	if len(info.ActionRisk) > 0 {
+		var parts []string
+		for _, a := range sortedKeys(info.ActionRisk) {
+			parts = append(parts, a+" "+info.ActionRisk[a].String())
+		}
+		lines = append(lines, "Risk by action: "+strings.Join(parts, ", ")+".")
+	}
+	for _, ex := range info.Examples {
+		l := "@example "
+		if ex.Description != "" {
+			l += ex.Description + ": "
+		}
+		l += "await tools." + tsKey(info.Name) + "(" + clipJSON(ex.Input) + ")"
+		if len(ex.Output) > 0 {
+			l += " // => " + clipJSON(ex.Output)
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+// maxExampleChars bounds the JSON of an example in a declaration.
+const maxExampleChars = 300
+
+// clipJSON returns b compacted, cut to maxExampleChars characters.
+func clipJSON(b json.RawMessage) string {
+	var buf strings.Builder
+	if c, err := compactJSON(b); err == nil {
+		b = c
+	}
+	buf.Write(b)
+	s := buf.String()
+	if r := []rune(s); len(r) > maxExampleChars {
+		s = string(r[:maxExampleChars]) + "…"
+	}
+	return s
+}
+
+func compactJSON(b json.RawMessage) (json.RawMessage, error) {
+	var out strings.Builder
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, err
+	}
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return json.RawMessage(strings.TrimSuffix(out.String(), "\n")), nil
+}
+
+// writeDocLines writes lines as one doc comment: on one line when there is
+// one, else one " * " line each. No text can end the comment early.
+func writeDocLines(sb *strings.Builder, pad string, lines []string) {
+	if len(lines) == 1 {
+		writeDoc(sb, pad, lines[0])
+		return
+	}
+	fmt.Fprintf(sb, "%s/**\n", pad)
+	for _, l := range lines {
+		l = strings.ReplaceAll(strings.ReplaceAll(l, "*/", "*\\/"), "\n", " ")
+		fmt.Fprintf(sb, "%s * %s\n", pad, l)
+	}
+	fmt.Fprintf(sb, "%s */\n", pad)
 }
 
 func writeDoc(sb *strings.Builder, pad, text string) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,7 +28,7 @@ func (c *cli) tools(args []string) error {
 	if err != nil {
 		return err
 	}
-	list := server.DescribeTools(box)
+	list := server.DescribeTools(box, nil) // a fresh process: every tool healthy
 	if *asJSON {
 		b, err := json.MarshalIndent(map[string][]server.ToolInfo{"tools": list}, "", "  ")
 		if err != nil {
@@ -37,7 +38,7 @@ func (c *cli) tools(args []string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOOL\tRISK\tARGUMENTS\tDESCRIPTION")
+	fmt.Fprintln(tw, "TOOL\tRISK\tCLASS\tSCOPES\tHEALTH\tARGUMENTS\tDESCRIPTION")
 	for _, t := range list {
 		var props []string
 		if t.InputSchema != nil {
@@ -46,7 +47,12 @@ func (c *cli) tools(args []string) error {
 			}
 		}
 		slices.Sort(props)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, t.Risk, strings.Join(props, ","), t.Description)
+		health := "-"
+		if t.Health != nil {
+			health = string(t.Health.Status)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Risk, cmp.Or(t.Class, "-"),
+			cmp.Or(strings.Join(t.Scopes, ","), "-"), health, strings.Join(props, ","), t.Description)
 	}
 	return tw.Flush()
 }

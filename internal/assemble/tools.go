@@ -81,7 +81,8 @@ func tools(cfg *config.Config, lookup func(string) (string, bool)) (*toolbox.Too
 			errs = append(errs, at(key, "no tool named %q is configured (tools: %v)", name, box.Names()))
 			continue
 		}
-		if err := box.Add(withRisk{Tool: t, risk: cfg.Tools.Risk[name]}); err != nil {
+		risk := cfg.Tools.Risk[name]
+		if err := box.Replace(override(t, func(info toolbox.Info) toolbox.Info { info.Risk = risk; return info })); err != nil {
 			return nil, nil, nil, err
 		}
 	}
@@ -92,7 +93,7 @@ func tools(cfg *config.Config, lookup func(string) (string, bool)) (*toolbox.Too
 			errs = append(errs, at(key, "no tool named %q is configured (tools: %v)", name, box.Names()))
 			continue
 		}
-		if err := box.Add(override(t, rulesFor(cfg.Governance.Tools[name]))); err != nil {
+		if err := box.Replace(override(t, rulesFor(cfg.Governance.Tools[name]))); err != nil {
 			errs = append(errs, at(key, "%v", err))
 		}
 	}
@@ -109,16 +110,4 @@ func spec(h config.HTTPTool) httptool.Spec {
 		InputSchema: []byte(h.InputSchema), Risk: h.RiskLevel(), Timeout: time.Duration(h.Timeout),
 		MaxResponseBytes: int64(h.MaxResponseBytes), Headers: h.Headers,
 	}
-}
-
-// withRisk overrides a tool's risk level.
-type withRisk struct {
-	toolbox.Tool
-	risk toolbox.Risk
-}
-
-func (w withRisk) Info() toolbox.Info {
-	info := w.Tool.Info()
-	info.Risk = w.risk
-	return info
 }

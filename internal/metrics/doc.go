@@ -25,6 +25,7 @@
 //	airlock_tool_call_duration_seconds{tool,status}     histogram (whole call, approval wait included)
 //	airlock_tool_calls_in_flight{tool}                  gauge (calls waiting for their tool; not abandoned ones)
 //	airlock_approvals_total{tool,status}                counter; status approved|denied|timeout|error
+//	airlock_tool_health{tool,status}                    gauge; 1 for the current status (healthy|degraded|unavailable), NewHealth
 //	airlock_approval_wait_seconds{tool,status}          histogram
 //	airlock_chains_total{status}                        counter
 //	airlock_chains_in_flight                            gauge
