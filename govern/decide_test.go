@@ -136,6 +136,8 @@ func TestPolicies(t *testing.T) {
 			{"write_file", `{"path":"/w/a.go"}`, true, ""},
 			{"write_file", `{"text":"no path"}`, true, govern.ReasonReadBeforeWrite},
 			{"write_file", `{"path":7}`, true, govern.ReasonReadBeforeWrite},
+			{"write_file", `{"path":"/w/a.go","Path":"/etc/passwd"}`, true, govern.ReasonReadBeforeWrite},
+			{"write_file", `{"Path":"/w/a.go"}`, true, ""},
 		}},
 		{"call limit", limit, []step{
 			{"send", `{}`, false, ""},
@@ -149,6 +151,11 @@ func TestPolicies(t *testing.T) {
 			{"git", `{"target":{"branch":"prod"}}`, true, govern.ReasonArgumentNotAllowed},
 			{"git", `{"target":{}}`, true, govern.ReasonArgumentNotAllowed},
 			{"git", `{"target":{"branch":{"x":1}}}`, true, govern.ReasonArgumentNotAllowed},
+			// encoding/json reads a struct field case-insensitively: so does the policy.
+			{"git", `{"target":{"Branch":"prod"}}`, true, govern.ReasonArgumentNotAllowed},
+			{"git", `{"Target":{"branch":"prod"}}`, true, govern.ReasonArgumentNotAllowed},
+			{"git", `{"target":{"branch":"main","BRANCH":"prod"}}`, true, govern.ReasonArgumentNotAllowed},
+			{"git", `{"target":{"Branch":"dev"}}`, true, ""},
 			{"other", `{}`, true, ""},
 		}},
 		{"argument pattern and length on every tool", pattern, []step{

@@ -197,13 +197,26 @@ func (a *argConstraint) Check(c Call, _ *HistoryView) *Denial {
 	if a.r.Tool != "*" && c.Tool != a.r.Tool {
 		return nil
 	}
-	raw, ok := lookup(c.Args, a.ptr)
+	vals, ok := lookupAll(c.Args, a.ptr)
 	if !ok {
+		return a.deny(ReasonArgumentNotAllowed, "cannot be read unambiguously")
+	}
+	if len(vals) == 0 {
 		if a.r.Required {
 			return a.deny(ReasonArgumentNotAllowed, "is required")
 		}
 		return nil
 	}
+	for _, raw := range vals {
+		if d := a.value(raw); d != nil {
+			return d
+		}
+	}
+	return nil
+}
+
+// value checks one value of the argument: a list element by element.
+func (a *argConstraint) value(raw json.RawMessage) *Denial {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) > 0 && raw[0] == '[' {
 		var items []json.RawMessage
@@ -281,40 +294,64 @@ func parsePointer(arg string) ([]string, error) {
 	return segs, nil
 }
 
-// lookup returns the raw JSON at ptr in args. It decodes one level per
-// segment, so its work is bounded by the pointer, not by the arguments'
-// depth.
+// maxCandidates bounds the values lookupAll follows.
+const maxCandidates = 64
+
+// lookup returns the raw JSON at ptr in args when exactly one member
+// matches each segment (see lookupAll).
 func lookup(args json.RawMessage, ptr []string) (json.RawMessage, bool) {
-	cur := args
+	vs, ok := lookupAll(args, ptr)
+	if !ok || len(vs) != 1 {
+		return nil, false
+	}
+	return vs[0], true
+}
+
+// lookupAll returns every raw JSON value at ptr in args. An object member
+// matches a segment exactly or, as Go's encoding/json decodes a struct
+// field, case-insensitively: a tool may read {"Branch": …} as its branch,
+// so a policy must see that value too. It decodes one level per segment,
+// so its work is bounded by the pointer and maxCandidates, not by the
+// arguments' depth; more candidates than that is not ok (the policy then
+// refuses: fail closed).
+func lookupAll(args json.RawMessage, ptr []string) ([]json.RawMessage, bool) {
+	cur := []json.RawMessage{args}
 	for _, seg := range ptr {
-		cur = bytes.TrimSpace(cur)
-		if len(cur) == 0 {
-			return nil, false
+		var next []json.RawMessage
+		for _, c := range cur {
+			c = bytes.TrimSpace(c)
+			if len(c) == 0 {
+				continue
+			}
+			switch c[0] {
+			case '{':
+				var m map[string]json.RawMessage
+				if json.Unmarshal(c, &m) != nil {
+					return nil, false
+				}
+				for k, v := range m {
+					if k == seg || strings.EqualFold(k, seg) {
+						next = append(next, v)
+					}
+				}
+			case '[':
+				i, err := strconv.Atoi(seg)
+				if err != nil || i < 0 {
+					continue
+				}
+				var l []json.RawMessage
+				if json.Unmarshal(c, &l) != nil {
+					return nil, false
+				}
+				if i < len(l) {
+					next = append(next, l[i])
+				}
+			}
+			if len(next) > maxCandidates {
+				return nil, false
+			}
 		}
-		switch cur[0] {
-		case '{':
-			var m map[string]json.RawMessage
-			if json.Unmarshal(cur, &m) != nil {
-				return nil, false
-			}
-			v, ok := m[seg]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case '[':
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 {
-				return nil, false
-			}
-			var l []json.RawMessage
-			if json.Unmarshal(cur, &l) != nil || i >= len(l) {
-				return nil, false
-			}
-			cur = l[i]
-		default:
-			return nil, false
-		}
+		cur = next
 	}
 	return cur, true
 }
