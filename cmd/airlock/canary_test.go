@@ -33,7 +33,7 @@ import (
 func TestCanarySecretReachesNoSink(t *testing.T) {
 	raw := make([]byte, 16)
 	_, _ = rand.Read(raw)
-	canary := "cnry" + hex.EncodeToString(raw)
+	canary := "cnry<" + hex.EncodeToString(raw) + "&x"
 
 	var received atomic.Int64
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -101,6 +101,8 @@ tools:
 		out.big = typeof big === "string" ? big.slice(-120) : big;
 		console.log("big", JSON.stringify(out.big));
 		try { await tools.nope({token: "CANARY_TOKEN"}); } catch (e) { out.nope = e.reason; }
+		try { out.guess = await tools.up_echo({text: "${env:CANARY_TOKEN}", "${env:CANARY_TOKEN}": "$` + `{CANARY_TOKEN}"}); console.log("guess", JSON.stringify(out.guess)); } catch (e) { out.guess = [e.reason, e.message]; }
+		try { await tools.up_fail({text: "${env:CANARY_TOKEN}"}); } catch (e) { out.fail2 = JSON.stringify(e); console.log("fail2", e.message, JSON.stringify(e)); }
 		out.write = await tools.up_write({text: "ship it"});
 		console.log("write", JSON.stringify(out.write));
 		return out;`
@@ -121,6 +123,12 @@ tools:
 	sinks["GET /v1/chains/{id}"] = done.body
 	require.Equal(t, "ok", done.field(t, "result", "status"), "%s", done.body)
 	require.Equal(t, "tool_error", done.field(t, "result", "value", "fail").([]any)[0])
+	logs, _ := done.field(t, "result", "logs").([]any)
+	require.NotEmpty(t, logs, "the chain's console log is in the result")
+	consoleLog, err := json.Marshal(logs)
+	require.NoError(t, err)
+	require.Contains(t, string(consoleLog), "echo", "the console log holds what the tool returned")
+	sinks["chain console log"] = consoleLog
 
 	var evs bytes.Buffer
 	for ev := range c.events(key, id) {
@@ -165,12 +173,14 @@ tools:
 	require.Positive(t, received.Load(), "the upstream received the secret: the test exercised it")
 
 	forms := map[string]string{
-		"raw":        canary,
-		"upper":      strings.ToUpper(canary),
-		"base64":     base64.StdEncoding.EncodeToString([]byte(canary)),
-		"base64url":  base64.URLEncoding.EncodeToString([]byte(canary)),
-		"bearer b64": base64.StdEncoding.EncodeToString([]byte("Bearer " + canary)),
-		"hex":        hex.EncodeToString([]byte(canary)),
+		"raw":         canary,
+		"upper":       strings.ToUpper(canary),
+		"base64":      base64.StdEncoding.EncodeToString([]byte(canary)),
+		"base64url":   base64.URLEncoding.EncodeToString([]byte(canary)),
+		"bearer b64":  base64.StdEncoding.EncodeToString([]byte("Bearer " + canary)),
+		"hex":         hex.EncodeToString([]byte(canary)),
+		"json":        strings.Trim(string(jsonText(t, canary)), `"`),
+		"bearer json": strings.Trim(string(jsonText(t, "Bearer "+canary)), `"`),
 	}
 	for name, data := range sinks {
 		require.NotEmpty(t, data, "sink %s is empty: the capture is broken", name)
@@ -178,6 +188,12 @@ tools:
 			require.False(t, bytes.Contains(data, []byte(v)), "the secret (%s form) reached %s:\n%s", form, name, clipText(data))
 		}
 	}
+}
+
+func jsonText(t *testing.T, s string) []byte {
+	b, err := json.Marshal(s)
+	require.NoError(t, err)
+	return b
 }
 
 func clipText(b []byte) string {

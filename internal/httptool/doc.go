@@ -17,8 +17,13 @@
 // followed. Every call is bounded by Spec.Timeout and its response by
 // Spec.MaxResponseBytes.
 //
-// Header values may hold ${env:NAME} references. They are resolved from the
-// environment at call time, never stored, logged or traced. Every value read
+// Header values may hold ${env:NAME} references. They are resolved through
+// Options.Secrets (a toolbox.Secrets given at construction; EnvSecrets over
+// Options.LookupEnv or os.LookupEnv when nil) at call time, on every call and
+// never at construction, and are never stored, logged or traced. A missing
+// secret fails the call with an error that names it, never a value; the
+// arguments cannot name a secret, since only the configuration's headers
+// are resolved. Every value read
 // from the environment, and the value of every header other than the few
 // that never carry secrets (PublicHeader: Accept, Content-Type,
 // User-Agent…), literal text included, is a secret: an upstream that echoes
