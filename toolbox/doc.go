@@ -16,6 +16,16 @@
 // Arguments are checked by Entry.Validate against the input schema before a
 // tool runs; object schemas reject unknown fields (see Info.InputSchema).
 //
+// # Secrets
+//
+// A tool that needs a credential receives a Secrets at construction and
+// calls Secret immediately before use, at call time, so a rotated secret
+// takes effect on the next call. A secret is never an argument (a script
+// cannot name one), and the tool keeps it out of its output and errors: the
+// invoker records both in results, traces, events, logs and artifacts. The
+// HTTP tools of the configuration read ${env:NAME} header references this
+// way from the process environment.
+//
 // # Concurrency
 //
 // A Toolbox is safe for concurrent use; tools may be added while others are
