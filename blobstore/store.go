@@ -21,6 +21,9 @@ import (
 const (
 	// DefaultTTL is how long an unpinned blob lives when Options.TTL is zero.
 	DefaultTTL = 24 * time.Hour
+	// DefaultRecordTTL is how long a record lives after its last write
+	// when Options.RecordTTL is zero.
+	DefaultRecordTTL = 7 * 24 * time.Hour
 	// DefaultMaxBlobBytes is the largest blob Put accepts when
 	// Options.MaxBlobBytes is zero: 1 GiB.
 	DefaultMaxBlobBytes int64 = 1 << 30
@@ -58,6 +61,13 @@ type Options struct {
 	// means DefaultMaxBlobBytes (1 GiB).
 	MaxBlobBytes int64
 
+	// RecordTTL is how long a record (PutRecord) lives after its last
+	// write: Sweep removes older ones. Zero or negative means
+	// DefaultRecordTTL (7 days). Idempotency records must outlive their
+	// dedup window, so a window longer than this is refused by the
+	// configuration.
+	RecordTTL time.Duration
+
 	// Clock returns the current time, for blob creation times and TTLs. Nil
 	// means time.Now. Stores sharing storage should have clocks that agree.
 	Clock func() time.Time
@@ -89,6 +99,7 @@ type Attrs struct {
 type Store struct {
 	d     Driver
 	ttl   time.Duration
+	rttl  time.Duration
 	max   int64
 	clock func() time.Time
 	log   *slog.Logger
@@ -105,6 +116,7 @@ func New(d Driver, opts Options) *Store {
 	s := &Store{
 		d:     d,
 		ttl:   opts.TTL,
+		rttl:  opts.RecordTTL,
 		max:   opts.MaxBlobBytes,
 		clock: opts.Clock,
 		log:   opts.Logger,
@@ -115,6 +127,9 @@ func New(d Driver, opts Options) *Store {
 	}
 	if s.max <= 0 {
 		s.max = DefaultMaxBlobBytes
+	}
+	if s.rttl <= 0 {
+		s.rttl = DefaultRecordTTL
 	}
 	if s.clock == nil {
 		s.clock = time.Now

@@ -275,5 +275,5 @@ func TestOptionsDocumented(t *testing.T) {
 	for _, f := range fields {
 		names = append(names, f.Name)
 	}
-	require.Equal(t, []string{"TTL", "MaxBlobBytes", "Clock", "Logger"}, names)
+	require.Equal(t, []string{"TTL", "MaxBlobBytes", "RecordTTL", "Clock", "Logger"}, names)
 }

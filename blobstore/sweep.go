@@ -22,6 +22,9 @@ type SweepStats struct {
 	// Orphans is the number of leftovers of interrupted writes or removals
 	// reclaimed (objects without metadata, older than an hour).
 	Orphans int
+	// Records is the number of records removed: last written more than
+	// Options.RecordTTL ago.
+	Records int
 }
 
 // maxSweepErrors caps how many per-blob errors one Sweep reports.
@@ -74,6 +77,27 @@ func (s *Store) Sweep(ctx context.Context) (SweepStats, error) {
 	}
 	if err != nil {
 		errs = append(errs, s.driverErr("sweep", err))
+	}
+	// Records: whoever writes them may delete them; what is left past its
+	// TTL goes here (by the backend's write time).
+	err = s.d.List(ctx, keyRecords, func(e Entry) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if now.Sub(e.ModTime) < s.rttl {
+			return nil
+		}
+		if err := s.d.Delete(ctx, e.Key); err != nil {
+			if len(errs) < maxSweepErrors {
+				errs = append(errs, s.driverErr("sweep record", err))
+			}
+			return nil
+		}
+		stats.Records++
+		return nil
+	})
+	if err != nil {
+		errs = append(errs, s.driverErr("sweep records", err))
 	}
 	return stats, errors.Join(errs...)
 }

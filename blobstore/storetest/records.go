@@ -17,8 +17,7 @@ import (
 // existing record, names and sizes are checked, and a sweep leaves them.
 func testRecords(t *testing.T, nb NewBackend) {
 	e := newEnv(t, nb)
-	clk := newClock(t0)
-	s := e.store(blobstore.Options{Clock: clk.Now})
+	s := e.store(blobstore.Options{})
 	ctx := e.ctx
 	require.NoError(t, s.PutRecord(ctx, tenantA, "idem/send/abc", []byte(`{"state":"pending"}`), true))
 	require.ErrorIs(t, s.PutRecord(ctx, tenantA, "idem/send/abc", []byte(`x`), true), blobstore.ErrExist)
@@ -32,15 +31,24 @@ func testRecords(t *testing.T, nb NewBackend) {
 	require.NoError(t, err)
 	require.Equal(t, `{"state":"ok"}`, string(data))
 
-	clk.Advance(1000 * 24 * time.Hour)
-	_, err = s.Sweep(ctx)
+	stats, err := e.store(blobstore.Options{Clock: func() time.Time { return time.Now().Add(6 * 24 * time.Hour) }}).Sweep(ctx)
 	require.NoError(t, err)
+	require.Zero(t, stats.Records)
 	_, _, err = s.GetRecord(ctx, tenantA, "idem/send/abc")
-	require.NoError(t, err, "a sweep leaves records alone")
+	require.NoError(t, err, "a sweep leaves records younger than RecordTTL alone")
 
 	require.NoError(t, s.DeleteRecord(ctx, tenantA, "idem/send/abc"))
 	require.NoError(t, s.DeleteRecord(ctx, tenantA, "idem/send/abc"))
 	_, _, err = s.GetRecord(ctx, tenantA, "idem/send/abc")
+	require.ErrorIs(t, err, blobstore.ErrNotFound)
+
+	// Past RecordTTL (by the backend's write time) a sweep removes it.
+	require.NoError(t, s.PutRecord(ctx, tenantA, "old", []byte("x"), false))
+	late := e.store(blobstore.Options{Clock: func() time.Time { return time.Now().Add(8 * 24 * time.Hour) }})
+	stats, err = late.Sweep(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, stats.Records)
+	_, _, err = s.GetRecord(ctx, tenantA, "old")
 	require.ErrorIs(t, err, blobstore.ErrNotFound)
 
 	for _, name := range []string{"", "/a", "a//b", "a/../b", "A", "a b", strings.Repeat("a", 201)} {

@@ -347,7 +347,7 @@ func TestToolsAndTypes(t *testing.T) {
 
 	res = airlock(t, "", nil, "tools")
 	require.Equal(t, 0, res.code)
-	require.Contains(t, res.stdout, "send_message  HIGH")
+	require.Regexp(t, `send_message +HIGH +network +- +healthy`, res.stdout)
 
 	res = airlock(t, "", nil, "types")
 	require.Equal(t, 0, res.code)
@@ -356,7 +356,7 @@ func TestToolsAndTypes(t *testing.T) {
 
 	res = airlock(t, "", nil, "tools", "--tools", "")
 	require.Equal(t, 0, res.code, res.stderr)
-	require.Equal(t, "TOOL  RISK  ARGUMENTS  DESCRIPTION\n", res.stdout)
+	require.Equal(t, "TOOL  RISK  CLASS  SCOPES  HEALTH  ARGUMENTS  DESCRIPTION\n", res.stdout)
 }
 
 // TestStoreFlags: --store, --store-dir and the --s3-* flags choose the blob

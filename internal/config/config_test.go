@@ -278,6 +278,7 @@ func TestRejections(t *testing.T) {
 		{"profile loosens limits", "profiles:\n  r:\n    limits: {max_tool_calls: 100}\n", `airlock.yaml:3: profiles.r.limits: chain policy: max_tool_calls 100 is above this server's value of 50 (a profile may only tighten the policy section)`},
 		{"unknown default profile", "default_profile: admin\n", `airlock.yaml:1: default_profile: no profile named "admin" (profiles: none)`},
 		{"unknown key profile", "profiles:\n  r: {}\nserver:\n  api_keys:\n    - {key: 0123456789abcdef, tenant: a, profile: w}\n", `airlock.yaml:5: server.api_keys[0].profile: no profile named "w" (profiles: r)`},
+		{"dedup window too long", "governance:\n  dedup_window: 200h\n", `airlock.yaml:2: governance.dedup_window: 200h0m0s is longer than the store keeps idempotency records (168h0m0s)`},
 		{"bad idempotency", "governance:\n  idempotency: maybe\n", `airlock.yaml:2: governance.idempotency: "maybe" must be on or off`},
 		{"bad health", "governance:\n  health: {degraded_after: 5, unavailable_after: 2}\n", `airlock.yaml:2: governance.health:`},
 		{"bad rate", "governance:\n  tools:\n    send: {rate: fast}\n", `airlock.yaml:3: governance.tools.send.rate: govern: invalid rate "fast"`},

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/toolbox"
@@ -131,6 +132,9 @@ func (c *Config) validateGovernance(v *validator) {
 	case "", "on", "off":
 	default:
 		v.fail("governance.idempotency", "%q must be on or off", g.Idempotency)
+	}
+	if d := time.Duration(g.DedupWindow); d > blobstore.DefaultRecordTTL {
+		v.fail("governance.dedup_window", "%s is longer than the store keeps idempotency records (%s)", d, blobstore.DefaultRecordTTL)
 	}
 	if err := g.HealthOptions().Validate(); err != nil {
 		v.fail("governance.health", "%v", err)

@@ -111,13 +111,14 @@ func Toolbox() (*toolbox.Toolbox, *State) {
 func (s *State) Tools() []toolbox.Tool {
 	return []toolbox.Tool{
 		toolbox.Func("kv_get", "[demo] Read a value from the in-memory key-value store.", s.kvGet),
-		toolbox.Func("kv_set", "[demo] Store a JSON value under a key in the in-memory key-value store; returns the previous value.", s.kvSet),
+		toolbox.Func("kv_set", "[demo] Store a JSON value under a key in the in-memory key-value store; returns the previous value.", s.kvSet).
+			WithClass(toolbox.LocalWrite),
 		toolbox.Func("search_docs", "[demo] Search a few bundled demo documents for lines containing the query's words.", searchDocs),
 		toolbox.Func("make_csv", "[demo] Generate a CSV of sales data with the given number of rows (large results come back as an artifact).", makeCSV),
 		toolbox.Func("csv_stats", "[demo] Count the rows of CSV text (or a CSV artifact) and sum its numeric columns.", csvStats),
 		toolbox.Func("render_chart", "[demo] Render a bar chart of the values as a PNG image.", renderChart),
 		toolbox.Func("send_message", "[demo] Send a message (recorded in memory only; nothing leaves the process). Needs approval.", s.sendMessage).
-			WithRisk(toolbox.High),
+			WithRisk(toolbox.High).WithClass(toolbox.Network),
 		toolbox.Func("slow", "[demo] Sleep for the given number of milliseconds (at most 60000), then return.", slow),
 		toolbox.Func("fail", "[demo] Always fail with the given message, to show how tool errors look.", fail),
 		toolbox.Func("weather", "[demo] Made-up current temperature of a city from a small fixed table (fails for other cities).", weather),
