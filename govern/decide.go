@@ -1,7 +1,7 @@
 package govern
 
 import (
-	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"slices"
@@ -88,22 +88,31 @@ func clipRule(s string) string {
 	return s
 }
 
-// decisionID is "pd_" and the first 16 hex digits of the SHA-256 of the
-// chain id, the call's number, the rule and the gate: the same decision
-// for the same call always has the same id, and calls of different chains
-// never share one in practice.
+// decisionID is "pd_" and 16 hex digits of the 64-bit FNV-1a hash of the
+// chain id, the call's number, the rule and the gate: the same decision for
+// the same call always has the same id, on any process. It names a
+// decision in an audit; it is not a secret and not a signature.
 func decisionID(c Call, d Decision) string {
-	var buf [256]byte
-	b := append(buf[:0], c.ChainID...)
-	b = append(b, 0)
-	b = strconv.AppendInt(b, int64(c.Seq), 10)
-	b = append(b, 0)
-	b = append(b, d.Rule...)
-	b = append(b, 0, byte(d.Gate))
-	sum := sha256.Sum256(b)
+	h := uint64(14695981039346656037)
+	mix := func(s string) {
+		for i := 0; i < len(s); i++ {
+			h ^= uint64(s[i])
+			h *= 1099511628211
+		}
+		h ^= 0
+		h *= 1099511628211
+	}
+	var n [20]byte
+	mix(c.ChainID)
+	mix(string(strconv.AppendInt(n[:0], int64(c.Seq), 10)))
+	mix(d.Rule)
+	h ^= uint64(d.Gate)
+	h *= 1099511628211
+	var sum [8]byte
+	binary.BigEndian.PutUint64(sum[:], h)
 	var out [3 + 16]byte
 	copy(out[:], "pd_")
-	hex.Encode(out[3:], sum[:8])
+	hex.Encode(out[3:], sum[:])
 	return string(out[:])
 }
 

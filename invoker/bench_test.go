@@ -80,7 +80,7 @@ func BenchmarkInvokeGoverned(b *testing.B) {
 		b.Fatal(err)
 	}
 	gov := govern.New(govern.Options{
-		Rates:    map[string]govern.Rate{"noop": {N: 100_000, Per: time.Second}},
+		Rates:    map[string]govern.Rate{"noop": {N: 1_000_000, Per: time.Second}},
 		Outcomes: govern.NewMemOutcomes(nil),
 	})
 	inv, err := invoker.New(box, invoker.Options{Policy: invoker.Policy{MaxToolCalls: 1 << 30}, Governor: gov})
