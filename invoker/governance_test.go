@@ -308,21 +308,8 @@ func TestCallLimitHoldsUnderConcurrency(t *testing.T) {
 	require.EqualValues(t, 3, g.ran("run_tests"))
 }
 
-// govClock is a clock tests advance by hand.
-type govClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *govClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *govClock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 func TestToolHealthFailsFastAndRecoversAfterQuiet(t *testing.T) {
-	clock := &govClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clock := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	fail := atomic.Bool{}
 	fail.Store(true)
 	tools := stdGovTools()
@@ -347,14 +334,14 @@ func TestToolHealthFailsFastAndRecoversAfterQuiet(t *testing.T) {
 	require.Equal(t, invoker.ReasonToolUnavailable, res.Reason)
 	require.Equal(t, time.Minute, res.RetryAfter)
 	require.EqualValues(t, 3, g.ran("run_tests"), "an unavailable tool is not called")
-	clock.Add(time.Minute)
+	clock.Advance(time.Minute)
 	fail.Store(false)
 	require.True(t, inv.Invoke(context.Background(), sess, call).OK())
 	require.Equal(t, govern.Healthy, gov.Health().Get("run_tests").Status)
 }
 
 func TestUpstreamRateLimitMakesToolUnavailableUntilReset(t *testing.T) {
-	clock := &govClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clock := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	tools := stdGovTools()
 	tools[4].fn = func(context.Context, json.RawMessage) (toolbox.Output, error) {
 		return toolbox.Output{}, &toolbox.RateLimitedError{ResetAt: clock.Now().Add(30 * time.Second)}
@@ -374,7 +361,7 @@ func TestUpstreamRateLimitMakesToolUnavailableUntilReset(t *testing.T) {
 }
 
 func TestEgressRatePerTenantAndTool(t *testing.T) {
-	clock := &govClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clock := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	g := newGovBox(t, stdGovTools()...)
 	gov := govern.New(govern.Options{Clock: clock.Now, Rates: map[string]govern.Rate{"run_tests": {N: 2, Per: time.Second}}})
 	inv, err := invoker.New(g.box, invoker.Options{Governor: gov})
@@ -390,7 +377,7 @@ func TestEgressRatePerTenantAndTool(t *testing.T) {
 	require.Equal(t, 500*time.Millisecond, res.RetryAfter)
 	require.True(t, inv.Invoke(context.Background(), other, call).OK(), "another tenant has its own bucket")
 	require.True(t, inv.Invoke(context.Background(), acme, invoker.Call{Tool: "read_file", Args: json.RawMessage(`{"path":"x"}`)}).OK(), "another tool has no rate")
-	clock.Add(500 * time.Millisecond)
+	clock.Advance(500 * time.Millisecond)
 	require.True(t, inv.Invoke(context.Background(), acme, call).OK())
 	require.EqualValues(t, 4, g.ran("run_tests"))
 }
