@@ -232,16 +232,17 @@ func (inv *Invoker) finishOutcome(ctx context.Context, sess *session.Session, st
 // maxRecordedResult bounds the encoded result an idempotency record keeps.
 const maxRecordedResult = 256 << 10
 
-// health tells the Governor how an execution ended.
-func (inv *Invoker) health(tool string, r Result, failed bool) {
+// health tells the Governor how an execution ended: failures count for
+// the calling tenant only, an upstream's rate limit for everyone.
+func (inv *Invoker) health(tenant, tool string, r Result, failed bool) {
 	h := inv.gov.Health()
 	switch {
 	case !failed:
-		h.Success(tool)
+		h.CallSucceeded(tenant, tool)
 	case r.Reason == ReasonRateLimited:
 		h.RateLimited(tool, inv.gov.Now().Add(r.RetryAfter))
 	case r.Reason == ReasonToolError, r.Reason == ReasonToolPanic, r.Reason == ReasonCallTimeout:
-		h.Failure(tool)
+		h.CallFailed(tenant, tool)
 	}
 }
 

@@ -328,16 +328,20 @@ func TestToolHealthFailsFastAndRecoversAfterQuiet(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		require.Equal(t, invoker.ReasonToolError, inv.Invoke(context.Background(), sess, call).Reason)
 	}
-	require.Equal(t, govern.Unavailable, gov.Health().Get("run_tests").Status)
+	require.Equal(t, govern.Unavailable, gov.Health().For("acme", "run_tests").Status)
+	require.Equal(t, govern.Unavailable, gov.Health().Worst("run_tests").Status)
 	res := inv.Invoke(context.Background(), sess, call)
 	require.Equal(t, session.StatusError, res.Status)
 	require.Equal(t, invoker.ReasonToolUnavailable, res.Reason)
 	require.Equal(t, time.Minute, res.RetryAfter)
 	require.EqualValues(t, 3, g.ran("run_tests"), "an unavailable tool is not called")
-	clock.Advance(time.Minute)
+	// Another tenant is not hurt by acme's failures.
+	require.Equal(t, govern.Healthy, gov.Health().For("globex", "run_tests").Status)
 	fail.Store(false)
+	require.True(t, inv.Invoke(context.Background(), inv.NewSession(session.Options{Tenant: "globex"}), call).OK())
+	clock.Advance(time.Minute)
 	require.True(t, inv.Invoke(context.Background(), sess, call).OK())
-	require.Equal(t, govern.Healthy, gov.Health().Get("run_tests").Status)
+	require.Equal(t, govern.Healthy, gov.Health().For("acme", "run_tests").Status)
 }
 
 func TestUpstreamRateLimitMakesToolUnavailableUntilReset(t *testing.T) {
@@ -357,6 +361,9 @@ func TestUpstreamRateLimitMakesToolUnavailableUntilReset(t *testing.T) {
 	res = inv.Invoke(context.Background(), sess, invoker.Call{Tool: "run_tests"})
 	require.Equal(t, invoker.ReasonToolUnavailable, res.Reason)
 	require.Equal(t, 30*time.Second, res.RetryAfter)
+	// An upstream's rate limit rests the tool for every tenant.
+	res = inv.Invoke(context.Background(), inv.NewSession(session.Options{Tenant: "globex"}), invoker.Call{Tool: "run_tests"})
+	require.Equal(t, invoker.ReasonToolUnavailable, res.Reason)
 	require.EqualValues(t, 1, g.ran("run_tests"))
 }
 

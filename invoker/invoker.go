@@ -287,7 +287,7 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	inv.notify(ctx, st, inv.event(PolicyBefore, sess, st))
 	st.dec = inv.decide(ch, gc)
 	st.risk = st.dec.Risk
-	if ok, until := inv.gov.Health().Check(info.Name); !ok {
+	if ok, until := inv.gov.Health().CheckCall(gc.Tenant, info.Name); !ok {
 		r := fail(session.StatusError, ReasonToolUnavailable,
 			fmt.Sprintf("tool %q failed repeatedly or was rate-limited upstream; it rests until %s", st.tool, until.UTC().Format(time.RFC3339)))
 		r.RetryAfter = max(until.Sub(inv.gov.Now()), 0)
@@ -372,7 +372,7 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 		timeout = info.LatencyBudget
 	}
 	out, r, failed, outcome := inv.execute(ctx, sess, entry.Tool(), args, timeout)
-	inv.health(info.Name, r, failed)
+	inv.health(gc.Tenant, info.Name, r, failed)
 	// 9. Progress: the tool is done.
 	ev := inv.event(ToolResult, sess, st)
 	ev.Status, ev.Reason, ev.Duration = session.StatusOK, r.Reason, time.Since(st.start)

@@ -29,9 +29,10 @@ type ToolInfo struct {
 	Class      string                  `json:"class,omitempty"`
 	Scopes     []string                `json:"scopes,omitempty"`
 	ActionRisk map[string]toolbox.Risk `json:"action_risk,omitempty"`
-	// Health is the tool's health in this process: healthy, degraded or
-	// unavailable (with until: when it may be tried again). Local tools
-	// only.
+	// Health is the tool's health for the caller's tenant in this
+	// process: healthy, degraded or unavailable (with until: when it may be
+	// tried again). Failures count per tenant; an upstream's rate limit
+	// for every tenant. Local tools only.
 	Health *govern.ToolHealth `json:"health,omitempty"`
 }
 
@@ -43,9 +44,9 @@ type ToolExample struct {
 }
 
 // DescribeTools lists box's tools in registration order, with their
-// health as h tracks it (nil: every tool healthy, as in a process that
-// made no call yet).
-func DescribeTools(box *toolbox.Toolbox, h *govern.Health) []ToolInfo {
+// health as health reports it (nil: every tool healthy, as in a process
+// that made no call yet).
+func DescribeTools(box *toolbox.Toolbox, health func(tool string) govern.ToolHealth) []ToolInfo {
 	out := []ToolInfo{}
 	for _, e := range box.Entries() {
 		info := e.Info()
@@ -60,8 +61,8 @@ func DescribeTools(box *toolbox.Toolbox, h *govern.Health) []ToolInfo {
 		if info.Kind == toolbox.KindLocal {
 			ti.Class = info.EffectiveClass().String()
 			th := govern.ToolHealth{Status: govern.Healthy}
-			if h != nil {
-				th = h.Get(info.Name)
+			if health != nil {
+				th = health(info.Name)
 			}
 			ti.Health = &th
 		}
@@ -71,7 +72,10 @@ func DescribeTools(box *toolbox.Toolbox, h *govern.Health) []ToolInfo {
 }
 
 func (s *Server) tools(w http.ResponseWriter, r *http.Request, tenant string) {
-	writeJSON(w, http.StatusOK, map[string][]ToolInfo{"tools": DescribeTools(s.box, s.opts.Runner.Invoker().Governor().Health())})
+	h := s.opts.Runner.Invoker().Governor().Health()
+	writeJSON(w, http.StatusOK, map[string][]ToolInfo{"tools": DescribeTools(s.box, func(tool string) govern.ToolHealth {
+		return h.For(tenant, tool) // the caller's tenant's view
+	})})
 }
 
 func (s *Server) toolsTS(w http.ResponseWriter, r *http.Request, tenant string) {

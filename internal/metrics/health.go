@@ -19,7 +19,8 @@ type healthCollector struct {
 
 // NewHealth registers airlock_tool_health on reg: for every tool of box,
 // one series per status (healthy, degraded, unavailable), 1 for the tool's
-// current status and 0 for the others, read from h at scrape time.
+// worst current status over every tenant (no tenant is a label) and 0 for
+// the others, read from h at scrape time.
 func NewHealth(reg prometheus.Registerer, box *toolbox.Toolbox, h *govern.Health) error {
 	if reg == nil {
 		return errNilRegisterer
@@ -37,7 +38,7 @@ func (c *healthCollector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	for _, name := range c.box.Names() {
-		now := c.h.Get(name).Status
+		now := c.h.Worst(name).Status
 		for _, s := range healthStatuses {
 			v := 0.0
 			if s == now {
