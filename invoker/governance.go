@@ -149,9 +149,11 @@ func takeIdempotencyKey(args json.RawMessage, key string) (json.RawMessage, stri
 
 // beginOutcome claims the call's idempotency key. stop reports that the
 // call must not run: its recorded result (deduped), or a refusal.
-func (inv *Invoker) beginOutcome(ctx context.Context, sess *session.Session, st *callState, c govern.Call, key string, args json.RawMessage) (Result, bool) {
+func (inv *Invoker) beginOutcome(ctx context.Context, sess *session.Session, st *callState, c govern.Call, key string) (Result, bool) {
 	if key == "" {
-		canon, err := canonical(args)
+		// The arguments as the chain sent them (artifact refs, not their
+		// content, which may be large): the same call derives the same key.
+		canon, err := canonical(c.Args)
 		if err != nil {
 			return fail(session.StatusError, ReasonInvalidArguments, fmt.Sprintf("tool %q: %v", st.tool, err)), true
 		}

@@ -358,7 +358,7 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	// 6b. Idempotency: a write-class call whose key has an outcome returns it.
 	idem := inv.gov.Outcomes() != nil && info.EffectiveClass().Write()
 	if idem {
-		if r, stop := inv.beginOutcome(ctx, sess, st, gc, key, args); stop {
+		if r, stop := inv.beginOutcome(ctx, sess, st, gc, key); stop {
 			inv.gov.Limiter().Refund(gc.Tenant, info.Name)
 			done = r.OK()
 			return r
