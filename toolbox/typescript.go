@@ -331,30 +331,20 @@ const maxExampleChars = 300
 
 // clipJSON returns b compacted, cut to maxExampleChars characters.
 func clipJSON(b json.RawMessage) string {
-	var buf strings.Builder
-	if c, err := compactJSON(b); err == nil {
-		b = c
+	var v any
+	if err := json.Unmarshal(b, &v); err == nil {
+		var out strings.Builder
+		enc := json.NewEncoder(&out)
+		enc.SetEscapeHTML(false)
+		if enc.Encode(v) == nil {
+			b = json.RawMessage(strings.TrimSuffix(out.String(), "\n"))
+		}
 	}
-	buf.Write(b)
-	s := buf.String()
+	s := string(b)
 	if r := []rune(s); len(r) > maxExampleChars {
 		s = string(r[:maxExampleChars]) + "…"
 	}
 	return s
-}
-
-func compactJSON(b json.RawMessage) (json.RawMessage, error) {
-	var out strings.Builder
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return nil, err
-	}
-	enc := json.NewEncoder(&out)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return json.RawMessage(strings.TrimSuffix(out.String(), "\n")), nil
 }
 
 // writeDocLines writes lines as one doc comment: on one line when there is
