@@ -332,7 +332,9 @@ const maxExampleChars = 300
 // clipJSON returns b compacted, cut to maxExampleChars characters.
 func clipJSON(b json.RawMessage) string {
 	var v any
-	if err := json.Unmarshal(b, &v); err == nil {
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.UseNumber() // numbers as written, not as float64
+	if err := dec.Decode(&v); err == nil {
 		var out strings.Builder
 		enc := json.NewEncoder(&out)
 		enc.SetEscapeHTML(false)
