@@ -158,6 +158,43 @@ limits:
 		}
 	}
 	deadline := time.Now().Add(duration)
+	// try submits case c with key and checks its outcome; false means stop.
+	try := func(c hostileCase, key string) bool {
+		b, _ := json.Marshal(c.body)
+		req, _ := http.NewRequest("POST", s.url+"/v1/chains", bytes.NewReader(b))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := client.Do(req)
+		if err != nil {
+			fail("%s: %v", c.name, err)
+			return false
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusTooManyRequests {
+			time.Sleep(20 * time.Millisecond)
+			return true
+		}
+		var v struct {
+			Status string
+			Result struct{ Status, Reason string }
+			Error  struct{ Reason string }
+		}
+		_ = json.Unmarshal(body, &v)
+		switch {
+		case resp.StatusCode != c.code:
+			fail("%s: HTTP %d, want %d: %s", c.name, resp.StatusCode, c.code, clipBody(body))
+		case c.code == 200 && (v.Result.Status != c.status || v.Result.Reason != c.reason):
+			fail("%s: %s/%s, want %s/%s", c.name, v.Result.Status, v.Result.Reason, c.status, c.reason)
+		case c.code != 200 && v.Error.Reason != c.reason:
+			fail("%s: reason %q, want %q", c.name, v.Error.Reason, c.reason)
+		default:
+			mu.Lock()
+			counts[c.name]++
+			mu.Unlock()
+		}
+		return true
+	}
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
@@ -165,39 +202,8 @@ limits:
 			defer wg.Done()
 			key := keys[w%len(keys)]
 			for i := w; time.Now().Before(deadline); i++ {
-				c := survivalCases[i%len(survivalCases)]
-				b, _ := json.Marshal(c.body)
-				req, _ := http.NewRequest("POST", s.url+"/v1/chains", bytes.NewReader(b))
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Authorization", "Bearer "+key)
-				resp, err := client.Do(req)
-				if err != nil {
-					fail("%s: %v", c.name, err)
+				if !try(survivalCases[i%len(survivalCases)], key) {
 					return
-				}
-				body, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode == http.StatusTooManyRequests {
-					time.Sleep(20 * time.Millisecond)
-					continue
-				}
-				var v struct {
-					Status string
-					Result struct{ Status, Reason string }
-					Error  struct{ Reason string }
-				}
-				_ = json.Unmarshal(body, &v)
-				switch {
-				case resp.StatusCode != c.code:
-					fail("%s: HTTP %d, want %d: %s", c.name, resp.StatusCode, c.code, clipBody(body))
-				case c.code == 200 && (v.Result.Status != c.status || v.Result.Reason != c.reason):
-					fail("%s: %s/%s, want %s/%s", c.name, v.Result.Status, v.Result.Reason, c.status, c.reason)
-				case c.code != 200 && v.Error.Reason != c.reason:
-					fail("%s: reason %q, want %q", c.name, v.Error.Reason, c.reason)
-				default:
-					mu.Lock()
-					counts[c.name]++
-					mu.Unlock()
 				}
 			}
 		}()
@@ -227,6 +233,12 @@ limits:
 	}()
 	wg.Wait()
 	<-watchDone
+	// On a loaded machine the round robin may not reach every case in
+	// time: each one not reached runs once more now, alone, to its outcome.
+	for _, c := range survivalCases {
+		for attempt := 0; counts[c.name] == 0 && attempt < 20 && try(c, keys[0]); attempt++ {
+		}
+	}
 
 	require.Empty(t, problems, "server log:\n%s", tail(s.logs(), 4000))
 	for _, c := range survivalCases {
