@@ -113,6 +113,13 @@ func TestDefinitionBuildersAndTypeScript(t *testing.T) {
 	require.Equal(t, 1, strings.Count(ts[strings.Index(ts, "declare const tools"):], "*/\n"), "the only comment end is the real one:\n%s", ts)
 }
 
+func TestExampleNamesAToolAsAScriptWould(t *testing.T) {
+	b, err := toolbox.New(toolbox.Func("git-log", "shows the log", func(context.Context, gitIn) (gitOut, error) { return gitOut{}, nil }).
+		WithExample("", gitIn{Action: "log"}, gitOut{}))
+	require.NoError(t, err)
+	require.Contains(t, b.TypeScript(), `@example await tools["git-log"]({"action":"log"})`)
+}
+
 func TestClassDefaults(t *testing.T) {
 	for _, tt := range []struct {
 		info toolbox.Info

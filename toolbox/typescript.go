@@ -274,6 +274,15 @@ func tsKey(name string) string {
 	return literal(name)
 }
 
+// toolRef is how a script names tool name: tools.x, or tools["x-y"] for a
+// name that is not an identifier.
+func toolRef(name string) string {
+	if identRE.MatchString(name) {
+		return "tools." + name
+	}
+	return "tools[" + literal(name) + "]"
+}
+
 func tsIdent(name string) string {
 	var sb strings.Builder
 	up := true
@@ -317,7 +326,7 @@ func toolDoc(info Info) []string {
 		if ex.Description != "" {
 			l += ex.Description + ": "
 		}
-		l += "await tools." + tsKey(info.Name) + "(" + clipJSON(ex.Input) + ")"
+		l += "await " + toolRef(info.Name) + "(" + clipJSON(ex.Input) + ")"
 		if len(ex.Output) > 0 {
 			l += " // => " + clipJSON(ex.Output)
 		}
