@@ -71,6 +71,10 @@ type Outcome struct {
 	Result []byte `json:"result,omitempty"`
 	// Created is when the record was first written.
 	Created time.Time `json:"created"`
+	// ArgsHash identifies the call's arguments (hex SHA-256 of their
+	// canonical form): a key reused with other arguments is refused, not
+	// answered with another call's result.
+	ArgsHash string `json:"args_hash,omitempty"`
 }
 
 // OutcomeState is the state of an Outcome.
@@ -87,11 +91,11 @@ const (
 // Outcomes stores idempotency records per (tenant, tool, key). Several
 // processes sharing one store share the records.
 type Outcomes interface {
-	// Begin creates the record for (tenant, tool, key) in state pending
-	// with a create-only write. When a record exists and is younger than
-	// window, Begin returns it and creates nothing; an older one is
-	// replaced.
-	Begin(ctx context.Context, tenant, tool, key string, window time.Duration) (existing *Outcome, err error)
+	// Begin creates the record for (tenant, tool, key) in state pending,
+	// with argsHash, by a create-only write. When a record exists and is
+	// younger than window, Begin returns it and creates nothing; an older
+	// one is replaced.
+	Begin(ctx context.Context, tenant, tool, key, argsHash string, window time.Duration) (existing *Outcome, err error)
 	// Finish records the final state of a call Begin created.
 	Finish(ctx context.Context, tenant, tool, key string, o Outcome) error
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,9 +16,10 @@ import (
 )
 
 // ValidKey reports whether k is a valid caller-supplied idempotency key:
-// 1 to 128 of A-Z, a-z, 0-9, '_', '.', ':' and '-'.
+// 1 to 128 of A-Z, a-z, 0-9, '_', '.', ':' and '-', not starting with "d:"
+// (the prefix of derived keys, DeriveKey).
 func ValidKey(k string) bool {
-	if len(k) < 1 || len(k) > 128 {
+	if len(k) < 1 || len(k) > 128 || strings.HasPrefix(k, "d:") {
 		return false
 	}
 	for i := 0; i < len(k); i++ {
@@ -78,9 +80,9 @@ func recordName(tool, key string) string {
 // exists: younger than window, it is returned; older (or unreadable), it
 // is deleted and the create tried once more, and if another process won
 // that race its record is returned.
-func (s *storeOutcomes) Begin(ctx context.Context, tenant, tool, key string, window time.Duration) (*Outcome, error) {
+func (s *storeOutcomes) Begin(ctx context.Context, tenant, tool, key, argsHash string, window time.Duration) (*Outcome, error) {
 	name := recordName(tool, key)
-	pending, err := json.Marshal(Outcome{State: OutcomePending, Created: s.now().UTC()})
+	pending, err := json.Marshal(Outcome{State: OutcomePending, Created: s.now().UTC(), ArgsHash: argsHash})
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +153,7 @@ type memOutcomes struct {
 	window time.Duration
 }
 
-func (m *memOutcomes) Begin(_ context.Context, tenant, tool, key string, window time.Duration) (*Outcome, error) {
+func (m *memOutcomes) Begin(_ context.Context, tenant, tool, key, argsHash string, window time.Duration) (*Outcome, error) {
 	k := tenant + "\x00" + tool + "\x00" + key
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -170,7 +172,7 @@ func (m *memOutcomes) Begin(_ context.Context, tenant, tool, key string, window 
 			return nil, fmt.Errorf("%w: %d records younger than %s", ErrOutcomesFull, len(m.m), m.window)
 		}
 	}
-	m.m[k] = Outcome{State: OutcomePending, Created: now}
+	m.m[k] = Outcome{State: OutcomePending, Created: now, ArgsHash: argsHash}
 	return nil, nil
 }
 
@@ -180,6 +182,9 @@ func (m *memOutcomes) Finish(_ context.Context, tenant, tool, key string, o Outc
 	k := tenant + "\x00" + tool + "\x00" + key
 	if prev, ok := m.m[k]; ok {
 		o.Created = prev.Created
+		if o.ArgsHash == "" {
+			o.ArgsHash = prev.ArgsHash
+		}
 	}
 	m.m[k] = o
 	return nil

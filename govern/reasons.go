@@ -49,4 +49,7 @@ const (
 	// ReasonPolicyFailed: a call policy panicked while checking the call;
 	// the call is refused (fail closed).
 	ReasonPolicyFailed = "policy_failed"
+	// ReasonIdempotencyKeyReused: the idempotency key was used before for
+	// the same tool with other arguments; the call did not run.
+	ReasonIdempotencyKeyReused = "idempotency_key_reused"
 )

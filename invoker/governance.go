@@ -3,6 +3,8 @@ package invoker
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,11 +17,14 @@ import (
 )
 
 // decide asks the Governor and applies Policy.MaxRiskUnapproved: a call
-// the matrix would have confirmed runs without approval when its risk is at
-// most that level (the operator lifted it for every chain).
+// the default matrix would have confirmed runs without approval when its
+// risk is at most that level (the operator lifted it for every chain). A
+// confirm the profile's own matrix row set is never lifted.
 func (inv *Invoker) decide(ch *govern.Chain, c govern.Call) govern.Decision {
 	d := inv.gov.Decide(ch, c)
-	if d.Gate == govern.Confirm && d.Reason == "" && d.Risk <= inv.policy.MaxRiskUnapproved {
+	p := ch.Profile()
+	_, ownRow := p.Matrix[p.Autonomy]
+	if !ownRow && d.Gate == govern.Confirm && d.Reason == "" && d.Risk <= inv.policy.MaxRiskUnapproved {
 		d.Gate, d.Rule = govern.Allow, "policy.max_risk_unapproved"
 	}
 	return d
@@ -149,21 +154,24 @@ func takeIdempotencyKey(args json.RawMessage, key string) (json.RawMessage, stri
 
 // beginOutcome claims the call's idempotency key. stop reports that the
 // call must not run: its recorded result (deduped), or a refusal.
-func (inv *Invoker) beginOutcome(ctx context.Context, sess *session.Session, st *callState, c govern.Call, key string) (Result, bool) {
+func (inv *Invoker) beginOutcome(ctx context.Context, sess *session.Session, st *callState, c govern.Call, key string, sent json.RawMessage) (Result, bool) {
+	// The arguments as the chain sent them (artifact refs, not their
+	// content, which may be large): the same call derives the same key and
+	// hash.
+	canon, err := canonical(sent)
+	if err != nil {
+		return fail(session.StatusError, ReasonInvalidArguments, fmt.Sprintf("tool %q: %v", st.tool, err)), true
+	}
+	sum := sha256.Sum256(canon)
+	argsHash := hex.EncodeToString(sum[:])
 	if key == "" {
-		// The arguments as the chain sent them (artifact refs, not their
-		// content, which may be large): the same call derives the same key.
-		canon, err := canonical(c.Args)
-		if err != nil {
-			return fail(session.StatusError, ReasonInvalidArguments, fmt.Sprintf("tool %q: %v", st.tool, err)), true
-		}
 		key = govern.DeriveKey(c.ChainID, c.Seq, canon)
 	} else if !govern.ValidKey(key) {
 		return fail(session.StatusError, ReasonInvalidArguments,
-			"the idempotency key must be 1 to 128 letters, digits, '_', '.', ':' or '-'"), true
+			"the idempotency key must be 1 to 128 letters, digits, '_', '.', ':' or '-', not starting with \"d:\""), true
 	}
-	st.idemKey = key
-	prior, err := inv.gov.Outcomes().Begin(ctx, c.Tenant, c.Tool, key, inv.gov.DedupWindow())
+	st.idemKey, st.argsHash = key, argsHash
+	prior, err := inv.gov.Outcomes().Begin(ctx, c.Tenant, c.Tool, key, argsHash, inv.gov.DedupWindow())
 	if err != nil {
 		if ctx.Err() != nil {
 			return cancelled(ctx), true
@@ -174,6 +182,10 @@ func (inv *Invoker) beginOutcome(ctx context.Context, sess *session.Session, st 
 	}
 	if prior == nil {
 		return Result{}, false
+	}
+	if prior.ArgsHash != argsHash {
+		return inv.refuse(ctx, sess, st, fail(session.StatusError, ReasonIdempotencyKeyReused,
+			fmt.Sprintf("tool %q: idempotency key %q was used for a call with other arguments; use a new key", st.tool, key))), true
 	}
 	switch prior.State {
 	case govern.OutcomeOK, govern.OutcomeFailed:
@@ -203,7 +215,7 @@ func (inv *Invoker) beginOutcome(ctx context.Context, sess *session.Session, st 
 
 // finishOutcome records how the call ended under its idempotency key.
 func (inv *Invoker) finishOutcome(ctx context.Context, sess *session.Session, st *callState, c govern.Call, r Result, state govern.OutcomeState) {
-	o := govern.Outcome{State: state, Created: st.start}
+	o := govern.Outcome{State: state, Created: st.start, ArgsHash: st.argsHash}
 	if state != govern.OutcomeUnknown {
 		if r.OK() {
 			o.State = govern.OutcomeOK

@@ -681,3 +681,92 @@ func TestIdempotencyRecordIsBounded(t *testing.T) {
 	require.True(t, res.Deduped)
 	require.EqualValues(t, 1, g.ran("write_file"))
 }
+
+// TestArtifactRefsMeetTheSameRules: an action or an argument hidden in an
+// artifact ref is decided and checked once resolved, like the value
+// written out.
+func TestArtifactRefsMeetTheSameRules(t *testing.T) {
+	f := newFixture(t)
+	g := newGovBox(t, stdGovTools()...)
+	inv, err := invoker.New(g.box, invoker.Options{Store: f.store})
+	require.NoError(t, err)
+	ctx := context.Background()
+	put := func(sess *session.Session, content, mime string) string {
+		a, err := f.store.Put(ctx, "acme", strings.NewReader(content), mime)
+		require.NoError(t, err)
+		sess.Grant(a.Ref)
+		return a.Ref
+	}
+	branchRule, err := govern.ArgConstraint(govern.ArgRule{Tool: "git", Arg: "branch", Allow: []string{"feature"}})
+	require.NoError(t, err)
+	prof := &govern.Profile{Scopes: []string{"*"}, Autonomy: govern.Restricted, Policies: []govern.CallPolicy{branchRule}}
+	for _, tt := range []struct {
+		name   string
+		args   func(sess *session.Session) string
+		reason string
+	}{
+		{"whole arguments in a ref", func(s *session.Session) string {
+			return fmt.Sprintf(`{"$artifact":%q}`, put(s, `{"action":"push","branch":"feature"}`, "application/json"))
+		}, invoker.ReasonGateDenied},
+		{"the action in a text ref", func(s *session.Session) string {
+			return fmt.Sprintf(`{"action":{"$artifact":%q},"branch":"feature"}`, put(s, "push", "text/plain"))
+		}, invoker.ReasonGateDenied},
+		{"a constrained argument in a parent ref", func(s *session.Session) string {
+			return fmt.Sprintf(`{"$artifact":%q}`, put(s, `{"action":"status","branch":"main"}`, "application/json"))
+		}, invoker.ReasonArgumentNotAllowed},
+		{"allowed once resolved", func(s *session.Session) string {
+			return fmt.Sprintf(`{"$artifact":%q}`, put(s, `{"action":"status","branch":"feature"}`, "application/json"))
+		}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sess := govSession(inv, prof)
+			res := inv.Invoke(ctx, sess, invoker.Call{Tool: "git", Args: json.RawMessage(tt.args(sess))})
+			require.Equal(t, tt.reason, res.Reason, res.Message)
+			if tt.reason != "" {
+				require.Equal(t, session.StatusDenied, res.Status)
+			}
+		})
+	}
+	require.EqualValues(t, 1, g.ran("git"), "only the allowed call ran")
+}
+
+// TestIdempotencyKeyBoundToArguments: a key reused with other arguments is
+// refused, and a recorded result does not satisfy a sequential policy.
+func TestIdempotencyKeyBoundToArguments(t *testing.T) {
+	g := newGovBox(t, stdGovTools()...)
+	gov := govern.New(govern.Options{Outcomes: newOutcomes(t)})
+	inv, err := invoker.New(g.box, invoker.Options{Governor: gov, Policy: invoker.Policy{MaxRiskUnapproved: toolbox.Critical}})
+	require.NoError(t, err)
+	seq, err := govern.Sequential("deploy", "write_file")
+	require.NoError(t, err)
+	prof := &govern.Profile{Scopes: []string{"*"}, Autonomy: govern.Autonomous, Policies: []govern.CallPolicy{seq}}
+	ctx := context.Background()
+	require.True(t, inv.Invoke(ctx, govSession(inv, prof), invoker.Call{Tool: "write_file", Args: json.RawMessage(`{"path":"a"}`), IdempotencyKey: "K"}).OK())
+	res := inv.Invoke(ctx, govSession(inv, prof), invoker.Call{Tool: "write_file", Args: json.RawMessage(`{"path":"b"}`), IdempotencyKey: "K"})
+	require.Equal(t, session.StatusError, res.Status)
+	require.Equal(t, invoker.ReasonIdempotencyKeyReused, res.Reason)
+	// Same arguments: the recorded result, which is not this chain's success.
+	sess := govSession(inv, prof)
+	res = inv.Invoke(ctx, sess, invoker.Call{Tool: "write_file", Args: json.RawMessage(`{"path":"a"}`), IdempotencyKey: "K"})
+	require.True(t, res.Deduped)
+	res = inv.Invoke(ctx, sess, invoker.Call{Tool: "deploy"})
+	require.Equal(t, invoker.ReasonDependencyUnmet, res.Reason)
+	require.EqualValues(t, 1, g.ran("write_file"))
+	// A caller cannot pass a derived key.
+	res = inv.Invoke(ctx, sess, invoker.Call{Tool: "write_file", Args: json.RawMessage(`{"path":"a"}`), IdempotencyKey: "d:abc"})
+	require.Equal(t, invoker.ReasonInvalidArguments, res.Reason)
+}
+
+// TestProfileConfirmIsNotLifted: max_risk_unapproved never lifts a confirm
+// the profile's own matrix row set.
+func TestProfileConfirmIsNotLifted(t *testing.T) {
+	g := newGovBox(t, stdGovTools()...)
+	inv, err := invoker.New(g.box, invoker.Options{})
+	require.NoError(t, err)
+	prof := &govern.Profile{Scopes: []string{"*"}, Autonomy: govern.Autonomous,
+		Matrix: govern.Matrix{govern.Autonomous: {govern.Confirm, govern.Allow, govern.Allow}}}
+	res := inv.Invoke(context.Background(), govSession(inv, prof), invoker.Call{Tool: "run_tests"})
+	require.Equal(t, session.StatusDenied, res.Status)
+	require.Equal(t, invoker.ReasonNoApprovalHandler, res.Reason)
+	require.Zero(t, g.ran("run_tests"))
+}

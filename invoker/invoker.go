@@ -223,6 +223,7 @@ type callState struct {
 	action      string
 	dec         govern.Decision
 	idemKey     string
+	argsHash    string // of an idempotent call's arguments as sent
 	argBytes    int
 	resultBytes int
 	maxOutChars int
@@ -331,9 +332,16 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 			return fail(session.StatusError, ReasonInvalidArguments, fmt.Sprintf("tool %q: %v", st.tool, err))
 		}
 	}
-	// 5b. The policy again, with the latest context: a profile replaced or
-	// a tool re-registered while the call waited may only make it stricter.
-	if latest, _ := inv.box.Lookup(call.Tool); latest != entry || ch.Profile() != prof {
+	// 5b. The policy again, with the latest context: the resolved
+	// arguments (an artifact ref may hold the action or an argument a rule
+	// reads), a profile replaced or a tool re-registered while the call
+	// waited may only make it stricter.
+	sent := gc.Args // the arguments as the chain sent them, for the idempotency key
+	if hasRefs {
+		gc.Args, gc.Action = args, govern.ActionOf(info, args)
+		st.action = clipTo(gc.Action, 64)
+	}
+	if latest, _ := inv.box.Lookup(call.Tool); hasRefs || latest != entry || ch.Profile() != prof {
 		if r, refused := inv.recheck(ctx, sess, st, latest, gc); refused {
 			return r
 		}
@@ -358,9 +366,10 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	// 6b. Idempotency: a write-class call whose key has an outcome returns it.
 	idem := inv.gov.Outcomes() != nil && info.EffectiveClass().Write()
 	if idem {
-		if r, stop := inv.beginOutcome(ctx, sess, st, gc, key); stop {
+		if r, stop := inv.beginOutcome(ctx, sess, st, gc, key, sent); stop {
+			// A recorded result is not a success of this chain: call
+			// policies (sequential, read-before-write) do not count it.
 			inv.gov.Limiter().Refund(gc.Tenant, info.Name)
-			done = r.OK()
 			return r
 		}
 	}
@@ -389,7 +398,13 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	// 10. Shape.
 	res := inv.shape(ctx, sess, st, out)
 	if idem {
-		inv.finishOutcome(ctx, sess, st, gc, res, govern.OutcomeOK)
+		// The tool returned: if its result could not be kept, its effects
+		// stand all the same, so the outcome is unknown, not failed.
+		state := govern.OutcomeOK
+		if !res.OK() {
+			state = govern.OutcomeUnknown
+		}
+		inv.finishOutcome(ctx, sess, st, gc, res, state)
 	}
 	done = res.OK()
 	return res

@@ -99,6 +99,9 @@ const (
 	// ReasonIdempotencyPending: an earlier call with the same idempotency
 	// key is still running, here or on another process. Status error.
 	ReasonIdempotencyPending = govern.ReasonIdempotencyPending
+	// ReasonIdempotencyKeyReused: the key was used before for the same
+	// tool with other arguments; the call did not run. Status error.
+	ReasonIdempotencyKeyReused = govern.ReasonIdempotencyKeyReused
 )
 
 // Reasons returns every reason code a Result may carry, in the order of
@@ -113,6 +116,6 @@ func Reasons() []string {
 		ReasonScopeViolation, ReasonGateDenied, ReasonPreviewRequired, ReasonApprovalModeUpgraded,
 		ReasonDependencyUnmet, ReasonReadBeforeWrite, ReasonCallLimit, ReasonArgumentNotAllowed,
 		ReasonArgumentPattern, ReasonArgumentTooLong, ReasonPolicyFailed, ReasonToolUnavailable,
-		ReasonRateLimited, ReasonOutcomeUnknown, ReasonIdempotencyPending,
+		ReasonRateLimited, ReasonOutcomeUnknown, ReasonIdempotencyPending, ReasonIdempotencyKeyReused,
 	}
 }

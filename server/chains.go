@@ -101,9 +101,15 @@ func (s *Server) prepare(tenant string, req *SubmitRequest, prof *Profile) (*job
 		return nil, rerr
 	}
 	var err error
+	// Under a profile a request may only lower the policy: the server's
+	// ceiling (server.max) would let it lift what the profile relies on,
+	// such as max_risk_unapproved.
 	base, ceiling := s.policy, s.opts.MaxPolicy
-	if prof != nil && prof.Policy != nil {
-		base, ceiling = *prof.Policy, invoker.Policy{}
+	if prof != nil {
+		ceiling = invoker.Policy{}
+		if prof.Policy != nil {
+			base = *prof.Policy
+		}
 	}
 	if j.policy, err = base.Tighten(reqPolicy, ceiling); err != nil {
 		return nil, s.settingError(err)

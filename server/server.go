@@ -166,7 +166,8 @@ type Profile struct {
 	// Governance is enforced by the invoker for each of the chains.
 	Governance *govern.Profile
 	// Policy, when set, replaces the server's policy as the base of a
-	// request's own; a request may then only lower its values.
+	// request's own. Under a profile a request may only lower the policy's
+	// values (MaxPolicy does not apply).
 	Policy *invoker.Policy
 	// Tools, when non-nil, is the profile's tool allow-list; a request's
 	// "tools" narrows it further.

@@ -808,3 +808,17 @@ func TestToolHealthShown(t *testing.T) {
 	require.Equal(t, 1.0, e.metric(t, "airlock_tool_health", map[string]string{"tool": "fail", "status": "unavailable"}))
 	require.Equal(t, 0.0, e.metric(t, "airlock_tool_health", map[string]string{"tool": "fail", "status": "healthy"}))
 }
+
+// TestProfileRequestMayOnlyLower: under a profile a request cannot lift
+// the policy, even where the server's ceiling would allow it.
+func TestProfileRequestMayOnlyLower(t *testing.T) {
+	e := newEnv(t, func(o *setup) {
+		o.MaxPolicy = invoker.Policy{MaxRiskUnapproved: toolbox.Critical}
+		o.Profile = func(string) *server.Profile { return &server.Profile{Name: "p"} }
+	})
+	r := e.do(t, "POST", "/v1/chains", keyAcme, map[string]any{"script": "return 1", "policy": map[string]any{"max_risk_unapproved": "CRITICAL"}})
+	require.Equal(t, http.StatusBadRequest, r.code, "%s", r.body)
+	require.Equal(t, server.ReasonAboveLimit, r.reason(t))
+	r = e.do(t, "POST", "/v1/chains", keyAcme, map[string]any{"script": "return 1", "policy": map[string]any{"max_tool_calls": 5}})
+	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+}
