@@ -145,7 +145,13 @@ func check(pol CallPolicy, c Call, v *HistoryView) (d *Denial) {
 			d = &Denial{Reason: ReasonPolicyFailed, Message: fmt.Sprintf("call policy %q failed while checking tool %q; the call is refused", pol.Name(), c.Tool)}
 		}
 	}()
-	return pol.Check(c, v)
+	d = pol.Check(c, v)
+	if d != nil && d.Reason == "" {
+		// A refusal without a code is still a refusal, with the code of a
+		// failing policy.
+		d = &Denial{Reason: ReasonPolicyFailed, Message: fmt.Sprintf("call policy %q refused tool %q without a reason code", pol.Name(), c.Tool)}
+	}
+	return d
 }
 
 // Done ends a call Admit admitted: it leaves the in-flight count and, when

@@ -198,6 +198,23 @@ func TestPanickingPolicyFailsClosed(t *testing.T) {
 	ch := govern.NewChain(&govern.Profile{Policies: []govern.CallPolicy{panicky{}}})
 	d := g.Admit(ch, call("a", toolbox.Info{}, `{}`))
 	require.Equal(t, govern.ReasonPolicyFailed, d.Reason)
+	ch = govern.NewChain(&govern.Profile{Policies: []govern.CallPolicy{codeless{}}})
+	d = g.Admit(ch, call("a", toolbox.Info{}, `{}`))
+	require.Equal(t, govern.ReasonPolicyFailed, d.Reason, "a refusal without a code gets policy_failed")
+}
+
+type codeless struct{}
+
+func (codeless) Name() string                                          { return "codeless" }
+func (codeless) Check(govern.Call, *govern.HistoryView) *govern.Denial { return &govern.Denial{} }
+func (codeless) Observe(govern.Call, *govern.HistoryView)              {}
+
+func TestArgConstraintOnEveryToolNamesTheTool(t *testing.T) {
+	p, err := govern.ArgConstraint(govern.ArgRule{Tool: "*", Arg: "tag", MaxLen: 2})
+	require.NoError(t, err)
+	d := govern.New(govern.Options{}).Admit(govern.NewChain(&govern.Profile{Policies: []govern.CallPolicy{p}}), call("release", toolbox.Info{}, `{"tag":"v123"}`))
+	require.Equal(t, govern.ReasonArgumentTooLong, d.Reason)
+	require.Contains(t, d.Message, `tool "release"`)
 }
 
 // TestCallLimitUnderConcurrency: in-flight calls count, so 50 goroutines
@@ -271,6 +288,8 @@ func TestPolicySpecAndProfileErrors(t *testing.T) {
 		{govern.ProfileSpec{Gates: map[string]map[string]string{"supervised": {"MEDIUM": "allow"}}}, "gates.supervised"},
 		{govern.ProfileSpec{Gates: map[string]map[string]string{"supervised": {"HIGH": "maybe"}}}, "gates.supervised.HIGH"},
 		{govern.ProfileSpec{Scopes: []string{"Repo Read"}}, "scopes[0]"},
+		{govern.ProfileSpec{Gates: map[string]map[string]string{"supervised": {"HIGH": "allow", "high": "deny"}}}, "name the same risk"},
+		{govern.ProfileSpec{Gates: map[string]map[string]string{"supervised": {"HIGH": "allow"}, "Supervised": {"HIGH": "deny"}}}, "name the same autonomy level"},
 		{govern.ProfileSpec{Policies: []govern.PolicySpec{{Kind: "call_limit", Tool: "x", Max: 1}, {Kind: "x"}}}, "policies[1]"},
 	} {
 		_, err := tt.spec.Build("p")

@@ -209,6 +209,7 @@ func (a *argConstraint) Check(c Call, _ *HistoryView) *Denial {
 	}
 	for _, raw := range vals {
 		if d := a.value(raw); d != nil {
+			d.Message = strings.Replace(d.Message, fmt.Sprintf("of tool %q", a.r.Tool), fmt.Sprintf("of tool %q", c.Tool), 1)
 			return d
 		}
 	}

@@ -59,17 +59,27 @@ func ParseMatrix(m map[string]map[string]string) (Matrix, error) {
 	for a, row := range DefaultMatrix {
 		out[a] = row
 	}
+	seenRow := map[Autonomy]string{}
 	for an, row := range m {
 		a, err := ParseAutonomy(an)
 		if err != nil {
 			return nil, fmt.Errorf("%w: gates: %w", ErrInvalidProfile, err)
 		}
+		if other, dup := seenRow[a]; dup {
+			return nil, fmt.Errorf("%w: gates: %q and %q name the same autonomy level", ErrInvalidProfile, other, an)
+		}
+		seenRow[a] = an
 		cells := out[a]
+		seenCell := map[toolbox.Risk]string{}
 		for rn, gn := range row {
 			r, err := toolbox.ParseRisk(rn)
 			if err != nil {
 				return nil, fmt.Errorf("%w: gates.%s: %w", ErrInvalidProfile, an, err)
 			}
+			if other, dup := seenCell[r]; dup {
+				return nil, fmt.Errorf("%w: gates.%s: %q and %q name the same risk", ErrInvalidProfile, an, other, rn)
+			}
+			seenCell[r] = rn
 			g, err := ParseGate(gn)
 			if err != nil {
 				return nil, fmt.Errorf("%w: gates.%s.%s: %w", ErrInvalidProfile, an, rn, err)
