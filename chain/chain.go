@@ -131,7 +131,11 @@ func (r *Runner) run(ctx context.Context, opts Options, guest func(context.Conte
 		Governance: govern.NewChain(opts.Profile)})
 	out := &RunResult{ID: sess.ID()}
 	var col collector
+	disc := &discovery{inv: inv, sess: sess}
 	bridge := func(ctx context.Context, tool string, args []byte) ([]byte, error) {
+		if tool == SearchOp || tool == DescribeOp {
+			return Envelope(disc.answer(tool, args)), nil
+		}
 		res := inv.Invoke(ctx, sess, invoker.Call{Tool: tool, Args: args})
 		col.add(&res)
 		return Envelope(res), nil

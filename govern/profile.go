@@ -88,3 +88,13 @@ func ActionOf(info toolbox.Info, args json.RawMessage) string {
 	}
 	return actionOf(args)
 }
+
+// Grants reports whether the profile grants every scope of scopes.
+func (p *Profile) Grants(scopes []string) bool {
+	for _, s := range scopes {
+		if !granted(p.Scopes, s) {
+			return false
+		}
+	}
+	return true
+}

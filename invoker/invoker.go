@@ -464,6 +464,7 @@ func (inv *Invoker) execute(ctx context.Context, sess *session.Session, tool too
 	}
 	donePool.Put(done)
 	var limited *toolbox.RateLimitedError
+	var unavailable *toolbox.UnavailableError
 	switch {
 	case o.panicked:
 		return toolbox.Output{}, fail(session.StatusError, ReasonToolPanic, "the tool crashed (panic); its effects are unknown"), true, govern.OutcomeUnknown
@@ -472,6 +473,10 @@ func (inv *Invoker) execute(ctx context.Context, sess *session.Session, tool too
 	case errors.As(o.err, &limited):
 		r := fail(session.StatusError, ReasonRateLimited, fmt.Sprintf("the tool's upstream refused the call for now: %v", o.err))
 		r.RetryAfter = max(limited.ResetAt.Sub(inv.gov.Now()), 0)
+		return toolbox.Output{}, r, true, govern.OutcomeFailed
+	case errors.As(o.err, &unavailable):
+		r := fail(session.StatusError, ReasonToolUnavailable, fmt.Sprintf("tool %q is unavailable: %v", tool.Info().Name, o.err))
+		r.RetryAfter = max(unavailable.RetryAfter, 0)
 		return toolbox.Output{}, r, true, govern.OutcomeFailed
 	case o.err != nil && errors.Is(o.err, toolbox.ErrOutcomeUnknown):
 		return toolbox.Output{}, fail(session.StatusError, ReasonToolError, o.err.Error()), true, govern.OutcomeUnknown

@@ -92,6 +92,9 @@ type ChainFile struct {
 	MIME string `json:"mime"`
 	Size int64  `json:"size"`
 	Ref  string `json:"$artifact,omitempty"`
+	// Source is the tool's name for where the content came from (an MCP
+	// resource URI), when it gave one.
+	Source string `json:"source,omitempty"`
 	// Data is set only when no store is configured (base64 in JSON).
 	Data []byte `json:"data,omitempty"`
 }

@@ -86,7 +86,7 @@ func (inv *Invoker) shape(ctx context.Context, sess *session.Session, st *callSt
 	for _, m := range out.Media {
 		f := ChainFile{
 			Path: fmt.Sprintf("/workspace/media/%s_%d%s", st.tool, sess.NextFileIndex(st.tool), extension(m.MIME)),
-			MIME: m.MIME, Size: int64(len(m.Data)),
+			MIME: m.MIME, Size: int64(len(m.Data)), Source: clipTo(m.Source, 1024),
 		}
 		if inv.store == nil {
 			f.Data = m.Data

@@ -152,6 +152,26 @@ func (e *RateLimitedError) Error() string {
 
 func (e *RateLimitedError) Unwrap() error { return e.Err }
 
+// UnavailableError is returned by a tool that cannot take calls for now
+// and did not try this one (its upstream is down, restarting, or out of
+// sessions): the call fails at once with reason tool_unavailable and the
+// chain sees RetryAfter as retryAfterMs. Nothing happened upstream.
+type UnavailableError struct {
+	// RetryAfter is when the tool may be tried again; zero: unknown.
+	RetryAfter time.Duration
+	// Err says why, without secrets.
+	Err error
+}
+
+func (e *UnavailableError) Error() string {
+	if e.Err == nil {
+		return "unavailable"
+	}
+	return e.Err.Error()
+}
+
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
 // ErrOutcomeUnknown, wrapped in a tool's error, says the tool failed after
 // its request may have reached the other side: the effect may or may not
 // have happened. The invoker records the outcome as unknown and never

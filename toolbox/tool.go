@@ -116,6 +116,10 @@ type Media struct {
 	MIME string
 	// Data is the content.
 	Data []byte
+	// Source names where the content came from (an MCP resource URI, a
+	// file name), shown to the chain as the file's source. Optional; at
+	// most 1024 bytes are kept.
+	Source string
 }
 
 // MediaResult is a result type for Func: a value and the media files that

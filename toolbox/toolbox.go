@@ -121,6 +121,37 @@ func (b *Toolbox) Replace(t Tool) error {
 	return nil
 }
 
+// Clone returns a Toolbox holding the same entries, in the same order,
+// that later changes to b do not reach.
+func (b *Toolbox) Clone() *Toolbox {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	c := &Toolbox{byName: make(map[string]*Entry, len(b.byName)), ordered: slices.Clone(b.ordered)}
+	for _, e := range c.ordered {
+		c.byName[e.info.Name] = e
+	}
+	return c
+}
+
+// Remove unregisters the tools named names; names not registered are
+// ignored. A chain that already looked a tool up finishes that call; its
+// later calls end unknown_tool. It reports how many were removed.
+func (b *Toolbox) Remove(names ...string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	for _, name := range names {
+		e, ok := b.byName[name]
+		if !ok {
+			continue
+		}
+		delete(b.byName, name)
+		b.ordered = slices.DeleteFunc(b.ordered, func(o *Entry) bool { return o == e })
+		n++
+	}
+	return n
+}
+
 // Lookup returns the entry registered under name.
 func (b *Toolbox) Lookup(name string) (*Entry, bool) {
 	b.mu.RLock()

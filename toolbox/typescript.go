@@ -49,21 +49,9 @@ func (b *Toolbox) TypeScript() string {
 		if e.info.Kind != KindLocal {
 			continue
 		}
-		ts := &tsWriter{prefix: tsIdent(e.info.Name), aliases: map[string]string{}}
-		args := ts.object(e.info.InputSchema, 1, true)
-		out := "unknown"
-		if e.info.OutputSchema != nil {
-			out = ts.typ(e.info.OutputSchema, 1)
-		}
-		for _, name := range sortedKeys(ts.aliases) {
-			sb.WriteString(ts.aliases[name])
-		}
-		writeDocLines(&methods, "  ", toolDoc(e.info))
-		result := "Result"
-		if e.info.Media {
-			result = "MediaResult"
-		}
-		fmt.Fprintf(&methods, "  %s(args: %s): Promise<%s<%s>>;\n", tsKey(e.info.Name), args, result, out)
+		aliases, method := e.declare()
+		sb.WriteString(aliases)
+		methods.WriteString(method)
 	}
 	sb.WriteString("declare const tools: {\n")
 	sb.WriteString(methods.String())
@@ -71,10 +59,46 @@ func (b *Toolbox) TypeScript() string {
 	return sb.String()
 }
 
+// declare returns the type aliases e's declaration needs and its method
+// line with its doc comment.
+func (e *Entry) declare() (aliases, method string) {
+	ts := &tsWriter{prefix: tsIdent(e.info.Name), aliases: map[string]string{}}
+	args := ts.object(e.info.InputSchema, 1, true)
+	out := "unknown"
+	if e.info.OutputSchema != nil {
+		out = ts.typ(e.info.OutputSchema, 1)
+	}
+	var a, m strings.Builder
+	for _, name := range sortedKeys(ts.aliases) {
+		a.WriteString(ts.aliases[name])
+	}
+	writeDocLines(&m, "  ", toolDoc(e.info))
+	result := "Result"
+	if e.info.Media {
+		result = "MediaResult"
+	}
+	fmt.Fprintf(&m, "  %s(args: %s): Promise<%s<%s>>;\n", tsKey(e.info.Name), args, result, out)
+	return a.String(), m.String()
+}
+
+// Declaration returns the TypeScript declaration of the one tool named
+// name, as TypeScript declares it among the others (its aliases, then
+// `declare const tools: { name(...) }`), or false when no local tool has
+// that name. The shared types it refers to (Result, Artifact,
+// MediaResult) are those of TypeScript.
+func (b *Toolbox) Declaration(name string) (string, bool) {
+	e, ok := b.Lookup(name)
+	if !ok || e.info.Kind != KindLocal {
+		return "", false
+	}
+	aliases, method := e.declare()
+	return aliases + "declare const tools: {\n" + method + "};\n", true
+}
+
 // mediaDecl declares the file entries of a media result, as invoker.ChainFile
 // encodes them, and the result that carries them (see invoker's shape).
 const mediaDecl = `/** A file a tool returned (an image, audio, a PDF). Pass {$artifact: file.$artifact} as an argument to hand its content to another tool. Without a blob store there is no $artifact but data, the content in base64. */
-type MediaFile = { path: string; mime: string; size: number; $artifact?: string; data?: string };
+type MediaFile = { path: string; mime: string; size: number; $artifact?: string; source?: string; data?: string };
 /** The result of a tool that returns files: its value and its files, or the bare value when a call returned no file. */
 type MediaResult<T> = { value: Result<T>; files: MediaFile[] } | Result<T>;
 `

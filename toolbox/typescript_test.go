@@ -152,7 +152,7 @@ type Artifact = { $artifact: string; preview: string; size: number; mime: string
 type ArtifactRef = { $artifact: string };
 type Result<T> = T | Artifact;
 /** A file a tool returned (an image, audio, a PDF). Pass {$artifact: file.$artifact} as an argument to hand its content to another tool. Without a blob store there is no $artifact but data, the content in base64. */
-type MediaFile = { path: string; mime: string; size: number; $artifact?: string; data?: string };
+type MediaFile = { path: string; mime: string; size: number; $artifact?: string; source?: string; data?: string };
 /** The result of a tool that returns files: its value and its files, or the bare value when a call returned no file. */
 type MediaResult<T> = { value: Result<T>; files: MediaFile[] } | Result<T>;
 

@@ -82,11 +82,15 @@ func (c *cli) toolboxFor(fs *flagSet, name string, args []string) (*toolbox.Tool
 	if err != nil {
 		return nil, err
 	}
-	box, _, err := assemble.Tools(cfg)
+	box, stop, err := assemble.Catalog(context.Background(), cfg, nil)
 	if err != nil {
 		return nil, fail(exitUsage, "%v", err)
 	}
-	return box, nil
+	// Describe the tools as the servers listed them, not as they are once
+	// the sessions are closed (which unregisters them).
+	snapshot := box.Clone()
+	stop()
+	return snapshot, nil
 }
 
 // check parses each script (transpiling TypeScript) or validates each

@@ -18,6 +18,7 @@ import (
 	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/internal/assemble"
+	"github.com/airlockrt/airlock/internal/config"
 	"github.com/airlockrt/airlock/internal/tracing"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
@@ -35,6 +36,8 @@ func (c *cli) run(ctx context.Context, args []string) (int, error) {
 	input := fs.String("input", "", "the input `JSON` document of a .wasm chain")
 	out := fs.String("out", "", "`DIR` for media files (default: the user cache dir's airlock/out)")
 	progress := fs.String("progress", "auto", "a line per tool call on stderr: auto (when stderr is a terminal), always or never")
+	var servers mcpFlag
+	fs.Var(&servers, "mcp", "an MCP server whose tools the chain may call, as `NAME=COMMAND ARGS...` (stdio) or NAME=URL (streamable HTTP); repeatable (docs/mcp.md)")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return 0, err
@@ -47,6 +50,7 @@ func (c *cli) run(ctx context.Context, args []string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	cfg.MCPServers = append(cfg.MCPServers, []config.MCPServer(servers)...)
 	kind, err := scriptKind(file)
 	if err != nil {
 		return 0, err
@@ -351,4 +355,28 @@ func (p *progressPrinter) toolEnd(ev invoker.Event) {
 		reason = " " + ev.Reason
 	}
 	fmt.Fprintf(p.w, "airlock: #%d %s %s%s (%s)\n", ev.Seq, ev.Tool, ev.Status, reason, round(ev.Duration))
+}
+
+// mcpFlag collects --mcp NAME=COMMAND ARGS... and --mcp NAME=URL. The
+// command is split at spaces (no quoting); use the config file's
+// mcp_servers for arguments with spaces, env or headers.
+type mcpFlag []config.MCPServer
+
+func (m *mcpFlag) String() string { return "" }
+
+func (m *mcpFlag) Set(v string) error {
+	name, rest, ok := strings.Cut(v, "=")
+	rest = strings.TrimSpace(rest)
+	if !ok || name == "" || rest == "" {
+		return fmt.Errorf("write NAME=COMMAND ARGS... or NAME=URL, e.g. everything=npx -y @modelcontextprotocol/server-everything")
+	}
+	s := config.MCPServer{Name: name}
+	if strings.HasPrefix(rest, "http://") || strings.HasPrefix(rest, "https://") {
+		s.URL = rest
+	} else {
+		f := strings.Fields(rest)
+		s.Command, s.Args = f[0], f[1:]
+	}
+	*m = append(*m, s)
+	return nil
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/airlockrt/airlock/internal/metrics"
 	"github.com/airlockrt/airlock/internal/tracing"
 	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/mcp"
 	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/toolbox"
 )
@@ -77,6 +78,9 @@ type Process struct {
 	// request may select ("demo", "http").
 	Toolbox  *toolbox.Toolbox
 	ToolSets map[string][]string
+	// MCP keeps the configured MCP servers' sessions and tools; nil when
+	// none is configured.
+	MCP *mcp.Manager
 	// Store keeps offloaded results; StoreWhere describes it for people.
 	Store      *blobstore.Store
 	StoreWhere string
@@ -130,6 +134,12 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (p *Process, e
 
 	if p.Toolbox, p.ToolSets, _, err = tools(cfg, opts.LookupEnv); err != nil {
 		return nil, err
+	}
+	if p.MCP, err = startMCP(ctx, cfg, p.Toolbox, opts.LookupEnv, log); err != nil {
+		return nil, err
+	}
+	if p.MCP != nil {
+		p.closers = append(p.closers, func(context.Context) error { return p.MCP.Close() })
 	}
 	if p.Store, p.StoreWhere, err = openStore(ctx, cfg, log); err != nil {
 		return nil, err

@@ -49,7 +49,7 @@ func profiles(cfg *config.Config, box *toolbox.Toolbox, sets map[string][]string
 				switch {
 				case sets[t] != nil:
 					prof.Tools = append(prof.Tools, sets[t]...)
-				case box.Has(t):
+				case box.Has(t), mcpTool(cfg, t):
 					prof.Tools = append(prof.Tools, t)
 				default:
 					k := fmt.Sprintf("%s.tools[%d]", key, i)

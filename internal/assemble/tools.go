@@ -69,6 +69,8 @@ func tools(cfg *config.Config, lookup func(string) (string, bool)) (*toolbox.Too
 		}
 		sets["http"] = append(sets["http"], h.Name)
 	}
+	_, mcpErrs := mcpSpecs(cfg)
+	errs = append(errs, mcpErrs...)
 	names := make([]string, 0, len(cfg.Tools.Risk))
 	for name := range cfg.Tools.Risk {
 		names = append(names, name)
@@ -77,6 +79,9 @@ func tools(cfg *config.Config, lookup func(string) (string, bool)) (*toolbox.Too
 	for _, name := range names {
 		key := "tools.risk." + name
 		t, ok := box.Get(name)
+		if !ok && mcpTool(cfg, name) {
+			continue // applied when the MCP server registers it
+		}
 		if !ok {
 			errs = append(errs, at(key, "no tool named %q is configured (tools: %v)", name, box.Names()))
 			continue
@@ -89,6 +94,9 @@ func tools(cfg *config.Config, lookup func(string) (string, bool)) (*toolbox.Too
 	for _, name := range slices.Sorted(maps.Keys(cfg.Governance.Tools)) {
 		key := "governance.tools." + name
 		t, ok := box.Get(name)
+		if !ok && mcpTool(cfg, name) {
+			continue
+		}
 		if !ok {
 			errs = append(errs, at(key, "no tool named %q is configured (tools: %v)", name, box.Names()))
 			continue

@@ -47,6 +47,9 @@ type Config struct {
 	DefaultProfile string `yaml:"default_profile"`
 	// Governance holds the process-wide governance settings.
 	Governance Governance `yaml:"governance"`
+	// MCPServers are the MCP servers whose tools chains may call
+	// (docs/mcp.md).
+	MCPServers []MCPServer `yaml:"mcp_servers"`
 
 	// pos maps a dotted key path to where its value was last set:
 	// "file:line", "flag --name" or "env NAME".
@@ -65,6 +68,35 @@ type Tools struct {
 	Risk map[string]toolbox.Risk `yaml:"risk"`
 	// HTTP are tools executed by an HTTP request from the host.
 	HTTP []HTTPTool `yaml:"http"`
+}
+
+// MCPServer is one MCP server whose tools are registered as name_tool.
+// Exactly one of Command (stdio) and URL (streamable HTTP) is set; it is
+// checked where the tools are built (internal/assemble).
+type MCPServer struct {
+	// Name is the tools' prefix: 1 to 32 of a-z, 0-9 and _. Required.
+	Name string `yaml:"name"`
+	// Command and Args start a stdio server.
+	Command string   `yaml:"command,omitempty"`
+	Args    []string `yaml:"args,omitempty"`
+	// Env is given to a stdio server (besides PATH, HOME, TMPDIR and LANG);
+	// values may hold ${env:NAME}, resolved when it starts, never printed.
+	Env Headers `yaml:"env,omitempty"`
+	// URL is a streamable-HTTP server's endpoint.
+	URL string `yaml:"url,omitempty"`
+	// Headers are sent to an HTTP server; values may hold ${env:NAME}.
+	Headers Headers `yaml:"headers,omitempty"`
+	// PerTenant gives each tenant its own session (its own process).
+	PerTenant bool `yaml:"per_tenant,omitempty"`
+	// Risk overrides tools' risk by MCP tool name ("*": all of them);
+	// otherwise their annotations decide (none: HIGH).
+	Risk map[string]toolbox.Risk `yaml:"risk,omitempty"`
+	// Scopes a chain must be granted to call the server's tools.
+	Scopes []string `yaml:"scopes,omitempty"`
+	// Tools, when set, are the only MCP tool names registered.
+	Tools []string `yaml:"tools,omitempty"`
+	// StartTimeout bounds starting and initializing a session. Default 30s.
+	StartTimeout Duration `yaml:"start_timeout,omitempty"`
 }
 
 // HTTPTool defines one tool executed by an HTTP call (see

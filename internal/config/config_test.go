@@ -318,7 +318,7 @@ func TestManyErrorsReportedTogether(t *testing.T) {
 		`x.yaml:2: policy.call_timeout: "soon" is not a duration (write e.g. 30s, 1m30s or 250ms)`,
 		`x.yaml:3: policy.max_tool_calls: "lots" is not a whole number (at most 2147483647)`,
 		`x.yaml:5: limits.memory: "big" is not a size (write e.g. 4096, 512KiB or 64MiB)`,
-		`x.yaml:6: bogus: unknown key at the top level; known keys: policy, tools, approval, store, limits, guest, server, tracing, profiles, default_profile, governance`,
+		`x.yaml:6: bogus: unknown key at the top level; known keys: policy, tools, approval, store, limits, guest, server, tracing, profiles, default_profile, governance, mcp_servers`,
 	}, lines)
 	var ce *config.Error
 	require.True(t, errors.As(err, &ce))

@@ -1,0 +1,171 @@
+package chain
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/airlockrt/airlock/govern"
+	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/session"
+	"github.com/airlockrt/airlock/toolbox"
+)
+
+// Discovery inside the sandbox: tools.$search(query) and
+// tools.$describe(name) answer from the tools this chain may call (its
+// allow-list, its profile's scopes and gates). They are not tool calls: no
+// trace record, no tool budget, but their own limit per chain.
+const (
+	// SearchOp and DescribeOp are the names a guest calls them by.
+	SearchOp   = "$search"
+	DescribeOp = "$describe"
+	// MaxDiscoveries is how many $search and $describe calls one chain
+	// may make; beyond, they fail with budget_exhausted.
+	MaxDiscoveries = 20
+	// maxQuery bounds a query or tool name, in bytes.
+	maxQuery = 256
+	// defaultHits and maxHits bound a search's answer.
+	defaultHits = 10
+	maxHits     = 25
+)
+
+// SearchHit is one tool $search found.
+type SearchHit struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// discovery answers one $search or $describe of a chain.
+type discovery struct {
+	inv   *invoker.Invoker
+	sess  *session.Session
+	count atomic.Int32 // calls so far
+}
+
+func failed(reason, format string, args ...any) invoker.Result {
+	return invoker.Result{Status: session.StatusError, Reason: reason, Message: fmt.Sprintf(format, args...)}
+}
+
+// answer returns the envelope of op called with args.
+func (d *discovery) answer(op string, args []byte) invoker.Result {
+	if d.count.Add(1) > MaxDiscoveries {
+		return failed(invoker.ReasonBudgetExhausted, "tools.%s: at most %d $search and $describe calls per chain", op, MaxDiscoveries)
+	}
+	switch op {
+	case SearchOp:
+		var q struct {
+			Query string `json:"query"`
+			Limit int    `json:"limit"`
+		}
+		if err := stringOr(args, &q.Query, &q); err != nil {
+			return failed(invoker.ReasonInvalidArguments, `tools.$search takes a query string, or {query: string, limit?: number}`)
+		}
+		if len(q.Query) > maxQuery {
+			return failed(invoker.ReasonInvalidArguments, "tools.$search: the query is longer than %d bytes", maxQuery)
+		}
+		if q.Limit <= 0 {
+			q.Limit = defaultHits
+		}
+		v, _ := json.Marshal(Search(d.inv.Toolbox(), d.sess, q.Query, min(q.Limit, maxHits)))
+		return invoker.Result{Status: session.StatusOK, Value: v}
+	default:
+		var q struct {
+			Name string `json:"name"`
+		}
+		if err := stringOr(args, &q.Name, &q); err != nil || q.Name == "" {
+			return failed(invoker.ReasonInvalidArguments, `tools.$describe takes a tool name, or {name: string}`)
+		}
+		if len(q.Name) > maxQuery || !utf8.ValidString(q.Name) {
+			return failed(invoker.ReasonUnknownTool, "unknown tool")
+		}
+		decl, ok := Describe(d.inv.Toolbox(), d.sess, q.Name)
+		if !ok {
+			return failed(invoker.ReasonUnknownTool, "unknown tool %q: tools.$search lists the tools this chain may call", q.Name)
+		}
+		v, _ := json.Marshal(decl)
+		return invoker.Result{Status: session.StatusOK, Value: v}
+	}
+}
+
+// stringOr decodes args as a JSON string into s, or as an object into obj.
+func stringOr(args []byte, s *string, obj any) error {
+	if err := json.Unmarshal(args, s); err == nil {
+		return nil
+	}
+	return json.Unmarshal(args, obj)
+}
+
+// Visible reports whether a chain of sess may call the tool of info: a
+// local tool on its allow-list whose scopes its profile grants and whose
+// risk its profile's gates do not deny.
+func Visible(sess *session.Session, info toolbox.Info) bool {
+	if info.Kind != toolbox.KindLocal || !sess.Allows(info.Name) {
+		return false
+	}
+	p := sess.Governance().Profile()
+	if !p.Grants(info.Scopes) {
+		return false
+	}
+	gate, _ := p.Matrix.Gate(p.Autonomy, info.Risk)
+	return gate != govern.Deny
+}
+
+// Search returns up to limit tools visible to sess that match query, best
+// first: every word of the query found in a tool's name counts 3, in its
+// description 2, in its guidance 1; a tool must match at least one word.
+// An empty query lists the visible tools in registration order.
+func Search(box *toolbox.Toolbox, sess *session.Session, query string, limit int) []SearchHit {
+	words := strings.Fields(strings.ToLower(query))
+	type scored struct {
+		hit   SearchHit
+		score int
+		order int
+	}
+	var found []scored
+	for i, e := range box.Entries() {
+		info := e.Info()
+		if !Visible(sess, info) {
+			continue
+		}
+		score := 0
+		name, desc, guide := strings.ToLower(info.Name), strings.ToLower(info.Description), strings.ToLower(info.Guidance)
+		for _, w := range words {
+			wn := strings.ReplaceAll(w, " ", "_")
+			if strings.Contains(name, wn) || strings.Contains(strings.ReplaceAll(name, "_", " "), w) {
+				score += 3
+			}
+			if strings.Contains(desc, w) {
+				score += 2
+			}
+			if strings.Contains(guide, w) {
+				score++
+			}
+		}
+		if len(words) > 0 && score == 0 {
+			continue
+		}
+		found = append(found, scored{SearchHit{info.Name, info.Description}, score, i})
+	}
+	slices.SortStableFunc(found, func(a, b scored) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.order, b.order))
+	})
+	out := make([]SearchHit, 0, min(limit, len(found)))
+	for _, f := range found[:min(limit, len(found))] {
+		out = append(out, f.hit)
+	}
+	return out
+}
+
+// Describe returns the TypeScript declaration of the tool named name if
+// sess may call it.
+func Describe(box *toolbox.Toolbox, sess *session.Session, name string) (string, bool) {
+	e, ok := box.Lookup(name)
+	if !ok || !Visible(sess, e.Info()) {
+		return "", false
+	}
+	return box.Declaration(name)
+}

@@ -1,0 +1,422 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlockrt/airlock/toolbox"
+)
+
+// ServerSpec is one MCP server airlock connects to. Exactly one of Command
+// (stdio) and URL (streamable HTTP) is set.
+type ServerSpec struct {
+	// Name is the namespace of the server's tools: tool t is registered as
+	// Name_t. 1 to 32 of a-z, 0-9 and '_', starting with a letter.
+	Name string
+	// Command and Args start a stdio server. The process gets only PATH,
+	// HOME, TMPDIR and LANG of airlock's environment, plus Env.
+	Command string
+	Args    []string
+	// Env are extra environment variables of a stdio server; a value may
+	// hold ${env:NAME} placeholders, resolved through Options.Secrets when
+	// the process starts.
+	Env map[string]string
+	// URL is a streamable-HTTP server's endpoint.
+	URL string
+	// Headers are sent with every HTTP request; values may hold ${env:NAME}
+	// placeholders like Env.
+	Headers map[string]string
+	// PerTenant gives every tenant its own session (its own process for a
+	// stdio server): nothing of one tenant's calls reaches another's
+	// session. The tool list comes from a session of no tenant's.
+	PerTenant bool
+	// Risk overrides the risk of tools by their MCP name (or "*" for every
+	// tool of the server); otherwise the annotations decide.
+	Risk map[string]toolbox.Risk
+	// Scopes are required of a chain to call any of the server's tools.
+	Scopes []string
+	// Tools, when non-empty, are the only MCP tool names registered.
+	Tools []string
+	// StartTimeout bounds starting and initializing a session. Default 30s.
+	StartTimeout time.Duration
+}
+
+// Defaults and bounds of the client.
+const (
+	DefaultStartTimeout = 30 * time.Second
+	// MaxTools is the most tools registered from one server.
+	MaxTools = 512
+	// MaxTenantSessions is the most sessions of one per-tenant server.
+	MaxTenantSessions = 64
+	// MaxMessageBytes bounds one message read from a server.
+	MaxMessageBytes = 16 << 20
+	// maxAttachments bounds the media files of one result.
+	maxAttachments = 32
+	minBackoff     = 200 * time.Millisecond
+	maxBackoff     = 30 * time.Second
+)
+
+var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
+
+// Validate checks s.
+func (s *ServerSpec) Validate() error {
+	if !nameRE.MatchString(s.Name) {
+		return fmt.Errorf("mcp server name %q: use 1 to 32 of a-z, 0-9 and _, starting with a letter", s.Name)
+	}
+	if (s.Command == "") == (s.URL == "") {
+		return fmt.Errorf("mcp server %q: set either command (stdio) or url (streamable HTTP)", s.Name)
+	}
+	if s.URL != "" && !strings.HasPrefix(s.URL, "http://") && !strings.HasPrefix(s.URL, "https://") {
+		return fmt.Errorf("mcp server %q: url must be http:// or https://", s.Name)
+	}
+	if s.URL != "" && (len(s.Args) > 0 || len(s.Env) > 0) {
+		return fmt.Errorf("mcp server %q: args and env are for stdio servers (command)", s.Name)
+	}
+	if s.Command != "" && len(s.Headers) > 0 {
+		return fmt.Errorf("mcp server %q: headers are for HTTP servers (url)", s.Name)
+	}
+	if s.StartTimeout < 0 {
+		return fmt.Errorf("mcp server %q: start_timeout must not be negative", s.Name)
+	}
+	for _, sc := range s.Scopes {
+		if !scopeRE.MatchString(sc) {
+			return fmt.Errorf("mcp server %q: scope %q: use 1 to 64 of a-z, 0-9, '_', '-', ':' and '.'", s.Name, sc)
+		}
+	}
+	for k, r := range s.Risk {
+		if !r.Valid() {
+			return fmt.Errorf("mcp server %q: risk of %q: invalid level", s.Name, k)
+		}
+	}
+	return nil
+}
+
+var scopeRE = regexp.MustCompile(`^[a-z0-9_:.-]{1,64}$`)
+
+// Options configure a Manager.
+type Options struct {
+	// Secrets resolves ${env:NAME} placeholders of Env and Headers when a
+	// session starts. Nil: placeholders fail the start.
+	Secrets toolbox.Secrets
+	// Adjust, when set, is applied to every tool's Info before it is
+	// registered, after the annotations and ServerSpec.Risk: the operator's
+	// governance rules by tool name.
+	Adjust func(toolbox.Info) toolbox.Info
+	// Logger receives connection events (never arguments, results or
+	// secrets). Nil discards.
+	Logger *slog.Logger
+	// HTTPClient is used for HTTP servers; its transport is wrapped to
+	// bound every message. Nil: a client of the Manager's own.
+	HTTPClient *http.Client
+	// Wait, when positive, makes Start wait up to this long for every
+	// server's first tool list before it returns (servers that are not up
+	// by then register their tools when they are).
+	Wait time.Duration
+}
+
+// Manager keeps the sessions with the configured MCP servers and their
+// tools registered in a toolbox. It is safe for concurrent use.
+type Manager struct {
+	box     *toolbox.Toolbox
+	opts    Options
+	log     *slog.Logger
+	client  *http.Client
+	servers map[string]*server
+	ctx     context.Context
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+// server is one configured MCP server: its catalog session (the tool list,
+// and the calls unless PerTenant) and its tenants' sessions.
+type server struct {
+	m       *Manager
+	spec    ServerSpec
+	catalog *conn
+
+	mu      sync.Mutex
+	tools   map[string]string // airlock name -> MCP name of the registered tools
+	tenants map[string]*conn
+
+	refresh chan struct{} // a tools/list_changed arrived
+	ready   chan struct{} // closed after the first tool list
+	once    sync.Once
+}
+
+// Start connects to every server of specs in the background and registers
+// their tools in box as they come up. It returns once the supervisors run
+// (and, with Options.Wait, once every server listed its tools or the wait
+// ended). Close stops them all.
+func Start(ctx context.Context, box *toolbox.Toolbox, specs []ServerSpec, opts Options) (*Manager, error) {
+	m := &Manager{box: box, opts: opts, log: opts.Logger, servers: map[string]*server{}}
+	if m.log == nil {
+		m.log = slog.New(slog.DiscardHandler)
+	}
+	base := opts.HTTPClient
+	if base == nil {
+		base = &http.Client{}
+	}
+	bounded := *base
+	bounded.Transport = &boundedTransport{next: base.Transport, max: MaxMessageBytes}
+	m.client = &bounded
+	for i := range specs {
+		if err := specs[i].Validate(); err != nil {
+			return nil, err
+		}
+		if _, dup := m.servers[specs[i].Name]; dup {
+			return nil, fmt.Errorf("mcp server %q is configured twice", specs[i].Name)
+		}
+		m.servers[specs[i].Name] = nil
+	}
+	m.ctx, m.stop = context.WithCancel(context.WithoutCancel(ctx))
+	for _, spec := range specs {
+		spec.StartTimeout = cmpOr(spec.StartTimeout, DefaultStartTimeout)
+		s := &server{m: m, spec: spec, tools: map[string]string{}, tenants: map[string]*conn{},
+			refresh: make(chan struct{}, 1), ready: make(chan struct{})}
+		s.catalog = s.newConn("")
+		m.servers[spec.Name] = s
+		m.wg.Add(2)
+		go func() { defer m.wg.Done(); s.catalog.supervise() }()
+		go func() { defer m.wg.Done(); s.watchList() }()
+	}
+	if opts.Wait > 0 {
+		t := time.NewTimer(opts.Wait)
+		defer t.Stop()
+		for _, s := range m.servers {
+			select {
+			case <-s.ready:
+			case <-t.C:
+				return m, nil
+			case <-ctx.Done():
+				return m, nil
+			}
+		}
+	}
+	return m, nil
+}
+
+// Close ends every session, stops every server process and unregisters
+// the tools. It waits for the supervisors to end.
+func (m *Manager) Close() error {
+	m.stop()
+	for _, s := range m.servers {
+		s.mu.Lock()
+		conns := slices.Collect(maps.Values(s.tenants))
+		s.mu.Unlock()
+		for _, c := range conns {
+			c.close()
+		}
+		s.catalog.close()
+	}
+	m.wg.Wait()
+	for _, s := range m.servers {
+		s.mu.Lock()
+		m.box.Remove(slices.Collect(maps.Keys(s.tools))...)
+		s.tools = map[string]string{}
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+// Status is one server's state.
+type Status struct {
+	Name string `json:"name"`
+	// Up is true while its catalog session is connected.
+	Up bool `json:"up"`
+	// Tools are the airlock names of its registered tools.
+	Tools []string `json:"tools"`
+	// Error is why it is down, when it is.
+	Error string `json:"error,omitempty"`
+	// Restarts counts the sessions started after the first.
+	Restarts int `json:"restarts"`
+}
+
+// Status reports every server's state, by name.
+func (m *Manager) Status() []Status {
+	var out []Status
+	for _, name := range slices.Sorted(maps.Keys(m.servers)) {
+		s := m.servers[name]
+		st := Status{Name: name}
+		c := s.catalog
+		c.mu.Lock()
+		st.Up = c.sess != nil
+		if c.down != nil {
+			st.Error = c.down.Error()
+		}
+		st.Restarts = max(c.starts-1, 0)
+		c.mu.Unlock()
+		s.mu.Lock()
+		st.Tools = slices.Sorted(maps.Keys(s.tools))
+		s.mu.Unlock()
+		out = append(out, st)
+	}
+	return out
+}
+
+// Ready returns a channel closed once server name listed its tools the
+// first time (nil for an unknown name).
+func (m *Manager) Ready(name string) <-chan struct{} {
+	if s := m.servers[name]; s != nil {
+		return s.ready
+	}
+	return nil
+}
+
+// watchList refreshes the server's tools on every tools/list_changed.
+func (s *server) watchList() {
+	for {
+		select {
+		case <-s.m.ctx.Done():
+			return
+		case <-s.refresh:
+		}
+		sess := s.catalog.session()
+		if sess == nil {
+			continue // the next session lists them when it starts
+		}
+		if err := s.list(sess); err != nil {
+			s.m.log.Warn("mcp: refreshing the tool list failed", "server", s.spec.Name, "err", err)
+		}
+	}
+}
+
+// list reads the server's tools and brings the registry in line.
+func (s *server) list(sess *sdk.ClientSession) error {
+	ctx, cancel := context.WithTimeout(s.m.ctx, s.spec.StartTimeout)
+	defer cancel()
+	var tools []*sdk.Tool
+	cursor := ""
+	for pages := 0; ; pages++ {
+		if pages >= 64 {
+			return fmt.Errorf("more than 64 pages of tools")
+		}
+		res, err := sess.ListTools(ctx, &sdk.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			return fmt.Errorf("tools/list: %w", err)
+		}
+		tools = append(tools, res.Tools...)
+		if len(tools) > MaxTools {
+			return fmt.Errorf("more than %d tools", MaxTools)
+		}
+		if res.NextCursor == "" {
+			break
+		}
+		cursor = res.NextCursor
+	}
+	s.sync(tools)
+	s.once.Do(func() { close(s.ready) })
+	return nil
+}
+
+// sync registers tools, replaces the changed ones and removes those gone.
+func (s *server) sync(tools []*sdk.Tool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	want := map[string]string{}
+	for _, t := range tools {
+		if t == nil || (len(s.spec.Tools) > 0 && !slices.Contains(s.spec.Tools, t.Name)) {
+			continue
+		}
+		name := s.spec.Name + "_" + normalize(t.Name)
+		if !toolbox.ValidName(name) {
+			s.m.log.Warn("mcp: tool skipped: its name does not make a valid airlock name", "server", s.spec.Name, "tool", clip(t.Name, 128))
+			continue
+		}
+		if other, dup := want[name]; dup {
+			s.m.log.Warn("mcp: tool skipped: its name collides with another of the server's", "server", s.spec.Name, "tool", clip(t.Name, 128), "other", other, "name", name)
+			continue
+		}
+		info, err := s.info(name, t)
+		if err != nil {
+			s.m.log.Warn("mcp: tool skipped", "server", s.spec.Name, "tool", clip(t.Name, 128), "err", err)
+			continue
+		}
+		tool := &mcpTool{srv: s, name: t.Name, info: info}
+		if _, ours := s.tools[name]; ours {
+			err = s.m.box.Replace(tool)
+		} else {
+			err = s.m.box.Add(tool)
+		}
+		if err != nil {
+			s.m.log.Warn("mcp: tool skipped", "server", s.spec.Name, "tool", clip(t.Name, 128), "err", err)
+			continue
+		}
+		want[name] = t.Name
+	}
+	var gone []string
+	for name := range s.tools {
+		if _, ok := want[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	s.m.box.Remove(gone...)
+	s.tools = want
+	s.m.log.Info("mcp: tools registered", "server", s.spec.Name, "tools", len(want), "removed", len(gone))
+}
+
+// normalize maps an MCP tool name (letters, digits, _ - . /) to the
+// airlock form: lower case, every other character an underscore.
+func normalize(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r == '_' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// tenantConn returns the session of tenant for a per-tenant server,
+// starting one if needed, or the catalog's.
+func (s *server) connFor(tenant string) (*conn, error) {
+	if !s.spec.PerTenant {
+		return s.catalog, nil
+	}
+	if tenant == "" {
+		tenant = "default"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.tenants[tenant]; ok {
+		return c, nil
+	}
+	if s.m.ctx.Err() != nil {
+		return nil, errors.New("airlock is shutting down")
+	}
+	if len(s.tenants) >= MaxTenantSessions {
+		return nil, fmt.Errorf("mcp server %q has sessions for %d tenants, its limit", s.spec.Name, MaxTenantSessions)
+	}
+	c := s.newConn(tenant)
+	s.tenants[tenant] = c
+	s.m.wg.Add(1)
+	go func() { defer s.m.wg.Done(); c.supervise() }()
+	return c, nil
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func cmpOr[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
