@@ -22,3 +22,8 @@ fi
 if [[ $(node --version) != v20.* ]]; then
 	echo "deps.sh: node is $(node --version), the compatibility corpus compares with Node 20 (v20.x): put Node 20 first on PATH" >&2
 fi
+if ! command -v npm >/dev/null 2>&1; then
+	echo "deps.sh: installing npm" >&2
+	apt_install npm
+fi
+scripts/mcp-deps.sh >/dev/null
