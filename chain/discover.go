@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
-	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/session"
 	"github.com/airlockrt/airlock/toolbox"
@@ -70,7 +69,7 @@ func (d *discovery) answer(op string, args []byte) invoker.Result {
 		if q.Limit <= 0 {
 			q.Limit = defaultHits
 		}
-		v, _ := json.Marshal(Search(d.inv.Toolbox(), d.sess, q.Query, min(q.Limit, maxHits)))
+		v, _ := json.Marshal(Search(d.inv.Toolbox(), func(info toolbox.Info) bool { return Visible(d.sess, info) }, q.Query, min(q.Limit, maxHits)))
 		return invoker.Result{Status: session.StatusOK, Value: v}
 	default:
 		var q struct {
@@ -82,7 +81,7 @@ func (d *discovery) answer(op string, args []byte) invoker.Result {
 		if len(q.Name) > maxQuery || !utf8.ValidString(q.Name) {
 			return failed(invoker.ReasonUnknownTool, "unknown tool")
 		}
-		decl, ok := Describe(d.inv.Toolbox(), d.sess, q.Name)
+		decl, ok := Describe(d.inv.Toolbox(), func(info toolbox.Info) bool { return Visible(d.sess, info) }, q.Name)
 		if !ok {
 			return failed(invoker.ReasonUnknownTool, "unknown tool %q: tools.$search lists the tools this chain may call", q.Name)
 		}
@@ -103,22 +102,14 @@ func stringOr(args []byte, s *string, obj any) error {
 // local tool on its allow-list whose scopes its profile grants and whose
 // risk its profile's gates do not deny.
 func Visible(sess *session.Session, info toolbox.Info) bool {
-	if info.Kind != toolbox.KindLocal || !sess.Allows(info.Name) {
-		return false
-	}
-	p := sess.Governance().Profile()
-	if !p.Grants(info.Scopes) {
-		return false
-	}
-	gate, _ := p.Matrix.Gate(p.Autonomy, info.Risk)
-	return gate != govern.Deny
+	return info.Kind == toolbox.KindLocal && sess.Allows(info.Name) && sess.Governance().Profile().Callable(info)
 }
 
-// Search returns up to limit tools visible to sess that match query, best
+// Search returns up to limit tools for which visible is true that match query, best
 // first: every word of the query found in a tool's name counts 3, in its
 // description 2, in its guidance 1; a tool must match at least one word.
 // An empty query lists the visible tools in registration order.
-func Search(box *toolbox.Toolbox, sess *session.Session, query string, limit int) []SearchHit {
+func Search(box *toolbox.Toolbox, visible func(toolbox.Info) bool, query string, limit int) []SearchHit {
 	words := strings.Fields(strings.ToLower(query))
 	type scored struct {
 		hit   SearchHit
@@ -128,7 +119,7 @@ func Search(box *toolbox.Toolbox, sess *session.Session, query string, limit int
 	var found []scored
 	for i, e := range box.Entries() {
 		info := e.Info()
-		if !Visible(sess, info) {
+		if !visible(info) {
 			continue
 		}
 		score := 0
@@ -161,10 +152,10 @@ func Search(box *toolbox.Toolbox, sess *session.Session, query string, limit int
 }
 
 // Describe returns the TypeScript declaration of the tool named name if
-// sess may call it.
-func Describe(box *toolbox.Toolbox, sess *session.Session, name string) (string, bool) {
+// visible says it may be called.
+func Describe(box *toolbox.Toolbox, visible func(toolbox.Info) bool, name string) (string, bool) {
 	e, ok := box.Lookup(name)
-	if !ok || !Visible(sess, e.Info()) {
+	if !ok || !visible(e.Info()) {
 		return "", false
 	}
 	return box.Declaration(name)

@@ -89,6 +89,18 @@ func ActionOf(info toolbox.Info, args json.RawMessage) string {
 	return actionOf(args)
 }
 
+// Callable reports whether a chain under the profile may call the tool of
+// info at all: every scope it requires is granted and its risk is not
+// denied at the profile's autonomy level (action risks and call policies
+// may still refuse a call).
+func (p *Profile) Callable(info toolbox.Info) bool {
+	if !p.Grants(info.Scopes) {
+		return false
+	}
+	gate, _ := p.Matrix.Gate(p.Autonomy, info.Risk)
+	return gate != Deny
+}
+
 // Grants reports whether the profile grants every scope of scopes.
 func (p *Profile) Grants(scopes []string) bool {
 	for _, s := range scopes {

@@ -221,10 +221,6 @@ func (s *Server) profileOf(r *http.Request) *Profile {
 
 // submit handles POST /v1/chains.
 func (s *Server) submit(w http.ResponseWriter, r *http.Request, tenant string) {
-	if s.draining.Load() {
-		writeError(w, http.StatusServiceUnavailable, ReasonShuttingDown, "the server is shutting down and takes no new chains")
-		return
-	}
 	var req SubmitRequest
 	if rerr := decodeBody(w, r, s.opts.MaxRequestBytes, &req); rerr != nil {
 		writeErrorBody(w, rerr.code, rerr.body)
@@ -239,10 +235,39 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, tenant string) {
 		writeError(w, http.StatusBadRequest, ReasonInvalidRequest, fmt.Sprintf("async=%q: use async=1 or leave it out", v))
 		return
 	}
-	j, rerr := s.prepare(tenant, &req, s.profileOf(r))
+	parent := s.baseCtx
+	if s.tracer.Enabled() {
+		parent = propagation.TraceContext{}.Extract(parent, propagation.HeaderCarrier(r.Header))
+	}
+	var client context.Context // a synchronous chain ends with its client
+	if !async {
+		client = r.Context()
+	}
+	rn, rerr := s.start(parent, client, tenant, &req, s.profileOf(r), nil)
 	if rerr != nil {
 		writeErrorBody(w, rerr.code, rerr.body)
 		return
+	}
+	if async {
+		w.Header().Set("Location", "/v1/chains/"+rn.id)
+		writeJSON(w, http.StatusAccepted, rn.view())
+		return
+	}
+	<-rn.done
+	writeJSON(w, http.StatusOK, rn.view())
+}
+
+// start validates req, takes a slot, builds the guest and starts the
+// chain under parent (with the server's cancellation). When client is
+// set, the chain is cancelled when it ends. watch, when set, receives the
+// chain's stream events as they happen.
+func (s *Server) start(parent, client context.Context, tenant string, req *SubmitRequest, prof *Profile, watch func(Event)) (*run, *requestError) {
+	if s.draining.Load() {
+		return nil, &requestError{code: http.StatusServiceUnavailable, body: errorBody{Reason: ReasonShuttingDown, Message: "the server is shutting down and takes no new chains"}}
+	}
+	j, rerr := s.prepare(tenant, req, prof)
+	if rerr != nil {
+		return nil, rerr
 	}
 
 	// Take a slot before building: compiling a module or checking a script
@@ -250,16 +275,14 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, tenant string) {
 	s.mu.Lock()
 	if s.draining.Load() {
 		s.mu.Unlock()
-		writeError(w, http.StatusServiceUnavailable, ReasonShuttingDown, "the server is shutting down and takes no new chains")
-		return
+		return nil, &requestError{code: http.StatusServiceUnavailable, body: errorBody{Reason: ReasonShuttingDown, Message: "the server is shutting down and takes no new chains"}}
 	}
 	select {
 	case s.slots <- struct{}{}:
 	default:
 		s.mu.Unlock()
-		writeError(w, http.StatusTooManyRequests, ReasonTooManyChains,
-			fmt.Sprintf("%d chains are running, the server's limit; retry when one has finished", cap(s.slots)))
-		return
+		return nil, &requestError{code: http.StatusTooManyRequests, body: errorBody{Reason: ReasonTooManyChains,
+			Message: fmt.Sprintf("%d chains are running, the server's limit; retry when one has finished", cap(s.slots))}}
 	}
 	s.running.Add(1)
 	s.mu.Unlock()
@@ -270,24 +293,21 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, tenant string) {
 			s.running.Done()
 		}
 	}()
-	if rerr := s.build(r.Context(), j); rerr != nil {
-		writeErrorBody(w, rerr.code, rerr.body)
-		return
+	buildCtx := parent
+	if client != nil {
+		buildCtx = client
+	}
+	if rerr := s.build(buildCtx, j); rerr != nil {
+		return nil, rerr
 	}
 
-	// The chain's context: the server's for an asynchronous chain; for a
-	// synchronous one also the request's, so a client that goes away
-	// cancels it.
-	parent := s.baseCtx
-	if s.tracer.Enabled() {
-		parent = propagation.TraceContext{}.Extract(parent, propagation.HeaderCarrier(r.Header))
-	}
 	ctx, cancel := context.WithCancelCause(parent)
-	if !async {
-		stop := context.AfterFunc(r.Context(), func() { cancel(errClientGone) })
-		defer stop()
+	if client != nil {
+		stop := context.AfterFunc(client, func() { cancel(errClientGone) })
+		go func() { <-ctx.Done(); stop() }()
 	}
 	rn := newRun(newID(), tenant, j.lang, cancel)
+	rn.watch = watch
 
 	s.mu.Lock()
 	s.evictLocked(time.Now())
@@ -297,14 +317,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, tenant string) {
 
 	slotHeld = false
 	go s.execute(ctx, rn, j)
-
-	if async {
-		w.Header().Set("Location", "/v1/chains/"+rn.id)
-		writeJSON(w, http.StatusAccepted, rn.view())
-		return
-	}
-	<-rn.done
-	writeJSON(w, http.StatusOK, rn.view())
+	return rn, nil
 }
 
 // execute runs one chain and records its result. A panic in the run is

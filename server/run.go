@@ -41,6 +41,18 @@ type run struct {
 	changed  chan struct{}       // closed and replaced on every append and at the end
 	pending  map[string]struct{} // ids of its approval requests still pending
 	size     int64               // bytes retained once finished (resultBytes + events)
+	// watch, when set, receives every event as it is appended (Submit's
+	// caller); it is called outside mu, in order.
+	watch   func(Event)
+	watchMu sync.Mutex
+}
+
+// Event is one event of a chain's stream: its name (tool_call,
+// tool_result, approval_required, the lifecycle events) and its JSON data,
+// as GET /v1/chains/{id}/events sends them.
+type Event struct {
+	Name string
+	Data json.RawMessage
 }
 
 // event is one Server-Sent Event.
@@ -96,9 +108,13 @@ func (r *run) publishApproval(req approval.Request) {
 }
 
 func (r *run) append(ev event) {
+	if r.watch != nil {
+		r.watchMu.Lock()
+		defer r.watchMu.Unlock()
+	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.result != nil {
+		r.mu.Unlock()
 		return
 	}
 	ev.seq = r.nextSeq
@@ -114,6 +130,10 @@ func (r *run) append(ev event) {
 		r.events = append(r.events[:0:0], r.events[drop:]...)
 	}
 	r.wakeLocked()
+	r.mu.Unlock()
+	if r.watch != nil {
+		r.watch(Event{Name: ev.name, Data: ev.data})
+	}
 }
 
 // settleApproval drops the arguments from the approval_required event of

@@ -200,6 +200,7 @@ type Server struct {
 	finished []*run          // retained, oldest first
 	retained int64           // the finished runs' sizes
 	running  sync.WaitGroup
+	mux      *http.ServeMux
 }
 
 // New builds a Server from opts.
@@ -270,6 +271,7 @@ func (s *Server) Handler() http.Handler { return s.handler }
 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
+	s.mux = mux
 	mux.HandleFunc("POST /v1/chains", s.auth(RoleSubmit, s.submit))
 	mux.HandleFunc("GET /v1/chains/{id}", s.auth(RoleAll, s.getChain))
 	mux.HandleFunc("DELETE /v1/chains/{id}", s.auth(RoleSubmit, s.cancelChain))

@@ -42,6 +42,7 @@ Usage:
               [--max-calls N] [--memory 64MiB] [--approve ask|deny|allow] [--json]
               [--input JSON] [--out DIR] [--progress auto|always|never]
   airlock serve [--addr 127.0.0.1:8080] [--config FILE]
+  airlock mcp [--config FILE]
   airlock tools [--json] [--config FILE]
   airlock types [--config FILE]
   airlock check SCRIPT...
@@ -98,6 +99,8 @@ func (c *cli) main(ctx context.Context, args []string) int {
 		}
 	case "serve":
 		err = c.serve(ctx, rest)
+	case "mcp":
+		err = c.mcp(ctx, rest)
 	case "tools":
 		err = c.tools(rest)
 	case "types":

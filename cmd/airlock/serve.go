@@ -15,6 +15,7 @@ import (
 	"github.com/airlockrt/airlock/internal/assemble"
 	"github.com/airlockrt/airlock/internal/config"
 	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/mcp"
 	"github.com/airlockrt/airlock/server"
 )
 
@@ -37,30 +38,13 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	level := slog.LevelInfo
-	_ = level.UnmarshalText([]byte(cmp.Or(cfg.Server.LogLevel, "info")))
-	log := slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: level}))
-
-	mode := cfg.Approval.Mode
-	var approver invoker.ApprovalHandler
-	switch mode {
-	case "", config.ApprovalQueue:
-		mode = config.ApprovalQueue
-	case config.ApprovalAllow:
-		approver = decide(invoker.Approved)
-	case config.ApprovalDeny:
-		approver = decide(invoker.Denied)
-	default:
-		return fail(exitUsage, "approval mode %q is for `airlock run`; `airlock serve` takes queue (people decide through the API), allow or deny", mode)
-	}
 	if len(cfg.Server.APIKeys) == 0 && !isLoopback(cfg.Server.Addr) {
 		return fail(exitUsage, "%v (address %q)", server.ErrNeedsAPIKeys, cfg.Server.Addr)
 	}
-
-	p, err := build(ctx, cfg, assemble.Options{
-		Approver: approver, ApprovalMode: string(mode), PoolSize: servePool,
-		TraceOutput: c.stderr, Logger: log,
-	})
+	level := slog.LevelInfo
+	_ = level.UnmarshalText([]byte(cmp.Or(cfg.Server.LogLevel, "info")))
+	log := slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: level}))
+	p, srv, mode, err := c.apiServer(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -70,55 +54,11 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		cancel()
 	}()
 	defer p.RunSweeper(time.Minute)()
-
-	opts := server.Options{
-		Runner:              p.Runner,
-		ToolSets:            p.ToolSets,
-		Limits:              cfg.Limits,
-		MaxPolicy:           cfg.Server.Max.Policy,
-		MaxLimits:           cfg.Server.Max.Limits,
-		Guest:               cfg.Guest,
-		Store:               p.Store,
-		Queue:               p.Queue,
-		ApprovalMode:        string(mode),
-		Registerer:          p.Registry,
-		TracerProvider:      p.TracerProvider,
-		MaxRequestBytes:     int64(cfg.Server.MaxRequestBytes),
-		MaxConcurrentChains: cfg.Server.MaxConcurrentChains,
-		ResultTTL:           cfg.Server.ResultTTL.D(),
-		MaxResults:          cfg.Server.MaxResults,
-		MaxResultsBytes:     int64(cfg.Server.MaxResultsBytes),
-		BodyTimeout:         cfg.Server.BodyTimeout.D(),
-		MetricsKey:          cfg.Server.MetricsKey.Reveal(),
-		NoMetrics:           cfg.Server.MetricsAddr != "",
-		ShutdownTimeout:     cfg.Server.ShutdownTimeout.D(),
-		Logger:              log,
-	}
-	if len(cfg.Server.APIKeys) > 0 {
-		opts.Authenticate = cfg.Server.TenantFor
-		opts.KeyRole = func(key string) server.Role {
-			switch cfg.Server.RoleFor(key) {
-			case config.RoleSubmit:
-				return server.RoleSubmit
-			case config.RoleApprover:
-				return server.RoleApprover
-			}
-			return server.RoleAll
-		}
-	}
-	profiles := map[string]*server.Profile{}
-	for name, prof := range p.Profiles {
-		sp := &server.Profile{Name: name, Governance: prof.Governance, Tools: prof.Tools}
-		if cfg.Profiles[name].Limits != (invoker.Policy{}) {
-			sp.Policy = &prof.Policy
-		}
-		profiles[name] = sp
-	}
-	opts.Profile = func(key string) *server.Profile { return profiles[cfg.ProfileFor(key)] }
-	srv, err := server.New(opts)
+	ms, err := mcp.NewServer(mcp.ServerOptions{API: srv, Toolbox: p.Toolbox, Queue: p.Queue, Store: p.Store, Logger: log, Version: version()})
 	if err != nil {
 		return err
 	}
+	srv.Mount("/mcp", ms.Handler())
 	if addr := cfg.Server.MetricsAddr; addr != "" {
 		stop, err := serveMetrics(addr, p.Registry, log)
 		if err != nil {
@@ -165,4 +105,83 @@ func serveMetrics(addr string, g prometheus.Gatherer, log *slog.Logger) (stop fu
 		defer cancel()
 		_ = hs.Shutdown(ctx)
 	}, nil
+}
+
+// apiServer builds the process and the API server the configuration
+// describes (serve and mcp). The caller closes the process.
+func (c *cli) apiServer(ctx context.Context, cfg *config.Config, log *slog.Logger) (p *assemble.Process, srv *server.Server, mode config.ApprovalMode, err error) {
+	mode = cfg.Approval.Mode
+	var approver invoker.ApprovalHandler
+	switch mode {
+	case "", config.ApprovalQueue:
+		mode = config.ApprovalQueue
+	case config.ApprovalAllow:
+		approver = decide(invoker.Approved)
+	case config.ApprovalDeny:
+		approver = decide(invoker.Denied)
+	default:
+		return nil, nil, "", fail(exitUsage, "approval mode %q is for `airlock run`; `airlock serve` and `airlock mcp` take queue (people decide through the API or MCP elicitation), allow or deny", mode)
+	}
+
+	p, err = build(ctx, cfg, assemble.Options{
+		Approver: approver, ApprovalMode: string(mode), PoolSize: servePool,
+		TraceOutput: c.stderr, Logger: log,
+	})
+	if err != nil {
+		return nil, nil, "", err
+	}
+	defer func() {
+		if err != nil {
+			_ = p.Close(context.Background())
+		}
+	}()
+
+	opts := server.Options{
+		Runner:              p.Runner,
+		ToolSets:            p.ToolSets,
+		Limits:              cfg.Limits,
+		MaxPolicy:           cfg.Server.Max.Policy,
+		MaxLimits:           cfg.Server.Max.Limits,
+		Guest:               cfg.Guest,
+		Store:               p.Store,
+		Queue:               p.Queue,
+		ApprovalMode:        string(mode),
+		Registerer:          p.Registry,
+		TracerProvider:      p.TracerProvider,
+		MaxRequestBytes:     int64(cfg.Server.MaxRequestBytes),
+		MaxConcurrentChains: cfg.Server.MaxConcurrentChains,
+		ResultTTL:           cfg.Server.ResultTTL.D(),
+		MaxResults:          cfg.Server.MaxResults,
+		MaxResultsBytes:     int64(cfg.Server.MaxResultsBytes),
+		BodyTimeout:         cfg.Server.BodyTimeout.D(),
+		MetricsKey:          cfg.Server.MetricsKey.Reveal(),
+		NoMetrics:           cfg.Server.MetricsAddr != "",
+		ShutdownTimeout:     cfg.Server.ShutdownTimeout.D(),
+		Logger:              log,
+	}
+	if len(cfg.Server.APIKeys) > 0 {
+		opts.Authenticate = cfg.Server.TenantFor
+		opts.KeyRole = func(key string) server.Role {
+			switch cfg.Server.RoleFor(key) {
+			case config.RoleSubmit:
+				return server.RoleSubmit
+			case config.RoleApprover:
+				return server.RoleApprover
+			}
+			return server.RoleAll
+		}
+	}
+	profiles := map[string]*server.Profile{}
+	for name, prof := range p.Profiles {
+		sp := &server.Profile{Name: name, Governance: prof.Governance, Tools: prof.Tools}
+		if cfg.Profiles[name].Limits != (invoker.Policy{}) {
+			sp.Policy = &prof.Policy
+		}
+		profiles[name] = sp
+	}
+	opts.Profile = func(key string) *server.Profile { return profiles[cfg.ProfileFor(key)] }
+	if srv, err = server.New(opts); err != nil {
+		return nil, nil, "", err
+	}
+	return p, srv, mode, nil
 }

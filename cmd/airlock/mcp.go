@@ -1,0 +1,58 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/airlockrt/airlock/mcp"
+)
+
+// mcp serves airlock as an MCP server on stdin and stdout: run_chain,
+// search_tools and describe_tool for the local caller (the default tenant
+// and profile). Logs go to stderr.
+func (c *cli) mcp(ctx context.Context, args []string) error {
+	fs := newFlagSet("mcp", "[flags]",
+		"Serves airlock as an MCP server on stdin/stdout (run_chain, search_tools, describe_tool;\ndocs/mcp.md) until the client disconnects. Logs go to stderr.", c.stderr)
+	storeFlags(fs)
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := noArgs("mcp", pos); err != nil {
+		return err
+	}
+	cfg, err := fs.load(c.env)
+	if err != nil {
+		return err
+	}
+	level := slog.LevelWarn
+	_ = level.UnmarshalText([]byte(cmp.Or(cfg.Server.LogLevel, "warn")))
+	log := slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: level}))
+	p, srv, _, err := c.apiServer(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = srv.Shutdown(sctx)
+		_ = p.Close(sctx)
+		cancel()
+	}()
+	defer p.RunSweeper(time.Minute)()
+	ms, err := mcp.NewServer(mcp.ServerOptions{API: srv, Toolbox: p.Toolbox, Queue: p.Queue, Store: p.Store, Logger: log, Version: version()})
+	if err != nil {
+		return err
+	}
+	in, out := io.NopCloser(c.stdin), nopWriteCloser{c.stdout}
+	if err := ms.ServeStdio(ctx, in, out); err != nil && ctx.Err() == nil && err != io.EOF {
+		log.Warn("mcp: session ended", "err", err)
+	}
+	return nil
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

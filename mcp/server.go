@@ -1,0 +1,542 @@
+package mcp
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlockrt/airlock/approval"
+	"github.com/airlockrt/airlock/blobstore"
+	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/govern"
+	"github.com/airlockrt/airlock/invoker"
+	api "github.com/airlockrt/airlock/server"
+	"github.com/airlockrt/airlock/toolbox"
+)
+
+// Names of the tools the MCP server offers.
+const (
+	RunChainTool     = "run_chain"
+	SearchToolsTool  = "search_tools"
+	DescribeToolTool = "describe_tool"
+)
+
+// ArtifactScheme prefixes the resource URIs of artifacts:
+// airlock://artifacts/REF, readable with resources/read by the tenant that
+// owns them.
+const ArtifactScheme = "airlock://artifacts/"
+
+// Bounds of the server.
+const (
+	// DefaultMaxDescribed is how many tools run_chain's description
+	// declares in full; above, it carries a one-line index and points to
+	// search_tools and describe_tool.
+	DefaultMaxDescribed = 30
+	// MaxResourceBytes bounds one resources/read of an artifact.
+	MaxResourceBytes = 8 << 20
+	// maxLogBytes bounds the console output a run_chain result carries.
+	maxLogBytes = 8 << 10
+	// elicitTimeout bounds the wait for a user's answer through elicitation
+	// (the call's own approval timeout ends it sooner).
+	elicitTimeout = 10 * time.Minute
+)
+
+// ServerOptions configure an MCP server.
+type ServerOptions struct {
+	// API runs the chains: validation, ceilings, profiles, concurrency and
+	// retention are the HTTP API's. Required.
+	API *api.Server
+	// Toolbox is the toolbox the chains call, for descriptions and
+	// search. Required.
+	Toolbox *toolbox.Toolbox
+	// Queue is the approval queue of the chains' invoker: a client that
+	// supports elicitation is asked through it and its answer decides the
+	// pending call. Nil: no elicitation (the queue's bounded wait applies).
+	Queue *approval.Queue
+	// Store serves resources/read of artifacts. Nil: no resource links.
+	Store *blobstore.Store
+	// MaxDescribed: see DefaultMaxDescribed.
+	MaxDescribed int
+	// Logger receives errors (never scripts, arguments or results).
+	Logger *slog.Logger
+	// Version is reported to clients.
+	Version string
+}
+
+// Server is airlock as an MCP server: run_chain, search_tools and
+// describe_tool, and artifacts as resources.
+type Server struct {
+	opts ServerOptions
+	log  *slog.Logger
+	srv  *sdk.Server
+
+	mu   sync.Mutex
+	desc string // run_chain's description as last built
+}
+
+// NewServer builds the MCP server.
+func NewServer(opts ServerOptions) (*Server, error) {
+	if opts.API == nil || opts.Toolbox == nil {
+		return nil, errors.New("mcp: ServerOptions.API and Toolbox are required")
+	}
+	opts.MaxDescribed = cmpOr(opts.MaxDescribed, DefaultMaxDescribed)
+	s := &Server{opts: opts, log: opts.Logger}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.srv = sdk.NewServer(&sdk.Implementation{Name: "airlock", Version: cmpOr(opts.Version, "dev")}, &sdk.ServerOptions{
+		Instructions: "airlock runs short JavaScript or TypeScript programs (chains) that call tools as `await tools.name(args)` in a sandbox, and returns their result. Write one chain that does the whole task instead of calling tools one by one.",
+		Logger:       s.log,
+	})
+	s.addRunChain()
+	sdk.AddTool(s.srv, &sdk.Tool{
+		Name:        SearchToolsTool,
+		Description: "Search the tools a chain may call by words of their names and descriptions; returns names and one-line descriptions. Use describe_tool for a tool's TypeScript declaration.",
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	}, s.searchTools)
+	sdk.AddTool(s.srv, &sdk.Tool{
+		Name:        DescribeToolTool,
+		Description: "The TypeScript declaration of one tool a chain may call: its arguments, result and guidance.",
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	}, s.describeTool)
+	if opts.Store != nil {
+		s.srv.AddResourceTemplate(&sdk.ResourceTemplate{
+			URITemplate: ArtifactScheme + "{ref}", Name: "artifact",
+			Description: "An artifact a chain produced (a large result or a media file), readable by its tenant while it lives.",
+		}, s.readArtifact)
+	}
+	// run_chain's description follows the toolbox (MCP servers' tools come
+	// and go): rebuilt when a client lists the tools.
+	s.srv.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			if method == "tools/list" {
+				s.addRunChain()
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return s, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// RunChainArgs are run_chain's arguments.
+type RunChainArgs struct {
+	Script   string `json:"script" jsonschema:"the chain: JavaScript or TypeScript; call tools as await tools.name(args) and return the answer"`
+	Language string `json:"language,omitempty" jsonschema:"javascript (the default) or typescript"`
+}
+
+// ChainOutput is run_chain's structured result.
+type ChainOutput struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	// Value is the chain's result (status ok); a large one is an artifact
+	// ref, also given as a resource link.
+	Value  any    `json:"value,omitempty"`
+	Reason string          `json:"reason,omitempty"`
+	Error  string          `json:"error,omitempty"`
+	Line   int             `json:"line,omitempty"`
+	Column int             `json:"column,omitempty"`
+	// Logs is the chain's console output (the last 8 KiB).
+	Logs  string `json:"logs,omitempty"`
+	Calls int    `json:"calls"`
+	// Files are the media files the chain's calls returned.
+	Files []File `json:"files,omitempty"`
+}
+
+// File is a media file of a chain's result; Resource is its resource URI.
+type File struct {
+	Path     string `json:"path"`
+	MIME     string `json:"mime"`
+	Size     int64  `json:"size"`
+	Resource string `json:"resource,omitempty"`
+	Source   string `json:"source,omitempty"`
+}
+
+// addRunChain (re)registers run_chain when its description changed.
+func (s *Server) addRunChain() {
+	desc := s.runChainDescription()
+	s.mu.Lock()
+	same := desc == s.desc
+	s.desc = desc
+	s.mu.Unlock()
+	if same {
+		return
+	}
+	in, _ := jsonschema.For[RunChainArgs](nil)
+	in.Properties["language"].Enum = []any{"javascript", "typescript"}
+	out, _ := jsonschema.For[ChainOutput](nil)
+	// Any JSON value; written as an object schema, which every client
+	// reads (a bare `true` schema is refused by some).
+	out.Properties["value"] = &jsonschema.Schema{Description: "the chain's result, any JSON value"}
+	sdk.AddTool(s.srv, &sdk.Tool{
+		Name:         RunChainTool,
+		Description:  desc,
+		InputSchema:  in,
+		OutputSchema: out,
+		Annotations: &sdk.ToolAnnotations{Title: "Run a tool chain", OpenWorldHint: ptr(true)},
+	}, s.runChain)
+}
+
+// runChainDescription declares the tools in full, or, when there are
+// many, indexes them by name and description.
+func (s *Server) runChainDescription() string {
+	var b strings.Builder
+	b.WriteString("Run a JavaScript or TypeScript chain in airlock's sandbox and return its result. The script's top level may await; call tools as `await tools.name(args)` (each call is checked, budgeted and may need approval), combine their results in code, and `return` the answer. A failed call throws a ToolError with .reason. `await tools.$search(\"words\")` and `await tools.$describe(\"name\")` find tools from inside the chain.\n\n")
+	var local []toolbox.Info
+	for _, e := range s.opts.Toolbox.Entries() {
+		if info := e.Info(); info.Kind == toolbox.KindLocal {
+			local = append(local, info)
+		}
+	}
+	if len(local) <= s.opts.MaxDescribed {
+		b.WriteString("The tools, in TypeScript:\n\n```ts\n")
+		b.WriteString(s.opts.Toolbox.TypeScript())
+		b.WriteString("```\n")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "There are %d tools; use search_tools and describe_tool for their declarations. Index:\n", len(local))
+	for _, info := range local {
+		fmt.Fprintf(&b, "- %s: %s\n", info.Name, info.Description)
+	}
+	return b.String()
+}
+
+// caller returns who sent req: the API key's caller over HTTP, the local
+// caller over stdio.
+func (s *Server) caller(extra *sdk.RequestExtra) (api.Caller, error) {
+	if extra != nil && extra.TokenInfo != nil {
+		if c, ok := extra.TokenInfo.Extra[callerKey].(api.Caller); ok {
+			return c, nil
+		}
+		return api.Caller{}, errors.New("unauthenticated")
+	}
+	if s.opts.API.NeedsKeys() && extra != nil && extra.Header != nil {
+		return api.Caller{}, errors.New("unauthenticated") // HTTP without a verified key
+	}
+	return s.opts.API.LocalCaller(), nil
+}
+
+// govern0 is the zero profile: no scopes granted, supervised, the
+// default gate matrix.
+var govern0 govern.Profile
+
+// callerKey keys the caller in a TokenInfo's Extra.
+const callerKey = "airlock.caller"
+
+// visible reports whether c's chains may call the tool of info.
+func visible(c api.Caller) func(toolbox.Info) bool {
+	p := c.Profile()
+	return func(info toolbox.Info) bool {
+		if info.Kind != toolbox.KindLocal {
+			return false
+		}
+		if p == nil {
+			return (&govern0).Callable(info)
+		}
+		if p.Tools != nil && !slices.Contains(p.Tools, info.Name) {
+			return false
+		}
+		if p.Governance == nil {
+			return (&govern0).Callable(info)
+		}
+		return p.Governance.Callable(info)
+	}
+}
+
+func (s *Server) runChain(ctx context.Context, req *sdk.CallToolRequest, args RunChainArgs) (*sdk.CallToolResult, ChainOutput, error) {
+	c, err := s.caller(req.Extra)
+	if err != nil {
+		return nil, ChainOutput{}, err
+	}
+	ss := req.Session
+	token := req.Params.GetProgressToken()
+	elicit := s.opts.Queue != nil && ss != nil && ss.InitializeParams() != nil &&
+		ss.InitializeParams().Capabilities != nil && ss.InitializeParams().Capabilities.Elicitation != nil
+	// Events go out in order through one goroutine, so a slow client
+	// delays notifications, not the chain; beyond the buffer they drop.
+	events := make(chan api.Event, 256)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		n := 0.0
+		for ev := range events {
+			switch ev.Name {
+			case "tool_call", "tool_result":
+				if token == nil {
+					continue
+				}
+				n++
+				_ = ss.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: n, Message: progressText(ev)})
+			case "approval_required":
+				if elicit {
+					wg.Add(1)
+					go func() { defer wg.Done(); s.elicit(ctx, ss, c, ev.Data) }()
+				}
+			}
+		}
+	}()
+	view, err := s.opts.API.Submit(ctx, c, &api.SubmitRequest{Script: args.Script, Language: args.Language}, func(ev api.Event) {
+		select {
+		case events <- ev:
+		default:
+		}
+	})
+	close(events)
+	wg.Wait()
+	if err != nil {
+		var se *api.SubmitError
+		if errors.As(err, &se) {
+			msg := se.Reason + ": " + se.Message
+			if se.Line > 0 {
+				msg = fmt.Sprintf("%s (line %d, column %d)", msg, se.Line, se.Column)
+			}
+			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}, ChainOutput{}, nil
+		}
+		return nil, ChainOutput{}, err
+	}
+	out := chainOutput(view)
+	text, _ := json.Marshal(out)
+	res := &sdk.CallToolResult{IsError: out.Status != string(chain.StatusOK), Content: []sdk.Content{&sdk.TextContent{Text: string(text)}}}
+	if s.opts.Store != nil && view.Result != nil {
+		for _, l := range links(view.Result) {
+			res.Content = append(res.Content, l)
+		}
+	}
+	return res, out, nil
+}
+
+func progressText(ev api.Event) string {
+	var e struct {
+		Tool   string `json:"tool"`
+		Status string `json:"status"`
+		Reason string `json:"reason"`
+	}
+	_ = json.Unmarshal(ev.Data, &e)
+	if ev.Name == "tool_call" {
+		return "calling " + e.Tool
+	}
+	if e.Reason != "" {
+		return fmt.Sprintf("%s: %s (%s)", e.Tool, e.Status, e.Reason)
+	}
+	return e.Tool + ": " + e.Status
+}
+
+func chainOutput(v api.ChainView) ChainOutput {
+	out := ChainOutput{ID: v.ID, Status: v.Status}
+	r := v.Result
+	if r == nil {
+		return out
+	}
+	out.Reason, out.Error, out.Line, out.Column = r.Reason, r.Error, r.Line, r.Column
+	if len(r.Value) > 0 {
+		_ = json.Unmarshal(r.Value, &out.Value)
+	}
+	out.Calls = r.Stats.Calls
+	for _, f := range r.Files {
+		file := File{Path: f.Path, MIME: f.MIME, Size: f.Size, Source: f.Source}
+		if f.Ref != "" {
+			file.Resource = ArtifactScheme + f.Ref
+		}
+		out.Files = append(out.Files, file)
+	}
+	var logs []string
+	size := 0
+	for i := len(r.Logs) - 1; i >= 0 && size < maxLogBytes; i-- {
+		logs = append(logs, r.Logs[i].Text)
+		size += len(r.Logs[i].Text) + 1
+	}
+	slices.Reverse(logs)
+	out.Logs = strings.Join(logs, "\n")
+	if len(out.Logs) > maxLogBytes {
+		out.Logs = "…" + out.Logs[len(out.Logs)-maxLogBytes:]
+	}
+	return out
+}
+
+// links are the resource links of a result: its value when it was stored
+// as an artifact, and its files.
+func links(r *chain.RunResult) []*sdk.ResourceLink {
+	var out []*sdk.ResourceLink
+	var final struct {
+		Ref  string `json:"$artifact"`
+		MIME string `json:"mime"`
+		Size int64  `json:"size"`
+	}
+	if json.Unmarshal(r.Value, &final) == nil && final.Ref != "" {
+		out = append(out, &sdk.ResourceLink{URI: ArtifactScheme + final.Ref, Name: "result", MIMEType: final.MIME,
+			Size: ptr(final.Size), Description: "the chain's result, too large to inline"})
+	}
+	for _, f := range r.Files {
+		if f.Ref != "" {
+			out = append(out, &sdk.ResourceLink{URI: ArtifactScheme + f.Ref, Name: f.Path, MIMEType: f.MIME, Size: ptr(f.Size)})
+		}
+	}
+	return out
+}
+
+// elicit asks the user about a pending approval and decides it with the
+// answer; without an answer the request stays pending (the chain's bounded
+// wait, and the HTTP approval queue, apply).
+func (s *Server) elicit(ctx context.Context, ss *sdk.ServerSession, c api.Caller, data json.RawMessage) {
+	var req approval.Request
+	if json.Unmarshal(data, &req) != nil || req.ID == "" {
+		return
+	}
+	args := string(req.Args)
+	if args == "" {
+		args = req.ArgsPreview + "…"
+	}
+	if len(args) > 2000 {
+		args = args[:2000] + "…"
+	}
+	ctx, cancel := context.WithTimeout(ctx, elicitTimeout)
+	defer cancel()
+	res, err := ss.Elicit(ctx, &sdk.ElicitParams{
+		Message: fmt.Sprintf("A chain wants to call %s (risk %s) with arguments %s. Allow this call?", req.Tool, req.Risk, args),
+		RequestedSchema: &jsonschema.Schema{Type: "object", Required: []string{"approve"}, Properties: map[string]*jsonschema.Schema{
+			"approve": {Type: "boolean", Title: "Approve", Description: "true runs the call with exactly these arguments; false denies it"},
+		}},
+	})
+	if err != nil {
+		s.log.Info("mcp: elicitation did not answer; the approval stays pending", "approval", req.ID, "err", err)
+		return
+	}
+	d := invoker.Denied
+	if res.Action == "accept" {
+		if v, ok := res.Content["approve"].(bool); ok && v {
+			d = invoker.Approved
+		}
+	}
+	if _, err := s.opts.Queue.Decide(c.Tenant, req.ID, d, req.ArgsHash); err != nil {
+		s.log.Info("mcp: deciding the approval failed", "approval", req.ID, "err", err)
+	}
+}
+
+// SearchArgs and DescribeArgs are search_tools' and describe_tool's
+// arguments.
+type SearchArgs struct {
+	Query string `json:"query" jsonschema:"words to look for in tool names and descriptions"`
+	Limit int    `json:"limit,omitempty" jsonschema:"at most this many tools (default 10, at most 25)"`
+}
+
+type DescribeArgs struct {
+	Name string `json:"name" jsonschema:"the tool's name, as search_tools lists it"`
+}
+
+// SearchOutput is search_tools' result.
+type SearchOutput struct {
+	Tools []chain.SearchHit `json:"tools"`
+}
+
+func (s *Server) searchTools(ctx context.Context, req *sdk.CallToolRequest, args SearchArgs) (*sdk.CallToolResult, SearchOutput, error) {
+	c, err := s.caller(req.Extra)
+	if err != nil {
+		return nil, SearchOutput{}, err
+	}
+	if len(args.Query) > 256 {
+		return nil, SearchOutput{}, errors.New("the query is longer than 256 bytes")
+	}
+	limit := args.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	return nil, SearchOutput{Tools: chain.Search(s.opts.Toolbox, visible(c), args.Query, min(limit, 25))}, nil
+}
+
+// DescribeOutput is describe_tool's result.
+type DescribeOutput struct {
+	Name        string `json:"name"`
+	Declaration string `json:"declaration"`
+}
+
+func (s *Server) describeTool(ctx context.Context, req *sdk.CallToolRequest, args DescribeArgs) (*sdk.CallToolResult, DescribeOutput, error) {
+	c, err := s.caller(req.Extra)
+	if err != nil {
+		return nil, DescribeOutput{}, err
+	}
+	decl, ok := chain.Describe(s.opts.Toolbox, visible(c), args.Name)
+	if !ok {
+		return nil, DescribeOutput{}, fmt.Errorf("unknown tool %q; search_tools lists the tools a chain may call", clip(args.Name, 128))
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: decl}}}, DescribeOutput{Name: args.Name, Declaration: decl}, nil
+}
+
+// readArtifact serves resources/read of airlock://artifacts/REF for the
+// caller's tenant; another tenant's ref reads as not found.
+func (s *Server) readArtifact(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+	c, err := s.caller(req.Extra)
+	if err != nil {
+		return nil, err
+	}
+	uri := req.Params.URI
+	ref, ok := strings.CutPrefix(uri, ArtifactScheme)
+	if !ok || ref == "" || strings.ContainsAny(ref, "/?#") {
+		return nil, sdk.ResourceNotFoundError(uri)
+	}
+	rc, attrs, err := s.opts.Store.Open(ctx, c.Tenant, ref)
+	if err != nil {
+		return nil, sdk.ResourceNotFoundError(uri)
+	}
+	defer rc.Close()
+	if attrs.Size > MaxResourceBytes {
+		return nil, fmt.Errorf("the artifact is %d bytes, above the %d a resources/read returns; GET /v1/artifacts/%s streams it", attrs.Size, MaxResourceBytes, ref)
+	}
+	data, err := io.ReadAll(io.LimitReader(rc, MaxResourceBytes+1))
+	if err != nil || len(data) > MaxResourceBytes {
+		return nil, errors.New("reading the artifact failed")
+	}
+	rcn := &sdk.ResourceContents{URI: uri, MIMEType: attrs.ContentType}
+	if textual(attrs.ContentType) {
+		rcn.Text = string(data)
+	} else {
+		rcn.Blob = data
+	}
+	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{rcn}}, nil
+}
+
+func textual(mime string) bool {
+	return strings.HasPrefix(mime, "text/") || strings.HasPrefix(mime, "application/json")
+}
+
+// Handler serves MCP over streamable HTTP. With API keys on the API, every
+// request needs one (Authorization: Bearer KEY, a key allowed to submit
+// chains), and a session stays bound to the key that opened it. Mount it
+// with api.Server.Mount.
+func (s *Server) Handler() http.Handler {
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, &sdk.StreamableHTTPOptions{Logger: s.log})
+	if !s.opts.API.NeedsKeys() {
+		return h
+	}
+	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		c, ok := s.opts.API.CallerOf(token)
+		if !ok {
+			return nil, auth.ErrInvalidToken
+		}
+		sum := sha256.Sum256([]byte(token))
+		return &auth.TokenInfo{UserID: "key:" + hex.EncodeToString(sum[:8]), Expiration: time.Now().Add(24 * time.Hour),
+			Extra: map[string]any{callerKey: c}}, nil
+	}
+	return auth.RequireBearerToken(verify, nil)(h)
+}
+
+// ServeStdio serves MCP on in and out (airlock mcp) for the local caller
+// until the client disconnects or ctx ends.
+func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
+	return s.srv.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out, MaxLineLength: MaxMessageBytes})
+}
