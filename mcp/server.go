@@ -532,7 +532,18 @@ func (s *Server) Handler() http.Handler {
 		return &auth.TokenInfo{UserID: "key:" + hex.EncodeToString(sum[:8]), Expiration: time.Now().Add(24 * time.Hour),
 			Extra: map[string]any{callerKey: c}}, nil
 	}
-	return auth.RequireBearerToken(verify, nil)(h)
+	inner := auth.RequireBearerToken(verify, nil)(h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if _, valid := s.opts.API.CallerOf(key); !ok || !valid {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="airlock"`)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = io.WriteString(w, `{"reason":"unauthenticated","message":"send an API key allowed to submit chains: Authorization: Bearer <key>"}`)
+			return
+		}
+		inner.ServeHTTP(w, r)
+	})
 }
 
 // ServeStdio serves MCP on in and out (airlock mcp) for the local caller

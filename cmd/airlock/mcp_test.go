@@ -1,0 +1,118 @@
+package main_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/airlockrt/airlock/internal/mcptest"
+)
+
+// inspector runs the official MCP inspector's CLI (a client nobody here
+// wrote) with args and returns its JSON answer.
+func inspector(t *testing.T, args ...string) (map[string]any, string) {
+	t.Helper()
+	cli := mcptest.Inspector(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", append([]string{cli, "--cli"}, args...)...)
+	// The CLI finds its own package.json relative to the working directory.
+	cmd.Dir = filepath.Dir(cli)
+	cmd.Env = env()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	out := stdout.String()
+	if i := strings.Index(out, "{"); i >= 0 {
+		out = out[i:]
+	}
+	var v map[string]any
+	if err != nil || json.Unmarshal([]byte(out), &v) != nil {
+		return nil, stdout.String() + stderr.String()
+	}
+	return v, ""
+}
+
+func toolNames(v map[string]any) []string {
+	var names []string
+	for _, tl := range v["tools"].([]any) {
+		names = append(names, tl.(map[string]any)["name"].(string))
+	}
+	return names
+}
+
+// TestInspectorOverStdio: the inspector starts `airlock mcp`, lists its
+// tools and calls run_chain on the demo tools.
+func TestInspectorOverStdio(t *testing.T) {
+	list, failure := inspector(t, bin, "mcp", "--method", "tools/list")
+	require.Empty(t, failure)
+	require.ElementsMatch(t, []string{"run_chain", "search_tools", "describe_tool"}, toolNames(list))
+	for _, tl := range list["tools"].([]any) {
+		if tl := tl.(map[string]any); tl["name"] == "run_chain" {
+			require.Contains(t, tl["description"], "csv_stats(args: {", "run_chain declares the tools in TypeScript")
+		}
+	}
+
+	call, failure := inspector(t, bin, "mcp", "--method", "tools/call", "--tool-name", "run_chain",
+		"--tool-arg", `script=const s = await tools.csv_stats({csv: "a,b\n1,2\n3,4"}); return s.sums`)
+	require.Empty(t, failure)
+	sc := call["structuredContent"].(map[string]any)
+	require.Equal(t, "ok", sc["status"])
+	require.Equal(t, map[string]any{"a": 4.0, "b": 6.0}, sc["value"])
+	require.Equal(t, 1.0, sc["calls"])
+
+	// A script error is a tool error with the line and column.
+	call, failure = inspector(t, bin, "mcp", "--method", "tools/call", "--tool-name", "run_chain",
+		"--tool-arg", "script=return (", "--tool-arg", "language=typescript")
+	require.Empty(t, failure)
+	require.Equal(t, true, call["isError"])
+	require.Contains(t, call["content"].([]any)[0].(map[string]any)["text"], "invalid_script")
+}
+
+// TestInspectorOverHTTP: the inspector reaches /mcp on `airlock serve`
+// with an API key; without one it is refused.
+func TestInspectorOverHTTP(t *testing.T) {
+	s := serve(t, `
+server:
+  api_keys:
+    - {key: "`+keyAcme+`", tenant: acme}
+    - {key: "`+keyGlobex+`", tenant: globex, role: approver}
+`)
+	url := s.url + "/mcp"
+	list, failure := inspector(t, url, "--transport", "http", "--header", "Authorization: Bearer "+keyAcme, "--method", "tools/list")
+	require.Empty(t, failure)
+	require.ElementsMatch(t, []string{"run_chain", "search_tools", "describe_tool"}, toolNames(list))
+
+	call, failure := inspector(t, url, "--transport", "http", "--header", "Authorization: Bearer "+keyAcme,
+		"--method", "tools/call", "--tool-name", "run_chain", "--tool-arg", `script=const r = await tools.kv_get({key: "nope"}); return {r, n: 6 * 7}`)
+	require.Empty(t, failure)
+	sc := call["structuredContent"].(map[string]any)
+	require.Equal(t, "ok", sc["status"], "%v", call)
+	require.Equal(t, 42.0, sc["value"].(map[string]any)["n"])
+	// The chain ran for the key's tenant: acme reads it, globex does not.
+	c := api{t: t, url: s.url}
+	id := sc["id"].(string)
+	require.Equal(t, 200, c.do("GET", "/v1/chains/"+id, keyAcme, "", nil).code)
+	require.Equal(t, 404, c.do("GET", "/v1/chains/"+id, keyGlobex, "", nil).code)
+
+	// Without a key, with a wrong one, or with an approver's key: refused.
+	for _, key := range []string{"", "wrong-key-0123456789abcdef", keyGlobex} {
+		args := []string{url, "--transport", "http", "--method", "tools/list"}
+		if key != "" {
+			args = append(args, "--header", "Authorization: Bearer "+key)
+		}
+		_, failure := inspector(t, args...)
+		require.Contains(t, failure, "Failed to connect to MCP server", "key %q", key)
+		// The answer itself: 401 with a bearer challenge.
+		init := []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+		a := c.do("POST", "/mcp", key, "application/json", init)
+		require.Equal(t, 401, a.code, "key %q: %s", key, a.body)
+	}
+}

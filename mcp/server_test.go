@@ -1,0 +1,349 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/airlockrt/airlock/approval"
+	"github.com/airlockrt/airlock/blobstore"
+	"github.com/airlockrt/airlock/blobstore/memblob"
+	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/govern"
+	"github.com/airlockrt/airlock/internal/demo"
+	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/mcp"
+	"github.com/airlockrt/airlock/sandbox"
+	"github.com/airlockrt/airlock/server"
+)
+
+var (
+	engineOnce sync.Once
+	engine     *sandbox.ScriptEngine
+	engineErr  error
+)
+
+func scripts(t testing.TB) *sandbox.ScriptEngine {
+	engineOnce.Do(func() {
+		engine, engineErr = sandbox.NewScriptEngine(context.Background(), sandbox.ScriptOptions{})
+	})
+	require.NoError(t, engineErr)
+	return engine
+}
+
+const (
+	keyAcme   = "acme-key-0123456789abcdef"
+	keyGlobex = "globex-key-0123456789abcdef" // profile: kv_get only
+	keyAudit  = "audit-key-0123456789abcdef"  // approver role: no chains
+)
+
+// apiEnv is the HTTP API with /mcp mounted, over the demo tools, with an
+// in-memory store and approval queue, as airlock serve builds it.
+type apiEnv struct {
+	url   string
+	queue *approval.Queue
+}
+
+func newAPI(t *testing.T, policy invoker.Policy) *apiEnv {
+	t.Helper()
+	box, _ := demo.Toolbox()
+	store := blobstore.New(memblob.New(), blobstore.Options{})
+	queue := approval.NewQueue(approval.Options{})
+	inv, err := invoker.New(box, invoker.Options{Policy: policy, Approver: queue, Store: store})
+	require.NoError(t, err)
+	runner, err := chain.New(inv, chain.Engines{Scripts: scripts(t)})
+	require.NoError(t, err)
+	kvOnly := &server.Profile{Name: "kv-reader", Governance: &govern.Profile{Name: "kv-reader"}, Tools: []string{"kv_get"}}
+	api, err := server.New(server.Options{
+		Runner: runner, Store: store, Queue: queue,
+		Authenticate: func(key string) (string, bool) {
+			switch key {
+			case keyAcme, keyAudit:
+				return "acme", true
+			case keyGlobex:
+				return "globex", true
+			}
+			return "", false
+		},
+		KeyRole: func(key string) server.Role {
+			if key == keyAudit {
+				return server.RoleApprover
+			}
+			return server.RoleAll
+		},
+		Profile: func(key string) *server.Profile {
+			if key == keyGlobex {
+				return kvOnly
+			}
+			return nil
+		},
+	})
+	require.NoError(t, err)
+	ms, err := mcp.NewServer(mcp.ServerOptions{API: api, Toolbox: box, Queue: queue, Store: store})
+	require.NoError(t, err)
+	api.Mount("/mcp", ms.Handler())
+	hs := httptest.NewServer(api.Handler())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = api.Shutdown(ctx)
+		hs.Close()
+		_ = store.Close()
+	})
+	return &apiEnv{url: hs.URL + "/mcp", queue: queue}
+}
+
+type bearer struct{ key string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.key)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// connect opens a session of the Go SDK's client with key.
+func (e *apiEnv) connect(t *testing.T, key string, opts *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
+	c := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, opts)
+	cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{
+		Endpoint: e.url, HTTPClient: &http.Client{Transport: bearer{key}}, MaxRetries: -1,
+	}, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+func runChain(t *testing.T, cs *sdk.ClientSession, script string, progress any) (*sdk.CallToolResult, mcp.ChainOutput) {
+	t.Helper()
+	p := &sdk.CallToolParams{Name: mcp.RunChainTool, Arguments: map[string]any{"script": script}}
+	if progress != nil {
+		p.SetProgressToken(progress)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := cs.CallTool(ctx, p)
+	require.NoError(t, err)
+	var out mcp.ChainOutput
+	if res.StructuredContent != nil {
+		b, _ := json.Marshal(res.StructuredContent)
+		require.NoError(t, json.Unmarshal(b, &out))
+	}
+	return res, out
+}
+
+const sendScript = `
+try {
+  const r = await tools.send_message({to: "ops", text: "deploy done"});
+  return {sent: r};
+} catch (e) {
+  return {reason: e.reason};
+}`
+
+// TestApprovalByElicitation: a client that supports elicitation is asked
+// about the pending HIGH-risk call; its answer decides it.
+func TestApprovalByElicitation(t *testing.T) {
+	e := newAPI(t, invoker.Policy{})
+	for _, tc := range []struct {
+		name   string
+		answer *sdk.ElicitResult
+		want   string // the chain's value: sent, or the ToolError's reason
+	}{
+		{"accept", &sdk.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, "sent"},
+		{"accept without approving", &sdk.ElicitResult{Action: "accept", Content: map[string]any{"approve": false}}, "approval_denied"},
+		{"decline", &sdk.ElicitResult{Action: "decline"}, "approval_denied"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var asked []string
+			cs := e.connect(t, keyAcme, &sdk.ClientOptions{ElicitationHandler: func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+				mu.Lock()
+				asked = append(asked, req.Params.Message)
+				mu.Unlock()
+				return tc.answer, nil
+			}})
+			res, out := runChain(t, cs, sendScript, nil)
+			require.False(t, res.IsError)
+			require.Equal(t, "ok", out.Status)
+			v := out.Value.(map[string]any)
+			if tc.want == "sent" {
+				require.Contains(t, v, "sent")
+			} else {
+				require.Equal(t, tc.want, v["reason"])
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			require.Len(t, asked, 1)
+			require.Contains(t, asked[0], "send_message")
+			require.Contains(t, asked[0], `"deploy done"`, "the user sees the arguments")
+			require.Empty(t, e.queue.List("acme"), "decided, nothing left pending")
+		})
+	}
+}
+
+// TestApprovalWithoutElicitation: a client without elicitation leaves the
+// call to the approval queue (decided here as the HTTP API would) and the
+// bounded wait.
+func TestApprovalWithoutElicitation(t *testing.T) {
+	e := newAPI(t, invoker.Policy{CallTimeout: 3 * time.Second, ApprovalTimeout: 2 * time.Second})
+	cs := e.connect(t, keyAcme, nil)
+
+	// Nobody decides: the wait ends with approval_timeout.
+	_, out := runChain(t, cs, sendScript, nil)
+	require.Equal(t, "approval_timeout", out.Value.(map[string]any)["reason"])
+
+	// Someone decides through the queue (POST /v1/approvals/{id}).
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if p := e.queue.List("acme"); len(p) == 1 {
+				_, err := e.queue.Decide("acme", p[0].ID, invoker.Approved, p[0].ArgsHash)
+				if err == nil {
+					return
+				}
+			}
+		}
+	}()
+	_, out = runChain(t, cs, sendScript, nil)
+	<-done
+	require.Contains(t, out.Value.(map[string]any), "sent")
+}
+
+// TestProgressNotifications: each tool call's start and end reach a client
+// that asked for progress.
+func TestProgressNotifications(t *testing.T) {
+	e := newAPI(t, invoker.Policy{})
+	var mu sync.Mutex
+	var msgs []string
+	cs := e.connect(t, keyAcme, &sdk.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+		mu.Lock()
+		msgs = append(msgs, req.Params.Message)
+		mu.Unlock()
+	}})
+	_, out := runChain(t, cs, `await tools.kv_get({key: "a"}); try { await tools.fail({message: "x"}) } catch {} return 1`, "tok-1")
+	require.Equal(t, "ok", out.Status)
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(msgs) == 4 }, 5*time.Second, 10*time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, []string{"calling kv_get", "kv_get: ok", "calling fail", "fail: error (tool_error)"}, msgs)
+}
+
+// TestDiscoverySeesOnlyCallableTools: search_tools and describe_tool answer
+// from the tools the caller's chains may call.
+func TestDiscoverySeesOnlyCallableTools(t *testing.T) {
+	e := newAPI(t, invoker.Policy{})
+	ctx := context.Background()
+	call := func(cs *sdk.ClientSession, tool string, args map[string]any) *sdk.CallToolResult {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+		require.NoError(t, err)
+		return res
+	}
+	names := func(res *sdk.CallToolResult) []string {
+		var out mcp.SearchOutput
+		b, _ := json.Marshal(res.StructuredContent)
+		require.NoError(t, json.Unmarshal(b, &out))
+		var n []string
+		for _, h := range out.Tools {
+			n = append(n, h.Name)
+		}
+		return n
+	}
+	acme, globex := e.connect(t, keyAcme, nil), e.connect(t, keyGlobex, nil)
+
+	require.Equal(t, []string{"kv_get", "kv_set"}, names(call(acme, mcp.SearchToolsTool, map[string]any{"query": "key-value store"}))[:2])
+	require.Equal(t, []string{"kv_get"}, names(call(globex, mcp.SearchToolsTool, map[string]any{"query": "key-value store"})))
+	require.Equal(t, []string{"kv_get"}, names(call(globex, mcp.SearchToolsTool, map[string]any{"query": ""})))
+
+	res := call(acme, mcp.DescribeToolTool, map[string]any{"name": "send_message"})
+	require.False(t, res.IsError)
+	require.Contains(t, res.Content[0].(*sdk.TextContent).Text, "send_message(args: {")
+	res = call(globex, mcp.DescribeToolTool, map[string]any{"name": "send_message"})
+	require.True(t, res.IsError, "globex's profile does not allow send_message")
+	require.Contains(t, res.Content[0].(*sdk.TextContent).Text, `unknown tool "send_message"`)
+
+	// Inside the sandbox too.
+	_, out := runChain(t, globex, `return [await tools.$search(""), await tools.$describe("kv_get")]`, nil)
+	require.Equal(t, "ok", out.Status)
+	v := out.Value.([]any)
+	require.Equal(t, []any{map[string]any{"name": "kv_get", "description": "[demo] Read a value from the in-memory key-value store."}}, v[0])
+	require.Contains(t, v[1], "kv_get(args: {")
+
+	// run_chain's description declares the tools.
+	tools, err := acme.ListTools(ctx, nil)
+	require.NoError(t, err)
+	for _, tl := range tools.Tools {
+		if tl.Name == mcp.RunChainTool {
+			require.Contains(t, tl.Description, "send_message(args: {")
+		}
+	}
+}
+
+// TestLargeResultIsAResource: a result too large to inline comes back as a
+// resource link its tenant can read; another tenant cannot.
+func TestLargeResultIsAResource(t *testing.T) {
+	e := newAPI(t, invoker.Policy{})
+	acme, globex := e.connect(t, keyAcme, nil), e.connect(t, keyGlobex, nil)
+	res, out := runChain(t, acme, `return "x".repeat(200000)`, nil)
+	require.Equal(t, "ok", out.Status)
+	var link *sdk.ResourceLink
+	for _, c := range res.Content {
+		if l, ok := c.(*sdk.ResourceLink); ok {
+			link = l
+		}
+	}
+	require.NotNil(t, link, "a resource link to the result")
+	require.True(t, strings.HasPrefix(link.URI, mcp.ArtifactScheme))
+	ctx := context.Background()
+	read, err := acme.ReadResource(ctx, &sdk.ReadResourceParams{URI: link.URI})
+	require.NoError(t, err)
+	require.Len(t, read.Contents, 1)
+	text := read.Contents[0].Text
+	require.Equal(t, 200000, strings.Count(text, "x"), "the whole result (%d bytes, %q…)", len(text), text[:min(len(text), 20)])
+
+	_, err = globex.ReadResource(ctx, &sdk.ReadResourceParams{URI: link.URI})
+	require.Error(t, err, "another tenant's artifact reads as not found")
+	require.Contains(t, err.Error(), "not found")
+	_, err = acme.ReadResource(ctx, &sdk.ReadResourceParams{URI: mcp.ArtifactScheme + "nope"})
+	require.Error(t, err)
+}
+
+// TestHTTPAuthentication: /mcp takes the API's keys; a key that may not
+// submit chains is refused; a session stays with the key that opened it.
+func TestHTTPAuthentication(t *testing.T) {
+	e := newAPI(t, invoker.Policy{})
+	post := func(key, session, body string) *http.Response {
+		req, _ := http.NewRequest("POST", e.url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		return resp
+	}
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	for _, key := range []string{"", "not-a-key-0123456789abcdef", keyAudit} {
+		resp := post(key, "", initialize)
+		require.Equal(t, http.StatusUnauthorized, resp.StatusCode, "key %q", key)
+		require.Contains(t, resp.Header.Get("WWW-Authenticate"), "Bearer")
+	}
+	resp := post(keyAcme, "", initialize)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	session := resp.Header.Get("Mcp-Session-Id")
+	require.NotEmpty(t, session)
+	resp = post(keyGlobex, session, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	require.Equal(t, http.StatusForbidden, resp.StatusCode, "acme's session is not globex's")
+}
