@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -115,4 +116,57 @@ server:
 		a := c.do("POST", "/mcp", key, "application/json", init)
 		require.Equal(t, 401, a.code, "key %q: %s", key, a.body)
 	}
+}
+
+// TestMCPExample runs examples/mcp: a chain that combines the reference
+// MCP server's tools with airlock's own, as its README shows.
+func TestMCPExample(t *testing.T) {
+	mcptest.Everything(t)
+	path := "PATH=" + filepath.Join(mcptest.Dir(), "node_modules", ".bin") + ":" + os.Getenv("PATH")
+	const dir = "../../examples/mcp/"
+	r := airlock(t, "", []string{path}, "run", "--json", "--config", dir+"airlock.yaml", dir+"chain.js")
+	require.Equal(t, 0, r.code, r.stderr)
+	var res runResult
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &res), r.stdout)
+	var v struct {
+		Tool    string                    `json:"tool"`
+		Weather map[string]map[string]any `json:"weather"`
+		Hottest string                    `json:"hottest"`
+		Chart   string                    `json:"chart"`
+		Sum     string                    `json:"humidity_sum"`
+		Logo    struct {
+			MIME  string `json:"mime"`
+			Bytes int    `json:"bytes"`
+		} `json:"logo"`
+	}
+	require.NoError(t, json.Unmarshal(res.Value, &v))
+	require.Equal(t, "everything_get_structured_content", v.Tool)
+	require.Len(t, v.Weather, 3)
+	for city, w := range v.Weather {
+		require.IsType(t, 0.0, w["temperature"], city)
+		require.IsType(t, "", w["conditions"], city)
+	}
+	require.Contains(t, v.Weather, v.Hottest)
+	require.Equal(t, "/workspace/media/render_chart_0.png", v.Chart)
+	require.Regexp(t, `^The sum of \d+ and \d+ is \d+\.$`, v.Sum)
+	require.Equal(t, "image/png", v.Logo.MIME)
+	require.Greater(t, v.Logo.Bytes, 100)
+	var tools []string
+	for _, rec := range res.Trace {
+		require.Equal(t, "ok", string(rec.Status))
+		tools = append(tools, rec.Tool)
+	}
+	require.Equal(t, []string{"everything_get_structured_content", "everything_get_structured_content", "everything_get_structured_content",
+		"render_chart", "everything_get_sum", "everything_get_tiny_image"}, tools)
+
+	// airlock types declares the MCP tools, the output schema as the
+	// return type; airlock tools lists them with their risk.
+	r = airlock(t, "", []string{path}, "types", "--config", dir+"airlock.yaml")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "everything_get_structured_content(args: {")
+	require.Contains(t, r.stdout, "temperature: number;")
+	require.NotContains(t, r.stdout, "everything_get_env", "the config registers four of the server's tools")
+	r = airlock(t, "", []string{path}, "tools", "--config", dir+"airlock.yaml")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Regexp(t, `everything_get_sum\s+SAFE`, r.stdout)
 }

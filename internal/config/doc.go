@@ -32,6 +32,16 @@
 //	      method: GET
 //	      input_schema: {type: object, properties: {city: {type: string}}, required: [city]}
 //	      headers: {Authorization: "Bearer ${env:WEATHER_TOKEN}"}
+//	mcp_servers: # docs/mcp.md; tools arrive as NAME_tool
+//	  - name: github
+//	    command: npx
+//	    args: [-y, "@modelcontextprotocol/server-github"]
+//	    env: {GITHUB_PERSONAL_ACCESS_TOKEN: "${env:GITHUB_TOKEN}"}
+//	    risk: {create_issue: HIGH}
+//	    per_tenant: true
+//	  - name: docs
+//	    url: https://mcp.example.com/mcp
+//	    headers: {Authorization: "Bearer ${env:DOCS_TOKEN}"}
 //	approval: {mode: ask}
 //	store: {kind: fs}
 //	limits: {timeout: 60s, memory: 64MiB}
