@@ -80,6 +80,10 @@ func (e *SubmitError) Error() string { return e.Reason + ": " + e.Message }
 // not block for long (the chain's calls wait for it). The chain is
 // retained like any other (GET /v1/chains/{id}).
 func (s *Server) Submit(ctx context.Context, c Caller, req *SubmitRequest, watch func(Event)) (ChainView, error) {
+	if size := int64(len(req.Script) + len(req.Input)); size > s.opts.MaxRequestBytes {
+		return ChainView{}, &SubmitError{Status: http.StatusRequestEntityTooLarge, Reason: ReasonBodyTooLarge,
+			Message: fmt.Sprintf("the script is %d bytes, above the server's %d (server.max_request_bytes)", size, s.opts.MaxRequestBytes)}
+	}
 	rn, rerr := s.start(s.baseCtx, ctx, c.Tenant, req, c.profile, watch)
 	if rerr != nil {
 		return ChainView{}, &SubmitError{Status: rerr.code, Reason: rerr.body.Reason, Message: rerr.body.Message,
