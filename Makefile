@@ -59,6 +59,7 @@ fuzz:
 	scripts/fuzz.sh $(FUZZTIME)
 
 bench: guest $(BENCHSTAT)
+	scripts/mcp-deps.sh >/dev/null
 	BENCHCOUNT=$(BENCHCOUNT) BENCHSTAT=$(BENCHSTAT) scripts/minio.sh run -- scripts/bench.sh
 	BENCHCOUNT=$(BENCHCOUNT) BENCHSTAT=$(BENCHSTAT) scripts/bench-compare.sh $(BENCH_BASE)
 
