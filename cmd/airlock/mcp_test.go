@@ -170,3 +170,79 @@ func TestMCPExample(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Regexp(t, `everything_get_sum\s+SAFE`, r.stdout)
 }
+
+// TestMCPFlagAndConfig: --mcp on run, operator overrides of MCP tools by
+// their airlock names, and configuration errors at their positions.
+func TestMCPFlagAndConfig(t *testing.T) {
+	entry := mcptest.Everything(t)
+	script := filepath.Join(t.TempDir(), "sum.js")
+	require.NoError(t, os.WriteFile(script, []byte(`return await tools.everything_get_sum({a: 2, b: 40})`), 0o600))
+	r := airlock(t, "", nil, "run", "--json", "--mcp", "everything=node "+entry, script)
+	require.Equal(t, 0, r.code, r.stderr)
+	var res runResult
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &res))
+	require.JSONEq(t, `"The sum of 2 and 40 is 42."`, string(res.Value))
+
+	r = airlock(t, "", nil, "run", "--mcp", "everything", script)
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, "NAME=COMMAND ARGS... or NAME=URL")
+
+	// tools.risk and governance.tools reach MCP tools by their airlock
+	// names, though they register after the configuration is checked.
+	cfg := filepath.Join(t.TempDir(), "airlock.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(`
+tools:
+  builtin: []
+  risk: {everything_get_sum: HIGH}
+governance:
+  tools:
+    everything_echo: {scopes: [echo]}
+mcp_servers:
+  - name: everything
+    command: node
+    args: [`+entry+`]
+    tools: [get-sum, echo]
+`), 0o600))
+	r = airlock(t, "", nil, "tools", "--json", "--config", cfg)
+	require.Equal(t, 0, r.code, r.stderr)
+	var out struct {
+		Tools []struct {
+			Name   string   `json:"name"`
+			Risk   string   `json:"risk"`
+			Scopes []string `json:"scopes"`
+		} `json:"tools"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &out), r.stdout)
+	listed := out.Tools
+	require.Len(t, listed, 2)
+	for _, tl := range listed {
+		switch tl.Name {
+		case "everything_get_sum":
+			require.Equal(t, "HIGH", tl.Risk)
+		case "everything_echo":
+			require.Equal(t, "SAFE", tl.Risk)
+			require.Equal(t, []string{"echo"}, tl.Scopes)
+		default:
+			t.Fatalf("unexpected tool %q", tl.Name)
+		}
+	}
+	// Under --approve deny the raised risk is enforced.
+	r = airlock(t, "", nil, "run", "--json", "--config", cfg, "--approve", "deny", script)
+	require.Equal(t, 1, r.code, r.stderr)
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &res))
+	require.Equal(t, "approval_denied", res.Trace[0].Reason)
+
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte(`
+mcp_servers:
+  - name: Bad-Name
+    command: x
+  - name: both
+    command: x
+    url: http://127.0.0.1:1/mcp
+`), 0o600))
+	r = airlock(t, "", nil, "tools", "--config", bad)
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, "bad.yaml:3: mcp_servers[0]: mcp server name \"Bad-Name\"")
+	require.Contains(t, r.stderr, "bad.yaml:5: mcp_servers[1]: mcp server \"both\": set either command (stdio) or url (streamable HTTP)")
+}
