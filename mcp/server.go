@@ -53,6 +53,8 @@ const (
 	// elicitTimeout bounds the wait for a user's answer through elicitation
 	// (the call's own approval timeout ends it sooner).
 	elicitTimeout = 10 * time.Minute
+	// notifyTimeout bounds sending one progress notification.
+	notifyTimeout = 5 * time.Second
 )
 
 // ServerOptions configure an MCP server.
@@ -269,6 +271,9 @@ func (s *Server) runChain(ctx context.Context, req *sdk.CallToolRequest, args Ru
 		ss.InitializeParams().Capabilities != nil && ss.InitializeParams().Capabilities.Elicitation != nil
 	// Events go out in order through one goroutine, so a slow client
 	// delays notifications, not the chain; beyond the buffer they drop.
+	// Elicitations end with the chain (an approval that expired meanwhile
+	// needs no answer).
+	running, stop := context.WithCancel(ctx)
 	events := make(chan api.Event, 256)
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -282,11 +287,13 @@ func (s *Server) runChain(ctx context.Context, req *sdk.CallToolRequest, args Ru
 					continue
 				}
 				n++
-				_ = ss.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: n, Message: progressText(ev)})
+				nctx, cancel := context.WithTimeout(running, notifyTimeout)
+				_ = ss.NotifyProgress(nctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: n, Message: progressText(ev)})
+				cancel()
 			case "approval_required":
 				if elicit {
 					wg.Add(1)
-					go func() { defer wg.Done(); s.elicit(ctx, ss, c, ev.Data) }()
+					go func() { defer wg.Done(); s.elicit(running, ss, c, ev.Data) }()
 				}
 			}
 		}
@@ -297,6 +304,7 @@ func (s *Server) runChain(ctx context.Context, req *sdk.CallToolRequest, args Ru
 		default:
 		}
 	})
+	stop()
 	close(events)
 	wg.Wait()
 	if err != nil {

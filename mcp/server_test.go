@@ -347,3 +347,20 @@ func TestHTTPAuthentication(t *testing.T) {
 	resp = post(keyGlobex, session, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
 	require.Equal(t, http.StatusForbidden, resp.StatusCode, "acme's session is not globex's")
 }
+
+// TestElicitationUnanswered: a user who never answers does not hold the
+// chain past its approval timeout, nor run_chain past the chain.
+func TestElicitationUnanswered(t *testing.T) {
+	e := newAPI(t, invoker.Policy{CallTimeout: 2 * time.Second, ApprovalTimeout: time.Second})
+	asked := make(chan struct{}, 1)
+	cs := e.connect(t, keyAcme, &sdk.ClientOptions{ElicitationHandler: func(ctx context.Context, _ *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		asked <- struct{}{}
+		<-ctx.Done() // the server gave up asking
+		return nil, ctx.Err()
+	}})
+	start := time.Now()
+	_, out := runChain(t, cs, sendScript, nil)
+	require.Equal(t, "approval_timeout", out.Value.(map[string]any)["reason"])
+	require.Len(t, asked, 1)
+	require.Less(t, time.Since(start), 30*time.Second, "run_chain ended with the chain, not with the elicitation's own timeout")
+}
