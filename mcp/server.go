@@ -85,9 +85,6 @@ type Server struct {
 	opts ServerOptions
 	log  *slog.Logger
 	srv  *sdk.Server
-
-	mu   sync.Mutex
-	desc string // run_chain's description as last built
 }
 
 // NewServer builds the MCP server.
@@ -121,14 +118,29 @@ func NewServer(opts ServerOptions) (*Server, error) {
 			Description: "An artifact a chain produced (a large result or a media file), readable by its tenant while it lives.",
 		}, s.readArtifact)
 	}
-	// run_chain's description follows the toolbox (MCP servers' tools come
-	// and go): rebuilt when a client lists the tools.
+	// run_chain's description is the caller's: the tools its chains may
+	// call as they are now (MCP servers' tools come and go).
 	s.srv.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
 		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
-			if method == "tools/list" {
-				s.addRunChain()
+			res, err := next(ctx, method, req)
+			list, ok := res.(*sdk.ListToolsResult)
+			if method != "tools/list" || err != nil || !ok {
+				return res, err
 			}
-			return next(ctx, method, req)
+			c, cerr := s.caller(req.GetExtra())
+			if cerr != nil {
+				return res, err
+			}
+			tailored := *list
+			tailored.Tools = slices.Clone(list.Tools)
+			for i, tl := range tailored.Tools {
+				if tl != nil && tl.Name == RunChainTool {
+					own := *tl
+					own.Description = s.runChainDescription(visible(c))
+					tailored.Tools[i] = &own
+				}
+			}
+			return &tailored, nil
 		}
 	})
 	return s, nil
@@ -149,10 +161,10 @@ type ChainOutput struct {
 	// Value is the chain's result (status ok); a large one is an artifact
 	// ref, also given as a resource link.
 	Value  any    `json:"value,omitempty"`
-	Reason string          `json:"reason,omitempty"`
-	Error  string          `json:"error,omitempty"`
-	Line   int             `json:"line,omitempty"`
-	Column int             `json:"column,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	Error  string `json:"error,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Column int    `json:"column,omitempty"`
 	// Logs is the chain's console output (the last 8 KiB).
 	Logs  string `json:"logs,omitempty"`
 	Calls int    `json:"calls"`
@@ -169,16 +181,9 @@ type File struct {
 	Source   string `json:"source,omitempty"`
 }
 
-// addRunChain (re)registers run_chain when its description changed.
+// addRunChain registers run_chain; tools/list gives each caller its own
+// description.
 func (s *Server) addRunChain() {
-	desc := s.runChainDescription()
-	s.mu.Lock()
-	same := desc == s.desc
-	s.desc = desc
-	s.mu.Unlock()
-	if same {
-		return
-	}
 	in, _ := jsonschema.For[RunChainArgs](nil)
 	in.Properties["language"].Enum = []any{"javascript", "typescript"}
 	out, _ := jsonschema.For[ChainOutput](nil)
@@ -187,27 +192,34 @@ func (s *Server) addRunChain() {
 	out.Properties["value"] = &jsonschema.Schema{Description: "the chain's result, any JSON value"}
 	sdk.AddTool(s.srv, &sdk.Tool{
 		Name:         RunChainTool,
-		Description:  desc,
+		Description:  s.runChainDescription(func(i toolbox.Info) bool { return i.Kind == toolbox.KindLocal }),
 		InputSchema:  in,
 		OutputSchema: out,
-		Annotations: &sdk.ToolAnnotations{Title: "Run a tool chain", OpenWorldHint: ptr(true)},
+		Annotations:  &sdk.ToolAnnotations{Title: "Run a tool chain", OpenWorldHint: ptr(true)},
 	}, s.runChain)
 }
 
-// runChainDescription declares the tools in full, or, when there are
-// many, indexes them by name and description.
-func (s *Server) runChainDescription() string {
+// runChainDescription declares the tools visible says a chain may call in
+// full, or, when there are many, indexes them by name and description.
+func (s *Server) runChainDescription(visible func(toolbox.Info) bool) string {
 	var b strings.Builder
 	b.WriteString("Run a JavaScript or TypeScript chain in airlock's sandbox and return its result. The script's top level may await; call tools as `await tools.name(args)` (each call is checked, budgeted and may need approval), combine their results in code, and `return` the answer. A failed call throws a ToolError with .reason. `await tools.$search(\"words\")` and `await tools.$describe(\"name\")` find tools from inside the chain.\n\n")
+	box := s.opts.Toolbox.Clone()
 	var local []toolbox.Info
-	for _, e := range s.opts.Toolbox.Entries() {
-		if info := e.Info(); info.Kind == toolbox.KindLocal {
+	for _, e := range box.Entries() {
+		if info := e.Info(); visible(info) {
 			local = append(local, info)
+		} else {
+			box.Remove(info.Name)
 		}
+	}
+	if len(local) == 0 {
+		b.WriteString("No tools are available to this caller's chains.\n")
+		return b.String()
 	}
 	if len(local) <= s.opts.MaxDescribed {
 		b.WriteString("The tools, in TypeScript:\n\n```ts\n")
-		b.WriteString(s.opts.Toolbox.TypeScript())
+		b.WriteString(box.TypeScript())
 		b.WriteString("```\n")
 		return b.String()
 	}

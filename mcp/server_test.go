@@ -52,7 +52,7 @@ type apiEnv struct {
 	queue *approval.Queue
 }
 
-func newAPI(t *testing.T, policy invoker.Policy) *apiEnv {
+func newAPI(t *testing.T, policy invoker.Policy, edit ...func(*mcp.ServerOptions)) *apiEnv {
 	t.Helper()
 	box, _ := demo.Toolbox()
 	store := blobstore.New(memblob.New(), blobstore.Options{})
@@ -87,7 +87,11 @@ func newAPI(t *testing.T, policy invoker.Policy) *apiEnv {
 		},
 	})
 	require.NoError(t, err)
-	ms, err := mcp.NewServer(mcp.ServerOptions{API: api, Toolbox: box, Queue: queue, Store: store})
+	mo := mcp.ServerOptions{API: api, Toolbox: box, Queue: queue, Store: store}
+	for _, f := range edit {
+		f(&mo)
+	}
+	ms, err := mcp.NewServer(mo)
 	require.NoError(t, err)
 	api.Mount("/mcp", ms.Handler())
 	hs := httptest.NewServer(api.Handler())
@@ -276,14 +280,22 @@ func TestDiscoverySeesOnlyCallableTools(t *testing.T) {
 	require.Equal(t, []any{map[string]any{"name": "kv_get", "description": "[demo] Read a value from the in-memory key-value store."}}, v[0])
 	require.Contains(t, v[1], "kv_get(args: {")
 
-	// run_chain's description declares the tools.
-	tools, err := acme.ListTools(ctx, nil)
-	require.NoError(t, err)
-	for _, tl := range tools.Tools {
-		if tl.Name == mcp.RunChainTool {
-			require.Contains(t, tl.Description, "send_message(args: {")
+	// run_chain's description declares the tools the caller's chains may
+	// call, and no other.
+	desc := func(cs *sdk.ClientSession) string {
+		tools, err := cs.ListTools(ctx, nil)
+		require.NoError(t, err)
+		for _, tl := range tools.Tools {
+			if tl.Name == mcp.RunChainTool {
+				return tl.Description
+			}
 		}
+		t.Fatal("no run_chain")
+		return ""
 	}
+	require.Contains(t, desc(acme), "send_message(args: {")
+	require.Contains(t, desc(globex), "kv_get(args: {")
+	require.NotContains(t, desc(globex), "send_message")
 }
 
 // TestLargeResultIsAResource: a result too large to inline comes back as a
@@ -363,4 +375,19 @@ func TestElicitationUnanswered(t *testing.T) {
 	require.Equal(t, "approval_timeout", out.Value.(map[string]any)["reason"])
 	require.Len(t, asked, 1)
 	require.Less(t, time.Since(start), 30*time.Second, "run_chain ended with the chain, not with the elicitation's own timeout")
+}
+
+// TestManyToolsGetAnIndex: above MaxDescribed tools, run_chain's
+// description indexes them and points to search_tools and describe_tool.
+func TestManyToolsGetAnIndex(t *testing.T) {
+	e := newAPI(t, invoker.Policy{}, func(o *mcp.ServerOptions) { o.MaxDescribed = 3 })
+	tools, err := e.connect(t, keyAcme, nil).ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	for _, tl := range tools.Tools {
+		if tl.Name == mcp.RunChainTool {
+			require.Contains(t, tl.Description, "There are 10 tools; use search_tools and describe_tool")
+			require.Contains(t, tl.Description, "- send_message: [demo] Send a message")
+			require.NotContains(t, tl.Description, "(args: {")
+		}
+	}
 }

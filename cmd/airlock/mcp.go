@@ -1,13 +1,9 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"io"
-	"log/slog"
 	"time"
-
-	"github.com/airlockrt/airlock/mcp"
 )
 
 // mcp serves airlock as an MCP server on stdin and stdout: run_chain,
@@ -28,24 +24,13 @@ func (c *cli) mcp(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	level := slog.LevelWarn
-	_ = level.UnmarshalText([]byte(cmp.Or(cfg.Server.LogLevel, "warn")))
-	log := slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: level}))
-	p, srv, _, err := c.apiServer(ctx, cfg, log)
+	log := c.logger(cfg, "warn")
+	p, srv, ms, _, err := c.apiServer(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = srv.Shutdown(sctx)
-		_ = p.Close(sctx)
-		cancel()
-	}()
+	defer closeProcess(p, srv)
 	defer p.RunSweeper(time.Minute)()
-	ms, err := mcp.NewServer(mcp.ServerOptions{API: srv, Toolbox: p.Toolbox, Queue: p.Queue, Store: p.Store, Logger: log, Version: version()})
-	if err != nil {
-		return err
-	}
 	in, out := io.NopCloser(c.stdin), nopWriteCloser{c.stdout}
 	if err := ms.ServeStdio(ctx, in, out); err != nil && ctx.Err() == nil && err != io.EOF {
 		log.Warn("mcp: session ended", "err", err)

@@ -41,23 +41,13 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 	if len(cfg.Server.APIKeys) == 0 && !isLoopback(cfg.Server.Addr) {
 		return fail(exitUsage, "%v (address %q)", server.ErrNeedsAPIKeys, cfg.Server.Addr)
 	}
-	level := slog.LevelInfo
-	_ = level.UnmarshalText([]byte(cmp.Or(cfg.Server.LogLevel, "info")))
-	log := slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: level}))
-	p, srv, mode, err := c.apiServer(ctx, cfg, log)
+	log := c.logger(cfg, "info")
+	p, srv, ms, mode, err := c.apiServer(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_ = p.Close(sctx)
-		cancel()
-	}()
+	defer closeProcess(p, nil)
 	defer p.RunSweeper(time.Minute)()
-	ms, err := mcp.NewServer(mcp.ServerOptions{API: srv, Toolbox: p.Toolbox, Queue: p.Queue, Store: p.Store, Logger: log, Version: version()})
-	if err != nil {
-		return err
-	}
 	srv.Mount("/mcp", ms.Handler())
 	if addr := cfg.Server.MetricsAddr; addr != "" {
 		stop, err := serveMetrics(addr, p.Registry, log)
@@ -107,9 +97,27 @@ func serveMetrics(addr string, g prometheus.Gatherer, log *slog.Logger) (stop fu
 	}, nil
 }
 
-// apiServer builds the process and the API server the configuration
-// describes (serve and mcp). The caller closes the process.
-func (c *cli) apiServer(ctx context.Context, cfg *config.Config, log *slog.Logger) (p *assemble.Process, srv *server.Server, mode config.ApprovalMode, err error) {
+// logger is the log of serve and mcp: text on stderr at
+// server.log_level, def when unset.
+func (c *cli) logger(cfg *config.Config, def string) *slog.Logger {
+	level := slog.LevelInfo
+	_ = level.UnmarshalText([]byte(cmp.Or(cfg.Server.LogLevel, def)))
+	return slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// closeProcess shuts srv down (when set) and closes p, within 5s.
+func closeProcess(p *assemble.Process, srv *server.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if srv != nil {
+		_ = srv.Shutdown(ctx)
+	}
+	_ = p.Close(ctx)
+}
+
+// apiServer builds the process, the API server and the MCP server the
+// configuration describes (serve and mcp). The caller closes the process.
+func (c *cli) apiServer(ctx context.Context, cfg *config.Config, log *slog.Logger) (p *assemble.Process, srv *server.Server, ms *mcp.Server, mode config.ApprovalMode, err error) {
 	mode = cfg.Approval.Mode
 	var approver invoker.ApprovalHandler
 	switch mode {
@@ -120,7 +128,7 @@ func (c *cli) apiServer(ctx context.Context, cfg *config.Config, log *slog.Logge
 	case config.ApprovalDeny:
 		approver = decide(invoker.Denied)
 	default:
-		return nil, nil, "", fail(exitUsage, "approval mode %q is for `airlock run`; `airlock serve` and `airlock mcp` take queue (people decide through the API or MCP elicitation), allow or deny", mode)
+		return nil, nil, nil, "", fail(exitUsage, "approval mode %q is for `airlock run`; `airlock serve` and `airlock mcp` take queue (people decide through the API or MCP elicitation), allow or deny", mode)
 	}
 
 	p, err = build(ctx, cfg, assemble.Options{
@@ -128,7 +136,7 @@ func (c *cli) apiServer(ctx context.Context, cfg *config.Config, log *slog.Logge
 		TraceOutput: c.stderr, Logger: log,
 	})
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, nil, "", err
 	}
 	defer func() {
 		if err != nil {
@@ -181,7 +189,11 @@ func (c *cli) apiServer(ctx context.Context, cfg *config.Config, log *slog.Logge
 	}
 	opts.Profile = func(key string) *server.Profile { return profiles[cfg.ProfileFor(key)] }
 	if srv, err = server.New(opts); err != nil {
-		return nil, nil, "", err
+		return nil, nil, nil, "", err
 	}
-	return p, srv, mode, nil
+	ms, err = mcp.NewServer(mcp.ServerOptions{API: srv, Toolbox: p.Toolbox, Queue: p.Queue, Store: p.Store, Logger: log, Version: version()})
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	return p, srv, ms, mode, nil
 }
