@@ -148,6 +148,8 @@ type server struct {
 	mu      sync.Mutex
 	tools   map[string]string // airlock name -> MCP name of the registered tools
 	tenants map[string]*conn
+	// refreshes counts the tool lists re-read on tools/list_changed.
+	refreshes int
 
 	refresh chan struct{} // a tools/list_changed arrived
 	ready   chan struct{} // closed after the first tool list
@@ -240,6 +242,8 @@ type Status struct {
 	Error string `json:"error,omitempty"`
 	// Restarts counts the sessions started after the first.
 	Restarts int `json:"restarts"`
+	// Refreshes counts the tool lists re-read on tools/list_changed.
+	Refreshes int `json:"refreshes"`
 }
 
 // Status reports every server's state, by name.
@@ -258,6 +262,7 @@ func (m *Manager) Status() []Status {
 		c.mu.Unlock()
 		s.mu.Lock()
 		st.Tools = slices.Sorted(maps.Keys(s.tools))
+		st.Refreshes = s.refreshes
 		s.mu.Unlock()
 		out = append(out, st)
 	}
@@ -287,7 +292,11 @@ func (s *server) watchList() {
 		}
 		if err := s.list(sess); err != nil {
 			s.m.log.Warn("mcp: refreshing the tool list failed", "server", s.spec.Name, "err", err)
+			continue
 		}
+		s.mu.Lock()
+		s.refreshes++
+		s.mu.Unlock()
 	}
 }
 

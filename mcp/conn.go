@@ -31,6 +31,7 @@ type conn struct {
 	retryAt time.Time          // when the next start is tried, while down
 	starts  int
 	closed  bool
+	pid     int // of the last stdio process started (for tests)
 }
 
 func (s *server) newConn(tenant string) *conn {
@@ -158,6 +159,9 @@ func (c *conn) start() (sess *sdk.ClientSession, stop func() error, err error) {
 		}
 		transport = &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin, MaxLineLength: MaxMessageBytes}
 		stop = p.stop
+		c.mu.Lock()
+		c.pid = p.cmd.Process.Pid
+		c.mu.Unlock()
 	} else {
 		headers, err := c.s.expandAll(ctx, c.s.spec.Headers)
 		if err != nil {
@@ -193,11 +197,17 @@ func (c *conn) start() (sess *sdk.ClientSession, stop func() error, err error) {
 
 // process is a running stdio server.
 type process struct {
-	cmd    *exec.Cmd
-	stdin  interface{ Write([]byte) (int, error); Close() error }
-	stdout interface{ Read([]byte) (int, error); Close() error }
-	done   chan struct{}
-	err    error
+	cmd   *exec.Cmd
+	stdin interface {
+		Write([]byte) (int, error)
+		Close() error
+	}
+	stdout interface {
+		Read([]byte) (int, error)
+		Close() error
+	}
+	done chan struct{}
+	err  error
 }
 
 // passEnv are the variables of airlock's environment a stdio server gets;
