@@ -67,6 +67,9 @@ const (
 	maxBackoff     = 30 * time.Second
 )
 
+// maxTenantSessions is MaxTenantSessions; tests lower it.
+var maxTenantSessions = MaxTenantSessions
+
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
 
 // Validate checks s.
@@ -405,8 +408,8 @@ func (s *server) connFor(tenant string) (*conn, error) {
 	if s.m.ctx.Err() != nil {
 		return nil, errors.New("airlock is shutting down")
 	}
-	if len(s.tenants) >= MaxTenantSessions {
-		return nil, fmt.Errorf("mcp server %q has sessions for %d tenants, its limit", s.spec.Name, MaxTenantSessions)
+	if len(s.tenants) >= maxTenantSessions {
+		return nil, fmt.Errorf("mcp server %q has sessions for %d tenants, its limit", s.spec.Name, maxTenantSessions)
 	}
 	c := s.newConn(tenant)
 	s.tenants[tenant] = c

@@ -24,6 +24,10 @@ type conn struct {
 	s      *server
 	tenant string // "" for the catalog session
 	quit   chan struct{}
+	// tried is closed once the first start ended, up or down: a tenant's
+	// first call waits for it rather than fail while the session starts.
+	tried     chan struct{}
+	triedOnce sync.Once
 
 	mu      sync.Mutex
 	sess    *sdk.ClientSession // nil while down
@@ -35,8 +39,19 @@ type conn struct {
 }
 
 func (s *server) newConn(tenant string) *conn {
-	return &conn{s: s, tenant: tenant, quit: make(chan struct{})}
+	return &conn{s: s, tenant: tenant, quit: make(chan struct{}), tried: make(chan struct{})}
 }
+
+// await waits until the first start ended (or ctx or close).
+func (c *conn) await(ctx context.Context) {
+	select {
+	case <-c.tried:
+	case <-c.quit:
+	case <-ctx.Done():
+	}
+}
+
+func (c *conn) triedStart() { c.triedOnce.Do(func() { close(c.tried) }) }
 
 // session returns the live session, or nil.
 func (c *conn) session() *sdk.ClientSession {
@@ -97,6 +112,7 @@ func (c *conn) supervise() {
 				c.starts++
 			}
 			c.mu.Unlock()
+			c.triedStart()
 			if closed {
 				_ = sess.Close()
 				stop()
@@ -130,6 +146,7 @@ func (c *conn) supervise() {
 		c.sess, c.down, c.retryAt = nil, err, time.Now().Add(wait)
 		closed := c.closed
 		c.mu.Unlock()
+		c.triedStart()
 		if closed {
 			return
 		}

@@ -33,3 +33,11 @@ func (m *Manager) TenantSessions(name string) int {
 	defer s.mu.Unlock()
 	return len(s.tenants)
 }
+
+// SetMaxTenantSessions lowers the bound of tenant sessions until the
+// returned func restores it.
+func SetMaxTenantSessions(n int) (restore func()) {
+	old := maxTenantSessions
+	maxTenantSessions = n
+	return func() { maxTenantSessions = old }
+}

@@ -134,6 +134,7 @@ func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (toolbox.Outpu
 	if err != nil {
 		return toolbox.Output{}, &toolbox.UnavailableError{Err: err}
 	}
+	c.await(ctx) // a new tenant's session is starting
 	sess, err := c.use()
 	if err != nil {
 		return toolbox.Output{}, err
