@@ -294,7 +294,7 @@ func (s *server) watchList() {
 			continue // the next session lists them when it starts
 		}
 		if err := s.list(sess); err != nil {
-			s.m.log.Warn("mcp: refreshing the tool list failed", "server", s.spec.Name, "err", err)
+			s.m.log.Warn("mcp: refreshing the tool list failed", "server", s.spec.Name, "err", s.catalog.redact(err))
 			continue
 		}
 		s.mu.Lock()

@@ -36,7 +36,46 @@ type conn struct {
 	starts  int
 	closed  bool
 	pid     int // of the last stdio process started (for tests)
+	// secrets are the values the placeholders of the last start resolved
+	// to: redact takes them out of what a server says back.
+	secrets []string
 }
+
+// redact returns err with every secret value of the session replaced, for
+// errors that may quote the server (Status, logs).
+func (c *conn) redact(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := c.hide(err.Error())
+	if msg == err.Error() {
+		return err
+	}
+	return redacted{msg: msg, err: err}
+}
+
+// hide replaces every secret value of the session in s.
+func (c *conn) hide(s string) string {
+	c.mu.Lock()
+	secrets := c.secrets
+	c.mu.Unlock()
+	for _, v := range secrets {
+		if v != "" {
+			s = strings.ReplaceAll(s, v, "[redacted]")
+		}
+	}
+	return s
+}
+
+// redacted is an error whose message hides secrets but which still wraps
+// the original for errors.Is (toolbox.ErrOutcomeUnknown).
+type redacted struct {
+	msg string
+	err error
+}
+
+func (r redacted) Error() string { return r.msg }
+func (r redacted) Unwrap() error { return r.err }
 
 func (s *server) newConn(tenant string) *conn {
 	return &conn{s: s, tenant: tenant, quit: make(chan struct{}), tried: make(chan struct{})}
@@ -123,7 +162,7 @@ func (c *conn) supervise() {
 			}
 			if c.tenant == "" {
 				if lerr := c.s.list(sess); lerr != nil {
-					c.s.m.log.Warn("mcp: listing tools failed; restarting the session", "server", c.s.spec.Name, "err", lerr)
+					c.s.m.log.Warn("mcp: listing tools failed; restarting the session", "server", c.s.spec.Name, "err", c.redact(lerr))
 					_ = sess.Close()
 				}
 			}
@@ -141,6 +180,7 @@ func (c *conn) supervise() {
 			}
 		}
 		failures++
+		err = c.redact(err)
 		wait := min(minBackoff<<min(failures-1, 16), maxBackoff)
 		c.mu.Lock()
 		c.sess, c.down, c.retryAt = nil, err, time.Now().Add(wait)
@@ -169,8 +209,14 @@ func (c *conn) start() (sess *sdk.ClientSession, stop func() error, err error) {
 	defer cancel()
 	var transport sdk.Transport
 	stop = func() error { return nil }
+	var secrets []string
+	defer func() {
+		c.mu.Lock()
+		c.secrets = secrets
+		c.mu.Unlock()
+	}()
 	if c.s.spec.Command != "" {
-		p, err := c.s.spawn(ctx)
+		p, err := c.s.spawn(ctx, &secrets)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -180,7 +226,7 @@ func (c *conn) start() (sess *sdk.ClientSession, stop func() error, err error) {
 		c.pid = p.cmd.Process.Pid
 		c.mu.Unlock()
 	} else {
-		headers, err := c.s.expandAll(ctx, c.s.spec.Headers)
+		headers, err := c.s.expandAll(ctx, c.s.spec.Headers, &secrets)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -231,14 +277,14 @@ type process struct {
 // the rest (API keys, cloud credentials) stay with airlock.
 var passEnv = []string{"PATH", "HOME", "TMPDIR", "LANG"}
 
-func (s *server) spawn(ctx context.Context) (*process, error) {
+func (s *server) spawn(ctx context.Context, secrets *[]string) (*process, error) {
 	env := make([]string, 0, len(passEnv)+len(s.spec.Env))
 	for _, k := range passEnv {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
 		}
 	}
-	extra, err := s.expandAll(ctx, s.spec.Env)
+	extra, err := s.expandAll(ctx, s.spec.Env, secrets)
 	if err != nil {
 		return nil, err
 	}
@@ -299,9 +345,9 @@ func exitError(err error) error {
 
 var placeholder = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
 
-// expandAll resolves the ${env:NAME} placeholders of vals. Errors name the
-// variable, never a value.
-func (s *server) expandAll(ctx context.Context, vals map[string]string) (map[string]string, error) {
+// expandAll resolves the ${env:NAME} placeholders of vals, adding the
+// values to *secrets. Errors name the variable, never a value.
+func (s *server) expandAll(ctx context.Context, vals map[string]string, secrets *[]string) (map[string]string, error) {
 	out := make(map[string]string, len(vals))
 	for k, v := range vals {
 		var ferr error
@@ -316,6 +362,7 @@ func (s *server) expandAll(ctx context.Context, vals map[string]string) (map[str
 				ferr = fmt.Errorf("%s: secret %s: not available", k, name)
 				return ""
 			}
+			*secrets = append(*secrets, sec)
 			return sec
 		})
 		if ferr != nil {

@@ -149,17 +149,17 @@ func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (toolbox.Outpu
 		case ctx.Err() != nil:
 			return toolbox.Output{}, ctx.Err()
 		case errors.As(err, &wire):
-			return toolbox.Output{}, fmt.Errorf("mcp server %q refused the call: %s", t.srv.spec.Name, clip(wire.Message, 1000))
+			return toolbox.Output{}, fmt.Errorf("mcp server %q refused the call: %s", t.srv.spec.Name, clip(c.hide(wire.Message), 1000))
 		default:
 			return toolbox.Output{}, fmt.Errorf("mcp server %q: the connection failed during the call (%s); its effects are unknown: %w",
-				t.srv.spec.Name, clip(err.Error(), 300), toolbox.ErrOutcomeUnknown)
+				t.srv.spec.Name, clip(c.hide(err.Error()), 300), toolbox.ErrOutcomeUnknown)
 		}
 	}
-	return t.output(ctx, sess, res)
+	return t.output(ctx, c, sess, res)
 }
 
 // output turns a CallToolResult into the chain's value and files.
-func (t *mcpTool) output(ctx context.Context, sess *sdk.ClientSession, res *sdk.CallToolResult) (toolbox.Output, error) {
+func (t *mcpTool) output(ctx context.Context, cn *conn, sess *sdk.ClientSession, res *sdk.CallToolResult) (toolbox.Output, error) {
 	var texts []string
 	var out toolbox.Output
 	for _, c := range res.Content {
@@ -190,7 +190,7 @@ func (t *mcpTool) output(ctx context.Context, sess *sdk.ClientSession, res *sdk.
 		if msg == "" {
 			msg = "the tool reported an error"
 		}
-		return toolbox.Output{}, fmt.Errorf("%s", clip(msg, 2000))
+		return toolbox.Output{}, fmt.Errorf("%s", clip(cn.hide(msg), 2000))
 	}
 	var err error
 	switch {
