@@ -231,3 +231,32 @@ func TestSlowCallTimesOut(t *testing.T) {
 		})
 	}
 }
+
+// TestCloseDuringCall: Close with a call in flight ends the call and
+// returns promptly; the process is gone and the tools unregistered.
+func TestCloseDuringCall(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			spec, _ := tr.spec(t)
+			m, box := start(t, nil, []mcp.ServerSpec{spec}, mcp.Options{})
+			pid := m.PID("everything", "")
+			done := make(chan error, 1)
+			go func() {
+				_, err := call(context.Background(), t, box, "everything_trigger_long_running_operation", `{"duration": 50, "steps": 1}`)
+				done <- err
+			}()
+			time.Sleep(300 * time.Millisecond)
+			within(t, 10*time.Second, "Close", func() error { return m.Close() })
+			select {
+			case err := <-done:
+				require.ErrorIs(t, err, toolbox.ErrOutcomeUnknown, "airlock left the call: its outcome is unknown")
+			case <-time.After(10 * time.Second):
+				t.Fatal("the call did not end within 10s of Close")
+			}
+			require.Zero(t, box.Len())
+			if pid != 0 {
+				require.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH)
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"syscall"
 	"testing"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/airlockrt/airlock/invoker"
@@ -79,4 +80,38 @@ func TestPerTenant(t *testing.T) {
 	for _, pid := range []int{catalog, acme, globex} {
 		require.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "process %d ended", pid)
 	}
+}
+
+// TestPerTenantHTTP: a per-tenant HTTP server gives every tenant its own
+// MCP session (the server sees different session ids), apart from the
+// catalog's.
+func TestPerTenantHTTP(t *testing.T) {
+	ctx := context.Background()
+	srv := sdk.NewServer(&sdk.Implementation{Name: "gosrv", Version: "1"}, nil)
+	sdk.AddTool(srv, &sdk.Tool{Name: "whoami", Description: "Returns the MCP session id."},
+		func(_ context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: req.Session.ID()}}}, nil, nil
+		})
+	url, _ := goServer(t, srv)
+	m, box := start(t, nil, []mcp.ServerSpec{{Name: "go", URL: url, PerTenant: true}}, mcp.Options{})
+	whoami := func(tenant string) string {
+		out, err := call(toolbox.WithCaller(ctx, caller{"s_" + tenant, tenant}), t, box, "go_whoami", `{}`)
+		require.NoError(t, err)
+		var id string
+		require.NoError(t, json.Unmarshal(out.JSON, &id))
+		require.NotEmpty(t, id)
+		return id
+	}
+	acme, globex := whoami("acme"), whoami("globex")
+	require.NotEqual(t, acme, globex)
+	require.Equal(t, acme, whoami("acme"))
+	out, err := call(ctx, t, box, "go_whoami", `{}`) // no caller: tenant "default"
+	require.NoError(t, err)
+	require.NotContains(t, []string{`"` + acme + `"`, `"` + globex + `"`}, string(out.JSON))
+	require.Equal(t, 3, m.TenantSessions("go"))
+	var sessions int
+	for range srv.Sessions() {
+		sessions++
+	}
+	require.Equal(t, 4, sessions, "the catalog's and three tenants'")
 }

@@ -142,7 +142,12 @@ func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (toolbox.Outpu
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res, err := sess.CallTool(ctx, &sdk.CallToolParams{Name: t.name, Arguments: args})
+	// Close ends the calls in flight: the SDK's session Close waits for
+	// them otherwise.
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(t.srv.m.ctx, cancel)()
+	res, err := sess.CallTool(callCtx, &sdk.CallToolParams{Name: t.name, Arguments: args})
 	if err != nil {
 		var wire *jsonrpc.Error
 		switch {
@@ -155,7 +160,7 @@ func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (toolbox.Outpu
 				t.srv.spec.Name, clip(c.hide(err.Error()), 300), toolbox.ErrOutcomeUnknown)
 		}
 	}
-	return t.output(ctx, c, sess, res)
+	return t.output(callCtx, c, sess, res)
 }
 
 // output turns a CallToolResult into the chain's value and files.
