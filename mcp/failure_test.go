@@ -221,6 +221,7 @@ func TestSlowCallTimesOut(t *testing.T) {
 			require.Equal(t, invoker.ReasonCallTimeout, r.res.Reason, r.res.Message)
 			require.Equal(t, session.StatusError, r.res.Status)
 			require.Equal(t, session.StatusTimeout, r.rec.Status)
+			eventually(t, "the abandoned call returns (the tool honours its context)", func() bool { return inv.Abandoned() == 0 })
 
 			res, _ := invoke(t, inv, "acme", "everything_get_sum", `{"a": 20, "b": 22}`)
 			require.Equal(t, session.StatusOK, res.Status, res.Message)

@@ -107,3 +107,38 @@ func TestListChangedGoServer(t *testing.T) {
 	require.False(t, box.Has("go_alpha"))
 	require.False(t, box.Has("go_gamma"))
 }
+
+// TestToolsFilterAndAdjust: ServerSpec.Tools keeps only the named MCP
+// tools, also when the server adds others later; Options.Adjust sees and
+// changes every Info; ServerSpec.Scopes are required of every tool.
+func TestToolsFilterAndAdjust(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "gosrv", Version: "1"}, nil)
+	addUpper(srv, "alpha", "Alpha tool.")
+	addUpper(srv, "beta", "Beta tool.")
+	url, _ := goServer(t, srv)
+	var mu sync.Mutex
+	var adjusted []string
+	opts := mcp.Options{Adjust: func(i toolbox.Info) toolbox.Info {
+		mu.Lock()
+		adjusted = append(adjusted, i.Name)
+		mu.Unlock()
+		i.Description = "Adjusted: " + i.Description
+		return i
+	}}
+	spec := mcp.ServerSpec{Name: "go", URL: url, Tools: []string{"alpha", "gamma"}, Scopes: []string{"crm:read"}}
+	m, box := start(t, nil, []mcp.ServerSpec{spec}, opts)
+	require.Equal(t, []string{"go_alpha"}, status(t, m, "go").Tools)
+	e, _ := box.Lookup("go_alpha")
+	require.Equal(t, "Adjusted: Alpha tool.", e.Info().Description)
+	require.Equal(t, []string{"crm:read"}, e.Info().Scopes)
+
+	addUpper(srv, "delta", "Delta tool.")
+	addUpper(srv, "gamma", "Gamma tool.")
+	eventually(t, "go_gamma is added", func() bool { return box.Has("go_gamma") })
+	require.Equal(t, []string{"go_alpha", "go_gamma"}, status(t, m, "go").Tools)
+	require.False(t, box.Has("go_delta"))
+	mu.Lock()
+	defer mu.Unlock()
+	require.NotContains(t, adjusted, "go_beta")
+	require.NotContains(t, adjusted, "go_delta")
+}
