@@ -67,6 +67,9 @@ const (
 	maxBackoff     = 30 * time.Second
 )
 
+// maxTenantSessions is MaxTenantSessions; tests lower it.
+var maxTenantSessions = MaxTenantSessions
+
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
 
 // Validate checks s.
@@ -148,6 +151,8 @@ type server struct {
 	mu      sync.Mutex
 	tools   map[string]string // airlock name -> MCP name of the registered tools
 	tenants map[string]*conn
+	// refreshes counts the tool lists re-read on tools/list_changed.
+	refreshes int
 
 	refresh chan struct{} // a tools/list_changed arrived
 	ready   chan struct{} // closed after the first tool list
@@ -240,6 +245,8 @@ type Status struct {
 	Error string `json:"error,omitempty"`
 	// Restarts counts the sessions started after the first.
 	Restarts int `json:"restarts"`
+	// Refreshes counts the tool lists re-read on tools/list_changed.
+	Refreshes int `json:"refreshes"`
 }
 
 // Status reports every server's state, by name.
@@ -258,6 +265,7 @@ func (m *Manager) Status() []Status {
 		c.mu.Unlock()
 		s.mu.Lock()
 		st.Tools = slices.Sorted(maps.Keys(s.tools))
+		st.Refreshes = s.refreshes
 		s.mu.Unlock()
 		out = append(out, st)
 	}
@@ -286,8 +294,12 @@ func (s *server) watchList() {
 			continue // the next session lists them when it starts
 		}
 		if err := s.list(sess); err != nil {
-			s.m.log.Warn("mcp: refreshing the tool list failed", "server", s.spec.Name, "err", err)
+			s.m.log.Warn("mcp: refreshing the tool list failed", "server", s.spec.Name, "err", s.catalog.redact(err))
+			continue
 		}
+		s.mu.Lock()
+		s.refreshes++
+		s.mu.Unlock()
 	}
 }
 
@@ -396,8 +408,8 @@ func (s *server) connFor(tenant string) (*conn, error) {
 	if s.m.ctx.Err() != nil {
 		return nil, errors.New("airlock is shutting down")
 	}
-	if len(s.tenants) >= MaxTenantSessions {
-		return nil, fmt.Errorf("mcp server %q has sessions for %d tenants, its limit", s.spec.Name, MaxTenantSessions)
+	if len(s.tenants) >= maxTenantSessions {
+		return nil, fmt.Errorf("mcp server %q has sessions for %d tenants, its limit", s.spec.Name, maxTenantSessions)
 	}
 	c := s.newConn(tenant)
 	s.tenants[tenant] = c

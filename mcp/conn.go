@@ -24,6 +24,10 @@ type conn struct {
 	s      *server
 	tenant string // "" for the catalog session
 	quit   chan struct{}
+	// tried is closed once the first start ended, up or down: a tenant's
+	// first call waits for it rather than fail while the session starts.
+	tried     chan struct{}
+	triedOnce sync.Once
 
 	mu      sync.Mutex
 	sess    *sdk.ClientSession // nil while down
@@ -31,11 +35,62 @@ type conn struct {
 	retryAt time.Time          // when the next start is tried, while down
 	starts  int
 	closed  bool
+	pid     int // of the last stdio process started (for tests)
+	// secrets are the values the placeholders of the last start resolved
+	// to: redact takes them out of what a server says back.
+	secrets []string
 }
 
-func (s *server) newConn(tenant string) *conn {
-	return &conn{s: s, tenant: tenant, quit: make(chan struct{})}
+// redact returns err with every secret value of the session replaced, for
+// errors that may quote the server (Status, logs).
+func (c *conn) redact(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := c.hide(err.Error())
+	if msg == err.Error() {
+		return err
+	}
+	return redacted{msg: msg, err: err}
 }
+
+// hide replaces every secret value of the session in s.
+func (c *conn) hide(s string) string {
+	c.mu.Lock()
+	secrets := c.secrets
+	c.mu.Unlock()
+	for _, v := range secrets {
+		if v != "" {
+			s = strings.ReplaceAll(s, v, "[redacted]")
+		}
+	}
+	return s
+}
+
+// redacted is an error whose message hides secrets but which still wraps
+// the original for errors.Is (toolbox.ErrOutcomeUnknown).
+type redacted struct {
+	msg string
+	err error
+}
+
+func (r redacted) Error() string { return r.msg }
+func (r redacted) Unwrap() error { return r.err }
+
+func (s *server) newConn(tenant string) *conn {
+	return &conn{s: s, tenant: tenant, quit: make(chan struct{}), tried: make(chan struct{})}
+}
+
+// await waits until the first start ended (or ctx or close).
+func (c *conn) await(ctx context.Context) {
+	select {
+	case <-c.tried:
+	case <-c.quit:
+	case <-ctx.Done():
+	}
+}
+
+func (c *conn) triedStart() { c.triedOnce.Do(func() { close(c.tried) }) }
 
 // session returns the live session, or nil.
 func (c *conn) session() *sdk.ClientSession {
@@ -96,6 +151,7 @@ func (c *conn) supervise() {
 				c.starts++
 			}
 			c.mu.Unlock()
+			c.triedStart()
 			if closed {
 				_ = sess.Close()
 				stop()
@@ -106,7 +162,7 @@ func (c *conn) supervise() {
 			}
 			if c.tenant == "" {
 				if lerr := c.s.list(sess); lerr != nil {
-					c.s.m.log.Warn("mcp: listing tools failed; restarting the session", "server", c.s.spec.Name, "err", lerr)
+					c.s.m.log.Warn("mcp: listing tools failed; restarting the session", "server", c.s.spec.Name, "err", c.redact(lerr))
 					_ = sess.Close()
 				}
 			}
@@ -124,11 +180,13 @@ func (c *conn) supervise() {
 			}
 		}
 		failures++
+		err = c.redact(err)
 		wait := min(minBackoff<<min(failures-1, 16), maxBackoff)
 		c.mu.Lock()
 		c.sess, c.down, c.retryAt = nil, err, time.Now().Add(wait)
 		closed := c.closed
 		c.mu.Unlock()
+		c.triedStart()
 		if closed {
 			return
 		}
@@ -151,15 +209,24 @@ func (c *conn) start() (sess *sdk.ClientSession, stop func() error, err error) {
 	defer cancel()
 	var transport sdk.Transport
 	stop = func() error { return nil }
+	var secrets []string
+	defer func() {
+		c.mu.Lock()
+		c.secrets = secrets
+		c.mu.Unlock()
+	}()
 	if c.s.spec.Command != "" {
-		p, err := c.s.spawn(ctx)
+		p, err := c.s.spawn(ctx, &secrets)
 		if err != nil {
 			return nil, nil, err
 		}
 		transport = &sdk.IOTransport{Reader: p.stdout, Writer: p.stdin, MaxLineLength: MaxMessageBytes}
 		stop = p.stop
+		c.mu.Lock()
+		c.pid = p.cmd.Process.Pid
+		c.mu.Unlock()
 	} else {
-		headers, err := c.s.expandAll(ctx, c.s.spec.Headers)
+		headers, err := c.s.expandAll(ctx, c.s.spec.Headers, &secrets)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -193,25 +260,31 @@ func (c *conn) start() (sess *sdk.ClientSession, stop func() error, err error) {
 
 // process is a running stdio server.
 type process struct {
-	cmd    *exec.Cmd
-	stdin  interface{ Write([]byte) (int, error); Close() error }
-	stdout interface{ Read([]byte) (int, error); Close() error }
-	done   chan struct{}
-	err    error
+	cmd   *exec.Cmd
+	stdin interface {
+		Write([]byte) (int, error)
+		Close() error
+	}
+	stdout interface {
+		Read([]byte) (int, error)
+		Close() error
+	}
+	done chan struct{}
+	err  error
 }
 
 // passEnv are the variables of airlock's environment a stdio server gets;
 // the rest (API keys, cloud credentials) stay with airlock.
 var passEnv = []string{"PATH", "HOME", "TMPDIR", "LANG"}
 
-func (s *server) spawn(ctx context.Context) (*process, error) {
+func (s *server) spawn(ctx context.Context, secrets *[]string) (*process, error) {
 	env := make([]string, 0, len(passEnv)+len(s.spec.Env))
 	for _, k := range passEnv {
 		if v, ok := os.LookupEnv(k); ok {
 			env = append(env, k+"="+v)
 		}
 	}
-	extra, err := s.expandAll(ctx, s.spec.Env)
+	extra, err := s.expandAll(ctx, s.spec.Env, secrets)
 	if err != nil {
 		return nil, err
 	}
@@ -272,9 +345,9 @@ func exitError(err error) error {
 
 var placeholder = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}`)
 
-// expandAll resolves the ${env:NAME} placeholders of vals. Errors name the
-// variable, never a value.
-func (s *server) expandAll(ctx context.Context, vals map[string]string) (map[string]string, error) {
+// expandAll resolves the ${env:NAME} placeholders of vals, adding the
+// values to *secrets. Errors name the variable, never a value.
+func (s *server) expandAll(ctx context.Context, vals map[string]string, secrets *[]string) (map[string]string, error) {
 	out := make(map[string]string, len(vals))
 	for k, v := range vals {
 		var ferr error
@@ -289,6 +362,7 @@ func (s *server) expandAll(ctx context.Context, vals map[string]string) (map[str
 				ferr = fmt.Errorf("%s: secret %s: not available", k, name)
 				return ""
 			}
+			*secrets = append(*secrets, sec)
 			return sec
 		})
 		if ferr != nil {

@@ -134,6 +134,7 @@ func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (toolbox.Outpu
 	if err != nil {
 		return toolbox.Output{}, &toolbox.UnavailableError{Err: err}
 	}
+	c.await(ctx) // a new tenant's session is starting
 	sess, err := c.use()
 	if err != nil {
 		return toolbox.Output{}, err
@@ -141,24 +142,29 @@ func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (toolbox.Outpu
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res, err := sess.CallTool(ctx, &sdk.CallToolParams{Name: t.name, Arguments: args})
+	// Close ends the calls in flight: the SDK's session Close waits for
+	// them otherwise.
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(t.srv.m.ctx, cancel)()
+	res, err := sess.CallTool(callCtx, &sdk.CallToolParams{Name: t.name, Arguments: args})
 	if err != nil {
 		var wire *jsonrpc.Error
 		switch {
 		case ctx.Err() != nil:
 			return toolbox.Output{}, ctx.Err()
 		case errors.As(err, &wire):
-			return toolbox.Output{}, fmt.Errorf("mcp server %q refused the call: %s", t.srv.spec.Name, clip(wire.Message, 1000))
+			return toolbox.Output{}, fmt.Errorf("mcp server %q refused the call: %s", t.srv.spec.Name, clip(c.hide(wire.Message), 1000))
 		default:
 			return toolbox.Output{}, fmt.Errorf("mcp server %q: the connection failed during the call (%s); its effects are unknown: %w",
-				t.srv.spec.Name, clip(err.Error(), 300), toolbox.ErrOutcomeUnknown)
+				t.srv.spec.Name, clip(c.hide(err.Error()), 300), toolbox.ErrOutcomeUnknown)
 		}
 	}
-	return t.output(ctx, sess, res)
+	return t.output(callCtx, c, sess, res)
 }
 
 // output turns a CallToolResult into the chain's value and files.
-func (t *mcpTool) output(ctx context.Context, sess *sdk.ClientSession, res *sdk.CallToolResult) (toolbox.Output, error) {
+func (t *mcpTool) output(ctx context.Context, cn *conn, sess *sdk.ClientSession, res *sdk.CallToolResult) (toolbox.Output, error) {
 	var texts []string
 	var out toolbox.Output
 	for _, c := range res.Content {
@@ -189,7 +195,7 @@ func (t *mcpTool) output(ctx context.Context, sess *sdk.ClientSession, res *sdk.
 		if msg == "" {
 			msg = "the tool reported an error"
 		}
-		return toolbox.Output{}, fmt.Errorf("%s", clip(msg, 2000))
+		return toolbox.Output{}, fmt.Errorf("%s", clip(cn.hide(msg), 2000))
 	}
 	var err error
 	switch {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 )
 
@@ -44,26 +45,31 @@ func (t *boundedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil || resp.Body == nil {
 		return resp, err
 	}
-	resp.Body = &boundedBody{rc: resp.Body, max: t.max}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	resp.Body = &boundedBody{rc: resp.Body, max: t.max, events: mt == "text/event-stream"}
 	return resp, nil
 }
 
-// boundedBody fails once more than max bytes arrive without an event
-// boundary ("\n\n"); a JSON body has none, so it is bounded in all.
+// boundedBody fails once more than max bytes arrive: in all, or for an
+// event stream without an event boundary ("\n\n", "\r\n\r\n").
 type boundedBody struct {
-	rc  io.ReadCloser
-	max int
-	run int  // bytes since the last boundary
-	nl  bool // the last byte other than '\r' was '\n'
+	rc     io.ReadCloser
+	max    int
+	events bool // an event stream: the bound is per event
+	run    int  // bytes since the last boundary (or in all)
+	nl     bool // the last byte other than '\r' was '\n'
 }
 
 func (b *boundedBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
-	for _, c := range p[:n] {
+	for i, c := range p[:n] {
 		b.run++
+		if b.run > b.max {
+			return i, fmt.Errorf("%w (%d bytes)", errMessageTooLarge, b.max)
+		}
 		switch c {
 		case '\n':
-			if b.nl {
+			if b.nl && b.events {
 				b.run = 0
 			}
 			b.nl = true
@@ -71,9 +77,6 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 		default:
 			b.nl = false
 		}
-	}
-	if b.run > b.max {
-		return n, fmt.Errorf("%w (%d bytes)", errMessageTooLarge, b.max)
 	}
 	return n, err
 }

@@ -1,0 +1,43 @@
+package mcp
+
+// Test hooks.
+
+// PID returns the process id of the last stdio process started for the
+// session of tenant ("" for the catalog session) of server name, or 0.
+func (m *Manager) PID(name, tenant string) int {
+	s := m.servers[name]
+	if s == nil {
+		return 0
+	}
+	c := s.catalog
+	if tenant != "" {
+		s.mu.Lock()
+		c = s.tenants[tenant]
+		s.mu.Unlock()
+		if c == nil {
+			return 0
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pid
+}
+
+// TenantSessions returns how many tenant sessions server name holds.
+func (m *Manager) TenantSessions(name string) int {
+	s := m.servers[name]
+	if s == nil {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.tenants)
+}
+
+// SetMaxTenantSessions lowers the bound of tenant sessions until the
+// returned func restores it.
+func SetMaxTenantSessions(n int) (restore func()) {
+	old := maxTenantSessions
+	maxTenantSessions = n
+	return func() { maxTenantSessions = old }
+}

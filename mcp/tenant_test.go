@@ -1,0 +1,117 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"syscall"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/mcp"
+	"github.com/airlockrt/airlock/session"
+	"github.com/airlockrt/airlock/toolbox"
+)
+
+// TestPerTenant: a per-tenant stdio server gives every tenant its own
+// process, apart from the catalog's; a tenant's calls keep going to its
+// own; the number of tenant sessions is bounded.
+func TestPerTenant(t *testing.T) {
+	ctx := context.Background()
+	defer mcp.SetMaxTenantSessions(2)()
+	spec := stdioSpec(t)
+	spec.PerTenant = true
+	m, box := start(t, nil, []mcp.ServerSpec{spec}, mcp.Options{})
+	catalog := m.PID("everything", "")
+	require.NotZero(t, catalog)
+	require.Zero(t, m.TenantSessions("everything"), "no tenant called yet")
+
+	sum := func(tenant string) (string, error) {
+		out, err := call(toolbox.WithCaller(ctx, caller{"s_" + tenant, tenant}), t, box, "everything_get_sum", `{"a": 1, "b": 2}`)
+		if err != nil {
+			return "", err
+		}
+		var s string
+		require.NoError(t, json.Unmarshal(out.JSON, &s))
+		return s, nil
+	}
+	// The first call of a tenant waits for its session to start.
+	got, err := sum("acme")
+	require.NoError(t, err)
+	require.Equal(t, "The sum of 1 and 2 is 3.", got)
+	got, err = sum("globex")
+	require.NoError(t, err)
+	require.Equal(t, "The sum of 1 and 2 is 3.", got)
+
+	acme, globex := m.PID("everything", "acme"), m.PID("everything", "globex")
+	require.NotZero(t, acme)
+	require.NotZero(t, globex)
+	require.NotEqual(t, acme, globex)
+	require.NotEqual(t, catalog, acme)
+	require.NotEqual(t, catalog, globex)
+	require.Equal(t, 2, m.TenantSessions("everything"))
+	for _, pid := range []int{catalog, acme, globex} {
+		require.NoError(t, syscall.Kill(pid, 0), "process %d runs", pid)
+	}
+
+	// Again: the same sessions.
+	_, err = sum("acme")
+	require.NoError(t, err)
+	require.Equal(t, acme, m.PID("everything", "acme"))
+	require.Equal(t, 2, m.TenantSessions("everything"))
+
+	// A third tenant is past the bound (2 here): unavailable, through the
+	// invoker too.
+	_, err = sum("initech")
+	var unavailable *toolbox.UnavailableError
+	require.ErrorAs(t, err, &unavailable)
+	require.Contains(t, err.Error(), "its limit")
+	inv := newInvoker(t, box, invoker.Policy{})
+	res, _ := invoke(t, inv, "initech", "everything_get_sum", `{"a": 1, "b": 2}`)
+	require.Equal(t, invoker.ReasonToolUnavailable, res.Reason, res.Message)
+	res, _ = invoke(t, inv, "acme", "everything_get_sum", `{"a": 1, "b": 2}`)
+	require.Equal(t, session.StatusOK, res.Status, res.Message)
+	require.Equal(t, 2, m.TenantSessions("everything"))
+
+	// Close ends every tenant's process.
+	require.NoError(t, m.Close())
+	for _, pid := range []int{catalog, acme, globex} {
+		require.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "process %d ended", pid)
+	}
+}
+
+// TestPerTenantHTTP: a per-tenant HTTP server gives every tenant its own
+// MCP session (the server sees different session ids), apart from the
+// catalog's.
+func TestPerTenantHTTP(t *testing.T) {
+	ctx := context.Background()
+	srv := sdk.NewServer(&sdk.Implementation{Name: "gosrv", Version: "1"}, nil)
+	sdk.AddTool(srv, &sdk.Tool{Name: "whoami", Description: "Returns the MCP session id."},
+		func(_ context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: req.Session.ID()}}}, nil, nil
+		})
+	url, _ := goServer(t, srv)
+	m, box := start(t, nil, []mcp.ServerSpec{{Name: "go", URL: url, PerTenant: true}}, mcp.Options{})
+	whoami := func(tenant string) string {
+		out, err := call(toolbox.WithCaller(ctx, caller{"s_" + tenant, tenant}), t, box, "go_whoami", `{}`)
+		require.NoError(t, err)
+		var id string
+		require.NoError(t, json.Unmarshal(out.JSON, &id))
+		require.NotEmpty(t, id)
+		return id
+	}
+	acme, globex := whoami("acme"), whoami("globex")
+	require.NotEqual(t, acme, globex)
+	require.Equal(t, acme, whoami("acme"))
+	out, err := call(ctx, t, box, "go_whoami", `{}`) // no caller: tenant "default"
+	require.NoError(t, err)
+	require.NotContains(t, []string{`"` + acme + `"`, `"` + globex + `"`}, string(out.JSON))
+	require.Equal(t, 3, m.TenantSessions("go"))
+	var sessions int
+	for range srv.Sessions() {
+		sessions++
+	}
+	require.Equal(t, 4, sessions, "the catalog's and three tenants'")
+}
