@@ -14,6 +14,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlockrt/airlock/internal/scrub"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -36,9 +37,10 @@ type conn struct {
 	starts  int
 	closed  bool
 	pid     int // of the last stdio process started (for tests)
-	// secrets are the values the placeholders of the last start resolved
-	// to: redact takes them out of what a server says back.
-	secrets []string
+	// scrub finds the secrets of the last start (the values its ${env:}
+	// placeholders resolved to, and every header value) in what the server
+	// says back: errors, results, files.
+	scrub *scrub.Scrubber
 }
 
 // redact returns err with every secret value of the session replaced, for
@@ -54,17 +56,19 @@ func (c *conn) redact(err error) error {
 	return redacted{msg: msg, err: err}
 }
 
-// hide replaces every secret value of the session in s.
+// hide replaces every secret of the session in s, in any form the
+// scrubber knows (literal, escaped, encoded, truncated).
 func (c *conn) hide(s string) string {
-	c.mu.Lock()
-	secrets := c.secrets
-	c.mu.Unlock()
-	for _, v := range secrets {
-		if v != "" {
-			s = strings.ReplaceAll(s, v, "[redacted]")
-		}
+	if sc := c.scrubber(); sc != nil {
+		return sc.String(s)
 	}
 	return s
+}
+
+func (c *conn) scrubber() *scrub.Scrubber {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.scrub
 }
 
 // redacted is an error whose message hides secrets but which still wraps
@@ -210,9 +214,13 @@ func (c *conn) start() (sess *sdk.ClientSession, stop func() error, err error) {
 	var transport sdk.Transport
 	stop = func() error { return nil }
 	var secrets []string
+	for _, v := range c.s.spec.Headers {
+		secrets = append(secrets, v) // a literal header value is a credential too
+	}
 	defer func() {
+		sc := scrub.New(secrets)
 		c.mu.Lock()
-		c.secrets = secrets
+		c.scrub = sc
 		c.mu.Unlock()
 	}()
 	if c.s.spec.Command != "" {

@@ -41,3 +41,10 @@ func SetMaxTenantSessions(n int) (restore func()) {
 	maxTenantSessions = n
 	return func() { maxTenantSessions = old }
 }
+
+// SetMaxResultBytes lowers the bound of one result's files for a test.
+func SetMaxResultBytes(t interface{ Cleanup(func()) }, n int) {
+	old := maxResultBytes
+	maxResultBytes = n
+	t.Cleanup(func() { maxResultBytes = old })
+}

@@ -134,7 +134,10 @@ func TestSecrets(t *testing.T) {
 		require.NoError(t, json.Unmarshal(out.JSON, &text))
 		var env map[string]string
 		require.NoError(t, json.Unmarshal([]byte(text), &env))
-		require.Equal(t, "Bearer "+secret, env["API_TOKEN"])
+		// The server got the secret (it says it back) and the chain does not:
+		// results are scrubbed of the secrets the server was given.
+		require.Equal(t, "Bearer [REDACTED]", env["API_TOKEN"])
+		require.NotContains(t, string(out.JSON), secret)
 		require.Equal(t, "plain", env["PLAIN"])
 		require.NotContains(t, env, "AIRLOCK_TEST_CANARY")
 		allowed := []string{"PATH", "HOME", "TMPDIR", "LANG", "API_TOKEN", "PLAIN"}
@@ -163,7 +166,7 @@ func TestSecrets(t *testing.T) {
 		}
 		// A tool error quoting the secret reaches the chain without it.
 		_, err = call(ctx, t, box, "go_leak", `{}`)
-		require.EqualError(t, err, "bad token [redacted]")
+		require.EqualError(t, err, "bad token [REDACTED]")
 	})
 
 	// Starts that fail with the secret about: a server that prints it on
@@ -176,7 +179,7 @@ func TestSecrets(t *testing.T) {
 		{"printed on stderr", `echo "$TOKEN" >&2; exit 1`, "${env:MY_SECRET}", "starting: "},
 		// server-everything's SDK answers server/discover (id 1) with an
 		// error; this one refuses initialize (id 2) quoting the secret.
-		{"quoted by the server", `read -r l; echo '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}'; read -r l; echo "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":1,\"message\":\"refused $TOKEN\"}}"; sleep 5`, "${env:MY_SECRET}", `calling "initialize": refused [redacted]`},
+		{"quoted by the server", `read -r l; echo '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}'; read -r l; echo "{\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":1,\"message\":\"refused $TOKEN\"}}"; sleep 5`, "${env:MY_SECRET}", `calling "initialize": refused [REDACTED]`},
 		{"missing", `exit 1`, "${env:NOPE}", "TOKEN: secret NOPE: not available"},
 		{"line break", `exit 1`, "${env:BROKEN}", "TOKEN: the value holds a line break or NUL"},
 	} {

@@ -116,6 +116,9 @@ func schemaOf(v any) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(b) > maxSchemaBytes {
+		return nil, fmt.Errorf("the schema is %d bytes, above %d", len(b), maxSchemaBytes)
+	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, err
@@ -167,27 +170,42 @@ func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (toolbox.Outpu
 func (t *mcpTool) output(ctx context.Context, cn *conn, sess *sdk.ClientSession, res *sdk.CallToolResult) (toolbox.Output, error) {
 	var texts []string
 	var out toolbox.Output
-	for _, c := range res.Content {
+	size := 0 // bytes of the files so far
+	add := func(m toolbox.Media) error {
 		if len(out.Media) >= maxAttachments {
-			return toolbox.Output{}, fmt.Errorf("mcp server %q returned more than %d attachments", t.srv.spec.Name, maxAttachments)
+			return fmt.Errorf("mcp server %q returned more than %d attachments", t.srv.spec.Name, maxAttachments)
 		}
+		if size += len(m.Data); size > maxResultBytes {
+			return fmt.Errorf("mcp server %q returned more than %d bytes of files", t.srv.spec.Name, maxResultBytes)
+		}
+		out.Media = append(out.Media, m)
+		return nil
+	}
+	for _, c := range res.Content {
+		var err error
 		switch c := c.(type) {
 		case *sdk.TextContent:
 			texts = append(texts, c.Text)
 		case *sdk.ImageContent:
-			out.Media = append(out.Media, toolbox.Media{MIME: mimeOr(c.MIMEType, "image/png"), Data: c.Data})
+			err = add(toolbox.Media{MIME: mimeOr(c.MIMEType, "image/png"), Data: c.Data})
 		case *sdk.AudioContent:
-			out.Media = append(out.Media, toolbox.Media{MIME: mimeOr(c.MIMEType, "audio/wav"), Data: c.Data})
+			err = add(toolbox.Media{MIME: mimeOr(c.MIMEType, "audio/wav"), Data: c.Data})
 		case *sdk.EmbeddedResource:
 			if c.Resource != nil {
-				out.Media = append(out.Media, resourceMedia(c.Resource))
+				err = add(resourceMedia(c.Resource))
 			}
 		case *sdk.ResourceLink:
-			m, err := t.readLink(ctx, sess, c)
-			if err != nil {
-				return toolbox.Output{}, err
+			if len(out.Media) >= maxAttachments || size >= maxResultBytes {
+				err = add(toolbox.Media{}) // refused before reading it
+				break
 			}
-			out.Media = append(out.Media, m)
+			var m toolbox.Media
+			if m, err = t.readLink(ctx, sess, c); err == nil {
+				err = add(m)
+			}
+		}
+		if err != nil {
+			return toolbox.Output{}, err
 		}
 	}
 	if res.IsError {
@@ -206,6 +224,22 @@ func (t *mcpTool) output(ctx context.Context, cn *conn, sess *sdk.ClientSession,
 	}
 	if err != nil {
 		return toolbox.Output{}, fmt.Errorf("mcp server %q returned structured content that is not JSON", t.srv.spec.Name)
+	}
+	// A secret the server was given never reaches the chain: scrubbed from
+	// the value and from text files, as the HTTP tool does.
+	if sc := cn.scrubber(); sc != nil {
+		if scrubbed, changed := sc.Bytes(out.JSON); changed {
+			if !json.Valid(scrubbed) {
+				return toolbox.Output{}, fmt.Errorf("mcp server %q returned a secret it was given, and it could not be redacted", t.srv.spec.Name)
+			}
+			out.JSON = scrubbed
+		}
+		for i, m := range out.Media {
+			if textual(m.MIME) {
+				out.Media[i].Data, _ = sc.Bytes(m.Data)
+			}
+			out.Media[i].Source = sc.String(m.Source)
+		}
 	}
 	return out, nil
 }
@@ -226,6 +260,14 @@ func (t *mcpTool) readLink(ctx context.Context, sess *sdk.ClientSession, l *sdk.
 	m.Source = l.URI
 	return m, nil
 }
+
+// maxResultBytes bounds the files of one result (images, audio,
+// resources); the invoker's artifact quotas apply on top. A variable for
+// the tests.
+var maxResultBytes = 64 << 20
+
+// maxSchemaBytes bounds one tool's input or output schema.
+const maxSchemaBytes = 256 << 10
 
 func resourceMedia(r *sdk.ResourceContents) toolbox.Media {
 	if r.Blob != nil {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/airlockrt/airlock/internal/scrub"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -269,7 +270,7 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) (toolbox.Output, 
 	if err != nil {
 		return toolbox.Output{}, err
 	}
-	sc := newScrubber(secrets)
+	sc := scrub.New(secrets)
 	req, err := t.request(ctx, args)
 	if err != nil {
 		return toolbox.Output{}, t.errorf(sc, "%v", err)
@@ -296,11 +297,11 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) (toolbox.Output, 
 	}
 	// The media type reaches the chain (content_type, the file's MIME); a
 	// header cannot be partly scrubbed into a valid media type.
-	if sc.contains([]byte(resp.Header.Get("Content-Type"))) {
+	if sc.Contains([]byte(resp.Header.Get("Content-Type"))) {
 		return toolbox.Output{}, t.errorf(sc, "the server's Content-Type header reflects a configured secret; the response was withheld")
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		body, _ = sc.scrub(body)
+		body, _ = sc.Bytes(body)
 		msg := fmt.Sprintf("the server answered %s", resp.Status)
 		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 			msg += " (redirects are not followed)"
@@ -482,7 +483,7 @@ func scalarText(raw json.RawMessage) (string, bool) {
 // shape turns a 2xx response into the tool's output. A text or JSON body
 // that reflects a secret is scrubbed; a media body that does is withheld,
 // since scrubbing would hand the chain a corrupt file (see scrubber).
-func (t *Tool) shape(resp *http.Response, body []byte, sc *scrubber) (toolbox.Output, error) {
+func (t *Tool) shape(resp *http.Response, body []byte, sc *scrub.Scrubber) (toolbox.Output, error) {
 	if resp.StatusCode == http.StatusNoContent || t.spec.Method == http.MethodHead || len(body) == 0 {
 		return toolbox.Output{JSON: json.RawMessage("null")}, nil
 	}
@@ -496,7 +497,7 @@ func (t *Tool) shape(resp *http.Response, body []byte, sc *scrubber) (toolbox.Ou
 		if !json.Valid(body) {
 			return toolbox.Output{}, t.errorf(sc, "the server sent a %s response that is not valid JSON", mt)
 		}
-		body, changed := sc.scrub(body)
+		body, changed := sc.Bytes(body)
 		if changed && !json.Valid(body) {
 			return toolbox.Output{}, t.errorf(sc, "the server's JSON response reflects a configured secret that cannot be removed without breaking the JSON; the response was withheld")
 		}
@@ -505,11 +506,11 @@ func (t *Tool) shape(resp *http.Response, body []byte, sc *scrubber) (toolbox.Ou
 		if cs := strings.ToLower(params["charset"]); cs != "" && cs != "utf-8" && cs != "us-ascii" {
 			return toolbox.Output{}, t.errorf(sc, "the server sent text in charset %q; only UTF-8 is supported", cs)
 		}
-		body, _ = sc.scrub(body)
+		body, _ = sc.Bytes(body)
 		js, _ := json.Marshal(string(body))
 		return toolbox.Output{JSON: js}, nil
 	}
-	if sc.contains(body) {
+	if sc.Contains(body) {
 		return toolbox.Output{}, t.errorf(sc, "the server's %s response reflects a configured secret; a file cannot be scrubbed, so it was withheld", mt)
 	}
 	js, _ := json.Marshal(struct {
@@ -521,7 +522,7 @@ func (t *Tool) shape(resp *http.Response, body []byte, sc *scrubber) (toolbox.Ou
 
 // failed explains a transport error: the chain's cancellation is returned
 // as is, the tool's own timeout and other failures as a scrubbed message.
-func (t *Tool) failed(ctx, cctx context.Context, sc *scrubber, err error) error {
+func (t *Tool) failed(ctx, cctx context.Context, sc *scrub.Scrubber, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -536,9 +537,9 @@ func (t *Tool) failed(ctx, cctx context.Context, sc *scrubber, err error) error 
 }
 
 // errorf formats an error of the tool, scrubbed of every secret.
-func (t *Tool) errorf(sc *scrubber, format string, args ...any) error {
+func (t *Tool) errorf(sc *scrub.Scrubber, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
-	return errors.New(sc.scrubString(fmt.Sprintf("http tool %q: %s", t.spec.Name, msg)))
+	return errors.New(sc.String(fmt.Sprintf("http tool %q: %s", t.spec.Name, msg)))
 }
 
 // snippetOf returns the start of an error body as one printable line.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/airlockrt/airlock/internal/scrub"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -42,3 +43,11 @@ func validSecretName(name string) bool {
 	}
 	return true
 }
+
+// Thresholds of secret scrubbing (package scrub), in bytes of the secret
+// value.
+const (
+	MinSecretBytes        = scrub.MinSecretBytes
+	MinEncodedSecretBytes = scrub.MinEncodedSecretBytes
+	FragmentBytes         = scrub.FragmentBytes
+)

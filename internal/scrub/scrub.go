@@ -1,4 +1,7 @@
-package httptool
+// Package scrub finds secrets in what an upstream sends back (an HTTP
+// response, an MCP server's result or error) and replaces them, in every
+// form an upstream is likely to reflect them.
+package scrub
 
 import (
 	"bytes"
@@ -32,7 +35,7 @@ const (
 // redacted replaces every part of a response that reflects a secret.
 var redacted = []byte("[REDACTED]")
 
-// A scrubber finds configured secrets in what an upstream sends back, in
+// A Scrubber finds configured secrets in what an upstream sends back, in
 // every form an upstream is likely to reflect them:
 //
 //   - literally, and with its letters in any case;
@@ -49,7 +52,7 @@ var redacted = []byte("[REDACTED]")
 // into a view, and each window size makes one rolling-hash pass over the
 // view and, when it differs, one over the text as it is (decoding can hide
 // a literal, as in "%0123…").
-type scrubber struct {
+type Scrubber struct {
 	groups []*gramGroup
 }
 
@@ -68,10 +71,10 @@ const (
 	filterBits = 1 << 16
 )
 
-// newScrubber builds the scrubber of secrets; values shorter than
+// New builds the Scrubber of secrets; values shorter than
 // MinSecretBytes are left out.
-func newScrubber(secrets []string) *scrubber {
-	s := &scrubber{}
+func New(secrets []string) *Scrubber {
+	s := &Scrubber{}
 	seen := map[string]bool{}
 	for _, v := range secrets {
 		if len(v) < MinSecretBytes || seen[v] {
@@ -114,7 +117,7 @@ func base64Core(b []byte, align int, enc *base64.Encoding) []byte {
 
 // add registers every window of pat (all of pat when it is not longer than
 // window).
-func (s *scrubber) add(pat []byte, fold bool, window int) {
+func (s *Scrubber) add(pat []byte, fold bool, window int) {
 	if len(pat) == 0 {
 		return
 	}
@@ -194,7 +197,7 @@ func (g *gramGroup) match(h uint64, w []byte) bool {
 
 // spans returns the ranges of b that reflect a secret, sorted, disjoint,
 // in b's own offsets.
-func (s *scrubber) spans(b []byte) []span {
+func (s *Scrubber) spans(b []byte) []span {
 	if len(s.groups) == 0 || len(b) == 0 {
 		return nil
 	}
@@ -247,12 +250,12 @@ func mergeSpans(a, b []span) []span {
 	return out
 }
 
-// contains reports whether b reflects a secret in any form.
-func (s *scrubber) contains(b []byte) bool { return len(s.spans(b)) > 0 }
+// Contains reports whether b reflects a secret in any form.
+func (s *Scrubber) Contains(b []byte) bool { return len(s.spans(b)) > 0 }
 
-// scrub returns b with every part that reflects a secret replaced by
+// Bytes returns b with every part that reflects a secret replaced by
 // [REDACTED], and whether anything was replaced. b itself is not modified.
-func (s *scrubber) scrub(b []byte) ([]byte, bool) {
+func (s *Scrubber) Bytes(b []byte) ([]byte, bool) {
 	sp := s.spans(b)
 	if len(sp) == 0 {
 		return b, false
@@ -267,9 +270,9 @@ func (s *scrubber) scrub(b []byte) ([]byte, bool) {
 	return append(out, b[prev:]...), true
 }
 
-// scrubString is scrub for text.
-func (s *scrubber) scrubString(t string) string {
-	b, changed := s.scrub([]byte(t))
+// String is Bytes for text.
+func (s *Scrubber) String(t string) string {
+	b, changed := s.Bytes([]byte(t))
 	if !changed {
 		return t
 	}

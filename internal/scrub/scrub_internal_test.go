@@ -1,4 +1,4 @@
-package httptool
+package scrub
 
 import (
 	"strings"
@@ -8,13 +8,13 @@ import (
 // BenchmarkScrubber measures the scrubber alone over 1 MiB of JSON text,
 // with and without escapes, for two secrets (every form registered).
 func BenchmarkScrubber(b *testing.B) {
-	sc := newScrubber([]string{"sk-live-0123456789abcdef~~~?", "another-secret-value-42"})
+	sc := New([]string{"sk-live-0123456789abcdef~~~?", "another-secret-value-42"})
 	for name, unit := range map[string]string{"escapes": `lorem ipsum \n dolor %20 sit amet `, "plain": `lorem ipsum dolor sit amet, consectetur `} {
 		body := []byte(`{"v":"` + strings.Repeat(unit, 1<<20/len(unit)) + `"}`)
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			for b.Loop() {
-				if _, changed := sc.scrub(body); changed {
+				if _, changed := sc.Bytes(body); changed {
 					b.Fatal("nothing to scrub")
 				}
 			}
@@ -25,7 +25,7 @@ func BenchmarkScrubber(b *testing.B) {
 // TestViewMapsBack: spans found in the decoded view map back to whole
 // escapes of the original text.
 func TestViewMapsBack(t *testing.T) {
-	sc := newScrubber([]string{"abcdefgh"})
+	sc := New([]string{"abcdefgh"})
 	for _, tc := range []struct{ in, want string }{
 		{`x\u0061bcdefghy`, `x[REDACTED]y`},
 		{`x%61bcdefg%68y`, `x[REDACTED]y`},
@@ -33,7 +33,7 @@ func TestViewMapsBack(t *testing.T) {
 		{`%%61bcdefgh%`, `%[REDACTED]%`},
 		{`\\abcdefgh`, `\\[REDACTED]`},
 	} {
-		got, _ := sc.scrub([]byte(tc.in))
+		got, _ := sc.Bytes([]byte(tc.in))
 		if string(got) != tc.want {
 			t.Errorf("scrub(%q) = %q, want %q", tc.in, got, tc.want)
 		}
@@ -51,10 +51,10 @@ func FuzzScrub(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	sc := newScrubber([]string{secret})
+	sc := New([]string{secret})
 	low := strings.ToLower(secret)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		out, _ := sc.scrub(b)
+		out, _ := sc.Bytes(b)
 		got := strings.ToLower(string(out))
 		for i := 0; i+FragmentBytes <= len(low); i++ {
 			if strings.Contains(got, low[i:i+FragmentBytes]) {

@@ -1,0 +1,66 @@
+package mcp_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/airlockrt/airlock/mcp"
+	"github.com/airlockrt/airlock/toolbox"
+)
+
+// TestHostileServer: a server's tools and results are bounded before they
+// reach the toolbox or a chain: an oversized schema skips the tool, a bad
+// name is skipped, too many attachments or bytes of files fail the call,
+// a description is cut to the toolbox's limits.
+func TestHostileServer(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "hostile", Version: "1"}, nil)
+	big := map[string]any{"type": "object", "properties": map[string]any{}}
+	for i := range 5000 {
+		big["properties"].(map[string]any)[strings.Repeat("p", 40)+string(rune('a'+i%26))+strings.Repeat("x", i%50)] = map[string]any{"type": "string", "description": strings.Repeat("d", 300)}
+	}
+	handler := func(n int, size int) sdk.ToolHandler {
+		return func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			res := &sdk.CallToolResult{}
+			for range n {
+				res.Content = append(res.Content, &sdk.ImageContent{MIMEType: "image/png", Data: make([]byte, size)})
+			}
+			return res, nil
+		}
+	}
+	obj := map[string]any{"type": "object"}
+	srv.AddTool(&sdk.Tool{Name: "big-schema", Description: "x", InputSchema: big}, handler(0, 0))
+	srv.AddTool(&sdk.Tool{Name: strings.Repeat("n", 70), Description: "too long a name", InputSchema: obj}, handler(0, 0))
+	srv.AddTool(&sdk.Tool{Name: "many", Description: strings.Repeat("Long words. ", 400), InputSchema: obj}, handler(33, 1))
+	srv.AddTool(&sdk.Tool{Name: "heavy", Description: "heavy", InputSchema: obj}, handler(5, 1<<20))
+	srv.AddTool(&sdk.Tool{Name: "flood", Description: "one message above the bound", InputSchema: obj}, handler(1, 13<<20))
+	srv.AddTool(&sdk.Tool{Name: "fine", Description: "fine", InputSchema: obj}, handler(32, 1))
+	url, _ := goServer(t, srv)
+	m, box := start(t, nil, []mcp.ServerSpec{{Name: "h", URL: url}}, mcp.Options{})
+	require.ElementsMatch(t, []string{"h_many", "h_heavy", "h_fine", "h_flood"}, box.Names())
+	mcp.SetMaxResultBytes(t, 4<<20)
+
+	e, _ := box.Lookup("h_many")
+	require.LessOrEqual(t, len([]rune(e.Info().Description)), 200)
+	require.LessOrEqual(t, len([]rune(e.Info().Guidance)), 2000)
+
+	ctx := context.Background()
+	_, err := call(ctx, t, box, "h_many", `{}`)
+	require.ErrorContains(t, err, "more than 32 attachments")
+	_, err = call(ctx, t, box, "h_heavy", `{}`)
+	require.ErrorContains(t, err, "bytes of files")
+	out, err := call(ctx, t, box, "h_fine", `{}`)
+	require.NoError(t, err)
+	require.Len(t, out.Media, 32)
+
+	// A message above 16 MiB (13 MiB in base64) is not read: the call's
+	// outcome is unknown, and the session still serves the next call.
+	_, err = call(ctx, t, box, "h_flood", `{}`)
+	require.ErrorIs(t, err, toolbox.ErrOutcomeUnknown)
+	_, err = call(ctx, t, box, "h_fine", `{}`)
+	require.NoError(t, err)
+	require.True(t, status(t, m, "h").Up)
+}
