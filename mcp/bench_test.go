@@ -38,7 +38,9 @@ func BenchmarkRoundTrip(b *testing.B) {
 		{"stdio", mcp.ServerSpec{Name: "everything", Command: "node", Args: []string{entry}},
 			func() sdk.Transport { return &sdk.CommandTransport{Command: exec.Command("node", entry)} }},
 		{"http", mcp.ServerSpec{Name: "everything", URL: srv.URL},
-			func() sdk.Transport { return &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{}} }},
+			func() sdk.Transport {
+				return &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{}}
+			}},
 	}
 	ctx := context.Background()
 	// The same chain over a Go tool: what the chain costs per call without MCP.
