@@ -393,29 +393,55 @@ func normalize(name string) string {
 
 // tenantConn returns the session of tenant for a per-tenant server,
 // starting one if needed, or the catalog's.
-func (s *server) connFor(tenant string) (*conn, error) {
+func (s *server) connFor(tenant string) (c *conn, release func(), err error) {
 	if !s.spec.PerTenant {
-		return s.catalog, nil
+		return s.catalog, func() {}, nil
 	}
 	if tenant == "" {
 		tenant = "default"
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c, ok := s.tenants[tenant]; ok {
-		return c, nil
+	c, ok := s.tenants[tenant]
+	if !ok {
+		if s.m.ctx.Err() != nil {
+			return nil, nil, errors.New("airlock is shutting down")
+		}
+		if len(s.tenants) >= maxTenantSessions && !s.evictLocked() {
+			return nil, nil, fmt.Errorf("mcp server %q has busy sessions for %d tenants, its limit", s.spec.Name, maxTenantSessions)
+		}
+		c = s.newConn(tenant)
+		s.tenants[tenant] = c
+		s.m.wg.Add(1)
+		go func() { defer s.m.wg.Done(); c.supervise() }()
 	}
-	if s.m.ctx.Err() != nil {
-		return nil, errors.New("airlock is shutting down")
+	c.users++
+	c.used = time.Now()
+	return c, func() {
+		s.mu.Lock()
+		c.users--
+		c.used = time.Now()
+		s.mu.Unlock()
+	}, nil
+}
+
+// evictLocked ends the tenant session unused for longest among those no
+// call holds, making room for another tenant's; false when every session
+// is in use.
+func (s *server) evictLocked() bool {
+	var victim *conn
+	for _, c := range s.tenants {
+		if c.users == 0 && (victim == nil || c.used.Before(victim.used)) {
+			victim = c
+		}
 	}
-	if len(s.tenants) >= maxTenantSessions {
-		return nil, fmt.Errorf("mcp server %q has sessions for %d tenants, its limit", s.spec.Name, maxTenantSessions)
+	if victim == nil {
+		return false
 	}
-	c := s.newConn(tenant)
-	s.tenants[tenant] = c
-	s.m.wg.Add(1)
-	go func() { defer s.m.wg.Done(); c.supervise() }()
-	return c, nil
+	delete(s.tenants, victim.tenant)
+	go victim.close()
+	s.m.log.Info("mcp: tenant session closed to make room", "server", s.spec.Name)
+	return true
 }
 
 func clip(s string, n int) string {

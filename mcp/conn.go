@@ -25,6 +25,11 @@ type conn struct {
 	s      *server
 	tenant string // "" for the catalog session
 	quit   chan struct{}
+	// users counts the calls holding a tenant session, used when it was
+	// last taken or given back (both guarded by s.mu): an idle session may
+	// be closed for another tenant's.
+	users int
+	used  time.Time
 	// tried is closed once the first start ended, up or down: a tenant's
 	// first call waits for it rather than fail while the session starts.
 	tried     chan struct{}

@@ -62,23 +62,55 @@ func TestPerTenant(t *testing.T) {
 	require.Equal(t, acme, m.PID("everything", "acme"))
 	require.Equal(t, 2, m.TenantSessions("everything"))
 
-	// A third tenant is past the bound (2 here): unavailable, through the
-	// invoker too.
-	_, err = sum("initech")
+	// A third tenant, past the bound (2 here), takes the place of the
+	// session unused for longest (globex's), whose process ends.
+	got, err = sum("initech")
+	require.NoError(t, err)
+	require.Equal(t, "The sum of 1 and 2 is 3.", got)
+	initech := m.PID("everything", "initech")
+	require.NotZero(t, initech)
+	require.Equal(t, 2, m.TenantSessions("everything"))
+	require.Zero(t, m.PID("everything", "globex"))
+	eventually(t, "globex's process ends", func() bool { return syscall.Kill(globex, 0) == syscall.ESRCH })
+	require.Equal(t, acme, m.PID("everything", "acme"), "acme's session stays")
+
+	// While every session is busy, another tenant is refused at once:
+	// unavailable, through the invoker too.
+	started := make(chan struct{}, 2)
+	done := make(chan error, 2)
+	for _, tenant := range []string{"acme", "initech"} {
+		go func() {
+			cctx := toolbox.WithCaller(ctx, caller{"s_" + tenant, tenant})
+			started <- struct{}{}
+			_, err := call(cctx, t, box, "everything_trigger_long_running_operation", `{"duration": 3, "steps": 1}`)
+			done <- err
+		}()
+	}
+	<-started
+	<-started
+	eventually(t, "both sessions are busy", func() bool {
+		_, err := sum("globex")
+		return err != nil
+	})
+	_, err = sum("globex")
 	var unavailable *toolbox.UnavailableError
 	require.ErrorAs(t, err, &unavailable)
-	require.Contains(t, err.Error(), "its limit")
+	require.Contains(t, err.Error(), "busy sessions for 2 tenants, its limit")
 	inv := newInvoker(t, box, invoker.Policy{})
-	res, _ := invoke(t, inv, "initech", "everything_get_sum", `{"a": 1, "b": 2}`)
+	res, _ := invoke(t, inv, "globex", "everything_get_sum", `{"a": 1, "b": 2}`)
 	require.Equal(t, invoker.ReasonToolUnavailable, res.Reason, res.Message)
-	res, _ = invoke(t, inv, "acme", "everything_get_sum", `{"a": 1, "b": 2}`)
-	require.Equal(t, session.StatusOK, res.Status, res.Message)
-	require.Equal(t, 2, m.TenantSessions("everything"))
+	require.NoError(t, <-done)
+	require.NoError(t, <-done)
+	res, _ = invoke(t, inv, "globex", "everything_get_sum", `{"a": 1, "b": 2}`)
+	require.Equal(t, session.StatusOK, res.Status, "a session was idle again: %s", res.Message)
+	globex = m.PID("everything", "globex")
 
 	// Close ends every tenant's process.
 	require.NoError(t, m.Close())
-	for _, pid := range []int{catalog, acme, globex} {
-		require.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "process %d ended", pid)
+	for _, pid := range []int{catalog, m.PID("everything", "acme"), m.PID("everything", "initech"), globex} {
+		if pid != 0 {
+			require.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "process %d ended", pid)
+		}
 	}
 }
 

@@ -133,10 +133,11 @@ func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (toolbox.Outpu
 	if c, ok := toolbox.CallerFrom(ctx); ok {
 		tenant = c.Tenant()
 	}
-	c, err := t.srv.connFor(tenant)
+	c, release, err := t.srv.connFor(tenant)
 	if err != nil {
 		return toolbox.Output{}, &toolbox.UnavailableError{Err: err}
 	}
+	defer release()
 	c.await(ctx) // a new tenant's session is starting
 	sess, err := c.use()
 	if err != nil {
