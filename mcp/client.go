@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -59,6 +60,8 @@ const (
 	MaxTools = 512
 	// MaxTenantSessions is the most sessions of one per-tenant server.
 	MaxTenantSessions = 64
+	// maxListBytes bounds one server's tool list, all pages.
+	maxListBytes = 32 << 20
 	// MaxMessageBytes bounds one message read from a server.
 	MaxMessageBytes = 16 << 20
 	// maxAttachments bounds the media files of one result.
@@ -173,6 +176,9 @@ func Start(ctx context.Context, box *toolbox.Toolbox, specs []ServerSpec, opts O
 		base = &http.Client{}
 	}
 	bounded := *base
+	// Never follow a redirect: the configured headers (credentials) would
+	// go to wherever it points.
+	bounded.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	bounded.Transport = &boundedTransport{next: base.Transport, max: MaxMessageBytes}
 	m.client = &bounded
 	for i := range specs {
@@ -308,6 +314,7 @@ func (s *server) list(sess *sdk.ClientSession) error {
 	ctx, cancel := context.WithTimeout(s.m.ctx, s.spec.StartTimeout)
 	defer cancel()
 	var tools []*sdk.Tool
+	bytes := 0
 	cursor := ""
 	for pages := 0; ; pages++ {
 		if pages >= 64 {
@@ -318,6 +325,11 @@ func (s *server) list(sess *sdk.ClientSession) error {
 			return fmt.Errorf("tools/list: %w", err)
 		}
 		tools = append(tools, res.Tools...)
+		if b, err := json.Marshal(res.Tools); err == nil {
+			if bytes += len(b); bytes > maxListBytes {
+				return fmt.Errorf("the tool list is above %d bytes", maxListBytes)
+			}
+		}
 		if len(tools) > MaxTools {
 			return fmt.Errorf("more than %d tools", MaxTools)
 		}
@@ -337,7 +349,7 @@ func (s *server) sync(tools []*sdk.Tool) {
 	defer s.mu.Unlock()
 	want := map[string]string{}
 	for _, t := range tools {
-		if t == nil || (len(s.spec.Tools) > 0 && !slices.Contains(s.spec.Tools, t.Name)) {
+		if t == nil || (len(s.spec.Tools) > 0 && !slices.ContainsFunc(s.spec.Tools, func(n string) bool { return normalize(n) == normalize(t.Name) })) {
 			continue
 		}
 		name := s.spec.Name + "_" + normalize(t.Name)
@@ -350,6 +362,9 @@ func (s *server) sync(tools []*sdk.Tool) {
 			continue
 		}
 		info, err := s.info(name, t)
+		if err == nil && s.catalog.declares(t) {
+			err = errors.New("its declaration holds a secret the server was given")
+		}
 		if err != nil {
 			s.m.log.Warn("mcp: tool skipped", "server", s.spec.Name, "tool", clip(t.Name, 128), "err", err)
 			continue

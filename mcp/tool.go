@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -51,9 +52,7 @@ func (s *server) info(name string, t *sdk.Tool) (toolbox.Info, error) {
 	// files: declare the files.
 	info.Media = info.OutputSchema == nil
 	info.Risk, info.Class = riskOf(t.Annotations)
-	if r, ok := s.spec.Risk[t.Name]; ok {
-		info.Risk = r
-	} else if r, ok := s.spec.Risk["*"]; ok {
+	if r, ok := s.riskFor(t.Name); ok {
 		info.Risk = r
 	}
 	if info.Risk != toolbox.Safe && info.Class == toolbox.ReadOnly {
@@ -64,6 +63,22 @@ func (s *server) info(name string, t *sdk.Tool) (toolbox.Info, error) {
 		info = s.m.opts.Adjust(info)
 	}
 	return info, nil
+}
+
+// riskFor returns the operator's risk of an MCP tool: by its name as the
+// server spells it or as airlock does (a server renaming create_issue to
+// create-issue keeps the override), else "*".
+func (s *server) riskFor(name string) (toolbox.Risk, bool) {
+	if r, ok := s.spec.Risk[name]; ok {
+		return r, true
+	}
+	for k, r := range s.spec.Risk {
+		if k != "*" && normalize(k) == normalize(name) {
+			return r, true
+		}
+	}
+	r, ok := s.spec.Risk["*"]
+	return r, ok
 }
 
 // riskOf maps an MCP tool's annotations to a risk and class, taking the
@@ -201,7 +216,7 @@ func (t *mcpTool) output(ctx context.Context, cn *conn, sess *sdk.ClientSession,
 				break
 			}
 			var m toolbox.Media
-			if m, err = t.readLink(ctx, sess, c); err == nil {
+			if m, err = t.readLink(ctx, cn, sess, c); err == nil {
 				err = add(m)
 			}
 		}
@@ -240,23 +255,26 @@ func (t *mcpTool) output(ctx context.Context, cn *conn, sess *sdk.ClientSession,
 				out.Media[i].Data, _ = sc.Bytes(m.Data)
 			}
 			out.Media[i].Source = sc.String(m.Source)
+			if sc.Contains([]byte(m.MIME)) {
+				out.Media[i].MIME = "application/octet-stream"
+			}
 		}
 	}
 	return out, nil
 }
 
 // readLink reads the resource a link names, from the same session.
-func (t *mcpTool) readLink(ctx context.Context, sess *sdk.ClientSession, l *sdk.ResourceLink) (toolbox.Media, error) {
+func (t *mcpTool) readLink(ctx context.Context, cn *conn, sess *sdk.ClientSession, l *sdk.ResourceLink) (toolbox.Media, error) {
 	res, err := sess.ReadResource(ctx, &sdk.ReadResourceParams{URI: l.URI})
 	if err != nil {
-		return toolbox.Media{}, fmt.Errorf("mcp server %q: reading the linked resource %q: %s", t.srv.spec.Name, clip(l.URI, 200), clip(err.Error(), 300))
+		return toolbox.Media{}, fmt.Errorf("mcp server %q: reading the linked resource %q: %s", t.srv.spec.Name, clip(cn.hide(l.URI), 200), clip(cn.hide(err.Error()), 300))
 	}
 	if len(res.Contents) == 0 || res.Contents[0] == nil {
-		return toolbox.Media{}, fmt.Errorf("mcp server %q: the linked resource %q is empty", t.srv.spec.Name, clip(l.URI, 200))
+		return toolbox.Media{}, fmt.Errorf("mcp server %q: the linked resource %q is empty", t.srv.spec.Name, clip(cn.hide(l.URI), 200))
 	}
 	m := resourceMedia(res.Contents[0])
-	if l.MIMEType != "" && res.Contents[0].MIMEType == "" {
-		m.MIME = l.MIMEType
+	if res.Contents[0].MIMEType == "" {
+		m.MIME = mimeOr(l.MIMEType, m.MIME)
 	}
 	m.Source = l.URI
 	return m, nil
@@ -277,9 +295,15 @@ func resourceMedia(r *sdk.ResourceContents) toolbox.Media {
 	return toolbox.Media{MIME: mimeOr(r.MIMEType, "text/plain"), Data: []byte(r.Text), Source: r.URI}
 }
 
+// mimeRE is a media type as a file carries it: type/subtype of token
+// characters, no parameters.
+var mimeRE = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9!#$&^_.+-]{0,63}/[a-zA-Z0-9][a-zA-Z0-9!#$&^_.+-]{0,63}$`)
+
+// mimeOr returns m when it is a plain media type, else def: a server's
+// MIME text goes into file entries and artifact metadata.
 func mimeOr(m, def string) string {
-	if m == "" || len(m) > 128 {
+	if !mimeRE.MatchString(m) {
 		return def
 	}
-	return m
+	return strings.ToLower(m)
 }

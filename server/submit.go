@@ -17,7 +17,16 @@ type Caller struct {
 	// Tenant is the tenant the caller's chains run for.
 	Tenant  string
 	profile *Profile
+	// approver: the caller's key may also decide approvals (role all or
+	// approver), as POST /v1/approvals/{id} requires.
+	approver bool
 }
+
+// MayApprove reports whether the caller may decide its tenant's approval
+// requests: a key of role all (or no role), or the local caller. A
+// submit-only key may not, so an agent loop cannot approve its own calls
+// through another face either.
+func (c Caller) MayApprove() bool { return c.approver }
 
 // CallerOf returns the caller of an API key allowed to submit chains
 // (role all or submit). Without API keys every request is the local
@@ -34,12 +43,14 @@ func (s *Server) CallerOf(key string) (Caller, bool) {
 	if !ok {
 		return Caller{}, false
 	}
+	role := RoleAll
 	if s.opts.KeyRole != nil {
-		if role := s.opts.KeyRole(key); role != RoleAll && role != RoleSubmit {
-			return Caller{}, false
-		}
+		role = s.opts.KeyRole(key)
 	}
-	c := Caller{Tenant: tenant}
+	if role != RoleAll && role != RoleSubmit {
+		return Caller{}, false
+	}
+	c := Caller{Tenant: tenant, approver: role == RoleAll}
 	if s.opts.Profile != nil {
 		c.profile = s.opts.Profile(key)
 	}
@@ -50,7 +61,7 @@ func (s *Server) CallerOf(key string) (Caller, bool) {
 // API key (the stdio MCP server): DefaultTenant under the profile of the
 // empty key (the default profile).
 func (s *Server) LocalCaller() Caller {
-	c := Caller{Tenant: DefaultTenant}
+	c := Caller{Tenant: DefaultTenant, approver: true}
 	if s.opts.Profile != nil {
 		c.profile = s.opts.Profile("")
 	}
@@ -94,15 +105,24 @@ func (s *Server) Submit(ctx context.Context, c Caller, req *SubmitRequest, watch
 }
 
 // Mount serves h at pattern (e.g. "/mcp") beside the API: behind the same
-// host and origin checks when the server has no API keys, and without
-// the API's own authentication, which h does itself (CallerOf). Call it
-// before Serve.
+// host and origin checks when the server has no API keys, and with keys
+// only for a bearer key that may submit chains (401 otherwise, before the
+// body is read); h finds the caller itself (CallerOf). Call it before
+// Serve.
 //
 // A request body is read whole first, within the API's body timeout and
 // request size; the connection's read deadline is then lifted, so a long
 // answer (a chain that runs for minutes) is not cut.
 func (s *Server) Mount(pattern string, h http.Handler) {
 	s.mux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.opts.Authenticate != nil {
+			key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if _, valid := s.CallerOf(key); !ok || !valid {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="airlock"`)
+				writeError(w, http.StatusUnauthorized, ReasonUnauthenticated, "send an API key allowed to submit chains: Authorization: Bearer <key>")
+				return
+			}
+		}
 		if r.Body != nil && r.Body != http.NoBody {
 			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxRequestBytes))
 			if err != nil {
