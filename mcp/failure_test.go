@@ -1,14 +1,9 @@
 package mcp_test
 
 import (
-	"bufio"
 	"context"
-	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -21,62 +16,6 @@ import (
 	"github.com/airlockrt/airlock/session"
 	"github.com/airlockrt/airlock/toolbox"
 )
-
-// httpServer is server-everything over streamable HTTP on a port of the
-// test's choosing, so that it can be started again on the same port.
-type httpServer struct {
-	url    string
-	cmd    *exec.Cmd
-	exited chan struct{}
-}
-
-func freePort(t *testing.T) int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := ln.Addr().(*net.TCPAddr).Port
-	require.NoError(t, ln.Close())
-	return port
-}
-
-// startHTTPOn starts server-everything on 127.0.0.1:port like
-// mcptest.StartHTTP does; the test's cleanup kills it.
-func startHTTPOn(t *testing.T, port int) *httpServer {
-	t.Helper()
-	entry := mcptest.Everything(t)
-	cmd := exec.Command("node", "-r", mcptest.Localhost(), entry, "streamableHttp")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	s := &httpServer{url: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), cmd: cmd, exited: make(chan struct{})}
-	listening := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		once := false
-		for sc.Scan() {
-			if !once && strings.Contains(sc.Text(), "listening on port") {
-				once = true
-				close(listening)
-			}
-		}
-	}()
-	go func() { _ = cmd.Wait(); close(s.exited) }()
-	t.Cleanup(s.kill)
-	select {
-	case <-listening:
-	case <-s.exited:
-		t.Fatal("server-everything exited before it listened")
-	case <-time.After(30 * time.Second):
-		t.Fatal("server-everything did not listen within 30s")
-	}
-	return s
-}
-
-func (s *httpServer) kill() {
-	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
-	<-s.exited
-}
 
 // within runs f and fails unless it returns within d.
 func within[T any](t *testing.T, d time.Duration, what string, f func() T) T {
@@ -119,10 +58,10 @@ func TestServerKilledMidCall(t *testing.T) {
 				revive = func() { require.NoError(t, os.Remove(block)) }
 				runKilled(t, spec, func(mm *mcp.Manager) { m = mm }, func() { kill() }, func() { revive() })
 			case "http":
-				port := freePort(t)
-				srv := startHTTPOn(t, port)
-				spec = mcp.ServerSpec{Name: "everything", URL: srv.url}
-				runKilled(t, spec, func(*mcp.Manager) {}, srv.kill, func() { startHTTPOn(t, port) })
+				port := mcptest.FreePort(t)
+				srv := mcptest.StartHTTPOn(t, port)
+				spec = mcp.ServerSpec{Name: "everything", URL: srv.URL}
+				runKilled(t, spec, func(*mcp.Manager) {}, srv.Kill, func() { mcptest.StartHTTPOn(t, port) })
 			}
 		})
 	}

@@ -43,7 +43,13 @@ func TestHostileServer(t *testing.T) {
 	require.ElementsMatch(t, []string{"h_many", "h_heavy", "h_fine", "h_flood"}, box.Names())
 	mcp.SetMaxResultBytes(t, 4<<20)
 
-	e, _ := box.Lookup("h_many")
+	// No annotations: the protocol's defaults, destructive and open-world,
+	// so HIGH, never SAFE.
+	e, _ := box.Lookup("h_fine")
+	require.Equal(t, toolbox.High, e.Info().Risk)
+	require.Equal(t, toolbox.Destructive, e.Info().Class)
+
+	e, _ = box.Lookup("h_many")
 	require.LessOrEqual(t, len([]rune(e.Info().Description)), 200)
 	require.LessOrEqual(t, len([]rune(e.Info().Guidance)), 2000)
 

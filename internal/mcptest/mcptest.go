@@ -78,13 +78,26 @@ type Server struct {
 // of 127.0.0.1 and waits until it listens. The test's cleanup stops it.
 func StartHTTP(t testing.TB) *Server {
 	t.Helper()
-	entry := Everything(t)
+	return StartHTTPOn(t, FreePort(t))
+}
+
+// FreePort returns a port of 127.0.0.1 that was free a moment ago.
+func FreePort(t testing.TB) int {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	_ = ln.Close()
+	return port
+}
+
+// StartHTTPOn is StartHTTP on a port of the test's choosing, so that a
+// test can start the server again on the same port.
+func StartHTTPOn(t testing.TB, port int) *Server {
+	t.Helper()
+	entry := Everything(t)
 	cmd := exec.Command("node", "-r", Localhost(), entry, "streamableHttp")
 	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
