@@ -38,7 +38,9 @@ func TestServerQuotesItsSecret(t *testing.T) {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.ImageContent{MIMEType: "image/x-" + key(r), Data: []byte{1}}}}, nil
 	})
 	srv.AddTool(&sdk.Tool{Name: "declares", Description: "Uses key " + headerSecret + ".", InputSchema: obj},
-		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return &sdk.CallToolResult{}, nil })
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{}, nil
+		})
 	srv.AddResource(&sdk.Resource{URI: "res://x", Name: "x"}, func(_ context.Context, r *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 		return nil, fmt.Errorf("bad key %s", r.Extra.Header.Get("X-Api-Key"))
 	})
@@ -96,7 +98,9 @@ func TestRiskOverrideSurvivesARename(t *testing.T) {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "s", Version: "1"}, nil)
 	srv.AddTool(&sdk.Tool{Name: "create-issue", Description: "c", InputSchema: map[string]any{"type": "object"},
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
-		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return &sdk.CallToolResult{}, nil })
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{}, nil
+		})
 	url, _ := goServer(t, srv)
 	_, box := start(t, nil, []mcp.ServerSpec{{Name: "gh", URL: url, Risk: map[string]toolbox.Risk{"create_issue": toolbox.Critical},
 		Tools: []string{"create_issue"}}}, mcp.Options{})

@@ -333,24 +333,34 @@ func TestLargeResultIsAResource(t *testing.T) {
 
 // TestHTTPAuthentication: /mcp takes the API's keys; a key that may not
 // submit chains is refused; a session stays with the key that opened it.
+// initialize is a raw MCP initialize request.
+const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+
+// post sends one raw MCP message to /mcp with key ("" for none), an
+// optional session and Host, and returns the answer with its body closed.
+func (e *apiEnv) post(t *testing.T, key, host, session, body string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest("POST", e.url, strings.NewReader(body))
+	if host != "" {
+		req.Host = host
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	return resp
+}
+
 func TestHTTPAuthentication(t *testing.T) {
 	e := newAPI(t, invoker.Policy{})
-	post := func(key, session, body string) *http.Response {
-		req, _ := http.NewRequest("POST", e.url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if key != "" {
-			req.Header.Set("Authorization", "Bearer "+key)
-		}
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		_ = resp.Body.Close()
-		return resp
-	}
-	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	post := func(key, session, body string) *http.Response { return e.post(t, key, "", session, body) }
 	for _, key := range []string{"", "not-a-key-0123456789abcdef", keyAudit} {
 		resp := post(key, "", initialize)
 		require.Equal(t, http.StatusUnauthorized, resp.StatusCode, "key %q", key)
@@ -429,21 +439,7 @@ func TestElicitationOnlyForApprovers(t *testing.T) {
 // with API keys.
 func TestSessionsExpireAndProxies(t *testing.T) {
 	e := newAPI(t, invoker.Policy{}, func(o *mcp.ServerOptions) { o.SessionTimeout = 300 * time.Millisecond })
-	post := func(host, session, body string) *http.Response {
-		req, _ := http.NewRequest("POST", e.url, strings.NewReader(body))
-		req.Host = host
-		req.Header.Set("Authorization", "Bearer "+keyAcme)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		_ = resp.Body.Close()
-		return resp
-	}
-	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	post := func(host, session, body string) *http.Response { return e.post(t, keyAcme, host, session, body) }
 	resp := post("airlock.example.com", "", initialize)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	session := resp.Header.Get("Mcp-Session-Id")

@@ -2,13 +2,13 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"time"
-	"context"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // Caller is who submits chains through another face (MCP): a tenant and
@@ -140,7 +140,6 @@ func (s *Server) Mount(pattern string, h http.Handler) {
 		h.ServeHTTP(w, r)
 	}))
 }
-
 
 // Profile returns the caller's profile (nil: the zero govern.Profile, the
 // server's policy and every tool).
