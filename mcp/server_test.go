@@ -331,8 +331,6 @@ func TestLargeResultIsAResource(t *testing.T) {
 	require.Error(t, err)
 }
 
-// TestHTTPAuthentication: /mcp takes the API's keys; a key that may not
-// submit chains is refused; a session stays with the key that opened it.
 // initialize is a raw MCP initialize request.
 const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 
@@ -358,6 +356,8 @@ func (e *apiEnv) post(t *testing.T, key, host, session, body string) *http.Respo
 	return resp
 }
 
+// TestHTTPAuthentication: /mcp takes the API's keys; a key that may not
+// submit chains is refused; a session stays with the key that opened it.
 func TestHTTPAuthentication(t *testing.T) {
 	e := newAPI(t, invoker.Policy{})
 	post := func(key, session, body string) *http.Response { return e.post(t, key, "", session, body) }
