@@ -51,11 +51,16 @@ type ServerSpec struct {
 	Tools []string
 	// StartTimeout bounds starting and initializing a session. Default 30s.
 	StartTimeout time.Duration
+	// KeepAlive is the interval of pings on an idle session: a server that
+	// misses two in a row (each may take half the interval) is restarted.
+	// Default 30s; negative: no pings.
+	KeepAlive time.Duration
 }
 
 // Defaults and bounds of the client.
 const (
 	DefaultStartTimeout = 30 * time.Second
+	DefaultKeepAlive    = 30 * time.Second
 	// MaxTools is the most tools registered from one server.
 	MaxTools = 512
 	// MaxTenantSessions is the most sessions of one per-tenant server.
@@ -193,6 +198,7 @@ func Start(ctx context.Context, box *toolbox.Toolbox, specs []ServerSpec, opts O
 	m.ctx, m.stop = context.WithCancel(context.WithoutCancel(ctx))
 	for _, spec := range specs {
 		spec.StartTimeout = cmpOr(spec.StartTimeout, DefaultStartTimeout)
+		spec.KeepAlive = cmpOr(spec.KeepAlive, DefaultKeepAlive)
 		s := &server{m: m, spec: spec, tools: map[string]string{}, tenants: map[string]*conn{},
 			refresh: make(chan struct{}, 1), ready: make(chan struct{})}
 		s.catalog = s.newConn("")

@@ -260,7 +260,10 @@ func (c *conn) start() (sess *sdk.ClientSession, stop func() error, err error) {
 		client.Transport = &headerTransport{next: client.Transport, headers: headers}
 		transport = &sdk.StreamableClientTransport{Endpoint: c.s.spec.URL, HTTPClient: &client, MaxRetries: 2}
 	}
-	opts := &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}}
+	opts := &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}, KeepAliveFailureThreshold: 2}
+	if c.s.spec.KeepAlive > 0 {
+		opts.KeepAlive = c.s.spec.KeepAlive
+	}
 	if c.tenant == "" {
 		opts.ToolListChangedHandler = func(context.Context, *sdk.ToolListChangedRequest) {
 			select {

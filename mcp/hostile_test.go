@@ -2,7 +2,10 @@ package mcp_test
 
 import (
 	"context"
+	"errors"
 	"strings"
+	"sync/atomic"
+	"time"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -69,4 +72,36 @@ func TestHostileServer(t *testing.T) {
 	_, err = call(ctx, t, box, "h_fine", `{}`)
 	require.NoError(t, err)
 	require.True(t, status(t, m, "h").Up)
+}
+
+// TestHungServerIsRestarted: a server that stops answering (its pings
+// hang) is restarted after two missed keepalive pings.
+func TestHungServerIsRestarted(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "hung", Version: "1"}, nil)
+	addUpper(srv, "upper", "upper")
+	var hung atomic.Bool
+	srv.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			if method == "ping" && hung.Load() {
+				select { // long past the client's wait, but not for ever
+				case <-ctx.Done():
+				case <-time.After(2 * time.Second):
+				}
+				return nil, errors.New("hung")
+			}
+			return next(ctx, method, req)
+		}
+	})
+	url, _ := goServer(t, srv)
+	m, box := start(t, nil, []mcp.ServerSpec{{Name: "h", URL: url, KeepAlive: 200 * time.Millisecond}}, mcp.Options{})
+	_, err := call(context.Background(), t, box, "h_upper", `{"text": "a"}`)
+	require.NoError(t, err)
+	require.Zero(t, status(t, m, "h").Restarts, "pings answered: the session stays")
+	hung.Store(true)
+	eventually(t, "the hung session is restarted", func() bool { return status(t, m, "h").Restarts >= 1 })
+	hung.Store(false)
+	eventually(t, "it serves again", func() bool {
+		_, err := call(context.Background(), t, box, "h_upper", `{"text": "a"}`)
+		return err == nil
+	})
 }

@@ -25,7 +25,7 @@ func mcpSpecs(cfg *config.Config) ([]mcp.ServerSpec, []error) {
 		key := fmt.Sprintf("mcp_servers[%d]", i)
 		spec := mcp.ServerSpec{
 			Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers,
-			PerTenant: s.PerTenant, Risk: s.Risk, Scopes: s.Scopes, Tools: s.Tools, StartTimeout: time.Duration(s.StartTimeout),
+			PerTenant: s.PerTenant, Risk: s.Risk, Scopes: s.Scopes, Tools: s.Tools, StartTimeout: time.Duration(s.StartTimeout), KeepAlive: time.Duration(s.KeepAlive),
 		}
 		if err := spec.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("%w: %w", ErrConfig, &config.Error{Pos: cfg.Where(key), Key: key, Reason: err.Error()}))

@@ -97,6 +97,9 @@ type MCPServer struct {
 	Tools []string `yaml:"tools,omitempty"`
 	// StartTimeout bounds starting and initializing a session. Default 30s.
 	StartTimeout Duration `yaml:"start_timeout,omitempty"`
+	// KeepAlive is the interval of pings on a session; a server that
+	// misses two in a row is restarted. Default 30s.
+	KeepAlive Duration `yaml:"keep_alive,omitempty"`
 }
 
 // HTTPTool defines one tool executed by an HTTP call (see
