@@ -5,8 +5,8 @@ import (
 	"errors"
 	"strings"
 	"sync/atomic"
-	"time"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
