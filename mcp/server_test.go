@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -379,11 +380,16 @@ func TestHTTPAuthentication(t *testing.T) {
 func TestElicitationUnanswered(t *testing.T) {
 	e := newAPI(t, invoker.Policy{CallTimeout: 2 * time.Second, ApprovalTimeout: time.Second})
 	asked := make(chan struct{}, 1)
+	release := make(chan struct{})
 	cs := e.connect(t, keyAcme, &sdk.ClientOptions{ElicitationHandler: func(ctx context.Context, _ *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 		asked <- struct{}{}
-		<-ctx.Done() // the server gave up asking
-		return nil, ctx.Err()
+		select { // a user who never answers; the test lets go at its end
+		case <-ctx.Done():
+		case <-release:
+		}
+		return nil, errors.New("no answer")
 	}})
+	t.Cleanup(func() { close(release) }) // runs before the session's Close
 	start := time.Now()
 	_, out := runChain(t, cs, sendScript, nil)
 	require.Equal(t, "approval_timeout", out.Value.(map[string]any)["reason"])
