@@ -93,7 +93,7 @@ func TestHungServerIsRestarted(t *testing.T) {
 		}
 	})
 	url, _ := goServer(t, srv)
-	m, box := start(t, nil, []mcp.ServerSpec{{Name: "h", URL: url, KeepAlive: 200 * time.Millisecond}}, mcp.Options{})
+	m, box := start(t, nil, []mcp.ServerSpec{{Name: "h", URL: url, KeepAlive: time.Second}}, mcp.Options{})
 	_, err := call(context.Background(), t, box, "h_upper", `{"text": "a"}`)
 	require.NoError(t, err)
 	require.Zero(t, status(t, m, "h").Restarts, "pings answered: the session stays")
