@@ -257,7 +257,8 @@ type Status struct {
 	Error string `json:"error,omitempty"`
 	// Restarts counts the sessions started after the first.
 	Restarts int `json:"restarts"`
-	// Refreshes counts the tool lists re-read on tools/list_changed.
+	// Refreshes counts the tool lists read after a session's first: on
+	// tools/list_changed, and once a second after an HTTP session starts.
 	Refreshes int `json:"refreshes"`
 }
 

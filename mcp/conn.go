@@ -182,13 +182,27 @@ func (c *conn) supervise() {
 			if c.starts > 1 {
 				c.s.m.log.Info("mcp: server reconnected", "server", c.s.spec.Name, "restarts", c.starts-1)
 			}
+			var relist *time.Timer
 			if c.tenant == "" {
 				if lerr := c.s.list(sess); lerr != nil {
 					c.s.m.log.Warn("mcp: listing tools failed; restarting the session", "server", c.s.spec.Name, "err", c.redact(lerr))
 					_ = sess.Close()
+				} else if c.s.spec.URL != "" {
+					// Over HTTP a tools/list_changed sent as the session
+					// starts (tools registered once initialized) can precede
+					// the event stream that would carry it: list once more.
+					relist = time.AfterFunc(relistDelay, func() {
+						select {
+						case c.s.refresh <- struct{}{}:
+						default:
+						}
+					})
 				}
 			}
 			werr := sess.Wait()
+			if relist != nil {
+				relist.Stop()
+			}
 			why := stop()
 			if why == nil {
 				why = werr
@@ -301,6 +315,9 @@ type process struct {
 	done chan struct{}
 	err  error
 }
+
+// relistDelay is when an HTTP session's tools are listed once more.
+const relistDelay = time.Second
 
 // passEnv are the variables of airlock's environment a stdio server gets;
 // the rest (API keys, cloud credentials) stay with airlock.

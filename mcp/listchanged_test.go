@@ -11,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/airlockrt/airlock/internal/mcptest"
 	"github.com/airlockrt/airlock/mcp"
 	"github.com/airlockrt/airlock/toolbox"
 )
@@ -18,13 +19,24 @@ import (
 // TestListChangedEverything: server-everything registers its conditional
 // tools once initialized and says so with tools/list_changed: they are
 // registered, and the refresh is counted.
+//
+// Over HTTP its notification can go out before the client's event stream
+// exists; the tools still arrive, by the list airlock reads once more a
+// second after the session starts.
 func TestListChangedEverything(t *testing.T) {
-	m, box := start(t, nil, []mcp.ServerSpec{stdioSpec(t)}, mcp.Options{})
-	eventually(t, "the conditional tool is registered and a refresh counted", func() bool {
-		st := status(t, m, "everything")
-		return box.Has("everything_simulate_research_query") && st.Refreshes >= 1
-	})
-	require.Contains(t, status(t, m, "everything").Tools, "everything_simulate_research_query")
+	for name, spec := range map[string]mcp.ServerSpec{
+		"stdio": stdioSpec(t),
+		"http":  {Name: "everything", URL: mcptest.StartHTTP(t).URL},
+	} {
+		t.Run(name, func(t *testing.T) {
+			m, box := start(t, nil, []mcp.ServerSpec{spec}, mcp.Options{})
+			eventually(t, "the conditional tool is registered and a refresh counted", func() bool {
+				st := status(t, m, "everything")
+				return box.Has("everything_simulate_research_query") && st.Refreshes >= 1
+			})
+			require.Contains(t, status(t, m, "everything").Tools, "everything_simulate_research_query")
+		})
+	}
 }
 
 type textIn struct {
