@@ -463,27 +463,37 @@ func (inv *Invoker) execute(ctx context.Context, sess *session.Session, tool too
 		}
 	}
 	donePool.Put(done)
-	var limited *toolbox.RateLimitedError
-	var unavailable *toolbox.UnavailableError
 	switch {
 	case o.panicked:
 		return toolbox.Output{}, fail(session.StatusError, ReasonToolPanic, "the tool crashed (panic); its effects are unknown"), true, govern.OutcomeUnknown
 	case o.err != nil && callCtx.Err() != nil:
 		return toolbox.Output{}, inv.ended(ctx, timeout), true, govern.OutcomeUnknown
-	case errors.As(o.err, &limited):
-		r := fail(session.StatusError, ReasonRateLimited, fmt.Sprintf("the tool's upstream refused the call for now: %v", o.err))
-		r.RetryAfter = max(limited.ResetAt.Sub(inv.gov.Now()), 0)
-		return toolbox.Output{}, r, true, govern.OutcomeFailed
-	case errors.As(o.err, &unavailable):
-		r := fail(session.StatusError, ReasonToolUnavailable, fmt.Sprintf("tool %q is unavailable: %v", tool.Info().Name, o.err))
-		r.RetryAfter = max(unavailable.RetryAfter, 0)
-		return toolbox.Output{}, r, true, govern.OutcomeFailed
-	case o.err != nil && errors.Is(o.err, toolbox.ErrOutcomeUnknown):
-		return toolbox.Output{}, fail(session.StatusError, ReasonToolError, o.err.Error()), true, govern.OutcomeUnknown
 	case o.err != nil:
-		return toolbox.Output{}, fail(session.StatusError, ReasonToolError, o.err.Error()), true, govern.OutcomeFailed
+		r, state := inv.toolFailed(tool, o.err)
+		return toolbox.Output{}, r, true, state
 	}
 	return o.out, Result{}, false, govern.OutcomeOK
+}
+
+// toolFailed classifies the error a tool returned. It is a function of
+// its own so that the targets of errors.As, which escape, are allocated
+// only for a call that failed.
+func (inv *Invoker) toolFailed(tool toolbox.Tool, err error) (Result, govern.OutcomeState) {
+	var limited *toolbox.RateLimitedError
+	var unavailable *toolbox.UnavailableError
+	switch {
+	case errors.As(err, &limited):
+		r := fail(session.StatusError, ReasonRateLimited, fmt.Sprintf("the tool's upstream refused the call for now: %v", err))
+		r.RetryAfter = max(limited.ResetAt.Sub(inv.gov.Now()), 0)
+		return r, govern.OutcomeFailed
+	case errors.As(err, &unavailable):
+		r := fail(session.StatusError, ReasonToolUnavailable, fmt.Sprintf("tool %q is unavailable: %v", tool.Info().Name, err))
+		r.RetryAfter = max(unavailable.RetryAfter, 0)
+		return r, govern.OutcomeFailed
+	case errors.Is(err, toolbox.ErrOutcomeUnknown):
+		return fail(session.StatusError, ReasonToolError, err.Error()), govern.OutcomeUnknown
+	}
+	return fail(session.StatusError, ReasonToolError, err.Error()), govern.OutcomeFailed
 }
 
 // ended classifies a call whose context is done: the chain's cancellation or
