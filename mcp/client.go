@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -197,8 +198,8 @@ func Start(ctx context.Context, box *toolbox.Toolbox, specs []ServerSpec, opts O
 	}
 	m.ctx, m.stop = context.WithCancel(context.WithoutCancel(ctx))
 	for _, spec := range specs {
-		spec.StartTimeout = cmpOr(spec.StartTimeout, DefaultStartTimeout)
-		spec.KeepAlive = cmpOr(spec.KeepAlive, DefaultKeepAlive)
+		spec.StartTimeout = cmp.Or(spec.StartTimeout, DefaultStartTimeout)
+		spec.KeepAlive = cmp.Or(spec.KeepAlive, DefaultKeepAlive)
 		s := &server{m: m, spec: spec, tools: map[string]string{}, tenants: map[string]*conn{},
 			refresh: make(chan struct{}, 1), ready: make(chan struct{})}
 		s.catalog = s.newConn("")
@@ -471,12 +472,4 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
-}
-
-func cmpOr[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
 }

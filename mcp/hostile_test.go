@@ -67,8 +67,15 @@ func TestHostileServer(t *testing.T) {
 
 	// A message above 16 MiB (13 MiB in base64) is not read: the call's
 	// outcome is unknown, and the session still serves the next call.
+	// A healthy call runs alongside and is untouched.
+	healthy := make(chan error, 1)
+	go func() {
+		_, err := call(ctx, t, box, "h_fine", `{}`)
+		healthy <- err
+	}()
 	_, err = call(ctx, t, box, "h_flood", `{}`)
 	require.ErrorIs(t, err, toolbox.ErrOutcomeUnknown)
+	require.NoError(t, <-healthy)
 	_, err = call(ctx, t, box, "h_fine", `{}`)
 	require.NoError(t, err)
 	require.True(t, status(t, m, "h").Up)

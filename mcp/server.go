@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -100,13 +101,13 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	if opts.API == nil || opts.Toolbox == nil {
 		return nil, errors.New("mcp: ServerOptions.API and Toolbox are required")
 	}
-	opts.MaxDescribed = cmpOr(opts.MaxDescribed, DefaultMaxDescribed)
-	opts.SessionTimeout = cmpOr(opts.SessionTimeout, DefaultSessionTimeout)
+	opts.MaxDescribed = cmp.Or(opts.MaxDescribed, DefaultMaxDescribed)
+	opts.SessionTimeout = cmp.Or(opts.SessionTimeout, DefaultSessionTimeout)
 	s := &Server{opts: opts, log: opts.Logger}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	s.srv = sdk.NewServer(&sdk.Implementation{Name: "airlock", Version: cmpOr(opts.Version, "dev")}, &sdk.ServerOptions{
+	s.srv = sdk.NewServer(&sdk.Implementation{Name: "airlock", Version: cmp.Or(opts.Version, "dev")}, &sdk.ServerOptions{
 		Instructions: "airlock runs short JavaScript or TypeScript programs (chains) that call tools as `await tools.name(args)` in a sandbox, and returns their result. Write one chain that does the whole task instead of calling tools one by one.",
 		Logger:       s.log,
 	})

@@ -1,6 +1,7 @@
 package assemble
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -83,19 +84,11 @@ func startMCP(ctx context.Context, cfg *config.Config, box *toolbox.Toolbox, loo
 	}
 	wait := time.Duration(0)
 	for _, s := range specs {
-		wait = max(wait, cmpOr(s.StartTimeout, mcp.DefaultStartTimeout))
+		wait = max(wait, cmp.Or(s.StartTimeout, mcp.DefaultStartTimeout))
 	}
 	return mcp.Start(ctx, box, specs, mcp.Options{
 		Secrets: httptool.EnvSecrets(lookup), Adjust: mcpAdjust(cfg), Logger: log, Wait: wait,
 	})
-}
-
-func cmpOr[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
 }
 
 // Catalog builds the configured toolbox with the MCP servers' tools (for
