@@ -112,15 +112,19 @@ func (g Guest) Or(q Guest) Guest {
 const virtualEpoch = 1640995200 * int64(time.Second)
 
 // runClock is one run's clock (quickjs.Clock), and the time base of its
-// timers: milliseconds since the run began. Wall and Mono are read on the
-// goroutine driving the guest; elapsed also from the goroutines of tool
-// calls in real mode, where it only reads now.
+// timers: milliseconds since the run began. Wall, Mono, elapsed and the lag
+// are used on the goroutine driving the guest; stamp also from the
+// goroutines of tool calls, where it only reads now and start.
 type runClock struct {
 	virtual bool
 	now     func() time.Time // real mode's source
 	start   time.Time        // real mode: when the run began
 	origin  int64            // the instance's monotonic reading at the start
 	vnow    int64            // virtual mode: ns since the start
+	// lag, in real mode, is how far the guest's clock is behind the host's
+	// while a resumed run catches up with the timers that fell due while
+	// it was parked (catchUp); 0 otherwise.
+	lag int64
 }
 
 func newRunClock(virtual bool, now func() time.Time, origin int64) *runClock {
@@ -140,7 +144,7 @@ func (c *runClock) Wall() int64 {
 		c.vnow += step
 		return t
 	}
-	return c.now().Truncate(time.Millisecond).UnixNano()
+	return c.now().Add(-time.Duration(c.lag)).Truncate(time.Millisecond).UnixNano()
 }
 
 // Mono implements quickjs.Clock.
@@ -150,7 +154,7 @@ func (c *runClock) Mono() int64 {
 		c.vnow += step
 		return t
 	}
-	return c.origin + int64(c.now().Sub(c.start))
+	return c.origin + int64(c.now().Sub(c.start)) - c.lag
 }
 
 // elapsed is the timers' clock: milliseconds since the run began, with a
@@ -159,7 +163,33 @@ func (c *runClock) elapsed() float64 {
 	if c.virtual {
 		return float64(c.vnow) / float64(time.Millisecond)
 	}
+	return float64(int64(c.now().Sub(c.start))-c.lag) / float64(time.Millisecond)
+}
+
+// stamp is when a completion arrived on the timers' clock, as the host
+// sees it: elapsed without the lag.
+func (c *runClock) stamp() float64 {
+	if c.virtual {
+		return c.elapsed()
+	}
 	return float64(c.now().Sub(c.start)) / float64(time.Millisecond)
+}
+
+// catchUp moves a lagging clock on to the earliest timer, wake, when it
+// fell due while the run was parked, so that the timer runs at the time it
+// was set for, as it would have had the run stayed in memory; once no
+// timer is due before the host's time, the lag ends. The clock never goes
+// back.
+func (c *runClock) catchUp(wake float64) {
+	if c.virtual || c.lag == 0 {
+		return
+	}
+	real := int64(c.now().Sub(c.start))
+	if w := int64(math.Ceil(wake * float64(time.Millisecond))); wake >= 0 && w <= real {
+		c.lag = min(c.lag, real-w)
+		return
+	}
+	c.lag = 0
 }
 
 // jump advances the virtual clock to ms milliseconds, if it is behind.
@@ -172,7 +202,7 @@ func (c *runClock) jump(ms float64) {
 // until is how long real time has to pass before the timers' clock reads
 // ms, rounded up to the next nanosecond.
 func (c *runClock) until(ms float64) time.Duration {
-	return time.Duration(math.Ceil(ms*float64(time.Millisecond))) - c.now().Sub(c.start)
+	return time.Duration(math.Ceil(ms*float64(time.Millisecond))) - c.now().Sub(c.start) + time.Duration(c.lag)
 }
 
 // Streams of a seeded run's randomness.

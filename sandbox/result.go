@@ -17,6 +17,9 @@ type Result struct {
 	LogsTruncated bool
 	// Stats describes the run.
 	Stats Stats
+	// Parked is set when the run parked (Script.Park): Value is then
+	// empty and the run continues with ScriptEngine.Resume.
+	Parked *Parked
 }
 
 // LogLevel is a console level.

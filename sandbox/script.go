@@ -58,6 +58,7 @@ type ScriptEngine struct {
 	runtimes map[uint32]*quickjs.Runtime // by linear-memory page limit
 	snaps    map[uint64]*snapshot        // by Limits.MemoryBytes
 	active   map[*activeRun]struct{}
+	bare     map[uint64]*quickjs.Base // park bases when there is no snapshot, by Limits.MemoryBytes
 	runs     sync.WaitGroup
 	pool     *pool
 }
@@ -312,7 +313,7 @@ func (e *ScriptEngine) Run(ctx context.Context, s Script, bridge Bridge, lim Lim
 		return nil, err
 	}
 	r := newScriptRun(ctx, in, prep, bridge, lim)
-	r.artifacts = s.Artifacts
+	r.artifacts, r.guest, r.park = s.Artifacts, s.Guest, s.Park
 	r.clock = newRunClock(s.Guest.Clock == ClockVirtual, e.opts.Clock, in.MonoOrigin())
 	in.SetClock(r.clock)
 	src := e.opts.Rand
@@ -321,19 +322,36 @@ func (e *ScriptEngine) Run(ctx context.Context, s Script, bridge Bridge, lim Lim
 		r.cryptoRand = seeded(s.Guest.Seed, streamCrypto)
 	}
 	if err := r.seed(src); err != nil {
+		in.Close(ctx)
 		return nil, fmt.Errorf("sandbox: seeding Math.random: %w", err)
 	}
 	r.stats.Pooled = pooled
 	r.stats.Instantiate = time.Since(start)
-	r.drive(ctx)
-	r.finish(ctx)
-	r.stats.Wall = time.Since(start)
-	res := &Result{Logs: r.logs, LogsTruncated: r.truncated, Stats: r.stats}
+	res := r.run(ctx, e, start)
 	if r.exit != nil {
 		return res, r.exit
 	}
-	res.Value = r.value
 	return res, nil
+}
+
+// run drives r to its end or its park and releases its instance.
+func (r *scriptRun) run(ctx context.Context, e *ScriptEngine, start time.Time) *Result {
+	r.began = time.Now()
+	r.drive(ctx)
+	var parked *Parked
+	if r.parking && r.exit == nil {
+		var err error
+		if parked, err = r.capture(ctx, e); err != nil {
+			r.exit = &ExitError{Kind: HostError, Message: "the chain could not be parked", Err: err}
+		}
+	}
+	r.finish(ctx)
+	r.stats.Wall = time.Since(start)
+	res := &Result{Logs: r.logs, LogsTruncated: r.truncated, Stats: r.stats, Parked: parked}
+	if r.exit == nil && parked == nil {
+		res.Value = r.value
+	}
+	return res
 }
 
 // Check parses s (and strips its types, for TypeScript) without running it.

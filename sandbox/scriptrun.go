@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -71,9 +72,10 @@ type readyCall struct {
 
 // queuedCall is a call the guest made that has not reached the Bridge yet.
 type queuedCall struct {
-	id   int32
-	tool string
-	args []byte
+	id    int32
+	tool  string
+	args  []byte
+	token []byte // a pending call of a resumed run, for Resumption.Retry
 }
 
 type scriptRun struct {
@@ -114,6 +116,16 @@ type scriptRun struct {
 	exit      *ExitError
 	finished  bool
 	stats     Stats
+
+	// Parking (park.go).
+	guest   Guest                                                   // the script's clock and seed settings
+	park    bool                                                    // the run may park
+	pending []PendingCall                                           // calls the Bridge answered with *Pending
+	parking bool                                                    // nextEvent decided to park
+	resumed bool                                                    // the guest is idle in a restored instance
+	retry   func(ctx context.Context, token []byte) ([]byte, error) // Resumption.Retry
+	active  time.Duration                                           // time run before the last park
+	began   time.Time                                               // when this stretch of the run began
 }
 
 func newScriptRun(ctx context.Context, in *quickjs.Instance, prep *prepared, bridge Bridge, lim Limits) *scriptRun {
@@ -142,6 +154,13 @@ func (r *scriptRun) drive(ctx context.Context) {
 	r.in.SetStackLimit(uint32(min(r.lim.MaxStackBytes, 1<<30)))
 	code := fmt.Sprintf("__airlock_start(%d, %d, %d, %d, %d, %d)", r.lim.MaxInFlight, r.lim.MaxResultBytes,
 		r.rngSeed[0], r.rngSeed[1], r.rngSeed[2], r.rngSeed[3])
+	if r.resumed {
+		// A restored guest is idle, waiting for its next event.
+		if !r.nextEvent(ctx) {
+			return
+		}
+		code = pumpCode
+	}
 	for {
 		if ctx.Err() != nil {
 			r.exit = ctxExit(ctx)
@@ -185,6 +204,7 @@ func (r *scriptRun) nextEvent(ctx context.Context) bool {
 		if r.finished {
 			return false
 		}
+		r.clock.catchUp(r.wake)
 		due := r.wake >= 0 && r.wake <= r.clock.elapsed()
 		if len(r.ready) > 0 && (!due || r.ready[0].at <= r.wake) {
 			r.event = r.ready[0].c
@@ -195,6 +215,10 @@ func (r *scriptRun) nextEvent(ctx context.Context) bool {
 		}
 		if due {
 			return true
+		}
+		if r.canPark() {
+			r.parking = true
+			return false
 		}
 		if r.inFlight == 0 {
 			if r.wake < 0 {
@@ -211,8 +235,8 @@ func (r *scriptRun) nextEvent(ctx context.Context) bool {
 			// The only call outstanding and no timer: run it here.
 			q := r.queued[0]
 			r.queued = r.queued[:0]
-			r.stats.Calls++
-			c := r.call(q.id, q.tool, q.args)
+			r.count(q)
+			c := r.call(q)
 			if ctx.Err() != nil {
 				r.exit = ctxExit(ctx)
 				return false
@@ -265,13 +289,13 @@ func (r *scriptRun) Yield(context.Context, *quickjs.Instance) { r.launch() }
 // launch hands every queued call to the Bridge, each on its own goroutine.
 func (r *scriptRun) launch() {
 	for _, q := range r.queued {
-		r.stats.Calls++
+		r.count(q)
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
-			c := r.call(q.id, q.tool, q.args)
+			c := r.call(q)
 			if !r.clock.virtual {
-				c.at, c.stamped = r.clock.elapsed(), true
+				c.at, c.stamped = r.clock.stamp(), true
 			}
 			r.results <- c
 		}()
@@ -416,15 +440,32 @@ func (r *scriptRun) startCall(ctx context.Context, args []uint64) uint64 {
 	return quickjs.Int(id)
 }
 
-// call runs one Bridge call and checks its envelope.
-func (r *scriptRun) call(id int32, tool string, args []byte) callResult {
+// count counts a call handed to the Bridge; a pending call retried was
+// counted when it was made.
+func (r *scriptRun) count(q queuedCall) {
+	if q.token == nil {
+		r.stats.Calls++
+	}
+}
+
+// call runs one Bridge call (or, for a pending call of a resumed run, one
+// Retry) and checks its envelope. It runs on the call's own goroutine, or on
+// the driving one, so the count of calls is the launcher's.
+func (r *scriptRun) call(q queuedCall) callResult {
+	id, tool := q.id, q.tool
+	if q.token != nil {
+		tool = "a pending call"
+	}
 	env, err := func() (env []byte, err error) {
 		defer func() {
 			if v := recover(); v != nil {
 				err = fmt.Errorf("bridge panicked: %v", v)
 			}
 		}()
-		return r.bridge(r.bctx, tool, args)
+		if q.token != nil {
+			return r.retry(r.bctx, q.token)
+		}
+		return r.bridge(r.bctx, tool, q.args)
 	}()
 	if err == nil {
 		if cerr := wire.CheckEnvelope(env); cerr != nil {
@@ -445,7 +486,7 @@ func (r *scriptRun) accept(c callResult) {
 	switch {
 	case c.err == nil:
 		if !c.stamped {
-			c.at = r.clock.elapsed()
+			c.at = r.clock.stamp()
 		}
 		// Keep r.ready in arrival order: goroutines may deliver out of it.
 		i := len(r.ready)
@@ -453,6 +494,16 @@ func (r *scriptRun) accept(c callResult) {
 			i--
 		}
 		r.ready = slices.Insert(r.ready, i, readyCall{c: wire.Completion{ID: c.id, Envelope: c.env}, at: c.at})
+	case errors.As(c.err, new(*Pending)):
+		var p *Pending
+		errors.As(c.err, &p)
+		if !r.park {
+			r.finished = true
+			r.exit = &ExitError{Kind: HostError, Message: "sandbox internal error; the chain was stopped",
+				Err: errors.New("sandbox: the bridge answered a call with Pending in a run that cannot park")}
+			return
+		}
+		r.pending = append(r.pending, PendingCall{ID: c.id, Token: bytes.Clone(p.Token)})
 	case errors.Is(c.err, errEnvelopeTooLarge):
 		r.finished = true
 		r.exit = &ExitError{Kind: LimitExceeded, Limit: LimitMemory,

@@ -127,6 +127,11 @@ type Script struct {
 	// text(), json() and bytes() methods; nil refuses every read
 	// (reason artifact_not_found).
 	Artifacts ArtifactReader
+	// Park lets the run park: when its Bridge answers calls with *Pending
+	// and nothing else is left to run, Run returns a Result whose Parked
+	// holds the run's state, for Resume. Unset, a *Pending answer is a
+	// Bridge failure.
+	Park bool
 }
 
 func (s Script) filename() string {

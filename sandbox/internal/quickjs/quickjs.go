@@ -192,6 +192,9 @@ type Instance struct {
 // the runtime's (larger) page limit.
 const Headroom = 16 << 20
 
+// MemLimit is the linear-memory cap of an instance with heapLimit.
+func MemLimit(heapLimit uint64) uint64 { return memLimit(heapLimit) }
+
 // memLimit is the linear-memory cap of an instance with heapLimit.
 func memLimit(heapLimit uint64) uint64 {
 	if heapLimit == 0 {

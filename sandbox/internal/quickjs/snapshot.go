@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"sync"
 
 	"github.com/tetratelabs/wazero/api"
 )
@@ -27,6 +28,12 @@ type Snapshot struct {
 	sys       sysState // counters only
 	size      int
 	heapLimit uint64
+
+	// A captured Snapshot (park.go) records the base it differs from.
+	baseID string
+	// base is this Snapshot as a Base, built on first use (BaseOf).
+	baseOnce sync.Once
+	base     *Base
 }
 
 type chunk struct {
