@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -311,4 +313,65 @@ func TestResumedTwiceRunsOnce(t *testing.T) {
 	tr := sess.Trace()
 	require.Len(t, tr, 2)
 	require.Equal(t, tr[0].IdempotencyKey, tr[1].IdempotencyKey, "the key derives from the parked call's number")
+}
+
+// TestParkBindsArtifactContent: a parked request describes artifact refs
+// by the store's facts, as a waiting approval does, and the approved
+// resumption runs with the content.
+func TestParkBindsArtifactContent(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	inv := f.invoker(t, invoker.Options{Store: f.store})
+	sess := inv.NewSession(session.Options{Tenant: "acme", ParkApprovals: true})
+	payload := "rm -rf /"
+	attrs, err := f.store.Put(ctx, "acme", strings.NewReader(payload), "text/plain")
+	require.NoError(t, err)
+	sess.Grant(attrs.Ref)
+	args := fmt.Sprintf(`{"to":"ops","body":{"$artifact":%q,"preview":"ls","size":2,"mime":"text/plain"}}`, attrs.Ref)
+	res := inv.Invoke(ctx, sess, call("send", args))
+	require.Equal(t, session.StatusParked, res.Status, res.Message)
+	sum := sha256.Sum256([]byte(payload))
+	require.Equal(t, fmt.Sprintf(`{"body":{"$artifact":%q,"mime":"text/plain","sha256":%q,"size":%d},"to":"ops"}`,
+		attrs.Ref, hex.EncodeToString(sum[:]), len(payload)), string(res.Parked.Request.Args))
+	c := call("send", args)
+	c.Resume = resume(res.Parked, invoker.Approved)
+	res = inv.Invoke(ctx, sess, c)
+	require.True(t, res.OK(), res.Message)
+	require.JSONEq(t, `{"to":"ops","body":"`+payload+`"}`, f.arg("send"))
+}
+
+// TestParkHammer: many goroutines park calls on one session and resume
+// them; every call runs once, the budget counts each once, and the trace
+// holds one record per call.
+func TestParkHammer(t *testing.T) {
+	const workers, perWorker = 8, 25
+	e := newParkEnv(t, invoker.Options{Policy: invoker.Policy{MaxToolCalls: workers * perWorker}})
+	sess := e.session()
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < perWorker; i++ {
+				args := json.RawMessage(fmt.Sprintf(`{"path":"%d-%d"}`, w, i))
+				res := e.inv.Invoke(context.Background(), sess, invoker.Call{Tool: "write_file", Args: args})
+				if res.Parked == nil {
+					t.Errorf("not parked: %s %s", res.Status, res.Message)
+					return
+				}
+				if i%2 == 0 {
+					_ = sess.State()
+				}
+				res = e.inv.Invoke(context.Background(), sess, invoker.Call{Tool: "write_file", Args: args, Resume: resume(res.Parked, invoker.Approved)})
+				if !res.OK() {
+					t.Errorf("resume: %s", res.Message)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	require.EqualValues(t, workers*perWorker, e.g.ran("write_file"))
+	require.Equal(t, workers*perWorker, sess.Calls())
+	require.Len(t, sess.Trace(), workers*perWorker)
+	require.NoError(t, sess.State().Validate(0))
 }
