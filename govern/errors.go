@@ -11,4 +11,8 @@ var (
 	ErrInvalidPolicy = errors.New("govern: invalid call policy")
 	// ErrInvalidRate is returned by ParseRate for text that is not a rate.
 	ErrInvalidRate = errors.New("govern: invalid rate")
+	// ErrInvalidHistory is returned by Chain.RestoreHistory and
+	// HistoryState.Validate for a state no History could hold; the error
+	// says which entry and why.
+	ErrInvalidHistory = errors.New("govern: invalid history state")
 )

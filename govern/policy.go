@@ -1,6 +1,8 @@
 package govern
 
 import (
+	"fmt"
+	"maps"
 	"strings"
 	"sync"
 )
@@ -95,4 +97,60 @@ func (h *History) succeed(tool string) {
 func (h *History) locked() *HistoryView {
 	h.view.h = h
 	return &h.view
+}
+
+// HistoryState is a History in a form that survives the process: a parked
+// chain carries it to the process that resumes it. It holds the facts and
+// the successful calls per tool, never the calls in flight: a parked chain
+// has no call past its policies. JSON-encodable.
+type HistoryState struct {
+	// Facts are the recorded facts with their counts (at most MaxFacts).
+	Facts map[string]int `json:"facts,omitempty"`
+	// Succeeded counts the successful calls per tool (the facts
+	// SucceededFact(tool)); at most MaxFacts tools.
+	Succeeded map[string]int `json:"succeeded,omitempty"`
+}
+
+// State returns a copy of h's facts and successful calls. Nil maps stay
+// nil.
+func (h *History) State() HistoryState {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return HistoryState{Facts: maps.Clone(h.facts), Succeeded: maps.Clone(h.succeeded)}
+}
+
+// Validate reports whether st could have come from a History: at most
+// MaxFacts facts and tools, no empty name, counts of at least 1, and no
+// fact in Facts that only Succeeded can hold ("ok:<tool>"). The error wraps
+// ErrInvalidHistory and names the first fault.
+func (st HistoryState) Validate() error {
+	if len(st.Facts) > MaxFacts || len(st.Succeeded) > MaxFacts {
+		return fmt.Errorf("%w: %d facts and %d tools; at most %d of each fit a chain's history",
+			ErrInvalidHistory, len(st.Facts), len(st.Succeeded), MaxFacts)
+	}
+	for f, n := range st.Facts {
+		switch {
+		case f == "":
+			return fmt.Errorf("%w: a fact is empty", ErrInvalidHistory)
+		case strings.HasPrefix(f, succeededPrefix):
+			return fmt.Errorf("%w: fact %.64q belongs in Succeeded, not Facts", ErrInvalidHistory, f)
+		case n < 1:
+			return fmt.Errorf("%w: fact %.64q has count %d; counts start at 1", ErrInvalidHistory, f, n)
+		}
+	}
+	for tool, n := range st.Succeeded {
+		if tool == "" || n < 1 {
+			return fmt.Errorf("%w: tool %.64q has %d successful calls; names must be non-empty and counts at least 1",
+				ErrInvalidHistory, tool, n)
+		}
+	}
+	return nil
+}
+
+// restore replaces h's facts and successful calls with copies of st's,
+// which must be valid. Calls in flight are left as they are.
+func (h *History) restore(st HistoryState) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.facts, h.succeeded = maps.Clone(st.Facts), maps.Clone(st.Succeeded)
 }

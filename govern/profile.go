@@ -68,6 +68,18 @@ func (c *Chain) SetProfile(p *Profile) {
 // History returns the chain's call-policy history.
 func (c *Chain) History() *History { return &c.hist }
 
+// RestoreHistory replaces the chain's facts and successful calls with
+// those of st (History.State of a parked chain), so its call policies
+// continue where they were. It fails, changing nothing, with an error
+// wrapping ErrInvalidHistory when st is not valid (HistoryState.Validate).
+func (c *Chain) RestoreHistory(st HistoryState) error {
+	if err := st.Validate(); err != nil {
+		return err
+	}
+	c.hist.restore(st)
+	return nil
+}
+
 // actionOf returns the string value of args' "action" member, "" when there
 // is none or it is not a string.
 func actionOf(args json.RawMessage) string {

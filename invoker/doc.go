@@ -12,6 +12,8 @@
 // Result (status / reason):
 //
 //  1. budget: more than Policy.MaxToolCalls calls → error / budget_exhausted
+//     (a resumed call, Call.Resume, takes no new number: its Seq must be one
+//     the chain made → else error / internal_error)
 //  2. registry lookup → error / unknown_tool
 //  3. type gate: hosted, provider-defined and chain tools → error / not_callable_from_chain
 //     3a. argument size → error / arguments_too_large; schema → error / invalid_arguments
@@ -20,12 +22,19 @@
 //     error / tool_unavailable; scopes → denied / scope_violation; risk
 //     (per action, adjusters) and the profile's gate matrix → denied /
 //     gate_denied, or preview_required (the tool's Preview runs instead)
+//     3c. a resumed call whose gate no longer confirms: expired → denied /
+//     approval_expired, denied → denied / approval_denied; approved goes on
 //  4. the confirm gate (lifted to allow for risks at or below
 //     Policy.MaxRiskUnapproved) → the ApprovalHandler, within
 //     Policy.ApprovalTimeout → denied / no_approval_handler, approval_timeout,
 //     approval_denied, approval_failed. The handler sees a canonical encoding
 //     of the arguments, and exactly those bytes run; artifact refs in it are
 //     described by the store (sha256, size, mime), not by the script.
+//     In a session that parks approvals (session.Options.ParkApprovals) the
+//     call parks instead: status parked, Result.Parked holds the request,
+//     no record yet, no handler needed. Its resumption brings the decision
+//     → denied / approval_expired, approval_denied, or approval_failed when
+//     the canonical arguments' hash is no longer the one decided on.
 //  5. {"$artifact": ref} arguments are replaced by the blob's content
 //     → error / artifact_not_found, artifact_too_large, host_busy,
 //     store_error
@@ -67,6 +76,20 @@
 //
 // A tool that ignores its context keeps running after its call timed out;
 // the caller is not blocked, the result is dropped, and Abandoned counts it.
+//
+// # Parking
+//
+// A chain waiting on a human need not hold a goroutine, or even its
+// process: with session.Options.ParkApprovals a call that meets the
+// confirm gate returns at once with status session.StatusParked and a
+// ParkedCall (its number, start, the exact ApprovalRequest and the
+// decision id), fires approval.parked, and appends no trace record. The
+// session travels as session.State (RestoreSession rebuilds it); the call
+// is resumed by invoking it again with Call.Resume, which re-runs every
+// gate but the budget, uses the decision at the confirm gate, and appends
+// the call's one record, starting when the call began. A write-class call
+// resumed twice runs once when idempotency records are on: its derived
+// key comes from the parked call's number.
 //
 // # Concurrency
 //

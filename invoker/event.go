@@ -35,12 +35,17 @@ const (
 	// Deduped fires when a call's idempotency key already has an outcome
 	// and the recorded result is returned instead of running the tool.
 	Deduped
+	// ApprovalParked fires once when a call that needs approval parks
+	// (session.Options.ParkApprovals), after GateRequired; the invocation
+	// then ends without ToolEnd. Its resumption fires the events again,
+	// from ToolStart to ToolEnd.
+	ApprovalParked
 )
 
 // String returns the kind's lifecycle name (see Name) in upper case with
 // underscores, as earlier versions did: "TOOL_START", "TOOL_CALL",
 // "TOOL_RESULT", "TOOL_END", "POLICY_BEFORE", "POLICY_DENY",
-// "GATE_REQUIRED", "TOOL_CALL_DEDUPED".
+// "GATE_REQUIRED", "TOOL_CALL_DEDUPED", "APPROVAL_PARKED".
 func (k EventKind) String() string {
 	switch k {
 	case ToolStart:
@@ -59,6 +64,8 @@ func (k EventKind) String() string {
 		return "GATE_REQUIRED"
 	case Deduped:
 		return "TOOL_CALL_DEDUPED"
+	case ApprovalParked:
+		return "APPROVAL_PARKED"
 	}
 	return "UNKNOWN"
 }
@@ -66,7 +73,7 @@ func (k EventKind) String() string {
 // Name returns the kind's name in the documented lifecycle event stream
 // (docs/governance.md): "tool.before", "tool.call", "tool.result",
 // "tool.after", "policy.before", "policy.deny", "gate.required",
-// "tool_call.deduped". Hooks, the structured log and the SSE stream use
+// "tool_call.deduped", "approval.parked". Hooks, the structured log and the SSE stream use
 // these names.
 func (k EventKind) Name() string {
 	switch k {
@@ -86,6 +93,8 @@ func (k EventKind) Name() string {
 		return "gate.required"
 	case Deduped:
 		return "tool_call.deduped"
+	case ApprovalParked:
+		return "approval.parked"
 	}
 	return "unknown"
 }
@@ -171,6 +180,12 @@ const (
 	ApprovalFailed      = "failed"
 	// ApprovalCancelled: the chain was cancelled during the wait.
 	ApprovalCancelled = "cancelled"
+	// ApprovalPending: the call parked to wait for a decision taken
+	// elsewhere (on the ApprovalParked event only).
+	ApprovalPending = "pending"
+	// ApprovalExpired: a parked call got no decision before its chain's
+	// deadline.
+	ApprovalExpired = "expired"
 )
 
 // Hooks are lifecycle callbacks run synchronously on the calling goroutine;
@@ -185,7 +200,8 @@ type Hooks struct {
 	// OnEvent receives every lifecycle event of every call, in order:
 	// tool.before, policy.before, policy.deny, gate.required,
 	// tool_call.deduped, tool.call, tool.result, tool.after (each when it
-	// happens; see EventKind).
+	// happens; see EventKind); a call that parks ends with approval.parked
+	// instead of tool.after.
 	OnEvent func(ctx context.Context, ev Event)
 }
 

@@ -160,13 +160,19 @@ func (inv *Invoker) Toolbox() *toolbox.Toolbox { return inv.box }
 // opts.Pins, when set, wins. The invoker watches the session's unpins to
 // count its tenant's live artifacts (Options.MaxTenantArtifactBytes).
 func (inv *Invoker) NewSession(opts session.Options) *session.Session {
+	return session.New(inv.sessionPins(opts))
+}
+
+// sessionPins sets opts.Pins to the invoker's store when unset and wraps
+// it so the ledger sees the session's unpins.
+func (inv *Invoker) sessionPins(opts session.Options) session.Options {
 	if opts.Pins == nil && inv.store != nil {
 		opts.Pins = inv.store
 	}
 	if opts.Pins != nil {
 		opts.Pins = &ledgerPins{Pinner: opts.Pins, led: inv.ledger}
 	}
-	return session.New(opts)
+	return opts
 }
 
 // Abandoned returns how many tool executions are still running after their
@@ -180,9 +186,16 @@ func (inv *Invoker) Abandoned() int64 { return inv.abandoned.Load() }
 // together with the policy timeouts.
 //
 // Whatever happens, Invoke fires OnToolStart and OnToolEnd, appends exactly
-// one record to sess's trace, and returns a Result; it never panics.
+// one record to sess's trace, and returns a Result; it never panics. The
+// one exception is a call that parks (session.Options.ParkApprovals): it
+// has not ended, so Invoke returns status session.StatusParked with
+// Result.Parked, fires ApprovalParked, and appends no record and fires no
+// ToolEnd until the call is resumed (Call.Resume).
 func (inv *Invoker) Invoke(ctx context.Context, sess *session.Session, call Call) (res Result) {
 	st := callState{start: time.Now(), tool: clip(call.Tool), argBytes: len(call.Args), obs: observerFrom(ctx)}
+	if call.Resume != nil && !call.Resume.Start.IsZero() {
+		st.start = call.Resume.Start
+	}
 	inv.notify(ctx, &st, inv.event(ToolStart, sess, &st))
 	defer func() {
 		if p := recover(); p != nil {
@@ -191,6 +204,9 @@ func (inv *Invoker) Invoke(ctx context.Context, sess *session.Session, call Call
 		}
 		if st.reserved > 0 {
 			inv.resolving.Add(-st.reserved)
+		}
+		if res.Status == session.StatusParked {
+			return // the call has not ended: its record comes when it resumes
 		}
 		end := time.Now()
 		status := traceStatus(res)
@@ -236,9 +252,15 @@ type callState struct {
 func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Call, st *callState) Result {
 	p := &inv.policy
 
-	// 1. Budget.
-	seq, ok := sess.AcquireNumber(p.MaxToolCalls)
-	if !ok {
+	// 1. Budget. A resumed call keeps the number it was parked with.
+	var seq int
+	var ok bool
+	if call.Resume != nil {
+		var r Result
+		if seq, r, ok = resumedNumber(sess, call.Resume); !ok {
+			return r
+		}
+	} else if seq, ok = sess.AcquireNumber(p.MaxToolCalls); !ok {
 		return fail(session.StatusError, ReasonBudgetExhausted,
 			fmt.Sprintf("this chain used its budget of %d tool calls; no further calls will run", p.MaxToolCalls))
 	}
@@ -297,6 +319,13 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	if st.dec.Denied() {
 		return inv.refuse(ctx, sess, st, inv.denial(st.dec))
 	}
+	// 3c. A resumed call whose gate no longer confirms: an expired or
+	// denied decision still ends it; an approval follows the gate.
+	if call.Resume != nil && st.dec.Gate != govern.Confirm {
+		if r, stop := undecided(st, call.Resume); stop {
+			return r
+		}
+	}
 	switch st.dec.Gate {
 	case govern.Preview:
 		inv.notify(ctx, st, inv.event(GateRequired, sess, st))
@@ -314,7 +343,7 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 			}
 			view = described
 		}
-		frozen, r, denied := inv.approve(ctx, sess, st, st.risk, view)
+		frozen, r, denied := inv.approve(ctx, sess, st, call.Resume, seq, view)
 		if denied {
 			return r
 		}
@@ -506,26 +535,58 @@ func (inv *Invoker) ended(ctx context.Context, timeout time.Duration) Result {
 		fmt.Sprintf("the tool did not finish within %s; its effects are unknown", timeout))
 }
 
-func (inv *Invoker) approve(ctx context.Context, sess *session.Session, st *callState, risk toolbox.Risk, args json.RawMessage) (json.RawMessage, Result, bool) {
-	tool := st.tool
-	if inv.approver == nil {
+// approve is the confirm gate: it freezes the arguments and takes the
+// decision from the resumption, parks the call, or asks the
+// ApprovalHandler and waits. stop reports that the call does not go on
+// (denied, failed or parked); otherwise it runs with the frozen arguments.
+func (inv *Invoker) approve(ctx context.Context, sess *session.Session, st *callState, rs *Resumption, seq int, args json.RawMessage) (frozen json.RawMessage, r Result, stop bool) {
+	parks := sess.ParksApprovals()
+	if rs == nil && !parks && inv.approver == nil {
 		st.approval = ApprovalNoHandler
 		return nil, fail(session.StatusDenied, ReasonNoApprovalHandler,
-			fmt.Sprintf("tool %q is %s risk and needs approval, and no approver is configured; call it outside the chain", tool, risk)), true
+			fmt.Sprintf("tool %q is %s risk and needs approval, and no approver is configured; call it outside the chain", st.tool, st.risk)), true
 	}
+	frozen, req, r, failed := inv.request(sess, st, args)
+	switch {
+	case failed:
+		return nil, r, true
+	case rs != nil:
+		if r, stop := resumedApproval(st, rs, req.ArgsHash); stop {
+			return nil, r, true
+		}
+		return frozen, Result{}, false
+	case parks:
+		return nil, inv.park(ctx, sess, st, seq, req), true
+	}
+	if r, stop := inv.wait(ctx, st, req); stop {
+		return nil, r, true
+	}
+	return frozen, Result{}, false
+}
+
+// request freezes args in canonical form and builds the ApprovalRequest
+// on them.
+func (inv *Invoker) request(sess *session.Session, st *callState, args json.RawMessage) (json.RawMessage, ApprovalRequest, Result, bool) {
 	frozen, err := canonical(args)
 	if err != nil {
-		return nil, fail(session.StatusError, ReasonInvalidArguments, fmt.Sprintf("tool %q: %v", tool, err)), true
+		return nil, ApprovalRequest{}, fail(session.StatusError, ReasonInvalidArguments, fmt.Sprintf("tool %q: %v", st.tool, err)), true
 	}
 	if len(frozen) > inv.policy.MaxArgumentBytes {
-		return nil, fail(session.StatusError, ReasonArgumentsTooLarge,
+		return nil, ApprovalRequest{}, fail(session.StatusError, ReasonArgumentsTooLarge,
 			fmt.Sprintf("arguments are %d bytes in canonical form; the limit is %d", len(frozen), inv.policy.MaxArgumentBytes)), true
 	}
 	sum := sha256.Sum256(frozen)
 	req := ApprovalRequest{
-		SessionID: sess.ID(), Tenant: sess.Tenant(), Tool: tool, Risk: risk,
+		SessionID: sess.ID(), Tenant: sess.Tenant(), Tool: st.tool, Risk: st.risk,
 		Args: bytes.Clone(frozen), ArgsHash: hex.EncodeToString(sum[:]),
 	}
+	return frozen, req, Result{}, false
+}
+
+// wait asks the ApprovalHandler for req and waits for its answer within
+// Policy.ApprovalTimeout. stop reports that the call does not run.
+func (inv *Invoker) wait(ctx context.Context, st *callState, req ApprovalRequest) (Result, bool) {
+	tool := st.tool
 	actx, cancel := context.WithTimeout(ctx, inv.policy.ApprovalTimeout)
 	defer cancel()
 	type answer struct {
@@ -551,26 +612,26 @@ func (inv *Invoker) approve(ctx context.Context, sess *session.Session, st *call
 	switch {
 	case ctx.Err() != nil:
 		st.approval = ApprovalCancelled
-		return nil, cancelled(ctx), true
+		return cancelled(ctx), true
 	case actx.Err() != nil && (a.err != nil || a == answer{}):
 		st.approval = ApprovalTimeout
-		return nil, fail(session.StatusDenied, ReasonApprovalTimeout,
+		return fail(session.StatusDenied, ReasonApprovalTimeout,
 			fmt.Sprintf("no approval for %q within %s; the call did not run", tool, inv.policy.ApprovalTimeout)), true
 	case a.err != nil && errors.Is(a.err, ErrApprovalRefused):
 		st.approval = ApprovalFailed
-		return nil, fail(session.StatusDenied, ReasonApprovalFailed,
+		return fail(session.StatusDenied, ReasonApprovalFailed,
 			fmt.Sprintf("the approval request for %q was refused (%v); the call did not run", tool, a.err)), true
 	case a.err != nil:
 		st.approval = ApprovalFailed
-		return nil, fail(session.StatusDenied, ReasonApprovalFailed,
+		return fail(session.StatusDenied, ReasonApprovalFailed,
 			fmt.Sprintf("the approval request for %q failed; the call did not run", tool)), true
 	case a.d != Approved:
 		st.approval = ApprovalDenied
-		return nil, fail(session.StatusDenied, ReasonApprovalDenied,
+		return fail(session.StatusDenied, ReasonApprovalDenied,
 			fmt.Sprintf("approval for %q was denied; the call did not run", tool)), true
 	}
 	st.approval = ApprovalApproved
-	return frozen, Result{}, false
+	return Result{}, false
 }
 
 // canonical re-encodes a JSON object with sorted keys and no duplicates, so

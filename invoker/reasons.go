@@ -3,7 +3,7 @@ package invoker
 import "github.com/airlockrt/airlock/govern"
 
 // Reason codes are part of airlock's API: every non-ok Result carries exactly
-// one, tests assert them, and they never change meaning. The gate that
+// one (but a parked one, which has not ended), tests assert them, and they never change meaning. The gate that
 // produces each is listed in doc.go; docs/limits.md maps limits to them.
 const (
 	// ReasonBudgetExhausted: the session already made Policy.MaxToolCalls calls.
@@ -25,8 +25,13 @@ const (
 	ReasonApprovalTimeout = "approval_timeout"
 	// ReasonApprovalDenied: the handler refused the call.
 	ReasonApprovalDenied = "approval_denied"
-	// ReasonApprovalFailed: the handler returned an error or panicked.
+	// ReasonApprovalFailed: the handler returned an error or panicked, or
+	// the arguments of a resumed call changed since its decision.
 	ReasonApprovalFailed = "approval_failed"
+	// ReasonApprovalExpired: the call parked for a decision
+	// (session.Options.ParkApprovals) and none came before the chain's
+	// deadline; it did not run.
+	ReasonApprovalExpired = "approval_expired"
 	// ReasonArtifactNotFound: an {"$artifact": ref} argument names a blob that
 	// does not exist, is malformed, or is not readable by this session. The
 	// three cases are indistinguishable on purpose.
@@ -110,7 +115,7 @@ func Reasons() []string {
 	return []string{
 		ReasonBudgetExhausted, ReasonUnknownTool, ReasonNotCallable, ReasonArgumentsTooLarge,
 		ReasonInvalidArguments, ReasonNoApprovalHandler, ReasonApprovalTimeout, ReasonApprovalDenied,
-		ReasonApprovalFailed, ReasonArtifactNotFound, ReasonArtifactTooLarge, ReasonHostBusy,
+		ReasonApprovalFailed, ReasonApprovalExpired, ReasonArtifactNotFound, ReasonArtifactTooLarge, ReasonHostBusy,
 		ReasonCancelled, ReasonCallTimeout, ReasonToolError, ReasonToolPanic, ReasonInvalidResult,
 		ReasonQuotaExceeded, ReasonStoreError, ReasonInternal,
 		ReasonScopeViolation, ReasonGateDenied, ReasonPreviewRequired, ReasonApprovalModeUpgraded,

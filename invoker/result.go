@@ -20,13 +20,19 @@ type Call struct {
 	// of A-Z, a-z, 0-9, '_', '.', ':' and '-'. Empty: derived from the
 	// chain id, the call's number and its canonical arguments.
 	IdempotencyKey string
+	// Resume, when set, resumes a call that parked (Result.Parked) with
+	// the decision taken on it; Tool and Args must be the parked call's.
+	// Nil: a new call.
+	Resume *Resumption
 }
 
 // Result is the outcome of one call. Invoke always returns one; it never
 // panics and never returns a Go error for a tool-level failure.
 type Result struct {
 	// Status is StatusOK, StatusError or StatusDenied (never StatusTimeout: a
-	// timed-out call is an error with reason call_timeout).
+	// timed-out call is an error with reason call_timeout), or StatusParked
+	// for a call that waits for a decision (Parked is then set and Reason
+	// is empty).
 	Status session.Status `json:"status"`
 	// Reason is the stable reason code of a non-ok result (see reasons.go).
 	Reason string `json:"reason,omitempty"`
@@ -67,6 +73,9 @@ type Result struct {
 	// RetryAfter is how long to wait before calling again, for reason
 	// rate_limited and tool_unavailable.
 	RetryAfter time.Duration `json:"retry_after_ns,omitempty"`
+	// Parked is the call waiting for a decision, for status
+	// session.StatusParked; nil otherwise.
+	Parked *ParkedCall `json:"parked,omitempty"`
 }
 
 // OK reports whether the call succeeded.

@@ -7,6 +7,11 @@
 //	res := inv.Invoke(ctx, sess, invoker.Call{Tool: "search", Args: args})
 //	for _, r := range sess.Trace() { fmt.Println(r.Tool, r.Status, r.Reason) }
 //
+// A chain that parks on a pending approval carries its session to the
+// process that resumes it: State exports it (JSON-encodable, bounded) and
+// Restore rebuilds it, checking it first, with the caller supplying the
+// blob store, MaxTrace and the re-resolved governance profile.
+//
 // # Concurrency
 //
 // A Session is safe for concurrent use by many goroutines; a chain may have
@@ -16,6 +21,7 @@
 // # Errors
 //
 // Pin returns ErrClosed after Close and ErrNoStore without a Pinner; store
-// failures are wrapped with %w. Close joins the unpin failures and can be
+// failures are wrapped with %w. Restore refuses a state no session could
+// have exported with an error wrapping ErrInvalidState. Close joins the unpin failures and can be
 // called again to retry them.
 package session

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/toolbox"
 )
@@ -27,6 +28,11 @@ const (
 	// StatusTimeout means the tool ran past its call timeout. It appears only in
 	// trace records; the chain sees such a call as StatusError.
 	StatusTimeout Status = "timeout"
+	// StatusParked means the call waits for an approval decision to be
+	// taken outside the call (Options.ParkApprovals): it has not ended and
+	// has no trace record yet. It appears only in a Result; the record is
+	// appended when the call is resumed.
+	StatusParked Status = "parked"
 )
 
 // Record is one call in a session's trace. Argument and result values are not
@@ -104,7 +110,7 @@ type Options struct {
 	// Grants are refs the session may read besides those it creates.
 	Grants []string
 	// MaxTrace caps the records kept in the trace. Records past the cap are
-	// counted by Dropped, not kept. Default 10000.
+	// counted by Dropped, not kept. Default DefaultMaxTrace.
 	MaxTrace int
 	// Tools, when non-nil, is the chain's allow-list: the only tools it may
 	// call (Allows). Nil allows every tool of the invoker's toolbox.
@@ -112,7 +118,22 @@ type Options struct {
 	// Governance is the chain's governance state: its profile and call
 	// policy history. Nil: a fresh govern.Chain under the zero Profile.
 	Governance *govern.Chain
+	// ParkApprovals makes a call that needs approval park instead of
+	// waiting for the invoker's ApprovalHandler: Invoke returns at once
+	// with StatusParked and the request, and the decision comes later, in
+	// this process or another, with the call's resumption (see package
+	// invoker). Default false: calls wait.
+	ParkApprovals bool
 }
+
+// Bounds of a session.
+const (
+	// DefaultMaxTrace is the default of Options.MaxTrace.
+	DefaultMaxTrace = 10000
+	// MaxIDLen is the longest session id, in bytes, Restore accepts: the
+	// longest pin owner a blob store takes (blobstore.MaxOwnerLen).
+	MaxIDLen = blobstore.MaxOwnerLen
+)
 
 // Session is the state of one chain: its call count, its trace and the blobs it
 // pinned. The invoker that serves a chain keeps no state of its own.
@@ -125,6 +146,7 @@ type Session struct {
 	allowed    map[string]struct{} // nil: every tool
 	view       *View
 	gov        *govern.Chain
+	park       bool
 
 	mu       sync.Mutex
 	calls    int
@@ -150,8 +172,9 @@ func New(opts Options) *Session {
 		s.tenant = "default"
 	}
 	if s.maxTrace <= 0 {
-		s.maxTrace = 10000
+		s.maxTrace = DefaultMaxTrace
 	}
+	s.park = opts.ParkApprovals
 	if opts.Tools != nil {
 		s.allowed = make(map[string]struct{}, len(opts.Tools))
 		for _, t := range opts.Tools {
@@ -176,6 +199,10 @@ func (s *Session) Allows(tool string) bool {
 	_, ok := s.allowed[tool]
 	return ok
 }
+
+// ParksApprovals reports whether calls needing approval park instead of
+// waiting (Options.ParkApprovals).
+func (s *Session) ParksApprovals() bool { return s.park }
 
 // Governance returns the chain's governance state; never nil.
 func (s *Session) Governance() *govern.Chain { return s.gov }

@@ -1,0 +1,124 @@
+package invoker
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/airlockrt/airlock/session"
+)
+
+// ParkedCall is a call that met the confirm gate in a session that parks
+// approvals (session.Options.ParkApprovals): Invoke returned it in
+// Result.Parked, with status session.StatusParked, instead of asking the
+// ApprovalHandler. The call has not ended: it has no trace record and
+// fired no ToolEnd. Show Request to an approver, and resume the call with
+// a Call carrying the same tool and arguments and a Resumption built from
+// Seq, Start and Request.ArgsHash.
+type ParkedCall struct {
+	// Seq is the call's number in the chain, from 1; it was counted
+	// against Policy.MaxToolCalls when the call began.
+	Seq int `json:"seq"`
+	// Start is when the call began; its trace record starts there.
+	Start time.Time `json:"start"`
+	// Request is exactly what an approver must see: the canonical
+	// arguments, artifact refs described by the store, and their hash.
+	Request ApprovalRequest `json:"request"`
+	// DecisionID is the policy decision id of the confirm gate.
+	DecisionID string `json:"decision_id"`
+}
+
+// Resumption is the decision on a parked call (Call.Resume). Invoke then
+// takes no new number from the budget, runs every other gate again (so a
+// stricter profile or a resting tool still refuses the call) and, at the
+// confirm gate, uses the decision instead of asking:
+//
+//   - Expired: denied / approval_expired, whatever the gate is now;
+//   - Denied: denied / approval_denied, whatever the gate is now;
+//   - Approved: the call runs only if the hash of its canonical arguments
+//     is still ArgsHash (else denied / approval_failed); at a gate that is
+//     no longer confirm, the gate as it is now decides (allow runs it,
+//     preview returns preview_required).
+//
+// A gate that now refuses the call (deny, a scope, a call policy) refuses
+// it with its own reason, whatever the decision.
+type Resumption struct {
+	// Seq is ParkedCall.Seq: from 1 to the session's Calls().
+	Seq int `json:"seq"`
+	// Start is ParkedCall.Start. Zero: the time of the resumption.
+	Start time.Time `json:"start"`
+	// ArgsHash is the hash the decision was taken on
+	// (ParkedCall.Request.ArgsHash).
+	ArgsHash string `json:"args_hash"`
+	// Decision is Approved or Denied; ignored when Expired.
+	Decision Decision `json:"decision"`
+	// Expired says no decision came before the parked chain's deadline:
+	// the call ends with approval_expired and does not run.
+	Expired bool `json:"expired,omitempty"`
+}
+
+// resumedNumber is the budget gate of a resumed call: it takes no new
+// number but checks the one the call was parked with.
+func resumedNumber(sess *session.Session, rs *Resumption) (int, Result, bool) {
+	if n := sess.Calls(); rs.Seq < 1 || rs.Seq > n {
+		return 0, fail(session.StatusError, ReasonInternal,
+			fmt.Sprintf("the resumption names call %d, but this chain made %d calls; resume a call with the Seq of its ParkedCall", rs.Seq, n)), false
+	}
+	if !rs.Expired && rs.Decision != Approved && rs.Decision != Denied {
+		return 0, fail(session.StatusError, ReasonInternal,
+			fmt.Sprintf("the resumption's decision (%d) is neither Approved nor Denied; the call did not run", int(rs.Decision))), false
+	}
+	return rs.Seq, Result{}, true
+}
+
+// undecided ends a resumed call whose decision was not an approval:
+// expired or denied. It reports false for an approval.
+func undecided(st *callState, rs *Resumption) (Result, bool) {
+	switch {
+	case rs.Expired:
+		st.approval = ApprovalExpired
+		return fail(session.StatusDenied, ReasonApprovalExpired,
+			fmt.Sprintf("no decision on %q came before the chain's deadline; the call did not run", st.tool)), true
+	case rs.Decision != Approved:
+		st.approval = ApprovalDenied
+		return fail(session.StatusDenied, ReasonApprovalDenied,
+			fmt.Sprintf("approval for %q was denied; the call did not run", st.tool)), true
+	}
+	st.approval = ApprovalApproved
+	return Result{}, false
+}
+
+// resumedApproval is the confirm gate of a resumed call: the decision,
+// bound to the hash of the arguments as they are now.
+func resumedApproval(st *callState, rs *Resumption, argsHash string) (Result, bool) {
+	if r, stop := undecided(st, rs); stop {
+		return r, true
+	}
+	if rs.ArgsHash != argsHash {
+		st.approval = ApprovalFailed
+		return fail(session.StatusDenied, ReasonApprovalFailed,
+			fmt.Sprintf("the arguments of %q changed since the decision (it was taken on hash %.16s…); the call did not run", st.tool, rs.ArgsHash)), true
+	}
+	return Result{}, false
+}
+
+// park ends the invocation of a call that waits for a decision taken
+// elsewhere: it fires ApprovalParked and returns the parked Result.
+func (inv *Invoker) park(ctx context.Context, sess *session.Session, st *callState, seq int, req ApprovalRequest) Result {
+	st.approval = ApprovalPending
+	inv.notify(ctx, st, inv.event(ApprovalParked, sess, st))
+	return Result{
+		Status: session.StatusParked,
+		Message: fmt.Sprintf("tool %q is %s risk and needs approval; the chain parks until a decision comes (decision %s)",
+			st.tool, st.risk, st.dec.ID),
+		DecisionID: st.dec.ID,
+		Parked:     &ParkedCall{Seq: seq, Start: st.start, Request: req, DecisionID: st.dec.ID},
+	}
+}
+
+// RestoreSession is session.Restore with the pins NewSession gives: the
+// invoker's store unless opts.Pins is set, watched for the tenant quota.
+// It fails like session.Restore.
+func (inv *Invoker) RestoreSession(st session.State, opts session.Options) (*session.Session, error) {
+	return session.Restore(st, inv.sessionPins(opts))
+}
