@@ -48,6 +48,11 @@ type Options struct {
 	// Observer, when set, receives the events of this chain's calls besides
 	// the invoker's own hooks (invoker.WithObserver).
 	Observer *invoker.Observer
+	// Park makes a call that needs approval park the chain instead of
+	// waiting for the decision (scripts only; a module's calls wait as
+	// before): Run returns status parked with Parked set, and Resume
+	// continues it once decisions are in, in this process or another.
+	Park bool
 }
 
 // Runner runs chains: for each it opens a session, runs the guest in a fresh
@@ -95,7 +100,7 @@ func (r *Runner) Run(ctx context.Context, s sandbox.Script, opts Options) (*RunR
 		return nil, ErrNoEngine
 	}
 	return r.run(ctx, opts, func(ctx context.Context, c guestCall) (*sandbox.Result, error) {
-		s.Artifacts = c.read
+		s.Artifacts, s.Park = c.read, opts.Park
 		return r.engines.Scripts.Run(ctx, s, c.bridge, opts.Limits)
 	})
 }
@@ -119,57 +124,103 @@ type guestCall struct {
 }
 
 func (r *Runner) run(ctx context.Context, opts Options, guest func(context.Context, guestCall) (*sandbox.Result, error)) (*RunResult, error) {
-	start := time.Now()
-	inv := r.inv
-	if opts.Policy != nil {
-		var err error
-		if inv, err = inv.WithPolicy(*opts.Policy); err != nil {
-			return nil, err
-		}
+	inv, err := r.invoker(opts)
+	if err != nil {
+		return nil, err
 	}
 	sess := inv.NewSession(session.Options{ID: opts.SessionID, Tenant: opts.Tenant, Grants: opts.Grants, Tools: opts.Tools,
-		Governance: govern.NewChain(opts.Profile)})
-	out := &RunResult{ID: sess.ID()}
-	var col collector
-	disc := &discovery{inv: inv, sess: sess}
-	bridge := func(ctx context.Context, tool string, args []byte) ([]byte, error) {
-		if tool == SearchOp || tool == DescribeOp {
-			return Envelope(disc.answer(tool, args)), nil
-		}
-		res := inv.Invoke(ctx, sess, invoker.Call{Tool: tool, Args: args})
-		col.add(&res)
-		return Envelope(res), nil
-	}
+		Governance: govern.NewChain(opts.Profile), ParkApprovals: opts.Park})
+	c := &chainRun{inv: inv, sess: sess, opts: opts, start: time.Now(), col: &collector{}}
+	c.disc = &discovery{inv: inv, sess: sess}
+	return c.finish(ctx, c.guest(ctx, guest))
+}
 
-	if opts.Observer != nil {
-		ctx = invoker.WithObserver(ctx, opts.Observer)
+// invoker returns the invoker for a chain under opts.Policy.
+func (r *Runner) invoker(opts Options) (*invoker.Invoker, error) {
+	if opts.Policy == nil {
+		return r.inv, nil
+	}
+	return r.inv.WithPolicy(*opts.Policy)
+}
+
+// chainRun is one stretch of a chain: from its start, or from a resumption,
+// to its end or its park.
+type chainRun struct {
+	inv   *invoker.Invoker
+	sess  *session.Session
+	opts  Options
+	start time.Time
+	wall  time.Duration // the chain's run time before this stretch
+	col   *collector
+	disc  *discovery
+}
+
+// bridge is the chain's sandbox.Bridge: discovery, and tool calls through
+// the invoker. A call parked for a decision is *sandbox.Pending.
+func (c *chainRun) bridge(ctx context.Context, tool string, args []byte) ([]byte, error) {
+	if tool == SearchOp || tool == DescribeOp {
+		return Envelope(c.disc.answer(tool, args)), nil
+	}
+	return c.outcome(c.inv.Invoke(ctx, c.sess, invoker.Call{Tool: tool, Args: args}), tool, args)
+}
+
+// outcome turns a call's Result into the guest's answer.
+func (c *chainRun) outcome(res invoker.Result, tool string, args []byte) ([]byte, error) {
+	if res.Parked != nil {
+		return nil, &sandbox.Pending{Token: encodeToken(res.Parked, tool, args)}
+	}
+	c.col.add(&res)
+	return Envelope(res), nil
+}
+
+// guest runs the guest with the chain's bridge and artifact reader.
+func (c *chainRun) guest(ctx context.Context, guest func(context.Context, guestCall) (*sandbox.Result, error)) guestOutcome {
+	if c.opts.Observer != nil {
+		ctx = invoker.WithObserver(ctx, c.opts.Observer)
 	}
 	read := func(ctx context.Context, ref string, max int64) ([]byte, error) {
-		data, size, res := inv.ReadArtifact(ctx, sess, ref, max)
+		data, size, res := c.inv.ReadArtifact(ctx, c.sess, ref, max)
 		if !res.OK() {
 			return nil, &sandbox.ReadError{Reason: res.Reason, Message: res.Message, Size: size}
 		}
 		return data, nil
 	}
-	res, err := guest(ctx, guestCall{bridge: bridge, read: read})
+	res, err := guest(ctx, guestCall{bridge: c.bridge, read: read})
+	return guestOutcome{ctx: ctx, res: res, err: err}
+}
+
+type guestOutcome struct {
+	ctx context.Context
+	res *sandbox.Result
+	err error
+}
+
+// finish builds the chain's result. A parked chain keeps its session open
+// (its pins stay); any other ends it.
+func (c *chainRun) finish(ctx context.Context, g guestOutcome) (*RunResult, error) {
+	res, err, sess, inv := g.res, g.err, c.sess, c.inv
+	out := &RunResult{ID: sess.ID()}
+	if err == nil && res.Parked != nil {
+		p, perr := c.park(res.Parked)
+		if perr != nil {
+			err = &sandbox.ExitError{Kind: sandbox.HostError, Message: "the chain could not be parked", Err: perr}
+		} else {
+			out.Status, out.Reason, out.Parked = StatusParked, ReasonAwaitingApproval, p
+		}
+	}
 	var final *invoker.Artifact
-	if err == nil {
+	if err == nil && out.Parked == nil {
 		// Shaped while the session is open: a stored value is pinned and
 		// charged like an offloaded result.
 		var shaped invoker.Result
-		if res.Value, final, shaped = inv.ShapeFinal(ctx, sess, res.Value); !shaped.OK() && opts.Logger != nil {
-			opts.Logger.Warn("chain: storing a large final value failed; it is returned as it is",
+		if res.Value, final, shaped = inv.ShapeFinal(ctx, sess, res.Value); !shaped.OK() && c.opts.Logger != nil {
+			c.opts.Logger.Warn("chain: storing a large final value failed; it is returned as it is",
 				"chain", sess.ID(), "reason", shaped.Reason)
 		}
 	}
-
-	// The chain's pins go whatever happened, with a context of their own:
-	// the chain's may be cancelled already.
-	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	if cerr := sess.Close(closeCtx); cerr != nil && opts.Logger != nil {
-		opts.Logger.Error("chain: releasing pins failed; they expire with the store's TTL once unpinned", "chain", sess.ID(), "err", cerr)
+	if out.Parked == nil {
+		c.close(ctx)
 	}
-	cancel()
 
 	if err != nil {
 		var exit *sandbox.ExitError
@@ -178,7 +229,7 @@ func (r *Runner) run(ctx context.Context, opts Options, guest func(context.Conte
 		}
 		out.Status, out.Reason = classify(exit)
 		out.Error, out.Line, out.Column = exit.Message, exit.Line, exit.Column
-	} else {
+	} else if out.Parked == nil {
 		out.Status = StatusOK
 		out.Value = res.Value
 	}
@@ -190,7 +241,7 @@ func (r *Runner) run(ctx context.Context, opts Options, guest func(context.Conte
 		out.Logs = []sandbox.LogEntry{}
 	}
 	out.Trace, out.TraceDropped = sess.Trace(), sess.Dropped()
-	out.Files, out.Artifacts = col.result()
+	out.Files, out.Artifacts = c.col.result()
 	if final != nil {
 		out.Artifacts = append(out.Artifacts, *final)
 	}
@@ -199,8 +250,18 @@ func (r *Runner) run(ctx context.Context, opts Options, guest func(context.Conte
 		out.Stats.ArgBytes += int64(rec.ArgBytes)
 		out.Stats.ResultBytes += int64(rec.ResultBytes)
 	}
-	out.Stats.Wall = time.Since(start)
+	out.Stats.Wall = c.wall + time.Since(c.start)
 	return out, nil
+}
+
+// close ends the chain's session: its pins go whatever happened, with a
+// context of their own, since the chain's may be cancelled already.
+func (c *chainRun) close(ctx context.Context) {
+	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if cerr := c.sess.Close(closeCtx); cerr != nil && c.opts.Logger != nil {
+		c.opts.Logger.Error("chain: releasing pins failed; they expire with the store's TTL once unpinned", "chain", c.sess.ID(), "err", cerr)
+	}
 }
 
 func classify(e *sandbox.ExitError) (Status, string) {

@@ -38,6 +38,7 @@ func scripts(t testing.TB) *sandbox.ScriptEngine {
 
 type env struct {
 	runner  *chain.Runner
+	drv     blobstore.Driver
 	store   *blobstore.Store
 	got     sync.Map // tool -> last args (json)
 	sent    atomic.Int64
@@ -67,7 +68,8 @@ type sendIn struct {
 
 func newEnv(t testing.TB, opts invoker.Options) *env {
 	e := &env{release: make(chan struct{})}
-	e.store = blobstore.New(memblob.New(), blobstore.Options{})
+	e.drv = memblob.New()
+	e.store = blobstore.New(e.drv, blobstore.Options{})
 	t.Cleanup(func() { _ = e.store.Close() })
 	box, err := toolbox.New(
 		toolbox.Func("lookup", "Looks up a record", func(_ context.Context, in lookupIn) (map[string]int, error) {

@@ -25,7 +25,13 @@ const (
 	// StatusLimitExceeded: a sandbox limit was crossed; Reason names it
 	// (memory, logs, result, args, in_flight).
 	StatusLimitExceeded Status = "limit_exceeded"
+	// StatusParked: the chain stopped to wait for approvals (Options.Park);
+	// Parked holds it, for Runner.Resume. Reason is awaiting_approval.
+	StatusParked Status = "parked"
 )
+
+// ReasonAwaitingApproval is the Reason of a parked chain.
+const ReasonAwaitingApproval = "awaiting_approval"
 
 // RunResult is everything one chain produced. It is complete whatever the
 // status: the trace holds every call made before the chain ended.
@@ -55,6 +61,10 @@ type RunResult struct {
 	// Artifacts are the results that were offloaded to the blob store.
 	Artifacts []invoker.Artifact `json:"artifacts"`
 	Stats     Stats              `json:"stats"`
+	// Parked is set when Status is parked: the approvals the chain waits
+	// for, and its state. It is not part of the JSON (the state is for
+	// the host to keep).
+	Parked *Parked `json:"-"`
 }
 
 // Stats describes one chain run.

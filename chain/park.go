@@ -1,0 +1,251 @@
+package chain
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/airlockrt/airlock/govern"
+	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/sandbox"
+	"github.com/airlockrt/airlock/session"
+)
+
+// Parked is a chain that stopped to wait for approvals (Options.Park).
+type Parked struct {
+	// State is the whole chain: the guest's state, the session (count,
+	// trace, grants, pins, policy history), the files and artifacts so
+	// far. It is versioned but not sealed: whoever stores it must protect
+	// its integrity.
+	State []byte
+	// Approvals are the calls it waits for, in the order they were made.
+	Approvals []Approval
+}
+
+// Approval is a call of a parked chain waiting for a decision.
+type Approval struct {
+	// Seq is the call's number in the chain.
+	Seq int `json:"seq"`
+	// Start is when the call began.
+	Start time.Time `json:"start"`
+	// Request is what an approver decides on: the tool, its risk, the
+	// canonical arguments and their hash.
+	Request invoker.ApprovalRequest `json:"request"`
+	// DecisionID is the policy decision that asked for approval.
+	DecisionID string `json:"decision_id"`
+}
+
+// Decision is what was decided for a parked call.
+type Decision struct {
+	// Approved lets the call run; otherwise it is denied.
+	Approved bool
+	// ArgsHash is the hash the decision was taken on (Request.ArgsHash).
+	ArgsHash string
+	// Expired: nobody decided before the parked chain's deadline; the call
+	// ends approval_expired.
+	Expired bool
+}
+
+// ResumeOptions configure Resume.
+type ResumeOptions struct {
+	// Decide answers a waiting call: its decision, or ok false when it is
+	// still undecided (the chain parks again if nothing else can run).
+	// Required.
+	Decide func(ctx context.Context, a Approval) (d Decision, ok bool, err error)
+	// Profile is the governance profile the chain runs under, as at its
+	// start (profiles are configuration, not state).
+	Profile *govern.Profile
+	// Park lets the chain park again.
+	Park bool
+	// Logger and Observer as in Options.
+	Logger   *slog.Logger
+	Observer *invoker.Observer
+}
+
+// ErrBadState is returned by Resume and Discard for a state that is not a
+// parked chain's, or that this build cannot continue.
+var ErrBadState = errors.New("chain: not a parked chain state this build can resume")
+
+// The chain state: magic, version, the JSON of parkedChain, then the
+// sandbox's state.
+const (
+	stateMagic   = "ALCH"
+	stateVersion = 1
+	maxMeta      = 64 << 20
+)
+
+type parkedChain struct {
+	Session     session.State       `json:"session"`
+	Policy      *invoker.Policy     `json:"policy,omitempty"`
+	Files       []invoker.ChainFile `json:"files"`
+	Artifacts   []invoker.Artifact  `json:"artifacts"`
+	Discoveries int32               `json:"discoveries"`
+	Approvals   []Approval          `json:"approvals"`
+	Wall        time.Duration       `json:"wall"` // the chain's run time so far
+}
+
+// token is what the sandbox keeps for a parked call: the approval, and the
+// call as the script made it (the request holds the canonical arguments).
+type token struct {
+	Approval Approval        `json:"approval"`
+	Tool     string          `json:"tool"`
+	Args     json.RawMessage `json:"args"`
+}
+
+func encodeToken(p *invoker.ParkedCall, tool string, args []byte) []byte {
+	b, _ := json.Marshal(token{Approval: Approval{Seq: p.Seq, Start: p.Start, Request: p.Request, DecisionID: p.DecisionID},
+		Tool: tool, Args: args})
+	return b
+}
+
+// park records the chain's state beside the sandbox's.
+func (c *chainRun) park(sp *sandbox.Parked) (*Parked, error) {
+	meta := parkedChain{Session: c.sess.State(), Discoveries: c.disc.count.Load(), Wall: c.wall + time.Since(c.start)}
+	if c.opts.Policy != nil {
+		meta.Policy = c.opts.Policy
+	}
+	meta.Files, meta.Artifacts = c.col.result()
+	for _, pc := range sp.Calls {
+		var t token
+		if err := json.Unmarshal(pc.Token, &t); err != nil {
+			return nil, fmt.Errorf("chain: a parked call's token: %w", err)
+		}
+		meta.Approvals = append(meta.Approvals, t.Approval)
+	}
+	js, err := json.Marshal(meta)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(stateMagic) + 20 + len(js) + len(sp.State))
+	buf.WriteString(stateMagic)
+	buf.Write(binary.AppendUvarint(nil, stateVersion))
+	buf.Write(binary.AppendUvarint(nil, uint64(len(js))))
+	buf.Write(js)
+	buf.Write(sp.State)
+	return &Parked{State: buf.Bytes(), Approvals: meta.Approvals}, nil
+}
+
+func decodeChainState(state []byte) (*parkedChain, []byte, error) {
+	if len(state) < len(stateMagic) || string(state[:len(stateMagic)]) != stateMagic {
+		return nil, nil, fmt.Errorf("%w: no chain state header", ErrBadState)
+	}
+	rest := state[len(stateMagic):]
+	v, n := binary.Uvarint(rest)
+	if n <= 0 || v != stateVersion {
+		return nil, nil, fmt.Errorf("%w: format version %d; this build reads version %d", ErrBadState, v, stateVersion)
+	}
+	rest = rest[n:]
+	size, n := binary.Uvarint(rest)
+	if n <= 0 || size > maxMeta || size > uint64(len(rest)-n) {
+		return nil, nil, fmt.Errorf("%w: bad length", ErrBadState)
+	}
+	rest = rest[n:]
+	var meta parkedChain
+	if err := json.Unmarshal(rest[:size], &meta); err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrBadState, err)
+	}
+	return &meta, rest[size:], nil
+}
+
+// Approvals returns the calls a parked chain's state waits for.
+func Approvals(state []byte) ([]Approval, error) {
+	meta, _, err := decodeChainState(state)
+	if err != nil {
+		return nil, err
+	}
+	return meta.Approvals, nil
+}
+
+// restore rebuilds the chain's host half from a parked state.
+func (r *Runner) restore(state []byte, profile *govern.Profile, park bool, logger *slog.Logger, observer *invoker.Observer) (*chainRun, []byte, error) {
+	meta, guest, err := decodeChainState(state)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := Options{Policy: meta.Policy, Profile: profile, Logger: logger, Observer: observer, Tenant: meta.Session.Tenant,
+		SessionID: meta.Session.ID, Park: park}
+	inv, err := r.invoker(opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: its policy: %v", ErrBadState, err)
+	}
+	sess, err := inv.RestoreSession(meta.Session, session.Options{Governance: govern.NewChain(profile), ParkApprovals: park})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrBadState, err)
+	}
+	c := &chainRun{inv: inv, sess: sess, opts: opts, start: time.Now(), wall: meta.Wall,
+		col: &collector{files: meta.Files, artifacts: meta.Artifacts}}
+	c.disc = &discovery{inv: inv, sess: sess}
+	c.disc.count.Store(meta.Discoveries)
+	return c, guest, nil
+}
+
+// Resume continues a parked chain from its state: each waiting call gets
+// opts.Decide's answer (an approved call runs now, through every gate
+// again; a denied or expired one is refused), and the script goes on where
+// it stopped. It returns what Run returns, parked again when calls are still
+// undecided and nothing else can run.
+func (r *Runner) Resume(ctx context.Context, state []byte, opts ResumeOptions) (*RunResult, error) {
+	if r.engines.Scripts == nil {
+		return nil, ErrNoEngine
+	}
+	if opts.Decide == nil {
+		return nil, errors.New("chain: ResumeOptions.Decide is required")
+	}
+	c, guest, err := r.restore(state, opts.Profile, opts.Park, opts.Logger, opts.Observer)
+	if err != nil {
+		return nil, err
+	}
+	retry := func(ctx context.Context, tok []byte) ([]byte, error) {
+		var t token
+		if err := json.Unmarshal(tok, &t); err != nil {
+			return nil, fmt.Errorf("chain: a parked call's token: %w", err)
+		}
+		d, ok, err := opts.Decide(ctx, t.Approval)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, &sandbox.Pending{Token: tok}
+		}
+		a := invoker.Approved
+		if !d.Approved {
+			a = invoker.Denied
+		}
+		return c.outcome(c.inv.Invoke(ctx, c.sess, invoker.Call{Tool: t.Tool, Args: t.Args,
+			Resume: &invoker.Resumption{Seq: t.Approval.Seq, Start: t.Approval.Start, ArgsHash: d.ArgsHash, Decision: a, Expired: d.Expired}}),
+			t.Tool, t.Args)
+	}
+	out, err := c.finish(ctx, c.guest(ctx, func(ctx context.Context, g guestCall) (*sandbox.Result, error) {
+		return r.engines.Scripts.Resume(ctx, sandbox.Resumption{State: guest, Bridge: g.bridge, Retry: retry,
+			Artifacts: g.read, Park: opts.Park})
+	}))
+	if err != nil && (errors.Is(err, sandbox.ErrCorruptState) || errors.Is(err, sandbox.ErrIncompatibleState)) {
+		c.close(ctx)
+		return nil, fmt.Errorf("%w: %v", ErrBadState, err)
+	}
+	return out, err
+}
+
+// Discard ends a parked chain that will not resume (cancelled, or
+// abandoned): it releases its pins and returns its result with status and
+// reason as given, the trace so far, and each waiting call recorded as
+// refused with reason.
+func (r *Runner) Discard(ctx context.Context, state []byte, status Status, reason, message string) (*RunResult, error) {
+	c, _, err := r.restore(state, nil, false, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.close(ctx)
+	out := &RunResult{ID: c.sess.ID(), Status: status, Reason: reason, Error: message, Logs: []sandbox.LogEntry{}}
+	out.Trace, out.TraceDropped = c.sess.Trace(), c.sess.Dropped()
+	out.Files, out.Artifacts = c.col.result()
+	out.Stats.Calls = len(out.Trace) + out.TraceDropped
+	out.Stats.Wall = c.wall
+	return out, nil
+}
