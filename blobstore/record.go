@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -31,11 +32,17 @@ var ErrInvalidRecordName = errors.New("blobstore: invalid record name")
 
 const keyRecords = "r/"
 
+// FleetTenant is the record namespace of state that belongs to no tenant:
+// the index a fleet of processes keeps of the chains it runs. ValidTenant
+// refuses it (a leading '_'), so no API caller can name it; only the record
+// functions accept it, never the blob ones.
+const FleetTenant = "_fleet"
+
 func (s *Store) recordKey(tenant, name string) (string, error) {
 	if s.closed.Load() {
 		return "", ErrClosed
 	}
-	if !ValidTenant(tenant) {
+	if !ValidTenant(tenant) && tenant != FleetTenant {
 		return "", ErrInvalidTenant
 	}
 	if len(name) > 200 || !ValidKey(name) {
@@ -103,6 +110,33 @@ func (s *Store) DeleteRecord(ctx context.Context, tenant, name string) error {
 	}
 	if err := s.d.Delete(ctx, key); err != nil {
 		return s.driverErr("delete record", err)
+	}
+	return nil
+}
+
+// ListRecords calls fn with the name and last write time of each of the
+// tenant's records whose name starts with prefix ("" for all), in the
+// driver's order; fn's error stops it.
+func (s *Store) ListRecords(ctx context.Context, tenant, prefix string, fn func(name string, modTime time.Time) error) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if !ValidTenant(tenant) && tenant != FleetTenant {
+		return ErrInvalidTenant
+	}
+	base := keyRecords + tenant + "/"
+	var stopped error // fn's own error, returned as it is
+	err := s.d.List(ctx, base+prefix, func(e Entry) error {
+		if stopped = fn(strings.TrimPrefix(e.Key, base), e.ModTime); stopped != nil {
+			return stopped
+		}
+		return nil
+	})
+	switch {
+	case stopped != nil:
+		return stopped
+	case err != nil:
+		return s.driverErr("list records", err)
 	}
 	return nil
 }

@@ -20,15 +20,37 @@ type DecisionRequest struct {
 }
 
 // listApprovals handles GET /v1/approvals.
+// In a fleet, the pending approvals of this process's queue come first,
+// then those of the parked chains in the store.
 func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request, tenant string) {
-	writeJSON(w, http.StatusOK, map[string][]approval.Request{"approvals": s.queue.List(tenant)})
+	list := s.queue.List(tenant)
+	if s.opts.Fleet != nil {
+		stored, err := s.storedApprovals(r.Context(), tenant)
+		if err != nil {
+			s.log.Error("fleet: listing parked approvals failed", "err", err)
+			writeError(w, http.StatusServiceUnavailable, ReasonStoreUnavailable, "the fleet's store could not be read; retry")
+			return
+		}
+		list = append(list, stored...)
+	}
+	writeJSON(w, http.StatusOK, map[string][]approval.Request{"approvals": list})
 }
 
 // getApproval handles GET /v1/approvals/{id}.
 func (s *Server) getApproval(w http.ResponseWriter, r *http.Request, tenant string) {
-	req, err := s.queue.Get(tenant, r.PathValue("id"))
+	id := r.PathValue("id")
+	if s.parkedApproval(id) {
+		req, ok := s.storedApproval(r.Context(), tenant, id)
+		if !ok {
+			approvalNotFound(w, id)
+			return
+		}
+		writeJSON(w, http.StatusOK, req)
+		return
+	}
+	req, err := s.queue.Get(tenant, id)
 	if err != nil {
-		approvalNotFound(w, r.PathValue("id"))
+		approvalNotFound(w, id)
 		return
 	}
 	writeJSON(w, http.StatusOK, req)
@@ -61,6 +83,10 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, tenant string) {
 		return
 	}
 	id := r.PathValue("id")
+	if s.parkedApproval(id) {
+		s.decideParked(w, r, tenant, id, d, body.ArgsHash)
+		return
+	}
 	out, err := s.queue.Decide(tenant, id, d, body.ArgsHash)
 	switch {
 	case err == nil:

@@ -308,6 +308,14 @@ func (s *Server) start(parent, client context.Context, tenant string, req *Submi
 	}
 	rn := newRun(newID(), tenant, j.lang, cancel)
 	rn.watch = watch
+	if s.opts.Fleet != nil {
+		name := ""
+		if prof != nil {
+			name = prof.Name
+		}
+		rn.fleet = newFleetRun(name, 0)
+		s.announce(ctx, rn)
+	}
 
 	s.mu.Lock()
 	s.evictLocked(time.Now())
@@ -316,24 +324,31 @@ func (s *Server) start(parent, client context.Context, tenant string, req *Submi
 	s.mu.Unlock()
 
 	slotHeld = false
-	go s.execute(ctx, rn, j)
+	go s.execute(ctx, rn, func(ctx context.Context) (*chain.RunResult, error) { return s.runJob(ctx, rn, j) })
 	return rn, nil
 }
 
-// execute runs one chain and records its result. A panic in the run is
-// contained: the chain ends with status error and reason host_error, and its
-// slot is released like any other's.
-func (s *Server) execute(ctx context.Context, rn *run, j *job) {
+// execute runs one chain (or a stretch of a resumed one) and records its
+// result. The caller holds a slot, which execute releases. A panic in the
+// run is contained: the chain ends with status error and reason host_error,
+// and its slot is released like any other's.
+func (s *Server) execute(ctx context.Context, rn *run, body func(context.Context) (*chain.RunResult, error)) {
 	defer s.running.Done()
 	defer rn.cancel(context.Canceled)
+	if rn.fleet != nil {
+		fctx, stop := context.WithCancel(ctx)
+		defer stop()
+		go s.flushOpen(fctx, rn)
+	}
 	endMetrics := s.metrics.StartChain()
-	res := s.runGuarded(ctx, rn, j)
+	res := s.runGuarded(ctx, rn, body)
 	if res.Trace == nil {
 		res.Trace = []session.Record{}
 	}
 	if res.Reason == reasonHostError {
 		s.metrics.BridgeError(reasonHostError)
 	}
+	res = s.settle(ctx, rn, res)
 	endMetrics(string(res.Status), res.Stats.MemoryBytes)
 	s.live.Delete(rn.id)
 	<-s.slots
@@ -352,10 +367,11 @@ func (s *Server) execute(ctx context.Context, rn *run, j *job) {
 // reasonHostError is the chain reason of a run the host failed.
 const reasonHostError = "host_error"
 
-// runGuarded runs j under its span and returns its result, never nil: a
-// run that fails to start or panics gives status error, reason host_error.
-// Only the panic value's type is logged: the value may hold guest data.
-func (s *Server) runGuarded(ctx context.Context, rn *run, j *job) (res *chain.RunResult) {
+// runGuarded runs body under the chain's span and returns its result,
+// never nil: a run that fails to start or panics gives status error, reason
+// host_error. Only the panic value's type is logged: the value may hold
+// guest data.
+func (s *Server) runGuarded(ctx context.Context, rn *run, body func(context.Context) (*chain.RunResult, error)) (res *chain.RunResult) {
 	defer func() {
 		if v := recover(); v != nil {
 			s.log.Error("chain run panicked; the chain ends with host_error", "chain", rn.id, "panic_type", fmt.Sprintf("%T", v))
@@ -363,24 +379,27 @@ func (s *Server) runGuarded(ctx context.Context, rn *run, j *job) (res *chain.Ru
 				Error: "the server failed while running the chain; see its log"}
 		}
 	}()
-	if j.module != nil {
-		defer func() { _ = j.module.Close(context.WithoutCancel(ctx)) }()
-	}
 	ctx, endSpan := s.tracer.StartChain(ctx, tracing.Chain{ID: rn.id, Tenant: rn.tenant, Language: rn.lang})
-	opts := chain.Options{SessionID: rn.id, Tenant: rn.tenant, Tools: j.tools, Policy: &j.policy, Limits: j.limits,
-		Logger: s.log, Observer: s.observer(), Profile: j.gov}
-	var err error
-	if j.module != nil {
-		res, err = s.runner.RunModule(ctx, j.module, j.input, opts)
-	} else {
-		res, err = s.runner.Run(ctx, j.script, opts)
-	}
+	res, err := body(ctx)
 	if err != nil {
 		s.log.Error("chain could not run", "chain", rn.id, "err", err)
 		res = &chain.RunResult{ID: rn.id, Status: chain.StatusError, Reason: reasonHostError, Error: err.Error()}
 	}
 	endSpan(res)
 	return res
+}
+
+// runJob runs a submitted chain.
+func (s *Server) runJob(ctx context.Context, rn *run, j *job) (*chain.RunResult, error) {
+	if j.module != nil {
+		defer func() { _ = j.module.Close(context.WithoutCancel(ctx)) }()
+	}
+	opts := chain.Options{SessionID: rn.id, Tenant: rn.tenant, Tools: j.tools, Policy: &j.policy, Limits: j.limits,
+		Logger: s.log, Observer: s.observer(), Profile: j.gov, Park: s.opts.Park && j.module == nil}
+	if j.module != nil {
+		return s.runner.RunModule(ctx, j.module, j.input, opts)
+	}
+	return s.runner.Run(ctx, j.script, opts)
 }
 
 // evictLocked forgets finished chains past the retention time, count or
@@ -415,9 +434,19 @@ func chainNotFound(w http.ResponseWriter, id string) {
 		fmt.Sprintf("no chain %q for this API key (finished chains are kept for a limited time)", clip(id)))
 }
 
-// getChain handles GET /v1/chains/{id}.
+// getChain handles GET /v1/chains/{id}: the chain from this process, or,
+// in a fleet, from the shared store (a chain another process runs, or one
+// that parked).
 func (s *Server) getChain(w http.ResponseWriter, r *http.Request, tenant string) {
 	rn := s.lookup(tenant, r.PathValue("id"))
+	if rn != nil && !rn.parked() {
+		writeJSON(w, http.StatusOK, rn.view())
+		return
+	}
+	if c, ok := s.storedChain(r.Context(), tenant, r.PathValue("id")); ok {
+		writeJSON(w, http.StatusOK, storedView(c))
+		return
+	}
 	if rn == nil {
 		chainNotFound(w, r.PathValue("id"))
 		return
@@ -432,6 +461,12 @@ const cancelWait = 5 * time.Second
 // cancelChain handles DELETE /v1/chains/{id}.
 func (s *Server) cancelChain(w http.ResponseWriter, r *http.Request, tenant string) {
 	rn := s.lookup(tenant, r.PathValue("id"))
+	if rn == nil || rn.parked() {
+		if c, ok := s.storedChain(r.Context(), tenant, r.PathValue("id")); ok {
+			s.cancelStored(w, r, c)
+			return
+		}
+	}
 	if rn == nil {
 		chainNotFound(w, r.PathValue("id"))
 		return

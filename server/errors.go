@@ -7,6 +7,9 @@ var (
 	ErrNoRunner = errors.New("server: Options.Runner is required")
 	// ErrNoEngine is returned by New when the Runner has no script engine.
 	ErrNoEngine = errors.New("server: Options.Runner needs a script engine")
+	// ErrParkNeedsFleet is returned by New when Options.Park is set
+	// without Options.Fleet.
+	ErrParkNeedsFleet = errors.New("server: Options.Park needs Options.Fleet: a parked chain is kept in the fleet's store (configure fleet.key)")
 	// ErrNeedsAPIKeys is returned by ListenAndServe and Serve when no API
 	// keys are configured (Options.Authenticate is nil) and the address is
 	// not a loopback address.
@@ -107,4 +110,14 @@ const (
 	// ReasonShuttingDown (503): the server is draining and takes no new
 	// chains.
 	ReasonShuttingDown = "shutting_down"
+	// ReasonStateRefused: a parked chain's stored state failed its checks
+	// (edited, forged, or written by an incompatible engine); the chain
+	// ended without running any more of it.
+	ReasonStateRefused = "state_refused"
+	// ReasonStoreUnavailable: the fleet's shared store could not be read or
+	// written; retry.
+	ReasonStoreUnavailable = "store_unavailable"
+	// ReasonRunningElsewhere: the chain runs on another process of the
+	// fleet, which alone can cancel it.
+	ReasonRunningElsewhere = "running_elsewhere"
 )

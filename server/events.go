@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/airlockrt/airlock/approval"
+	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/session"
 	"github.com/airlockrt/airlock/toolbox"
@@ -22,6 +23,10 @@ const (
 	EventApprovalRequired = "approval_required"
 	EventLog              = "log"
 	EventDone             = "done"
+	// EventStatus is sent, in a fleet, when a chain read from the shared
+	// store changes status (running, parked, running again); its data is
+	// the chain's view.
+	EventStatus = "status"
 )
 
 // The governance lifecycle events of every call are streamed too, named
@@ -50,6 +55,7 @@ type ToolResultEvent struct {
 
 // progress routes the invoker's ToolCall events to the chain's stream.
 func (s *Server) progress(_ context.Context, ev invoker.Event) {
+	s.watchCalls(ev)
 	if ev.Kind != invoker.ToolCall {
 		return
 	}
@@ -117,6 +123,12 @@ const keepAlive = 15 * time.Second
 // A Last-Event-ID header resumes after that event.
 func (s *Server) events(w http.ResponseWriter, r *http.Request, tenant string) {
 	rn := s.lookup(tenant, r.PathValue("id"))
+	if rn == nil || rn.parked() {
+		if c, ok := s.storedChain(r.Context(), tenant, r.PathValue("id")); ok {
+			s.storedEvents(w, r, c, 0)
+			return
+		}
+	}
 	if rn == nil {
 		chainNotFound(w, r.PathValue("id"))
 		return
@@ -151,6 +163,13 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, tenant string) {
 			cursor = e.seq
 		}
 		if res != nil {
+			if res.Status == chain.StatusParked && s.opts.Fleet != nil {
+				// The chain goes on from the store, here or elsewhere.
+				if c, ok := s.storedChain(r.Context(), tenant, rn.id); ok {
+					s.followStored(w, r, c, cursor)
+				}
+				return
+			}
 			s.finalEvents(w, rn, cursor)
 			_ = rc.Flush()
 			return

@@ -7,6 +7,7 @@ import (
 
 	"github.com/airlockrt/airlock/approval"
 	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/durable"
 )
 
 // maxEvents and maxEventBytes bound the tool and approval events a chain
@@ -45,6 +46,16 @@ type run struct {
 	// caller); it is called outside mu, in order.
 	watch   func(Event)
 	watchMu sync.Mutex
+	// fleet is set in a fleet: what its record needs (fleet.go).
+	fleet *fleetRun
+}
+
+// parked reports whether the run ended its stretch by parking: its record
+// in the store says what became of it since.
+func (r *run) parked() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.result != nil && r.result.Status == chain.StatusParked
 }
 
 // Event is one event of a chain's stream: its name (tool_call,
@@ -207,6 +218,13 @@ type ChainView struct {
 	Finished time.Time `json:"finished,omitzero"`
 	// Result is the whole RunResult once the chain ended.
 	Result *chain.RunResult `json:"result,omitempty"`
+	// Pending are the approvals a parked chain waits for (their arguments
+	// are in GET /v1/approvals/{id}), and Expires when they expire.
+	Pending []durable.Approval `json:"pending,omitempty"`
+	Expires time.Time          `json:"expires,omitzero"`
+	// Open, for a chain another process of the fleet runs, are its calls
+	// in progress as its last record says.
+	Open []durable.OpenCall `json:"open,omitempty"`
 }
 
 func (r *run) view() ChainView {

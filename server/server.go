@@ -23,6 +23,7 @@ import (
 	"github.com/airlockrt/airlock/approval"
 	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/durable"
 	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/internal/metrics"
 	"github.com/airlockrt/airlock/internal/tracing"
@@ -157,6 +158,23 @@ type Options struct {
 	ShutdownTimeout time.Duration
 	// Logger receives the server's log lines. Nil discards them.
 	Logger *slog.Logger
+	// Fleet, when set, is the store several processes share: every chain
+	// has a record there that any of them serves (GET /v1/chains/{id},
+	// events), a running chain's lease is renewed, and a chain whose process
+	// stopped renewing it is marked interrupted by another (docs/durability.md).
+	Fleet *durable.Store
+	// Park makes a call that needs approval park its chain in Fleet
+	// instead of waiting for the decision (approval.mode park): the chain
+	// ends its stretch with status parked, and a decision taken through any
+	// process resumes it there. Requires Fleet.
+	Park bool
+	// ParkTTL is how long a parked chain waits for its decisions; past it,
+	// its waiting calls end approval_expired and it runs on. Default 24h.
+	ParkTTL time.Duration
+	// ProfileNamed returns a profile by its name, for resuming a parked
+	// chain under the profile it was submitted with. Nil: resumed chains
+	// run under the zero profile (only when no profiles are configured).
+	ProfileNamed func(name string) *Profile
 }
 
 // Profile is what a profile sets for the chains of the keys bound to it.
@@ -194,6 +212,8 @@ type Server struct {
 	stopAll  context.CancelCauseFunc
 	live     sync.Map // chain id → *run, while running
 	draining atomic.Bool
+	// stopMaintain ends the fleet's lease renewal and reaping (fleet.go).
+	stopMaintain context.CancelFunc
 
 	mu       sync.Mutex
 	runs     map[string]*run // running and retained
@@ -230,6 +250,10 @@ func New(opts Options) (*Server, error) {
 	opts.BodyTimeout = cmp.Or(opts.BodyTimeout, DefaultBodyTimeout)
 	opts.ShutdownTimeout = cmp.Or(opts.ShutdownTimeout, DefaultShutdownTimeout)
 	opts.ApprovalMode = cmp.Or(opts.ApprovalMode, "queue")
+	opts.ParkTTL = cmp.Or(opts.ParkTTL, DefaultParkTTL)
+	if opts.Park && opts.Fleet == nil {
+		return nil, ErrParkNeedsFleet
+	}
 	s := &Server{
 		opts:    opts,
 		log:     opts.Logger,
@@ -263,6 +287,11 @@ func New(opts Options) (*Server, error) {
 	s.unsub = s.queue.Subscribe(s.approvalEvent)
 	s.baseCtx, s.stopAll = context.WithCancelCause(context.Background())
 	s.handler = s.routes()
+	if opts.Fleet != nil {
+		mctx, stop := context.WithCancel(s.baseCtx)
+		s.stopMaintain = stop
+		go s.maintain(mctx)
+	}
 	return s, nil
 }
 
@@ -436,6 +465,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.draining.Store(true)
 	s.mu.Unlock()
+	if s.stopMaintain != nil {
+		defer s.stopMaintain()
+	}
 	done := make(chan struct{})
 	go func() { s.running.Wait(); close(done) }()
 	defer s.unsub()

@@ -73,6 +73,9 @@ type setup struct {
 	Tools []toolbox.Tool
 	// MaxResolvingBytes is the invoker's process-wide cap.
 	MaxResolvingBytes int64
+	// Shared, when set, is the store instead of one of the env's own: the
+	// bucket several processes share (the test closes it).
+	Shared *blobstore.Store
 }
 
 // newEnv starts a server over the demo tools with two API keys; edit
@@ -101,6 +104,9 @@ func newEnv(t *testing.T, edit func(*setup)) *env {
 	}}
 	if edit != nil {
 		edit(&o)
+	}
+	if o.Shared != nil {
+		e.store, o.Store = o.Shared, o.Shared
 	}
 	for _, tool := range o.Tools {
 		require.NoError(t, box.Add(tool))
@@ -134,7 +140,9 @@ func newEnv(t *testing.T, edit func(*setup)) *env {
 		defer cancel()
 		_ = e.srv.Shutdown(ctx)
 		e.http.Close()
-		_ = e.store.Close()
+		if o.Shared == nil {
+			_ = e.store.Close()
+		}
 	})
 	return e
 }

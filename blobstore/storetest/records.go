@@ -86,3 +86,45 @@ func testRecordRace(t *testing.T, nb NewBackend) {
 		require.EqualValues(t, 1, wins.Load(), "round %d", round)
 	}
 }
+
+// testListRecords: ListRecords reports a tenant's records under a prefix,
+// by name, and only that tenant's; the fleet namespace takes records but
+// no blobs; fn's error stops the listing.
+func testListRecords(t *testing.T, nb NewBackend) {
+	e := newEnv(t, nb)
+	s := e.store(blobstore.Options{})
+	ctx := e.ctx
+	for _, n := range []string{"chains/a/rec", "chains/a/end", "chains/b/rec", "approvals/x/req"} {
+		require.NoError(t, s.PutRecord(ctx, tenantA, n, []byte("1"), false))
+	}
+	require.NoError(t, s.PutRecord(ctx, tenantB, "chains/c/rec", []byte("1"), false))
+	var names []string
+	require.NoError(t, s.ListRecords(ctx, tenantA, "chains/", func(name string, mod time.Time) error {
+		require.False(t, mod.IsZero())
+		names = append(names, name)
+		return nil
+	}))
+	require.ElementsMatch(t, []string{"chains/a/rec", "chains/a/end", "chains/b/rec"}, names)
+	names = nil
+	require.NoError(t, s.ListRecords(ctx, tenantA, "", func(name string, _ time.Time) error {
+		names = append(names, name)
+		return nil
+	}))
+	require.Len(t, names, 4)
+	stop := fmt.Errorf("stop")
+	n := 0
+	require.ErrorIs(t, s.ListRecords(ctx, tenantA, "", func(string, time.Time) error { n++; return stop }), stop)
+	require.Equal(t, 1, n)
+	require.ErrorIs(t, s.ListRecords(ctx, "../x", "", func(string, time.Time) error { return nil }), blobstore.ErrInvalidTenant)
+
+	require.False(t, blobstore.ValidTenant(blobstore.FleetTenant))
+	require.NoError(t, s.PutRecord(ctx, blobstore.FleetTenant, "live/acme/ch_1", []byte("{}"), false))
+	names = nil
+	require.NoError(t, s.ListRecords(ctx, blobstore.FleetTenant, "live/", func(name string, _ time.Time) error {
+		names = append(names, name)
+		return nil
+	}))
+	require.Equal(t, []string{"live/acme/ch_1"}, names)
+	_, err := s.Put(ctx, blobstore.FleetTenant, strings.NewReader("x"), "text/plain")
+	require.ErrorIs(t, err, blobstore.ErrInvalidTenant, "no blobs in the fleet namespace")
+}

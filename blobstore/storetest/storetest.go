@@ -110,6 +110,7 @@ func Run(t *testing.T, newBackend NewBackend) {
 		{"Delete", testDelete},
 		{"Close", testClose},
 		{"Records", testRecords},
+		{"ListRecords", testListRecords},
 		{"RecordRace", testRecordRace},
 	}
 	for _, tc := range tests {

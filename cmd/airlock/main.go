@@ -43,6 +43,7 @@ Usage:
               [--input JSON] [--out DIR] [--progress auto|always|never]
   airlock serve [--addr 127.0.0.1:8080] [--config FILE]
   airlock mcp [--config FILE]
+  airlock chains list|show ID|approve APPROVAL|deny APPROVAL|resume ID|cancel ID [--tenant T]
   airlock tools [--json] [--config FILE]
   airlock types [--config FILE]
   airlock check SCRIPT...
@@ -101,6 +102,8 @@ func (c *cli) main(ctx context.Context, args []string) int {
 		err = c.serve(ctx, rest)
 	case "mcp":
 		err = c.mcp(ctx, rest)
+	case "chains":
+		err = c.chains(ctx, rest)
 	case "tools":
 		err = c.tools(rest)
 	case "types":

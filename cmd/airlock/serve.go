@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/airlockrt/airlock/durable"
 	"github.com/airlockrt/airlock/internal/assemble"
 	"github.com/airlockrt/airlock/internal/config"
 	"github.com/airlockrt/airlock/invoker"
@@ -123,12 +124,14 @@ func (c *cli) apiServer(ctx context.Context, cfg *config.Config, log *slog.Logge
 	switch mode {
 	case "", config.ApprovalQueue:
 		mode = config.ApprovalQueue
+	case config.ApprovalPark:
+		// Script chains park; a module's calls wait in the queue.
 	case config.ApprovalAllow:
 		approver = decide(invoker.Approved)
 	case config.ApprovalDeny:
 		approver = decide(invoker.Denied)
 	default:
-		return nil, nil, nil, "", fail(exitUsage, "approval mode %q is for `airlock run`; `airlock serve` and `airlock mcp` take queue (people decide through the API or MCP elicitation), allow or deny", mode)
+		return nil, nil, nil, "", fail(exitUsage, "approval mode %q is for `airlock run`; `airlock serve` and `airlock mcp` take queue (people decide through the API or MCP elicitation), park (the chain waits in the fleet's store), allow or deny", mode)
 	}
 
 	p, err = build(ctx, cfg, assemble.Options{
@@ -188,6 +191,14 @@ func (c *cli) apiServer(ctx context.Context, cfg *config.Config, log *slog.Logge
 		profiles[name] = sp
 	}
 	opts.Profile = func(key string) *server.Profile { return profiles[cfg.ProfileFor(key)] }
+	if key := cfg.Fleet.Key.Reveal(); key != "" {
+		if opts.Fleet, err = durable.New(durable.Options{Blobs: p.Store, Key: []byte(key), Node: cfg.Fleet.Node,
+			Lease: cfg.Fleet.Lease.D()}); err != nil {
+			return nil, nil, nil, "", err
+		}
+		opts.Park, opts.ParkTTL = mode == config.ApprovalPark, cfg.Approval.ParkTTL.D()
+		opts.ProfileNamed = func(name string) *server.Profile { return profiles[name] }
+	}
 	if srv, err = server.New(opts); err != nil {
 		return nil, nil, nil, "", err
 	}

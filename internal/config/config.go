@@ -50,6 +50,10 @@ type Config struct {
 	// MCPServers are the MCP servers whose tools chains may call
 	// (docs/mcp.md).
 	MCPServers []MCPServer `yaml:"mcp_servers"`
+	// Fleet lets several `airlock serve` processes share the store's
+	// bucket: chain records, leases, parked chains (docs/durability.md).
+	// Off unless key is set.
+	Fleet Fleet `yaml:"fleet"`
 
 	// pos maps a dotted key path to where its value was last set:
 	// "file:line", "flag --name" or "env NAME".
@@ -164,6 +168,25 @@ type Approval struct {
 	// MaxPendingBytes caps the bytes all pending approval requests hold in
 	// memory. Default 4MiB.
 	MaxPendingBytes Size `yaml:"max_pending_bytes"`
+	// ParkTTL is how long a chain parked on its approvals (mode park)
+	// waits for them; past it, its waiting calls end approval_expired.
+	// Default 24h.
+	ParkTTL Duration `yaml:"park_ttl"`
+}
+
+// Fleet configures the chain records several processes share in the
+// store (docs/durability.md).
+type Fleet struct {
+	// Key seals parked chains (HMAC-SHA256): at least 32 characters, the
+	// same on every process of the fleet. Write ${env:NAME} to read it from
+	// the environment. Setting it turns the fleet on.
+	Key Secret `yaml:"key"`
+	// Lease is how long a running chain's record vouches for it; its
+	// process renews it every third of that, and another process marks the
+	// chain interrupted once it has lapsed by as much again. Default 15s.
+	Lease Duration `yaml:"lease"`
+	// Node names this process in chain records. Default: a random name.
+	Node string `yaml:"node"`
 }
 
 // Store chooses the blob store.
@@ -384,6 +407,8 @@ func (c *Config) Effective() *Config {
 	e.Store.MaxResolvingBytes = cmp.Or(e.Store.MaxResolvingBytes, invoker.DefaultMaxResolvingBytes)
 	e.Approval.PreviewBytes = cmp.Or(e.Approval.PreviewBytes, approval.DefaultPreviewBytes)
 	e.Approval.MaxPendingBytes = cmp.Or(e.Approval.MaxPendingBytes, approval.DefaultMaxPendingBytes)
+	e.Approval.ParkTTL = cmp.Or(e.Approval.ParkTTL, Duration(24*time.Hour))
+	e.Fleet.Lease = cmp.Or(e.Fleet.Lease, Duration(15*time.Second))
 	if e.Store.Dir == "" && e.Store.Kind == "fs" {
 		e.Store.Dir, _ = fsblob.DefaultDir()
 	}

@@ -229,7 +229,7 @@ func TestRejections(t *testing.T) {
 		{"nan float", "tracing:\n  sample_ratio: .nan\n", `airlock.yaml:2: tracing.sample_ratio: ".nan" is not a number`},
 		{"bad risk", "policy:\n  max_risk_unapproved: medium\n", `airlock.yaml:2: policy.max_risk_unapproved: "medium" is not a risk level (write SAFE, HIGH or CRITICAL)`},
 		{"bad risk override", "tools:\n  risk:\n    send_message: extreme\n", `airlock.yaml:3: tools.risk.send_message: "extreme" is not a risk level`},
-		{"bad approval mode", "approval:\n  mode: maybe\n", `airlock.yaml:2: approval.mode: "maybe" must be ask, deny, allow or queue`},
+		{"bad approval mode", "approval:\n  mode: maybe\n", `airlock.yaml:2: approval.mode: "maybe" must be ask, deny, allow, queue or park`},
 		{"unset secret env", "server:\n  api_keys:\n    - key: ${env:NO_SUCH_VAR}\n      tenant: a\n", `airlock.yaml:3: server.api_keys[0].key: environment variable NO_SUCH_VAR is not set`},
 		{"partial env secret", "store:\n  s3:\n    secret_key: pre${env:S3_SECRET}\n", `airlock.yaml:3: store.s3.secret_key: write the whole value as ${env:NAME}`},
 		{"bad json in schema", "tools:\n  http:\n    - name: a\n      input_schema:\n        type: object\n        minimum: .inf\n", `airlock.yaml:4: tools.http[0].input_schema: line 6: ".inf" is not a JSON number`},
@@ -318,7 +318,7 @@ func TestManyErrorsReportedTogether(t *testing.T) {
 		`x.yaml:2: policy.call_timeout: "soon" is not a duration (write e.g. 30s, 1m30s or 250ms)`,
 		`x.yaml:3: policy.max_tool_calls: "lots" is not a whole number (at most 2147483647)`,
 		`x.yaml:5: limits.memory: "big" is not a size (write e.g. 4096, 512KiB or 64MiB)`,
-		`x.yaml:6: bogus: unknown key at the top level; known keys: policy, tools, approval, store, limits, guest, server, tracing, profiles, default_profile, governance, mcp_servers`,
+		`x.yaml:6: bogus: unknown key at the top level; known keys: policy, tools, approval, store, limits, guest, server, tracing, profiles, default_profile, governance, mcp_servers, fleet`,
 	}, lines)
 	var ce *config.Error
 	require.True(t, errors.As(err, &ce))
@@ -374,7 +374,7 @@ func TestFlagAndEnvRejections(t *testing.T) {
 		{"bad flag int", config.Sources{Flags: []config.Flag{{Name: "max-calls", Key: "policy.max_tool_calls", Value: "-2"}}},
 			`flag --max-calls: policy.max_tool_calls: "-2" must not be negative`},
 		{"bad flag mode", config.Sources{Flags: []config.Flag{{Name: "approve", Key: "approval.mode", Value: "yes"}}},
-			`flag --approve: approval.mode: "yes" must be ask, deny, allow or queue`},
+			`flag --approve: approval.mode: "yes" must be ask, deny, allow, queue or park`},
 		{"unknown flag key", config.Sources{Flags: []config.Flag{{Name: "x", Key: "limits.nope", Value: "1"}}},
 			`flag --x: limits.nope: is not a configuration key`},
 		{"section flag key", config.Sources{Flags: []config.Flag{{Name: "x", Key: "limits", Value: "1"}}},

@@ -6,6 +6,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/internal/setting"
@@ -92,6 +93,15 @@ func (c *Config) Validate() error {
 		if _, _, err := net.SplitHostPort(a); err != nil {
 			v.fail("server.metrics_addr", "%q is not host:port (write e.g. 127.0.0.1:9090)", a)
 		}
+	}
+	if k := c.Fleet.Key; k != "" && len(k) < 32 {
+		v.fail("fleet.key", "the fleet key must be at least 32 characters (write ${env:NAME} to read it from the environment)")
+	}
+	if c.Fleet.Lease != 0 && c.Fleet.Lease.D() < time.Second {
+		v.fail("fleet.lease", "%s is too short: at least 1s", c.Fleet.Lease.D())
+	}
+	if c.Approval.Mode == ApprovalPark && c.Fleet.Key == "" {
+		v.fail("approval.mode", "park keeps chains in the fleet's store: set fleet.key too")
 	}
 	switch c.Server.LogLevel {
 	case "", "debug", "info", "warn", "error":

@@ -85,13 +85,16 @@ const (
 	ApprovalAllow ApprovalMode = "allow"
 	// ApprovalQueue parks each call in the approval queue of the HTTP API.
 	ApprovalQueue ApprovalMode = "queue"
+	// ApprovalPark parks the whole chain in the fleet's store until the
+	// decision (airlock serve with fleet.key only; docs/durability.md).
+	ApprovalPark ApprovalMode = "park"
 )
 
-var errApprovalMode = errors.New("must be ask, deny, allow or queue")
+var errApprovalMode = errors.New("must be ask, deny, allow, queue or park")
 
 func parseApprovalMode(s string) (ApprovalMode, error) {
 	switch m := ApprovalMode(strings.ToLower(strings.TrimSpace(s))); m {
-	case ApprovalAsk, ApprovalDeny, ApprovalAllow, ApprovalQueue:
+	case ApprovalAsk, ApprovalDeny, ApprovalAllow, ApprovalQueue, ApprovalPark:
 		return m, nil
 	}
 	return "", fmt.Errorf("%q %w", s, errApprovalMode)

@@ -60,6 +60,7 @@ type Chains struct {
 	chainDuration  *prometheus.HistogramVec
 	guestMemory    prometheus.Histogram
 	bridgeErrors   *prometheus.CounterVec
+	durable        *prometheus.CounterVec
 
 	mu            sync.Mutex
 	bridgeReasons map[string]struct{}
@@ -155,8 +156,15 @@ func NewChains(reg prometheus.Registerer) (*Chains, error) {
 			Namespace: namespace, Name: "bridge_errors_total",
 			Help: "Malformed or failed host-guest bridge calls, by reason.",
 		}, []string{"reason"}),
+		durable: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "chain_transitions_total",
+			Help: "Durable chain transitions taken by this process: parked, resumed, expired (resumed with its approvals expired), interrupted (a lapsed lease), state_refused (a parked state that failed its checks).",
+		}, []string{"transition"}),
 	}
-	return m, register(reg, []prometheus.Collector{m.chains, m.chainsInFlight, m.chainDuration, m.guestMemory, m.bridgeErrors})
+	for _, t := range []string{"parked", "resumed", "expired", "interrupted", "state_refused"} {
+		m.durable.WithLabelValues(t) // every series exists from the start
+	}
+	return m, register(reg, []prometheus.Collector{m.chains, m.chainsInFlight, m.chainDuration, m.guestMemory, m.bridgeErrors, m.durable})
 }
 
 func register(reg prometheus.Registerer, cs []prometheus.Collector) error {
@@ -269,6 +277,22 @@ func (m *Chains) ObserveChain(status string, d time.Duration, guestMemoryBytes u
 		m.guestMemory.Observe(float64(guestMemoryBytes))
 	}
 }
+
+// Parked counts a chain parked by this process.
+func (m *Chains) Parked() { m.durable.WithLabelValues("parked").Inc() }
+
+// Resumed counts a parked chain this process resumed after a decision.
+func (m *Chains) Resumed() { m.durable.WithLabelValues("resumed").Inc() }
+
+// Expired counts a parked chain this process resumed with its approvals
+// expired.
+func (m *Chains) Expired() { m.durable.WithLabelValues("expired").Inc() }
+
+// Interrupted counts a chain this process marked interrupted.
+func (m *Chains) Interrupted() { m.durable.WithLabelValues("interrupted").Inc() }
+
+// StateRefused counts a parked state refused when resuming it.
+func (m *Chains) StateRefused() { m.durable.WithLabelValues("state_refused").Inc() }
 
 // BridgeError counts one malformed or failed bridge call. reason should be
 // a short code (such as "decode" or "too_large"); codes that are not

@@ -154,7 +154,7 @@ func TestNoIDsInLabels(t *testing.T) {
 		require.True(t, strings.HasPrefix(mf.GetName(), "airlock_"), mf.GetName())
 		for _, mt := range mf.GetMetric() {
 			for _, lp := range mt.GetLabel() {
-				require.Contains(t, []string{"tool", "status", "reason"}, lp.GetName())
+				require.Contains(t, []string{"tool", "status", "reason", "transition"}, lp.GetName())
 				require.NotContains(t, lp.GetValue(), "secret")
 				require.NotContains(t, lp.GetValue(), "session")
 			}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/airlockrt/airlock/durable"
+	"github.com/airlockrt/airlock/server"
+)
+
+const chainsUsage = `airlock chains list|show ID|approve APPROVAL|deny APPROVAL|resume ID|cancel ID [--tenant T] [--config FILE]`
+
+// chains handles `airlock chains`: the chains of a fleet's store
+// (docs/durability.md), read and acted on from this process.
+func (c *cli) chains(ctx context.Context, args []string) error {
+	fs := newFlagSet("chains", "list|show ID|approve APPROVAL|deny APPROVAL|resume ID|cancel ID [flags]",
+		"Lists, shows, decides, resumes and cancels the chains in the fleet's store (fleet.key must be set). "+
+			"approve and deny record the decision and resume the chain in this process; resume continues a chain "+
+			"whose calls were decided (or whose park expired) here; cancel ends a parked chain.", c.stderr)
+	storeFlags(fs)
+	tenant := fs.String("tenant", server.DefaultTenant, "the `tenant` whose chains to act on")
+	asJSON := fs.Bool("json", false, "print list as JSON")
+	pos, err := fs.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return fail(exitUsage, "usage: %s", chainsUsage)
+	}
+	verb, rest := pos[0], pos[1:]
+	want := 1
+	if verb == "list" {
+		want = 0
+	}
+	if len(rest) != want {
+		return fail(exitUsage, "usage: %s", chainsUsage)
+	}
+	cfg, err := fs.load(c.env)
+	if err != nil {
+		return err
+	}
+	if cfg.Fleet.Key == "" {
+		return fail(exitUsage, "airlock chains reads the fleet's store: set fleet.key (the key the serve processes use) in the configuration")
+	}
+	log := c.logger(cfg, "warn")
+	p, srv, _, _, err := c.apiServer(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeProcess(p, srv)
+	fleet := srv.Fleet()
+	switch verb {
+	case "list":
+		return c.listChains(ctx, fleet, *tenant, *asJSON)
+	case "show":
+		ch, err := fleet.GetChain(ctx, *tenant, rest[0])
+		if err != nil {
+			return chainsErr(err)
+		}
+		return c.printJSON(server.StoredView(ch))
+	case "approve", "deny":
+		a, _, err := fleet.GetApproval(ctx, *tenant, rest[0])
+		if err != nil {
+			return chainsErr(err)
+		}
+		out, chainID, err := srv.DecideParked(ctx, *tenant, rest[0], verb == "approve", a.ArgsHash)
+		if err != nil && !errors.Is(err, durable.ErrAlreadyDecided) {
+			return chainsErr(err)
+		}
+		fmt.Fprintf(c.stderr, "airlock: %s's call %s is %s\n", chainID, a.Tool, out.Decision)
+		return c.resumeChain(ctx, srv, *tenant, chainID)
+	case "resume":
+		return c.resumeChain(ctx, srv, *tenant, rest[0])
+	case "cancel":
+		v, err := srv.Cancel(ctx, *tenant, rest[0])
+		if err != nil {
+			return chainsErr(err)
+		}
+		return c.printJSON(v)
+	}
+	return fail(exitUsage, "unknown chains command %q; usage: %s", verb, chainsUsage)
+}
+
+func (c *cli) resumeChain(ctx context.Context, srv *server.Server, tenant, id string) error {
+	v, err := srv.Resume(ctx, tenant, id)
+	if err != nil {
+		return chainsErr(err)
+	}
+	return c.printJSON(v)
+}
+
+func (c *cli) listChains(ctx context.Context, fleet *durable.Store, tenant string, asJSON bool) error {
+	var list []server.ChainView
+	if err := fleet.ListChains(ctx, tenant, func(ch *durable.Chain) error {
+		list = append(list, server.StoredView(ch))
+		return nil
+	}); err != nil {
+		return fail(exitRuntime, "listing the fleet's chains: %v", err)
+	}
+	if asJSON {
+		return c.printJSON(map[string][]server.ChainView{"chains": list})
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CHAIN\tSTATUS\tCREATED\tPENDING")
+	for _, v := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", v.ID, v.Status, v.Created.UTC().Format(time.RFC3339), len(v.Pending))
+	}
+	return tw.Flush()
+}
+
+func (c *cli) printJSON(v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.stdout, "%s\n", b)
+	return nil
+}
+
+// chainsErr words a store error for the command line.
+func chainsErr(err error) error {
+	if errors.Is(err, durable.ErrNotFound) {
+		return fail(exitUsage, "no such chain or approval for this tenant (--tenant)")
+	}
+	return fail(exitRuntime, "%v", err)
+}

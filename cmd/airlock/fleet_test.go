@@ -1,0 +1,220 @@
+package main_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/airlockrt/airlock/blobstore"
+	"github.com/airlockrt/airlock/blobstore/s3blob"
+)
+
+// fleetEnv is a bucket on the test MinIO, a configuration for a fleet of
+// `airlock serve` processes on it, and a loopback HTTP endpoint whose
+// notify tool counts its executions by message id.
+type fleetEnv struct {
+	t      *testing.T
+	config string
+	bucket string
+	mu     sync.Mutex
+	sent   map[string]int
+}
+
+const fleetAPIKey = "fleet-acme-key-0123456789"
+
+func newFleetEnv(t *testing.T) *fleetEnv {
+	t.Helper()
+	endpoint := os.Getenv(s3blob.EnvEndpoint)
+	if endpoint == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but AIRLOCK_S3_ENDPOINT is unset: run the tests with scripts/minio.sh run -- go test ./...")
+		}
+		t.Skip("no MinIO: run scripts/minio.sh run -- go test ./cmd/airlock/ for the fleet tests")
+	}
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	f := &fleetEnv{t: t, bucket: "airlock-fleet-" + hex.EncodeToString(b[:]), sent: map[string]int{}}
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in struct {
+			ID string `json:"id"`
+		}
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+		_ = json.Unmarshal(body, &in)
+		f.mu.Lock()
+		f.sent[in.ID]++
+		f.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"sent":%q}`, in.ID)
+	}))
+	t.Cleanup(hook.Close)
+	f.config = fmt.Sprintf(`
+store:
+  kind: s3
+  s3:
+    endpoint: %s
+    bucket: %s
+    access_key: %s
+    secret_key: %s
+approval:
+  mode: park
+fleet:
+  key: fleet-key-0123456789abcdef-0123456789
+  lease: 1s
+server:
+  shutdown_timeout: 10s
+  api_keys:
+    - {key: %q, tenant: acme}
+tools:
+  http:
+    - name: notify
+      description: Sends a notification
+      url: %s
+      risk: HIGH
+      input_schema: {type: object, properties: {id: {type: string}}, required: [id], additionalProperties: false}
+`, endpoint, f.bucket, os.Getenv(s3blob.EnvAccessKey), os.Getenv(s3blob.EnvSecretKey), fleetAPIKey, hook.URL)
+	return f
+}
+
+func (f *fleetEnv) count(id string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sent[id]
+}
+
+func (f *fleetEnv) serve() *served { return serve(f.t, f.config) }
+
+// pins lists the pin markers in the fleet's bucket.
+func (f *fleetEnv) pins() []string {
+	f.t.Helper()
+	d, err := s3blob.New(context.Background(), s3blob.Config{Endpoint: os.Getenv(s3blob.EnvEndpoint), Bucket: f.bucket,
+		AccessKey: os.Getenv(s3blob.EnvAccessKey), SecretKey: os.Getenv(s3blob.EnvSecretKey)})
+	require.NoError(f.t, err)
+	defer d.Close()
+	var out []string
+	require.NoError(f.t, d.List(context.Background(), "", func(e blobstore.Entry) error {
+		if strings.Contains(e.Key, "/pin/") {
+			out = append(out, e.Key)
+		}
+		return nil
+	}))
+	return out
+}
+
+// kill ends s with SIGKILL: nothing of it runs after this.
+func kill(t *testing.T, s *served) {
+	t.Helper()
+	require.NoError(t, s.cmd.Process.Signal(syscall.SIGKILL))
+	<-s.end
+	_ = s.cmd.Wait()
+}
+
+func (c api) chain(id string) map[string]any {
+	c.t.Helper()
+	a := c.do("GET", "/v1/chains/"+id, fleetAPIKey, "", nil)
+	require.Equal(c.t, http.StatusOK, a.code, "%s", a.body)
+	var v map[string]any
+	require.NoError(c.t, json.Unmarshal(a.body, &v))
+	return v
+}
+
+// until polls chain id through c until its status is one of want.
+func (c api) until(id string, want ...string) map[string]any {
+	c.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		v := c.chain(id)
+		for _, w := range want {
+			if v["status"] == w {
+				return v
+			}
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("chain %s is %v, not %v", id, v["status"], want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (c api) decideAll(id, decision string) {
+	c.t.Helper()
+	v := c.chain(id)
+	pending, _ := v["pending"].([]any)
+	require.NotEmpty(c.t, pending, "%v", v)
+	for _, p := range pending {
+		a := p.(map[string]any)
+		r := c.json("POST", "/v1/approvals/"+a["id"].(string), fleetAPIKey, map[string]string{"decision": decision, "args_hash": a["args_hash"].(string)})
+		require.Contains(c.t, []int{http.StatusOK, http.StatusConflict}, r.code, "%s", r.body)
+	}
+}
+
+// parkScript runs three calls at once, two of which need approval, with a
+// timer pending, and keeps an offloaded artifact.
+const parkScript = `
+const csv = await tools.make_csv({rows: 20000, seed: 7});
+let ticked = 0;
+const timer = new Promise(r => setTimeout(() => { ticked = Date.now(); r(); }, 50));
+const [a, k, b] = await Promise.all([tools.notify({id: "ID-a"}), tools.kv_get({key: "x"}), tools.notify({id: "ID-b"})]);
+await timer;
+const rows = csv.split("\n").length;
+return {a, b, k, rows, ticked: ticked > 0};
+`
+
+func TestFleetParkKillResumeElsewhere(t *testing.T) {
+	f := newFleetEnv(t)
+	a, b, c := f.serve(), f.serve(), f.serve()
+	apiA, apiB, apiC := api{t: t, url: a.url}, api{t: t, url: b.url}, api{t: t, url: c.url}
+	script := strings.ReplaceAll(parkScript, "ID-", "kill-")
+
+	// A chain parks on A; A is killed; B decides; the chain resumes on B.
+	r := apiA.json("POST", "/v1/chains", fleetAPIKey, map[string]any{"script": script})
+	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+	require.Equal(t, "parked", r.field(t, "status"), "%s", r.body)
+	id := r.field(t, "id").(string)
+	kill(t, a)
+	apiB.decideAll(id, "approve")
+	v := apiC.until(id, "ok", "error")
+	require.Equal(t, "ok", v["status"], "%v", v)
+	res := v["result"].(map[string]any)
+	val := res["value"].(map[string]any)
+	require.Equal(t, map[string]any{"sent": "kill-a"}, val["a"])
+	require.Equal(t, map[string]any{"sent": "kill-b"}, val["b"])
+	require.GreaterOrEqual(t, val["rows"], 20001.0)
+	require.Equal(t, true, val["ticked"])
+	require.Len(t, res["trace"], 4)
+	require.Equal(t, 1, f.count("kill-a"))
+	require.Equal(t, 1, f.count("kill-b"))
+
+	// A process killed in the middle of a call leaves its chain
+	// interrupted, the call listed as unknown, never run again.
+	r = apiB.json("POST", "/v1/chains?async=1", fleetAPIKey, map[string]any{"script": `await tools.slow({ms: 20000}); return 1`})
+	require.Equal(t, http.StatusAccepted, r.code, "%s", r.body)
+	id = r.field(t, "id").(string)
+	require.Eventually(t, func() bool {
+		open, _ := apiC.chain(id)["open"].([]any)
+		return len(open) > 0 || strings.Contains(b.logs(), "slow")
+	}, 10*time.Second, 50*time.Millisecond)
+	time.Sleep(500 * time.Millisecond) // the record with the open call is written
+	kill(t, b)
+	v = apiC.until(id, "interrupted")
+	res = v["result"].(map[string]any)
+	require.Equal(t, "process_lost", res["reason"])
+	trace := res["trace"].([]any)
+	require.NotEmpty(t, trace)
+	last := trace[len(trace)-1].(map[string]any)
+	require.Equal(t, "slow", last["tool"])
+	require.Equal(t, "outcome_unknown", last["reason"])
+	_ = c
+}

@@ -1,0 +1,165 @@
+package durable
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/airlockrt/airlock/blobstore"
+)
+
+// Approval is a parked call's approval request.
+type Approval struct {
+	ID      string `json:"id"`
+	Tenant  string `json:"tenant"`
+	ChainID string `json:"chain_id"`
+	Seq     int    `json:"seq"`
+	Tool    string `json:"tool"`
+	Risk    string `json:"risk"`
+	// Args are the canonical arguments the decision binds to (omitted
+	// from a chain record's Pending).
+	Args       json.RawMessage `json:"args,omitempty"`
+	ArgsHash   string          `json:"args_hash"`
+	ArgsSize   int             `json:"args_size"`
+	DecisionID string          `json:"decision_id,omitempty"`
+	Created    time.Time       `json:"created"`
+	Expires    time.Time       `json:"expires"`
+}
+
+// Decision is what was decided on an approval request.
+type Decision struct {
+	Approved bool      `json:"approved"`
+	ArgsHash string    `json:"args_hash"`
+	By       string    `json:"by,omitempty"`
+	At       time.Time `json:"at"`
+}
+
+// MaxArgsBytes caps an approval request's arguments.
+const MaxArgsBytes = 512 << 10
+
+func approvalName(id, leaf string) string { return "approvals/" + id + "/" + leaf }
+
+func validApprovalID(id string) bool {
+	return strings.HasPrefix(id, ApprovalPrefix) && validID(id)
+}
+
+func (s *Store) putApproval(ctx context.Context, a *Approval) error {
+	if !validApprovalID(a.ID) {
+		return fmt.Errorf("durable: invalid approval id %q", a.ID)
+	}
+	if len(a.Args) > MaxArgsBytes {
+		return fmt.Errorf("durable: approval arguments of %d bytes are over %d", len(a.Args), MaxArgsBytes)
+	}
+	sum := sha256.Sum256(a.Args)
+	if a.ArgsHash != hex.EncodeToString(sum[:]) {
+		return errors.New("durable: an approval's args_hash is not the hash of its arguments")
+	}
+	b, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	return s.bs.PutRecord(ctx, a.Tenant, approvalName(a.ID, "req"), b, false)
+}
+
+// GetApproval reads an approval request and its decision (nil while
+// undecided).
+func (s *Store) GetApproval(ctx context.Context, tenant, id string) (*Approval, *Decision, error) {
+	if !validApprovalID(id) {
+		return nil, nil, ErrNotFound
+	}
+	b, _, err := s.bs.GetRecord(ctx, tenant, approvalName(id, "req"))
+	if err != nil {
+		return nil, nil, notFound(err)
+	}
+	var a Approval
+	if err := json.Unmarshal(b, &a); err != nil || a.ID != id || a.Tenant != tenant {
+		return nil, nil, fmt.Errorf("durable: approval %s's record is malformed", id)
+	}
+	d, err := s.decision(ctx, tenant, id)
+	return &a, d, err
+}
+
+func (s *Store) decision(ctx context.Context, tenant, id string) (*Decision, error) {
+	b, _, err := s.bs.GetRecord(ctx, tenant, approvalName(id, "decision"))
+	if errors.Is(err, blobstore.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var d Decision
+	if err := json.Unmarshal(b, &d); err != nil {
+		return nil, fmt.Errorf("durable: approval %s's decision is malformed", id)
+	}
+	return &d, nil
+}
+
+// ListApprovals calls fn with each of the tenant's approval requests and
+// its decision (nil while undecided).
+func (s *Store) ListApprovals(ctx context.Context, tenant string, fn func(*Approval, *Decision) error) error {
+	var ids []string
+	if err := s.bs.ListRecords(ctx, tenant, "approvals/", func(name string, _ time.Time) error {
+		if id, ok := strings.CutSuffix(strings.TrimPrefix(name, "approvals/"), "/req"); ok {
+			ids = append(ids, id)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		a, d, err := s.GetApproval(ctx, tenant, id)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(a, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Decide records a decision, create-only: the first decision on a request
+// wins, and a later one gets it back with ErrAlreadyDecided. It refuses a
+// decision on other arguments (ErrHashMismatch) and one past the request's
+// expiry (ErrExpired).
+func (s *Store) Decide(ctx context.Context, tenant, id string, d Decision) (Decision, error) {
+	a, prev, err := s.GetApproval(ctx, tenant, id)
+	if err != nil {
+		return Decision{}, err
+	}
+	if prev != nil {
+		return *prev, ErrAlreadyDecided
+	}
+	if d.ArgsHash != a.ArgsHash {
+		return Decision{}, ErrHashMismatch
+	}
+	if !a.Expires.IsZero() && s.now().After(a.Expires) {
+		return Decision{}, ErrExpired
+	}
+	if d.At.IsZero() {
+		d.At = s.now().UTC()
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return Decision{}, err
+	}
+	switch err := s.bs.PutRecord(ctx, tenant, approvalName(id, "decision"), b, true); {
+	case errors.Is(err, blobstore.ErrExist):
+		first, err := s.decision(ctx, tenant, id)
+		if err != nil || first == nil {
+			return Decision{}, fmt.Errorf("durable: reading the first decision on %s: %v", id, err)
+		}
+		return *first, ErrAlreadyDecided
+	case err != nil:
+		return Decision{}, err
+	}
+	return d, nil
+}

@@ -1,0 +1,372 @@
+package durable_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/airlockrt/airlock/blobstore"
+	"github.com/airlockrt/airlock/blobstore/memblob"
+	"github.com/airlockrt/airlock/blobstore/s3blob"
+	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/durable"
+	"github.com/airlockrt/airlock/session"
+)
+
+var key = []byte("durable-test-key-0123456789abcdef")
+
+// backend is one shared storage, opened as often as a test needs
+// processes.
+type backend struct {
+	name string
+	open func(t *testing.T) blobstore.Driver
+}
+
+func backends(t *testing.T) []backend {
+	mem := memblob.New()
+	bs := []backend{{"mem", func(*testing.T) blobstore.Driver { return mem }}}
+	if os.Getenv(s3blob.EnvEndpoint) == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but AIRLOCK_S3_ENDPOINT is unset: run the tests with scripts/minio.sh run -- go test ./...")
+		}
+		t.Log("no MinIO: the s3 half is skipped (scripts/minio.sh run -- go test ./durable/)")
+		return bs
+	}
+	cfg, err := s3blob.ConfigFromEnv()
+	require.NoError(t, err)
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	cfg.Bucket = "airlock-durable-" + hex.EncodeToString(b[:])
+	return append(bs, backend{"s3", func(t *testing.T) blobstore.Driver {
+		d, err := s3blob.New(context.Background(), cfg)
+		require.NoError(t, err)
+		return d
+	}})
+}
+
+// stores returns n Stores ("processes") on one storage.
+func stores(t *testing.T, b backend, n int, opts durable.Options) ([]*durable.Store, blobstore.Driver) {
+	t.Helper()
+	var out []*durable.Store
+	var drv blobstore.Driver
+	for i := range n {
+		drv = b.open(t)
+		bs := blobstore.New(drv, blobstore.Options{})
+		if b.name != "mem" {
+			t.Cleanup(func() { _ = bs.Close() })
+		}
+		o := opts
+		o.Blobs, o.Key, o.Node = bs, cmpBytes(opts.Key, key), "node-"+string(rune('a'+i))
+		s, err := durable.New(o)
+		require.NoError(t, err)
+		out = append(out, s)
+	}
+	return out, drv
+}
+
+func cmpBytes(a, b []byte) []byte {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// each runs f against every backend, in a fresh chain id space.
+func each(t *testing.T, f func(t *testing.T, b backend, id string)) {
+	for _, b := range backends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			var r [5]byte
+			_, _ = rand.Read(r[:])
+			f(t, b, "ch_"+hex.EncodeToString(r[:]))
+		})
+	}
+}
+
+func approval(chainID string, seq int, args string) durable.Approval {
+	sum := sha256.Sum256([]byte(args))
+	return durable.Approval{ID: durable.ApprovalID(chainID, seq), Tenant: "acme", ChainID: chainID, Seq: seq, Tool: "send",
+		Risk: "HIGH", Args: []byte(args), ArgsHash: hex.EncodeToString(sum[:]), ArgsSize: len(args),
+		Created: time.Now(), Expires: time.Now().Add(time.Hour)}
+}
+
+func TestChainRecords(t *testing.T) {
+	each(t, func(t *testing.T, b backend, id string) {
+		ss, _ := stores(t, b, 2, durable.Options{})
+		ctx := context.Background()
+		_, err := ss[0].GetChain(ctx, "acme", id)
+		require.ErrorIs(t, err, durable.ErrNotFound)
+		c := &durable.Chain{ID: id, Tenant: "acme", Language: "javascript", Status: durable.StatusRunning, Node: ss[0].Node(),
+			Lease: time.Now().Add(time.Second), Created: time.Now(), Open: []durable.OpenCall{{Tool: "slow", Start: time.Now()}}}
+		require.NoError(t, ss[0].PutChain(ctx, c))
+		got, err := ss[1].GetChain(ctx, "acme", id)
+		require.NoError(t, err)
+		require.Equal(t, durable.StatusRunning, got.Status)
+		require.Len(t, got.Open, 1)
+		_, err = ss[1].GetChain(ctx, "globex", id)
+		require.ErrorIs(t, err, durable.ErrNotFound, "records are per tenant")
+		var live []durable.Live
+		require.NoError(t, ss[1].Scan(ctx, func(l durable.Live) error {
+			if l.ID == id {
+				live = append(live, l)
+			}
+			return nil
+		}))
+		require.Len(t, live, 1)
+		require.Equal(t, "node-a", live[0].Node)
+
+		// Two processes finish at once: exactly one wins, and its record
+		// stands; the loser cannot overwrite it afterwards either.
+		var wins atomic.Int32
+		var wg sync.WaitGroup
+		for i, s := range ss {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				f := *c
+				f.Status = []string{"ok", "cancelled"}[i]
+				f.Result = &chain.RunResult{ID: id, Status: chain.Status(f.Status)}
+				if won, err := s.Finish(ctx, &f); err == nil && won {
+					wins.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		require.Equal(t, int32(1), wins.Load())
+		got, err = ss[0].GetChain(ctx, "acme", id)
+		require.NoError(t, err)
+		require.Equal(t, string(got.Result.Status), got.Status)
+		require.ErrorIs(t, ss[0].PutChain(ctx, c), durable.ErrEnded)
+		got2, err := ss[1].GetChain(ctx, "acme", id)
+		require.NoError(t, err)
+		require.Equal(t, got.Status, got2.Status)
+		live = nil
+		require.NoError(t, ss[1].Scan(ctx, func(l durable.Live) error {
+			if l.ID == id {
+				live = append(live, l)
+			}
+			return nil
+		}))
+		require.Empty(t, live, "an ended chain leaves the index")
+		n := 0
+		require.NoError(t, ss[0].ListChains(ctx, "acme", func(c *durable.Chain) error {
+			if c.ID == id {
+				n++
+			}
+			return nil
+		}))
+		require.Equal(t, 1, n)
+	})
+}
+
+func TestBigRecordsFit(t *testing.T) {
+	each(t, func(t *testing.T, b backend, id string) {
+		ss, _ := stores(t, b, 1, durable.Options{})
+		ctx := context.Background()
+		trace := make([]session.Record, 10000)
+		for i := range trace {
+			trace[i] = session.Record{Seq: i + 1, Tool: "lookup", Status: session.StatusError, Reason: "tool_error", Message: strings.Repeat("m", 200)}
+		}
+		c := &durable.Chain{ID: id, Tenant: "acme", Status: "ok", Trace: trace,
+			Result: &chain.RunResult{ID: id, Status: chain.StatusOK, Value: []byte(`"` + strings.Repeat("v", 900<<10) + `"`), Trace: trace}}
+		won, err := ss[0].Finish(ctx, c)
+		require.NoError(t, err)
+		require.True(t, won)
+		got, err := ss[0].GetChain(ctx, "acme", id)
+		require.NoError(t, err)
+		require.NotEmpty(t, got.ResultRef, "the result went to a blob")
+		require.Len(t, got.Result.Trace, 10000, "read back whole")
+		require.Equal(t, 10000, len(got.Trace)+got.TraceDropped)
+		require.Equal(t, 10000, got.Trace[len(got.Trace)-1].Seq, "the newest records are kept")
+	})
+}
+
+func TestInterrupt(t *testing.T) {
+	each(t, func(t *testing.T, b backend, id string) {
+		ss, _ := stores(t, b, 2, durable.Options{})
+		ctx := context.Background()
+		start := time.Now().Add(-time.Minute)
+		require.NoError(t, ss[0].PutChain(ctx, &durable.Chain{ID: id, Tenant: "acme", Status: durable.StatusRunning, Node: "node-a",
+			Lease: start, Created: start, Trace: []session.Record{{Seq: 1, Tool: "lookup", Status: session.StatusOK}},
+			Open: []durable.OpenCall{{Tool: "send", Start: start}, {Tool: "slow", Start: start}}}))
+		won, err := ss[1].Interrupt(ctx, "acme", id)
+		require.NoError(t, err)
+		require.True(t, won)
+		won, err = ss[0].Interrupt(ctx, "acme", id)
+		require.NoError(t, err)
+		require.False(t, won, "once")
+		c, err := ss[0].GetChain(ctx, "acme", id)
+		require.NoError(t, err)
+		require.Equal(t, durable.StatusInterrupted, c.Status)
+		require.Equal(t, durable.ReasonProcessLost, c.Result.Reason)
+		require.Len(t, c.Result.Trace, 3)
+		for i, rec := range c.Result.Trace[1:] {
+			require.Equal(t, i+2, rec.Seq)
+			require.Equal(t, durable.ReasonOutcomeUnknown, rec.Reason)
+			require.Equal(t, session.StatusError, rec.Status)
+		}
+		require.Equal(t, []string{"send", "slow"}, []string{c.Result.Trace[1].Tool, c.Result.Trace[2].Tool})
+	})
+}
+
+func TestParkSealAndTamper(t *testing.T) {
+	each(t, func(t *testing.T, b backend, id string) {
+		ss, drv := stores(t, b, 2, durable.Options{})
+		ctx := context.Background()
+		state := make([]byte, 3<<20)
+		_, _ = rand.Read(state)
+		p := &durable.Park{Tenant: "acme", ChainID: id, Gen: 1, Created: time.Now(), Expires: time.Now().Add(time.Hour),
+			Approvals: []durable.Approval{approval(id, 2, `{"to":"a"}`)}, State: state}
+		require.NoError(t, ss[0].SavePark(ctx, p))
+		require.Error(t, ss[0].SavePark(ctx, p), "a generation is parked once")
+		got, err := ss[1].LoadPark(ctx, "acme", id, 1)
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(state, got.State))
+		require.Len(t, got.Approvals, 1)
+		_, err = ss[1].LoadPark(ctx, "globex", id, 1)
+		require.ErrorIs(t, err, durable.ErrNotFound)
+		_, err = ss[1].LoadPark(ctx, "acme", id, 2)
+		require.ErrorIs(t, err, durable.ErrNotFound)
+
+		// Another key.
+		other, _ := stores(t, b, 1, durable.Options{Key: []byte("another-key-0123456789abcdef-xyz")})
+		_, err = other[0].LoadPark(ctx, "acme", id, 1)
+		require.ErrorIs(t, err, durable.ErrTampered)
+		// A limit below the state's size: refused before reading it.
+		small, _ := stores(t, b, 1, durable.Options{MaxStateBytes: 1 << 20})
+		_, err = small[0].LoadPark(ctx, "acme", id, 1)
+		require.ErrorContains(t, err, "over the limit")
+
+		edit := func(suffix string, f func([]byte) []byte) {
+			t.Helper()
+			var k string
+			require.NoError(t, drv.List(ctx, "", func(e blobstore.Entry) error {
+				if strings.HasSuffix(e.Key, suffix) && (strings.Contains(e.Key, id) || suffix == "/data") {
+					if suffix != "/data" || e.Size == int64(len(state)) {
+						k = e.Key
+					}
+				}
+				return nil
+			}))
+			require.NotEmpty(t, k, suffix)
+			rc, err := drv.Get(ctx, k, 0, -1)
+			require.NoError(t, err)
+			data, err := io.ReadAll(rc)
+			rc.Close()
+			require.NoError(t, err)
+			require.NoError(t, drv.Put(ctx, k, bytes.NewReader(f(data)), blobstore.PutOptions{}))
+		}
+		// The state's bytes.
+		edit("/data", func(d []byte) []byte { d[len(d)/3] ^= 1; return d })
+		_, err = ss[1].LoadPark(ctx, "acme", id, 1)
+		require.ErrorIs(t, err, durable.ErrTampered)
+		edit("/data", func(d []byte) []byte { d[len(d)/3] ^= 1; return d })
+		_, err = ss[1].LoadPark(ctx, "acme", id, 1)
+		require.NoError(t, err, "restored")
+		// Fields of the seal: expiry, generation, chain, version.
+		for _, tc := range []struct {
+			name, from, to string
+			want           error
+		}{
+			{"expiry", `"expires":"`, `"expires":"1`, durable.ErrTampered},
+			{"chain", `"chain_id":"` + id, `"chain_id":"` + id + "x", durable.ErrTampered},
+			{"size", `"size":`, `"size":1`, durable.ErrTampered},
+			{"version", `"version":1`, `"version":9`, durable.ErrIncompatible},
+		} {
+			var orig []byte
+			edit("/park/1", func(d []byte) []byte {
+				orig = append([]byte(nil), d...)
+				return bytes.Replace(d, []byte(tc.from), []byte(tc.to), 1)
+			})
+			_, err = ss[1].LoadPark(ctx, "acme", id, 1)
+			require.ErrorIs(t, err, tc.want, "%s: %s", tc.name, orig)
+			edit("/park/1", func([]byte) []byte { return orig })
+		}
+		require.NoError(t, ss[0].ReleasePark(ctx, "acme", id, 1))
+	})
+}
+
+func TestClaimAndDecideRaces(t *testing.T) {
+	each(t, func(t *testing.T, b backend, id string) {
+		ss, _ := stores(t, b, 2, durable.Options{})
+		ctx := context.Background()
+		a := approval(id, 3, `{"to":"x"}`)
+		require.NoError(t, ss[0].SavePark(ctx, &durable.Park{Tenant: "acme", ChainID: id, Gen: 1, Created: time.Now(),
+			Expires: time.Now().Add(time.Hour), Approvals: []durable.Approval{a}, State: []byte("s")}))
+		var claims, decided atomic.Int32
+		var firsts sync.Map
+		var wg sync.WaitGroup
+		for i := range 16 {
+			s := ss[i%2]
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				if won, err := s.Claim(ctx, "acme", id, 1, "resume"); err == nil && won {
+					claims.Add(1)
+				}
+			}()
+			go func() {
+				defer wg.Done()
+				d, err := s.Decide(ctx, "acme", a.ID, durable.Decision{Approved: i%2 == 0, ArgsHash: a.ArgsHash, By: s.Node()})
+				switch {
+				case err == nil:
+					decided.Add(1)
+				case errors.Is(err, durable.ErrAlreadyDecided):
+				default:
+					t.Error(err)
+				}
+				firsts.Store(d.Approved, true)
+			}()
+		}
+		wg.Wait()
+		require.Equal(t, int32(1), claims.Load())
+		require.Equal(t, int32(1), decided.Load())
+		n := 0
+		firsts.Range(func(any, any) bool { n++; return true })
+		require.Equal(t, 1, n, "every decider sees the one decision")
+		_, err := ss[0].Decide(ctx, "acme", a.ID, durable.Decision{Approved: true, ArgsHash: strings.Repeat("0", 64)})
+		require.ErrorIs(t, err, durable.ErrAlreadyDecided)
+
+		// A wrong hash, and an expired request.
+		late := approval(id, 4, `{"to":"y"}`)
+		late.Expires = time.Now().Add(-time.Second)
+		require.NoError(t, ss[0].SavePark(ctx, &durable.Park{Tenant: "acme", ChainID: id, Gen: 2, Created: time.Now(),
+			Expires: late.Expires, Approvals: []durable.Approval{late}, State: []byte("s")}))
+		_, err = ss[1].Decide(ctx, "acme", late.ID, durable.Decision{Approved: true, ArgsHash: strings.Repeat("0", 64)})
+		require.ErrorIs(t, err, durable.ErrHashMismatch)
+		_, err = ss[1].Decide(ctx, "acme", late.ID, durable.Decision{Approved: true, ArgsHash: late.ArgsHash})
+		require.ErrorIs(t, err, durable.ErrExpired)
+		_, _, err = ss[1].GetApproval(ctx, "globex", late.ID)
+		require.ErrorIs(t, err, durable.ErrNotFound)
+		seen := 0
+		require.NoError(t, ss[1].ListApprovals(ctx, "acme", func(a *durable.Approval, d *durable.Decision) error {
+			if a.ChainID == id {
+				seen++
+			}
+			return nil
+		}))
+		require.Equal(t, 2, seen)
+		require.Equal(t, durable.ApprovalID(id, 3), durable.ApprovalID(id, 3))
+		require.NotEqual(t, durable.ApprovalID(id, 3), durable.ApprovalID(id, 4))
+		require.Len(t, durable.ApprovalID(id, 3), 29)
+	})
+}
+
+func TestNewRefusesWeakKeys(t *testing.T) {
+	bs := blobstore.New(memblob.New(), blobstore.Options{})
+	_, err := durable.New(durable.Options{Blobs: bs, Key: []byte("short")})
+	require.ErrorContains(t, err, "at least 32 bytes")
+	_, err = durable.New(durable.Options{Key: key})
+	require.Error(t, err)
+}

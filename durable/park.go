@@ -1,0 +1,187 @@
+package durable
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+)
+
+// Park is a parked chain's state and the approvals it waits for.
+type Park struct {
+	Tenant, ChainID  string
+	Gen              int
+	Created, Expires time.Time
+	Approvals        []Approval
+	// State is the chain's state, opaque here; it may be many MiB.
+	State []byte
+}
+
+// parkVersion is the format of a park record; LoadPark refuses others.
+const parkVersion = 1
+
+// parkSeal is the record beside a parked state. MAC covers every other
+// field, so a state cannot be edited, swapped, moved to another chain,
+// tenant or generation, or given another expiry.
+type parkSeal struct {
+	Version   int       `json:"version"`
+	Tenant    string    `json:"tenant"`
+	ChainID   string    `json:"chain_id"`
+	Gen       int       `json:"gen"`
+	Ref       string    `json:"ref"`
+	Size      int64     `json:"size"`
+	SHA256    string    `json:"sha256"`
+	Created   time.Time `json:"created"`
+	Expires   time.Time `json:"expires"`
+	Approvals []string  `json:"approvals"` // their ids and hashes: id:hash
+	MAC       string    `json:"mac,omitempty"`
+}
+
+func (p *parkSeal) signed(s *Store) []byte {
+	c := *p
+	c.MAC = ""
+	b, _ := json.Marshal(&c)
+	return s.mac(b)
+}
+
+// pinOwner is the pin that keeps a parked state from expiring.
+func pinOwner(id string, gen int) string { return "park:" + id + ":" + strconv.Itoa(gen) }
+
+// SavePark stores a parked chain: its state as a blob pinned while it is
+// parked, the seal (create-only: a generation is parked once) and each
+// approval request. The caller then writes the chain's record (PutChain,
+// status parked).
+func (s *Store) SavePark(ctx context.Context, p *Park) error {
+	if !validID(p.ChainID) || p.Gen < 1 {
+		return fmt.Errorf("durable: invalid park of chain %q generation %d", p.ChainID, p.Gen)
+	}
+	name := chainName(p.ChainID, "park/"+strconv.Itoa(p.Gen))
+	if _, _, err := s.bs.GetRecord(ctx, p.Tenant, name); err == nil {
+		return fmt.Errorf("durable: chain %s generation %d is parked already", p.ChainID, p.Gen)
+	}
+	sum := sha256.Sum256(p.State)
+	a, err := s.bs.Put(ctx, p.Tenant, bytes.NewReader(p.State), "application/octet-stream")
+	if err != nil {
+		return fmt.Errorf("durable: storing a parked state: %w", err)
+	}
+	if err := s.bs.Pin(ctx, p.Tenant, a.Ref, pinOwner(p.ChainID, p.Gen)); err != nil {
+		return fmt.Errorf("durable: pinning a parked state: %w", err)
+	}
+	for i := range p.Approvals {
+		ap := &p.Approvals[i]
+		if err := s.putApproval(ctx, ap); err != nil {
+			_ = s.bs.Unpin(context.WithoutCancel(ctx), p.Tenant, a.Ref, pinOwner(p.ChainID, p.Gen))
+			return err
+		}
+	}
+	seal := parkSeal{Version: parkVersion, Tenant: p.Tenant, ChainID: p.ChainID, Gen: p.Gen, Ref: a.Ref, Size: int64(len(p.State)),
+		SHA256: hex.EncodeToString(sum[:]), Created: p.Created.UTC(), Expires: p.Expires.UTC()}
+	for _, ap := range p.Approvals {
+		seal.Approvals = append(seal.Approvals, ap.ID+":"+ap.ArgsHash)
+	}
+	seal.MAC = hex.EncodeToString(seal.signed(s))
+	b, err := json.Marshal(&seal)
+	if err != nil {
+		return err
+	}
+	if err := s.bs.PutRecord(ctx, p.Tenant, name, b, true); err != nil {
+		_ = s.bs.Unpin(context.WithoutCancel(ctx), p.Tenant, a.Ref, pinOwner(p.ChainID, p.Gen))
+		return fmt.Errorf("durable: sealing a parked state: %w", err)
+	}
+	return nil
+}
+
+// seal reads and checks the seal of a parked generation.
+func (s *Store) seal(ctx context.Context, tenant, id string, gen int) (*parkSeal, error) {
+	if !validID(id) {
+		return nil, ErrNotFound
+	}
+	b, _, err := s.bs.GetRecord(ctx, tenant, chainName(id, "park/"+strconv.Itoa(gen)))
+	if err != nil {
+		return nil, notFound(err)
+	}
+	var seal parkSeal
+	if err := json.Unmarshal(b, &seal); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrTampered, err)
+	}
+	if seal.Version != parkVersion {
+		return nil, fmt.Errorf("%w: format %d, this build reads %d", ErrIncompatible, seal.Version, parkVersion)
+	}
+	mac, err := hex.DecodeString(seal.MAC)
+	if err != nil || !hmac.Equal(mac, seal.signed(s)) {
+		return nil, ErrTampered
+	}
+	if seal.Tenant != tenant || seal.ChainID != id || seal.Gen != gen {
+		return nil, ErrTampered
+	}
+	return &seal, nil
+}
+
+// LoadPark reads a parked generation back, refusing it (ErrTampered) when
+// the seal or the state's bytes do not match, and ErrIncompatible for
+// another format. It reads at most the sealed size, itself at most
+// Options.MaxStateBytes.
+func (s *Store) LoadPark(ctx context.Context, tenant, id string, gen int) (*Park, error) {
+	seal, err := s.seal(ctx, tenant, id, gen)
+	if err != nil {
+		return nil, err
+	}
+	if seal.Size < 0 || seal.Size > s.maxState {
+		return nil, fmt.Errorf("durable: a parked state of %d bytes is over the limit of %d", seal.Size, s.maxState)
+	}
+	rc, _, err := s.bs.Open(ctx, tenant, seal.Ref)
+	if err != nil {
+		return nil, notFound(err)
+	}
+	defer rc.Close()
+	state := make([]byte, 0, seal.Size)
+	buf := bytes.NewBuffer(state)
+	if _, err := io.Copy(buf, io.LimitReader(rc, seal.Size+1)); err != nil {
+		return nil, fmt.Errorf("durable: reading a parked state: %w", err)
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	if int64(buf.Len()) != seal.Size || hex.EncodeToString(sum[:]) != seal.SHA256 {
+		return nil, ErrTampered
+	}
+	p := &Park{Tenant: tenant, ChainID: id, Gen: gen, Created: seal.Created, Expires: seal.Expires, State: buf.Bytes()}
+	for _, ah := range seal.Approvals {
+		aid, _, _ := cutLast(ah, ':')
+		a, _, err := s.GetApproval(ctx, tenant, aid)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return nil, err
+		}
+		if a != nil {
+			p.Approvals = append(p.Approvals, *a)
+		}
+	}
+	return p, nil
+}
+
+func cutLast(s string, sep byte) (string, string, bool) {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == sep {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+// ReleasePark lets a parked generation's state expire: the chain has moved
+// on (resumed and parked again, or ended).
+func (s *Store) ReleasePark(ctx context.Context, tenant, id string, gen int) error {
+	seal, err := s.seal(ctx, tenant, id, gen)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return s.bs.Unpin(ctx, tenant, seal.Ref, pinOwner(id, gen))
+}

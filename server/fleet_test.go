@@ -1,0 +1,282 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/airlockrt/airlock/blobstore"
+	"github.com/airlockrt/airlock/blobstore/memblob"
+	"github.com/airlockrt/airlock/durable"
+	"github.com/airlockrt/airlock/server"
+	"github.com/airlockrt/airlock/toolbox"
+)
+
+// fleetKey seals the test fleet's parked chains.
+var fleetKey = []byte("fleet-key-0123456789abcdef-0123456789")
+
+// fleet is n servers ("processes") on one shared store, each with the
+// notify tool (HIGH risk) counting its executions in sent.
+type fleet struct {
+	envs  []*env
+	store *blobstore.Store
+	drv   blobstore.Driver
+	sent  *sync.Map // recipient → *atomic.Int32
+}
+
+func (f *fleet) count(to string) int32 {
+	v, _ := f.sent.LoadOrStore(to, new(atomic.Int32))
+	return v.(*atomic.Int32).Load()
+}
+
+type notifyIn struct {
+	To string `json:"to"`
+}
+
+func newFleet(t *testing.T, n int, edit func(*setup)) *fleet {
+	t.Helper()
+	f := &fleet{drv: memblob.New(), sent: &sync.Map{}}
+	f.store = blobstore.New(f.drv, blobstore.Options{})
+	t.Cleanup(func() { _ = f.store.Close() })
+	for i := range n {
+		f.envs = append(f.envs, newEnv(t, func(o *setup) {
+			o.Shared = f.store
+			var err error
+			o.Fleet, err = durable.New(durable.Options{Blobs: f.store, Key: fleetKey, Node: "node-" + string(rune('a'+i)), Lease: 600 * time.Millisecond})
+			require.NoError(t, err)
+			o.Park = true
+			o.Tools = append(o.Tools, toolbox.Func("notify", "Sends a notification", func(_ context.Context, in notifyIn) (string, error) {
+				v, _ := f.sent.LoadOrStore(in.To, new(atomic.Int32))
+				v.(*atomic.Int32).Add(1)
+				return "notified " + in.To, nil
+			}).WithRisk(toolbox.High))
+			if edit != nil {
+				edit(o)
+			}
+		}))
+	}
+	return f
+}
+
+const fleetScript = `
+const t0 = Date.now();
+let ticked = false;
+setTimeout(() => { ticked = true }, 10);
+const [a, b, c] = await Promise.all([tools.notify({to: "ops"}), tools.kv_get({key: "k"}), tools.notify({to: "dev"})]);
+return {a, c, ticked};
+`
+
+// pendingOf waits until chain id is parked on want approvals, read
+// through e, and returns them.
+func pendingOf(t *testing.T, e *env, id string, want int) server.ChainView {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		v := e.view(t, keyAcme, id)
+		if v.Status == "parked" && len(v.Pending) == want {
+			return v
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("chain %s did not park on %d approvals", id, want)
+	return server.ChainView{}
+}
+
+// decideOn decides approval a through e.
+func decideOn(t *testing.T, e *env, a durable.Approval, decision string) reply {
+	t.Helper()
+	return e.do(t, "POST", "/v1/approvals/"+a.ID, keyAcme, map[string]string{"decision": decision, "args_hash": a.ArgsHash})
+}
+
+// settled waits until chain id has a final status, read through e.
+func settled(t *testing.T, e *env, id string) server.ChainView {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		v := e.view(t, keyAcme, id)
+		switch v.Status {
+		case "running", "parked", "waiting_approval":
+		default:
+			return v
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("chain %s did not end", id)
+	return server.ChainView{}
+}
+
+func TestFleetParkOnOneResumeOnAnother(t *testing.T) {
+	f := newFleet(t, 2, nil)
+	a, b := f.envs[0], f.envs[1]
+	v := a.submit(t, keyAcme, map[string]any{"script": fleetScript}, false)
+	require.Equal(t, "parked", v.Status, "a synchronous submission answers when the chain parks")
+	id := v.ID
+	v = pendingOf(t, b, id, 2)
+	require.Equal(t, "notify", v.Pending[0].Tool)
+	require.False(t, v.Expires.IsZero())
+
+	// Both requests are listed, with their arguments, on either process.
+	var list struct{ Approvals []map[string]any }
+	r := b.do(t, "GET", "/v1/approvals", keyAcme, nil)
+	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+	require.NoError(t, json.Unmarshal(r.body, &list))
+	require.Len(t, list.Approvals, 2)
+	require.Equal(t, `{"approvals":[]}`, strings.TrimSpace(string(b.do(t, "GET", "/v1/approvals", keyGlobex, nil).body)))
+
+	// A wrong hash is refused; the first decision resumes the chain, which
+	// parks again on the second call.
+	bad := v.Pending[0]
+	bad.ArgsHash = strings.Repeat("0", 64)
+	require.Equal(t, http.StatusConflict, decideOn(t, b, bad, "approve").code)
+	r = decideOn(t, b, v.Pending[0], "approve")
+	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+	require.Equal(t, http.StatusConflict, decideOn(t, a, v.Pending[0], "deny").code, "the first decision stands")
+	v = pendingOf(t, a, id, 1)
+	require.Equal(t, int32(1), f.count("ops"))
+	r = decideOn(t, a, v.Pending[0], "deny")
+	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+	v = settled(t, b, id)
+	require.Equal(t, "error", v.Status, "the denied call throws in the script")
+	require.Contains(t, v.Result.Error, "was denied")
+	require.Equal(t, int32(1), f.count("ops"))
+	require.Equal(t, int32(0), f.count("dev"))
+	require.Len(t, v.Result.Trace, 3)
+	require.Equal(t, 1.0, a.metric(t, "airlock_chain_transitions_total", map[string]string{"transition": "parked"})+
+		b.metric(t, "airlock_chain_transitions_total", map[string]string{"transition": "parked"})-1)
+}
+
+func TestFleetResumeRaceRunsTheCallOnce(t *testing.T) {
+	f := newFleet(t, 3, nil)
+	src := `return await tools.notify({to: "race"})`
+	v := f.envs[0].submit(t, keyAcme, map[string]any{"script": src}, false)
+	require.Equal(t, "parked", v.Status)
+	v = pendingOf(t, f.envs[1], v.ID, 1)
+	// The decision is recorded directly, then every process tries to
+	// resume at once.
+	_, chainID, err := f.envs[2].srv.DecideParked(context.Background(), "acme", v.Pending[0].ID, true, v.Pending[0].ArgsHash)
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	var won atomic.Int32
+	for _, e := range f.envs {
+		for range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := e.srv.Resume(context.Background(), "acme", chainID); err == nil {
+					won.Add(1)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	require.Equal(t, int32(1), won.Load())
+	v = settled(t, f.envs[0], chainID)
+	require.Equal(t, "ok", v.Status, "%+v", v.Result)
+	require.Equal(t, int32(1), f.count("race"))
+}
+
+func TestFleetTamperedStateIsRefused(t *testing.T) {
+	f := newFleet(t, 2, nil)
+	v := f.envs[0].submit(t, keyAcme, map[string]any{"script": `return await tools.notify({to: "t"})`}, false)
+	require.Equal(t, "parked", v.Status)
+	v = pendingOf(t, f.envs[1], v.ID, 1)
+	// Flip a byte of every blob's data: the parked state among them.
+	ctx := context.Background()
+	var keys []string
+	require.NoError(t, f.drv.List(ctx, "", func(en blobstore.Entry) error {
+		if strings.HasSuffix(en.Key, "/data") {
+			keys = append(keys, en.Key)
+		}
+		return nil
+	}))
+	require.NotEmpty(t, keys)
+	for _, k := range keys {
+		rc, err := f.drv.Get(ctx, k, 0, -1)
+		require.NoError(t, err)
+		var b strings.Builder
+		_, err = io.Copy(&b, rc)
+		rc.Close()
+		require.NoError(t, err)
+		data := []byte(b.String())
+		data[len(data)/2] ^= 0x01
+		require.NoError(t, f.drv.Put(ctx, k, bytes.NewReader(data), blobstore.PutOptions{}))
+	}
+	require.Equal(t, http.StatusOK, decideOn(t, f.envs[1], v.Pending[0], "approve").code)
+	v = settled(t, f.envs[0], v.ID)
+	require.Equal(t, "error", v.Status)
+	require.Equal(t, server.ReasonStateRefused, v.Result.Reason)
+	require.Equal(t, int32(0), f.count("t"), "nothing of a refused state runs")
+}
+
+func TestFleetExpiryReleasesPins(t *testing.T) {
+	f := newFleet(t, 2, func(o *setup) { o.ParkTTL = 300 * time.Millisecond })
+	src := `const big = await tools.make_csv({rows: 20000, seed: 1});
+try { await tools.notify({to: "late"}); return "sent" } catch (e) { return e.reason }`
+	v := f.envs[0].submit(t, keyAcme, map[string]any{"script": src}, false)
+	require.Equal(t, "parked", v.Status, "%+v", v.Result)
+	require.NotEmpty(t, f.pins(t), "the parked chain pins its artifact and its state")
+	v = settled(t, f.envs[1], v.ID)
+	require.Equal(t, "ok", v.Status, "%+v", v.Result)
+	require.Equal(t, `"approval_expired"`, string(v.Result.Value))
+	require.Equal(t, int32(0), f.count("late"))
+	require.Eventually(t, func() bool { return len(f.pins(t)) == 0 }, 10*time.Second, 20*time.Millisecond, "pins left: %v", f.pins(t))
+}
+
+func TestFleetInterruptedChainListsUnknownCalls(t *testing.T) {
+	f := newFleet(t, 2, nil)
+	ctx := context.Background()
+	// A record as a process that died mid-call leaves it.
+	fl := f.envs[0].srv.Fleet()
+	gone, err := durable.New(durable.Options{Blobs: f.store, Key: fleetKey, Node: "node-gone", Lease: 600 * time.Millisecond})
+	require.NoError(t, err)
+	start := time.Now().Add(-time.Minute).UTC()
+	require.NoError(t, gone.PutChain(ctx, &durable.Chain{ID: "ch_gone", Tenant: "acme", Language: "javascript", Status: durable.StatusRunning,
+		Node: "node-gone", Lease: start, Created: start, Updated: start,
+		Open: []durable.OpenCall{{Seq: 2, Tool: "notify", Start: start}}}))
+	var c *durable.Chain
+	require.Eventually(t, func() bool {
+		c, err = fl.GetChain(ctx, "acme", "ch_gone")
+		return err == nil && c.Status == durable.StatusInterrupted
+	}, 10*time.Second, 20*time.Millisecond)
+	require.Equal(t, durable.ReasonProcessLost, c.Result.Reason)
+	require.Len(t, c.Result.Trace, 1)
+	require.Equal(t, "notify", c.Result.Trace[0].Tool)
+	require.Equal(t, durable.ReasonOutcomeUnknown, c.Result.Trace[0].Reason)
+	v := f.envs[1].view(t, keyAcme, "ch_gone")
+	require.Equal(t, "interrupted", v.Status)
+}
+
+func TestFleetCancelParked(t *testing.T) {
+	f := newFleet(t, 2, nil)
+	v := f.envs[0].submit(t, keyAcme, map[string]any{"script": `const big = await tools.make_csv({rows: 20000, seed: 1}); return await tools.notify({to: "c"})`}, false)
+	require.Equal(t, "parked", v.Status)
+	r := f.envs[1].do(t, "DELETE", "/v1/chains/"+v.ID, keyAcme, nil)
+	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+	v = settled(t, f.envs[0], v.ID)
+	require.Equal(t, "cancelled", v.Status)
+	require.Eventually(t, func() bool { return len(f.pins(t)) == 0 }, 10*time.Second, 20*time.Millisecond)
+	require.Equal(t, `{"approvals":[]}`, strings.TrimSpace(string(f.envs[0].do(t, "GET", "/v1/approvals", keyAcme, nil).body)))
+	require.Equal(t, int32(0), f.count("c"))
+}
+
+// pins returns the pin markers in the shared store.
+func (f *fleet) pins(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	require.NoError(t, f.drv.List(context.Background(), "", func(en blobstore.Entry) error {
+		if strings.Contains(en.Key, "/pin/") {
+			out = append(out, en.Key)
+		}
+		return nil
+	}))
+	return out
+}
