@@ -161,5 +161,8 @@ func (s *Store) Decide(ctx context.Context, tenant, id string, d Decision) (Deci
 	case err != nil:
 		return Decision{}, err
 	}
+	// Best effort: a chain that parks after this sees the decision itself,
+	// and one whose index entry is missing has ended.
+	_ = s.markDecided(ctx, tenant, a.ChainID)
 	return d, nil
 }

@@ -180,6 +180,9 @@ type Live struct {
 	Lease   time.Time `json:"lease,omitzero"`
 	Gen     int       `json:"gen"`
 	Expires time.Time `json:"expires,omitzero"`
+	// Decided, for a parked chain: one of its calls has been decided since
+	// it parked, so a process may resume it.
+	Decided bool `json:"decided,omitempty"`
 }
 
 // recordBudget is the most bytes a chain record takes; the trace is cut
@@ -358,28 +361,57 @@ func (s *Store) Finish(ctx context.Context, c *Chain) (won bool, err error) {
 	return true, nil
 }
 
+// markDecided notes in the fleet index that a parked chain has a decision,
+// so the processes scanning it resume the chain without reading every
+// request of every parked chain.
+func (s *Store) markDecided(ctx context.Context, tenant, id string) error {
+	b, _, err := s.bs.GetRecord(ctx, blobstore.FleetTenant, liveName(tenant, id))
+	if err != nil {
+		return notFound(err)
+	}
+	var l Live
+	if err := json.Unmarshal(b, &l); err != nil {
+		return err
+	}
+	if l.Status != StatusParked || l.Decided {
+		return nil
+	}
+	l.Decided = true
+	b, _ = json.Marshal(l)
+	return s.bs.PutRecord(ctx, blobstore.FleetTenant, liveName(tenant, id), b, false)
+}
+
 // Forget drops a chain from the fleet index.
 func (s *Store) Forget(ctx context.Context, tenant, id string) error {
 	return s.bs.DeleteRecord(ctx, blobstore.FleetTenant, liveName(tenant, id))
 }
 
-// Interrupt ends a running chain whose process was lost: status
+// Interrupt ends a running chain whose process was lost (its record's
+// lease lapsed by a whole lease, on this process's clock): status
 // interrupted, reason process_lost, its trace so far and each call that had
 // started appended as error outcome_unknown. It reports false when the chain
-// is not running (it ended, or parked, meanwhile) or another process ended
-// it first.
+// is not running (it ended, or parked, meanwhile), its lease was renewed, or
+// another process ended it first.
 func (s *Store) Interrupt(ctx context.Context, tenant, id string) (bool, error) {
 	c, err := s.GetChain(ctx, tenant, id)
 	if err != nil {
 		return false, err
 	}
+	now := s.now().UTC()
 	if c.Status != StatusRunning {
 		if !c.Finished.IsZero() {
 			_ = s.Forget(ctx, tenant, id)
 		}
 		return false, nil
 	}
-	now := s.now().UTC()
+	if now.Before(c.Lease.Add(s.lease)) {
+		return false, nil // renewed since the index was read
+	}
+	return s.interrupt(ctx, c)
+}
+
+func (s *Store) interrupt(ctx context.Context, c *Chain) (bool, error) {
+	tenant, id, now := c.Tenant, c.ID, s.now().UTC()
 	trace := append([]session.Record(nil), c.Trace...)
 	next := c.TraceDropped + len(trace)
 	for _, o := range c.Open {
@@ -394,7 +426,13 @@ func (s *Store) Interrupt(ctx context.Context, tenant, id string) (bool, error) 
 		Logs:  nil, Trace: trace, TraceDropped: c.TraceDropped}
 	c.Result.Stats.Calls = len(trace) + c.TraceDropped
 	c.Node = s.node
-	return s.Finish(ctx, c)
+	won, err := s.Finish(ctx, c)
+	if won {
+		// The lost process may have parked the chain after this read it:
+		// that state will never be claimed, so it must not stay pinned.
+		_ = s.ReleasePark(ctx, tenant, id, c.Gen+1)
+	}
+	return won, err
 }
 
 // Scan calls fn with every entry of the fleet index: the chains running or
@@ -441,6 +479,43 @@ func (s *Store) Claim(ctx context.Context, tenant, id string, gen int, kind stri
 		return false, err
 	}
 	return true, nil
+}
+
+// StaleClaim reports whether generation gen of a chain was claimed more
+// than two leases ago while the chain is still parked on it: the process
+// that claimed it died before it recorded the chain running again.
+func (s *Store) StaleClaim(ctx context.Context, tenant, id string, gen int) (bool, error) {
+	b, _, err := s.bs.GetRecord(ctx, tenant, chainName(id, "claim/"+strconv.Itoa(gen)))
+	if err != nil {
+		return false, notFound(err)
+	}
+	var cl struct {
+		At time.Time `json:"at"`
+	}
+	if err := json.Unmarshal(b, &cl); err != nil {
+		return false, err
+	}
+	c, err := s.GetChain(ctx, tenant, id)
+	if err != nil {
+		return false, err
+	}
+	return c.Status == StatusParked && c.Gen == gen && s.now().After(cl.At.Add(2*s.lease)), nil
+}
+
+// Abandon ends a parked chain whose claimed generation was never continued
+// (StaleClaim): status interrupted, reason process_lost, each call it waited
+// for appended as outcome_unknown, since the claimant may have started it.
+func (s *Store) Abandon(ctx context.Context, tenant, id string) (bool, error) {
+	c, err := s.GetChain(ctx, tenant, id)
+	if err != nil || c.Status != StatusParked {
+		return false, err
+	}
+	c.Status, c.Open = StatusRunning, nil
+	for _, a := range c.Pending {
+		c.Open = append(c.Open, OpenCall{Seq: a.Seq, Tool: a.Tool, Start: a.Created})
+	}
+	c.Pending = nil
+	return s.interrupt(ctx, c)
 }
 
 // ApprovalID returns the id of the approval request of call seq of chain

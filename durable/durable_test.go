@@ -370,3 +370,37 @@ func TestNewRefusesWeakKeys(t *testing.T) {
 	_, err = durable.New(durable.Options{Key: key})
 	require.Error(t, err)
 }
+
+func TestStaleClaimIsAbandoned(t *testing.T) {
+	each(t, func(t *testing.T, b backend, id string) {
+		var now atomic.Int64
+		now.Store(time.Now().UnixNano())
+		clock := func() time.Time { return time.Unix(0, now.Load()) }
+		ss, _ := stores(t, b, 2, durable.Options{Lease: time.Second, Clock: clock})
+		ctx := context.Background()
+		a := approval(id, 1, `{"to":"z"}`)
+		require.NoError(t, ss[0].SavePark(ctx, &durable.Park{Tenant: "acme", ChainID: id, Gen: 1, Created: clock(), Expires: clock().Add(time.Hour),
+			Approvals: []durable.Approval{a}, State: []byte("s")}))
+		a.Args = nil
+		require.NoError(t, ss[0].PutChain(ctx, &durable.Chain{ID: id, Tenant: "acme", Status: durable.StatusParked, Gen: 1, Pending: []durable.Approval{a}}))
+		won, err := ss[0].Claim(ctx, "acme", id, 1, "resume")
+		require.NoError(t, err)
+		require.True(t, won)
+		stale, err := ss[1].StaleClaim(ctx, "acme", id, 1)
+		require.NoError(t, err)
+		require.False(t, stale, "a fresh claim")
+		now.Add(int64(3 * time.Second))
+		stale, err = ss[1].StaleClaim(ctx, "acme", id, 1)
+		require.NoError(t, err)
+		require.True(t, stale)
+		won, err = ss[1].Abandon(ctx, "acme", id)
+		require.NoError(t, err)
+		require.True(t, won)
+		c, err := ss[0].GetChain(ctx, "acme", id)
+		require.NoError(t, err)
+		require.Equal(t, durable.StatusInterrupted, c.Status)
+		require.Len(t, c.Result.Trace, 1)
+		require.Equal(t, durable.ReasonOutcomeUnknown, c.Result.Trace[0].Reason)
+		require.Equal(t, "send", c.Result.Trace[0].Tool)
+	})
+}

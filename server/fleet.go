@@ -68,6 +68,11 @@ func decodePayload(p []byte) (parkMeta, []byte, error) {
 
 // fleetRun is what the server keeps of a chain for its record.
 type fleetRun struct {
+	// wmu orders the writes of the chain's record: once settled (parked or
+	// ended), no renewal or open-call write may land after the outcome.
+	wmu     sync.Mutex
+	settled bool
+
 	mu      sync.Mutex
 	open    map[int64]durable.OpenCall // calls running now, by a local counter
 	next    int64
@@ -131,9 +136,20 @@ func (s *Server) announce(ctx context.Context, rn *run) {
 	if s.opts.Fleet == nil {
 		return
 	}
-	if err := s.opts.Fleet.PutChain(ctx, s.record(rn)); err != nil {
+	if err := s.putRunning(ctx, rn); err != nil {
 		s.log.Error("fleet: recording a running chain failed", "chain", rn.id, "err", err)
 	}
+}
+
+// putRunning writes rn's record as running, with a fresh lease and its open
+// calls, unless the chain has settled meanwhile.
+func (s *Server) putRunning(ctx context.Context, rn *run) error {
+	rn.fleet.wmu.Lock()
+	defer rn.fleet.wmu.Unlock()
+	if rn.fleet.settled {
+		return nil
+	}
+	return s.opts.Fleet.PutChain(ctx, s.record(rn))
 }
 
 // settle files a chain's outcome in the store: its park, or its end.
@@ -144,6 +160,9 @@ func (s *Server) settle(ctx context.Context, rn *run, res *chain.RunResult) *cha
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeWait)
 	defer cancel()
+	rn.fleet.wmu.Lock()
+	defer rn.fleet.wmu.Unlock()
+	rn.fleet.settled = true
 	if res.Status == chain.StatusParked && res.Parked != nil {
 		if err := s.savePark(ctx, rn, res); err != nil {
 			s.log.Error("fleet: parking a chain failed; it ends with host_error", "chain", rn.id, "err", err)
@@ -276,6 +295,14 @@ func (s *Server) resumeNow(tenant, id string) (*run, error) {
 		<-s.slots
 		if err == nil {
 			err = fmt.Errorf("%w: another process resumed it first", errNotResumable)
+			if stale, _ := f.StaleClaim(ctx, tenant, id, c.Gen); stale {
+				// Its claimant died before running it: end it, its
+				// waiting calls unknown, rather than wait for ever.
+				if ok, _ := f.Abandon(ctx, tenant, id); ok {
+					s.metrics.Interrupted()
+					s.log.Warn("fleet: the process that claimed a parked chain stopped before resuming it; the chain is interrupted", "chain", id)
+				}
+			}
 		}
 		return nil, err
 	}
@@ -368,11 +395,20 @@ func (s *Server) resume(c *durable.Chain, meta parkMeta, state []byte, expired b
 	return rn
 }
 
-// maintain renews the leases of the chains running here and reaps the
-// fleet's: lapsed leases become interrupted chains, decided or expired
-// parks resume. It runs until the server shuts down.
+// maintain renews the leases of the chains running here every third of a
+// lease and reaps the fleet's every lease: lapsed leases become interrupted
+// chains, decided or expired parks resume. It runs until the server shuts
+// down.
 func (s *Server) maintain(ctx context.Context) {
-	t := time.NewTicker(s.opts.Fleet.Lease() / 3)
+	// Renewals have a loop of their own: a long reaping pass must never
+	// delay them past the lease.
+	go every(ctx, s.opts.Fleet.Lease()/3, s.renew)
+	every(ctx, s.opts.Fleet.Lease(), s.reap)
+}
+
+// every calls f every d until ctx ends.
+func every(ctx context.Context, d time.Duration, f func()) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
@@ -380,8 +416,7 @@ func (s *Server) maintain(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		s.renew()
-		s.reap()
+		f()
 	}
 }
 
@@ -395,7 +430,7 @@ func (s *Server) renew() {
 		if rn.fleet == nil {
 			return true
 		}
-		if err := s.opts.Fleet.PutChain(ctx, s.record(rn)); err != nil {
+		if err := s.putRunning(ctx, rn); err != nil {
 			s.log.Warn("fleet: renewing a chain's lease failed", "chain", rn.id, "err", err)
 		}
 		return true
@@ -424,7 +459,9 @@ func (s *Server) reap() {
 				}
 			}
 		case durable.StatusParked:
-			go s.tryResume(l.Tenant, l.ID)
+			if l.Decided || !l.Expires.IsZero() && now.After(l.Expires) {
+				s.tryResume(l.Tenant, l.ID)
+			}
 		}
 		return nil
 	})
@@ -456,7 +493,7 @@ func (s *Server) flushOpen(ctx context.Context, rn *run) {
 			return
 		case <-rn.fleet.dirty:
 			wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeWait)
-			if err := s.opts.Fleet.PutChain(wctx, s.record(rn)); err != nil {
+			if err := s.putRunning(wctx, rn); err != nil {
 				s.log.Warn("fleet: recording a chain's open calls failed", "chain", rn.id, "err", err)
 			}
 			cancel()

@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -72,7 +73,7 @@ approval:
   mode: park
 fleet:
   key: fleet-key-0123456789abcdef-0123456789
-  lease: 1s
+  lease: 2s
 server:
   shutdown_timeout: 10s
   api_keys:
@@ -217,4 +218,187 @@ func TestFleetParkKillResumeElsewhere(t *testing.T) {
 	require.Equal(t, "slow", last["tool"])
 	require.Equal(t, "outcome_unknown", last["reason"])
 	_ = c
+}
+
+// TestFleetSoak parks 200 chains across three processes and resumes them
+// through whichever process is up, while one process is restarted twice:
+// every chain must end ok, every approved call must run exactly once, and
+// no pin may be left in the bucket. The counts are printed at the end.
+func TestFleetSoak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the soak runs for tens of seconds")
+	}
+	f := newFleetEnv(t)
+	const chains = 200
+	var mu sync.Mutex
+	procs := []*served{f.serve(), f.serve(), f.serve()}
+	all := append([]*served(nil), procs...) // every process that ran, for the logs of a failure
+	url := func(i int) string {
+		mu.Lock()
+		defer mu.Unlock()
+		return procs[i%len(procs)].url
+	}
+	// call sends a request to process i, or the next one while a process
+	// is going down (refused connection, 503 shutting_down), for at most a
+	// minute.
+	call := func(i int, method, path string, body any) (int, []byte) {
+		deadline := time.Now().Add(time.Minute)
+		for try := i; time.Now().Before(deadline); try++ {
+			code, b, err := soakDo(url(try), method, path, body)
+			if err == nil && code != http.StatusServiceUnavailable {
+				return code, b
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		return 0, nil
+	}
+	// One process restarts twice while chains park and resume.
+	restarts := make(chan struct{})
+	go func() {
+		defer close(restarts)
+		for range 2 {
+			time.Sleep(3 * time.Second)
+			mu.Lock()
+			old := procs[2]
+			mu.Unlock()
+			_ = old.cmd.Process.Signal(syscall.SIGTERM)
+			<-old.end
+			_ = old.cmd.Wait()
+			next := f.serve()
+			mu.Lock()
+			procs[2] = next
+			all = append(all, next)
+			mu.Unlock()
+		}
+	}()
+	ids := make([]string, chains)
+	problems := make(chan string, chains)
+	var wg sync.WaitGroup
+	work := make(chan int)
+	start := time.Now()
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				src := fmt.Sprintf(`const r = await tools.notify({id: "soak-%d"}); return r.sent;`, i)
+				code, b := call(i, "POST", "/v1/chains?async=1", map[string]any{"script": src})
+				var v struct {
+					ID      string `json:"id"`
+					Status  string `json:"status"`
+					Pending []struct {
+						ID       string `json:"id"`
+						ArgsHash string `json:"args_hash"`
+					} `json:"pending"`
+				}
+				if code != http.StatusAccepted || json.Unmarshal(b, &v) != nil {
+					problems <- fmt.Sprintf("submitting chain %d: %d %s", i, code, b)
+					continue
+				}
+				ids[i] = v.ID
+				// Wait for the park, then decide through some process.
+				deadline := time.Now().Add(time.Minute)
+				for len(v.Pending) == 0 && time.Now().Before(deadline) {
+					time.Sleep(30 * time.Millisecond)
+					_, b = call(i+1, "GET", "/v1/chains/"+ids[i], nil)
+					_ = json.Unmarshal(b, &v)
+				}
+				if len(v.Pending) == 0 {
+					problems <- fmt.Sprintf("chain %s never parked: %s", ids[i], b)
+					continue
+				}
+				code, b = call(i+2, "POST", "/v1/approvals/"+v.Pending[0].ID, map[string]string{"decision": "approve", "args_hash": v.Pending[0].ArgsHash})
+				if code != http.StatusOK && code != http.StatusConflict {
+					problems <- fmt.Sprintf("deciding chain %s: %d %s", ids[i], code, b)
+				}
+			}
+		}()
+	}
+	for i := range chains {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	<-restarts
+	close(problems)
+	for p := range problems {
+		t.Error(p)
+	}
+
+	ok, lost, double := 0, 0, 0
+	for i, id := range ids {
+		status := ""
+		for deadline := time.Now().Add(time.Minute); id != "" && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			_, b := call(i, "GET", "/v1/chains/"+id, nil)
+			var v struct{ Status string }
+			_ = json.Unmarshal(b, &v)
+			if status = v.Status; status != "running" && status != "parked" {
+				break
+			}
+		}
+		if status == "ok" {
+			ok++
+		} else {
+			lost++
+			t.Errorf("chain %d (%s) ended %q", i, id, status)
+			if lost == 1 {
+				mu.Lock()
+				for _, p := range all {
+					for _, line := range strings.Split(p.logs(), "\n") {
+						if strings.Contains(line, id) || strings.Contains(line, "fleet") || strings.Contains(line, "level=WARN") || strings.Contains(line, "level=ERROR") {
+							t.Log(line)
+						}
+					}
+				}
+				mu.Unlock()
+			}
+		}
+		switch n := f.count(fmt.Sprintf("soak-%d", i)); {
+		case n > 1:
+			double++
+			t.Errorf("chain %s's call ran %d times", id, n)
+		case n == 0 && status == "ok":
+			t.Errorf("chain %s is ok but its call never ran", id)
+		}
+	}
+	mu.Lock()
+	for _, p := range procs {
+		p.stop(t, 30*time.Second)
+	}
+	mu.Unlock()
+	pins := f.pins()
+	msg := fmt.Sprintf("soak: %d chains over 3 processes with 2 restarts in %s: %d ok, %d lost, %d double executions, %d pins left",
+		chains, time.Since(start).Round(time.Second), ok, lost, double, len(pins))
+	t.Log(msg)
+	fmt.Fprintln(os.Stderr, msg)
+	require.Equal(t, chains, ok)
+	require.Zero(t, double)
+	require.Empty(t, pins, "leaked pins")
+}
+
+// soakDo sends one request with the fleet's API key.
+func soakDo(url, method, path string, body any) (int, []byte, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, url+path, rd)
+	if err != nil {
+		return 0, nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Authorization", "Bearer "+fleetAPIKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	return resp.StatusCode, b, err
 }
