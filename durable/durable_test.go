@@ -31,12 +31,12 @@ var key = []byte("durable-test-key-0123456789abcdef")
 // processes.
 type backend struct {
 	name string
-	open func(t *testing.T) blobstore.Driver
+	open func(t testing.TB) blobstore.Driver
 }
 
-func backends(t *testing.T) []backend {
+func backends(t testing.TB) []backend {
 	mem := memblob.New()
-	bs := []backend{{"mem", func(*testing.T) blobstore.Driver { return mem }}}
+	bs := []backend{{"mem", func(testing.TB) blobstore.Driver { return mem }}}
 	if os.Getenv(s3blob.EnvEndpoint) == "" {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("CI=true but AIRLOCK_S3_ENDPOINT is unset: run the tests with scripts/minio.sh run -- go test ./...")
@@ -49,7 +49,7 @@ func backends(t *testing.T) []backend {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	cfg.Bucket = "airlock-durable-" + hex.EncodeToString(b[:])
-	return append(bs, backend{"s3", func(t *testing.T) blobstore.Driver {
+	return append(bs, backend{"s3", func(t testing.TB) blobstore.Driver {
 		d, err := s3blob.New(context.Background(), cfg)
 		require.NoError(t, err)
 		return d
@@ -57,7 +57,7 @@ func backends(t *testing.T) []backend {
 }
 
 // stores returns n Stores ("processes") on one storage.
-func stores(t *testing.T, b backend, n int, opts durable.Options) ([]*durable.Store, blobstore.Driver) {
+func stores(t testing.TB, b backend, n int, opts durable.Options) ([]*durable.Store, blobstore.Driver) {
 	t.Helper()
 	var out []*durable.Store
 	var drv blobstore.Driver

@@ -24,6 +24,7 @@ var reasons = []string{
 	server.ReasonArgsMismatch, server.ReasonApprovalExpired, server.ReasonBodyTooLarge, server.ReasonBodyTimeout,
 	server.ReasonUnsupportedMediaType, server.ReasonTooManyChains, server.ReasonInternal,
 	server.ReasonShuttingDown, server.ReasonForbiddenHost, server.ReasonForbiddenOrigin, server.ReasonForbiddenRole,
+	server.ReasonStoreUnavailable, server.ReasonRunningElsewhere,
 }
 
 // routes are the server's routes, as "METHOD path".
@@ -88,7 +89,7 @@ func TestDocsCoverTheAPI(t *testing.T) {
 	require.NoError(t, yaml.Unmarshal(b, &trace))
 	require.Equal(t, invoker.Reasons(), trace.Components.Schemas.TraceRecord.Properties.Reason.Enum,
 		"docs/openapi.yaml lists the invoker's reason codes in the order of invoker.Reasons()")
-	for _, ev := range []string{server.EventToolCall, server.EventToolResult, server.EventApprovalRequired, server.EventLog, server.EventDone} {
+	for _, ev := range []string{server.EventToolCall, server.EventToolResult, server.EventApprovalRequired, server.EventLog, server.EventDone, server.EventStatus} {
 		require.Contains(t, string(md), "`"+ev+"`")
 	}
 }
