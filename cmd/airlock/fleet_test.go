@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -401,4 +402,59 @@ func soakDo(url, method, path string, body any) (int, []byte, error) {
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	return resp.StatusCode, b, err
+}
+
+// TestFleetChainsCLI drives `airlock chains` against the bucket a serve
+// process parks chains in: list, show, approve (which resumes the chain in
+// the CLI's process), cancel.
+func TestFleetChainsCLI(t *testing.T) {
+	f := newFleetEnv(t)
+	s := f.serve()
+	c := api{t: t, url: s.url}
+	file := filepath.Join(t.TempDir(), "airlock.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(f.config), 0o600))
+	cli := func(args ...string) result {
+		t.Helper()
+		return airlock(t, "", nil, append(append([]string{"chains"}, args...), "--config", file, "--tenant", "acme")...)
+	}
+	park := func(id string) (string, string) {
+		r := c.json("POST", "/v1/chains", fleetAPIKey, map[string]any{"script": `return (await tools.notify({id: "` + id + `"})).sent`})
+		require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+		require.Equal(t, "parked", r.field(t, "status"))
+		chainID := r.field(t, "id").(string)
+		pending := c.chain(chainID)["pending"].([]any)
+		return chainID, pending[0].(map[string]any)["id"].(string)
+	}
+	first, approval := park("cli-1")
+	res := cli("list")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Regexp(t, first+` +parked +\S+ +1`, res.stdout)
+	res = cli("show", first)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, `"status": "parked"`)
+	require.Contains(t, res.stdout, approval)
+
+	res = cli("approve", approval)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, `"status": "ok"`)
+	require.Contains(t, res.stdout, `"value": "cli-1"`)
+	require.Equal(t, 1, f.count("cli-1"))
+	require.Equal(t, "ok", c.chain(first)["status"], "the serve process reads the outcome from the bucket")
+	res = cli("approve", approval)
+	require.NotEqual(t, 0, res.code, "a decided chain does not resume twice")
+	require.Equal(t, 1, f.count("cli-1"))
+
+	second, _ := park("cli-2")
+	res = cli("cancel", second)
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, `"status": "cancelled"`)
+	require.Equal(t, "cancelled", c.chain(second)["status"])
+	require.Equal(t, 0, f.count("cli-2"))
+
+	res = cli("show", "ch_nosuchchain")
+	require.Equal(t, 2, res.code)
+	require.Contains(t, res.stderr, "no such chain")
+	res = airlock(t, "", nil, "chains", "list")
+	require.Equal(t, 2, res.code)
+	require.Contains(t, res.stderr, "fleet.key")
 }
