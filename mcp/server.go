@@ -291,8 +291,7 @@ func (s *Server) runChain(ctx context.Context, req *sdk.CallToolRequest, args Ru
 	token := req.Params.GetProgressToken()
 	// Only a caller that may decide approvals is asked (a submit-only key
 	// cannot approve its own calls, here as on the HTTP API).
-	elicit := c.MayApprove() && s.opts.Queue != nil && ss != nil && ss.InitializeParams() != nil &&
-		ss.InitializeParams().Capabilities != nil && ss.InitializeParams().Capabilities.Elicitation != nil
+	elicit := c.MayApprove() && s.opts.Queue != nil && canElicit(ss)
 	// Events go out in order through one goroutine, so a slow client
 	// delays notifications, not the chain; beyond the buffer they drop.
 	// Elicitations end with the chain (an approval that expired meanwhile
@@ -331,6 +330,9 @@ func (s *Server) runChain(ctx context.Context, req *sdk.CallToolRequest, args Ru
 	stop()
 	close(events)
 	wg.Wait()
+	if err == nil && view.Status == string(chain.StatusParked) && c.MayApprove() && canElicit(ss) {
+		view = s.settleParked(ctx, ss, c, view)
+	}
 	if err != nil {
 		var se *api.SubmitError
 		if errors.As(err, &se) {
@@ -351,6 +353,12 @@ func (s *Server) runChain(ctx context.Context, req *sdk.CallToolRequest, args Ru
 		}
 	}
 	return res, out, nil
+}
+
+// canElicit reports whether the client of ss can be asked questions.
+func canElicit(ss *sdk.ServerSession) bool {
+	return ss != nil && ss.InitializeParams() != nil && ss.InitializeParams().Capabilities != nil &&
+		ss.InitializeParams().Capabilities.Elicitation != nil
 }
 
 func progressText(ev api.Event) string {
@@ -430,13 +438,24 @@ func (s *Server) elicit(ctx context.Context, ss *sdk.ServerSession, c api.Caller
 	if json.Unmarshal(data, &req) != nil || req.ID == "" {
 		return
 	}
-	// The user approves exactly what runs: arguments too long to show
-	// whole (or kept only as a preview) are left to the queue, where an
-	// approver reads them all.
+	d, ok := s.ask(ctx, ss, req)
+	if !ok {
+		return
+	}
+	if _, err := s.opts.Queue.Decide(c.Tenant, req.ID, d, req.ArgsHash); err != nil {
+		s.log.Info("mcp: deciding the approval failed", "approval", req.ID, "err", err)
+	}
+}
+
+// ask shows the user a pending request and returns the decision, or false
+// when there is none to take: the arguments are too long to show whole
+// (they are left to the queue or the API, where an approver reads them
+// all), or the user did not answer.
+func (s *Server) ask(ctx context.Context, ss *sdk.ServerSession, req approval.Request) (invoker.Decision, bool) {
 	args := string(req.Args)
 	if args == "" || len(args) > maxElicitArgs {
-		s.log.Info("mcp: the arguments are too long to ask about; the approval stays in the queue", "approval", req.ID)
-		return
+		s.log.Info("mcp: the arguments are too long to ask about; the approval stays pending", "approval", req.ID)
+		return invoker.Denied, false
 	}
 	ctx, cancel := context.WithTimeout(ctx, elicitTimeout)
 	defer cancel()
@@ -448,17 +467,62 @@ func (s *Server) elicit(ctx context.Context, ss *sdk.ServerSession, c api.Caller
 	})
 	if err != nil {
 		s.log.Info("mcp: elicitation did not answer; the approval stays pending", "approval", req.ID, "err", err)
-		return
+		return invoker.Denied, false
 	}
-	d := invoker.Denied
 	if res.Action == "accept" {
 		if v, ok := res.Content["approve"].(bool); ok && v {
-			d = invoker.Approved
+			return invoker.Approved, true
 		}
 	}
-	if _, err := s.opts.Queue.Decide(c.Tenant, req.ID, d, req.ArgsHash); err != nil {
-		s.log.Info("mcp: deciding the approval failed", "approval", req.ID, "err", err)
+	return invoker.Denied, true
+}
+
+// maxParkRounds bounds how often run_chain asks about a parked chain's
+// calls and resumes it before it answers with the chain still parked.
+const maxParkRounds = 16
+
+// settleParked asks the user, by elicitation, about the calls a parked
+// chain waits for, records the answers (approval.mode park) and resumes
+// the chain in this process, as long as the user answers and the chain
+// parks again. Without an answer the chain stays parked, for the API or
+// another process to decide.
+func (s *Server) settleParked(ctx context.Context, ss *sdk.ServerSession, c api.Caller, view api.ChainView) api.ChainView {
+	for range maxParkRounds {
+		if view.Status != string(chain.StatusParked) || ctx.Err() != nil {
+			return view
+		}
+		decided := false
+		for _, p := range view.Pending {
+			req, err := s.opts.API.ParkedApproval(ctx, c.Tenant, p.ID)
+			if err != nil {
+				continue
+			}
+			d, ok := s.ask(ctx, ss, req)
+			if !ok {
+				continue
+			}
+			if _, _, err := s.opts.API.DecideParked(ctx, c.Tenant, p.ID, d == invoker.Approved, req.ArgsHash); err != nil {
+				s.log.Info("mcp: deciding a parked approval failed", "approval", p.ID, "err", err)
+				continue
+			}
+			decided = true
+		}
+		if !decided {
+			return view
+		}
+		next, err := s.opts.API.Resume(ctx, c.Tenant, view.ID)
+		if err != nil {
+			// Another process resumed it first, or this one is busy: the
+			// chain's current record says where it stands.
+			s.log.Info("mcp: resuming a parked chain here failed", "chain", view.ID, "err", err)
+			if v, err := s.opts.API.Chain(ctx, c.Tenant, view.ID); err == nil {
+				return v
+			}
+			return view
+		}
+		view = next
 	}
+	return view
 }
 
 // SearchArgs and DescribeArgs are search_tools' and describe_tool's

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/blobstore/memblob"
 	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/durable"
 	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/internal/demo"
 	"github.com/airlockrt/airlock/invoker"
@@ -56,6 +58,13 @@ type apiEnv struct {
 
 func newAPI(t *testing.T, policy invoker.Policy, edit ...func(*mcp.ServerOptions)) *apiEnv {
 	t.Helper()
+	return newAPIWith(t, policy, nil, edit...)
+}
+
+// newAPIWith is newAPI with the server's options adjusted by serverEdit,
+// which also gets the store.
+func newAPIWith(t *testing.T, policy invoker.Policy, serverEdit func(*server.Options, *blobstore.Store), edit ...func(*mcp.ServerOptions)) *apiEnv {
+	t.Helper()
 	box, _ := demo.Toolbox()
 	store := blobstore.New(memblob.New(), blobstore.Options{})
 	queue := approval.NewQueue(approval.Options{Store: store})
@@ -64,7 +73,7 @@ func newAPI(t *testing.T, policy invoker.Policy, edit ...func(*mcp.ServerOptions
 	runner, err := chain.New(inv, chain.Engines{Scripts: scripts(t)})
 	require.NoError(t, err)
 	kvOnly := &server.Profile{Name: "kv-reader", Governance: &govern.Profile{Name: "kv-reader"}, Tools: []string{"kv_get"}}
-	api, err := server.New(server.Options{
+	so := server.Options{
 		Runner: runner, Store: store, Queue: queue,
 		Authenticate: func(key string) (string, bool) {
 			switch key {
@@ -90,7 +99,11 @@ func newAPI(t *testing.T, policy invoker.Policy, edit ...func(*mcp.ServerOptions
 			}
 			return nil
 		},
-	})
+	}
+	if serverEdit != nil {
+		serverEdit(&so, store)
+	}
+	api, err := server.New(so)
 	require.NoError(t, err)
 	mo := mcp.ServerOptions{API: api, Toolbox: box, Queue: queue, Store: store}
 	for _, f := range edit {
@@ -453,4 +466,51 @@ func TestSessionsExpireAndProxies(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return post("airlock.example.com", session, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`).StatusCode == http.StatusNotFound
 	}, 15*time.Second, time.Second, "the idle session is gone (each probe is a use: probes are further apart than the timeout)")
+}
+
+// parking puts the server in a fleet of one with approval.mode park.
+func parking(t *testing.T) func(*server.Options, *blobstore.Store) {
+	return func(o *server.Options, store *blobstore.Store) {
+		f, err := durable.New(durable.Options{Blobs: store, Key: []byte("mcp-fleet-key-0123456789abcdef-xyz")})
+		require.NoError(t, err)
+		o.Fleet, o.Park = f, true
+	}
+}
+
+// TestParkedChainDecidedByElicitation: with approval.mode park, run_chain's
+// chain parks on its HIGH-risk call; a client that may approve is asked,
+// its answer is recorded and the chain resumes to its end; a client that
+// cannot be asked gets the chain parked, with the request to decide
+// through the API.
+func TestParkedChainDecidedByElicitation(t *testing.T) {
+	e := newAPIWith(t, invoker.Policy{}, parking(t))
+	var asked atomic.Int32
+	cs := e.connect(t, keyAcme, &sdk.ClientOptions{ElicitationHandler: func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		asked.Add(1)
+		if !strings.Contains(req.Params.Message, `"deploy done"`) {
+			return &sdk.ElicitResult{Action: "decline"}, nil
+		}
+		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+	}})
+	res, out := runChain(t, cs, sendScript, nil)
+	require.False(t, res.IsError, "%+v", out)
+	require.Equal(t, "ok", out.Status)
+	require.Contains(t, out.Value.(map[string]any), "sent")
+	require.Equal(t, int32(1), asked.Load())
+
+	// Without elicitation: the chain stays parked.
+	plain := e.connect(t, keyAcme, nil)
+	res, out = runChain(t, plain, sendScript, nil)
+	require.True(t, res.IsError)
+	require.Equal(t, "parked", out.Status)
+	require.Equal(t, "awaiting_approval", out.Reason)
+
+	// A submit-only key is never asked, even with elicitation.
+	sub := e.connect(t, keySubmit, &sdk.ClientOptions{ElicitationHandler: func(context.Context, *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+		asked.Add(1)
+		return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+	}})
+	_, out = runChain(t, sub, sendScript, nil)
+	require.Equal(t, "parked", out.Status)
+	require.Equal(t, int32(1), asked.Load())
 }

@@ -254,7 +254,7 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, tenant string) {
 		return
 	}
 	<-rn.done
-	writeJSON(w, http.StatusOK, rn.view())
+	writeJSON(w, http.StatusOK, s.endView(r.Context(), rn))
 }
 
 // start validates req, takes a slot, builds the guest and starts the
@@ -438,20 +438,12 @@ func chainNotFound(w http.ResponseWriter, id string) {
 // in a fleet, from the shared store (a chain another process runs, or one
 // that parked).
 func (s *Server) getChain(w http.ResponseWriter, r *http.Request, tenant string) {
-	rn := s.lookup(tenant, r.PathValue("id"))
-	if rn != nil && !rn.parked() {
-		writeJSON(w, http.StatusOK, rn.view())
-		return
-	}
-	if c, ok := s.storedChain(r.Context(), tenant, r.PathValue("id")); ok {
-		writeJSON(w, http.StatusOK, storedView(c))
-		return
-	}
-	if rn == nil {
+	v, err := s.Chain(r.Context(), tenant, r.PathValue("id"))
+	if err != nil {
 		chainNotFound(w, r.PathValue("id"))
 		return
 	}
-	writeJSON(w, http.StatusOK, rn.view())
+	writeJSON(w, http.StatusOK, v)
 }
 
 // cancelWait is how long DELETE waits for a cancelled chain to end before

@@ -84,6 +84,7 @@ func (s *Server) lifecycle(_ context.Context, ev invoker.Event) {
 
 // toolEnd streams every finished call.
 func (s *Server) toolEnd(_ context.Context, ev invoker.Event) {
+	s.recordCall(ev)
 	if rn := s.liveRun(ev.SessionID); rn != nil {
 		rn.publish(EventToolResult, ToolResultEvent{
 			Seq: ev.Seq, Tool: ev.Tool, Risk: ev.Risk, Status: ev.Status, Reason: ev.Reason,

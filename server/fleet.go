@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +18,8 @@ import (
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/durable"
 	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/sandbox"
+	"github.com/airlockrt/airlock/session"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -75,6 +78,8 @@ type fleetRun struct {
 
 	mu      sync.Mutex
 	open    map[int64]durable.OpenCall // calls running now, by a local counter
+	trace   []session.Record           // the calls that ended, newest last (at most maxFleetTrace)
+	dropped int                        // older records left out of trace
 	next    int64
 	gen     int // the park generation it resumed from
 	profile string
@@ -83,6 +88,28 @@ type fleetRun struct {
 
 func newFleetRun(profile string, gen int) *fleetRun {
 	return &fleetRun{open: map[int64]durable.OpenCall{}, gen: gen, profile: profile, dirty: make(chan struct{}, 1)}
+}
+
+// maxFleetTrace bounds the trace records a running chain's record carries
+// (the newest; the chain's own trace, in its result, has them all).
+const maxFleetTrace = 2000
+
+// callRecorded adds a call that ended to the trace the record carries, so
+// that a chain interrupted later lists what it did before.
+func (f *fleetRun) callRecorded(rec session.Record) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.trace = append(f.trace, rec)
+	if over := len(f.trace) - maxFleetTrace; over > 0 {
+		f.trace = append(f.trace[:0:0], f.trace[over:]...)
+		f.dropped += over
+	}
+}
+
+func (f *fleetRun) traceSoFar() ([]session.Record, int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.trace), f.dropped
 }
 
 // callStarted notes a call that runs now; the record is written soon, so
@@ -128,6 +155,7 @@ func (s *Server) record(rn *run) *durable.Chain {
 	c := &durable.Chain{ID: rn.id, Tenant: rn.tenant, Language: rn.lang, Status: durable.StatusRunning,
 		Node: s.opts.Fleet.Node(), Lease: time.Now().Add(s.opts.Fleet.Lease()), Created: rn.created,
 		Updated: time.Now().UTC(), Gen: rn.fleet.gen, Open: rn.fleet.openCalls()}
+	c.Trace, c.TraceDropped = rn.fleet.traceSoFar()
 	return c
 }
 
@@ -369,6 +397,7 @@ func (s *Server) resume(c *durable.Chain, meta parkMeta, state []byte, expired b
 	rn := newRun(c.ID, c.Tenant, meta.Language, cancel)
 	rn.created = meta.Created
 	rn.fleet = newFleetRun(meta.Profile, c.Gen)
+	rn.fleet.trace, rn.fleet.dropped = c.Trace, c.TraceDropped
 	s.mu.Lock()
 	s.running.Add(1)
 	s.runs[rn.id] = rn
@@ -470,6 +499,18 @@ func (s *Server) reap() {
 	}
 }
 
+// recordCall follows the calls of a fleet chain that end, for its record.
+func (s *Server) recordCall(ev invoker.Event) {
+	rn := s.liveRun(ev.SessionID)
+	if rn == nil || rn.fleet == nil {
+		return
+	}
+	end := time.Now().UTC()
+	rn.fleet.callRecorded(session.Record{Seq: ev.Seq, Tool: ev.Tool, Status: ev.Status, Reason: ev.Reason,
+		Start: end.Add(-ev.Duration), End: end, Duration: ev.Duration, Risk: ev.Risk.String(), Gate: ev.Gate,
+		DecisionID: ev.DecisionID, Rule: ev.Rule})
+}
+
 // watchCalls follows a fleet chain's calls for its record.
 func (s *Server) watchCalls(ev invoker.Event) {
 	rn := s.liveRun(ev.SessionID)
@@ -501,6 +542,45 @@ func (s *Server) flushOpen(ctx context.Context, rn *run) {
 	}
 }
 
+// ParkedApproval returns a parked chain's approval request, with its
+// arguments, as GET /v1/approvals/{id} shows it.
+func (s *Server) ParkedApproval(ctx context.Context, tenant, id string) (approval.Request, error) {
+	if !s.parkedApproval(id) {
+		return approval.Request{}, durable.ErrNotFound
+	}
+	a, _, err := s.opts.Fleet.GetApproval(ctx, tenant, id)
+	if err != nil {
+		return approval.Request{}, err
+	}
+	return requestOf(a), nil
+}
+
+// Chain returns the tenant's chain id as GET /v1/chains/{id} shows it.
+func (s *Server) Chain(ctx context.Context, tenant, id string) (ChainView, error) {
+	rn := s.lookup(tenant, id)
+	if rn != nil && !rn.parked() {
+		return rn.view(), nil
+	}
+	if c, ok := s.storedChain(ctx, tenant, id); ok {
+		return storedView(c), nil
+	}
+	if rn == nil {
+		return ChainView{}, durable.ErrNotFound
+	}
+	return rn.view(), nil
+}
+
+// endView is the view of a chain whose stretch here ended: from the store
+// when it parked (with the approvals it waits for).
+func (s *Server) endView(ctx context.Context, rn *run) ChainView {
+	if rn.parked() {
+		if c, ok := s.storedChain(ctx, rn.tenant, rn.id); ok {
+			return storedView(c)
+		}
+	}
+	return rn.view()
+}
+
 // Fleet returns the fleet's store (Options.Fleet), or nil.
 func (s *Server) Fleet() *durable.Store { return s.opts.Fleet }
 
@@ -514,6 +594,10 @@ func storedView(c *durable.Chain) ChainView {
 	switch c.Status {
 	case durable.StatusParked:
 		v.Pending, v.Expires = c.Pending, c.Expires
+		if v.Result == nil {
+			v.Result = &chain.RunResult{ID: c.ID, Status: chain.StatusParked, Reason: chain.ReasonAwaitingApproval,
+				Trace: c.Trace, TraceDropped: c.TraceDropped, Logs: []sandbox.LogEntry{}}
+		}
 	case durable.StatusRunning:
 		v.Open = c.Open
 	}

@@ -101,7 +101,7 @@ func (s *Server) Submit(ctx context.Context, c Caller, req *SubmitRequest, watch
 			Line: rerr.body.Line, Column: rerr.body.Column}
 	}
 	<-rn.done
-	return rn.view(), nil
+	return s.endView(ctx, rn), nil
 }
 
 // Mount serves h at pattern (e.g. "/mcp") beside the API: behind the same

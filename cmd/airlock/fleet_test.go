@@ -201,23 +201,25 @@ func TestFleetParkKillResumeElsewhere(t *testing.T) {
 
 	// A process killed in the middle of a call leaves its chain
 	// interrupted, the call listed as unknown, never run again.
-	r = apiB.json("POST", "/v1/chains?async=1", fleetAPIKey, map[string]any{"script": `await tools.slow({ms: 20000}); return 1`})
+	r = apiB.json("POST", "/v1/chains?async=1", fleetAPIKey, map[string]any{"script": `await tools.kv_get({key: "before"}); await tools.slow({ms: 20000}); return 1`})
 	require.Equal(t, http.StatusAccepted, r.code, "%s", r.body)
 	id = r.field(t, "id").(string)
 	require.Eventually(t, func() bool {
 		open, _ := apiC.chain(id)["open"].([]any)
-		return len(open) > 0 || strings.Contains(b.logs(), "slow")
-	}, 10*time.Second, 50*time.Millisecond)
-	time.Sleep(500 * time.Millisecond) // the record with the open call is written
+		return len(open) > 0
+	}, 10*time.Second, 50*time.Millisecond, "the running chain's record lists its open call")
 	kill(t, b)
 	v = apiC.until(id, "interrupted")
 	res = v["result"].(map[string]any)
 	require.Equal(t, "process_lost", res["reason"])
 	trace := res["trace"].([]any)
-	require.NotEmpty(t, trace)
-	last := trace[len(trace)-1].(map[string]any)
+	require.Len(t, trace, 2, "the call that ended, then the one in progress")
+	first, last := trace[0].(map[string]any), trace[1].(map[string]any)
+	require.Equal(t, "kv_get", first["tool"])
+	require.Equal(t, "ok", first["status"])
 	require.Equal(t, "slow", last["tool"])
 	require.Equal(t, "outcome_unknown", last["reason"])
+	require.Equal(t, 2.0, last["seq"])
 	_ = c
 }
 
