@@ -92,15 +92,27 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, tenant string) {
 	case err == nil:
 		writeJSON(w, http.StatusOK, out)
 	case errors.Is(err, approval.ErrArgsMismatch):
-		writeError(w, http.StatusConflict, ReasonArgsMismatch,
-			"args_hash is not the hash of this request's arguments: the decision was made on other arguments and was refused; the request is still pending")
+		refuseDecision(w, ReasonArgsMismatch, out.Decision, "")
 	case errors.Is(err, approval.ErrAlreadyDecided):
-		writeErrorBody(w, http.StatusConflict, errorBody{Reason: ReasonAlreadyDecided, Decision: out.Decision.String(),
-			Message: fmt.Sprintf("the request was already %s; this decision changed nothing", out.Decision)})
+		refuseDecision(w, ReasonAlreadyDecided, out.Decision, "")
 	case errors.Is(err, approval.ErrExpired):
-		writeError(w, http.StatusGone, ReasonApprovalExpired,
-			"the request expired (approval timeout, or its chain ended) before this decision; the call was denied")
+		refuseDecision(w, ReasonApprovalExpired, out.Decision, "approval timeout, or its chain ended; the call was denied")
 	default:
 		approvalNotFound(w, id)
+	}
+}
+
+// refuseDecision answers a decision that changed nothing: taken on other
+// arguments, after a first one (first), or too late (why says why).
+func refuseDecision(w http.ResponseWriter, reason string, first invoker.Decision, why string) {
+	switch reason {
+	case ReasonArgsMismatch:
+		writeError(w, http.StatusConflict, reason,
+			"args_hash is not the hash of this request's arguments: the decision was made on other arguments and was refused; the request is still pending")
+	case ReasonAlreadyDecided:
+		writeErrorBody(w, http.StatusConflict, errorBody{Reason: reason, Decision: first.String(),
+			Message: fmt.Sprintf("the request was already %s; this decision changed nothing", first)})
+	default:
+		writeError(w, http.StatusGone, reason, "the request expired before this decision ("+why+")")
 	}
 }

@@ -144,12 +144,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, tenant string) {
 		cursor = n
 	}
 	rc := http.NewResponseController(w)
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	if _, err := io.WriteString(w, ": chain "+rn.id+"\n\n"); err != nil {
+	if !startStream(w, rn.id) {
 		return
 	}
 	_ = rc.Flush()
@@ -188,6 +183,18 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, tenant string) {
 			return
 		}
 	}
+}
+
+// startStream answers with the headers of chain id's event stream and its
+// first comment; false when the client is gone.
+func startStream(w http.ResponseWriter, id string) bool {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	_, err := io.WriteString(w, ": chain "+id+"\n\n")
+	return err == nil
 }
 
 // finalEvents writes the log and done events of a finished chain that

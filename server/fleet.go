@@ -696,14 +696,11 @@ func (s *Server) decideParked(w http.ResponseWriter, r *http.Request, tenant, id
 	case errors.Is(err, durable.ErrNotFound):
 		approvalNotFound(w, id)
 	case errors.Is(err, durable.ErrHashMismatch):
-		writeError(w, http.StatusConflict, ReasonArgsMismatch,
-			"args_hash is not the hash of this request's arguments: the decision was made on other arguments and was refused; the request is still pending")
+		refuseDecision(w, ReasonArgsMismatch, out.Decision, "")
 	case errors.Is(err, durable.ErrAlreadyDecided):
-		writeErrorBody(w, http.StatusConflict, errorBody{Reason: ReasonAlreadyDecided, Decision: out.Decision.String(),
-			Message: fmt.Sprintf("the request was already %s; this decision changed nothing", out.Decision)})
+		refuseDecision(w, ReasonAlreadyDecided, out.Decision, "")
 	case errors.Is(err, durable.ErrExpired):
-		writeError(w, http.StatusGone, ReasonApprovalExpired,
-			"the request expired before this decision (its parked chain's time to wait ran out); the call was not run")
+		refuseDecision(w, ReasonApprovalExpired, out.Decision, "its parked chain's time to wait ran out; the call was not run")
 	default:
 		s.log.Error("fleet: recording a decision failed", "approval", id, "err", err)
 		writeError(w, http.StatusServiceUnavailable, ReasonStoreUnavailable, "the decision could not be recorded in the fleet's store; retry")
@@ -717,15 +714,9 @@ const storedPoll = 500 * time.Millisecond
 // storedEvents streams a chain read from the fleet's store: its status
 // now, each change, and done with its view once it ended.
 func (s *Server) storedEvents(w http.ResponseWriter, r *http.Request, c *durable.Chain, cursor int) {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	if _, err := io.WriteString(w, ": chain "+c.ID+"\n\n"); err != nil {
-		return
+	if startStream(w, c.ID) {
+		s.followStored(w, r, c, cursor)
 	}
-	s.followStored(w, r, c, cursor)
 }
 
 // followStored writes the status events of a stored chain after cursor.

@@ -373,13 +373,7 @@ func TestStoreFlags(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, entries, "the offloaded CSV went to --store-dir")
 
-	endpoint := os.Getenv("AIRLOCK_S3_ENDPOINT")
-	if endpoint == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but AIRLOCK_S3_ENDPOINT is unset: run the tests with scripts/minio.sh run -- go test ./...")
-		}
-		t.Skip("no MinIO: run scripts/minio.sh run -- go test ./cmd/airlock/ for the s3 half")
-	}
+	endpoint := minioEndpoint(t, "the s3 half")
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	bucket := "airlock-cli-" + hex.EncodeToString(b[:])
@@ -390,4 +384,18 @@ func TestStoreFlags(t *testing.T) {
 	require.Equal(t, 0, res.code, res.stderr)
 	require.Contains(t, res.stdout, bucket, "the output says where the artifacts went")
 	require.NotContains(t, res.stdout+res.stderr, os.Getenv("AIRLOCK_S3_SECRET_KEY"))
+}
+
+// minioEndpoint returns the test MinIO's address, or skips the test
+// (fails it under CI=true) when the tests run without one.
+func minioEndpoint(t *testing.T, what string) string {
+	t.Helper()
+	endpoint := os.Getenv("AIRLOCK_S3_ENDPOINT")
+	if endpoint == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but AIRLOCK_S3_ENDPOINT is unset: run the tests with scripts/minio.sh run -- go test ./...")
+		}
+		t.Skipf("no MinIO: run scripts/minio.sh run -- go test ./cmd/airlock/ for %s", what)
+	}
+	return endpoint
 }

@@ -39,13 +39,7 @@ const fleetAPIKey = "fleet-acme-key-0123456789"
 
 func newFleetEnv(t *testing.T) *fleetEnv {
 	t.Helper()
-	endpoint := os.Getenv(s3blob.EnvEndpoint)
-	if endpoint == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but AIRLOCK_S3_ENDPOINT is unset: run the tests with scripts/minio.sh run -- go test ./...")
-		}
-		t.Skip("no MinIO: run scripts/minio.sh run -- go test ./cmd/airlock/ for the fleet tests")
-	}
+	endpoint := minioEndpoint(t, "the fleet tests")
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	f := &fleetEnv{t: t, bucket: "airlock-fleet-" + hex.EncodeToString(b[:]), sent: map[string]int{}}

@@ -103,7 +103,7 @@ func (r *Runtime) Capture(ctx context.Context, in *Instance, base *Base) (*Snaps
 	}
 	s := &Snapshot{heapLimit: in.heapLimit, pages: in.mem.Size() / PageSize, rt: in.rt, ctx: in.ctx,
 		undefined: in.undefined, compiled: maps.Clone(in.compiled), baseID: id}
-	s.chunks, s.size = diff(cur, img)
+	s.chunks, s.size = diff(cur, img, true)
 	if s.globals, err = in.globals(); err != nil {
 		return nil, err
 	}
@@ -111,10 +111,11 @@ func (r *Runtime) Capture(ctx context.Context, in *Instance, base *Base) (*Snaps
 	return s, nil
 }
 
-// diff returns the chunks of cur that differ from ref (zero beyond it), each
-// XORed with ref: a script changes a few bytes here and there in most pages
-// it touches, and the runs of zeros this leaves compress to almost nothing.
-func diff(cur, ref []byte) ([]chunk, int) {
+// diff returns the chunks of cur that differ from ref (zero beyond it), as
+// they are, or with xor, XORed with ref: a script changes a few bytes here
+// and there in most pages it touches, and the runs of zeros this leaves
+// compress to almost nothing.
+func diff(cur, ref []byte, xor bool) ([]chunk, int) {
 	var chunks []chunk
 	size := 0
 	var zero [chunkSize]byte
@@ -127,9 +128,9 @@ func diff(cur, ref []byte) ([]chunk, int) {
 		if bytes.Equal(page, want) {
 			continue
 		}
-		x := make([]byte, chunkSize)
-		for i := range x {
-			x[i] = page[i] ^ want[i]
+		x := slices.Clone(page)
+		if xor {
+			subtle.XORBytes(x, page, want)
 		}
 		if n := len(chunks); n > 0 && int(chunks[n-1].off)+len(chunks[n-1].data) == off {
 			chunks[n-1].data = append(chunks[n-1].data, x...)

@@ -1,7 +1,6 @@
 package quickjs
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -77,29 +76,9 @@ func (r *Runtime) Snapshot(ctx context.Context, in *Instance) (*Snapshot, error)
 	cur, _ := in.mem.Read(0, in.mem.Size())
 	s := &Snapshot{heapLimit: in.heapLimit, pages: in.mem.Size() / PageSize, rt: in.rt, ctx: in.ctx, undefined: in.undefined,
 		compiled: maps.Clone(in.compiled)}
-	var zero [chunkSize]byte
-	for off := 0; off+chunkSize <= len(cur); off += chunkSize {
-		page := cur[off : off+chunkSize]
-		ref := zero[:]
-		if off+chunkSize <= len(base) {
-			ref = base[off : off+chunkSize]
-		}
-		if bytes.Equal(page, ref) {
-			continue
-		}
-		if n := len(s.chunks); n > 0 && int(s.chunks[n-1].off)+len(s.chunks[n-1].data) == off {
-			s.chunks[n-1].data = append(s.chunks[n-1].data, page...)
-		} else {
-			s.chunks = append(s.chunks, chunk{off: uint32(off), data: append([]byte(nil), page...)})
-		}
-		s.size += chunkSize
-	}
-	for _, name := range in.layout.Globals {
-		g := in.mod.ExportedGlobal(name)
-		if g == nil {
-			return nil, fmt.Errorf("quickjs: module lacks export %s", name)
-		}
-		s.globals = append(s.globals, g.Get())
+	s.chunks, s.size = diff(cur, base, false)
+	if s.globals, err = in.globals(); err != nil {
+		return nil, err
 	}
 	s.sys = sysState{wallReads: in.sys.wallReads, monoReads: in.sys.monoReads, randBytes: in.sys.randBytes}
 	return s, nil
