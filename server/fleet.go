@@ -314,13 +314,27 @@ func (s *Server) resumeNow(tenant, id string) (*run, error) {
 	default:
 		return nil, fmt.Errorf("%w: this process runs as many chains as it may", errNotResumable) // the reaper tries again
 	}
+	// Counted as running before the claim, under the lock Shutdown takes:
+	// a claimed chain must not be left behind by a process shutting down.
+	s.mu.Lock()
+	if s.draining.Load() {
+		s.mu.Unlock()
+		<-s.slots
+		return nil, fmt.Errorf("%w: this process is shutting down", errNotResumable)
+	}
+	s.running.Add(1)
+	s.mu.Unlock()
+	release := func() {
+		<-s.slots
+		s.running.Done()
+	}
 	kind := "resume"
 	if expired {
 		kind = "expire"
 	}
 	won, err := f.Claim(ctx, tenant, id, c.Gen, kind)
 	if err != nil || !won {
-		<-s.slots
+		release()
 		if err == nil {
 			err = fmt.Errorf("%w: another process resumed it first", errNotResumable)
 			if stale, _ := f.StaleClaim(ctx, tenant, id, c.Gen); stale {
@@ -334,19 +348,42 @@ func (s *Server) resumeNow(tenant, id string) (*run, error) {
 		}
 		return nil, err
 	}
-	p, err := f.LoadPark(ctx, tenant, id, c.Gen)
+	p, err := s.loadPark(ctx, tenant, id, c.Gen)
 	var meta parkMeta
 	var state []byte
 	if err == nil {
-		meta, state, err = decodePayload(p.State)
+		if meta, state, err = decodePayload(p.State); err != nil {
+			err = fmt.Errorf("%w: %v", durable.ErrIncompatible, err)
+		}
 	}
 	if err != nil {
-		<-s.slots
-		s.log.Error("fleet: a parked chain's state was refused; the chain ends with state_refused", "chain", id, "err", err)
-		s.endUnresumable(ctx, c, err)
+		release()
+		if errors.Is(err, durable.ErrTampered) || errors.Is(err, durable.ErrIncompatible) {
+			s.log.Error("fleet: a parked chain's state was refused; the chain ends with state_refused", "chain", id, "err", err)
+			s.endUnresumable(ctx, c, err)
+		} else {
+			// The store failed: the claim stands, so after two leases any
+			// process ends the chain interrupted (StaleClaim).
+			s.log.Error("fleet: reading a claimed parked chain failed", "chain", id, "err", err)
+		}
 		return nil, err
 	}
 	return s.resume(c, meta, state, expired), nil
+}
+
+// loadPark reads a claimed parked state, trying again a few times when the
+// store fails (a refused state is not tried again).
+func (s *Server) loadPark(ctx context.Context, tenant, id string, gen int) (*durable.Park, error) {
+	var err error
+	for try := range 3 {
+		var p *durable.Park
+		if p, err = s.opts.Fleet.LoadPark(ctx, tenant, id, gen); err == nil || errors.Is(err, durable.ErrTampered) ||
+			errors.Is(err, durable.ErrIncompatible) || ctx.Err() != nil {
+			return p, err
+		}
+		time.Sleep(time.Duration(try+1) * 200 * time.Millisecond)
+	}
+	return nil, err
 }
 
 // Resume resumes the tenant's parked chain id in this process, when one of
@@ -391,7 +428,8 @@ func (s *Server) endUnresumable(ctx context.Context, c *durable.Chain, cause err
 	s.metrics.StateRefused()
 }
 
-// resume runs a claimed parked chain here. The caller holds a slot.
+// resume runs a claimed parked chain here. The caller holds a slot and has
+// counted it running.
 func (s *Server) resume(c *durable.Chain, meta parkMeta, state []byte, expired bool) *run {
 	ctx, cancel := context.WithCancelCause(s.baseCtx)
 	rn := newRun(c.ID, c.Tenant, meta.Language, cancel)
@@ -399,7 +437,6 @@ func (s *Server) resume(c *durable.Chain, meta parkMeta, state []byte, expired b
 	rn.fleet = newFleetRun(meta.Profile, c.Gen)
 	rn.fleet.trace, rn.fleet.dropped = c.Trace, c.TraceDropped
 	s.mu.Lock()
-	s.running.Add(1)
 	s.runs[rn.id] = rn
 	s.live.Store(rn.id, rn)
 	s.mu.Unlock()
@@ -418,8 +455,21 @@ func (s *Server) resume(c *durable.Chain, meta parkMeta, state []byte, expired b
 			Logger: s.log, Observer: s.observer()}
 		if prof != nil {
 			ro.Profile = prof.Governance
+		} else if meta.Profile != "" {
+			// Never looser than it started: a chain whose profile is no
+			// longer configured does not run on under none.
+			return &chain.RunResult{ID: c.ID, Status: chain.StatusError, Reason: ReasonStateRefused, Trace: c.Trace,
+				Error: fmt.Sprintf("the chain's profile %q is no longer configured; it was not resumed", meta.Profile)}, nil
 		}
-		return s.runner.Resume(ctx, state, ro)
+		res, err := s.runner.Resume(ctx, state, ro)
+		if errors.Is(err, chain.ErrBadState) {
+			// Sealed by the fleet, yet not a state this engine continues
+			// (another engine build): nothing of it runs.
+			s.metrics.StateRefused()
+			return &chain.RunResult{ID: c.ID, Status: chain.StatusError, Reason: ReasonStateRefused, Trace: c.Trace,
+				Error: "the chain's parked state could not be resumed: " + err.Error()}, nil
+		}
+		return res, err
 	})
 	return rn
 }
