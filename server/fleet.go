@@ -458,8 +458,8 @@ func (s *Server) resume(c *durable.Chain, meta parkMeta, state []byte, expired b
 		} else if meta.Profile != "" {
 			// Never looser than it started: a chain whose profile is no
 			// longer configured does not run on under none.
-			return &chain.RunResult{ID: c.ID, Status: chain.StatusError, Reason: ReasonStateRefused, Trace: c.Trace,
-				Error: fmt.Sprintf("the chain's profile %q is no longer configured; it was not resumed", meta.Profile)}, nil
+			return s.runner.Discard(ctx, state, chain.StatusError, ReasonStateRefused,
+				fmt.Sprintf("the chain's profile %q is no longer configured; it was not resumed", meta.Profile))
 		}
 		res, err := s.runner.Resume(ctx, state, ro)
 		if errors.Is(err, chain.ErrBadState) {
