@@ -280,3 +280,49 @@ func (f *fleet) pins(t *testing.T) []string {
 	}))
 	return out
 }
+
+// TestFleetEventsOfAStoredChain: a chain that parked on one process is
+// streamed by another from the store: its status, then done once a
+// decision resumed it.
+func TestFleetEventsOfAStoredChain(t *testing.T) {
+	f := newFleet(t, 2, nil)
+	a, b := f.envs[0], f.envs[1]
+	v := a.submit(t, keyAcme, map[string]any{"script": `return await tools.notify({to: "sse"})`}, false)
+	require.Equal(t, "parked", v.Status)
+	events := b.stream(t, keyAcme, v.ID, "")
+	ev := next(t, events)
+	require.Equal(t, server.EventStatus, ev.name)
+	require.Contains(t, ev.data, `"status":"parked"`)
+	require.Contains(t, ev.data, v.Pending[0].ID)
+	require.Equal(t, http.StatusOK, decideOn(t, a, v.Pending[0], "approve").code)
+	for {
+		ev = next(t, events)
+		if ev.name == server.EventDone {
+			break
+		}
+		require.Equal(t, server.EventStatus, ev.name)
+	}
+	require.Contains(t, ev.data, `"status":"ok"`)
+	require.Contains(t, ev.data, `notified sse`)
+	require.Equal(t, int32(1), f.count("sse"))
+	// Another tenant's key sees nothing.
+	require.Equal(t, http.StatusNotFound, b.do(t, "GET", "/v1/chains/"+v.ID+"/events", keyGlobex, nil).code)
+}
+
+// TestFleetResumeNeedsItsProfile: a chain submitted under a profile the
+// configuration no longer has is not resumed under none.
+func TestFleetResumeNeedsItsProfile(t *testing.T) {
+	prof := &server.Profile{Name: "ops"}
+	f := newFleet(t, 2, func(o *setup) {
+		o.Profile = func(string) *server.Profile { return prof }
+	})
+	v := f.envs[0].submit(t, keyAcme, map[string]any{"script": `const big = await tools.make_csv({rows: 20000, seed: 1}); return await tools.notify({to: "p"})`}, false)
+	require.Equal(t, "parked", v.Status)
+	require.Equal(t, http.StatusOK, decideOn(t, f.envs[1], v.Pending[0], "approve").code)
+	v = settled(t, f.envs[0], v.ID)
+	require.Equal(t, "error", v.Status)
+	require.Equal(t, server.ReasonStateRefused, v.Result.Reason)
+	require.Contains(t, v.Result.Error, `profile "ops"`)
+	require.Equal(t, int32(0), f.count("p"))
+	require.Eventually(t, func() bool { return len(f.pins(t)) == 0 }, 10*time.Second, 20*time.Millisecond)
+}
