@@ -431,8 +431,27 @@ func (s *Store) interrupt(ctx context.Context, c *Chain) (bool, error) {
 		// The lost process may have parked the chain after this read it:
 		// that state will never be claimed, so it must not stay pinned.
 		_ = s.ReleasePark(ctx, tenant, id, c.Gen+1)
+		s.unpinTrace(ctx, c)
 	}
 	return won, err
+}
+
+// maxUnpins bounds the refs an interrupted chain's pins are released for.
+const maxUnpins = 10000
+
+// unpinTrace releases the pins the lost process held for the chain: the
+// artifacts its calls stored (their refs are in the trace; the session's
+// pin owner is the chain id). They then expire with the store's TTL.
+func (s *Store) unpinTrace(ctx context.Context, c *Chain) {
+	n := 0
+	for _, rec := range c.Trace {
+		for _, ref := range rec.Refs {
+			if n++; n > maxUnpins {
+				return
+			}
+			_ = s.bs.Unpin(ctx, c.Tenant, ref, c.ID)
+		}
+	}
 }
 
 // Scan calls fn with every entry of the fleet index: the chains running or

@@ -194,11 +194,28 @@ func TestBigRecordsFit(t *testing.T) {
 
 func TestInterrupt(t *testing.T) {
 	each(t, func(t *testing.T, b backend, id string) {
-		ss, _ := stores(t, b, 2, durable.Options{})
+		ss, drv := stores(t, b, 2, durable.Options{})
 		ctx := context.Background()
 		start := time.Now().Add(-time.Minute)
+		// The lost process's session had pinned an artifact its first call
+		// stored (owner: the chain id).
+		blobs := blobstore.New(drv, blobstore.Options{})
+		art, err := blobs.Put(ctx, "acme", strings.NewReader("artifact"), "text/plain")
+		require.NoError(t, err)
+		require.NoError(t, blobs.Pin(ctx, "acme", art.Ref, id))
+		pins := func() int {
+			n := 0
+			require.NoError(t, drv.List(ctx, "", func(e blobstore.Entry) error {
+				if strings.Contains(e.Key, art.Ref[len("blob_"):]) && strings.Contains(e.Key, "/pin/") {
+					n++
+				}
+				return nil
+			}))
+			return n
+		}
+		require.Equal(t, 1, pins())
 		require.NoError(t, ss[0].PutChain(ctx, &durable.Chain{ID: id, Tenant: "acme", Status: durable.StatusRunning, Node: "node-a",
-			Lease: start, Created: start, Trace: []session.Record{{Seq: 1, Tool: "lookup", Status: session.StatusOK}},
+			Lease: start, Created: start, Trace: []session.Record{{Seq: 1, Tool: "lookup", Status: session.StatusOK, Refs: []string{art.Ref}}},
 			Open: []durable.OpenCall{{Tool: "send", Start: start}, {Tool: "slow", Start: start}}}))
 		won, err := ss[1].Interrupt(ctx, "acme", id)
 		require.NoError(t, err)
@@ -217,6 +234,7 @@ func TestInterrupt(t *testing.T) {
 			require.Equal(t, session.StatusError, rec.Status)
 		}
 		require.Equal(t, []string{"send", "slow"}, []string{c.Result.Trace[1].Tool, c.Result.Trace[2].Tool})
+		require.Zero(t, pins(), "the lost session's pins are released")
 	})
 }
 

@@ -127,6 +127,10 @@ type Event struct {
 	DecisionID string
 	// Rule names the rule that decided (govern.Decision.Rule).
 	Rule string
+	// Refs, on ToolEnd, are the artifact refs the call stored and pinned
+	// for the session (the trace record's); shared with the record, not
+	// to be modified. Not part of the event's JSON or log attributes.
+	Refs []string
 }
 
 // Attrs returns the event as structured-log attributes, under the same

@@ -225,7 +225,7 @@ func (inv *Invoker) Invoke(ctx context.Context, sess *session.Session, call Call
 		rec = sess.Append(rec)
 		res.Latency = rec.Duration
 		ev := inv.event(ToolEnd, sess, &st)
-		ev.Status, ev.Reason, ev.Duration, ev.Seq = status, res.Reason, rec.Duration, rec.Seq
+		ev.Status, ev.Reason, ev.Duration, ev.Seq, ev.Refs = status, res.Reason, rec.Duration, rec.Seq, rec.Refs
 		inv.notify(ctx, &st, ev)
 	}()
 	return inv.pipeline(ctx, sess, call, &st)

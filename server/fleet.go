@@ -558,7 +558,7 @@ func (s *Server) recordCall(ev invoker.Event) {
 	end := time.Now().UTC()
 	rn.fleet.callRecorded(session.Record{Seq: ev.Seq, Tool: ev.Tool, Status: ev.Status, Reason: ev.Reason,
 		Start: end.Add(-ev.Duration), End: end, Duration: ev.Duration, Risk: ev.Risk.String(), Gate: ev.Gate,
-		DecisionID: ev.DecisionID, Rule: ev.Rule})
+		DecisionID: ev.DecisionID, Rule: ev.Rule, Refs: slices.Clone(ev.Refs)})
 }
 
 // watchCalls follows a fleet chain's calls for its record.
