@@ -440,6 +440,20 @@ func TestFleetChainsCLI(t *testing.T) {
 	require.NotEqual(t, 0, res.code, "a decided chain does not resume twice")
 	require.Equal(t, 1, f.count("cli-1"))
 
+	// Two processes decide and resume the same chain at once: the call
+	// runs once.
+	raced, raceApproval := park("cli-race")
+	var wg sync.WaitGroup
+	codes := make([]int, 2)
+	for i := range codes {
+		wg.Add(1)
+		go func() { defer wg.Done(); codes[i] = cli("approve", raceApproval).code }()
+	}
+	wg.Wait()
+	require.Contains(t, codes, 0, "one of them resumed it")
+	require.Equal(t, "ok", c.until(raced, "ok", "error")["status"])
+	require.Equal(t, 1, f.count("cli-race"))
+
 	second, _ := park("cli-2")
 	res = cli("cancel", second)
 	require.Equal(t, 0, res.code, res.stderr)
