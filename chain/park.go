@@ -234,8 +234,8 @@ func (r *Runner) Resume(ctx context.Context, state []byte, opts ResumeOptions) (
 
 // Discard ends a parked chain that will not resume (cancelled, or
 // abandoned): it releases its pins and returns its result with status and
-// reason as given, the trace so far, and each waiting call recorded as
-// refused with reason.
+// reason as given and the trace so far (its waiting calls never ran, and
+// have no record).
 func (r *Runner) Discard(ctx context.Context, state []byte, status Status, reason, message string) (*RunResult, error) {
 	c, _, err := r.restore(state, nil, false, nil, nil)
 	if err != nil {

@@ -122,6 +122,33 @@ func New(opts Options) (*Store, error) {
 	return s, nil
 }
 
+// ErrNoConditionalWrites is returned by CheckStore for a store whose
+// create-only writes do not refuse an existing object: every claim and
+// decision would then "win", and an approved call could run once per
+// process.
+var ErrNoConditionalWrites = errors.New("durable: the store does not honour create-only writes (S3 If-None-Match); a fleet cannot run on it")
+
+// CheckStore makes sure the store refuses a second create-only write of
+// one record, which every at-most-once guarantee of the fleet rests on.
+// Call it once when a process joins the fleet.
+func (s *Store) CheckStore(ctx context.Context) error {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	name := "probe/" + hex.EncodeToString(b[:])
+	defer func() { _ = s.bs.DeleteRecord(context.WithoutCancel(ctx), blobstore.FleetTenant, name) }()
+	if err := s.bs.PutRecord(ctx, blobstore.FleetTenant, name, []byte("1"), true); err != nil {
+		return fmt.Errorf("durable: probing the store: %w", err)
+	}
+	switch err := s.bs.PutRecord(ctx, blobstore.FleetTenant, name, []byte("2"), true); {
+	case errors.Is(err, blobstore.ErrExist):
+		return nil
+	case err == nil:
+		return ErrNoConditionalWrites
+	default:
+		return fmt.Errorf("durable: probing the store: %w", err)
+	}
+}
+
 // Node returns this process's name in chain records.
 func (s *Store) Node() string { return s.node }
 
@@ -411,7 +438,7 @@ func (s *Store) Interrupt(ctx context.Context, tenant, id string) (bool, error) 
 }
 
 func (s *Store) interrupt(ctx context.Context, c *Chain) (bool, error) {
-	tenant, id, now := c.Tenant, c.ID, s.now().UTC()
+	id, now := c.ID, s.now().UTC()
 	trace := append([]session.Record(nil), c.Trace...)
 	next := c.TraceDropped + len(trace)
 	for _, o := range c.Open {
@@ -428,12 +455,24 @@ func (s *Store) interrupt(ctx context.Context, c *Chain) (bool, error) {
 	c.Node = s.node
 	won, err := s.Finish(ctx, c)
 	if won {
-		// The lost process may have parked the chain after this read it:
-		// that state will never be claimed, so it must not stay pinned.
-		_ = s.ReleasePark(ctx, tenant, id, c.Gen+1)
-		s.unpinTrace(ctx, c)
+		s.Release(ctx, c)
 	}
 	return won, err
+}
+
+// Release lets go of what an ended chain held that its process did not
+// release: the state it was resumed from (generation Gen), one it may have
+// parked after this record was read (Gen+1, never to be claimed), and the
+// pins of the artifacts its calls stored (their refs are in the trace; the
+// session's pin owner is the chain id). They then expire with the store's
+// TTL. Failures are ignored: the sweeper keeps unpinned blobs bounded.
+func (s *Store) Release(ctx context.Context, c *Chain) {
+	for _, gen := range []int{c.Gen, c.Gen + 1} {
+		if gen > 0 {
+			_ = s.ReleasePark(ctx, c.Tenant, c.ID, gen)
+		}
+	}
+	s.unpinTrace(ctx, c)
 }
 
 // maxUnpins bounds the refs an interrupted chain's pins are released for.

@@ -422,3 +422,21 @@ func TestStaleClaimIsAbandoned(t *testing.T) {
 		require.Equal(t, "send", c.Result.Trace[0].Tool)
 	})
 }
+
+// noConditional is a driver whose create-only writes overwrite.
+type noConditional struct{ blobstore.Driver }
+
+func (d noConditional) Put(ctx context.Context, key string, r io.Reader, o blobstore.PutOptions) error {
+	o.CreateOnly = false
+	return d.Driver.Put(ctx, key, r, o)
+}
+
+func TestCheckStore(t *testing.T) {
+	each(t, func(t *testing.T, b backend, _ string) {
+		ss, drv := stores(t, b, 1, durable.Options{})
+		require.NoError(t, ss[0].CheckStore(context.Background()))
+		bad, err := durable.New(durable.Options{Blobs: blobstore.New(noConditional{drv}, blobstore.Options{}), Key: key})
+		require.NoError(t, err)
+		require.ErrorIs(t, bad.CheckStore(context.Background()), durable.ErrNoConditionalWrites)
+	})
+}

@@ -214,7 +214,7 @@ func (h *hostState) limits() (Limits, error) {
 
 // check refuses a host state whose counters cannot be a run's.
 func (h *hostState) check(lim Limits) error {
-	bad := h.InFlight < len(h.Pending) || h.InFlight > lim.MaxInFlight || h.NextID < 1 ||
+	bad := h.InFlight != len(h.Pending) || h.InFlight > lim.MaxInFlight || h.NextID < 1 ||
 		len(h.Logs) > lim.MaxLogEntries || h.LogBytes < 0 || h.LogBytes > lim.MaxLogBytes ||
 		h.Active < 0 || h.Calls < 0 || h.Entries < 0 || h.ReadBytes < 0 || h.VNow < 0 ||
 		h.Elapsed < 0 || h.Wake < -1 || h.Lang != LangJS && h.Lang != LangTS

@@ -2,9 +2,11 @@ package sandbox
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -202,4 +204,38 @@ func TestParkedRunsTimeoutCountsRunTimeOnly(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, `"ok"`, string(got.Value))
 	require.Equal(t, int32(1), retried.Load())
+}
+
+func TestResumeRefusesChunkOffsetsThatWrap(t *testing.T) {
+	e := engine(t)
+	res, err := e.Run(context.Background(), Script{Source: parkScript, Park: true}, parkBridge, Limits{})
+	require.NoError(t, err)
+	h, _, err := decodeState(res.Parked.State)
+	require.NoError(t, err)
+	js, err := json.Marshal(h)
+	require.NoError(t, err)
+	// An engine state of one chunk at offset 2^64-4096: off+n wraps to 0.
+	var inst []byte
+	inst = append(inst, "AQJS"...)
+	put := func(v uint64) { inst = binary.AppendUvarint(inst, v) }
+	putStr := func(v string) { put(uint64(len(v))); inst = append(inst, v...) }
+	put(1)
+	putStr("x")
+	put(h.MemoryBytes)
+	put(26)
+	put(1)
+	put(1)
+	put(1)
+	put(0)
+	put(0)
+	put(0)
+	put(0) // globals
+	put(0) // compiled
+	put(1) // chunks
+	put(math.MaxUint64 - 4095)
+	put(4096)
+	state := append([]byte("ALPS\x01"), binary.AppendUvarint(nil, uint64(len(js)))...)
+	state = append(append(state, js...), inst...)
+	_, err = e.Resume(context.Background(), Resumption{State: state, Bridge: okBridge, Retry: approveAll})
+	require.ErrorIs(t, err, ErrCorruptState)
 }

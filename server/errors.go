@@ -17,6 +17,9 @@ var (
 	// errShuttingDown is the cancellation cause of chains still running
 	// when a shutdown's grace period ends.
 	errShuttingDown = errors.New("the server shut down before the chain finished")
+	// errEndedElsewhere is the cancellation cause of a chain another
+	// process of the fleet ended (its lease lapsed here).
+	errEndedElsewhere = errors.New("another process of the fleet ended the chain after its lease lapsed here")
 	// errCancelledByClient is the cancellation cause of DELETE /v1/chains/{id}.
 	errCancelledByClient = errors.New("cancelled through the API")
 	// errClientGone is the cancellation cause of a synchronous chain whose

@@ -177,7 +177,13 @@ func (s *Server) putRunning(ctx context.Context, rn *run) error {
 	if rn.fleet.settled {
 		return nil
 	}
-	return s.opts.Fleet.PutChain(ctx, s.record(rn))
+	err := s.opts.Fleet.PutChain(ctx, s.record(rn))
+	if errors.Is(err, durable.ErrEnded) {
+		// Another process ended the chain (its lease lapsed here): it must
+		// not go on calling tools. Its outcome here is not recorded.
+		rn.cancel(errEndedElsewhere)
+	}
+	return err
 }
 
 // settle files a chain's outcome in the store: its park, or its end.
@@ -264,7 +270,10 @@ func (s *Server) decisionFor(tenant, id string, expired bool) func(context.Conte
 		_, d, err := s.opts.Fleet.GetApproval(ctx, tenant, durable.ApprovalID(id, a.Seq))
 		switch {
 		case err != nil && !errors.Is(err, durable.ErrNotFound):
-			return chain.Decision{}, false, err
+			// The store failed: the call stays undecided (the chain parks
+			// again) rather than failing the chain.
+			s.log.Warn("fleet: reading a decision failed; the call waits on", "chain", id, "err", err)
+			return chain.Decision{}, false, nil
 		case d != nil:
 			return chain.Decision{Approved: d.Approved, ArgsHash: d.ArgsHash}, true, nil
 		case expired:
@@ -422,8 +431,10 @@ func (s *Server) endUnresumable(ctx context.Context, c *durable.Chain, cause err
 	c.Status, c.Finished = string(chain.StatusError), time.Now().UTC()
 	c.Result = &chain.RunResult{ID: c.ID, Status: chain.StatusError, Reason: ReasonStateRefused, Error: msg,
 		Trace: c.Trace, Logs: nil}
-	if _, err := s.opts.Fleet.Finish(ctx, c); err != nil {
+	if won, err := s.opts.Fleet.Finish(ctx, c); err != nil {
 		s.log.Error("fleet: recording an unresumable chain failed", "chain", c.ID, "err", err)
+	} else if won {
+		s.opts.Fleet.Release(ctx, c)
 	}
 	s.metrics.StateRefused()
 }
@@ -720,9 +731,17 @@ func (s *Server) DecideParked(ctx context.Context, tenant, id string, approve bo
 	if !s.parkedApproval(id) {
 		return approval.Outcome{}, "", durable.ErrNotFound
 	}
-	a, _, err := s.opts.Fleet.GetApproval(ctx, tenant, id)
+	a, prev, err := s.opts.Fleet.GetApproval(ctx, tenant, id)
 	if err != nil {
 		return approval.Outcome{}, "", err
+	}
+	if prev == nil {
+		// Only a call its chain still waits for can be decided.
+		if c, err := s.opts.Fleet.GetChain(ctx, tenant, a.ChainID); err != nil {
+			return approval.Outcome{}, "", err
+		} else if c.Status != durable.StatusParked || !slices.ContainsFunc(c.Pending, func(p durable.Approval) bool { return p.ID == id }) {
+			return approval.Outcome{}, a.ChainID, durable.ErrExpired
+		}
 	}
 	first, err := s.opts.Fleet.Decide(ctx, tenant, id, durable.Decision{Approved: approve, ArgsHash: hash, By: "api", At: time.Now().UTC()})
 	req := requestOf(a)

@@ -171,6 +171,10 @@ type Options struct {
 	// ParkTTL is how long a parked chain waits for its decisions; past it,
 	// its waiting calls end approval_expired and it runs on. Default 24h.
 	ParkTTL time.Duration
+	// FleetPassive keeps this server out of the fleet's upkeep: it renews
+	// no leases and reaps nothing (resuming only what it is asked to), for
+	// a short-lived process such as `airlock chains`.
+	FleetPassive bool
 	// ProfileNamed returns a profile by its name, for resuming a parked
 	// chain under the profile it was submitted with. Nil: resumed chains
 	// run under the zero profile (only when no profiles are configured).
@@ -287,7 +291,7 @@ func New(opts Options) (*Server, error) {
 	s.unsub = s.queue.Subscribe(s.approvalEvent)
 	s.baseCtx, s.stopAll = context.WithCancelCause(context.Background())
 	s.handler = s.routes()
-	if opts.Fleet != nil {
+	if opts.Fleet != nil && !opts.FleetPassive {
 		mctx, stop := context.WithCancel(s.baseCtx)
 		s.stopMaintain = stop
 		go s.maintain(mctx)

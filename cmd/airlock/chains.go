@@ -47,7 +47,7 @@ func (c *cli) chains(ctx context.Context, args []string) error {
 		return fail(exitUsage, "airlock chains reads the fleet's store: set fleet.key (the key the serve processes use) in the configuration")
 	}
 	log := c.logger(cfg, "warn")
-	p, srv, _, _, err := c.apiServer(ctx, cfg, log)
+	p, srv, _, _, err := c.apiServer(ctx, cfg, log, func(o *server.Options) { o.FleetPassive = true })
 	if err != nil {
 		return err
 	}

@@ -118,7 +118,7 @@ func closeProcess(p *assemble.Process, srv *server.Server) {
 
 // apiServer builds the process, the API server and the MCP server the
 // configuration describes (serve and mcp). The caller closes the process.
-func (c *cli) apiServer(ctx context.Context, cfg *config.Config, log *slog.Logger) (p *assemble.Process, srv *server.Server, ms *mcp.Server, mode config.ApprovalMode, err error) {
+func (c *cli) apiServer(ctx context.Context, cfg *config.Config, log *slog.Logger, edit ...func(*server.Options)) (p *assemble.Process, srv *server.Server, ms *mcp.Server, mode config.ApprovalMode, err error) {
 	mode = cfg.Approval.Mode
 	var approver invoker.ApprovalHandler
 	switch mode {
@@ -198,6 +198,12 @@ func (c *cli) apiServer(ctx context.Context, cfg *config.Config, log *slog.Logge
 		}
 		opts.Park, opts.ParkTTL = mode == config.ApprovalPark, cfg.Approval.ParkTTL.D()
 		opts.ProfileNamed = func(name string) *server.Profile { return profiles[name] }
+		if err = opts.Fleet.CheckStore(ctx); err != nil {
+			return nil, nil, nil, "", fail(exitRuntime, "%v", err)
+		}
+	}
+	for _, f := range edit {
+		f(&opts)
 	}
 	if srv, err = server.New(opts); err != nil {
 		return nil, nil, nil, "", err

@@ -100,6 +100,9 @@ func (c *Config) Validate() error {
 	if c.Fleet.Lease != 0 && c.Fleet.Lease.D() < time.Second {
 		v.fail("fleet.lease", "%s is too short: at least 1s", c.Fleet.Lease.D())
 	}
+	if ttl := c.Approval.ParkTTL.D(); ttl < 0 || ttl >= blobstore.DefaultRecordTTL {
+		v.fail("approval.park_ttl", "%s must be positive and shorter than the %s the store keeps records after their last write", ttl, blobstore.DefaultRecordTTL)
+	}
 	if c.Approval.Mode == ApprovalPark && c.Fleet.Key == "" {
 		v.fail("approval.mode", "park keeps chains in the fleet's store: set fleet.key too")
 	}

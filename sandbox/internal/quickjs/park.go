@@ -298,24 +298,31 @@ func Unmarshal(data []byte, maxPages uint32) (*Snapshot, error) {
 		return nil, err
 	}
 	end := uint64(0)
+	sizes := make([]uint64, 0, min(nchunks, 1024))
 	for range nchunks {
 		off, n := get(), get()
 		if err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
-		if off < end || off%chunkSize != 0 || n == 0 || n%chunkSize != 0 || off+n > memSize {
+		// Each bound on its own: off+n must not wrap.
+		if off < end || off%chunkSize != 0 || n == 0 || n%chunkSize != 0 || n > memSize || off > memSize-n {
 			return nil, fmt.Errorf("%w: memory chunk out of order or out of bounds", ErrCorrupt)
 		}
 		end = off + n
-		s.chunks = append(s.chunks, chunk{off: uint32(off), data: make([]byte, n)})
+		s.chunks = append(s.chunks, chunk{off: uint32(off)})
+		sizes = append(sizes, n)
 		s.size += int(n)
 	}
+	// The bytes are allocated as they decompress, never ahead of them: a
+	// short state cannot make this allocate the memory it claims.
 	fr := flate.NewReader(rd)
 	defer fr.Close()
-	for _, c := range s.chunks {
-		if _, err := io.ReadFull(fr, c.data); err != nil {
-			return nil, fmt.Errorf("%w: memory: %v", ErrCorrupt, err)
+	for i := range s.chunks {
+		var buf bytes.Buffer
+		if n, err := io.Copy(&buf, io.LimitReader(fr, int64(sizes[i]))); err != nil || uint64(n) != sizes[i] {
+			return nil, fmt.Errorf("%w: memory cut short (%v)", ErrCorrupt, err)
 		}
+		s.chunks[i].data = buf.Bytes()
 	}
 	if n, _ := fr.Read(make([]byte, 1)); n != 0 {
 		return nil, fmt.Errorf("%w: trailing memory bytes", ErrCorrupt)
