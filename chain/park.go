@@ -25,6 +25,9 @@ type Parked struct {
 	State []byte
 	// Approvals are the calls it waits for, in the order they were made.
 	Approvals []Approval
+	// Wake, when set, is when the script's earliest timer falls due
+	// (sandbox.Parked.Wake): resume the chain then, decided or not.
+	Wake time.Time
 }
 
 // Approval is a call of a parked chain waiting for a decision.
@@ -128,7 +131,7 @@ func (c *chainRun) park(sp *sandbox.Parked) (*Parked, error) {
 	buf.Write(binary.AppendUvarint(nil, uint64(len(js))))
 	buf.Write(js)
 	buf.Write(sp.State)
-	return &Parked{State: buf.Bytes(), Approvals: meta.Approvals}, nil
+	return &Parked{State: buf.Bytes(), Approvals: meta.Approvals, Wake: sp.Wake}, nil
 }
 
 func decodeChainState(state []byte) (*parkedChain, []byte, error) {

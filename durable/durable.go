@@ -175,6 +175,9 @@ type Chain struct {
 	Gen int `json:"gen"`
 	// Expires, while parked: when its approvals expire.
 	Expires time.Time `json:"expires,omitzero"`
+	// Wake, while parked: when its script's earliest timer falls due, the
+	// time to resume it decided or not (zero: none).
+	Wake time.Time `json:"wake,omitzero"`
 	// Pending, while parked: the approvals it waits for, without their
 	// arguments.
 	Pending []Approval `json:"pending,omitempty"`
@@ -207,6 +210,7 @@ type Live struct {
 	Lease   time.Time `json:"lease,omitzero"`
 	Gen     int       `json:"gen"`
 	Expires time.Time `json:"expires,omitzero"`
+	Wake    time.Time `json:"wake,omitzero"`
 	// Decided, for a parked chain: one of its calls has been decided since
 	// it parked, so a process may resume it.
 	Decided bool `json:"decided,omitempty"`
@@ -282,7 +286,8 @@ func (s *Store) PutChain(ctx context.Context, c *Chain) error {
 	if err := s.bs.PutRecord(ctx, c.Tenant, chainName(c.ID, "rec"), b, false); err != nil {
 		return err
 	}
-	l, _ := json.Marshal(Live{Tenant: c.Tenant, ID: c.ID, Status: c.Status, Node: c.Node, Lease: c.Lease, Gen: c.Gen, Expires: c.Expires})
+	l, _ := json.Marshal(Live{Tenant: c.Tenant, ID: c.ID, Status: c.Status, Node: c.Node, Lease: c.Lease, Gen: c.Gen,
+		Expires: c.Expires, Wake: c.Wake})
 	return s.bs.PutRecord(ctx, blobstore.FleetTenant, liveName(c.Tenant, c.ID), l, false)
 }
 

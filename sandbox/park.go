@@ -50,6 +50,12 @@ type Parked struct {
 	State []byte
 	// Calls are the pending calls, in the order they were made.
 	Calls []PendingCall
+	// Wake, when set, is when the run's earliest timer falls due (real
+	// clock only): resume it then, whether or not its calls were decided,
+	// so the timer runs (a still-pending call just waits on, and the run
+	// may park again). Zero: no timer, or the virtual clock, whose time
+	// does not pass while parked.
+	Wake time.Time
 }
 
 // ErrIncompatibleState is returned by Resume for a state written by another
@@ -171,7 +177,11 @@ func (r *scriptRun) capture(ctx context.Context, e *ScriptEngine) (*Parked, erro
 	if err := snap.Marshal(&buf); err != nil {
 		return nil, err
 	}
-	return &Parked{State: buf.Bytes(), Calls: r.pending}, nil
+	p := &Parked{State: buf.Bytes(), Calls: r.pending}
+	if r.wake >= 0 && !r.clock.virtual {
+		p.Wake = time.Now().Add(time.Duration((r.wake - r.clock.elapsed()) * float64(time.Millisecond)))
+	}
+	return p, nil
 }
 
 // decodeState splits a parked state into its host half and the instance's

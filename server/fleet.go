@@ -241,15 +241,25 @@ func (s *Server) savePark(ctx context.Context, rn *run, res *chain.RunResult) er
 	now := time.Now().UTC()
 	p := &durable.Park{Tenant: rn.tenant, ChainID: rn.id, Gen: rn.fleet.gen + 1, Created: now, Expires: now.Add(s.opts.ParkTTL),
 		State: encodePayload(parkMeta{Profile: rn.fleet.profile, Language: rn.lang, Created: rn.created}, res.Parked.State)}
-	for _, a := range res.Parked.Approvals {
-		p.Approvals = append(p.Approvals, durable.Approval{
+	for i, a := range res.Parked.Approvals {
+		ap := durable.Approval{
 			ID: durable.ApprovalID(rn.id, a.Seq), Tenant: rn.tenant, ChainID: rn.id, Seq: a.Seq,
 			Tool: a.Request.Tool, Risk: a.Request.Risk.String(), Args: a.Request.Args, ArgsHash: a.Request.ArgsHash,
-			ArgsSize: len(a.Request.Args), DecisionID: a.DecisionID, Created: now, Expires: p.Expires,
-		})
+			ArgsSize: len(a.Request.Args), DecisionID: a.DecisionID, Created: now, Expires: now.Add(s.opts.ParkTTL),
+		}
+		// A call that waited before (the chain parked again on it) keeps
+		// the time it was first asked about: park_ttl counts from then.
+		if prev, _, err := s.opts.Fleet.GetApproval(ctx, rn.tenant, ap.ID); err == nil && prev.ArgsHash == ap.ArgsHash {
+			ap.Created, ap.Expires = prev.Created, prev.Expires
+		}
+		if i == 0 || ap.Expires.Before(p.Expires) {
+			p.Expires = ap.Expires
+		}
+		p.Approvals = append(p.Approvals, ap)
 	}
 	c := s.record(rn)
 	c.Status, c.Gen, c.Expires, c.Lease, c.Open, c.Trace = durable.StatusParked, p.Gen, p.Expires, time.Time{}, nil, res.Trace
+	c.Wake = res.Parked.Wake
 	for _, a := range p.Approvals {
 		a.Args = nil
 		c.Pending = append(c.Pending, a)
@@ -315,8 +325,9 @@ func (s *Server) resumeNow(tenant, id string) (*run, error) {
 		return nil, fmt.Errorf("%w: it is %s, not parked", errNotResumable, c.Status)
 	}
 	expired := !c.Expires.IsZero() && time.Now().After(c.Expires)
-	if !expired && !s.anyDecided(ctx, tenant, id, c.Pending) {
-		return nil, fmt.Errorf("%w: none of its calls has been decided", errNotResumable)
+	woken := !c.Wake.IsZero() && !time.Now().Before(c.Wake)
+	if !expired && !woken && !s.anyDecided(ctx, tenant, id, c.Pending) {
+		return nil, fmt.Errorf("%w: none of its calls has been decided and no timer is due", errNotResumable)
 	}
 	select {
 	case s.slots <- struct{}{}:
@@ -549,7 +560,7 @@ func (s *Server) reap() {
 				}
 			}
 		case durable.StatusParked:
-			if l.Decided || !l.Expires.IsZero() && now.After(l.Expires) {
+			if l.Decided || !l.Expires.IsZero() && now.After(l.Expires) || !l.Wake.IsZero() && !now.Before(l.Wake) {
 				s.tryResume(l.Tenant, l.ID)
 			}
 		}

@@ -326,3 +326,23 @@ func TestFleetResumeNeedsItsProfile(t *testing.T) {
 	require.Equal(t, int32(0), f.count("p"))
 	require.Eventually(t, func() bool { return len(f.pins(t)) == 0 }, 10*time.Second, 20*time.Millisecond)
 }
+
+// TestFleetTimerWakesAParkedChain: a parked chain's timer runs when it
+// falls due, decided or not, as it would in memory: a race between an
+// approval and a timeout is won by the timeout.
+func TestFleetTimerWakesAParkedChain(t *testing.T) {
+	f := newFleet(t, 2, nil)
+	src := `return await Promise.race([tools.notify({to: "w"}).then(() => "sent"), new Promise(r => setTimeout(() => r("timed out"), 300))])`
+	v := f.envs[0].submit(t, keyAcme, map[string]any{"script": src}, false)
+	require.Equal(t, "parked", v.Status)
+	v = settled(t, f.envs[1], v.ID)
+	require.Equal(t, "ok", v.Status, "%+v", v.Result)
+	require.Equal(t, `"timed out"`, string(v.Result.Value))
+	require.Equal(t, int32(0), f.count("w"))
+	// The request it left is no longer listed, and cannot be decided.
+	require.Equal(t, `{"approvals":[]}`, strings.TrimSpace(string(f.envs[0].do(t, "GET", "/v1/approvals", keyAcme, nil).body)))
+	a, _, err := f.envs[0].srv.Fleet().GetApproval(context.Background(), "acme", durable.ApprovalID(v.ID, 1))
+	require.NoError(t, err)
+	require.Equal(t, http.StatusGone, decideOn(t, f.envs[1], *a, "approve").code)
+	require.Equal(t, int32(0), f.count("w"))
+}
