@@ -164,5 +164,11 @@ func (s *Store) Decide(ctx context.Context, tenant, id string, d Decision) (Deci
 	// Best effort: a chain that parks after this sees the decision itself,
 	// and one whose index entry is missing has ended.
 	_ = s.markDecided(ctx, tenant, a.ChainID)
+	// The arguments are no longer needed (the chain's state holds the
+	// call): like the approval queue, keep only their hash and size.
+	a.Args = nil
+	if b, err := json.Marshal(a); err == nil {
+		_ = s.bs.PutRecord(ctx, tenant, approvalName(id, "req"), b, false)
+	}
 	return d, nil
 }

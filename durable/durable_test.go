@@ -271,7 +271,8 @@ func TestParkSealAndTamper(t *testing.T) {
 			var k string
 			require.NoError(t, drv.List(ctx, "", func(e blobstore.Entry) error {
 				if strings.HasSuffix(e.Key, suffix) && (strings.Contains(e.Key, id) || suffix == "/data") {
-					if suffix != "/data" || e.Size == int64(len(state)) {
+					// The state is stored encrypted: nonce and tag on top.
+					if suffix != "/data" || e.Size == int64(len(state)+12+16) {
 						k = e.Key
 					}
 				}
@@ -438,5 +439,26 @@ func TestCheckStore(t *testing.T) {
 		bad, err := durable.New(durable.Options{Blobs: blobstore.New(noConditional{drv}, blobstore.Options{}), Key: key})
 		require.NoError(t, err)
 		require.ErrorIs(t, bad.CheckStore(context.Background()), durable.ErrNoConditionalWrites)
+	})
+}
+
+func TestParkedStateIsEncryptedAtRest(t *testing.T) {
+	each(t, func(t *testing.T, b backend, id string) {
+		ss, drv := stores(t, b, 1, durable.Options{})
+		ctx := context.Background()
+		state := []byte(strings.Repeat("tool result with sk-live-SECRET-0123 ", 100))
+		require.NoError(t, ss[0].SavePark(ctx, &durable.Park{Tenant: "acme", ChainID: id, Gen: 1, Created: time.Now(),
+			Expires: time.Now().Add(time.Hour), State: state}))
+		require.NoError(t, drv.List(ctx, "", func(e blobstore.Entry) error {
+			rc, err := drv.Get(ctx, e.Key, 0, -1)
+			require.NoError(t, err)
+			data, _ := io.ReadAll(rc)
+			rc.Close()
+			require.NotContains(t, string(data), "sk-live-SECRET", e.Key)
+			return nil
+		}))
+		p, err := ss[0].LoadPark(ctx, "acme", id, 1)
+		require.NoError(t, err)
+		require.Equal(t, state, p.State)
 	})
 }

@@ -3,6 +3,9 @@ package durable
 import (
 	"bytes"
 	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -66,8 +69,12 @@ func (s *Store) SavePark(ctx context.Context, p *Park) error {
 	if _, _, err := s.bs.GetRecord(ctx, p.Tenant, name); err == nil {
 		return fmt.Errorf("durable: chain %s generation %d is parked already", p.ChainID, p.Gen)
 	}
-	sum := sha256.Sum256(p.State)
-	a, err := s.bs.Put(ctx, p.Tenant, bytes.NewReader(p.State), "application/octet-stream")
+	sealed, err := s.encrypt(p.State, p.Tenant, p.ChainID, p.Gen)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(sealed)
+	a, err := s.bs.Put(ctx, p.Tenant, bytes.NewReader(sealed), "application/octet-stream")
 	if err != nil {
 		return fmt.Errorf("durable: storing a parked state: %w", err)
 	}
@@ -81,7 +88,7 @@ func (s *Store) SavePark(ctx context.Context, p *Park) error {
 			return err
 		}
 	}
-	seal := parkSeal{Version: parkVersion, Tenant: p.Tenant, ChainID: p.ChainID, Gen: p.Gen, Ref: a.Ref, Size: int64(len(p.State)),
+	seal := parkSeal{Version: parkVersion, Tenant: p.Tenant, ChainID: p.ChainID, Gen: p.Gen, Ref: a.Ref, Size: int64(len(sealed)),
 		SHA256: hex.EncodeToString(sum[:]), Created: p.Created.UTC(), Expires: p.Expires.UTC()}
 	for _, ap := range p.Approvals {
 		seal.Approvals = append(seal.Approvals, ap.ID+":"+ap.ArgsHash)
@@ -150,7 +157,11 @@ func (s *Store) LoadPark(ctx context.Context, tenant, id string, gen int) (*Park
 	if int64(buf.Len()) != seal.Size || hex.EncodeToString(sum[:]) != seal.SHA256 {
 		return nil, ErrTampered
 	}
-	p := &Park{Tenant: tenant, ChainID: id, Gen: gen, Created: seal.Created, Expires: seal.Expires, State: buf.Bytes()}
+	state, derr := s.decrypt(buf.Bytes(), tenant, id, gen)
+	if derr != nil {
+		return nil, derr
+	}
+	p := &Park{Tenant: tenant, ChainID: id, Gen: gen, Created: seal.Created, Expires: seal.Expires, State: state}
 	for _, ah := range seal.Approvals {
 		aid, _, _ := cutLast(ah, ':')
 		a, _, err := s.GetApproval(ctx, tenant, aid)
@@ -184,4 +195,49 @@ func (s *Store) ReleasePark(ctx context.Context, tenant, id string, gen int) err
 		return err
 	}
 	return s.bs.Unpin(ctx, tenant, seal.Ref, pinOwner(id, gen))
+}
+
+// Parked states are encrypted at rest (AES-256-GCM, a key derived from the
+// fleet's key, the tenant, chain and generation as additional data): they
+// hold the guest's memory, tool results included.
+
+func (s *Store) aead() (cipher.AEAD, error) {
+	m := hmac.New(sha256.New, s.key)
+	m.Write([]byte("airlock parked state encryption v1"))
+	block, err := aes.NewCipher(m.Sum(nil))
+	if err != nil {
+		return nil, err
+	}
+	return cipher.NewGCM(block)
+}
+
+func stateAD(tenant, id string, gen int) []byte {
+	return []byte(tenant + "\x00" + id + "\x00" + strconv.Itoa(gen))
+}
+
+func (s *Store) encrypt(state []byte, tenant, id string, gen int) ([]byte, error) {
+	g, err := s.aead()
+	if err != nil {
+		return nil, err
+	}
+	nonce := make([]byte, g.NonceSize(), g.NonceSize()+len(state)+g.Overhead())
+	if _, err := rand.Read(nonce); err != nil {
+		return nil, err
+	}
+	return g.Seal(nonce, nonce, state, stateAD(tenant, id, gen)), nil
+}
+
+func (s *Store) decrypt(sealed []byte, tenant, id string, gen int) ([]byte, error) {
+	g, err := s.aead()
+	if err != nil {
+		return nil, err
+	}
+	if len(sealed) < g.NonceSize()+g.Overhead() {
+		return nil, ErrTampered
+	}
+	state, err := g.Open(nil, sealed[:g.NonceSize()], sealed[g.NonceSize():], stateAD(tenant, id, gen))
+	if err != nil {
+		return nil, ErrTampered
+	}
+	return state, nil
 }
