@@ -714,8 +714,10 @@ func (s *Server) storedApprovals(ctx context.Context, tenant string) ([]approval
 		}
 		p, seen := parked[a.ChainID]
 		if !seen {
+			// Parked, or running a while (a timer woke it; its undecided
+			// calls still wait): the request can still be decided.
 			c, ok := s.storedChain(ctx, tenant, a.ChainID)
-			p = ok && c.Status == durable.StatusParked
+			p = ok && (c.Status == durable.StatusParked || c.Status == durable.StatusRunning)
 			parked[a.ChainID] = p
 		}
 		if p {
@@ -750,7 +752,11 @@ func (s *Server) DecideParked(ctx context.Context, tenant, id string, approve bo
 		// Only a call its chain still waits for can be decided.
 		if c, err := s.opts.Fleet.GetChain(ctx, tenant, a.ChainID); err != nil {
 			return approval.Outcome{}, "", err
-		} else if c.Status != durable.StatusParked || !slices.ContainsFunc(c.Pending, func(p durable.Approval) bool { return p.ID == id }) {
+		} else if c.Status != durable.StatusRunning &&
+			(c.Status != durable.StatusParked || !slices.ContainsFunc(c.Pending, func(p durable.Approval) bool { return p.ID == id })) {
+			// Ended, or parked without it: nobody waits for this call. (A
+			// chain running while it waits is one a timer woke; it parks
+			// again and sees the decision.)
 			return approval.Outcome{}, a.ChainID, durable.ErrExpired
 		}
 	}

@@ -70,7 +70,7 @@ func newFleet(t *testing.T, n int, edit func(*setup)) *fleet {
 const fleetScript = `
 const t0 = Date.now();
 let ticked = false;
-setTimeout(() => { ticked = true }, 10);
+setTimeout(() => { ticked = true }, 1500); // wakes the parked chain if it is still parked then
 const [a, b, c] = await Promise.all([tools.notify({to: "ops"}), tools.kv_get({key: "k"}), tools.notify({to: "dev"})]);
 return {a, c, ticked};
 `

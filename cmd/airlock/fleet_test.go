@@ -146,8 +146,14 @@ func (c api) until(id string, want ...string) map[string]any {
 
 func (c api) decideAll(id, decision string) {
 	c.t.Helper()
-	v := c.chain(id)
-	pending, _ := v["pending"].([]any)
+	// The chain may be running a moment (a timer woke it): wait until it
+	// is parked on its calls.
+	var v map[string]any
+	var pending []any
+	for deadline := time.Now().Add(15 * time.Second); len(pending) == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		v = c.chain(id)
+		pending, _ = v["pending"].([]any)
+	}
 	require.NotEmpty(c.t, pending, "%v", v)
 	for _, p := range pending {
 		a := p.(map[string]any)
@@ -161,7 +167,7 @@ func (c api) decideAll(id, decision string) {
 const parkScript = `
 const csv = await tools.make_csv({rows: 20000, seed: 7});
 let ticked = 0;
-const timer = new Promise(r => setTimeout(() => { ticked = Date.now(); r(); }, 50));
+const timer = new Promise(r => setTimeout(() => { ticked = Date.now(); r(); }, 50)); // wakes the parked chain once
 const [a, k, b] = await Promise.all([tools.notify({id: "ID-a"}), tools.kv_get({key: "x"}), tools.notify({id: "ID-b"})]);
 await timer;
 const rows = csv.split("\n").length;
