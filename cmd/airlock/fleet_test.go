@@ -167,7 +167,7 @@ func (c api) decideAll(id, decision string) {
 const parkScript = `
 const csv = await tools.make_csv({rows: 20000, seed: 7});
 let ticked = 0;
-const timer = new Promise(r => setTimeout(() => { ticked = Date.now(); r(); }, 50)); // wakes the parked chain once
+const timer = new Promise(r => setTimeout(() => { ticked = Date.now(); r(); }, 2000)); // pending when it parks
 const [a, k, b] = await Promise.all([tools.notify({id: "ID-a"}), tools.kv_get({key: "x"}), tools.notify({id: "ID-b"})]);
 await timer;
 const rows = csv.split("\n").length;
