@@ -236,6 +236,18 @@ func TestResumeRefusesChunkOffsetsThatWrap(t *testing.T) {
 	put(4096)
 	state := append([]byte("ALPS\x01"), binary.AppendUvarint(nil, uint64(len(js)))...)
 	state = append(append(state, js...), inst...)
-	_, err = e.Resume(context.Background(), Resumption{State: state, Bridge: okBridge, Retry: approveAll})
-	require.ErrorIs(t, err, ErrCorruptState)
+	// A healthy chain runs alongside the forged resumptions, untouched.
+	healthy := make(chan error, 1)
+	go func() {
+		res, err := e.Run(context.Background(), Script{Source: `const r = await tools.a({n: 1}); return r.args.n + 1`}, okBridge, Limits{})
+		if err == nil && string(res.Value) != "2" {
+			err = fmt.Errorf("healthy chain returned %s", res.Value)
+		}
+		healthy <- err
+	}()
+	for range 20 {
+		_, err = e.Resume(context.Background(), Resumption{State: state, Bridge: okBridge, Retry: approveAll})
+		require.ErrorIs(t, err, ErrCorruptState)
+	}
+	require.NoError(t, <-healthy)
 }
