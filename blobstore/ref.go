@@ -35,6 +35,11 @@ const (
 
 var refEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
 
+// DefaultTenant is the tenant of whatever names none: a session or chain
+// without Options.Tenant, a server without API keys, `airlock run`. Every
+// package that needs a default tenant uses this one.
+const DefaultTenant = "default"
+
 // ValidTenant reports whether tenant is a well-formed tenant id: 1 to 64
 // bytes matching ^[a-z0-9][a-z0-9_-]*$. Tenant ids become part of storage
 // keys, so nothing else is accepted.

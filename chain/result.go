@@ -1,7 +1,9 @@
 package chain
 
 import (
+	"crypto/rand"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/airlockrt/airlock/invoker"
@@ -9,10 +11,23 @@ import (
 	"github.com/airlockrt/airlock/session"
 )
 
-// Status is how a chain ended.
+// Status is where a chain stands: how it ended, or, while it has not,
+// running, waiting_approval or parked. Statuses lists them all; every other
+// package (the service's views, the fleet's records, the metrics, the API's
+// schema) takes its chain statuses from here.
 type Status string
 
 const (
+	// StatusRunning: the chain runs (not a RunResult's status: the
+	// service's view of a chain that has not ended, and the fleet's record
+	// of a chain some process runs).
+	StatusRunning Status = "running"
+	// StatusWaitingApproval: the chain runs and one of its calls waits for
+	// a decision in the approval queue (the service's view).
+	StatusWaitingApproval Status = "waiting_approval"
+	// StatusInterrupted: the process running the chain was lost (a fleet's
+	// record; its reason is process_lost).
+	StatusInterrupted Status = "interrupted"
 	// StatusOK: the script returned; Value holds its result.
 	StatusOK Status = "ok"
 	// StatusError: the script failed (syntax error, uncaught exception, a trap,
@@ -29,6 +44,23 @@ const (
 	// Parked holds it, for Runner.Resume. Reason is awaiting_approval.
 	StatusParked Status = "parked"
 )
+
+// Statuses returns every Status, those of a chain that has not ended
+// first.
+func Statuses() []Status {
+	return []Status{StatusRunning, StatusWaitingApproval, StatusParked, StatusOK, StatusError, StatusTimeout,
+		StatusCancelled, StatusLimitExceeded, StatusInterrupted}
+}
+
+// Final reports whether s is how a chain ended (interrupted included):
+// not running, waiting_approval or parked.
+func (s Status) Final() bool {
+	return s != StatusRunning && s != StatusWaitingApproval && s != StatusParked
+}
+
+// NewID returns a fresh chain id: "ch_" and 26 lower-case base32
+// characters (128 random bits). Every face names its chains with it.
+func NewID() string { return "ch_" + strings.ToLower(rand.Text()) }
 
 // ReasonAwaitingApproval is the Reason of a parked chain.
 const ReasonAwaitingApproval = "awaiting_approval"

@@ -21,5 +21,5 @@
 // the invoker once; a chain ends once. A process that dies while continuing
 // a state leaves the chain running with a lease that lapses; another
 // process then ends it as interrupted (Interrupt), listing the calls that
-// had started as outcome_unknown, and nothing runs them again.
+// had started as call_interrupted, and nothing runs them again.
 package durable

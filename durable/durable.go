@@ -19,22 +19,23 @@ import (
 
 	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/session"
 )
 
 // Statuses a Chain has besides chain.Status's final ones, and the reasons of
 // an interrupted chain.
 const (
-	StatusRunning     = "running"
-	StatusParked      = "parked"
-	StatusInterrupted = "interrupted"
+	StatusRunning     = string(chain.StatusRunning)
+	StatusParked      = string(chain.StatusParked)
+	StatusInterrupted = string(chain.StatusInterrupted)
 	// ReasonProcessLost is the Reason of an interrupted chain: the process
 	// running it stopped renewing its lease.
 	ReasonProcessLost = "process_lost"
-	// ReasonOutcomeUnknown is the Reason of a call that had started when
+	// ReasonCallInterrupted is the Reason of a call that had started when
 	// its process was lost: it may or may not have taken effect, and it is
-	// never run again.
-	ReasonOutcomeUnknown = "outcome_unknown"
+	// never run again (invoker.ReasonCallInterrupted).
+	ReasonCallInterrupted = invoker.ReasonCallInterrupted
 )
 
 // Defaults of Options.
@@ -421,7 +422,7 @@ func (s *Store) Forget(ctx context.Context, tenant, id string) error {
 // Interrupt ends a running chain whose process was lost (its record's
 // lease lapsed by a whole lease, on this process's clock): status
 // interrupted, reason process_lost, its trace so far and each call that had
-// started appended as error outcome_unknown. It reports false when the chain
+// started appended as error call_interrupted. It reports false when the chain
 // is not running (it ended, or parked, meanwhile), its lease was renewed, or
 // another process ended it first.
 func (s *Store) Interrupt(ctx context.Context, tenant, id string) (bool, error) {
@@ -448,7 +449,7 @@ func (s *Store) interrupt(ctx context.Context, c *Chain) (bool, error) {
 	next := c.TraceDropped + len(trace)
 	for _, o := range c.Open {
 		next++
-		trace = append(trace, session.Record{Seq: next, Tool: o.Tool, Status: session.StatusError, Reason: ReasonOutcomeUnknown,
+		trace = append(trace, session.Record{Seq: next, Tool: o.Tool, Status: session.StatusError, Reason: ReasonCallInterrupted,
 			Message: "the process running the chain stopped during this call; its effects are unknown and it was not run again",
 			Start:   o.Start, End: now, Duration: now.Sub(o.Start)})
 	}
@@ -567,7 +568,7 @@ func (s *Store) StaleClaim(ctx context.Context, tenant, id string, gen int) (boo
 
 // Abandon ends a parked chain whose claimed generation was never continued
 // (StaleClaim): status interrupted, reason process_lost, each call it waited
-// for appended as outcome_unknown, since the claimant may have started it.
+// for appended as call_interrupted, since the claimant may have started it.
 func (s *Store) Abandon(ctx context.Context, tenant, id string) (bool, error) {
 	c, err := s.GetChain(ctx, tenant, id)
 	if err != nil || c.Status != StatusParked {

@@ -230,7 +230,7 @@ func TestInterrupt(t *testing.T) {
 		require.Len(t, c.Result.Trace, 3)
 		for i, rec := range c.Result.Trace[1:] {
 			require.Equal(t, i+2, rec.Seq)
-			require.Equal(t, durable.ReasonOutcomeUnknown, rec.Reason)
+			require.Equal(t, durable.ReasonCallInterrupted, rec.Reason)
 			require.Equal(t, session.StatusError, rec.Status)
 		}
 		require.Equal(t, []string{"send", "slow"}, []string{c.Result.Trace[1].Tool, c.Result.Trace[2].Tool})
@@ -419,7 +419,7 @@ func TestStaleClaimIsAbandoned(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, durable.StatusInterrupted, c.Status)
 		require.Len(t, c.Result.Trace, 1)
-		require.Equal(t, durable.ReasonOutcomeUnknown, c.Result.Trace[0].Reason)
+		require.Equal(t, durable.ReasonCallInterrupted, c.Result.Trace[0].Reason)
 		require.Equal(t, "send", c.Result.Trace[0].Tool)
 	})
 }

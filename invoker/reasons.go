@@ -107,6 +107,11 @@ const (
 	// ReasonIdempotencyKeyReused: the key was used before for the same
 	// tool with other arguments; the call did not run. Status error.
 	ReasonIdempotencyKeyReused = govern.ReasonIdempotencyKeyReused
+	// ReasonCallInterrupted: the call had started when the process running
+	// its chain was lost (a fleet's interrupted chain): it may or may not
+	// have taken effect, and it is never run again. Status error; only in
+	// the trace of an interrupted chain.
+	ReasonCallInterrupted = "call_interrupted"
 )
 
 // Reasons returns every reason code a Result may carry, in the order of
@@ -122,5 +127,6 @@ func Reasons() []string {
 		ReasonDependencyUnmet, ReasonReadBeforeWrite, ReasonCallLimit, ReasonArgumentNotAllowed,
 		ReasonArgumentPattern, ReasonArgumentTooLong, ReasonPolicyFailed, ReasonToolUnavailable,
 		ReasonRateLimited, ReasonOutcomeUnknown, ReasonIdempotencyPending, ReasonIdempotencyKeyReused,
+		ReasonCallInterrupted,
 	}
 }

@@ -1,23 +1,33 @@
-// Package mcp connects airlock to the Model Context Protocol both ways.
+// Package mcp is airlock's Model Context Protocol face: it offers the chain
+// service to MCP clients as one code-mode tool, run_chain, with
+// search_tools and describe_tool beside it and artifacts as resources,
+// over stdio (`airlock mcp`) or streamable HTTP (/mcp on `airlock serve`).
+// See docs/mcp.md. The MCP client, which registers MCP servers' tools as
+// chain tools, is another job and lives in internal/mcptool.
 //
-// As a client (Start, Manager), it connects to MCP servers over stdio or
-// streamable HTTP and registers their tools in a toolbox as chain tools,
-// named server_tool ("everything_get_sum"): every call then goes through
-// the invoker like any other tool's (budget, scopes, risk and approval,
-// artifacts, shaping, trace). A tool's risk follows its annotations
-// (readOnlyHint, destructiveHint, openWorldHint) unless the operator says
-// otherwise; a tool without annotations is High risk. Structured content
-// and text become the value; images, audio, embedded resources and the
-// content of resource links become media files (stored artifacts). A
-// server that exits, hangs on start or drops its connection ends the calls
-// in flight with a clear error, is restarted with backoff, and its tools
-// answer tool_unavailable meanwhile; a tools/list_changed notification
-// refreshes its tools.
+//	svc, err := service.New(runner, service.Options{Queue: queue})
+//	ms, err := mcp.NewServer(svc, mcp.ServerOptions{Elicit: true, Store: store})
+//	err = ms.ServeStdio(ctx, os.Stdin, os.Stdout)
 //
-// As a server (NewServer), it offers airlock to MCP clients as one
-// code-mode tool, run_chain, with search_tools and describe_tool beside
-// it, over stdio (`airlock mcp`) or streamable HTTP (/mcp on `airlock
-// serve`). See docs/mcp.md.
+// Like every face it only authenticates, decodes, calls the service and
+// encodes: run_chain is service.Service.Submit, an elicitation answer is
+// service.Service.Decide, and a caller sees the tools and artifacts of its
+// own tenant and profile.
+//
+// # Concurrency
+//
+// A Server is safe for concurrent use: every MCP session and request is
+// served on the SDK's goroutines; a run_chain call sends its progress
+// notifications through one goroutine of its own and asks its
+// elicitations on goroutines that end with the chain.
+//
+// # Errors
+//
+// NewServer fails without a service. A submission the service refuses is
+// a tool result with isError set and the service's reason code and
+// message (and line and column for invalid_script); an unauthenticated
+// request is a JSON-RPC error; an HTTP request without a valid submitting
+// key is 401 before its body is read.
 //
 // The protocol is the official Go SDK's (github.com/modelcontextprotocol/go-sdk).
 package mcp

@@ -25,7 +25,7 @@ import (
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/invoker"
-	api "github.com/airlockrt/airlock/server"
+	"github.com/airlockrt/airlock/service"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -58,20 +58,17 @@ const (
 	maxElicitArgs = 4096
 	// notifyTimeout bounds sending one progress notification.
 	notifyTimeout = 5 * time.Second
+	// MaxMessageBytes bounds one message read from a stdio client.
+	MaxMessageBytes = 16 << 20
 )
 
 // ServerOptions configure an MCP server.
 type ServerOptions struct {
-	// API runs the chains: validation, ceilings, profiles, concurrency and
-	// retention are the HTTP API's. Required.
-	API *api.Server
-	// Toolbox is the toolbox the chains call, for descriptions and
-	// search. Required.
-	Toolbox *toolbox.Toolbox
-	// Queue is the approval queue of the chains' invoker: a client that
-	// supports elicitation is asked through it and its answer decides the
-	// pending call. Nil: no elicitation (the queue's bounded wait applies).
-	Queue *approval.Queue
+	// Elicit asks a client that supports elicitation about its chains'
+	// pending approvals, and decides them with its answers. False: the
+	// calls wait for the service's queue or fleet (the bounded wait
+	// applies).
+	Elicit bool
 	// Store serves resources/read of artifacts. Nil: no resource links.
 	Store *blobstore.Store
 	// MaxDescribed: see DefaultMaxDescribed.
@@ -91,19 +88,22 @@ const DefaultSessionTimeout = 30 * time.Minute
 // Server is airlock as an MCP server: run_chain, search_tools and
 // describe_tool, and artifacts as resources.
 type Server struct {
+	svc  *service.Service
 	opts ServerOptions
 	log  *slog.Logger
 	srv  *sdk.Server
 }
 
-// NewServer builds the MCP server.
-func NewServer(opts ServerOptions) (*Server, error) {
-	if opts.API == nil || opts.Toolbox == nil {
-		return nil, errors.New("mcp: ServerOptions.API and Toolbox are required")
+// NewServer builds the MCP face of svc, which runs the chains:
+// validation, ceilings, profiles, concurrency and retention are the
+// service's, as for every face. It starts nothing.
+func NewServer(svc *service.Service, opts ServerOptions) (*Server, error) {
+	if svc == nil {
+		return nil, errors.New("mcp: a service.Service is required")
 	}
 	opts.MaxDescribed = cmp.Or(opts.MaxDescribed, DefaultMaxDescribed)
 	opts.SessionTimeout = cmp.Or(opts.SessionTimeout, DefaultSessionTimeout)
-	s := &Server{opts: opts, log: opts.Logger}
+	s := &Server{svc: svc, opts: opts, log: opts.Logger}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -214,7 +214,7 @@ func (s *Server) addRunChain() {
 func (s *Server) runChainDescription(visible func(toolbox.Info) bool) string {
 	var b strings.Builder
 	b.WriteString("Run a JavaScript or TypeScript chain in airlock's sandbox and return its result. The script's top level may await; call tools as `await tools.name(args)` (each call is checked, budgeted and may need approval), combine their results in code, and `return` the answer. A failed call throws a ToolError with .reason. `await tools.$search(\"words\")` and `await tools.$describe(\"name\")` find tools from inside the chain.\n\n")
-	box := s.opts.Toolbox.Clone()
+	box := s.svc.Toolbox().Clone()
 	var local []toolbox.Info
 	for _, e := range box.Entries() {
 		if info := e.Info(); visible(info) {
@@ -242,17 +242,17 @@ func (s *Server) runChainDescription(visible func(toolbox.Info) bool) string {
 
 // caller returns who sent req: the API key's caller over HTTP, the local
 // caller over stdio.
-func (s *Server) caller(extra *sdk.RequestExtra) (api.Caller, error) {
+func (s *Server) caller(extra *sdk.RequestExtra) (service.Caller, error) {
 	if extra != nil && extra.TokenInfo != nil {
-		if c, ok := extra.TokenInfo.Extra[callerKey].(api.Caller); ok {
+		if c, ok := extra.TokenInfo.Extra[callerKey].(service.Caller); ok {
 			return c, nil
 		}
-		return api.Caller{}, errors.New("unauthenticated")
+		return service.Caller{}, errors.New("unauthenticated")
 	}
-	if s.opts.API.NeedsKeys() && extra != nil && extra.Header != nil {
-		return api.Caller{}, errors.New("unauthenticated") // HTTP without a verified key
+	if s.svc.NeedsKeys() && extra != nil && extra.Header != nil {
+		return service.Caller{}, errors.New("unauthenticated") // HTTP without a verified key
 	}
-	return s.opts.API.LocalCaller(), nil
+	return s.svc.LocalCaller(), nil
 }
 
 // govern0 is the zero profile: no scopes granted, supervised, the
@@ -263,8 +263,8 @@ var govern0 govern.Profile
 const callerKey = "airlock.caller"
 
 // visible reports whether c's chains may call the tool of info.
-func visible(c api.Caller) func(toolbox.Info) bool {
-	p := c.Profile()
+func visible(c service.Caller) func(toolbox.Info) bool {
+	p := c.Profile
 	return func(info toolbox.Info) bool {
 		if info.Kind != toolbox.KindLocal {
 			return false
@@ -291,13 +291,13 @@ func (s *Server) runChain(ctx context.Context, req *sdk.CallToolRequest, args Ru
 	token := req.Params.GetProgressToken()
 	// Only a caller that may decide approvals is asked (a submit-only key
 	// cannot approve its own calls, here as on the HTTP API).
-	elicit := c.MayApprove() && s.opts.Queue != nil && canElicit(ss)
+	elicit := c.MayApprove() && s.opts.Elicit && canElicit(ss)
 	// Events go out in order through one goroutine, so a slow client
 	// delays notifications, not the chain; beyond the buffer they drop.
 	// Elicitations end with the chain (an approval that expired meanwhile
 	// needs no answer).
 	running, stop := context.WithCancel(ctx)
-	events := make(chan api.Event, 256)
+	events := make(chan service.Event, 256)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -321,20 +321,20 @@ func (s *Server) runChain(ctx context.Context, req *sdk.CallToolRequest, args Ru
 			}
 		}
 	}()
-	view, err := s.opts.API.Submit(ctx, c, &api.SubmitRequest{Script: args.Script, Language: args.Language}, func(ev api.Event) {
+	view, err := s.svc.Submit(ctx, c, &service.SubmitRequest{Script: args.Script, Language: args.Language}, service.SubmitOptions{Watch: func(ev service.Event) {
 		select {
 		case events <- ev:
 		default:
 		}
-	})
+	}})
 	stop()
 	close(events)
 	wg.Wait()
-	if err == nil && view.Status == string(chain.StatusParked) && c.MayApprove() && canElicit(ss) {
+	if err == nil && view.Status == string(chain.StatusParked) && c.MayApprove() && s.opts.Elicit && canElicit(ss) {
 		view = s.settleParked(ctx, ss, c, view)
 	}
 	if err != nil {
-		var se *api.SubmitError
+		var se *service.SubmitError
 		if errors.As(err, &se) {
 			msg := se.Reason + ": " + se.Message
 			if se.Line > 0 {
@@ -361,7 +361,7 @@ func canElicit(ss *sdk.ServerSession) bool {
 		ss.InitializeParams().Capabilities.Elicitation != nil
 }
 
-func progressText(ev api.Event) string {
+func progressText(ev service.Event) string {
 	var e struct {
 		Tool   string `json:"tool"`
 		Status string `json:"status"`
@@ -377,7 +377,7 @@ func progressText(ev api.Event) string {
 	return e.Tool + ": " + e.Status
 }
 
-func chainOutput(v api.ChainView) ChainOutput {
+func chainOutput(v service.ChainView) ChainOutput {
 	out := ChainOutput{ID: v.ID, Status: v.Status}
 	r := v.Result
 	if r == nil {
@@ -433,7 +433,7 @@ func links(r *chain.RunResult) []*sdk.ResourceLink {
 // elicit asks the user about a pending approval and decides it with the
 // answer; without an answer the request stays pending (the chain's bounded
 // wait, and the HTTP approval queue, apply).
-func (s *Server) elicit(ctx context.Context, ss *sdk.ServerSession, c api.Caller, data json.RawMessage) {
+func (s *Server) elicit(ctx context.Context, ss *sdk.ServerSession, c service.Caller, data json.RawMessage) {
 	var req approval.Request
 	if json.Unmarshal(data, &req) != nil || req.ID == "" {
 		return
@@ -442,7 +442,7 @@ func (s *Server) elicit(ctx context.Context, ss *sdk.ServerSession, c api.Caller
 	if !ok {
 		return
 	}
-	if _, err := s.opts.Queue.Decide(c.Tenant, req.ID, d, req.ArgsHash); err != nil {
+	if _, err := s.svc.Decide(ctx, c.Tenant, req.ID, service.Decision{Approve: d == invoker.Approved, ArgsHash: req.ArgsHash}); err != nil {
 		s.log.Info("mcp: deciding the approval failed", "approval", req.ID, "err", err)
 	}
 }
@@ -486,14 +486,14 @@ const maxParkRounds = 16
 // the chain in this process, as long as the user answers and the chain
 // parks again. Without an answer the chain stays parked, for the API or
 // another process to decide.
-func (s *Server) settleParked(ctx context.Context, ss *sdk.ServerSession, c api.Caller, view api.ChainView) api.ChainView {
+func (s *Server) settleParked(ctx context.Context, ss *sdk.ServerSession, c service.Caller, view service.ChainView) service.ChainView {
 	for range maxParkRounds {
 		if view.Status != string(chain.StatusParked) || ctx.Err() != nil {
 			return view
 		}
 		decided := false
 		for _, p := range view.Pending {
-			req, err := s.opts.API.ParkedApproval(ctx, c.Tenant, p.ID)
+			req, err := s.svc.Approval(ctx, c.Tenant, p.ID)
 			if err != nil {
 				continue
 			}
@@ -501,7 +501,7 @@ func (s *Server) settleParked(ctx context.Context, ss *sdk.ServerSession, c api.
 			if !ok {
 				continue
 			}
-			if _, _, err := s.opts.API.DecideParked(ctx, c.Tenant, p.ID, d == invoker.Approved, req.ArgsHash); err != nil {
+			if _, err := s.svc.Decide(ctx, c.Tenant, p.ID, service.Decision{Approve: d == invoker.Approved, ArgsHash: req.ArgsHash, Hold: true}); err != nil {
 				s.log.Info("mcp: deciding a parked approval failed", "approval", p.ID, "err", err)
 				continue
 			}
@@ -510,12 +510,12 @@ func (s *Server) settleParked(ctx context.Context, ss *sdk.ServerSession, c api.
 		if !decided {
 			return view
 		}
-		next, err := s.opts.API.Resume(ctx, c.Tenant, view.ID)
+		next, err := s.svc.Resume(ctx, c.Tenant, view.ID)
 		if err != nil {
 			// Another process resumed it first, or this one is busy: the
 			// chain's current record says where it stands.
 			s.log.Info("mcp: resuming a parked chain here failed", "chain", view.ID, "err", err)
-			if v, err := s.opts.API.Chain(ctx, c.Tenant, view.ID); err == nil {
+			if v, err := s.svc.Chain(ctx, c.Tenant, view.ID); err == nil {
 				return v
 			}
 			return view
@@ -553,7 +553,7 @@ func (s *Server) searchTools(ctx context.Context, req *sdk.CallToolRequest, args
 	if limit <= 0 {
 		limit = 10
 	}
-	return nil, SearchOutput{Tools: chain.Search(s.opts.Toolbox, visible(c), args.Query, min(limit, 25))}, nil
+	return nil, SearchOutput{Tools: chain.Search(s.svc.Toolbox(), visible(c), args.Query, min(limit, 25))}, nil
 }
 
 // DescribeOutput is describe_tool's result.
@@ -567,7 +567,7 @@ func (s *Server) describeTool(ctx context.Context, req *sdk.CallToolRequest, arg
 	if err != nil {
 		return nil, DescribeOutput{}, err
 	}
-	decl, ok := chain.Describe(s.opts.Toolbox, visible(c), args.Name)
+	decl, ok := chain.Describe(s.svc.Toolbox(), visible(c), args.Name)
 	if !ok {
 		return nil, DescribeOutput{}, fmt.Errorf("unknown tool %q; search_tools lists the tools a chain may call", clip(args.Name, 128))
 	}
@@ -614,7 +614,7 @@ func textual(mime string) bool {
 // Handler serves MCP over streamable HTTP. With API keys on the API, every
 // request needs one (Authorization: Bearer KEY, a key allowed to submit
 // chains), and a session stays bound to the key that opened it. Mount it
-// with api.Server.Mount.
+// with server.Server.Mount.
 func (s *Server) Handler() http.Handler {
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, &sdk.StreamableHTTPOptions{
 		Logger: s.log, SessionTimeout: s.opts.SessionTimeout,
@@ -622,11 +622,11 @@ func (s *Server) Handler() http.Handler {
 		// keys) run before; with keys, a proxy's Host is fine.
 		DisableLocalhostProtection: true,
 	})
-	if !s.opts.API.NeedsKeys() {
+	if !s.svc.NeedsKeys() {
 		return h
 	}
 	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-		c, ok := s.opts.API.CallerOf(token)
+		c, ok := s.svc.CallerOf(token)
 		if !ok {
 			return nil, auth.ErrInvalidToken
 		}
@@ -637,7 +637,7 @@ func (s *Server) Handler() http.Handler {
 	inner := auth.RequireBearerToken(verify, nil)(h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if _, valid := s.opts.API.CallerOf(key); !ok || !valid {
+		if _, valid := s.svc.CallerOf(key); !ok || !valid {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="airlock"`)
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusUnauthorized)
@@ -652,4 +652,12 @@ func (s *Server) Handler() http.Handler {
 // until the client disconnects or ctx ends.
 func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
 	return s.srv.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out, MaxLineLength: MaxMessageBytes})
+}
+
+// clip bounds text echoed in messages to n bytes.
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/airlockrt/airlock/mcp"
 	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/server"
+	"github.com/airlockrt/airlock/service"
 )
 
 var (
@@ -63,7 +64,7 @@ func newAPI(t *testing.T, policy invoker.Policy, edit ...func(*mcp.ServerOptions
 
 // newAPIWith is newAPI with the server's options adjusted by serverEdit,
 // which also gets the store.
-func newAPIWith(t *testing.T, policy invoker.Policy, serverEdit func(*server.Options, *blobstore.Store), edit ...func(*mcp.ServerOptions)) *apiEnv {
+func newAPIWith(t *testing.T, policy invoker.Policy, serverEdit func(*service.Options, *blobstore.Store), edit ...func(*mcp.ServerOptions)) *apiEnv {
 	t.Helper()
 	box, _ := demo.Toolbox()
 	store := blobstore.New(memblob.New(), blobstore.Options{})
@@ -72,44 +73,36 @@ func newAPIWith(t *testing.T, policy invoker.Policy, serverEdit func(*server.Opt
 	require.NoError(t, err)
 	runner, err := chain.New(inv, chain.Engines{Scripts: scripts(t)})
 	require.NoError(t, err)
-	kvOnly := &server.Profile{Name: "kv-reader", Governance: &govern.Profile{Name: "kv-reader"}, Tools: []string{"kv_get"}}
-	so := server.Options{
-		Runner: runner, Store: store, Queue: queue,
-		Authenticate: func(key string) (string, bool) {
+	kvOnly := &service.Profile{Name: "kv-reader", Governance: &govern.Profile{Name: "kv-reader"}, Tools: []string{"kv_get"}}
+	so := service.Options{
+		Queue: queue,
+		Keys: func(key string) (service.Caller, bool) {
 			switch key {
-			case keyAcme, keyAudit, keySubmit:
-				return "acme", true
-			case keyGlobex:
-				return "globex", true
-			}
-			return "", false
-		},
-		KeyRole: func(key string) server.Role {
-			switch key {
+			case keyAcme:
+				return service.Caller{Tenant: "acme"}, true
 			case keyAudit:
-				return server.RoleApprover
+				return service.Caller{Tenant: "acme", Role: service.RoleApprover}, true
 			case keySubmit:
-				return server.RoleSubmit
+				return service.Caller{Tenant: "acme", Role: service.RoleSubmit}, true
+			case keyGlobex:
+				return service.Caller{Tenant: "globex", Profile: kvOnly}, true
 			}
-			return server.RoleAll
-		},
-		Profile: func(key string) *server.Profile {
-			if key == keyGlobex {
-				return kvOnly
-			}
-			return nil
+			return service.Caller{}, false
 		},
 	}
 	if serverEdit != nil {
 		serverEdit(&so, store)
 	}
-	api, err := server.New(so)
+	svc, err := service.New(runner, so)
 	require.NoError(t, err)
-	mo := mcp.ServerOptions{API: api, Toolbox: box, Queue: queue, Store: store}
+	svc.Start(context.Background())
+	api, err := server.New(svc, server.Options{Store: store})
+	require.NoError(t, err)
+	mo := mcp.ServerOptions{Elicit: true, Store: store}
 	for _, f := range edit {
 		f(&mo)
 	}
-	ms, err := mcp.NewServer(mo)
+	ms, err := mcp.NewServer(svc, mo)
 	require.NoError(t, err)
 	api.Mount("/mcp", ms.Handler())
 	hs := httptest.NewServer(api.Handler())
@@ -469,8 +462,8 @@ func TestSessionsExpireAndProxies(t *testing.T) {
 }
 
 // parking puts the server in a fleet of one with approval.mode park.
-func parking(t *testing.T) func(*server.Options, *blobstore.Store) {
-	return func(o *server.Options, store *blobstore.Store) {
+func parking(t *testing.T) func(*service.Options, *blobstore.Store) {
+	return func(o *service.Options, store *blobstore.Store) {
 		f, err := durable.New(durable.Options{Blobs: store, Key: []byte("mcp-fleet-key-0123456789abcdef-xyz")})
 		require.NoError(t, err)
 		o.Fleet, o.Park = f, true

@@ -9,17 +9,18 @@ import (
 	"strconv"
 
 	"github.com/airlockrt/airlock/blobstore"
+	"github.com/airlockrt/airlock/service"
 )
 
 // artifact handles GET /v1/artifacts/{ref}: the blob's bytes, if ref is a
 // live artifact of the tenant.
-func (s *Server) artifact(w http.ResponseWriter, r *http.Request, tenant string) {
+func (s *Server) artifact(w http.ResponseWriter, r *http.Request, c service.Caller) {
 	ref := r.PathValue("ref")
 	if s.opts.Store == nil {
 		artifactNotFound(w, ref)
 		return
 	}
-	rc, attrs, err := s.opts.Store.Open(r.Context(), tenant, ref)
+	rc, attrs, err := s.opts.Store.Open(r.Context(), c.Tenant, ref)
 	if err != nil {
 		if errors.Is(err, blobstore.ErrNotFound) {
 			artifactNotFound(w, ref)

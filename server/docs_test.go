@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/server"
 )
@@ -89,6 +90,30 @@ func TestDocsCoverTheAPI(t *testing.T) {
 	require.NoError(t, yaml.Unmarshal(b, &trace))
 	require.Equal(t, invoker.Reasons(), trace.Components.Schemas.TraceRecord.Properties.Reason.Enum,
 		"docs/openapi.yaml lists the invoker's reason codes in the order of invoker.Reasons()")
+	// Chain statuses come from one list, chain.Statuses: a chain's view
+	// has them all, a RunResult those a stretch ends with.
+	var status struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties struct {
+					Status struct{ Enum []string }
+				}
+			}
+		}
+	}
+	require.NoError(t, yaml.Unmarshal(b, &status))
+	var all, ended []string
+	for _, st := range chain.Statuses() {
+		all = append(all, string(st))
+		if st.Final() || st == chain.StatusParked {
+			ended = append(ended, string(st))
+		}
+	}
+	require.ElementsMatch(t, all, status.Components.Schemas["Chain"].Properties.Status.Enum)
+	require.ElementsMatch(t, ended, status.Components.Schemas["RunResult"].Properties.Status.Enum)
+	for _, st := range all {
+		require.Contains(t, string(md), "`"+st+"`", "http-api.md documents status %s", st)
+	}
 	for _, ev := range []string{server.EventToolCall, server.EventToolResult, server.EventApprovalRequired, server.EventLog, server.EventDone, server.EventStatus} {
 		require.Contains(t, string(md), "`"+ev+"`")
 	}

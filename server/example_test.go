@@ -13,6 +13,7 @@ import (
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/server"
+	"github.com/airlockrt/airlock/service"
 )
 
 // Submit a chain over HTTP and read its result.
@@ -21,12 +22,11 @@ func Example() {
 	scripts, _ := sandbox.NewScriptEngine(ctx, sandbox.ScriptOptions{})
 	defer scripts.Close(ctx)
 	box, _ := demo.Toolbox()
-	// One invoker for the process; the server runs every chain on it.
+	// One invoker for the process; the service runs every chain on it.
 	inv, _ := invoker.New(box, invoker.Options{Policy: invoker.Policy{MaxToolCalls: 20}})
 	runner, _ := chain.New(inv, chain.Engines{Scripts: scripts})
-	srv, err := server.New(server.Options{
-		Runner: runner,
-		// The most a request may ask for. Unset fields are the server's
+	svc, err := service.New(runner, service.Options{
+		// The most a request may ask for. Unset fields are the service's
 		// own values, which a request may only lower: max_risk_unapproved
 		// stays SAFE, so every risky call needs approval.
 		MaxPolicy: invoker.Policy{MaxToolCalls: 100},
@@ -34,7 +34,12 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	defer srv.Shutdown(ctx)
+	defer svc.Close(ctx)
+	// The HTTP API is a face over the service.
+	srv, err := server.New(svc, server.Options{})
+	if err != nil {
+		panic(err)
+	}
 	ts := httptest.NewServer(srv.Handler())
 	defer ts.Close()
 

@@ -18,6 +18,7 @@ import (
 	"github.com/airlockrt/airlock/blobstore/memblob"
 	"github.com/airlockrt/airlock/durable"
 	"github.com/airlockrt/airlock/server"
+	"github.com/airlockrt/airlock/service"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -77,7 +78,7 @@ return {a, c, ticked};
 
 // pendingOf waits until chain id is parked on want approvals, read
 // through e, and returns them.
-func pendingOf(t *testing.T, e *env, id string, want int) server.ChainView {
+func pendingOf(t *testing.T, e *env, id string, want int) service.ChainView {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
@@ -88,7 +89,7 @@ func pendingOf(t *testing.T, e *env, id string, want int) server.ChainView {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("chain %s did not park on %d approvals", id, want)
-	return server.ChainView{}
+	return service.ChainView{}
 }
 
 // decideOn decides approval a through e.
@@ -98,7 +99,7 @@ func decideOn(t *testing.T, e *env, a durable.Approval, decision string) reply {
 }
 
 // settled waits until chain id has a final status, read through e.
-func settled(t *testing.T, e *env, id string) server.ChainView {
+func settled(t *testing.T, e *env, id string) service.ChainView {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
@@ -111,7 +112,7 @@ func settled(t *testing.T, e *env, id string) server.ChainView {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("chain %s did not end", id)
-	return server.ChainView{}
+	return service.ChainView{}
 }
 
 func TestFleetParkOnOneResumeOnAnother(t *testing.T) {
@@ -164,8 +165,9 @@ func TestFleetResumeRaceRunsTheCallOnce(t *testing.T) {
 	v = pendingOf(t, f.envs[1], v.ID, 1)
 	// The decision is recorded directly, then every process tries to
 	// resume at once.
-	_, chainID, err := f.envs[2].srv.DecideParked(context.Background(), "acme", v.Pending[0].ID, true, v.Pending[0].ArgsHash)
+	_, err := f.envs[2].svc.Decide(context.Background(), "acme", v.Pending[0].ID, service.Decision{Approve: true, ArgsHash: v.Pending[0].ArgsHash, Hold: true})
 	require.NoError(t, err)
+	chainID := v.ID
 	var wg sync.WaitGroup
 	var won atomic.Int32
 	for _, e := range f.envs {
@@ -173,7 +175,7 @@ func TestFleetResumeRaceRunsTheCallOnce(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if _, err := e.srv.Resume(context.Background(), "acme", chainID); err == nil {
+				if _, err := e.svc.Resume(context.Background(), "acme", chainID); err == nil {
 					won.Add(1)
 				}
 			}()
@@ -237,7 +239,7 @@ func TestFleetInterruptedChainListsUnknownCalls(t *testing.T) {
 	f := newFleet(t, 2, nil)
 	ctx := context.Background()
 	// A record as a process that died mid-call leaves it.
-	fl := f.envs[0].srv.Fleet()
+	fl := f.envs[0].svc.Fleet()
 	gone, err := durable.New(durable.Options{Blobs: f.store, Key: fleetKey, Node: "node-gone", Lease: 600 * time.Millisecond})
 	require.NoError(t, err)
 	start := time.Now().Add(-time.Minute).UTC()
@@ -252,7 +254,7 @@ func TestFleetInterruptedChainListsUnknownCalls(t *testing.T) {
 	require.Equal(t, durable.ReasonProcessLost, c.Result.Reason)
 	require.Len(t, c.Result.Trace, 1)
 	require.Equal(t, "notify", c.Result.Trace[0].Tool)
-	require.Equal(t, durable.ReasonOutcomeUnknown, c.Result.Trace[0].Reason)
+	require.Equal(t, durable.ReasonCallInterrupted, c.Result.Trace[0].Reason)
 	v := f.envs[1].view(t, keyAcme, "ch_gone")
 	require.Equal(t, "interrupted", v.Status)
 }
@@ -314,9 +316,9 @@ func TestFleetEventsOfAStoredChain(t *testing.T) {
 // TestFleetResumeNeedsItsProfile: a chain submitted under a profile the
 // configuration no longer has is not resumed under none.
 func TestFleetResumeNeedsItsProfile(t *testing.T) {
-	prof := &server.Profile{Name: "ops"}
+	prof := &service.Profile{Name: "ops"}
 	f := newFleet(t, 2, func(o *setup) {
-		o.Profile = func(string) *server.Profile { return prof }
+		o.Profile = func(string) *service.Profile { return prof }
 	})
 	v := f.envs[0].submit(t, keyAcme, map[string]any{"script": `const big = await tools.make_csv({rows: 20000, seed: 1}); return await tools.notify({to: "p"})`}, false)
 	require.Equal(t, "parked", v.Status)
@@ -343,7 +345,7 @@ func TestFleetTimerWakesAParkedChain(t *testing.T) {
 	require.Equal(t, int32(0), f.count("w"))
 	// The request it left is no longer listed, and cannot be decided.
 	require.Equal(t, `{"approvals":[]}`, strings.TrimSpace(string(f.envs[0].do(t, "GET", "/v1/approvals", keyAcme, nil).body)))
-	a, _, err := f.envs[0].srv.Fleet().GetApproval(context.Background(), "acme", durable.ApprovalID(v.ID, 1))
+	a, _, err := f.envs[0].svc.Fleet().GetApproval(context.Background(), "acme", durable.ApprovalID(v.ID, 1))
 	require.NoError(t, err)
 	require.Equal(t, http.StatusGone, decideOn(t, f.envs[1], *a, "approve").code)
 	require.Equal(t, int32(0), f.count("w"))

@@ -8,71 +8,9 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
-
-	"github.com/airlockrt/airlock/internal/setting"
 )
-
-// SubmitRequest is the body of POST /v1/chains.
-type SubmitRequest struct {
-	// Script is the chain: JavaScript or TypeScript source, or for language
-	// wasm the module's bytes in standard base64. Required.
-	Script string `json:"script"`
-	// Language is javascript (js, the default), typescript (ts) or wasm.
-	Language string `json:"language,omitempty"`
-	// Tenant, when set, must be the API key's tenant.
-	Tenant string `json:"tenant,omitempty"`
-	// Tools restricts the chain to these tools; each entry is a tool name or
-	// a tool set ("demo", "http"). Default: every configured tool.
-	Tools []string `json:"tools,omitempty"`
-	// Policy sets the chain's own policy, by the keys of
-	// invoker.PolicySettings (e.g. "max_tool_calls": 10, "call_timeout":
-	// "5s"), within the operator's ceiling.
-	Policy map[string]json.RawMessage `json:"policy,omitempty"`
-	// Limits sets the chain's own sandbox limits, by the keys of
-	// sandbox.LimitSettings (e.g. "memory": "32MiB"), within the operator's
-	// ceiling.
-	Limits map[string]json.RawMessage `json:"limits,omitempty"`
-	// Guest chooses the script's clock and randomness, by the keys of
-	// sandbox.GuestKeys: "clock" ("real" or "virtual") and "seed" (a whole
-	// number that fixes Math.random and crypto). Default: the server's.
-	Guest map[string]json.RawMessage `json:"guest,omitempty"`
-	// Input is the input document of a wasm module; refused for scripts.
-	Input json.RawMessage `json:"input,omitempty"`
-}
-
-// settings reads a request's "policy" or "limits" object into an owner: each
-// value is a JSON number or string, written as the setting's kind, and must
-// be positive (leave a key out to keep the server's value).
-func settings(section string, raw map[string]json.RawMessage, set func(key, text string) error) *requestError {
-	keys := make([]string, 0, len(raw))
-	for k := range raw {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		var text string
-		var n json.Number
-		if err := json.Unmarshal(raw[k], &text); err != nil {
-			if err := json.Unmarshal(raw[k], &n); err != nil {
-				return badRequest(ReasonInvalidRequest, "%s.%s must be a number or a string such as \"30s\" or \"64MiB\"", section, clip(k))
-			}
-			text = n.String()
-		}
-		if strings.TrimSpace(text) == "0" {
-			return badRequest(ReasonInvalidRequest, "%s.%s must be greater than zero; leave it out to keep the server's value", section, clip(k))
-		}
-		if err := set(k, text); err != nil {
-			if errors.Is(err, setting.ErrUnknownKey) {
-				return badRequest(ReasonUnknownField, "%s.%s is not a setting: %v", section, clip(k), err)
-			}
-			return badRequest(ReasonInvalidRequest, "%s.%s: %v", section, clip(k), err)
-		}
-	}
-	return nil
-}
 
 // requestError is a 4xx answer found while reading a request.
 type requestError struct {

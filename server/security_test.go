@@ -23,6 +23,7 @@ import (
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/server"
+	"github.com/airlockrt/airlock/service"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -313,7 +314,7 @@ func TestPanicInARun(t *testing.T) {
 	e := newEnv(t, func(o *setup) {
 		o.MaxConcurrentChains = 1
 		o.TracerProvider = panicTracer{}
-		o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+		o.Options.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	})
 	for range 2 {
 		v := e.submit(t, keyAcme, map[string]any{"script": "return 1"}, false)
@@ -338,14 +339,14 @@ func TestKeyRoles(t *testing.T) {
 		o.Authenticate = func(key string) (string, bool) {
 			return "acme", key == keySubmit || key == keyApprover || key == keyAcme
 		}
-		o.KeyRole = func(key string) server.Role {
+		o.KeyRole = func(key string) service.Role {
 			switch key {
 			case keySubmit:
-				return server.RoleSubmit
+				return service.RoleSubmit
 			case keyApprover:
-				return server.RoleApprover
+				return service.RoleApprover
 			}
-			return server.RoleAll
+			return service.RoleAll
 		}
 	})
 	r := e.do(t, "POST", "/v1/chains?async=1", keyApprover, map[string]any{"script": approvalScript})

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/airlockrt/airlock/approval"
 	"github.com/airlockrt/airlock/blobstore"
@@ -29,6 +30,7 @@ import (
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/server"
+	"github.com/airlockrt/airlock/service"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -54,6 +56,7 @@ const (
 
 type env struct {
 	srv   *server.Server
+	svc   *service.Service
 	http  *httptest.Server
 	store *blobstore.Store
 	reg   *prometheus.Registry
@@ -65,10 +68,24 @@ type env struct {
 // options, and the parts of the process's one invoker (as internal/assemble
 // builds it for airlock serve).
 type setup struct {
-	server.Options
-	Policy   invoker.Policy
-	Approver invoker.ApprovalHandler
-	Modules  *sandbox.ModuleEngine
+	service.Options
+	httpOptions
+	// Authenticate, KeyRole and Profile make the service's Keys: the
+	// tenant, role (default all) and profile of an API key. Without
+	// Authenticate the service has no keys, and Profile("") is the local
+	// caller's profile.
+	Authenticate func(key string) (string, bool)
+	KeyRole      func(key string) service.Role
+	Profile      func(key string) *service.Profile
+	// Store is the store of artifacts and offloaded results.
+	Store *blobstore.Store
+	// TracerProvider records the chain and tool spans; ApprovalMode is
+	// recorded on them.
+	TracerProvider trace.TracerProvider
+	ApprovalMode   string
+	Policy         invoker.Policy
+	Approver       invoker.ApprovalHandler
+	Modules        *sandbox.ModuleEngine
 	// Tools are registered besides the demo tools.
 	Tools []toolbox.Tool
 	// MaxResolvingBytes is the invoker's process-wide cap.
@@ -78,6 +95,9 @@ type setup struct {
 	Shared *blobstore.Store
 }
 
+// httpOptions names the HTTP face's options in setup.
+type httpOptions = server.Options
+
 // newEnv starts a server over the demo tools with two API keys; edit
 // adjusts its setup.
 func newEnv(t *testing.T, edit func(*setup)) *env {
@@ -85,11 +105,12 @@ func newEnv(t *testing.T, edit func(*setup)) *env {
 	e := &env{store: blobstore.New(memblob.New(), blobstore.Options{}), reg: prometheus.NewRegistry(), spans: tracetest.NewSpanRecorder()}
 	box, _ := demo.Toolbox()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(e.spans))
-	o := setup{Options: server.Options{
-		ToolSets:   map[string][]string{"demo": demo.Names},
-		Store:      e.store,
-		Queue:      approval.NewQueue(approval.Options{}),
-		Registerer: e.reg,
+	o := setup{Options: service.Options{
+		ToolSets:        map[string][]string{"demo": demo.Names},
+		Queue:           approval.NewQueue(approval.Options{}),
+		Registerer:      e.reg,
+		MaxRequestBytes: 64 << 10,
+	}, Store: e.store, httpOptions: httpOptions{Gatherer: e.reg},
 		Authenticate: func(key string) (string, bool) {
 			switch key {
 			case keyAcme:
@@ -99,9 +120,8 @@ func newEnv(t *testing.T, edit func(*setup)) *env {
 			}
 			return "", false
 		},
-		TracerProvider:  tp,
-		MaxRequestBytes: 64 << 10,
-	}}
+		TracerProvider: tp,
+	}
 	if edit != nil {
 		edit(&o)
 	}
@@ -130,9 +150,32 @@ func newEnv(t *testing.T, edit func(*setup)) *env {
 	})
 	require.NoError(t, err)
 	require.NoError(t, metrics.NewHealth(e.reg, box, e.inv.Governor().Health()))
-	o.Runner, err = chain.New(e.inv, chain.Engines{Scripts: scripts(t), Modules: o.Modules})
+	runner, err := chain.New(e.inv, chain.Engines{Scripts: scripts(t), Modules: o.Modules})
 	require.NoError(t, err)
-	e.srv, err = server.New(o.Options)
+	o.Tracer = tracer
+	if o.Authenticate != nil {
+		o.Keys = func(key string) (service.Caller, bool) {
+			tenant, ok := o.Authenticate(key)
+			if !ok {
+				return service.Caller{}, false
+			}
+			c := service.Caller{Tenant: tenant, Role: service.RoleAll}
+			if o.KeyRole != nil {
+				c.Role = o.KeyRole(key)
+			}
+			if o.Profile != nil {
+				c.Profile = o.Profile(key)
+			}
+			return c, true
+		}
+	} else if o.Profile != nil {
+		o.DefaultProfile = o.Profile("")
+	}
+	e.svc, err = service.New(runner, o.Options)
+	require.NoError(t, err)
+	e.svc.Start(context.Background())
+	o.httpOptions.Store = o.Store
+	e.srv, err = server.New(e.svc, o.httpOptions)
 	require.NoError(t, err)
 	e.http = httptest.NewServer(e.srv.Handler())
 	t.Cleanup(func() {
@@ -199,7 +242,7 @@ func (e *env) do(t *testing.T, method, path, key string, body any) reply {
 	return reply{code: resp.StatusCode, body: b, hdr: resp.Header}
 }
 
-func (e *env) submit(t *testing.T, key string, req map[string]any, async bool) server.ChainView {
+func (e *env) submit(t *testing.T, key string, req map[string]any, async bool) service.ChainView {
 	t.Helper()
 	path := "/v1/chains"
 	want := http.StatusOK
@@ -208,28 +251,28 @@ func (e *env) submit(t *testing.T, key string, req map[string]any, async bool) s
 	}
 	r := e.do(t, "POST", path, key, req)
 	require.Equal(t, want, r.code, "%s", r.body)
-	var v server.ChainView
+	var v service.ChainView
 	require.NoError(t, json.Unmarshal(r.body, &v))
 	return v
 }
 
 // view reads chain id.
-func (e *env) view(t *testing.T, key, id string) server.ChainView {
+func (e *env) view(t *testing.T, key, id string) service.ChainView {
 	t.Helper()
 	r := e.do(t, "GET", "/v1/chains/"+id, key, nil)
 	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
-	var v server.ChainView
+	var v service.ChainView
 	require.NoError(t, json.Unmarshal(r.body, &v))
 	return v
 }
 
-func (e *env) wait(t *testing.T, key, id string) server.ChainView {
+func (e *env) wait(t *testing.T, key, id string) service.ChainView {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		r := e.do(t, "GET", "/v1/chains/"+id, key, nil)
 		require.Equal(t, http.StatusOK, r.code, "%s", r.body)
-		var v server.ChainView
+		var v service.ChainView
 		require.NoError(t, json.Unmarshal(r.body, &v))
 		if v.Status != "running" && v.Status != "waiting_approval" {
 			return v
@@ -237,7 +280,7 @@ func (e *env) wait(t *testing.T, key, id string) server.ChainView {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("chain %s still running", id)
-	return server.ChainView{}
+	return service.ChainView{}
 }
 
 // pending waits for the one pending approval of key's tenant.
@@ -534,7 +577,7 @@ func TestAsyncEventsAndApproval(t *testing.T) {
 	ev = next(t, events)
 	require.Equal(t, server.EventDone, ev.name)
 	require.Equal(t, "8", ev.id, "tool.before, policy.before, gate.required, approval_required, tool_call, tool_result, tool.after, done")
-	var done server.ChainView
+	var done service.ChainView
 	require.NoError(t, json.Unmarshal([]byte(ev.data), &done))
 	require.Equal(t, "ok", done.Status)
 	require.JSONEq(t, `{"sent":true,"to":"ops@example.com"}`, string(done.Result.Value))
@@ -600,7 +643,7 @@ func TestCancel(t *testing.T) {
 	require.Equal(t, server.EventToolCall, next(t, events).name)
 	r := e.do(t, "DELETE", "/v1/chains/"+v.ID, keyAcme, nil)
 	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
-	var got server.ChainView
+	var got service.ChainView
 	require.NoError(t, json.Unmarshal(r.body, &got))
 	require.Equal(t, "cancelled", got.Status)
 	require.Equal(t, "cancelled", got.Result.Trace[0].Reason)
@@ -652,7 +695,7 @@ func TestToolRestrictionAndLists(t *testing.T) {
 
 	r := e.do(t, "GET", "/v1/tools", keyAcme, nil)
 	require.Equal(t, http.StatusOK, r.code)
-	var tools struct{ Tools []server.ToolInfo }
+	var tools struct{ Tools []service.ToolInfo }
 	require.NoError(t, json.Unmarshal(r.body, &tools))
 	require.Len(t, tools.Tools, len(demo.Names))
 	r = e.do(t, "GET", "/v1/tools.d.ts", keyAcme, nil)
@@ -741,7 +784,7 @@ func TestNeedsAPIKeysOffLoopback(t *testing.T) {
 	require.ErrorIs(t, err, server.ErrNeedsAPIKeys)
 	// Without keys every request is the default tenant.
 	v := e.submit(t, "", map[string]any{"script": "return 1"}, false)
-	require.Equal(t, server.DefaultTenant, v.Tenant)
+	require.Equal(t, service.DefaultTenant, v.Tenant)
 }
 
 // TestGuestSettings: a request chooses its clock and seed; unset keys take
@@ -803,7 +846,7 @@ func TestToolHealthShown(t *testing.T) {
 	require.JSONEq(t, `["tool_error","tool_error","tool_error","tool_error","tool_error","tool_unavailable"]`, string(v.Result.Value))
 	r := e.do(t, "GET", "/v1/tools", keyAcme, nil)
 	require.Equal(t, http.StatusOK, r.code)
-	var list struct{ Tools []server.ToolInfo }
+	var list struct{ Tools []service.ToolInfo }
 	require.NoError(t, json.Unmarshal(r.body, &list))
 	health := map[string]string{}
 	for _, ti := range list.Tools {
@@ -822,7 +865,7 @@ func TestToolHealthShown(t *testing.T) {
 func TestProfileRequestMayOnlyLower(t *testing.T) {
 	e := newEnv(t, func(o *setup) {
 		o.MaxPolicy = invoker.Policy{MaxRiskUnapproved: toolbox.Critical}
-		o.Profile = func(string) *server.Profile { return &server.Profile{Name: "p"} }
+		o.Profile = func(string) *service.Profile { return &service.Profile{Name: "p"} }
 	})
 	r := e.do(t, "POST", "/v1/chains", keyAcme, map[string]any{"script": "return 1", "policy": map[string]any{"max_risk_unapproved": "CRITICAL"}})
 	require.Equal(t, http.StatusBadRequest, r.code, "%s", r.body)

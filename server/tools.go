@@ -1,85 +1,21 @@
 package server
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
-	"github.com/airlockrt/airlock/govern"
-	"github.com/airlockrt/airlock/toolbox"
+	"github.com/airlockrt/airlock/service"
 )
 
-// ToolInfo describes one tool for GET /v1/tools and `airlock tools --json`.
-type ToolInfo struct {
-	Name        string       `json:"name"`
-	Description string       `json:"description"`
-	Risk        toolbox.Risk `json:"risk"`
-	// Kind is local, hosted, provider_defined or chain; only local tools are
-	// callable from a chain.
-	Kind         string             `json:"kind"`
-	InputSchema  *jsonschema.Schema `json:"input_schema,omitempty"`
-	OutputSchema *jsonschema.Schema `json:"output_schema,omitempty"`
-	// Guidance, Examples, Class, Scopes and ActionRisk are the tool's
-	// declaration as the invoker enforces it (operator overrides
-	// included); see docs/governance.md.
-	Guidance   string                  `json:"guidance,omitempty"`
-	Examples   []ToolExample           `json:"examples,omitempty"`
-	Class      string                  `json:"class,omitempty"`
-	Scopes     []string                `json:"scopes,omitempty"`
-	ActionRisk map[string]toolbox.Risk `json:"action_risk,omitempty"`
-	// Health is the tool's health for the caller's tenant in this
-	// process: healthy, degraded or unavailable (with until: when it may be
-	// tried again). Failures count per tenant; an upstream's rate limit
-	// for every tenant. Local tools only.
-	Health *govern.ToolHealth `json:"health,omitempty"`
+// tools handles GET /v1/tools: every tool, with its health for the
+// caller's tenant.
+func (s *Server) tools(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	writeJSON(w, http.StatusOK, map[string][]service.ToolInfo{"tools": s.svc.Tools(c)})
 }
 
-// ToolExample is one worked call of a tool.
-type ToolExample struct {
-	Description string          `json:"description,omitempty"`
-	Input       json.RawMessage `json:"input"`
-	Output      json.RawMessage `json:"output,omitempty"`
-}
-
-// DescribeTools lists box's tools in registration order, with their
-// health as health reports it (nil: every tool healthy, as in a process
-// that made no call yet).
-func DescribeTools(box *toolbox.Toolbox, health func(tool string) govern.ToolHealth) []ToolInfo {
-	out := []ToolInfo{}
-	for _, e := range box.Entries() {
-		info := e.Info()
-		ti := ToolInfo{
-			Name: info.Name, Description: info.Description, Risk: info.Risk, Kind: info.Kind.String(),
-			InputSchema: info.InputSchema, OutputSchema: info.OutputSchema,
-			Guidance: info.Guidance, Scopes: info.Scopes, ActionRisk: info.ActionRisk,
-		}
-		for _, ex := range info.Examples {
-			ti.Examples = append(ti.Examples, ToolExample{Description: ex.Description, Input: ex.Input, Output: ex.Output})
-		}
-		if info.Kind == toolbox.KindLocal {
-			ti.Class = info.EffectiveClass().String()
-			th := govern.ToolHealth{Status: govern.Healthy}
-			if health != nil {
-				th = health(info.Name)
-			}
-			ti.Health = &th
-		}
-		out = append(out, ti)
-	}
-	return out
-}
-
-func (s *Server) tools(w http.ResponseWriter, r *http.Request, tenant string) {
-	h := s.opts.Runner.Invoker().Governor().Health()
-	writeJSON(w, http.StatusOK, map[string][]ToolInfo{"tools": DescribeTools(s.box, func(tool string) govern.ToolHealth {
-		return h.For(tenant, tool) // the caller's tenant's view
-	})})
-}
-
-func (s *Server) toolsTS(w http.ResponseWriter, r *http.Request, tenant string) {
+// toolsTS handles GET /v1/tools.d.ts.
+func (s *Server) toolsTS(w http.ResponseWriter, r *http.Request, c service.Caller) {
 	w.Header().Set("Content-Type", "application/typescript; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	_, _ = io.WriteString(w, s.box.TypeScript())
+	_, _ = io.WriteString(w, s.svc.TypeScript())
 }

@@ -169,7 +169,7 @@ func New(opts Options) *Session {
 		s.id = "s_" + hex.EncodeToString(b[:])
 	}
 	if s.tenant == "" {
-		s.tenant = "default"
+		s.tenant = blobstore.DefaultTenant
 	}
 	if s.maxTrace <= 0 {
 		s.maxTrace = DefaultMaxTrace

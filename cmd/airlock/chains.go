@@ -8,8 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/airlockrt/airlock/durable"
-	"github.com/airlockrt/airlock/server"
+	"github.com/airlockrt/airlock/approval"
+	"github.com/airlockrt/airlock/service"
 )
 
 const chainsUsage = `airlock chains list|show ID|approve APPROVAL|deny APPROVAL|resume ID|cancel ID [--tenant T] [--config FILE]`
@@ -22,7 +22,7 @@ func (c *cli) chains(ctx context.Context, args []string) error {
 			"approve and deny record the decision and resume the chain in this process; resume continues a chain "+
 			"whose calls were decided (or whose park expired) here; cancel ends a parked chain.", c.stderr)
 	storeFlags(fs)
-	tenant := fs.String("tenant", server.DefaultTenant, "the `tenant` whose chains to act on")
+	tenant := fs.String("tenant", service.DefaultTenant, "the `tenant` whose chains to act on")
 	asJSON := fs.Bool("json", false, "print list as JSON")
 	pos, err := fs.parse(args)
 	if err != nil {
@@ -47,36 +47,38 @@ func (c *cli) chains(ctx context.Context, args []string) error {
 		return fail(exitUsage, "airlock chains reads the fleet's store: set fleet.key (the key the serve processes use) in the configuration")
 	}
 	log := c.logger(cfg, "warn")
-	p, srv, _, _, err := c.apiServer(ctx, cfg, log, func(o *server.Options) { o.FleetPassive = true })
+	// The service is not started: this process does no fleet upkeep, it
+	// only acts on what it is asked to.
+	p, err := c.serviceProcess(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
-	defer closeProcess(p, srv)
-	fleet := srv.Fleet()
+	defer closeProcess(p)
+	svc := p.Service
 	switch verb {
 	case "list":
-		return c.listChains(ctx, fleet, *tenant, *asJSON)
+		return c.listChains(ctx, svc, *tenant, *asJSON)
 	case "show":
-		ch, err := fleet.GetChain(ctx, *tenant, rest[0])
+		v, err := svc.Chain(ctx, *tenant, rest[0])
 		if err != nil {
 			return chainsErr(err)
 		}
-		return c.printJSON(server.StoredView(ch))
+		return c.printJSON(v)
 	case "approve", "deny":
-		a, _, err := fleet.GetApproval(ctx, *tenant, rest[0])
+		a, err := svc.Approval(ctx, *tenant, rest[0])
 		if err != nil {
 			return chainsErr(err)
 		}
-		out, chainID, err := srv.DecideParked(ctx, *tenant, rest[0], verb == "approve", a.ArgsHash)
-		if err != nil && !errors.Is(err, durable.ErrAlreadyDecided) {
+		out, err := svc.Decide(ctx, *tenant, rest[0], service.Decision{Approve: verb == "approve", ArgsHash: a.ArgsHash, Hold: true})
+		if err != nil && !errors.Is(err, approval.ErrAlreadyDecided) {
 			return chainsErr(err)
 		}
-		fmt.Fprintf(c.stderr, "airlock: %s's call %s is %s\n", chainID, a.Tool, out.Decision)
-		return c.resumeChain(ctx, srv, *tenant, chainID)
+		fmt.Fprintf(c.stderr, "airlock: %s's call %s is %s\n", a.SessionID, a.Tool, out.Decision)
+		return c.resumeChain(ctx, svc, *tenant, a.SessionID)
 	case "resume":
-		return c.resumeChain(ctx, srv, *tenant, rest[0])
+		return c.resumeChain(ctx, svc, *tenant, rest[0])
 	case "cancel":
-		v, err := srv.Cancel(ctx, *tenant, rest[0])
+		v, err := svc.Cancel(ctx, *tenant, rest[0])
 		if err != nil {
 			return chainsErr(err)
 		}
@@ -85,24 +87,24 @@ func (c *cli) chains(ctx context.Context, args []string) error {
 	return fail(exitUsage, "unknown chains command %q; usage: %s", verb, chainsUsage)
 }
 
-func (c *cli) resumeChain(ctx context.Context, srv *server.Server, tenant, id string) error {
-	v, err := srv.Resume(ctx, tenant, id)
+func (c *cli) resumeChain(ctx context.Context, svc *service.Service, tenant, id string) error {
+	v, err := svc.Resume(ctx, tenant, id)
 	if err != nil {
 		return chainsErr(err)
 	}
 	return c.printJSON(v)
 }
 
-func (c *cli) listChains(ctx context.Context, fleet *durable.Store, tenant string, asJSON bool) error {
-	var list []server.ChainView
-	if err := fleet.ListChains(ctx, tenant, func(ch *durable.Chain) error {
-		list = append(list, server.StoredView(ch))
+func (c *cli) listChains(ctx context.Context, svc *service.Service, tenant string, asJSON bool) error {
+	var list []service.ChainView
+	if err := svc.StoredChains(ctx, tenant, func(v service.ChainView) error {
+		list = append(list, v)
 		return nil
 	}); err != nil {
 		return fail(exitRuntime, "listing the fleet's chains: %v", err)
 	}
 	if asJSON {
-		return c.printJSON(map[string][]server.ChainView{"chains": list})
+		return c.printJSON(map[string][]service.ChainView{"chains": list})
 	}
 	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CHAIN\tSTATUS\tCREATED\tPENDING")
@@ -123,7 +125,7 @@ func (c *cli) printJSON(v any) error {
 
 // chainsErr words a store error for the command line.
 func chainsErr(err error) error {
-	if errors.Is(err, durable.ErrNotFound) {
+	if errors.Is(err, service.ErrNotFound) {
 		return fail(exitUsage, "no such chain or approval for this tenant (--tenant)")
 	}
 	return fail(exitRuntime, "%v", err)

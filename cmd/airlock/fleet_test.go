@@ -218,7 +218,7 @@ func TestFleetParkKillResumeElsewhere(t *testing.T) {
 	require.Equal(t, "kv_get", first["tool"])
 	require.Equal(t, "ok", first["status"])
 	require.Equal(t, "slow", last["tool"])
-	require.Equal(t, "outcome_unknown", last["reason"])
+	require.Equal(t, "call_interrupted", last["reason"])
 	require.Equal(t, 2.0, last["seq"])
 	_ = c
 }

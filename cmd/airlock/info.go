@@ -16,7 +16,7 @@ import (
 	"github.com/airlockrt/airlock/internal/assemble"
 	"github.com/airlockrt/airlock/internal/config"
 	"github.com/airlockrt/airlock/sandbox"
-	"github.com/airlockrt/airlock/server"
+	"github.com/airlockrt/airlock/service"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -28,9 +28,9 @@ func (c *cli) tools(args []string) error {
 	if err != nil {
 		return err
 	}
-	list := server.DescribeTools(box, nil) // a fresh process: every tool healthy
+	list := service.DescribeTools(box, nil) // a fresh process: every tool healthy
 	if *asJSON {
-		b, err := json.MarshalIndent(map[string][]server.ToolInfo{"tools": list}, "", "  ")
+		b, err := json.MarshalIndent(map[string][]service.ToolInfo{"tools": list}, "", "  ")
 		if err != nil {
 			return err
 		}

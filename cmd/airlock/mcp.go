@@ -25,11 +25,16 @@ func (c *cli) mcp(ctx context.Context, args []string) error {
 		return err
 	}
 	log := c.logger(cfg, "warn")
-	p, srv, ms, _, err := c.apiServer(ctx, cfg, log)
+	p, err := c.serviceProcess(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
-	defer closeProcess(p, srv)
+	defer closeProcess(p)
+	_, ms, err := faces(p, cfg, log)
+	if err != nil {
+		return err
+	}
+	p.Service.Start(ctx)
 	defer p.RunSweeper(time.Minute)()
 	in, out := io.NopCloser(c.stdin), nopWriteCloser{c.stdout}
 	if err := ms.ServeStdio(ctx, in, out); err != nil && ctx.Err() == nil && err != io.EOF {

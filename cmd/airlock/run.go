@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -26,7 +25,7 @@ import (
 )
 
 // cliTenant is the tenant of chains run from the command line.
-const cliTenant = "default"
+const cliTenant = blobstore.DefaultTenant
 
 func (c *cli) run(ctx context.Context, args []string) (int, error) {
 	fs := newFlagSet("run", "SCRIPT.js|.ts|.wasm [flags]",
@@ -103,9 +102,9 @@ func (c *cli) run(ctx context.Context, args []string) (int, error) {
 		_ = p.Close(sctx)
 		cancel()
 	}()
-	opts := chain.Options{SessionID: "ch_" + strings.ToLower(rand.Text()), Tenant: cliTenant, Limits: cfg.Limits, Logger: log}
+	opts := chain.Options{SessionID: chain.NewID(), Tenant: cliTenant, Limits: cfg.Limits, Logger: log}
 	if prof := p.DefaultProfile; prof != nil {
-		opts.Profile, opts.Policy, opts.Tools = prof.Governance, &prof.Policy, prof.Tools
+		opts.Profile, opts.Policy, opts.Tools = prof.Governance, prof.Policy, prof.Tools
 	}
 	var res *chain.RunResult
 	ctx, endSpan := p.Tracer.StartChain(ctx, tracing.Chain{ID: opts.SessionID, Tenant: cliTenant, Language: kind})

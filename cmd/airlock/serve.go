@@ -12,10 +12,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/airlockrt/airlock/durable"
 	"github.com/airlockrt/airlock/internal/assemble"
 	"github.com/airlockrt/airlock/internal/config"
-	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/mcp"
 	"github.com/airlockrt/airlock/server"
 )
@@ -43,11 +41,16 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		return fail(exitUsage, "%v (address %q)", server.ErrNeedsAPIKeys, cfg.Server.Addr)
 	}
 	log := c.logger(cfg, "info")
-	p, srv, ms, mode, err := c.apiServer(ctx, cfg, log)
+	p, err := c.serviceProcess(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
-	defer closeProcess(p, nil)
+	defer closeProcess(p)
+	srv, ms, err := faces(p, cfg, log)
+	if err != nil {
+		return err
+	}
+	p.Service.Start(ctx)
 	defer p.RunSweeper(time.Minute)()
 	srv.Mount("/mcp", ms.Handler())
 	if addr := cfg.Server.MetricsAddr; addr != "" {
@@ -57,7 +60,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		}
 		defer stop()
 	}
-	log.Info("airlock serve", "tools", p.Toolbox.Len(), "approval", string(mode), "store", p.StoreWhere,
+	log.Info("airlock serve", "tools", p.Toolbox.Len(), "approval", string(cmp.Or(cfg.Approval.Mode, config.ApprovalQueue)), "store", p.StoreWhere,
 		"api_keys", len(cfg.Server.APIKeys), "tracing", cmpOr(cfg.Tracing.Exporter, "off"))
 	err = srv.ListenAndServe(ctx, cfg.Server.Addr)
 	if errors.Is(err, server.ErrNeedsAPIKeys) {
@@ -106,111 +109,37 @@ func (c *cli) logger(cfg *config.Config, def string) *slog.Logger {
 	return slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: level}))
 }
 
-// closeProcess shuts srv down (when set) and closes p, within 5s.
-func closeProcess(p *assemble.Process, srv *server.Server) {
+// closeProcess closes p (draining its service), within 5s. A nil p
+// closes nothing.
+func closeProcess(p *assemble.Process) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if srv != nil {
-		_ = srv.Shutdown(ctx)
-	}
 	_ = p.Close(ctx)
 }
 
-// apiServer builds the process, the API server and the MCP server the
-// configuration describes (serve and mcp). The caller closes the process.
-func (c *cli) apiServer(ctx context.Context, cfg *config.Config, log *slog.Logger, edit ...func(*server.Options)) (p *assemble.Process, srv *server.Server, ms *mcp.Server, mode config.ApprovalMode, err error) {
-	mode = cfg.Approval.Mode
-	var approver invoker.ApprovalHandler
-	switch mode {
-	case "", config.ApprovalQueue:
-		mode = config.ApprovalQueue
-	case config.ApprovalPark:
-		// Script chains park; a module's calls wait in the queue.
-	case config.ApprovalAllow:
-		approver = decide(invoker.Approved)
-	case config.ApprovalDeny:
-		approver = decide(invoker.Denied)
-	default:
-		return nil, nil, nil, "", fail(exitUsage, "approval mode %q is for `airlock run`; `airlock serve` and `airlock mcp` take queue (people decide through the API or MCP elicitation), park (the chain waits in the fleet's store), allow or deny", mode)
-	}
+// serviceProcess builds the process with its chain service (serve, mcp,
+// chains). The caller closes the process.
+func (c *cli) serviceProcess(ctx context.Context, cfg *config.Config, log *slog.Logger) (*assemble.Process, error) {
+	return build(ctx, cfg, assemble.Options{Service: true, PoolSize: servePool, TraceOutput: c.stderr, Logger: log})
+}
 
-	p, err = build(ctx, cfg, assemble.Options{
-		Approver: approver, ApprovalMode: string(mode), PoolSize: servePool,
-		TraceOutput: c.stderr, Logger: log,
+// faces builds the HTTP API and the MCP face over p's service.
+func faces(p *assemble.Process, cfg *config.Config, log *slog.Logger) (*server.Server, *mcp.Server, error) {
+	srv, err := server.New(p.Service, server.Options{
+		Store:           p.Store,
+		Gatherer:        p.Registry,
+		BodyTimeout:     cfg.Server.BodyTimeout.D(),
+		MetricsKey:      cfg.Server.MetricsKey.Reveal(),
+		NoMetrics:       cfg.Server.MetricsAddr != "",
+		ShutdownTimeout: cfg.Server.ShutdownTimeout.D(),
+		Logger:          log,
 	})
 	if err != nil {
-		return nil, nil, nil, "", err
+		return nil, nil, err
 	}
-	defer func() {
-		if err != nil {
-			_ = p.Close(context.Background())
-		}
-	}()
-
-	opts := server.Options{
-		Runner:              p.Runner,
-		ToolSets:            p.ToolSets,
-		Limits:              cfg.Limits,
-		MaxPolicy:           cfg.Server.Max.Policy,
-		MaxLimits:           cfg.Server.Max.Limits,
-		Guest:               cfg.Guest,
-		Store:               p.Store,
-		Queue:               p.Queue,
-		ApprovalMode:        string(mode),
-		Registerer:          p.Registry,
-		TracerProvider:      p.TracerProvider,
-		MaxRequestBytes:     int64(cfg.Server.MaxRequestBytes),
-		MaxConcurrentChains: cfg.Server.MaxConcurrentChains,
-		ResultTTL:           cfg.Server.ResultTTL.D(),
-		MaxResults:          cfg.Server.MaxResults,
-		MaxResultsBytes:     int64(cfg.Server.MaxResultsBytes),
-		BodyTimeout:         cfg.Server.BodyTimeout.D(),
-		MetricsKey:          cfg.Server.MetricsKey.Reveal(),
-		NoMetrics:           cfg.Server.MetricsAddr != "",
-		ShutdownTimeout:     cfg.Server.ShutdownTimeout.D(),
-		Logger:              log,
-	}
-	if len(cfg.Server.APIKeys) > 0 {
-		opts.Authenticate = cfg.Server.TenantFor
-		opts.KeyRole = func(key string) server.Role {
-			switch cfg.Server.RoleFor(key) {
-			case config.RoleSubmit:
-				return server.RoleSubmit
-			case config.RoleApprover:
-				return server.RoleApprover
-			}
-			return server.RoleAll
-		}
-	}
-	profiles := map[string]*server.Profile{}
-	for name, prof := range p.Profiles {
-		sp := &server.Profile{Name: name, Governance: prof.Governance, Tools: prof.Tools}
-		if cfg.Profiles[name].Limits != (invoker.Policy{}) {
-			sp.Policy = &prof.Policy
-		}
-		profiles[name] = sp
-	}
-	opts.Profile = func(key string) *server.Profile { return profiles[cfg.ProfileFor(key)] }
-	if key := cfg.Fleet.Key.Reveal(); key != "" {
-		if opts.Fleet, err = durable.New(durable.Options{Blobs: p.Store, Key: []byte(key), Node: cfg.Fleet.Node,
-			Lease: cfg.Fleet.Lease.D()}); err != nil {
-			return nil, nil, nil, "", err
-		}
-		opts.Park, opts.ParkTTL = mode == config.ApprovalPark, cfg.Approval.ParkTTL.D()
-		opts.ProfileNamed = func(name string) *server.Profile { return profiles[name] }
-		if err = opts.Fleet.CheckStore(ctx); err != nil {
-			return nil, nil, nil, "", fail(exitRuntime, "%v", err)
-		}
-	}
-	for _, f := range edit {
-		f(&opts)
-	}
-	if srv, err = server.New(opts); err != nil {
-		return nil, nil, nil, "", err
-	}
-	ms, err = mcp.NewServer(mcp.ServerOptions{API: srv, Toolbox: p.Toolbox, Queue: p.Queue, Store: p.Store, Logger: log, Version: version()})
+	ms, err := mcp.NewServer(p.Service, mcp.ServerOptions{Elicit: true, Store: p.Store, Logger: log, Version: version()})
 	if err != nil {
-		return nil, nil, nil, "", err
+		return nil, nil, err
 	}
-	return p, srv, ms, mode, nil
+	return srv, ms, nil
 }

@@ -1,6 +1,7 @@
 package assemble
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,11 +22,12 @@ import (
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/internal/config"
+	"github.com/airlockrt/airlock/internal/mcptool"
 	"github.com/airlockrt/airlock/internal/metrics"
 	"github.com/airlockrt/airlock/internal/tracing"
 	"github.com/airlockrt/airlock/invoker"
-	"github.com/airlockrt/airlock/mcp"
 	"github.com/airlockrt/airlock/sandbox"
+	"github.com/airlockrt/airlock/service"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -39,6 +41,11 @@ var ErrConfig = errors.New("configuration")
 // builds a process with both engines, no pool, the approval queue as the
 // approver and a registry of its own.
 type Options struct {
+	// Service builds the chain service too (Process.Service), for the
+	// faces that serve chains (serve, mcp, chains); the approver then
+	// follows approval.mode (queue, park, allow or deny) and Approver
+	// must be nil.
+	Service bool
 	// Approver decides calls above the policy's MaxRiskUnapproved. Nil: the
 	// Process's Queue, where people decide through the HTTP API.
 	Approver invoker.ApprovalHandler
@@ -80,7 +87,7 @@ type Process struct {
 	ToolSets map[string][]string
 	// MCP keeps the configured MCP servers' sessions and tools; nil when
 	// none is configured.
-	MCP *mcp.Manager
+	MCP *mcptool.Manager
 	// Store keeps offloaded results; StoreWhere describes it for people.
 	Store      *blobstore.Store
 	StoreWhere string
@@ -99,10 +106,15 @@ type Process struct {
 	Tracer         *tracing.Tracer
 	// Profiles are the configured profiles by name; DefaultProfile is the
 	// one of `airlock run` and of keys naming none (nil: none).
-	Profiles       map[string]*Profile
-	DefaultProfile *Profile
+	Profiles       map[string]*service.Profile
+	DefaultProfile *service.Profile
+	// Service runs and keeps chains for the faces (Options.Service); nil
+	// otherwise. It is built but not started: a face that serves calls
+	// Start; Close drains it.
+	Service *service.Service
 
-	closers []func(context.Context) error
+	registerer prometheus.Registerer
+	closers    []func(context.Context) error
 }
 
 // Build builds a Process from cfg. ctx bounds the start (engine compilation,
@@ -130,6 +142,15 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (p *Process, e
 	}
 	p.closers = append(p.closers, shutdown)
 	p.TracerProvider = tp
+	if opts.Service {
+		if opts.Approver != nil {
+			return nil, errors.New("assemble: Options.Approver is set by approval.mode when Options.Service is")
+		}
+		if opts.Approver, err = approverFor(cfg.Approval.Mode); err != nil {
+			return nil, err
+		}
+		opts.ApprovalMode = string(cmp.Or(cfg.Approval.Mode, config.ApprovalQueue))
+	}
 	p.Tracer = tracing.New(tp, opts.ApprovalMode)
 
 	if p.Toolbox, p.ToolSets, _, err = tools(cfg, opts.LookupEnv); err != nil {
@@ -152,6 +173,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (p *Process, e
 		p.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 		reg = p.Registry
 	}
+	p.registerer = reg
 	p.Queue = approval.NewQueue(approval.Options{
 		Store: p.Store, PreviewBytes: int(cfg.Approval.PreviewBytes), MaxPendingBytes: int64(cfg.Approval.MaxPendingBytes),
 	})
@@ -214,12 +236,22 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (p *Process, e
 	if p.Runner, err = chain.New(inv, p.Engines); err != nil {
 		return nil, err
 	}
+	if opts.Service {
+		if p.Service, err = p.buildService(ctx, cfg, opts); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
 }
 
-// Close releases what Build started, last first: engines, the store, then
-// tracing (flushing spans, bounded by ctx). It returns the first error.
+// Close releases what Build started, last first: the service (draining
+// its chains until ctx ends), engines, the store, then tracing (flushing
+// spans, bounded by ctx). It returns the first error. A nil Process closes
+// nothing.
 func (p *Process) Close(ctx context.Context) error {
+	if p == nil {
+		return nil
+	}
 	var first error
 	for i := len(p.closers) - 1; i >= 0; i-- {
 		if err := p.closers[i](ctx); err != nil && first == nil {

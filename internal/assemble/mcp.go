@@ -12,19 +12,19 @@ import (
 
 	"github.com/airlockrt/airlock/internal/config"
 	"github.com/airlockrt/airlock/internal/httptool"
-	"github.com/airlockrt/airlock/mcp"
+	"github.com/airlockrt/airlock/internal/mcptool"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
 // mcpSpecs returns the configured MCP servers as the client takes them,
 // each checked at its position.
-func mcpSpecs(cfg *config.Config) ([]mcp.ServerSpec, []error) {
-	var specs []mcp.ServerSpec
+func mcpSpecs(cfg *config.Config) ([]mcptool.ServerSpec, []error) {
+	var specs []mcptool.ServerSpec
 	var errs []error
 	seen := map[string]int{}
 	for i, s := range cfg.MCPServers {
 		key := fmt.Sprintf("mcp_servers[%d]", i)
-		spec := mcp.ServerSpec{
+		spec := mcptool.ServerSpec{
 			Name: s.Name, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers,
 			PerTenant: s.PerTenant, Risk: s.Risk, Scopes: s.Scopes, Tools: s.Tools, StartTimeout: time.Duration(s.StartTimeout), KeepAlive: time.Duration(s.KeepAlive),
 		}
@@ -71,7 +71,7 @@ func mcpAdjust(cfg *config.Config) func(toolbox.Info) toolbox.Info {
 // startMCP connects to the configured MCP servers and registers their
 // tools in box, waiting for their first tool lists up to the longest start
 // timeout. The Manager is nil when none is configured.
-func startMCP(ctx context.Context, cfg *config.Config, box *toolbox.Toolbox, lookup func(string) (string, bool), log *slog.Logger) (*mcp.Manager, error) {
+func startMCP(ctx context.Context, cfg *config.Config, box *toolbox.Toolbox, lookup func(string) (string, bool), log *slog.Logger) (*mcptool.Manager, error) {
 	specs, errs := mcpSpecs(cfg)
 	if len(errs) > 0 {
 		return nil, errs[0]
@@ -84,9 +84,9 @@ func startMCP(ctx context.Context, cfg *config.Config, box *toolbox.Toolbox, loo
 	}
 	wait := time.Duration(0)
 	for _, s := range specs {
-		wait = max(wait, cmp.Or(s.StartTimeout, mcp.DefaultStartTimeout))
+		wait = max(wait, cmp.Or(s.StartTimeout, mcptool.DefaultStartTimeout))
 	}
-	return mcp.Start(ctx, box, specs, mcp.Options{
+	return mcptool.Start(ctx, box, specs, mcptool.Options{
 		Secrets: httptool.EnvSecrets(lookup), Adjust: mcpAdjust(cfg), Logger: log, Wait: wait,
 	})
 }

@@ -9,28 +9,17 @@ import (
 	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/internal/config"
 	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/service"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
-// Profile is a configured profile, built once: its governance, its
-// limits (tightened into the configured policy) and its tool allow-list.
-type Profile struct {
-	// Name is the profile's name in the configuration.
-	Name string
-	// Governance is what the invoker enforces for the profile's chains.
-	Governance *govern.Profile
-	// Policy is the configured policy tightened by the profile's limits.
-	Policy invoker.Policy
-	// Tools is the profile's tool allow-list, set names expanded; nil
-	// allows every tool.
-	Tools []string
-}
-
-// profiles builds every configured profile. The configuration was
+// profiles builds every configured profile: its governance, its limits
+// tightened into the configured policy (Policy nil when it sets none) and
+// its tool allow-list with set names expanded. The configuration was
 // validated; a tool the allow-list names that is not configured is an
 // error at its position.
-func profiles(cfg *config.Config, box *toolbox.Toolbox, sets map[string][]string) (map[string]*Profile, error) {
-	out := map[string]*Profile{}
+func profiles(cfg *config.Config, box *toolbox.Toolbox, sets map[string][]string) (map[string]*service.Profile, error) {
+	out := map[string]*service.Profile{}
 	for _, name := range slices.Sorted(maps.Keys(cfg.Profiles)) {
 		p := cfg.Profiles[name]
 		key := "profiles." + name
@@ -42,7 +31,10 @@ func profiles(cfg *config.Config, box *toolbox.Toolbox, sets map[string][]string
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, &config.Error{Pos: cfg.Where(key + ".limits"), Key: key + ".limits", Reason: err.Error()})
 		}
-		prof := &Profile{Name: name, Governance: gov, Policy: pol}
+		prof := &service.Profile{Name: name, Governance: gov}
+		if p.Limits != (invoker.Policy{}) {
+			prof.Policy = &pol
+		}
 		if p.Tools != nil {
 			prof.Tools = []string{}
 			for i, t := range p.Tools {

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -56,7 +57,7 @@ type space struct {
 }
 
 // DefaultTenant is the tenant of calls that carry no caller.
-const DefaultTenant = "default"
+const DefaultTenant = blobstore.DefaultTenant
 
 // MaxTenants is how many tenants a State keeps state for.
 const MaxTenants = 1000

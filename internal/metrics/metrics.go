@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/airlockrt/airlock/blobstore"
+	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/session"
 	"github.com/airlockrt/airlock/toolbox"
@@ -27,7 +28,16 @@ const (
 
 // Chain statuses accepted as the status label of the chain metrics; any
 // other value is counted as Other.
-var chainStatuses = set("ok", "error", "timeout", "cancelled", "limit_exceeded")
+// A chain's stretch ends with a final status or parked (chain.Statuses).
+var chainStatuses = func() map[string]struct{} {
+	var vs []string
+	for _, s := range chain.Statuses() {
+		if s.Final() || s == chain.StatusParked {
+			vs = append(vs, string(s))
+		}
+	}
+	return set(vs...)
+}()
 
 var callStatuses = set(string(session.StatusOK), string(session.StatusError),
 	string(session.StatusDenied), string(session.StatusTimeout))

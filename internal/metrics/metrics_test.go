@@ -202,12 +202,16 @@ func TestChains(t *testing.T) {
 	end("error", 0) // a second call is ignored
 	require.Equal(t, 0.0, count(t, reg, "airlock_chains_in_flight", nil))
 	m.StartChain()("limit_exceeded", 0)
+	m.StartChain()("parked", 0)
+	m.StartChain()("waiting_approval", 0) // not how a stretch ends: other
 
 	expected := `
 # HELP airlock_chains_total Chains run, by final status.
 # TYPE airlock_chains_total counter
 airlock_chains_total{status="limit_exceeded"} 1
 airlock_chains_total{status="ok"} 1
+airlock_chains_total{status="other"} 1
+airlock_chains_total{status="parked"} 1
 `
 	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(expected), "airlock_chains_total"))
 	require.Equal(t, 1.0, count(t, reg, "airlock_chain_duration_seconds", map[string]string{"status": "ok"}))

@@ -1,4 +1,4 @@
-package mcp_test
+package mcptool_test
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/airlockrt/airlock/internal/mcptool"
 	"github.com/airlockrt/airlock/invoker"
-	"github.com/airlockrt/airlock/mcp"
 	"github.com/airlockrt/airlock/session"
 	"github.com/airlockrt/airlock/toolbox"
 )
@@ -20,10 +20,10 @@ import (
 // own; the number of tenant sessions is bounded.
 func TestPerTenant(t *testing.T) {
 	ctx := context.Background()
-	defer mcp.SetMaxTenantSessions(2)()
+	defer mcptool.SetMaxTenantSessions(2)()
 	spec := stdioSpec(t)
 	spec.PerTenant = true
-	m, box := start(t, nil, []mcp.ServerSpec{spec}, mcp.Options{})
+	m, box := start(t, nil, []mcptool.ServerSpec{spec}, mcptool.Options{})
 	catalog := m.PID("everything", "")
 	require.NotZero(t, catalog)
 	require.Zero(t, m.TenantSessions("everything"), "no tenant called yet")
@@ -125,7 +125,7 @@ func TestPerTenantHTTP(t *testing.T) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: req.Session.ID()}}}, nil, nil
 		})
 	url, _ := goServer(t, srv)
-	m, box := start(t, nil, []mcp.ServerSpec{{Name: "go", URL: url, PerTenant: true}}, mcp.Options{})
+	m, box := start(t, nil, []mcptool.ServerSpec{{Name: "go", URL: url, PerTenant: true}}, mcptool.Options{})
 	whoami := func(tenant string) string {
 		out, err := call(toolbox.WithCaller(ctx, caller{"s_" + tenant, tenant}), t, box, "go_whoami", `{}`)
 		require.NoError(t, err)

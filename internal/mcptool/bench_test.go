@@ -1,4 +1,4 @@
-package mcp_test
+package mcptool_test
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/internal/mcptest"
+	"github.com/airlockrt/airlock/internal/mcptool"
 	"github.com/airlockrt/airlock/invoker"
-	"github.com/airlockrt/airlock/mcp"
 	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/toolbox"
 )
@@ -32,12 +32,12 @@ func BenchmarkRoundTrip(b *testing.B) {
 	srv := mcptest.StartHTTP(b)
 	transports := []struct {
 		name string
-		spec mcp.ServerSpec
+		spec mcptool.ServerSpec
 		make func() sdk.Transport
 	}{
-		{"stdio", mcp.ServerSpec{Name: "everything", Command: "node", Args: []string{entry}},
+		{"stdio", mcptool.ServerSpec{Name: "everything", Command: "node", Args: []string{entry}},
 			func() sdk.Transport { return &sdk.CommandTransport{Command: exec.Command("node", entry)} }},
-		{"http", mcp.ServerSpec{Name: "everything", URL: srv.URL},
+		{"http", mcptool.ServerSpec{Name: "everything", URL: srv.URL},
 			func() sdk.Transport {
 				return &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{}}
 			}},
@@ -70,7 +70,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 		})
 		b.Run("chain/"+tr.name, func(b *testing.B) {
 			box := &toolbox.Toolbox{}
-			m, err := mcp.Start(ctx, box, []mcp.ServerSpec{tr.spec}, mcp.Options{Wait: 30 * time.Second})
+			m, err := mcptool.Start(ctx, box, []mcptool.ServerSpec{tr.spec}, mcptool.Options{Wait: 30 * time.Second})
 			require.NoError(b, err)
 			defer m.Close()
 			require.True(b, box.Has("everything_echo"))

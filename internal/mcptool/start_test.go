@@ -1,4 +1,4 @@
-package mcp_test
+package mcptool_test
 
 import (
 	"context"
@@ -17,18 +17,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/airlockrt/airlock/internal/mcptest"
+	"github.com/airlockrt/airlock/internal/mcptool"
 	"github.com/airlockrt/airlock/invoker"
-	"github.com/airlockrt/airlock/mcp"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
 // startDown starts a Manager whose servers are not expected to come up.
-func startDown(t *testing.T, specs []mcp.ServerSpec, opts mcp.Options) (*mcp.Manager, *toolbox.Toolbox) {
+func startDown(t *testing.T, specs []mcptool.ServerSpec, opts mcptool.Options) (*mcptool.Manager, *toolbox.Toolbox) {
 	t.Helper()
 	box, err := toolbox.New()
 	require.NoError(t, err)
-	m := within(t, 15*time.Second, "Start", func() *mcp.Manager {
-		m, err := mcp.Start(context.Background(), box, specs, opts)
+	m := within(t, 15*time.Second, "Start", func() *mcptool.Manager {
+		m, err := mcptool.Start(context.Background(), box, specs, opts)
 		require.NoError(t, err)
 		return m
 	})
@@ -42,18 +42,18 @@ func startDown(t *testing.T, specs []mcp.ServerSpec, opts mcp.Options) (*mcp.Man
 func TestStartFails(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		spec    mcp.ServerSpec
+		spec    mcptool.ServerSpec
 		wantErr string
 	}{
-		{"missing", mcp.ServerSpec{Name: "s", Command: "/nonexistent/airlock-mcp-test"}, `starting "/nonexistent/airlock-mcp-test"`},
-		{"exits", mcp.ServerSpec{Name: "s", Command: "sh", Args: []string{"-c", "exit 7"}}, "starting: "},
-		{"hangs", mcp.ServerSpec{Name: "s", Command: "sleep", Args: []string{"100"}, StartTimeout: time.Second}, "did not initialize within 1s"},
+		{"missing", mcptool.ServerSpec{Name: "s", Command: "/nonexistent/airlock-mcp-test"}, `starting "/nonexistent/airlock-mcp-test"`},
+		{"exits", mcptool.ServerSpec{Name: "s", Command: "sh", Args: []string{"-c", "exit 7"}}, "starting: "},
+		{"hangs", mcptool.ServerSpec{Name: "s", Command: "sleep", Args: []string{"100"}, StartTimeout: time.Second}, "did not initialize within 1s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			// Start with a Wait returns when the wait ends, not before
 			// the server is up nor later.
-			m, box := startDown(t, []mcp.ServerSpec{tc.spec}, mcp.Options{Wait: 2 * time.Second})
+			m, box := startDown(t, []mcptool.ServerSpec{tc.spec}, mcptool.Options{Wait: 2 * time.Second})
 			select {
 			case <-m.Ready("s"):
 				t.Fatal("the server listed tools")
@@ -82,10 +82,10 @@ func TestStartFails(t *testing.T) {
 func TestTenantStartFails(t *testing.T) {
 	ctx := context.Background()
 	block := filepath.Join(t.TempDir(), "block")
-	spec := mcp.ServerSpec{Name: "everything", Command: "sh", PerTenant: true,
+	spec := mcptool.ServerSpec{Name: "everything", Command: "sh", PerTenant: true,
 		Args: []string{"-c", `test -e "$BLOCK" && exit 3; exec node "$0"`, mcptest.Everything(t)},
 		Env:  map[string]string{"BLOCK": block}}
-	m, box := start(t, nil, []mcp.ServerSpec{spec}, mcp.Options{})
+	m, box := start(t, nil, []mcptool.ServerSpec{spec}, mcptool.Options{})
 	require.NoError(t, os.WriteFile(block, nil, 0o600))
 
 	_, err := call(toolbox.WithCaller(ctx, caller{"s1", "acme"}), t, box, "everything_get_sum", `{"a": 1, "b": 2}`)
@@ -122,12 +122,12 @@ func TestSecrets(t *testing.T) {
 	ctx := context.Background()
 	t.Setenv("AIRLOCK_TEST_CANARY", "canary-5h1")
 	logs := &syncBuffer{}
-	opts := mcp.Options{Secrets: toolbox.SecretsFunc(secrets), Logger: bufLogger(logs)}
+	opts := mcptool.Options{Secrets: toolbox.SecretsFunc(secrets), Logger: bufLogger(logs)}
 
 	t.Run("stdio env", func(t *testing.T) {
 		spec := stdioSpec(t)
 		spec.Env = map[string]string{"API_TOKEN": "Bearer ${env:MY_SECRET}", "PLAIN": "plain"}
-		_, box := start(t, nil, []mcp.ServerSpec{spec}, opts)
+		_, box := start(t, nil, []mcptool.ServerSpec{spec}, opts)
 		out, err := call(ctx, t, box, "everything_get_env", `{}`)
 		require.NoError(t, err)
 		var text string
@@ -155,8 +155,8 @@ func TestSecrets(t *testing.T) {
 				return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "bad token " + secret}}}, nil, nil
 			})
 		url, auth := goServer(t, srv)
-		spec := mcp.ServerSpec{Name: "go", URL: url, Headers: map[string]string{"Authorization": "Bearer ${env:MY_SECRET}"}}
-		_, box := start(t, nil, []mcp.ServerSpec{spec}, opts)
+		spec := mcptool.ServerSpec{Name: "go", URL: url, Headers: map[string]string{"Authorization": "Bearer ${env:MY_SECRET}"}}
+		_, box := start(t, nil, []mcptool.ServerSpec{spec}, opts)
 		_, err := call(ctx, t, box, "go_alpha", `{"text": "x"}`)
 		require.NoError(t, err)
 		seen := auth()
@@ -184,9 +184,9 @@ func TestSecrets(t *testing.T) {
 		{"line break", `exit 1`, "${env:BROKEN}", "TOKEN: the value holds a line break or NUL"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			spec := mcp.ServerSpec{Name: "s", Command: "sh", Args: []string{"-c", tc.script},
+			spec := mcptool.ServerSpec{Name: "s", Command: "sh", Args: []string{"-c", tc.script},
 				Env: map[string]string{"TOKEN": tc.env}, StartTimeout: 3 * time.Second}
-			m, _ := startDown(t, []mcp.ServerSpec{spec}, opts)
+			m, _ := startDown(t, []mcptool.ServerSpec{spec}, opts)
 			eventually(t, "the error is reported", func() bool {
 				return strings.Contains(status(t, m, "s").Error, tc.wantErr)
 			})

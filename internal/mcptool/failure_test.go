@@ -1,4 +1,4 @@
-package mcp_test
+package mcptool_test
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/airlockrt/airlock/internal/mcptest"
+	"github.com/airlockrt/airlock/internal/mcptool"
 	"github.com/airlockrt/airlock/invoker"
-	"github.com/airlockrt/airlock/mcp"
 	"github.com/airlockrt/airlock/session"
 	"github.com/airlockrt/airlock/toolbox"
 )
@@ -37,7 +37,7 @@ func within[T any](t *testing.T, d time.Duration, what string, f func() T) T {
 func TestServerKilledMidCall(t *testing.T) {
 	for _, tr := range []string{"stdio", "http"} {
 		t.Run(tr, func(t *testing.T) {
-			var spec mcp.ServerSpec
+			var spec mcptool.ServerSpec
 			var kill, revive func()
 			switch tr {
 			case "stdio":
@@ -45,10 +45,10 @@ func TestServerKilledMidCall(t *testing.T) {
 				// its restarts fail (exit at once) while the block file is
 				// there, to see the calls made while it is down.
 				block := filepath.Join(t.TempDir(), "block")
-				spec = mcp.ServerSpec{Name: "everything", Command: "sh",
+				spec = mcptool.ServerSpec{Name: "everything", Command: "sh",
 					Args: []string{"-c", `test -e "$BLOCK" && exit 3; exec node "$0"`, mcptest.Everything(t)},
 					Env:  map[string]string{"BLOCK": block}}
-				var m *mcp.Manager
+				var m *mcptool.Manager
 				kill = func() {
 					require.NoError(t, os.WriteFile(block, nil, 0o600))
 					pid := m.PID("everything", "")
@@ -56,20 +56,20 @@ func TestServerKilledMidCall(t *testing.T) {
 					require.NoError(t, syscall.Kill(-pid, syscall.SIGKILL))
 				}
 				revive = func() { require.NoError(t, os.Remove(block)) }
-				runKilled(t, spec, func(mm *mcp.Manager) { m = mm }, func() { kill() }, func() { revive() })
+				runKilled(t, spec, func(mm *mcptool.Manager) { m = mm }, func() { kill() }, func() { revive() })
 			case "http":
 				port := mcptest.FreePort(t)
 				srv := mcptest.StartHTTPOn(t, port)
-				spec = mcp.ServerSpec{Name: "everything", URL: srv.URL}
-				runKilled(t, spec, func(*mcp.Manager) {}, srv.Kill, func() { mcptest.StartHTTPOn(t, port) })
+				spec = mcptool.ServerSpec{Name: "everything", URL: srv.URL}
+				runKilled(t, spec, func(*mcptool.Manager) {}, srv.Kill, func() { mcptest.StartHTTPOn(t, port) })
 			}
 		})
 	}
 }
 
-func runKilled(t *testing.T, spec mcp.ServerSpec, got func(*mcp.Manager), kill, revive func()) {
+func runKilled(t *testing.T, spec mcptool.ServerSpec, got func(*mcptool.Manager), kill, revive func()) {
 	ctx := context.Background()
-	m, box := start(t, nil, []mcp.ServerSpec{spec}, mcp.Options{})
+	m, box := start(t, nil, []mcptool.ServerSpec{spec}, mcptool.Options{})
 	got(m)
 	inv := newInvoker(t, box, invoker.Policy{CallTimeout: 60 * time.Second})
 
@@ -147,7 +147,7 @@ func TestSlowCallTimesOut(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
 			spec, _ := tr.spec(t)
-			m, box := start(t, nil, []mcp.ServerSpec{spec}, mcp.Options{})
+			m, box := start(t, nil, []mcptool.ServerSpec{spec}, mcptool.Options{})
 			inv := newInvoker(t, box, invoker.Policy{CallTimeout: time.Second, ApprovalTimeout: 500 * time.Millisecond})
 			type invoked struct {
 				res invoker.Result
@@ -178,7 +178,7 @@ func TestCloseDuringCall(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
 			spec, _ := tr.spec(t)
-			m, box := start(t, nil, []mcp.ServerSpec{spec}, mcp.Options{})
+			m, box := start(t, nil, []mcptool.ServerSpec{spec}, mcptool.Options{})
 			pid := m.PID("everything", "")
 			done := make(chan error, 1)
 			go func() {

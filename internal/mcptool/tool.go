@@ -1,4 +1,4 @@
-package mcp
+package mcptool
 
 import (
 	"context"
@@ -306,4 +306,10 @@ func mimeOr(m, def string) string {
 		return def
 	}
 	return strings.ToLower(m)
+}
+
+// textual reports whether a MIME type is text a result carries as a
+// string.
+func textual(mime string) bool {
+	return strings.HasPrefix(mime, "text/") || strings.HasPrefix(mime, "application/json")
 }

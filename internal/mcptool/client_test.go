@@ -1,4 +1,4 @@
-package mcp_test
+package mcptool_test
 
 import (
 	"bytes"
@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/internal/mcptool"
 	"github.com/airlockrt/airlock/invoker"
-	"github.com/airlockrt/airlock/mcp"
 	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/session"
 	"github.com/airlockrt/airlock/toolbox"
@@ -29,7 +29,7 @@ func TestEverything(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			spec, _ := tr.spec(t)
 			spec.Risk = map[string]toolbox.Risk{"echo": toolbox.Critical}
-			m, box := start(t, nil, []mcp.ServerSpec{spec}, mcp.Options{})
+			m, box := start(t, nil, []mcptool.ServerSpec{spec}, mcptool.Options{})
 			inv := newInvoker(t, box, invoker.Policy{})
 
 			t.Run("names", func(t *testing.T) {
@@ -166,7 +166,7 @@ func TestEverything(t *testing.T) {
 // entries with $artifact refs of the blob store holding their bytes.
 func TestEverythingChainFiles(t *testing.T) {
 	ctx := context.Background()
-	_, box := start(t, nil, []mcp.ServerSpec{stdioSpec(t)}, mcp.Options{})
+	_, box := start(t, nil, []mcptool.ServerSpec{stdioSpec(t)}, mcptool.Options{})
 	inv, store := newInvokerStore(t, box, invoker.Policy{})
 	engine, err := sandbox.NewScriptEngine(ctx, sandbox.ScriptOptions{})
 	require.NoError(t, err)

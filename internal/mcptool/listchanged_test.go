@@ -1,4 +1,4 @@
-package mcp_test
+package mcptool_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/airlockrt/airlock/internal/mcptest"
-	"github.com/airlockrt/airlock/mcp"
+	"github.com/airlockrt/airlock/internal/mcptool"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -24,12 +24,12 @@ import (
 // exists; the tools still arrive, by the list airlock reads once more a
 // second after the session starts.
 func TestListChangedEverything(t *testing.T) {
-	for name, spec := range map[string]mcp.ServerSpec{
+	for name, spec := range map[string]mcptool.ServerSpec{
 		"stdio": stdioSpec(t),
 		"http":  {Name: "everything", URL: mcptest.StartHTTP(t).URL},
 	} {
 		t.Run(name, func(t *testing.T) {
-			m, box := start(t, nil, []mcp.ServerSpec{spec}, mcp.Options{})
+			m, box := start(t, nil, []mcptool.ServerSpec{spec}, mcptool.Options{})
 			eventually(t, "the conditional tool is registered and a refresh counted", func() bool {
 				st := status(t, m, "everything")
 				return box.Has("everything_simulate_research_query") && st.Refreshes >= 1
@@ -79,8 +79,8 @@ func TestListChangedGoServer(t *testing.T) {
 	addUpper(srv, "alpha", "Alpha tool.")
 	addUpper(srv, "beta.v2", "Beta tool.")
 	url, _ := goServer(t, srv)
-	spec := mcp.ServerSpec{Name: "go", URL: url, Risk: map[string]toolbox.Risk{"*": toolbox.Critical, "alpha": toolbox.Safe}}
-	m, box := start(t, nil, []mcp.ServerSpec{spec}, mcp.Options{})
+	spec := mcptool.ServerSpec{Name: "go", URL: url, Risk: map[string]toolbox.Risk{"*": toolbox.Critical, "alpha": toolbox.Safe}}
+	m, box := start(t, nil, []mcptool.ServerSpec{spec}, mcptool.Options{})
 
 	require.Equal(t, []string{"go_alpha", "go_beta_v2"}, status(t, m, "go").Tools)
 	e, _ := box.Lookup("go_alpha")
@@ -130,15 +130,15 @@ func TestToolsFilterAndAdjust(t *testing.T) {
 	url, _ := goServer(t, srv)
 	var mu sync.Mutex
 	var adjusted []string
-	opts := mcp.Options{Adjust: func(i toolbox.Info) toolbox.Info {
+	opts := mcptool.Options{Adjust: func(i toolbox.Info) toolbox.Info {
 		mu.Lock()
 		adjusted = append(adjusted, i.Name)
 		mu.Unlock()
 		i.Description = "Adjusted: " + i.Description
 		return i
 	}}
-	spec := mcp.ServerSpec{Name: "go", URL: url, Tools: []string{"alpha", "gamma"}, Scopes: []string{"crm:read"}}
-	m, box := start(t, nil, []mcp.ServerSpec{spec}, opts)
+	spec := mcptool.ServerSpec{Name: "go", URL: url, Tools: []string{"alpha", "gamma"}, Scopes: []string{"crm:read"}}
+	m, box := start(t, nil, []mcptool.ServerSpec{spec}, opts)
 	require.Equal(t, []string{"go_alpha"}, status(t, m, "go").Tools)
 	e, _ := box.Lookup("go_alpha")
 	require.Equal(t, "Adjusted: Alpha tool.", e.Info().Description)

@@ -1,4 +1,4 @@
-package server
+package service
 
 import (
 	"encoding/json"
@@ -17,13 +17,6 @@ import (
 const (
 	maxEvents     = 1024
 	maxEventBytes = 1 << 20
-)
-
-// A chain's status until it ends: running, or waiting_approval while one
-// of its calls waits for a decision in the approval queue.
-const (
-	statusRunning         = "running"
-	statusWaitingApproval = "waiting_approval"
 )
 
 // run is one chain submitted through the API.
@@ -230,9 +223,9 @@ type ChainView struct {
 func (r *run) view() ChainView {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	v := ChainView{ID: r.id, Tenant: r.tenant, Status: statusRunning, Language: r.lang, Created: r.created}
+	v := ChainView{ID: r.id, Tenant: r.tenant, Status: string(chain.StatusRunning), Language: r.lang, Created: r.created}
 	if len(r.pending) > 0 {
-		v.Status = statusWaitingApproval
+		v.Status = string(chain.StatusWaitingApproval)
 	}
 	if r.result != nil {
 		v.Status, v.Finished, v.Result = string(r.result.Status), r.finished, r.result

@@ -1,4 +1,4 @@
-package mcp_test
+package mcptool_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/airlockrt/airlock/mcp"
+	"github.com/airlockrt/airlock/internal/mcptool"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -42,9 +42,9 @@ func TestHostileServer(t *testing.T) {
 	srv.AddTool(&sdk.Tool{Name: "flood", Description: "one message above the bound", InputSchema: obj}, handler(1, 13<<20))
 	srv.AddTool(&sdk.Tool{Name: "fine", Description: "fine", InputSchema: obj}, handler(32, 1))
 	url, _ := goServer(t, srv)
-	m, box := start(t, nil, []mcp.ServerSpec{{Name: "h", URL: url}}, mcp.Options{})
+	m, box := start(t, nil, []mcptool.ServerSpec{{Name: "h", URL: url}}, mcptool.Options{})
 	require.ElementsMatch(t, []string{"h_many", "h_heavy", "h_fine", "h_flood"}, box.Names())
-	mcp.SetMaxResultBytes(t, 4<<20)
+	mcptool.SetMaxResultBytes(t, 4<<20)
 
 	// No annotations: the protocol's defaults, destructive and open-world,
 	// so HIGH, never SAFE.
@@ -100,7 +100,7 @@ func TestHungServerIsRestarted(t *testing.T) {
 		}
 	})
 	url, _ := goServer(t, srv)
-	m, box := start(t, nil, []mcp.ServerSpec{{Name: "h", URL: url, KeepAlive: time.Second}}, mcp.Options{})
+	m, box := start(t, nil, []mcptool.ServerSpec{{Name: "h", URL: url, KeepAlive: time.Second}}, mcptool.Options{})
 	_, err := call(context.Background(), t, box, "h_upper", `{"text": "a"}`)
 	require.NoError(t, err)
 	require.Zero(t, status(t, m, "h").Restarts, "pings answered: the session stays")

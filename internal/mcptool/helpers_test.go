@@ -1,4 +1,4 @@
-package mcp_test
+package mcptool_test
 
 import (
 	"bytes"
@@ -14,8 +14,9 @@ import (
 	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/blobstore/memblob"
 	"github.com/airlockrt/airlock/internal/mcptest"
+	"github.com/airlockrt/airlock/internal/mcptool"
 	"github.com/airlockrt/airlock/invoker"
-	"github.com/airlockrt/airlock/mcp"
+	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/session"
 	"github.com/airlockrt/airlock/toolbox"
 )
@@ -24,33 +25,33 @@ import (
 // "everything", and for HTTP the running server.
 type transport struct {
 	name string
-	spec func(t *testing.T) (mcp.ServerSpec, *mcptest.Server)
+	spec func(t *testing.T) (mcptool.ServerSpec, *mcptest.Server)
 }
 
 var transports = []transport{
-	{"stdio", func(t *testing.T) (mcp.ServerSpec, *mcptest.Server) {
+	{"stdio", func(t *testing.T) (mcptool.ServerSpec, *mcptest.Server) {
 		return stdioSpec(t), nil
 	}},
-	{"http", func(t *testing.T) (mcp.ServerSpec, *mcptest.Server) {
+	{"http", func(t *testing.T) (mcptool.ServerSpec, *mcptest.Server) {
 		srv := mcptest.StartHTTP(t)
-		return mcp.ServerSpec{Name: "everything", URL: srv.URL}, srv
+		return mcptool.ServerSpec{Name: "everything", URL: srv.URL}, srv
 	}},
 }
 
-func stdioSpec(t *testing.T) mcp.ServerSpec {
-	return mcp.ServerSpec{Name: "everything", Command: "node", Args: []string{mcptest.Everything(t)}}
+func stdioSpec(t *testing.T) mcptool.ServerSpec {
+	return mcptool.ServerSpec{Name: "everything", Command: "node", Args: []string{mcptest.Everything(t)}}
 }
 
 // start starts a Manager over box (a new one when nil) and waits up to
 // 30s for every server's first tool list; the test's cleanup closes it.
-func start(t *testing.T, box *toolbox.Toolbox, specs []mcp.ServerSpec, opts mcp.Options) (*mcp.Manager, *toolbox.Toolbox) {
+func start(t *testing.T, box *toolbox.Toolbox, specs []mcptool.ServerSpec, opts mcptool.Options) (*mcptool.Manager, *toolbox.Toolbox) {
 	t.Helper()
 	if box == nil {
 		var err error
 		box, err = toolbox.New()
 		require.NoError(t, err)
 	}
-	m, err := mcp.Start(context.Background(), box, specs, opts)
+	m, err := mcptool.Start(context.Background(), box, specs, opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = m.Close() })
 	for _, s := range specs {
@@ -104,7 +105,7 @@ func call(ctx context.Context, t *testing.T, box *toolbox.Toolbox, name, args st
 }
 
 // status returns the status of server name.
-func status(t *testing.T, m *mcp.Manager, name string) mcp.Status {
+func status(t *testing.T, m *mcptool.Manager, name string) mcptool.Status {
 	t.Helper()
 	for _, s := range m.Status() {
 		if s.Name == name {
@@ -112,7 +113,7 @@ func status(t *testing.T, m *mcp.Manager, name string) mcp.Status {
 		}
 	}
 	t.Fatalf("no status of %s", name)
-	return mcp.Status{}
+	return mcptool.Status{}
 }
 
 // eventually waits up to 30s for cond.
@@ -147,4 +148,18 @@ func (s *syncBuffer) String() string {
 
 func bufLogger(buf *syncBuffer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+var (
+	engineOnce sync.Once
+	engine     *sandbox.ScriptEngine
+	engineErr  error
+)
+
+func scripts(t testing.TB) *sandbox.ScriptEngine {
+	engineOnce.Do(func() {
+		engine, engineErr = sandbox.NewScriptEngine(context.Background(), sandbox.ScriptOptions{})
+	})
+	require.NoError(t, engineErr)
+	return engine
 }

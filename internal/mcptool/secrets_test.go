@@ -1,4 +1,4 @@
-package mcp_test
+package mcptool_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/airlockrt/airlock/mcp"
+	"github.com/airlockrt/airlock/internal/mcptool"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -45,7 +45,7 @@ func TestServerQuotesItsSecret(t *testing.T) {
 		return nil, fmt.Errorf("bad key %s", r.Extra.Header.Get("X-Api-Key"))
 	})
 	url, _ := goServer(t, srv)
-	_, box := start(t, nil, []mcp.ServerSpec{{Name: "h", URL: url, Headers: map[string]string{"X-Api-Key": headerSecret}}}, mcp.Options{})
+	_, box := start(t, nil, []mcptool.ServerSpec{{Name: "h", URL: url, Headers: map[string]string{"X-Api-Key": headerSecret}}}, mcptool.Options{})
 	require.False(t, box.Has("h_declares"), "a declaration holding the secret is not registered")
 	require.NotContains(t, box.TypeScript(), headerSecret)
 
@@ -81,8 +81,8 @@ func TestRedirectsAreNotFollowed(t *testing.T) {
 		http.Redirect(w, r, other.URL+"/mcp", http.StatusTemporaryRedirect)
 	}))
 	defer configured.Close()
-	m, err := mcp.Start(context.Background(), &toolbox.Toolbox{}, []mcp.ServerSpec{{Name: "r", URL: configured.URL,
-		Headers: map[string]string{"X-Api-Key": headerSecret, "Authorization": "Bearer " + headerSecret}}}, mcp.Options{})
+	m, err := mcptool.Start(context.Background(), &toolbox.Toolbox{}, []mcptool.ServerSpec{{Name: "r", URL: configured.URL,
+		Headers: map[string]string{"X-Api-Key": headerSecret, "Authorization": "Bearer " + headerSecret}}}, mcptool.Options{})
 	require.NoError(t, err)
 	defer m.Close()
 	eventually(t, "the start fails", func() bool { return status(t, m, "r").Error != "" })
@@ -102,8 +102,8 @@ func TestRiskOverrideSurvivesARename(t *testing.T) {
 			return &sdk.CallToolResult{}, nil
 		})
 	url, _ := goServer(t, srv)
-	_, box := start(t, nil, []mcp.ServerSpec{{Name: "gh", URL: url, Risk: map[string]toolbox.Risk{"create_issue": toolbox.Critical},
-		Tools: []string{"create_issue"}}}, mcp.Options{})
+	_, box := start(t, nil, []mcptool.ServerSpec{{Name: "gh", URL: url, Risk: map[string]toolbox.Risk{"create_issue": toolbox.Critical},
+		Tools: []string{"create_issue"}}}, mcptool.Options{})
 	e, ok := box.Lookup("gh_create_issue")
 	require.True(t, ok, "the allow-list matches the airlock spelling too")
 	require.Equal(t, toolbox.Critical, e.Info().Risk)

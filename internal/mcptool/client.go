@@ -1,4 +1,4 @@
-package mcp
+package mcptool
 
 import (
 	"cmp"
@@ -17,6 +17,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -421,7 +422,7 @@ func (s *server) connFor(tenant string) (c *conn, release func(), err error) {
 		return s.catalog, func() {}, nil
 	}
 	if tenant == "" {
-		tenant = "default"
+		tenant = blobstore.DefaultTenant
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -1,0 +1,265 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/durable"
+	"github.com/airlockrt/airlock/session"
+)
+
+// A fleet (RATIONALE.md, "Why share one bucket and nothing else?"): with
+// Options.Fleet, every chain has a record in the shared store that any
+// process reads; a running chain's record carries a lease its process
+// renews, and a process that finds a lapsed lease marks the chain
+// interrupted. With Options.Park, a call that needs approval parks its chain
+// there, and a decision taken on any process resumes it on that process.
+
+// parkPayload is what the server stores for a parked chain: the chain's
+// state and what the server needs to resume it.
+type parkMeta struct {
+	Profile  string    `json:"profile,omitempty"`
+	Language string    `json:"language"`
+	Created  time.Time `json:"created"`
+}
+
+const payloadMagic = "ALSV"
+
+func encodePayload(m parkMeta, state []byte) []byte {
+	js, _ := json.Marshal(m)
+	var b bytes.Buffer
+	b.WriteString(payloadMagic)
+	b.Write(binary.AppendUvarint(nil, uint64(len(js))))
+	b.Write(js)
+	b.Write(state)
+	return b.Bytes()
+}
+
+func decodePayload(p []byte) (parkMeta, []byte, error) {
+	var m parkMeta
+	if len(p) < len(payloadMagic) || string(p[:len(payloadMagic)]) != payloadMagic {
+		return m, nil, errors.New("server: not a parked chain of this server")
+	}
+	rest := p[len(payloadMagic):]
+	n, k := binary.Uvarint(rest)
+	if k <= 0 || n > uint64(len(rest)-k) || n > 1<<20 {
+		return m, nil, errors.New("server: parked chain header cut short")
+	}
+	if err := json.Unmarshal(rest[k:k+int(n)], &m); err != nil {
+		return m, nil, fmt.Errorf("server: parked chain header: %w", err)
+	}
+	return m, rest[k+int(n):], nil
+}
+
+// fleetRun is what the server keeps of a chain for its record.
+type fleetRun struct {
+	// wmu orders the writes of the chain's record: once settled (parked or
+	// ended), no renewal or open-call write may land after the outcome.
+	wmu     sync.Mutex
+	settled bool
+
+	mu      sync.Mutex
+	open    map[int64]durable.OpenCall // calls running now, by a local counter
+	trace   []session.Record           // the calls that ended, newest last (at most maxFleetTrace)
+	dropped int                        // older records left out of trace
+	next    int64
+	gen     int // the park generation it resumed from
+	profile string
+	dirty   chan struct{} // a call started: write the record soon
+}
+
+func newFleetRun(profile string, gen int) *fleetRun {
+	return &fleetRun{open: map[int64]durable.OpenCall{}, gen: gen, profile: profile, dirty: make(chan struct{}, 1)}
+}
+
+// maxFleetTrace bounds the trace records a running chain's record carries
+// (the newest; the chain's own trace, in its result, has them all).
+const maxFleetTrace = 2000
+
+// callRecorded adds a call that ended to the trace the record carries, so
+// that a chain interrupted later lists what it did before.
+func (f *fleetRun) callRecorded(rec session.Record) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.trace = append(f.trace, rec)
+	if over := len(f.trace) - maxFleetTrace; over > 0 {
+		f.trace = append(f.trace[:0:0], f.trace[over:]...)
+		f.dropped += over
+	}
+}
+
+func (f *fleetRun) traceSoFar() ([]session.Record, int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.trace), f.dropped
+}
+
+// callStarted notes a call that runs now; the record is written soon, so
+// that a process dying during the call leaves it listed as unknown.
+func (f *fleetRun) callStarted(tool string) int64 {
+	f.mu.Lock()
+	f.next++
+	id := f.next
+	f.open[id] = durable.OpenCall{Tool: tool, Start: time.Now().UTC()}
+	f.mu.Unlock()
+	select {
+	case f.dirty <- struct{}{}:
+	default:
+	}
+	return id
+}
+
+func (f *fleetRun) openCalls() []durable.OpenCall {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]durable.OpenCall, 0, len(f.open))
+	for _, c := range f.open {
+		out = append(out, c)
+	}
+	return out
+}
+
+// callEnded forgets the oldest open call of tool.
+func (f *fleetRun) callEnded(tool string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var oldest int64
+	for id, c := range f.open {
+		if c.Tool == tool && (oldest == 0 || id < oldest) {
+			oldest = id
+		}
+	}
+	delete(f.open, oldest)
+}
+
+// record is rn's chain record as it runs.
+func (s *Service) record(rn *run) *durable.Chain {
+	c := &durable.Chain{ID: rn.id, Tenant: rn.tenant, Language: rn.lang, Status: durable.StatusRunning,
+		Node: s.opts.Fleet.Node(), Lease: time.Now().Add(s.opts.Fleet.Lease()), Created: rn.created,
+		Updated: time.Now().UTC(), Gen: rn.fleet.gen, Open: rn.fleet.openCalls()}
+	c.Trace, c.TraceDropped = rn.fleet.traceSoFar()
+	return c
+}
+
+// announce writes the record of a chain that starts (or resumes) here.
+func (s *Service) announce(ctx context.Context, rn *run) {
+	if s.opts.Fleet == nil {
+		return
+	}
+	if err := s.putRunning(ctx, rn); err != nil {
+		s.log.Error("fleet: recording a running chain failed", "chain", rn.id, "err", err)
+	}
+}
+
+// putRunning writes rn's record as running, with a fresh lease and its open
+// calls, unless the chain has settled meanwhile.
+func (s *Service) putRunning(ctx context.Context, rn *run) error {
+	rn.fleet.wmu.Lock()
+	defer rn.fleet.wmu.Unlock()
+	if rn.fleet.settled {
+		return nil
+	}
+	err := s.opts.Fleet.PutChain(ctx, s.record(rn))
+	if errors.Is(err, durable.ErrEnded) {
+		// Another process ended the chain (its lease lapsed here): it must
+		// not go on calling tools. Its outcome here is not recorded.
+		rn.cancel(errEndedElsewhere)
+	}
+	return err
+}
+
+// settle files a chain's outcome in the store: its park, or its end.
+func (s *Service) settle(ctx context.Context, rn *run, res *chain.RunResult) *chain.RunResult {
+	f := s.opts.Fleet
+	if f == nil {
+		return res
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeWait)
+	defer cancel()
+	rn.fleet.wmu.Lock()
+	defer rn.fleet.wmu.Unlock()
+	rn.fleet.settled = true
+	if res.Status == chain.StatusParked && res.Parked != nil {
+		if err := s.savePark(ctx, rn, res); err != nil {
+			s.log.Error("fleet: parking a chain failed; it ends with host_error", "chain", rn.id, "err", err)
+			out, derr := s.runner.Discard(ctx, res.Parked.State, chain.StatusError, ReasonHostError, "the chain could not be parked")
+			if derr == nil {
+				res = out
+			} else {
+				res = &chain.RunResult{ID: rn.id, Status: chain.StatusError, Reason: ReasonHostError, Error: "the chain could not be parked", Trace: res.Trace}
+			}
+		} else {
+			s.metrics.Parked()
+			s.releasePark(ctx, rn.tenant, rn.id, rn.fleet.gen)
+			go s.tryResume(rn.tenant, rn.id) // a decision may have come in already
+			return res
+		}
+	}
+	c := s.record(rn)
+	c.Status, c.Open, c.Finished, c.Result = string(res.Status), nil, time.Now().UTC(), res
+	if won, err := f.Finish(ctx, c); err != nil {
+		s.log.Error("fleet: recording a finished chain failed", "chain", rn.id, "err", err)
+	} else if !won {
+		s.log.Warn("fleet: the chain was already ended elsewhere (its lease lapsed, or it was cancelled); this process's result is not recorded", "chain", rn.id)
+	}
+	s.releasePark(ctx, rn.tenant, rn.id, rn.fleet.gen)
+	return res
+}
+
+// releasePark lets the state of a generation a chain has moved past expire.
+func (s *Service) releasePark(ctx context.Context, tenant, id string, gen int) {
+	if gen == 0 {
+		return
+	}
+	if err := s.opts.Fleet.ReleasePark(ctx, tenant, id, gen); err != nil {
+		s.log.Warn("fleet: releasing a parked state failed; it stays until the store sweeps it", "chain", id, "err", err)
+	}
+}
+
+// storeWait bounds one store operation of the fleet's.
+const storeWait = 30 * time.Second
+
+func (s *Service) savePark(ctx context.Context, rn *run, res *chain.RunResult) error {
+	now := time.Now().UTC()
+	p := &durable.Park{Tenant: rn.tenant, ChainID: rn.id, Gen: rn.fleet.gen + 1, Created: now, Expires: now.Add(s.opts.ParkTTL),
+		State: encodePayload(parkMeta{Profile: rn.fleet.profile, Language: rn.lang, Created: rn.created}, res.Parked.State)}
+	for i, a := range res.Parked.Approvals {
+		ap := durable.Approval{
+			ID: durable.ApprovalID(rn.id, a.Seq), Tenant: rn.tenant, ChainID: rn.id, Seq: a.Seq,
+			Tool: a.Request.Tool, Risk: a.Request.Risk.String(), Args: a.Request.Args, ArgsHash: a.Request.ArgsHash,
+			ArgsSize: len(a.Request.Args), DecisionID: a.DecisionID, Created: now, Expires: now.Add(s.opts.ParkTTL),
+		}
+		// A call that waited before (the chain parked again on it) keeps
+		// the time it was first asked about: park_ttl counts from then.
+		if prev, _, err := s.opts.Fleet.GetApproval(ctx, rn.tenant, ap.ID); err == nil && prev.ArgsHash == ap.ArgsHash {
+			ap.Created, ap.Expires = prev.Created, prev.Expires
+		}
+		if i == 0 || ap.Expires.Before(p.Expires) {
+			p.Expires = ap.Expires
+		}
+		p.Approvals = append(p.Approvals, ap)
+	}
+	c := s.record(rn)
+	c.Status, c.Gen, c.Expires, c.Lease, c.Open, c.Trace = durable.StatusParked, p.Gen, p.Expires, time.Time{}, nil, res.Trace
+	c.Wake = res.Parked.Wake
+	for _, a := range p.Approvals {
+		a.Args = nil
+		c.Pending = append(c.Pending, a)
+	}
+	if err := s.opts.Fleet.SavePark(ctx, p); err != nil {
+		return err
+	}
+	if err := s.opts.Fleet.PutChain(ctx, c); err != nil {
+		_ = s.opts.Fleet.ReleasePark(context.WithoutCancel(ctx), rn.tenant, rn.id, p.Gen)
+		return err
+	}
+	return nil
+}

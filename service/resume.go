@@ -1,0 +1,229 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/durable"
+)
+
+// decisionFor answers a resumed chain's waiting calls from the store.
+func (s *Service) decisionFor(tenant, id string, expired bool) func(context.Context, chain.Approval) (chain.Decision, bool, error) {
+	return func(ctx context.Context, a chain.Approval) (chain.Decision, bool, error) {
+		_, d, err := s.opts.Fleet.GetApproval(ctx, tenant, durable.ApprovalID(id, a.Seq))
+		switch {
+		case err != nil && !errors.Is(err, durable.ErrNotFound):
+			// The store failed: the call stays undecided (the chain parks
+			// again) rather than failing the chain.
+			s.log.Warn("fleet: reading a decision failed; the call waits on", "chain", id, "err", err)
+			return chain.Decision{}, false, nil
+		case d != nil:
+			return chain.Decision{Approved: d.Approved, ArgsHash: d.ArgsHash}, true, nil
+		case expired:
+			return chain.Decision{Expired: true}, true, nil
+		}
+		return chain.Decision{}, false, nil
+	}
+}
+
+// tryResume resumes the tenant's parked chain id on this process when one
+// of its calls has been decided (or its park expired) and this process wins
+// the claim. It is safe to call any number of times, from any process.
+func (s *Service) tryResume(tenant, id string) {
+	if _, err := s.resumeNow(tenant, id); err != nil && !errors.Is(err, ErrNotResumable) {
+		s.log.Warn("fleet: resuming a parked chain failed", "chain", id, "err", err)
+	}
+}
+
+// resumeNow is tryResume, returning the resumed run.
+func (s *Service) resumeNow(tenant, id string) (*run, error) {
+	f := s.opts.Fleet
+	if f == nil || s.draining.Load() {
+		return nil, fmt.Errorf("%w: this process is not part of a fleet, or it is shutting down", ErrNotResumable)
+	}
+	ctx, cancel := context.WithTimeout(s.baseCtx, storeWait)
+	defer cancel()
+	c, err := f.GetChain(ctx, tenant, id)
+	if err != nil {
+		if errors.Is(err, durable.ErrNotFound) {
+			return nil, ErrNotFound
+		}
+		return nil, err
+	}
+	if c.Status != durable.StatusParked {
+		return nil, fmt.Errorf("%w: it is %s, not parked", ErrNotResumable, c.Status)
+	}
+	expired := !c.Expires.IsZero() && time.Now().After(c.Expires)
+	woken := !c.Wake.IsZero() && !time.Now().Before(c.Wake)
+	if !expired && !woken && !s.anyDecided(ctx, tenant, id, c.Pending) {
+		return nil, fmt.Errorf("%w: none of its calls has been decided and no timer is due", ErrNotResumable)
+	}
+	select {
+	case s.slots <- struct{}{}:
+	default:
+		return nil, fmt.Errorf("%w: this process runs as many chains as it may", ErrNotResumable) // the reaper tries again
+	}
+	// Counted as running before the claim, under the lock Shutdown takes:
+	// a claimed chain must not be left behind by a process shutting down.
+	s.mu.Lock()
+	if s.draining.Load() {
+		s.mu.Unlock()
+		<-s.slots
+		return nil, fmt.Errorf("%w: this process is shutting down", ErrNotResumable)
+	}
+	s.running.Add(1)
+	s.mu.Unlock()
+	release := func() {
+		<-s.slots
+		s.running.Done()
+	}
+	kind := "resume"
+	if expired {
+		kind = "expire"
+	}
+	won, err := f.Claim(ctx, tenant, id, c.Gen, kind)
+	if err != nil || !won {
+		release()
+		if err == nil {
+			err = fmt.Errorf("%w: another process resumed it first", ErrNotResumable)
+			if stale, _ := f.StaleClaim(ctx, tenant, id, c.Gen); stale {
+				// Its claimant died before running it: end it, its
+				// waiting calls unknown, rather than wait for ever.
+				if ok, _ := f.Abandon(ctx, tenant, id); ok {
+					s.metrics.Interrupted()
+					s.log.Warn("fleet: the process that claimed a parked chain stopped before resuming it; the chain is interrupted", "chain", id)
+				}
+			}
+		}
+		return nil, err
+	}
+	p, err := s.loadPark(ctx, tenant, id, c.Gen)
+	var meta parkMeta
+	var state []byte
+	if err == nil {
+		if meta, state, err = decodePayload(p.State); err != nil {
+			err = fmt.Errorf("%w: %v", durable.ErrIncompatible, err)
+		}
+	}
+	if err != nil {
+		release()
+		if errors.Is(err, durable.ErrTampered) || errors.Is(err, durable.ErrIncompatible) {
+			s.log.Error("fleet: a parked chain's state was refused; the chain ends with state_refused", "chain", id, "err", err)
+			s.endUnresumable(ctx, c, err)
+		} else {
+			// The store failed: the claim stands, so after two leases any
+			// process ends the chain interrupted (StaleClaim).
+			s.log.Error("fleet: reading a claimed parked chain failed", "chain", id, "err", err)
+		}
+		return nil, err
+	}
+	return s.resume(c, meta, state, expired), nil
+}
+
+// loadPark reads a claimed parked state, trying again a few times when the
+// store fails (a refused state is not tried again).
+func (s *Service) loadPark(ctx context.Context, tenant, id string, gen int) (*durable.Park, error) {
+	var err error
+	for try := range 3 {
+		var p *durable.Park
+		if p, err = s.opts.Fleet.LoadPark(ctx, tenant, id, gen); err == nil || errors.Is(err, durable.ErrTampered) ||
+			errors.Is(err, durable.ErrIncompatible) || ctx.Err() != nil {
+			return p, err
+		}
+		time.Sleep(time.Duration(try+1) * 200 * time.Millisecond)
+	}
+	return nil, err
+}
+
+// Resume resumes the tenant's parked chain id in this process, when one of
+// its calls has been decided or its park has expired, and waits until it
+// ends or parks again (airlock chains resume).
+func (s *Service) Resume(ctx context.Context, tenant, id string) (ChainView, error) {
+	rn, err := s.resumeNow(tenant, id)
+	if err != nil {
+		return ChainView{}, err
+	}
+	select {
+	case <-rn.done:
+	case <-ctx.Done():
+		rn.cancel(context.Cause(ctx))
+		<-rn.done
+	}
+	if c, ok := s.storedChain(context.WithoutCancel(ctx), tenant, id); ok {
+		return storedView(c), nil
+	}
+	return rn.view(), nil
+}
+
+func (s *Service) anyDecided(ctx context.Context, tenant, id string, pending []durable.Approval) bool {
+	for _, a := range pending {
+		if _, d, err := s.opts.Fleet.GetApproval(ctx, tenant, a.ID); err == nil && d != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// endUnresumable finishes a parked chain whose state cannot be resumed
+// (tampered, or from an incompatible engine): nothing of it runs again.
+func (s *Service) endUnresumable(ctx context.Context, c *durable.Chain, cause error) {
+	msg := "the chain's parked state could not be resumed: " + cause.Error()
+	c.Status, c.Finished = string(chain.StatusError), time.Now().UTC()
+	c.Result = &chain.RunResult{ID: c.ID, Status: chain.StatusError, Reason: ReasonStateRefused, Error: msg,
+		Trace: c.Trace, Logs: nil}
+	if won, err := s.opts.Fleet.Finish(ctx, c); err != nil {
+		s.log.Error("fleet: recording an unresumable chain failed", "chain", c.ID, "err", err)
+	} else if won {
+		s.opts.Fleet.Release(ctx, c)
+	}
+	s.metrics.StateRefused()
+}
+
+// resume runs a claimed parked chain here. The caller holds a slot and has
+// counted it running.
+func (s *Service) resume(c *durable.Chain, meta parkMeta, state []byte, expired bool) *run {
+	ctx, cancel := context.WithCancelCause(s.baseCtx)
+	rn := newRun(c.ID, c.Tenant, meta.Language, cancel)
+	rn.created = meta.Created
+	rn.fleet = newFleetRun(meta.Profile, c.Gen)
+	rn.fleet.trace, rn.fleet.dropped = c.Trace, c.TraceDropped
+	s.mu.Lock()
+	s.runs[rn.id] = rn
+	s.live.Store(rn.id, rn)
+	s.mu.Unlock()
+	s.announce(ctx, rn)
+	if expired {
+		s.metrics.Expired()
+	} else {
+		s.metrics.Resumed()
+	}
+	var prof *Profile
+	if meta.Profile != "" {
+		prof = s.opts.Profiles[meta.Profile]
+	}
+	go s.execute(ctx, rn, func(ctx context.Context) (*chain.RunResult, error) {
+		ro := chain.ResumeOptions{Decide: s.decisionFor(c.Tenant, c.ID, expired), Park: true,
+			Logger: s.log, Observer: s.observer()}
+		if prof != nil {
+			ro.Profile = prof.Governance
+		} else if meta.Profile != "" {
+			// Never looser than it started: a chain whose profile is no
+			// longer configured does not run on under none.
+			return s.runner.Discard(ctx, state, chain.StatusError, ReasonStateRefused,
+				fmt.Sprintf("the chain's profile %q is no longer configured; it was not resumed", meta.Profile))
+		}
+		res, err := s.runner.Resume(ctx, state, ro)
+		if errors.Is(err, chain.ErrBadState) {
+			// Sealed by the fleet, yet not a state this engine continues
+			// (another engine build): nothing of it runs.
+			s.metrics.StateRefused()
+			return &chain.RunResult{ID: c.ID, Status: chain.StatusError, Reason: ReasonStateRefused, Trace: c.Trace,
+				Error: "the chain's parked state could not be resumed: " + err.Error()}, nil
+		}
+		return res, err
+	})
+	return rn
+}

@@ -1,0 +1,276 @@
+package service
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/airlockrt/airlock/approval"
+	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/durable"
+	"github.com/airlockrt/airlock/internal/metrics"
+	"github.com/airlockrt/airlock/internal/tracing"
+	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/sandbox"
+	"github.com/airlockrt/airlock/toolbox"
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxRequestBytes     = 1 << 20
+	DefaultMaxConcurrentChains = 64
+	DefaultResultTTL           = 15 * time.Minute
+	DefaultMaxResults          = 1000
+	DefaultMaxResultsBytes     = 256 << 20
+	DefaultParkTTL             = 24 * time.Hour
+)
+
+// Options configure New. The zero value works: no keys (every caller is
+// LocalCaller), no fleet, the default limits, a queue and a metrics
+// registry of the service's own.
+type Options struct {
+	// ToolSets name groups of tools a submission may select with "tools",
+	// e.g. {"demo": [...], "http": [...]}. Nil: tools are selected by name
+	// only.
+	ToolSets map[string][]string
+	// Limits are the sandbox limits before a submission's own. Zero fields
+	// take sandbox's defaults. The policy before a submission's own is the
+	// runner's invoker's.
+	Limits sandbox.Limits
+	// MaxPolicy and MaxLimits are the most a submission may ask for (above
+	// it: ReasonAboveLimit). A zero field means the service's own value, so
+	// by default a submission may only lower a setting, never raise it.
+	MaxPolicy invoker.Policy
+	MaxLimits sandbox.Limits
+	// Guest is the clock and randomness scripts see unless a submission
+	// chooses its own; the zero value is the real clock and fresh
+	// randomness.
+	Guest sandbox.Guest
+	// Queue holds the approval requests of live chains; it should be the
+	// runner's invoker's approver when people decide. Nil: an empty queue
+	// of the service's own.
+	Queue *approval.Queue
+	// Keys resolves an API key to its caller (tenant, role, profile). Nil:
+	// no keys; every caller is LocalCaller.
+	Keys func(key string) (Caller, bool)
+	// Profiles are the configured profiles by name, for resuming a parked
+	// chain under the profile it was submitted with; DefaultProfile is the
+	// profile of LocalCaller. Nil: resumed chains run under the zero profile
+	// (only when no profiles are configured).
+	Profiles       map[string]*Profile
+	DefaultProfile *Profile
+	// Registerer receives the chain metrics. Nil: a registry of the
+	// service's own.
+	Registerer prometheus.Registerer
+	// Tracer records a span per chain (the invoker's hooks record the tool
+	// calls). Nil: no chain spans.
+	Tracer *tracing.Tracer
+	// MaxRequestBytes caps a submission's script and input together (and
+	// the HTTP face's request bodies). Default 1 MiB.
+	MaxRequestBytes int64
+	// MaxConcurrentChains caps the chains running at once; more are refused
+	// with ReasonTooManyChains. Default 64.
+	MaxConcurrentChains int
+	// ResultTTL is how long a finished chain stays readable. Default 15m.
+	ResultTTL time.Duration
+	// MaxResults caps the finished chains kept; the oldest go first.
+	// Default 1000.
+	MaxResults int
+	// MaxResultsBytes caps the bytes the finished chains kept hold (their
+	// results, logs, traces and event histories, as encoded); the oldest go
+	// first. Default 256 MiB.
+	MaxResultsBytes int64
+	// Logger receives the service's log lines. Nil discards them.
+	Logger *slog.Logger
+	// Fleet, when set, is the store several processes share: every chain
+	// has a record there that any of them serves, a running chain's lease
+	// is renewed (Start), and a chain whose process stopped renewing it is
+	// marked interrupted by another (docs/durability.md).
+	Fleet *durable.Store
+	// Park makes a call that needs approval park its chain in Fleet
+	// instead of waiting for the decision (approval.mode park): the chain
+	// ends its stretch with status parked, and a decision taken through any
+	// process resumes it there. Requires Fleet.
+	Park bool
+	// ParkTTL is how long a parked chain waits for its decisions; past it,
+	// its waiting calls end approval_expired and it runs on. Default 24h.
+	ParkTTL time.Duration
+}
+
+// Service runs chains and keeps them: submissions, their events, approvals
+// and decisions, cancellation, and in a fleet the upkeep of the shared
+// store. Build it with New; Start runs the background upkeep; Close drains
+// it.
+type Service struct {
+	opts    Options
+	log     *slog.Logger
+	box     *toolbox.Toolbox
+	policy  invoker.Policy // the runner's, defaults filled in
+	runner  *chain.Runner
+	engines chain.Engines
+	queue   *approval.Queue
+	metrics *metrics.Chains
+	tracer  *tracing.Tracer
+	slots   chan struct{}
+	unsub   func()
+	baseCtx context.Context
+	stopAll context.CancelCauseFunc
+	live    sync.Map // chain id → *run, while running
+	// draining is set by Close: no new chains.
+	draining atomic.Bool
+	// started is set by Start: the service does the fleet's upkeep and
+	// resumes decided chains in the background.
+	started     atomic.Bool
+	stopUpkeep  context.CancelFunc
+	upkeepEnded chan struct{}
+
+	mu       sync.Mutex
+	runs     map[string]*run // running and retained
+	finished []*run          // retained, oldest first
+	retained int64           // the finished runs' sizes
+	running  sync.WaitGroup
+}
+
+// New builds a Service that runs chains on runner, which must have a
+// script engine. It starts nothing: no goroutine runs until Start, and
+// until then the service runs what it is asked to (Submit, Resume) and no
+// upkeep.
+func New(runner *chain.Runner, opts Options) (*Service, error) {
+	if runner == nil {
+		return nil, ErrNoRunner
+	}
+	engines := runner.Engines()
+	if engines.Scripts == nil {
+		return nil, ErrNoEngine
+	}
+	if err := opts.Limits.Validate(); err != nil {
+		return nil, fmt.Errorf("service: %w", err)
+	}
+	policy := runner.Invoker().Policy()
+	if err := policy.CheckCeiling(opts.MaxPolicy); err != nil {
+		return nil, fmt.Errorf("service: MaxPolicy: %w", err)
+	}
+	if err := opts.Limits.CheckCeiling(opts.MaxLimits); err != nil {
+		return nil, fmt.Errorf("service: MaxLimits: %w", err)
+	}
+	opts.MaxRequestBytes = cmp.Or(opts.MaxRequestBytes, DefaultMaxRequestBytes)
+	opts.MaxConcurrentChains = cmp.Or(opts.MaxConcurrentChains, DefaultMaxConcurrentChains)
+	opts.ResultTTL = cmp.Or(opts.ResultTTL, DefaultResultTTL)
+	opts.MaxResults = cmp.Or(opts.MaxResults, DefaultMaxResults)
+	opts.MaxResultsBytes = cmp.Or(opts.MaxResultsBytes, DefaultMaxResultsBytes)
+	opts.ParkTTL = cmp.Or(opts.ParkTTL, DefaultParkTTL)
+	if opts.Park && opts.Fleet == nil {
+		return nil, ErrParkNeedsFleet
+	}
+	s := &Service{
+		opts:    opts,
+		log:     opts.Logger,
+		box:     runner.Invoker().Toolbox(),
+		policy:  policy,
+		runner:  runner,
+		engines: engines,
+		queue:   opts.Queue,
+		tracer:  opts.Tracer,
+		slots:   make(chan struct{}, opts.MaxConcurrentChains),
+		runs:    map[string]*run{},
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.queue == nil {
+		s.queue = approval.NewQueue(approval.Options{})
+	}
+	if s.tracer == nil {
+		s.tracer = tracing.New(nil, "")
+	}
+	reg := opts.Registerer
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	var err error
+	if s.metrics, err = metrics.NewChains(reg); err != nil {
+		return nil, fmt.Errorf("service: registering metrics: %w", err)
+	}
+	s.unsub = sync.OnceFunc(s.queue.Subscribe(s.approvalEvent))
+	s.baseCtx, s.stopAll = context.WithCancelCause(context.Background())
+	return s, nil
+}
+
+// Start runs the service's background upkeep until ctx ends or Close is
+// called: in a fleet, renewing the leases of the chains running here,
+// reaping the store (lapsed leases become interrupted chains; decided,
+// woken or expired parks resume), and resuming a parked chain in the
+// background when a decision is taken here. Without a fleet there is no
+// upkeep. Start returns at once; call it at most once.
+func (s *Service) Start(ctx context.Context) {
+	if !s.started.CompareAndSwap(false, true) {
+		return
+	}
+	if s.opts.Fleet == nil {
+		return
+	}
+	uctx, stop := context.WithCancel(s.baseCtx)
+	s.stopUpkeep = stop
+	s.upkeepEnded = make(chan struct{})
+	stopWith := context.AfterFunc(ctx, stop)
+	go func() {
+		defer close(s.upkeepEnded)
+		defer stopWith()
+		s.maintain(uctx)
+	}()
+}
+
+// Close stops taking chains (Submit answers ReasonShuttingDown), waits for
+// the running ones until ctx ends, then cancels those still running and
+// waits for them to end (their sessions closed, pins released); it stops
+// the upkeep and releases the service's subscription to the approval
+// queue. It returns nil if every chain finished on its own, and an error
+// saying how many were cancelled otherwise. Reads (Chain, Follow,
+// Approvals) keep working.
+func (s *Service) Close(ctx context.Context) error {
+	s.mu.Lock()
+	s.draining.Store(true)
+	s.mu.Unlock()
+	defer s.unsub()
+	defer func() {
+		if s.stopUpkeep != nil {
+			s.stopUpkeep()
+			<-s.upkeepEnded
+		}
+	}()
+	done := make(chan struct{})
+	go func() { s.running.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+	}
+	n := 0
+	s.live.Range(func(any, any) bool { n++; return true })
+	s.log.Warn("grace period over: cancelling running chains", "chains", n)
+	s.stopAll(errShuttingDown)
+	<-done
+	return fmt.Errorf("service: shutdown cancelled %d running chain(s)", n)
+}
+
+// Draining reports whether Close was called: the service takes no new
+// chains.
+func (s *Service) Draining() bool { return s.draining.Load() }
+
+// MaxRequestBytes is Options.MaxRequestBytes with its default.
+func (s *Service) MaxRequestBytes() int64 { return s.opts.MaxRequestBytes }
+
+// Fleet returns the fleet's store (Options.Fleet), or nil.
+func (s *Service) Fleet() *durable.Store { return s.opts.Fleet }
+
+// Toolbox returns the toolbox the chains call.
+func (s *Service) Toolbox() *toolbox.Toolbox { return s.box }
+
+// Queue returns the approval queue of live chains.
+func (s *Service) Queue() *approval.Queue { return s.queue }
