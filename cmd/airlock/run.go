@@ -92,7 +92,7 @@ func (c *cli) run(ctx context.Context, args []string) (int, error) {
 	p, err := build(ctx, cfg, assemble.Options{
 		Approver: approver, ApprovalMode: string(mode),
 		Scripts: kind != "wasm", Modules: kind == "wasm", ModuleDiskCache: true,
-		TraceOutput: c.stderr, Logger: log,
+		TraceOutput: c.stderr, Logger: log, MCPFailFast: true,
 		Hooks: invoker.Hooks{OnToolEnd: func(_ context.Context, ev invoker.Event) { pr.toolEnd(ev) }},
 	})
 	if err != nil {

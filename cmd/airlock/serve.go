@@ -141,9 +141,10 @@ func (c *cli) apiServer(ctx context.Context, cfg *config.Config, log *slog.Logge
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
+	built := p // p is nil once a failing return sets it
 	defer func() {
 		if err != nil {
-			_ = p.Close(context.Background())
+			_ = built.Close(context.Background())
 		}
 	}()
 
