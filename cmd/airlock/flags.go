@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/airlockrt/airlock/internal/assemble"
 	"github.com/airlockrt/airlock/internal/config"
 )
 
@@ -73,7 +74,9 @@ func (f *flagSet) parse(args []string) ([]string, error) {
 // load builds the configuration: the file, then the flags given, then the
 // environment.
 func (f *flagSet) load(env []string) (*config.Config, error) {
-	src := config.Sources{File: *f.configFile, Env: env}
+	// The tools are checked with the rest, so that one load reports every
+	// problem of the file.
+	src := config.Sources{File: *f.configFile, Env: env, Check: assemble.Check}
 	if src.File == "" {
 		src.File = lookup(env, "AIRLOCK_CONFIG")
 	}

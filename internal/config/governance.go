@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -107,11 +108,19 @@ func (c *Config) validateGovernance(v *validator) {
 		p := c.Profiles[name]
 		key := "profiles." + name
 		if _, err := p.Spec().Build(name); err != nil {
-			v.fail(key, "%v", err)
+			v.fail(profileField(key, err), "%v", err)
 		}
-		v.owner(key+".limits", p.Limits.Validate())
+		if p.Limits == (invoker.Policy{}) {
+			continue // nothing of the policy to tighten or to blame
+		}
+		if c.Policy.Validate() != nil {
+			// The policy section's own error is reported at its line; the
+			// profile's values can only be checked on their own.
+			v.owner(key+".limits", p.Limits.Validate())
+			continue
+		}
 		if _, err := c.Policy.Tighten(p.Limits, invoker.Policy{}); err != nil {
-			v.fail(key+".limits", "%v (a profile may only tighten the policy section)", err)
+			v.owner(key+".limits", err, "(a profile may only tighten the policy section)")
 		}
 	}
 	known := func(key, name string) {
@@ -157,3 +166,25 @@ func (c *Config) validateGovernance(v *validator) {
 		}
 	}
 }
+
+// profileField returns the key of the profile's field a govern.ProfileSpec
+// error names ("autonomy", "gates", "policies[1]", "scopes"), or the
+// profile's key when it names none.
+func profileField(key string, err error) string {
+	msg := err.Error()
+	for _, f := range []string{"autonomy", "gates", "scopes", "policies"} {
+		i := strings.Index(msg, f)
+		if i < 0 {
+			continue
+		}
+		if f == "policies" {
+			if m := policyIndex.FindStringSubmatch(msg[i:]); m != nil {
+				return key + "." + m[0]
+			}
+		}
+		return key + "." + f
+	}
+	return key
+}
+
+var policyIndex = regexp.MustCompile(`^policies\[\d+\]`)

@@ -6,6 +6,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/airlockrt/airlock/blobstore"
@@ -145,26 +146,45 @@ type validator struct {
 	errs []error
 }
 
+// fail records a problem with the value at key, at the position of key or
+// of the nearest section above it that was set.
 func (v *validator) fail(key, format string, args ...any) {
-	v.errs = append(v.errs, &Error{Pos: v.c.Where(key), Key: key, Reason: fmt.Sprintf(format, args...)})
+	v.errs = append(v.errs, &Error{Pos: v.c.nearest(key), Key: key, Reason: fmt.Sprintf(format, args...)})
 }
 
 // owner records an owner's validation error at the position of the key it
-// names under section.
-func (v *validator) owner(section string, err error) {
+// names under section; why, when set, is appended to its message.
+func (v *validator) owner(section string, err error, why ...string) {
 	if err == nil {
 		return
 	}
 	var ke *setting.KeyError
 	if !errors.As(err, &ke) {
-		v.fail(section, "%v", err)
+		v.fail(section, "%s", strings.Join(append([]string{err.Error()}, why...), " "))
 		return
 	}
 	key := section + "." + ke.Key
 	if ke.Key == "approval_timeout" && v.c.Where(key) == "" && v.c.Where(section+".call_timeout") != "" {
 		key = section + ".call_timeout" // the value the user set is the one to change
 	}
-	v.errs = append(v.errs, &Error{Pos: v.c.Where(key), Key: key, Reason: ke.Msg})
+	v.errs = append(v.errs, &Error{Pos: v.c.nearest(key), Key: key, Reason: strings.Join(append([]string{ke.Msg}, why...), " ")})
+}
+
+// nearest returns where the value at key was set or, for a key never set,
+// where the nearest section above it was ("store.s3.endpoint": "store.s3",
+// then "store"); "" when none was.
+func (c *Config) nearest(key string) string {
+	for key != "" {
+		if pos := c.Where(key); pos != "" {
+			return pos
+		}
+		if i := strings.LastIndexAny(key, ".["); i >= 0 {
+			key = key[:i]
+		} else {
+			key = ""
+		}
+	}
+	return ""
 }
 
 func (v *validator) positive(key string, n int64) {
