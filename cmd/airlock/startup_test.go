@@ -64,3 +64,15 @@ func TestRunMCPServerDown(t *testing.T) {
 	require.Contains(t, res.stderr, "/nonexistent/cmd")
 	require.Empty(t, res.stdout, "no chain ran")
 }
+
+// TestConfigPrintDefaults: `airlock config print` shows the effective
+// default of a key whose default is not a value of its own (the log
+// level) and what an empty key means, rather than a bare "".
+func TestConfigPrintDefaults(t *testing.T) {
+	res := airlock(t, "", nil, "config", "print")
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stdout, "\n  log_level: info\n")
+	require.Contains(t, res.stdout, "\n  mode: \"\" # ask on a terminal, else deny (airlock run); queue (serve, mcp)\n")
+	require.Contains(t, res.stdout, "\n  exporter: \"\" # off\n")
+	require.Contains(t, res.stdout, "\n  max_tool_calls: 50\n")
+}

@@ -159,8 +159,8 @@ type JSON json.RawMessage
 
 // Approval chooses how risky calls are decided.
 type Approval struct {
-	// Mode is ask, deny, allow or queue. Default: ask on a terminal and
-	// deny otherwise for `airlock run`, queue for `airlock serve`.
+	// Mode is ask, deny, allow, queue or park. Default: ask on a terminal
+	// and deny otherwise for `airlock run`, queue for `airlock serve`.
 	Mode ApprovalMode `yaml:"mode"`
 	// PreviewBytes is the most argument bytes a pending approval request
 	// keeps in memory; larger arguments go to the store. Default 4KiB.
@@ -415,6 +415,7 @@ func (c *Config) Effective() *Config {
 	e.Server.Max = c.Ceiling()
 	e.Governance.DedupWindow = cmp.Or(e.Governance.DedupWindow, Duration(govern.DefaultDedupWindow))
 	e.Governance.Idempotency = cmp.Or(e.Governance.Idempotency, "on")
+	e.Server.LogLevel = cmp.Or(e.Server.LogLevel, "info")
 	h := e.Governance.HealthOptions().WithDefaults()
 	e.Governance.Health = Health{DegradedAfter: h.DegradedAfter, UnavailableAfter: h.UnavailableAfter, Quiet: Duration(h.Quiet)}
 	return e

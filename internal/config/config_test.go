@@ -574,3 +574,26 @@ func TestCeilingCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestPrintShowsDefaults: a key whose default is not written as a value
+// shows it: the log level as its value, an empty key with a default
+// meaning as a comment, not a bare "".
+func TestPrintShowsDefaults(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, config.Default().Print(&out))
+	for _, want := range []string{
+		"\n  log_level: info\n",
+		"\n  mode: \"\" # ask on a terminal, else deny (airlock run); queue (serve, mcp)\n",
+		"\n  exporter: \"\" # off\n",
+		"\n  node: \"\" # a random name per process\n",
+	} {
+		require.Contains(t, out.String(), want)
+	}
+	// A value that is set prints without the comment.
+	c, err := config.Parse("airlock.yaml", []byte("approval: {mode: deny}\nserver: {log_level: warn}\n"))
+	require.NoError(t, err)
+	out.Reset()
+	require.NoError(t, c.Print(&out))
+	require.Contains(t, out.String(), "\n  mode: deny\n")
+	require.Contains(t, out.String(), "\n  log_level: warn\n")
+}

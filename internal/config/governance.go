@@ -57,9 +57,15 @@ type Governance struct {
 // Health sets the tool-health thresholds; zero fields take govern's
 // defaults (3, 5, 30s).
 type Health struct {
-	DegradedAfter    int      `yaml:"degraded_after"`
-	UnavailableAfter int      `yaml:"unavailable_after"`
-	Quiet            Duration `yaml:"quiet"`
+	// DegradedAfter is how many failures in a row mark a tool degraded.
+	// Default 3.
+	DegradedAfter int `yaml:"degraded_after"`
+	// UnavailableAfter is how many failures in a row mark a tool
+	// unavailable. Default 5.
+	UnavailableAfter int `yaml:"unavailable_after"`
+	// Quiet is how long an unavailable tool rests before a call may try
+	// it again. Default 30s.
+	Quiet Duration `yaml:"quiet"`
 }
 
 // ToolRules are an operator's rules for one tool.

@@ -80,13 +80,11 @@ func (c *Config) Validate() error {
 			v.fail(key+".role", "%q must be all (the default), submit or approver", k.Role)
 		}
 	}
-	v.positive("server.max_request_bytes", int64(c.Server.MaxRequestBytes))
-	v.positive("server.shutdown_timeout", int64(c.Server.ShutdownTimeout))
-	v.positive("server.max_concurrent_chains", int64(c.Server.MaxConcurrentChains))
-	v.positive("server.result_ttl", int64(c.Server.ResultTTL))
-	v.positive("server.max_results", int64(c.Server.MaxResults))
-	v.positive("server.max_results_bytes", int64(c.Server.MaxResultsBytes))
-	v.positive("server.body_timeout", int64(c.Server.BodyTimeout))
+	for _, key := range positiveKeys {
+		if f, ok := c.fieldAt(key); ok && f.Int() <= 0 {
+			v.fail(key, "must be greater than zero")
+		}
+	}
 	if k := c.Server.MetricsKey; k != "" && len(k) < 16 {
 		v.fail("server.metrics_key", "the metrics key must be at least 16 characters")
 	}
@@ -187,8 +185,25 @@ func (c *Config) nearest(key string) string {
 	return ""
 }
 
-func (v *validator) positive(key string, n int64) {
-	if n <= 0 {
-		v.fail(key, "must be greater than zero")
+// positiveKeys are the keys whose value must be greater than zero.
+var positiveKeys = []string{
+	"server.max_request_bytes", "server.shutdown_timeout", "server.max_concurrent_chains",
+	"server.result_ttl", "server.max_results", "server.max_results_bytes", "server.body_timeout",
+}
+
+// keyBounds describes the bounds Validate checks on keys outside the
+// owners' tables, for docs/config.md.
+func keyBounds() map[string]string {
+	b := map[string]string{
+		"fleet.lease":             "at least 1s",
+		"fleet.key":               "at least 32 characters",
+		"server.metrics_key":      "at least 16 characters",
+		"tracing.sample_ratio":    "0 to 1",
+		"approval.park_ttl":       "above 0, below " + blobstore.DefaultRecordTTL.String(),
+		"governance.dedup_window": "at most " + blobstore.DefaultRecordTTL.String(),
 	}
+	for _, k := range positiveKeys {
+		b[k] = "above 0"
+	}
+	return b
 }
