@@ -17,6 +17,9 @@ type flagSet struct {
 	*flag.FlagSet
 	keys       map[string]string // flag name → configuration key
 	configFile *string
+	// edit, when set, adds what the command's own flags say to the
+	// loaded configuration before it is checked.
+	edit func(*config.Config)
 }
 
 // newFlagSet returns the flags of `airlock name`; synopsis (the arguments
@@ -76,7 +79,7 @@ func (f *flagSet) parse(args []string) ([]string, error) {
 func (f *flagSet) load(env []string) (*config.Config, error) {
 	// The tools are checked with the rest, so that one load reports every
 	// problem of the file.
-	src := config.Sources{File: *f.configFile, Env: env, Check: assemble.Check}
+	src := config.Sources{File: *f.configFile, Env: env, Edit: f.edit, Check: assemble.Check}
 	if src.File == "" {
 		src.File = lookup(env, "AIRLOCK_CONFIG")
 	}

@@ -63,6 +63,14 @@ func TestRunMCPServerDown(t *testing.T) {
 	require.Contains(t, res.stderr, `mcp server "x" did not start`)
 	require.Contains(t, res.stderr, "/nonexistent/cmd")
 	require.Empty(t, res.stdout, "no chain ran")
+
+	// The --mcp servers are known when the file is checked: tools.risk may
+	// name their tools.
+	file := filepath.Join(t.TempDir(), "airlock.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("tools:\n  risk: {x_echo: HIGH}\n"), 0o600))
+	res = airlock(t, "", nil, "run", "--config", file, "--mcp", "x=/nonexistent/cmd", chains+"quickstart.js")
+	require.Equal(t, 3, res.code, res.stderr)
+	require.Contains(t, res.stderr, `mcp server "x" did not start`)
 }
 
 // TestConfigPrintDefaults: `airlock config print` shows the effective

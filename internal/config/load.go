@@ -25,6 +25,10 @@ type Sources struct {
 	// LookupEnv resolves ${env:NAME} in secret values (API keys, the S3
 	// secret key). Default os.LookupEnv.
 	LookupEnv func(name string) (string, bool)
+	// Edit, when set, changes the values after every layer is applied and
+	// before they are checked: values a command takes that no key sets
+	// (`airlock run --mcp`). Nil: none.
+	Edit func(*Config)
 	// Check, when set, runs after Validate on the loaded values, even when
 	// some were refused, for the rules that need more than the
 	// configuration (the tools internal/assemble builds from it). Its
@@ -69,6 +73,9 @@ func Load(src Sources) (*Config, error) {
 		errs = append(errs, c.Set("flag --"+f.Name, f.Key, f.Value))
 	}
 	errs = append(errs, c.ApplyEnv(src.Env))
+	if src.Edit != nil {
+		src.Edit(c)
+	}
 	// The later checks report only keys no earlier one did: a value refused
 	// while decoding keeps its default, which they might refuse again.
 	errs = addNew(errs, c.Validate())
