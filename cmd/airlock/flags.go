@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/airlockrt/airlock/internal/assemble"
 	"github.com/airlockrt/airlock/internal/config"
 )
 
@@ -16,6 +17,9 @@ type flagSet struct {
 	*flag.FlagSet
 	keys       map[string]string // flag name → configuration key
 	configFile *string
+	// edit, when set, adds what the command's own flags say to the
+	// loaded configuration before it is checked.
+	edit func(*config.Config)
 }
 
 // newFlagSet returns the flags of `airlock name`; synopsis (the arguments
@@ -73,7 +77,9 @@ func (f *flagSet) parse(args []string) ([]string, error) {
 // load builds the configuration: the file, then the flags given, then the
 // environment.
 func (f *flagSet) load(env []string) (*config.Config, error) {
-	src := config.Sources{File: *f.configFile, Env: env}
+	// The tools are checked with the rest, so that one load reports every
+	// problem of the file.
+	src := config.Sources{File: *f.configFile, Env: env, Edit: f.edit, Check: assemble.Check}
 	if src.File == "" {
 		src.File = lookup(env, "AIRLOCK_CONFIG")
 	}

@@ -45,11 +45,13 @@ func (c *cli) run(ctx context.Context, args []string) (int, error) {
 		return 0, fail(exitUsage, "run takes one script: airlock run SCRIPT.js|.ts|.wasm")
 	}
 	file := pos[0]
+	// The --mcp servers are checked with the file's: tools.risk may name
+	// their tools.
+	fs.edit = func(cfg *config.Config) { cfg.MCPServers = append(cfg.MCPServers, servers...) }
 	cfg, err := fs.load(c.env)
 	if err != nil {
 		return 0, err
 	}
-	cfg.MCPServers = append(cfg.MCPServers, []config.MCPServer(servers)...)
 	kind, err := scriptKind(file)
 	if err != nil {
 		return 0, err
@@ -91,7 +93,7 @@ func (c *cli) run(ctx context.Context, args []string) (int, error) {
 	p, err := build(ctx, cfg, assemble.Options{
 		Approver: approver, ApprovalMode: string(mode),
 		Scripts: kind != "wasm", Modules: kind == "wasm", ModuleDiskCache: true,
-		TraceOutput: c.stderr, Logger: log,
+		TraceOutput: c.stderr, Logger: log, MCPFailFast: true,
 		Hooks: invoker.Hooks{OnToolEnd: func(_ context.Context, ev invoker.Event) { pr.toolEnd(ev) }},
 	})
 	if err != nil {

@@ -73,6 +73,10 @@ type Options struct {
 	// LookupEnv resolves ${env:NAME} in HTTP tool headers at call time.
 	// Default os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// MCPFailFast makes Build fail when an MCP server's first start fails,
+	// for one-shot commands (`airlock run`). Default false: a server that
+	// is down is retried in the background (serve, mcp).
+	MCPFailFast bool
 }
 
 // Process is everything one airlock process runs chains with, built once
@@ -125,9 +129,10 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (p *Process, e
 		log = slog.New(slog.DiscardHandler)
 	}
 	p = &Process{Config: cfg}
+	built := p // p is nil once a return statement sets it
 	defer func() {
 		if err != nil {
-			_ = p.Close(context.Background())
+			_ = built.Close(context.Background())
 			p = nil
 		}
 	}()
@@ -156,7 +161,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (p *Process, e
 	if p.Toolbox, p.ToolSets, _, err = tools(cfg, opts.LookupEnv); err != nil {
 		return nil, err
 	}
-	if p.MCP, err = startMCP(ctx, cfg, p.Toolbox, opts.LookupEnv, log); err != nil {
+	if p.MCP, err = startMCP(ctx, cfg, p.Toolbox, opts.LookupEnv, log, opts.MCPFailFast); err != nil {
 		return nil, err
 	}
 	if p.MCP != nil {

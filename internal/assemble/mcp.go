@@ -70,8 +70,9 @@ func mcpAdjust(cfg *config.Config) func(toolbox.Info) toolbox.Info {
 
 // startMCP connects to the configured MCP servers and registers their
 // tools in box, waiting for their first tool lists up to the longest start
-// timeout. The Manager is nil when none is configured.
-func startMCP(ctx context.Context, cfg *config.Config, box *toolbox.Toolbox, lookup func(string) (string, bool), log *slog.Logger) (*mcptool.Manager, error) {
+// timeout. The Manager is nil when none is configured. With failFast, a
+// server whose first start fails is an error.
+func startMCP(ctx context.Context, cfg *config.Config, box *toolbox.Toolbox, lookup func(string) (string, bool), log *slog.Logger, failFast bool) (*mcptool.Manager, error) {
 	specs, errs := mcpSpecs(cfg)
 	if len(errs) > 0 {
 		return nil, errs[0]
@@ -87,7 +88,7 @@ func startMCP(ctx context.Context, cfg *config.Config, box *toolbox.Toolbox, loo
 		wait = max(wait, cmp.Or(s.StartTimeout, mcptool.DefaultStartTimeout))
 	}
 	return mcptool.Start(ctx, box, specs, mcptool.Options{
-		Secrets: httptool.EnvSecrets(lookup), Adjust: mcpAdjust(cfg), Logger: log, Wait: wait,
+		Secrets: httptool.EnvSecrets(lookup), Adjust: mcpAdjust(cfg), Logger: log, Wait: wait, FailFast: failFast,
 	})
 }
 
@@ -98,7 +99,7 @@ func Catalog(ctx context.Context, cfg *config.Config, log *slog.Logger) (box *to
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := startMCP(ctx, cfg, box, nil, log)
+	m, err := startMCP(ctx, cfg, box, nil, log, false)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -25,7 +25,7 @@ func Tools(cfg *config.Config) (*toolbox.Toolbox, map[string][]string, error) {
 // (whose secrets lookup resolves at call time), then the risk overrides. The
 // demo State is nil unless the demo set is enabled. A problem is a
 // *config.Error at the position of the value to change, wrapped in
-// ErrConfig.
+// ErrConfig; the toolbox and sets then hold the tools that were built.
 func tools(cfg *config.Config, lookup func(string) (string, bool)) (*toolbox.Toolbox, map[string][]string, *demo.State, error) {
 	if lookup == nil {
 		lookup = os.LookupEnv
@@ -106,7 +106,8 @@ func tools(cfg *config.Config, lookup func(string) (string, bool)) (*toolbox.Too
 		}
 	}
 	if len(errs) > 0 {
-		return nil, nil, nil, errors.Join(errs...)
+		// The toolbox of the tools that were built, for Check.
+		return box, sets, state, errors.Join(errs...)
 	}
 	return box, sets, state, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/airlockrt/airlock/internal/setting"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
+	"github.com/airlockrt/airlock/service"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -159,8 +160,8 @@ type JSON json.RawMessage
 
 // Approval chooses how risky calls are decided.
 type Approval struct {
-	// Mode is ask, deny, allow or queue. Default: ask on a terminal and
-	// deny otherwise for `airlock run`, queue for `airlock serve`.
+	// Mode is ask, deny, allow, queue or park. Default: ask on a terminal
+	// and deny otherwise for `airlock run`, queue for `airlock serve`.
 	Mode ApprovalMode `yaml:"mode"`
 	// PreviewBytes is the most argument bytes a pending approval request
 	// keeps in memory; larger arguments go to the store. Default 4KiB.
@@ -289,11 +290,11 @@ type APIKey struct {
 	Profile string `yaml:"profile,omitempty"`
 }
 
-// Roles of APIKey.Role.
+// Roles of APIKey.Role: the service's (service.Roles).
 const (
-	RoleAll      = "all"
-	RoleSubmit   = "submit"
-	RoleApprover = "approver"
+	RoleAll      = string(service.RoleAll)
+	RoleSubmit   = string(service.RoleSubmit)
+	RoleApprover = string(service.RoleApprover)
 )
 
 // ProfileFor returns the profile name of the API key key (its own, or
@@ -415,6 +416,7 @@ func (c *Config) Effective() *Config {
 	e.Server.Max = c.Ceiling()
 	e.Governance.DedupWindow = cmp.Or(e.Governance.DedupWindow, Duration(govern.DefaultDedupWindow))
 	e.Governance.Idempotency = cmp.Or(e.Governance.Idempotency, "on")
+	e.Server.LogLevel = cmp.Or(e.Server.LogLevel, "info")
 	h := e.Governance.HealthOptions().WithDefaults()
 	e.Governance.Health = Health{DegradedAfter: h.DegradedAfter, UnavailableAfter: h.UnavailableAfter, Quiet: Duration(h.Quiet)}
 	return e

@@ -244,8 +244,8 @@ func TestRejections(t *testing.T) {
 		{"unknown builtin", "tools:\n  builtin: [demo, extras]\n", `airlock.yaml:2: tools.builtin[1]: "extras" is not a built-in tool set`},
 		{"bad tool name in risk", "tools:\n  risk:\n    Send Message: HIGH\n", `airlock.yaml:3: tools.risk.Send Message: "Send Message" is not a tool name`},
 		{"bad store kind", "store:\n  kind: gcs\n", `airlock.yaml:2: store.kind: "gcs" must be fs or s3`},
-		{"s3 without endpoint", "store:\n  kind: s3\n  s3:\n    bucket: b\n", `config: store.s3.endpoint: is required for an s3 store`},
-		{"s3 without bucket", "store:\n  kind: s3\n  s3:\n    endpoint: x:9000\n", `config: store.s3.bucket: is required`},
+		{"s3 without endpoint", "store:\n  kind: s3\n  s3:\n    bucket: b\n", `airlock.yaml:3: store.s3.endpoint: is required for an s3 store`},
+		{"s3 without bucket", "store:\n  kind: s3\n  s3:\n    endpoint: x:9000\n", `airlock.yaml:3: store.s3.bucket: is required`},
 		{"memory too small", "limits:\n  memory: 4KiB\n", `airlock.yaml:2: limits.memory: memory (4KiB) must be at least 1MiB`},
 		{"memory too large", "limits:\n  memory: 4GiB\n", `airlock.yaml:2: limits.memory: memory (4GiB) must be at most 3GiB`},
 		{"bad addr", "server:\n  addr: localhost\n", `airlock.yaml:2: server.addr: "localhost" is not host:port`},
@@ -253,7 +253,7 @@ func TestRejections(t *testing.T) {
 		{"short api key", "server:\n  api_keys:\n    - {key: short, tenant: a}\n", `airlock.yaml:3: server.api_keys[0].key: an API key must be at least 16 characters`},
 		{"duplicate api key", "server:\n  api_keys:\n    - {key: 0123456789abcdef, tenant: a}\n    - {key: 0123456789abcdef, tenant: b}\n", `airlock.yaml:4: server.api_keys[1].key: is the same key as server.api_keys[0]`},
 		{"bad tenant", "server:\n  api_keys:\n    - {key: 0123456789abcdef, tenant: Acme Corp}\n", `airlock.yaml:3: server.api_keys[0].tenant: "Acme Corp" is not a tenant id`},
-		{"missing tenant", "server:\n  api_keys:\n    - {key: 0123456789abcdef}\n", `config: server.api_keys[0].tenant: "" is not a tenant id`},
+		{"missing tenant", "server:\n  api_keys:\n    - {key: 0123456789abcdef}\n", `airlock.yaml:3: server.api_keys[0].tenant: "" is not a tenant id`},
 		{"zero request size", "server:\n  max_request_bytes: 0\n", `airlock.yaml:2: server.max_request_bytes: must be greater than zero`},
 		{"zero chains", "server:\n  max_concurrent_chains: 0\n", `airlock.yaml:2: server.max_concurrent_chains: must be greater than zero`},
 		{"zero shutdown", "server:\n  shutdown_timeout: 0s\n", `airlock.yaml:2: server.shutdown_timeout: must be greater than zero`},
@@ -269,17 +269,17 @@ func TestRejections(t *testing.T) {
 		{"bad seed", "guest:\n  seed: -4\n", `airlock.yaml:2: guest.seed: sandbox: invalid guest setting: seed: "-4" is not a whole number`},
 		{"unknown guest key", "guest:\n  speed: 2\n", `airlock.yaml:2: guest.speed: unknown key in guest; known keys: clock, seed`},
 		{"bad exporter", "tracing:\n  exporter: jaeger\n", `airlock.yaml:2: tracing.exporter: "jaeger" must be otlp, stdout or empty (off)`},
-		{"otlp without endpoint", "tracing:\n  exporter: otlp\n", `config: tracing.endpoint: is required for the otlp exporter`},
+		{"otlp without endpoint", "tracing:\n  exporter: otlp\n", `airlock.yaml:1: tracing.endpoint: is required for the otlp exporter`},
 		{"sample ratio above one", "tracing:\n  sample_ratio: 1.5\n", `airlock.yaml:2: tracing.sample_ratio: 1.5 must be between 0 and 1`},
 
 		// Governance.
-		{"bad autonomy", "profiles:\n  r:\n    autonomy: yolo\n", `airlock.yaml:2: profiles.r: govern: invalid profile: autonomy:`},
-		{"bad gate", "profiles:\n  r:\n    gates: {supervised: {HIGH: maybe}}\n", `airlock.yaml:2: profiles.r: govern: invalid profile: gates.supervised.HIGH: govern: unknown gate "maybe"`},
-		{"bad scope", "profiles:\n  r:\n    scopes: [Repo Read]\n", `profiles.r: govern: invalid profile: profile "r": scopes[0]`},
-		{"bad policy kind", "profiles:\n  r:\n    policies:\n      - {kind: vibes}\n", `airlock.yaml:2: profiles.r: policies[0]: govern: invalid call policy: kind "vibes"`},
-		{"bad policy pattern", "profiles:\n  r:\n    policies:\n      - {kind: argument, tool: x, arg: a, pattern: \"(\"}\n", `profiles.r: policies[0]: govern: invalid call policy: argument "a": pattern`},
+		{"bad autonomy", "profiles:\n  r:\n    autonomy: yolo\n", `airlock.yaml:3: profiles.r.autonomy: govern: invalid profile: autonomy:`},
+		{"bad gate", "profiles:\n  r:\n    gates: {supervised: {HIGH: maybe}}\n", `airlock.yaml:3: profiles.r.gates: govern: invalid profile: gates.supervised.HIGH: govern: unknown gate "maybe"`},
+		{"bad scope", "profiles:\n  r:\n    scopes: [Repo Read]\n", `airlock.yaml:3: profiles.r.scopes: govern: invalid profile: profile "r": scopes[0]`},
+		{"bad policy kind", "profiles:\n  r:\n    policies:\n      - {kind: vibes}\n", `airlock.yaml:4: profiles.r.policies[0]: policies[0]: govern: invalid call policy: kind "vibes"`},
+		{"bad policy pattern", "profiles:\n  r:\n    policies:\n      - {kind: argument, tool: x, arg: a, pattern: \"(\"}\n", `airlock.yaml:4: profiles.r.policies[0]: policies[0]: govern: invalid call policy: argument "a": pattern`},
 		{"unknown policy key", "profiles:\n  r:\n    policies:\n      - {kind: call_limit, tool: x, maximum: 3}\n", `airlock.yaml:4: profiles.r.policies[0].maximum: unknown key`},
-		{"profile loosens limits", "profiles:\n  r:\n    limits: {max_tool_calls: 100}\n", `airlock.yaml:3: profiles.r.limits: chain policy: max_tool_calls 100 is above this server's value of 50 (a profile may only tighten the policy section)`},
+		{"profile loosens limits", "profiles:\n  r:\n    limits: {max_tool_calls: 100}\n", `airlock.yaml:3: profiles.r.limits.max_tool_calls: max_tool_calls 100 is above this server's value of 50 (a profile may only tighten the policy section)`},
 		{"unknown default profile", "default_profile: admin\n", `airlock.yaml:1: default_profile: no profile named "admin" (profiles: none)`},
 		{"unknown key profile", "profiles:\n  r: {}\nserver:\n  api_keys:\n    - {key: 0123456789abcdef, tenant: a, profile: w}\n", `airlock.yaml:5: server.api_keys[0].profile: no profile named "w" (profiles: r)`},
 		{"dedup window too long", "governance:\n  dedup_window: 200h\n", `airlock.yaml:2: governance.dedup_window: 200h0m0s is longer than the store keeps idempotency records (168h0m0s)`},
@@ -573,4 +573,27 @@ func TestCeilingCheck(t *testing.T) {
 			require.ErrorContains(t, err, tc.want)
 		})
 	}
+}
+
+// TestPrintShowsDefaults: a key whose default is not written as a value
+// shows it: the log level as its value, an empty key with a default
+// meaning as a comment, not a bare "".
+func TestPrintShowsDefaults(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, config.Default().Print(&out))
+	for _, want := range []string{
+		"\n  log_level: info\n",
+		"\n  mode: \"\" # ask on a terminal, else deny (airlock run); queue (serve, mcp)\n",
+		"\n  exporter: \"\" # off\n",
+		"\n  node: \"\" # a random name per process\n",
+	} {
+		require.Contains(t, out.String(), want)
+	}
+	// A value that is set prints without the comment.
+	c, err := config.Parse("airlock.yaml", []byte("approval: {mode: deny}\nserver: {log_level: warn}\n"))
+	require.NoError(t, err)
+	out.Reset()
+	require.NoError(t, c.Print(&out))
+	require.Contains(t, out.String(), "\n  mode: deny\n")
+	require.Contains(t, out.String(), "\n  log_level: warn\n")
 }

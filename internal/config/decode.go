@@ -399,12 +399,12 @@ func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, path string) {
 		v.Set(reflect.MakeMapWithSize(t, len(n.Content)/2))
 	}
 	d.eachKey(n, path, "names", func(k, val *yaml.Node, key string) {
+		// An entry with a refused value is kept with its other values, so
+		// that what names it (a profile by default_profile) is not refused
+		// too; the load fails anyway.
 		ev := reflect.New(t.Elem()).Elem()
-		before := len(d.errs)
 		d.decodeAt(k, val, ev, key)
-		if len(d.errs) == before {
-			v.SetMapIndex(reflect.ValueOf(k.Value).Convert(t.Key()), ev)
-		}
+		v.SetMapIndex(reflect.ValueOf(k.Value).Convert(t.Key()), ev)
 	})
 }
 
@@ -464,17 +464,19 @@ func toJSONValue(n *yaml.Node) (any, error) {
 	return nil, fmt.Errorf("line %d: not a JSON value", n.Line)
 }
 
-// parseFile decodes one YAML document into c.
-func (c *Config) parseFile(name string, data []byte) error {
+// parseFile decodes one YAML document into c. syntaxErr is set when data
+// is not one YAML document (nothing was decoded); decodeErr joins the
+// values refused, the others being decoded.
+func (c *Config) parseFile(name string, data []byte) (decodeErr, syntaxErr error) {
 	d := &decoder{file: name, lookup: c.lookupEnv(), pos: c.pos}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	err := dec.Decode(&doc)
 	if errors.Is(err, io.EOF) {
-		return nil // an empty file is the defaults
+		return nil, nil // an empty file is the defaults
 	}
 	if err != nil {
-		return &Error{Pos: name + yamlErrorLine(err), Reason: yamlErrorText(err)}
+		return nil, &Error{Pos: name + yamlErrorLine(err), Reason: yamlErrorText(err)}
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
@@ -482,7 +484,7 @@ func (c *Config) parseFile(name string, data []byte) error {
 		if err == nil {
 			line = fmt.Sprintf(":%d", extra.Line)
 		}
-		return &Error{Pos: name + line, Reason: "holds more than one YAML document; keep one"}
+		return nil, &Error{Pos: name + line, Reason: "holds more than one YAML document; keep one"}
 	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
@@ -491,7 +493,7 @@ func (c *Config) parseFile(name string, data []byte) error {
 	if !isNull(root) {
 		d.decodeStruct(root, reflect.ValueOf(c).Elem(), "")
 	}
-	return errors.Join(d.errs...)
+	return errors.Join(d.errs...), nil
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)

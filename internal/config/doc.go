@@ -14,7 +14,9 @@
 //	p, err := assemble.Build(ctx, cfg, assemble.Options{}) // the process from it
 //	cfg.Print(os.Stdout) // secrets redacted
 //
-// A file looks like this (every key is optional; durations read "30s",
+// docs/config.md lists every key with its default, bounds and variable
+// (generated from the setting tables; TestConfigDoc keeps it in step). A
+// file looks like this (every key is optional; durations read "30s",
 // sizes "64MiB"):
 //
 //	policy:
@@ -60,7 +62,8 @@
 // AIRLOCK_LIMITS_MEMORY; the AIRLOCK_S3_* variables of s3blob also set
 // store.s3). Unknown keys, duplicate keys and invalid values are rejected,
 // each with where it was set ("file:line", "flag --name", "env NAME") and
-// why; all problems of a load are reported together. The environment form of
+// why; all problems of a load are reported together, in line order
+// (Sources.Check adds those only the built tools show). The environment form of
 // server.api_keys is "tenant:key[:role],…"; any other shape is refused.
 //
 // Secrets (API keys, the S3 secret key) are of type Secret, which never

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -56,9 +57,15 @@ type Governance struct {
 // Health sets the tool-health thresholds; zero fields take govern's
 // defaults (3, 5, 30s).
 type Health struct {
-	DegradedAfter    int      `yaml:"degraded_after"`
-	UnavailableAfter int      `yaml:"unavailable_after"`
-	Quiet            Duration `yaml:"quiet"`
+	// DegradedAfter is how many failures in a row mark a tool degraded.
+	// Default 3.
+	DegradedAfter int `yaml:"degraded_after"`
+	// UnavailableAfter is how many failures in a row mark a tool
+	// unavailable. Default 5.
+	UnavailableAfter int `yaml:"unavailable_after"`
+	// Quiet is how long an unavailable tool rests before a call may try
+	// it again. Default 30s.
+	Quiet Duration `yaml:"quiet"`
 }
 
 // ToolRules are an operator's rules for one tool.
@@ -107,11 +114,19 @@ func (c *Config) validateGovernance(v *validator) {
 		p := c.Profiles[name]
 		key := "profiles." + name
 		if _, err := p.Spec().Build(name); err != nil {
-			v.fail(key, "%v", err)
+			v.fail(profileField(key, err), "%v", err)
 		}
-		v.owner(key+".limits", p.Limits.Validate())
+		if p.Limits == (invoker.Policy{}) {
+			continue // nothing of the policy to tighten or to blame
+		}
+		if c.Policy.Validate() != nil {
+			// The policy section's own error is reported at its line; the
+			// profile's values can only be checked on their own.
+			v.owner(key+".limits", p.Limits.Validate())
+			continue
+		}
 		if _, err := c.Policy.Tighten(p.Limits, invoker.Policy{}); err != nil {
-			v.fail(key+".limits", "%v (a profile may only tighten the policy section)", err)
+			v.owner(key+".limits", err, "(a profile may only tighten the policy section)")
 		}
 	}
 	known := func(key, name string) {
@@ -157,3 +172,25 @@ func (c *Config) validateGovernance(v *validator) {
 		}
 	}
 }
+
+// profileField returns the key of the profile's field a govern.ProfileSpec
+// error names ("autonomy", "gates", "policies[1]", "scopes"), or the
+// profile's key when it names none.
+func profileField(key string, err error) string {
+	msg := err.Error()
+	for _, f := range []string{"autonomy", "gates", "scopes", "policies"} {
+		i := strings.Index(msg, f)
+		if i < 0 {
+			continue
+		}
+		if f == "policies" {
+			if m := policyIndex.FindStringSubmatch(msg[i:]); m != nil {
+				return key + "." + m[0]
+			}
+		}
+		return key + "." + f
+	}
+	return key
+}
+
+var policyIndex = regexp.MustCompile(`^policies\[\d+\]`)

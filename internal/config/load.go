@@ -25,6 +25,15 @@ type Sources struct {
 	// LookupEnv resolves ${env:NAME} in secret values (API keys, the S3
 	// secret key). Default os.LookupEnv.
 	LookupEnv func(name string) (string, bool)
+	// Edit, when set, changes the values after every layer is applied and
+	// before they are checked: values a command takes that no key sets
+	// (`airlock run --mcp`). Nil: none.
+	Edit func(*Config)
+	// Check, when set, runs after Validate on the loaded values, even when
+	// some were refused, for the rules that need more than the
+	// configuration (the tools internal/assemble builds from it). Its
+	// *Error values are reported with the others. Nil: none.
+	Check func(*Config) error
 }
 
 // Flag is one command-line value for a configuration key.
@@ -39,34 +48,41 @@ type Flag struct {
 }
 
 // Load builds the configuration: defaults, then src.File, then src.Flags,
-// then src.Env, and validates the result. Every problem is reported, each
-// as an *Error naming where the value came from ("file:line", "flag
-// --name" or "env NAME"), joined into one error.
+// then src.Env, and validates the result (Validate, then src.Check). One
+// load reports every problem: a value refused while decoding does not stop
+// the checks of the others. Each problem is an *Error naming where the
+// value came from ("file:line", "flag --name" or "env NAME"); they are
+// joined into one error in line order, then flags, then the environment.
+// Only a file that is not YAML stops the load at once.
 func Load(src Sources) (*Config, error) {
 	c := Default()
 	c.lookup = src.LookupEnv
+	var errs []error
 	if src.File != "" {
 		data, err := os.ReadFile(src.File)
 		if err != nil {
 			return nil, fmt.Errorf("config: reading %w", err)
 		}
-		if err := c.parseFile(src.File, data); err != nil {
-			return nil, err
+		decodeErr, syntaxErr := c.parseFile(src.File, data)
+		if syntaxErr != nil {
+			return nil, syntaxErr
 		}
+		errs = append(errs, decodeErr)
 	}
-	var errs []error
 	for _, f := range src.Flags {
-		if err := c.Set("flag --"+f.Name, f.Key, f.Value); err != nil {
-			errs = append(errs, err)
-		}
+		errs = append(errs, c.Set("flag --"+f.Name, f.Key, f.Value))
 	}
-	if err := c.ApplyEnv(src.Env); err != nil {
-		errs = append(errs, err)
+	errs = append(errs, c.ApplyEnv(src.Env))
+	if src.Edit != nil {
+		src.Edit(c)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	// The later checks report only keys no earlier one did: a value refused
+	// while decoding keeps its default, which they might refuse again.
+	errs = addNew(errs, c.Validate())
+	if src.Check != nil {
+		errs = addNew(errs, src.Check(c))
 	}
-	if err := c.Validate(); err != nil {
+	if err := sortErrors(errs); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -77,8 +93,12 @@ func Load(src Sources) (*Config, error) {
 // applied.
 func Parse(name string, data []byte) (*Config, error) {
 	c := Default()
-	if err := c.parseFile(name, data); err != nil {
-		return nil, err
+	decodeErr, syntaxErr := c.parseFile(name, data)
+	if syntaxErr != nil {
+		return nil, syntaxErr
+	}
+	if decodeErr != nil {
+		return nil, decodeErr
 	}
 	return c, nil
 }

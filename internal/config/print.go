@@ -39,6 +39,14 @@ func (c *Config) Print(w io.Writer) error {
 			return err
 		}
 	}
+	// A key left empty shows what empty means, as a comment.
+	for key, means := range unsetMeaning {
+		if v, ok := e.Value(key); ok && v == "" {
+			if n := nodeAt(&doc, strings.Split(key, ".")); n != nil {
+				n.LineComment = means
+			}
+		}
+	}
 	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)
 	if err := enc.Encode(&doc); err != nil {
@@ -100,6 +108,42 @@ func mergeText(a, b map[string]any) map[string]any {
 		a[k] = v
 	}
 	return a
+}
+
+// unsetMeaning says what an empty value of a key means, where that is a
+// default and not nothing: `airlock config print` shows it as a comment
+// and docs/config.md as the default.
+var unsetMeaning = map[string]string{
+	"approval.mode":       "ask on a terminal, else deny (airlock run); queue (serve, mcp)",
+	"default_profile":     "none: no scopes, supervised, the default gates",
+	"fleet.key":           "none: the fleet is off",
+	"fleet.node":          "a random name per process",
+	"server.api_keys":     "none: loopback only, one tenant",
+	"server.metrics_addr": "none: /metrics on the API address",
+	"server.metrics_key":  "none: with API keys, any API key",
+	"store.dir":           "the user cache directory's airlock/blobs",
+	"store.s3.access_key": "none: anonymous",
+	"store.s3.secret_key": "none: anonymous",
+	"store.s3.region":     "asked of the server",
+	"store.s3.endpoint":   "none: required for kind s3",
+	"store.s3.bucket":     "none: required for kind s3",
+	"store.s3.prefix":     "none",
+	"tracing.endpoint":    "none: required for the otlp exporter",
+	"tracing.exporter":    "off",
+}
+
+// nodeAt returns the value at path in the mapping n, or nil.
+func nodeAt(n *yaml.Node, path []string) *yaml.Node {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value != path[0] {
+			continue
+		}
+		if len(path) > 1 {
+			return nodeAt(n.Content[i+1], path[1:])
+		}
+		return n.Content[i+1]
+	}
+	return nil
 }
 
 // replaceAt replaces the value at path in the mapping n with v.

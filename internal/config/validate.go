@@ -6,6 +6,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/airlockrt/airlock/blobstore"
@@ -79,13 +80,11 @@ func (c *Config) Validate() error {
 			v.fail(key+".role", "%q must be all (the default), submit or approver", k.Role)
 		}
 	}
-	v.positive("server.max_request_bytes", int64(c.Server.MaxRequestBytes))
-	v.positive("server.shutdown_timeout", int64(c.Server.ShutdownTimeout))
-	v.positive("server.max_concurrent_chains", int64(c.Server.MaxConcurrentChains))
-	v.positive("server.result_ttl", int64(c.Server.ResultTTL))
-	v.positive("server.max_results", int64(c.Server.MaxResults))
-	v.positive("server.max_results_bytes", int64(c.Server.MaxResultsBytes))
-	v.positive("server.body_timeout", int64(c.Server.BodyTimeout))
+	for _, key := range positiveKeys {
+		if f, ok := c.fieldAt(key); ok && f.Int() <= 0 {
+			v.fail(key, "must be greater than zero")
+		}
+	}
 	if k := c.Server.MetricsKey; k != "" && len(k) < 16 {
 		v.fail("server.metrics_key", "the metrics key must be at least 16 characters")
 	}
@@ -145,30 +144,66 @@ type validator struct {
 	errs []error
 }
 
+// fail records a problem with the value at key, at the position of key or
+// of the nearest section above it that was set.
 func (v *validator) fail(key, format string, args ...any) {
-	v.errs = append(v.errs, &Error{Pos: v.c.Where(key), Key: key, Reason: fmt.Sprintf(format, args...)})
+	v.errs = append(v.errs, &Error{Pos: v.c.nearest(key), Key: key, Reason: fmt.Sprintf(format, args...)})
 }
 
 // owner records an owner's validation error at the position of the key it
-// names under section.
-func (v *validator) owner(section string, err error) {
+// names under section; why, when set, is appended to its message.
+func (v *validator) owner(section string, err error, why ...string) {
 	if err == nil {
 		return
 	}
 	var ke *setting.KeyError
 	if !errors.As(err, &ke) {
-		v.fail(section, "%v", err)
+		v.fail(section, "%s", strings.Join(append([]string{err.Error()}, why...), " "))
 		return
 	}
 	key := section + "." + ke.Key
 	if ke.Key == "approval_timeout" && v.c.Where(key) == "" && v.c.Where(section+".call_timeout") != "" {
 		key = section + ".call_timeout" // the value the user set is the one to change
 	}
-	v.errs = append(v.errs, &Error{Pos: v.c.Where(key), Key: key, Reason: ke.Msg})
+	v.errs = append(v.errs, &Error{Pos: v.c.nearest(key), Key: key, Reason: strings.Join(append([]string{ke.Msg}, why...), " ")})
 }
 
-func (v *validator) positive(key string, n int64) {
-	if n <= 0 {
-		v.fail(key, "must be greater than zero")
+// nearest returns where the value at key was set or, for a key never set,
+// where the nearest section above it was ("store.s3.endpoint": "store.s3",
+// then "store"); "" when none was.
+func (c *Config) nearest(key string) string {
+	for key != "" {
+		if pos := c.Where(key); pos != "" {
+			return pos
+		}
+		if i := strings.LastIndexAny(key, ".["); i >= 0 {
+			key = key[:i]
+		} else {
+			key = ""
+		}
 	}
+	return ""
+}
+
+// positiveKeys are the keys whose value must be greater than zero.
+var positiveKeys = []string{
+	"server.max_request_bytes", "server.shutdown_timeout", "server.max_concurrent_chains",
+	"server.result_ttl", "server.max_results", "server.max_results_bytes", "server.body_timeout",
+}
+
+// keyBounds describes the bounds Validate checks on keys outside the
+// owners' tables, for docs/config.md.
+func keyBounds() map[string]string {
+	b := map[string]string{
+		"fleet.lease":             "at least 1s",
+		"fleet.key":               "at least 32 characters",
+		"server.metrics_key":      "at least 16 characters",
+		"tracing.sample_ratio":    "0 to 1",
+		"approval.park_ttl":       "above 0, below " + blobstore.DefaultRecordTTL.String(),
+		"governance.dedup_window": "at most " + blobstore.DefaultRecordTTL.String(),
+	}
+	for _, k := range positiveKeys {
+		b[k] = "above 0"
+	}
+	return b
 }

@@ -136,6 +136,12 @@ type Options struct {
 	// server's first tool list before it returns (servers that are not up
 	// by then register their tools when they are).
 	Wait time.Duration
+	// FailFast, with Wait, makes Start fail when a server's first start
+	// fails (a command that does not run, a URL that refuses): Start then
+	// stops every server and returns an error naming it and the cause.
+	// For one-shot commands; a long-lived process leaves it false and
+	// the supervisors keep retrying in the background.
+	FailFast bool
 }
 
 // Manager keeps the sessions with the configured MCP servers and their
@@ -213,6 +219,19 @@ func Start(ctx context.Context, box *toolbox.Toolbox, specs []ServerSpec, opts O
 		t := time.NewTimer(opts.Wait)
 		defer t.Stop()
 		for _, s := range m.servers {
+			if opts.FailFast {
+				select {
+				case <-s.catalog.tried:
+				case <-t.C:
+					return m, nil
+				case <-ctx.Done():
+					return m, nil
+				}
+				if err := s.startError(); err != nil {
+					_ = m.Close()
+					return nil, err
+				}
+			}
 			select {
 			case <-s.ready:
 			case <-t.C:

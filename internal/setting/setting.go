@@ -243,14 +243,24 @@ type Doc struct {
 	Kind    Kind
 	Default string
 	Doc     string
+	// Min and Max are the field's bounds written out; "" when it has none
+	// (a Min of 0 or less, a Max of 0).
+	Min, Max string
 }
 
-// Docs returns the table's settings with their defaults written out.
+// Docs returns the table's settings with their defaults and bounds
+// written out.
 func (tb Table[T]) Docs() []Doc {
 	out := make([]Doc, len(tb))
 	for i := range tb {
 		f := &tb[i]
 		out[i] = Doc{Key: f.Key, Kind: f.Kind, Default: f.Format(f.Default), Doc: f.Doc}
+		if f.Min > 0 {
+			out[i].Min = f.Format(f.Min)
+		}
+		if f.Max != 0 {
+			out[i].Max = f.Format(f.Max)
+		}
 	}
 	return out
 }
