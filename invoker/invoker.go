@@ -196,6 +196,13 @@ func (inv *Invoker) Invoke(ctx context.Context, sess *session.Session, call Call
 	if call.Resume != nil && !call.Resume.Start.IsZero() {
 		st.start = call.Resume.Start
 	}
+	// tool.before carries the tool's declared risk, so a hook sees a High
+	// tool as High before any gate ran. This lookup only reports: the
+	// registry gate (step 2) looks the tool up again and decides, so the
+	// gate order is unchanged. An unknown or disallowed tool stays Safe.
+	if e, ok := inv.box.Lookup(call.Tool); ok && sess.Allows(call.Tool) {
+		st.risk = e.Info().Risk
+	}
 	inv.notify(ctx, &st, inv.event(ToolStart, sess, &st))
 	defer func() {
 		if p := recover(); p != nil {
