@@ -149,7 +149,6 @@ func FuzzUnmarshalParked(f *testing.F) {
 	})
 }
 
-
 // allocated returns the bytes the process has allocated so far, without
 // stopping the world as runtime.ReadMemStats does.
 func allocated() uint64 {
