@@ -76,12 +76,12 @@ func (s *Store) GetApproval(ctx context.Context, tenant, id string) (*Approval, 
 	if err != nil {
 		return nil, nil, notFound(err)
 	}
-	var a Approval
-	if err := json.Unmarshal(b, &a); err != nil || a.ID != id || a.Tenant != tenant {
-		return nil, nil, fmt.Errorf("durable: approval %s's record is malformed", id)
+	a, err := decodeApproval(b, tenant, id)
+	if err != nil {
+		return nil, nil, err
 	}
 	d, err := s.decision(ctx, tenant, id)
-	return &a, d, err
+	return a, d, err
 }
 
 func (s *Store) decision(ctx context.Context, tenant, id string) (*Decision, error) {
@@ -92,11 +92,7 @@ func (s *Store) decision(ctx context.Context, tenant, id string) (*Decision, err
 	if err != nil {
 		return nil, err
 	}
-	var d Decision
-	if err := json.Unmarshal(b, &d); err != nil {
-		return nil, fmt.Errorf("durable: approval %s's decision is malformed", id)
-	}
-	return &d, nil
+	return decodeDecision(b, id)
 }
 
 // ListApprovals calls fn with each of the tenant's approval requests and

@@ -22,4 +22,74 @@
 // a state leaves the chain running with a lease that lapses; another
 // process then ends it as interrupted (Interrupt), listing the calls that
 // had started as call_interrupted, and nothing runs them again.
+//
+//	fleet, err := durable.New(durable.Options{Blobs: store, Key: fleetKey})
+//	if err := fleet.CheckStore(ctx); err != nil { … } // once, on joining
+//	d, err := fleet.Decide(ctx, tenant, approvalID, durable.Decision{Approved: true, ArgsHash: hash})
+//	if errors.Is(err, durable.ErrAlreadyDecided) { … } // d is the first decision
+//	if won, _ := fleet.Claim(ctx, tenant, chainID, gen, "resume"); won { … }
+//
+// Every record read from the bucket is untrusted: its size is bounded by
+// blobstore.MaxRecordBytes, a chain record's values by a count checked
+// before it is decoded, and each decoder is fuzzed (records_fuzz_test.go).
+// A parked state is encrypted and authenticated with a key derived from
+// Options.Key and bound to its tenant, chain and generation; its seal is
+// an HMAC under Options.Key.
+//
+// # Concurrency
+//
+// A Store is immutable after New and safe for concurrent use; every method
+// may be called from any goroutine. Any number of Stores, in any number
+// of processes, may share one bucket: they coordinate only through it.
+// What must happen once is a create-only write (S3 If-None-Match), of
+// which exactly one writer wins, whichever process or goroutine it is:
+// Finish (the end record), Claim, Decide and SavePark (a generation's
+// seal). CheckStore verifies that the store refuses a second create-only
+// write; on one that does not, nothing is at most once.
+//
+// The other records are overwritten, last writer wins: a chain's running
+// record (PutChain; GetChain reads the end record first, so a PutChain
+// racing a Finish never hides the outcome), the fleet index entries, and an
+// approval request rewritten without its arguments once decided. The index
+// entry's Decided flag (set by Decide) is a hint for Scan's readers, not a
+// guarantee: a PutChain racing it may clear it, and a parked chain is also
+// found by its expiry and wake times.
+//
+// Times are this process's clock (Options.Clock). Interrupt ends a chain
+// only once its lease lapsed by a whole lease more, so clocks may differ
+// by up to one Options.Lease between processes; StaleClaim waits two.
+//
+// ListChains, ListApprovals and Scan list names first, then read each
+// record and call fn with it, one at a time on the calling goroutine; a
+// record may change or vanish between the listing and the read (vanished
+// ones are skipped), and fn may call the Store.
+//
+// # Errors
+//
+// New returns an error wrapping ErrInvalidOptions that names the field.
+// CheckStore returns ErrNoConditionalWrites, or the store's error wrapped.
+//
+// Reads return ErrNotFound (wrapped) when the tenant has no such record or
+// the id is invalid: GetChain, GetApproval, LoadPark, StaleClaim (no
+// claim), Claim (invalid id). A record that is not one this package writes
+// (not valid JSON, naming another chain or approval than the one it is
+// stored as, or a chain record with implausibly many values) is
+// ErrMalformed (wrapped), from GetChain, GetApproval, StaleClaim and the
+// methods built on them (ListChains, ListApprovals, Decide, Interrupt,
+// Abandon, LoadPark); Scan skips such index entries. LoadPark and
+// ReleasePark return ErrTampered for a seal or state that does not match
+// (edited, moved to another chain, tenant or generation, or sealed with
+// another key) and ErrIncompatible (wrapped) for a seal of another format;
+// LoadPark also refuses a state over Options.MaxStateBytes.
+//
+// Writes: PutChain returns ErrEnded once the chain has ended. Decide
+// returns ErrAlreadyDecided with the first decision, ErrHashMismatch for a
+// decision on other arguments, ErrExpired past the request's expiry.
+// Finish and Claim report losing the create-only race as false with a nil
+// error; Interrupt and Abandon report false when there was nothing to do
+// or another process did it. PutChain, Finish and SavePark refuse an
+// invalid chain id or generation with an error naming it, and SavePark a
+// generation parked already. Any method may also return the blob store's
+// errors (blobstore.ErrRecordTooLarge, a driver failure), wrapped, and the
+// context's.
 package durable

@@ -47,26 +47,6 @@ const (
 // ApprovalPrefix starts every parked call's approval id.
 const ApprovalPrefix = "pk_"
 
-// Errors.
-var (
-	// ErrNotFound: no such chain, park or approval for the tenant.
-	ErrNotFound = errors.New("durable: not found")
-	// ErrTampered: a parked state or its seal was changed, or sealed with
-	// another key, or belongs to another chain or generation.
-	ErrTampered = errors.New("durable: parked state refused: its seal does not match (edited, moved or sealed with another key)")
-	// ErrIncompatible: a parked state of a format this build does not read.
-	ErrIncompatible = errors.New("durable: parked state written by an incompatible version")
-	// ErrHashMismatch: a decision taken on other arguments than the request's.
-	ErrHashMismatch = errors.New("durable: the decision's args_hash is not the request's")
-	// ErrAlreadyDecided: the request was decided before; the first decision
-	// is returned with it.
-	ErrAlreadyDecided = errors.New("durable: already decided")
-	// ErrExpired: the request's chain stopped waiting for it.
-	ErrExpired = errors.New("durable: the request expired")
-	// ErrEnded: the chain has ended; its record no longer changes.
-	ErrEnded = errors.New("durable: the chain has ended")
-)
-
 // Options configure New.
 type Options struct {
 	// Blobs is the shared store. Required.
@@ -102,10 +82,10 @@ type Store struct {
 // New returns a Store.
 func New(opts Options) (*Store, error) {
 	if opts.Blobs == nil {
-		return nil, errors.New("durable: Options.Blobs is required")
+		return nil, fmt.Errorf("%w: Blobs is required", ErrInvalidOptions)
 	}
 	if len(opts.Key) < 32 {
-		return nil, errors.New("durable: Options.Key must be at least 32 bytes (the fleet's key: fleet.key)")
+		return nil, fmt.Errorf("%w: Key must be at least 32 bytes (the fleet's key: fleet.key)", ErrInvalidOptions)
 	}
 	if opts.Node == "" {
 		var b [6]byte
@@ -113,7 +93,7 @@ func New(opts Options) (*Store, error) {
 		opts.Node = "n_" + hex.EncodeToString(b[:])
 	}
 	if opts.Lease < 0 || opts.MaxStateBytes < 0 {
-		return nil, errors.New("durable: Options.Lease and MaxStateBytes must not be negative")
+		return nil, fmt.Errorf("%w: Lease and MaxStateBytes must not be negative", ErrInvalidOptions)
 	}
 	s := &Store{bs: opts.Blobs, key: append([]byte(nil), opts.Key...), node: opts.Node,
 		lease: cmp.Or(opts.Lease, DefaultLease), maxState: cmp.Or(opts.MaxStateBytes, DefaultMaxStateBytes), now: opts.Clock}
@@ -122,12 +102,6 @@ func New(opts Options) (*Store, error) {
 	}
 	return s, nil
 }
-
-// ErrNoConditionalWrites is returned by CheckStore for a store whose
-// create-only writes do not refuse an existing object: every claim and
-// decision would then "win", and an approved call could run once per
-// process.
-var ErrNoConditionalWrites = errors.New("durable: the store does not honour create-only writes (S3 If-None-Match); a fleet cannot run on it")
 
 // CheckStore makes sure the store refuses a second create-only write of
 // one record, which every at-most-once guarantee of the fleet rests on.
@@ -304,17 +278,14 @@ func (s *Store) GetChain(ctx context.Context, tenant, id string) (*Chain, error)
 	if err != nil {
 		return nil, notFound(err)
 	}
-	var c Chain
-	if err := json.Unmarshal(b, &c); err != nil {
-		return nil, fmt.Errorf("durable: chain %s's record: %w", id, err)
-	}
-	if c.ID != id || c.Tenant != tenant {
-		return nil, fmt.Errorf("durable: chain %s's record names another chain", id)
+	c, err := decodeChain(b, tenant, id)
+	if err != nil {
+		return nil, err
 	}
 	if c.Result == nil && c.ResultRef != "" {
 		c.Result = s.readResult(ctx, tenant, c.ResultRef)
 	}
-	return &c, nil
+	return c, nil
 }
 
 // maxResultBytes bounds a chain result read back from its blob.
@@ -402,8 +373,8 @@ func (s *Store) markDecided(ctx context.Context, tenant, id string) error {
 	if err != nil {
 		return notFound(err)
 	}
-	var l Live
-	if err := json.Unmarshal(b, &l); err != nil {
+	l, err := decodeLive(b, liveName(tenant, id))
+	if err != nil {
 		return err
 	}
 	if l.Status != StatusParked || l.Decided {
@@ -517,9 +488,9 @@ func (s *Store) Scan(ctx context.Context, fn func(Live) error) error {
 		if err != nil {
 			return err
 		}
-		var l Live
-		if json.Unmarshal(b, &l) != nil || liveName(l.Tenant, l.ID) != n {
-			continue
+		l, err := decodeLive(b, n)
+		if err != nil {
+			continue // not one this package wrote: left to its writer
 		}
 		if err := fn(l); err != nil {
 			return err
@@ -535,7 +506,7 @@ func (s *Store) Claim(ctx context.Context, tenant, id string, gen int, kind stri
 	if !validID(id) {
 		return false, ErrNotFound
 	}
-	b, _ := json.Marshal(map[string]any{"kind": kind, "node": s.node, "at": s.now().UTC()})
+	b, _ := json.Marshal(claim{Kind: kind, Node: s.node, At: s.now().UTC()})
 	switch err := s.bs.PutRecord(ctx, tenant, chainName(id, "claim/"+strconv.Itoa(gen)), b, true); {
 	case errors.Is(err, blobstore.ErrExist):
 		return false, nil
@@ -553,10 +524,8 @@ func (s *Store) StaleClaim(ctx context.Context, tenant, id string, gen int) (boo
 	if err != nil {
 		return false, notFound(err)
 	}
-	var cl struct {
-		At time.Time `json:"at"`
-	}
-	if err := json.Unmarshal(b, &cl); err != nil {
+	cl, err := decodeClaim(b)
+	if err != nil {
 		return false, err
 	}
 	c, err := s.GetChain(ctx, tenant, id)

@@ -114,6 +114,13 @@ func (s *Store) seal(ctx context.Context, tenant, id string, gen int) (*parkSeal
 	if err != nil {
 		return nil, notFound(err)
 	}
+	return s.openSeal(b, tenant, id, gen)
+}
+
+// openSeal decodes and checks the seal of generation gen of chain id of
+// tenant: ErrIncompatible for another format, ErrTampered for anything
+// else that is not a seal this fleet's key made for that generation.
+func (s *Store) openSeal(b []byte, tenant, id string, gen int) (*parkSeal, error) {
 	var seal parkSeal
 	if err := json.Unmarshal(b, &seal); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrTampered, err)

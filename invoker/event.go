@@ -107,7 +107,10 @@ type Event struct {
 	Tenant    string
 	// Tool is the name the chain asked for (registered or not), cut to 128 bytes.
 	Tool string
-	// Risk is the tool's risk; Safe when the tool is unknown.
+	// Risk is the tool's risk: on ToolStart its declared risk
+	// (toolbox.Info.Risk), from PolicyBefore on the risk governance
+	// assessed for the call's action once it has; Safe when the tool is
+	// unknown or not allowed to the session.
 	Risk toolbox.Risk
 	// Status, Reason and Duration are set on ToolResult and ToolEnd.
 	Status   session.Status

@@ -196,6 +196,13 @@ func (inv *Invoker) Invoke(ctx context.Context, sess *session.Session, call Call
 	if call.Resume != nil && !call.Resume.Start.IsZero() {
 		st.start = call.Resume.Start
 	}
+	// tool.before carries the tool's declared risk, so a hook sees a High
+	// tool as High before any gate ran. This lookup only reports: the
+	// registry gate (step 2) looks the tool up again and decides, so the
+	// gate order is unchanged. An unknown or disallowed tool stays Safe.
+	if e, ok := inv.box.Lookup(call.Tool); ok && sess.Allows(call.Tool) {
+		st.risk = e.Info().Risk
+	}
 	inv.notify(ctx, &st, inv.event(ToolStart, sess, &st))
 	defer func() {
 		if p := recover(); p != nil {
@@ -298,7 +305,7 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	hasRefs := bytes.Contains(args, refKey)
 	if !hasRefs {
 		if err := entry.Validate(args); err != nil {
-			return fail(session.StatusError, ReasonInvalidArguments, fmt.Sprintf("tool %q: %v", st.tool, err))
+			return invalidArguments(st, err)
 		}
 	}
 	// 3b. Governance: tool health, scopes, risk, the gate.
@@ -358,7 +365,7 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 		args = resolved
 		// 5a. Schema check on the resolved values.
 		if err := entry.Validate(args); err != nil {
-			return fail(session.StatusError, ReasonInvalidArguments, fmt.Sprintf("tool %q: %v", st.tool, err))
+			return invalidArguments(st, err)
 		}
 	}
 	// 5b. The policy again, with the latest context: the resolved
@@ -701,6 +708,16 @@ func (inv *Invoker) fire(ctx context.Context, f func(context.Context, Event), ev
 		}
 	}()
 	f(ctx, ev)
+}
+
+// invalidArguments is the Result of arguments the tool's schema refuses:
+// the ArgumentError's message, which names the argument and what the tool
+// takes, never the validator's internals.
+func invalidArguments(st *callState, err error) Result {
+	if ae, ok := errors.AsType[*toolbox.ArgumentError](err); ok {
+		return fail(session.StatusError, ReasonInvalidArguments, ae.Message())
+	}
+	return fail(session.StatusError, ReasonInvalidArguments, fmt.Sprintf("tool %q: %v", st.tool, err))
 }
 
 // maxMessage bounds a Result's message: tool errors and schema errors may

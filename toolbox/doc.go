@@ -36,5 +36,7 @@
 //
 // Add returns ErrNilTool, ErrInvalidName, ErrInvalidDescription or
 // ErrInvalidSchema, wrapped with the tool's name and the reason. Validate
-// wraps ErrInvalidArguments with the schema error.
+// returns an *ArgumentError, which is ErrInvalidArguments (errors.Is) and
+// whose Message says which argument is wrong and what the tool takes:
+// `unknown argument "town"; weather takes {city: string}`.
 package toolbox

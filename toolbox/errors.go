@@ -15,9 +15,10 @@ var (
 	// schema cannot be derived or compiled.
 	ErrInvalidSchema = errors.New("toolbox: invalid schema")
 
-	// ErrInvalidArguments is returned (wrapped, with the schema error) by
-	// Entry.Validate when arguments are not a JSON object matching the tool's
-	// input schema.
+	// ErrInvalidArguments is matched (errors.Is) by the *ArgumentError
+	// Entry.Validate returns when arguments are not a JSON object matching
+	// the tool's input schema, and wrapped by FuncTool.Call when arguments
+	// do not decode into its input type.
 	ErrInvalidArguments = errors.New("toolbox: invalid arguments")
 
 	// ErrNotExecutable is returned by Call on hosted and provider-defined tool

@@ -40,8 +40,10 @@ func (e *Entry) Tool() Tool { return e.tool }
 func (e *Entry) Info() Info { return e.info }
 
 // Validate checks that args is a JSON object matching the tool's input
-// schema. Unknown fields are rejected. The error wraps ErrInvalidArguments and
-// carries the schema error. An empty args is treated as {}.
+// schema. Unknown fields are rejected. An empty args is treated as {}.
+// The error is an *ArgumentError (errors.Is ErrInvalidArguments) whose
+// Message names the argument at fault and what the tool takes, e.g.
+// `unknown argument "town"; weather takes {city: string}`.
 func (e *Entry) Validate(args json.RawMessage) error {
 	if len(args) == 0 || isEmptyObject(args) {
 		if e.noArgs || e.emptyOK {
@@ -51,16 +53,16 @@ func (e *Entry) Validate(args json.RawMessage) error {
 	}
 	var v any
 	if err := json.Unmarshal(args, &v); err != nil {
-		return fmt.Errorf("%w: not valid JSON: %w", ErrInvalidArguments, err)
+		return e.argumentError("", "the arguments are not valid JSON ("+clipText(err.Error(), 80)+")")
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return fmt.Errorf("%w: arguments must be a JSON object", ErrInvalidArguments)
+		return e.argumentError("", "the arguments must be a JSON object, not "+article(typeOf(v)))
 	}
 	if e.in == nil {
 		return nil // hosted/provider-defined: never executed, nothing to check
 	}
 	if err := e.in.Validate(v); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidArguments, err)
+		return e.explainInvalid(v, err)
 	}
 	return nil
 }

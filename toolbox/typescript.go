@@ -115,6 +115,10 @@ type tsWriter struct {
 	aliases map[string]string // alias name -> declaration
 	root    *jsonschema.Schema
 	depth   int
+	// inline writes a one-line type with no doc comments, no ArtifactRef
+	// and $refs expanded in place (see Entry.Signature).
+	inline    bool
+	expanding map[string]bool // $refs being expanded inline: breaks cycles
 }
 
 const maxTSDepth = 32
@@ -220,6 +224,9 @@ func (w *tsWriter) object(s *jsonschema.Schema, indent int, top bool) string {
 	if len(names) == 0 {
 		names = sortedKeys(s.Properties)
 	}
+	if w.inline {
+		return w.inlineObject(s, names, required, top)
+	}
 	var sb strings.Builder
 	pad := strings.Repeat("  ", indent+1)
 	for _, name := range names {
@@ -265,6 +272,14 @@ func (w *tsWriter) ref(ref string, indent int) string {
 	}
 	if target == nil {
 		return "unknown"
+	}
+	if w.inline {
+		if w.expanding[ref] {
+			return tsIdent(name)
+		}
+		w.expanding[ref] = true
+		defer delete(w.expanding, ref)
+		return w.typ(target, indent)
 	}
 	alias := w.prefix + "_" + tsIdent(name)
 	if _, done := w.aliases[alias]; !done {
@@ -412,4 +427,28 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// inlineObject writes an object literal type on one line:
+// {city: string; days?: number}.
+func (w *tsWriter) inlineObject(s *jsonschema.Schema, names []string, required map[string]bool, top bool) string {
+	var parts []string
+	for _, name := range names {
+		p, ok := s.Properties[name]
+		if !ok {
+			continue
+		}
+		opt := ""
+		if !required[name] {
+			opt = "?"
+		}
+		parts = append(parts, tsKey(name)+opt+": "+w.typ(p, 0))
+	}
+	if ap := s.AdditionalProperties; ap != nil && !isFalse(ap) {
+		parts = append(parts, "[key: string]: "+w.typ(ap, 0))
+	}
+	if len(parts) == 0 && s.AdditionalProperties == nil && s.Properties == nil && !top {
+		return "{[key: string]: unknown}"
+	}
+	return "{" + strings.Join(parts, "; ") + "}"
 }

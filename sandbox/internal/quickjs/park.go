@@ -239,8 +239,12 @@ func Unmarshal(data []byte, maxPages uint32) (*Snapshot, error) {
 		if err != nil {
 			return 0
 		}
-		var v uint64
-		v, err = binary.ReadUvarint(rd)
+		v, rerr := binary.ReadUvarint(rd)
+		if rerr != nil {
+			// Every read error is the state's fault: cut short, or a
+			// number too long.
+			err = fmt.Errorf("%w: %v", ErrCorrupt, rerr)
+		}
 		return v
 	}
 	getStr := func(max uint64) string {
@@ -263,7 +267,7 @@ func Unmarshal(data []byte, maxPages uint32) (*Snapshot, error) {
 	s.rt, s.ctx, s.undefined = get(), get(), get()
 	s.sys.wallReads, s.sys.monoReads, s.sys.randBytes = int64(get()), int64(get()), int64(get())
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return nil, err
 	}
 	if pages == 0 || pages > uint64(maxPages) {
 		return nil, fmt.Errorf("%w: %d pages of memory, more than the %d this engine allows", ErrCorrupt, pages, maxPages)
@@ -302,7 +306,7 @@ func Unmarshal(data []byte, maxPages uint32) (*Snapshot, error) {
 	for range nchunks {
 		off, n := get(), get()
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+			return nil, err
 		}
 		// Each bound on its own: off+n must not wrap.
 		if off < end || off%chunkSize != 0 || n == 0 || n%chunkSize != 0 || n > memSize || off > memSize-n {
@@ -324,8 +328,16 @@ func Unmarshal(data []byte, maxPages uint32) (*Snapshot, error) {
 		}
 		s.chunks[i].data = buf.Bytes()
 	}
-	if n, _ := fr.Read(make([]byte, 1)); n != 0 {
+	// The stream must end where the chunks do, and the state with it: a
+	// state cut inside the stream's last block, or with bytes after it, is
+	// not one Marshal wrote.
+	switch n, err := fr.Read(make([]byte, 1)); {
+	case n != 0:
 		return nil, fmt.Errorf("%w: trailing memory bytes", ErrCorrupt)
+	case err != io.EOF:
+		return nil, fmt.Errorf("%w: memory stream cut short (%v)", ErrCorrupt, err)
+	case rd.Len() != 0:
+		return nil, fmt.Errorf("%w: %d bytes after the memory stream", ErrCorrupt, rd.Len())
 	}
 	return s, nil
 }
