@@ -101,7 +101,7 @@ type docTally struct {
 //     after the `export` lines of the ones before.
 //   - yaml: parsed, then loaded as an airlock configuration file by
 //     `airlock config print` (every `${env:NAME}` it names set to a
-//     placeholder of 40 characters).
+//     distinct placeholder of at least 40 characters).
 //   - json: parsed. js, ts: `airlock check`, then run with `airlock run`.
 //     go: parsed (chain's TestReadmeExample runs README.md's program).
 //   - go.mod: the lines a user adds to their module's go.mod; the page's
@@ -118,7 +118,9 @@ type docTally struct {
 // no-ops (`make test` cannot run inside the tests). `<!-- doc-test: serve -->`
 // runs the block against an `airlock serve` started on a free port without
 // a configuration file, with one API key (tenant docs), which the block
-// finds in $AIRLOCK_KEY. Every other block must pass; a fence without a language fails.
+// finds in $AIRLOCK_KEY. Every other block must pass, and a fence without
+// a language fails. A shell block that uses python3, jq, curl or node skips
+// when it is missing (scripts/deps.sh installs them), except under CI=true.
 func TestDocsExamples(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
@@ -265,6 +267,19 @@ func runShellBlock(t *testing.T, root string, b docBlock, exports []string) {
 	if strings.Contains(b.text, "mcp-deps.sh") || strings.Contains(b.text, "npx ") {
 		mcptest.Everything(t) // skips without the npm packages, fails under CI=true
 		mcptest.Inspector(t)
+	}
+	// The programs scripts/deps.sh installs: skip without one, except
+	// under CI=true.
+	for _, prog := range []string{"python3", "jq", "curl", "node"} {
+		if !regexp.MustCompile(`\b` + prog + `\b`).MatchString(b.text) {
+			continue
+		}
+		if _, err := exec.LookPath(prog); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s: %s is not installed; scripts/deps.sh installs it", b, prog)
+			}
+			t.Skipf("%s is not installed (scripts/deps.sh installs it)", prog)
+		}
 	}
 	port := mcptest.FreePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
