@@ -1,7 +1,9 @@
 # airlock — build, test and benchmark entry points.
 #
-#   make test    installs and starts what the tests need (a MinIO server on
-#                127.0.0.1), runs every test with -race, stops what it started
+#   make test    installs what the tests need if missing (Debian packages,
+#                npm packages, a MinIO build; README.md says which), starts
+#                MinIO on 127.0.0.1, runs every test with -race, stops MinIO.
+#                Each of its five stages prints a "==> [n/5]" line as it starts
 #   make bench   runs the benchmarks and writes bench/latest.txt, then compares
 #                chain start and the bridge round trip with BENCH_BASE
 #                (bench/compare.txt; see BENCHMARKS.md)
@@ -33,6 +35,9 @@ guest: $(GUEST_WASM)
 $(GUEST_WASM): $(shell find guest-sdk/go examples/chains/go-guest -name '*.go' -o -name go.mod 2>/dev/null)
 	cd examples/chains/go-guest && GOOS=wasip1 GOARCH=wasm $(GO) build -o chain.wasm .
 
+# TEST_STAGES numbers the stage lines the scripts print: 1-2 scripts/deps.sh,
+# 3-4 scripts/minio.sh, 5 test-go.
+test: export TEST_STAGES := 5
 test:
 	scripts/deps.sh
 	scripts/minio.sh run -- $(MAKE) --no-print-directory test-go
@@ -41,6 +46,7 @@ test:
 # (scripts/minio.sh run exports one); without one the S3 tests skip, except
 # under CI=true where they fail.
 test-go: guest
+	@echo "==> $(if $(TEST_STAGES),[5/$(TEST_STAGES)] )go vet, then go test over every package, then guest-sdk/go's tests"
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 	cd guest-sdk/go && $(GO) vet ./... && $(GO) test -count=1 ./...

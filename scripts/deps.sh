@@ -1,9 +1,34 @@
 #!/usr/bin/env bash
-# deps.sh — installs the system tools the tests use besides Go, if missing:
-# python3 (the example HTTP client and its tests) and nodejs (the reference
-# the JavaScript compatibility corpus is compared with, guest-sdk/js/compat_test.go,
-# which wants Node 20). MinIO is scripts/minio.sh's.
+# deps.sh — stages 1 and 2 of `make test`: installs, if missing, what the
+# tests use besides Go and MinIO (MinIO is scripts/minio.sh's):
+#
+#   Debian packages, with apt-get (as root, or through sudo):
+#     python3  the example HTTP client (examples/clients) and its tests
+#     nodejs   Node 20, the reference the JavaScript compatibility corpus is
+#              compared with (guest-sdk/js/compat_test.go), and the runtime
+#              of the MCP programs below
+#     npm      installs those programs
+#     curl     scripts/minio.sh waits for its server with it; the docs' curl
+#              examples (cmd/airlock/docs_examples_test.go)
+#     jq       a docs example (examples/profiles/README.md)
+#   npm packages: the pinned ones of scripts/mcp-deps.sh, into
+#     ${XDG_CACHE_HOME:-$HOME/.cache}/airlock/npm
+#
+# With TEST_STAGES set (make test sets it) the stage lines are numbered.
 set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# stage N TEXT: announces a stage as it starts.
+stage() {
+	local n=$1
+	shift
+	if [[ -n ${TEST_STAGES:-} ]]; then
+		printf '==> [%s/%s] %s\n' "$n" "$TEST_STAGES" "$*" >&2
+	else
+		printf '==> %s\n' "$*" >&2
+	fi
+}
+
 apt_install() {
 	if [[ $(id -u) -eq 0 ]]; then
 		apt-get update -qq && apt-get install -y -qq "$@" >/dev/null
@@ -11,19 +36,22 @@ apt_install() {
 		sudo apt-get update -qq && sudo apt-get install -y -qq "$@" >/dev/null
 	fi
 }
-if ! command -v python3 >/dev/null 2>&1; then
-	echo "deps.sh: installing python3" >&2
-	apt_install python3
-fi
-if ! command -v node >/dev/null 2>&1; then
-	echo "deps.sh: installing nodejs" >&2
-	apt_install nodejs
+
+stage 1 "installing system packages (python3, nodejs, npm, curl, jq) if missing"
+missing=()
+for tool in python3:python3 node:nodejs npm:npm curl:curl jq:jq; do
+	command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")
+done
+if ((${#missing[@]} > 0)); then
+	echo "deps.sh: apt-get install ${missing[*]}" >&2
+	apt_install "${missing[@]}"
+else
+	echo "deps.sh: all present" >&2
 fi
 if [[ $(node --version) != v20.* ]]; then
 	echo "deps.sh: node is $(node --version), the compatibility corpus compares with Node 20 (v20.x): put Node 20 first on PATH" >&2
 fi
-if ! command -v npm >/dev/null 2>&1; then
-	echo "deps.sh: installing npm" >&2
-	apt_install npm
-fi
-scripts/mcp-deps.sh >/dev/null
+
+stage 2 "installing npm packages ($(scripts/mcp-deps.sh --list | tr '\n' ' ' | sed 's/ $//')) if missing"
+dir=$(scripts/mcp-deps.sh)
+echo "deps.sh: npm packages in $dir" >&2

@@ -4,17 +4,24 @@
 #
 #   @modelcontextprotocol/server-everything  the reference MCP server (stdio and
 #                                            streamable HTTP), for the client tests
-#   @modelcontextprotocol/inspector-cli      the official inspector's CLI, an MCP
-#                                            client, for the server tests
+#   @modelcontextprotocol/inspector          the official inspector; its CLI mode
+#                                            (`inspector --cli ...`) is an MCP client,
+#                                            for the server tests
 #
 # The directory is ${XDG_CACHE_HOME:-$HOME/.cache}/airlock/npm (override with
 # AIRLOCK_NPM_DIR); the tests look there. Prints the directory.
+# `mcp-deps.sh --list` prints the pinned packages, one a line, and installs
+# nothing.
 set -euo pipefail
 readonly DIR="${AIRLOCK_NPM_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/airlock/npm}"
 readonly PACKAGES=(
 	"@modelcontextprotocol/server-everything@2026.8.31"
-	"@modelcontextprotocol/inspector-cli@1.0.3"
+	"@modelcontextprotocol/inspector@2.12.0"
 )
+if [[ ${1:-} == --list ]]; then
+	printf '%s\n' "${PACKAGES[@]}"
+	exit 0
+fi
 installed() { # name@version
 	local name=${1%@*} version=${1##*@}
 	[[ -f "$DIR/node_modules/$name/package.json" ]] &&

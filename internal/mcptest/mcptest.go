@@ -1,6 +1,7 @@
 // Package mcptest finds and starts the MCP programs the tests talk to,
 // installed by scripts/mcp-deps.sh (make test runs it): the reference
-// server @modelcontextprotocol/server-everything and the inspector's CLI.
+// server @modelcontextprotocol/server-everything and the inspector
+// (@modelcontextprotocol/inspector, whose --cli mode is an MCP client).
 // Without them a test skips, except under CI=true where it fails.
 package mcptest
 
@@ -54,9 +55,11 @@ func Everything(t testing.TB) string {
 	return need(t, filepath.Join(Dir(), "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"), "@modelcontextprotocol/server-everything")
 }
 
-// Inspector returns the path of the inspector CLI's entry script.
+// Inspector returns the path of the inspector's entry script (its bin
+// `inspector`); `node PATH --cli ARGS...` runs it as a command-line MCP
+// client, from any working directory.
 func Inspector(t testing.TB) string {
-	return need(t, filepath.Join(Dir(), "node_modules", "@modelcontextprotocol", "inspector-cli", "build", "cli.js"), "@modelcontextprotocol/inspector-cli")
+	return need(t, filepath.Join(Dir(), "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js"), "@modelcontextprotocol/inspector")
 }
 
 // Localhost returns scripts/localhost.cjs, which makes a node server listen
