@@ -306,7 +306,7 @@ func (e *ScriptEngine) Resume(ctx context.Context, res Resumption) (*Result, err
 	case snap.HeapLimit() != lim.MemoryBytes:
 		return nil, fmt.Errorf("%w: its engine state is for another memory limit", ErrCorruptState)
 	}
-	prep, err := prepare(Script{Source: h.Source, Filename: h.Filename, Lang: h.Lang})
+	prep, err := prepare(Script{Source: h.Source, Filename: h.Filename, Lang: h.Lang}, e.parse)
 	if err != nil {
 		return nil, fmt.Errorf("%w: its script no longer prepares: %v", ErrIncompatibleState, err)
 	}
