@@ -359,7 +359,9 @@ func (r *scriptRun) run(ctx context.Context, e *ScriptEngine, start time.Time) *
 // Check parses s (and strips its types, for TypeScript) without running it.
 // It returns nil, a *ExitError of Kind ScriptError with the position of the
 // first syntax error in s.Source, or ErrInvalidScript for an unknown Lang.
-// Check uses esbuild's parser, which may accept syntax QuickJS rejects.
+// Module syntax (import and export declarations, import.meta) is a syntax
+// error. Check uses esbuild's parser, which may accept syntax QuickJS
+// rejects.
 func (e *ScriptEngine) Check(s Script) error { return check(s, e.parse) }
 
 // Close stops the pool, cancels the runs in progress (they end with Kind

@@ -193,7 +193,9 @@ func prepare(s Script, pb *parseBudget) (*prepared, error) {
 
 // Check parses (and for TypeScript, transpiles) s with the host parser
 // alone, without an engine: a syntax error is an *ExitError of Kind
-// SyntaxError with the line and column.
+// ScriptError with the line and column. Module syntax (import and export
+// declarations, import.meta) is such an error: a script runs as a script or
+// as the body of an async function, never as a module.
 func Check(s Script) error { return check(s, processParse) }
 
 // check is Check parsing within pb.
@@ -221,6 +223,12 @@ func check(s Script, pb *parseBudget) error {
 // JavaScript, and, if that fails (top-level return), on the script wrapped
 // in an async function. Syntax errors come back as *ExitError against
 // s.Source. wrapped is the number of lines the host put before the script.
+//
+// esbuild parses a source as a module when it can, but the guest never runs
+// one: it evaluates the source as a script, then as the body of an async
+// function. A source esbuild accepts that uses module syntax (an import or
+// export declaration, import.meta) is refused here, at the position of that
+// syntax, rather than failing when it runs.
 func transform(s Script, loader api.Loader, wantCode bool, pb *parseBudget) (code string, sourceMap []byte, wrapped int, err error) {
 	opts := api.TransformOptions{
 		Loader:         loader,
@@ -228,6 +236,8 @@ func transform(s Script, loader api.Loader, wantCode bool, pb *parseBudget) (cod
 		Sourcefile:     s.filename(),
 		LegalComments:  api.LegalCommentsNone,
 		SourcesContent: api.SourcesContentExclude,
+		// esbuild then warns, with its position, at each import.meta.
+		Supported: map[string]bool{"import-meta": false},
 	}
 	if wantCode {
 		opts.Sourcemap = api.SourceMapExternal
@@ -243,17 +253,28 @@ func transform(s Script, loader api.Loader, wantCode bool, pb *parseBudget) (cod
 		return "", nil, 0, err
 	}
 	if len(r.Errors) == 0 {
+		if xe := importMeta(r.Warnings, 0); xe != nil {
+			return "", nil, 0, xe
+		}
+		if strings.Contains(s.Source, "export") || strings.Contains(s.Source, "import") {
+			// Perhaps a module: the body form fails at its first import or
+			// export declaration, as the guest would.
+			br, err := pb.run(bodyForm(s.Source), opts)
+			if err != nil {
+				return "", nil, 0, err
+			}
+			if xe := moduleDecl(s.Source, br.Errors); xe != nil {
+				return "", nil, 0, xe
+			}
+		}
 		return string(r.Code), r.Map, 0, nil
 	}
-	// The body form: module-level TypeScript declarations that only name
-	// types (`import type`, `export type`) cannot stand inside a function,
-	// and are blanked out first (keeping every position).
-	if r, err = pb.run("(async () => {\n"+blankTypeDecls(s.Source)+"\n})", opts); err != nil {
+	if r, err = pb.run(bodyForm(s.Source), opts); err != nil {
 		return "", nil, 0, err
 	}
 	if len(r.Errors) > 0 {
-		if line, col, ok := staticImport(s.Source); ok {
-			return "", nil, 0, &ExitError{Kind: ScriptError, Message: "SyntaxError: " + quickjs.DenyMessage, Line: line, Column: col}
+		if xe := moduleDecl(s.Source, r.Errors); xe != nil {
+			return "", nil, 0, xe
 		}
 		e := r.Errors[0]
 		xe := &ExitError{Kind: ScriptError, Message: "SyntaxError: " + e.Text}
@@ -263,7 +284,59 @@ func transform(s Script, loader api.Loader, wantCode bool, pb *parseBudget) (cod
 		}
 		return "", nil, 0, xe
 	}
+	if xe := importMeta(r.Warnings, 1); xe != nil {
+		return "", nil, 0, xe
+	}
 	return string(r.Code), r.Map, 1, nil
+}
+
+// bodyForm is src wrapped in an async function, one line before it, as the
+// prelude compiles a script that is not a plain script. Module-level
+// TypeScript declarations that only name types (`import type`, `export
+// type`) cannot stand inside a function, and are blanked out first (keeping
+// every position).
+func bodyForm(src string) string { return "(async () => {\n" + blankTypeDecls(src) + "\n})" }
+
+// Messages of the module syntax a script cannot use.
+const (
+	exportMessage = "SyntaxError: export is not available in chains: a script runs as the body of an async function, not as a module; " +
+		"remove the export and write top-level code that returns the result (return await main()), " +
+		"or make the whole script one function expression (async () => { … })"
+	importMetaMessage = "SyntaxError: import.meta is not available in chains: a script runs as the body of an async function, not as a module, " +
+		"and has no module URL; pass what it needs as tool arguments or results"
+)
+
+// moduleDecl explains errs, esbuild's errors on the body form of src, when
+// they come from an import or export declaration, and returns nil
+// otherwise: an import is refused as the guest refuses it, at the keyword;
+// an export at its keyword, with what to write instead.
+func moduleDecl(src string, errs []api.Message) *ExitError {
+	if len(errs) == 0 {
+		return nil
+	}
+	if line, col, ok := staticImport(src); ok {
+		return &ExitError{Kind: ScriptError, Message: "SyntaxError: " + quickjs.DenyMessage, Line: line, Column: col}
+	}
+	loc := errs[0].Location
+	if loc == nil || loc.Column < 0 || loc.Column > len(loc.LineText) || !strings.HasPrefix(loc.LineText[loc.Column:], "export") {
+		return nil
+	}
+	return &ExitError{Kind: ScriptError, Message: exportMessage, Line: max(loc.Line-1, 1), Column: loc.Column + 1}
+}
+
+// importMeta returns the error for the first import.meta esbuild warned
+// about, or nil; wrapped is the number of lines the host put before the
+// script.
+func importMeta(warnings []api.Message, wrapped int) *ExitError {
+	for _, w := range warnings {
+		loc := w.Location
+		if loc == nil || !strings.Contains(w.Text, "import.meta") || loc.Column < 0 || loc.Column > len(loc.LineText) ||
+			!strings.HasPrefix(loc.LineText[loc.Column:], "import") {
+			continue
+		}
+		return &ExitError{Kind: ScriptError, Message: importMetaMessage, Line: max(loc.Line-wrapped, 1), Column: loc.Column + 1}
+	}
+	return nil
 }
 
 // importDecl matches the start of a static import declaration: `import x`,
