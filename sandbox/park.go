@@ -316,7 +316,7 @@ func (e *ScriptEngine) Resume(ctx context.Context, res Resumption) (*Result, err
 	}
 	defer end()
 	left := lim.Timeout - h.Active
-	ctx, cancel := context.WithTimeout(ctx, max(left, 0))
+	ctx, cancel := withTimeLimit(ctx, max(left, 0), lim, "script")
 	defer cancel()
 	rt, err := e.runtime(ctx, lim.MemoryBytes)
 	if err != nil {

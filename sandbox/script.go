@@ -304,7 +304,7 @@ func (e *ScriptEngine) Run(ctx context.Context, s Script, bridge Bridge, lim Lim
 		return nil, err
 	}
 	defer end()
-	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
+	ctx, cancel := withTimeLimit(ctx, lim.Timeout, lim, "script")
 	defer cancel()
 
 	in, pooled, err := e.instance(ctx, lim.MemoryBytes)
