@@ -16,7 +16,7 @@ import (
 // typed result, while a healthy module runs alongside in the same engine.
 func TestHostileModules(t *testing.T) {
 	ctx := context.Background()
-	e, err := NewModuleEngine(ctx, ModuleOptions{})
+	e, err := NewModuleEngine(ctx, ModuleOptions{CompilationCacheDir: cacheDir()})
 	require.NoError(t, err)
 	defer e.Close(ctx)
 	healthy, err := e.Compile(ctx, buildGuest(t))

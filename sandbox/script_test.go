@@ -437,7 +437,7 @@ func TestManyMemoryLimitsStayBounded(t *testing.T) {
 // ScriptOptions.Rand the sequence follows that source.
 func TestMathRandomPerRun(t *testing.T) {
 	ctx := context.Background()
-	e, err := NewScriptEngine(ctx, ScriptOptions{PoolSize: 2})
+	e, err := NewScriptEngine(ctx, ScriptOptions{PoolSize: 2, CompilationCacheDir: cacheDir()})
 	require.NoError(t, err)
 	defer e.Close(ctx)
 	src := Script{Source: `const a = []; for (let i = 0; i < 4; i++) a.push(Math.random()); return a;`}
@@ -455,7 +455,7 @@ func TestMathRandomPerRun(t *testing.T) {
 	}
 
 	fixed := func() []byte {
-		e, err := NewScriptEngine(ctx, ScriptOptions{Rand: bytes.NewReader(bytes.Repeat([]byte{7}, 1<<10))})
+		e, err := NewScriptEngine(ctx, ScriptOptions{Rand: bytes.NewReader(bytes.Repeat([]byte{7}, 1<<10)), CompilationCacheDir: cacheDir()})
 		require.NoError(t, err)
 		defer e.Close(ctx)
 		res, err := e.Run(ctx, src, okBridge, Limits{})

@@ -63,7 +63,7 @@ func TestTimeLimitNamed(t *testing.T) {
 
 	t.Run("module", func(t *testing.T) {
 		ctx := context.Background()
-		me, err := NewModuleEngine(ctx, ModuleOptions{})
+		me, err := NewModuleEngine(ctx, ModuleOptions{CompilationCacheDir: cacheDir()})
 		require.NoError(t, err)
 		defer me.Close(ctx)
 		loop := w.ProcExitCommand(nil, w.Body(nil, 0x03, 0x40, 0x0c, 0x00, 0x0b, 0x0b)) // loop br 0 end end
