@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/airlockrt/airlock/sandbox"
@@ -11,7 +13,13 @@ import (
 
 func Example() {
 	ctx := context.Background()
-	e, err := sandbox.NewScriptEngine(ctx, sandbox.ScriptOptions{})
+	// A compilation cache on disk spares the next process compiling the
+	// engine again (about a second).
+	var opts sandbox.ScriptOptions
+	if dir, err := os.UserCacheDir(); err == nil {
+		opts.CompilationCacheDir = filepath.Join(dir, "airlock", "wazero")
+	}
+	e, err := sandbox.NewScriptEngine(ctx, opts)
 	if err != nil {
 		panic(err)
 	}

@@ -15,7 +15,9 @@ const (
 	// that is not an Error), a result that is not JSON, or a script whose
 	// promise can never settle.
 	ScriptError ExitKind = iota + 1
-	// Timeout: Limits.Timeout or the ctx deadline passed.
+	// Timeout: Limits.Timeout or the ctx deadline passed. For Limits.Timeout
+	// the message names the setting and its value: "the script ran past its
+	// time limit (limits.timeout = 2s)".
 	Timeout
 	// Cancelled: the ctx was cancelled, or the engine closed, mid-run.
 	Cancelled
@@ -55,7 +57,9 @@ type ExitError struct {
 	// error's token. 0 when unknown: a thrown value that is not an Error, an
 	// error raised with no frame in the script, a stack overflow.
 	Line, Column int
-	// Limit names the limit crossed, for Kind LimitExceeded (Limit* constants).
+	// Limit names the limit crossed, for Kind LimitExceeded (Limit* constants);
+	// Message then names the Limits setting and its value, e.g. "(limits.memory
+	// = 64MiB)".
 	Limit string
 	// Err is the underlying error, if any: the Bridge's error for HostError,
 	// the context's error for Timeout and Cancelled.

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -186,6 +187,32 @@ func (l Limits) Or(q Limits) Limits {
 // value: a ceiling that would refuse the configured limits themselves.
 func (l Limits) CheckCeiling(ceiling Limits) error {
 	return limitTable.Below(ceiling, l.WithDefaults())
+}
+
+// setting names the field key of l and its value as error messages name a
+// limit the run reached, e.g. "limits.timeout = 2s": the configuration key
+// (a request's "limits" object uses the same key).
+func (l Limits) setting(key string) string {
+	v, _ := l.Get(key)
+	return "limits." + key + " = " + v
+}
+
+// timeLimit is the cancellation cause of a run's context when its
+// Limits.Timeout passes, as opposed to the deadline of the caller's context.
+type timeLimit struct {
+	what string // "script" or "module"
+	lim  Limits
+}
+
+func (t *timeLimit) Error() string {
+	return fmt.Sprintf("the %s ran past its time limit (%s)", t.what, t.lim.setting("timeout"))
+}
+
+// withTimeLimit returns ctx ending after d, the time lim.Timeout leaves
+// the run, with a timeLimit as its cause; ctx's own earlier deadline still
+// ends it first, with the cause ctx has.
+func withTimeLimit(ctx context.Context, d time.Duration, lim Limits, what string) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, d, &timeLimit{what: what, lim: lim})
 }
 
 // withDefaults returns l with defaults filled in, or an error naming the

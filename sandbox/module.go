@@ -188,12 +188,12 @@ func set(names ...string) map[string]bool {
 func (m *Module) memoryPages(limit uint64) (uint32, error) {
 	if m.tableBytes >= limit {
 		return 0, &ExitError{Kind: LimitExceeded, Limit: LimitMemory, Message: fmt.Sprintf(
-			"the module's tables alone need %d MiB, more than its memory limit of %d MiB", m.tableBytes>>20, limit>>20)}
+			"the module's tables alone need %d MiB, more than its memory limit of %d MiB (%s)", m.tableBytes>>20, limit>>20, Limits{MemoryBytes: limit}.setting("memory"))}
 	}
 	pages := (limit - m.tableBytes) / 2 / 65536
 	if pages < 1 {
 		return 0, &ExitError{Kind: LimitExceeded, Limit: LimitMemory, Message: fmt.Sprintf(
-			"a memory limit of %d bytes leaves no page for the module", limit)}
+			"a memory limit of %d bytes leaves no page for the module (%s)", limit, Limits{MemoryBytes: limit}.setting("memory"))}
 	}
 	return uint32(min(pages, 65536)), nil
 }
@@ -227,12 +227,12 @@ func (r *moduleRun) log(level LogLevel, text []byte) {
 		return
 	}
 	if len(r.logs) >= r.lim.MaxLogEntries {
-		r.truncateLocked(fmt.Sprintf("output exceeds %d entries", r.lim.MaxLogEntries))
+		r.truncateLocked(fmt.Sprintf("output exceeds %d entries (%s)", r.lim.MaxLogEntries, r.lim.setting("max_log_entries")))
 		return
 	}
 	budget := r.lim.MaxLogBytes - r.logBytes - LogEntryOverhead
 	if budget < 0 {
-		r.truncateLocked(fmt.Sprintf("output exceeds %d bytes", r.lim.MaxLogBytes))
+		r.truncateLocked(fmt.Sprintf("output exceeds %d bytes (%s)", r.lim.MaxLogBytes, r.lim.setting("max_log_bytes")))
 		return
 	}
 	over := len(text) > budget
@@ -242,7 +242,7 @@ func (r *moduleRun) log(level LogLevel, text []byte) {
 	r.logs = append(r.logs, LogEntry{Level: level, Text: strings.ToValidUTF8(string(text), "\uFFFD")})
 	r.logBytes += len(text) + LogEntryOverhead
 	if over {
-		r.truncateLocked(fmt.Sprintf("output exceeds %d bytes", r.lim.MaxLogBytes))
+		r.truncateLocked(fmt.Sprintf("output exceeds %d bytes (%s)", r.lim.MaxLogBytes, r.lim.setting("max_log_bytes")))
 	}
 }
 
@@ -330,7 +330,7 @@ func hostCall(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
 	}
 	if l, err := p.Length(stack[1]); err == nil && l > uint64(r.lim.MaxArgsBytes) {
 		stop(&ExitError{Kind: LimitExceeded, Limit: LimitArgs,
-			Message: fmt.Sprintf("%s: arguments of %d bytes exceed %d", name, l, r.lim.MaxArgsBytes)})
+			Message: fmt.Sprintf("%s: arguments of %d bytes exceed %d (%s)", name, l, r.lim.MaxArgsBytes, r.lim.setting("max_args_bytes"))})
 	}
 	args, err := p.ReadBytes(stack[1])
 	if err != nil {
@@ -362,7 +362,7 @@ func hostCall(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
 	}
 	off, err := p.WriteBytes(env)
 	if err != nil {
-		stop(&ExitError{Kind: LimitExceeded, Limit: LimitMemory, Message: "no room for a tool result in the guest's memory"})
+		stop(&ExitError{Kind: LimitExceeded, Limit: LimitMemory, Message: "no room for a tool result in the guest's memory (" + r.lim.setting("memory") + ")"})
 	}
 	stack[0] = off
 }
@@ -379,7 +379,7 @@ func hostLog(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
 	if l, err := p.Length(stack[1]); err != nil || l > uint64(r.lim.MaxLogBytes) {
 		if err == nil {
 			r.mu.Lock()
-			r.truncateLocked(fmt.Sprintf("a log line of %d bytes exceeds the output limit of %d bytes", l, r.lim.MaxLogBytes))
+			r.truncateLocked(fmt.Sprintf("a log line of %d bytes exceeds the output limit of %d bytes (%s)", l, r.lim.MaxLogBytes, r.lim.setting("max_log_bytes")))
 			r.mu.Unlock()
 		}
 		return
@@ -415,7 +415,7 @@ func (m *Module) Run(ctx context.Context, input json.RawMessage, bridge Bridge, 
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	ctx, cancelT := context.WithTimeout(ctx, lim.Timeout)
+	ctx, cancelT := withTimeLimit(ctx, lim.Timeout, lim, "module")
 	defer cancelT()
 	r := &moduleRun{bridge: bridge, lim: lim, cancel: cancel}
 	stdout, stderr := &logWriter{r: r, level: LogInfo}, &logWriter{r: r, level: LogError}
@@ -449,7 +449,7 @@ func (m *Module) Run(ctx context.Context, input json.RawMessage, bridge Bridge, 
 	case r.exit != nil:
 		return res, r.exit
 	case r.truncated:
-		return res, &ExitError{Kind: LimitExceeded, Limit: LimitLogs, Message: fmt.Sprintf("output exceeds %d bytes", lim.MaxLogBytes)}
+		return res, &ExitError{Kind: LimitExceeded, Limit: LimitLogs, Message: fmt.Sprintf("output exceeds %d bytes (%s)", lim.MaxLogBytes, lim.setting("max_log_bytes"))}
 	case ctx.Err() != nil:
 		return res, ctxExit(ctx)
 	case callErr != nil:
@@ -462,7 +462,7 @@ func (m *Module) Run(ctx context.Context, input json.RawMessage, bridge Bridge, 
 	}
 	if len(out) > lim.MaxResultBytes {
 		return res, &ExitError{Kind: LimitExceeded, Limit: LimitResult,
-			Message: fmt.Sprintf("the result is %d bytes, more than %d", len(out), lim.MaxResultBytes)}
+			Message: fmt.Sprintf("the result is %d bytes, more than %d (%s)", len(out), lim.MaxResultBytes, lim.setting("max_result_bytes"))}
 	}
 	if !json.Valid(out) {
 		return res, &ExitError{Kind: ScriptError, Message: "the module's output is not valid JSON"}

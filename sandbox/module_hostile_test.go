@@ -16,7 +16,7 @@ import (
 // typed result, while a healthy module runs alongside in the same engine.
 func TestHostileModules(t *testing.T) {
 	ctx := context.Background()
-	e, err := NewModuleEngine(ctx, ModuleOptions{})
+	e, err := NewModuleEngine(ctx, ModuleOptions{CompilationCacheDir: cacheDir()})
 	require.NoError(t, err)
 	defer e.Close(ctx)
 	healthy, err := e.Compile(ctx, buildGuest(t))
@@ -47,13 +47,13 @@ func TestHostileModules(t *testing.T) {
 		{name: "table.grow by 2^32-1 on a table without a maximum", wasm: w.TableGrow(0), kind: ScriptError,
 			msg: "the module exited with code 3"},
 		{name: "tables charged to the memory limit", wasm: w.TableGrow(600_000), lim: Limits{MemoryBytes: 4 << 20},
-			kind: LimitExceeded, limit: LimitMemory, msg: "the module's tables alone need 4 MiB, more than its memory limit of 4 MiB"},
+			kind: LimitExceeded, limit: LimitMemory, msg: "the module's tables alone need 4 MiB, more than its memory limit of 4 MiB (limits.memory = 4MiB)"},
 		{name: "fd_write with 100,000 aliasing iovecs", wasm: w.FDWriteFlood(), kind: LimitExceeded, limit: LimitLogs,
-			msg: "output exceeds 1048576 bytes"},
+			msg: "output exceeds 1048576 bytes (limits.max_log_bytes = 1MiB)"},
 		{name: "a million airlock_log entries", wasm: w.LogFlood(), kind: LimitExceeded, limit: LimitLogs,
-			msg: "output exceeds 10000 entries"},
+			msg: "output exceeds 10000 entries (limits.max_log_entries = 10000)"},
 		{name: "a million one-byte entries under a high entry cap", wasm: w.LogFlood(), lim: Limits{MaxLogEntries: 1 << 30},
-			kind: LimitExceeded, limit: LimitLogs, msg: "output exceeds 1048576 bytes"},
+			kind: LimitExceeded, limit: LimitLogs, msg: "output exceeds 1048576 bytes (limits.max_log_bytes = 1MiB)"},
 	}
 
 	var wg sync.WaitGroup

@@ -63,7 +63,7 @@ func weatherBridge(_ context.Context, tool string, args []byte) ([]byte, error) 
 func TestModuleEngine(t *testing.T) {
 	wasm := buildGuest(t)
 	ctx := context.Background()
-	e, err := NewModuleEngine(ctx, ModuleOptions{})
+	e, err := NewModuleEngine(ctx, ModuleOptions{CompilationCacheDir: cacheDir()})
 	require.NoError(t, err)
 	defer e.Close(ctx)
 	m, err := e.Compile(ctx, wasm)
@@ -111,7 +111,7 @@ func TestModuleEngine(t *testing.T) {
 
 func TestModuleEngineRejects(t *testing.T) {
 	ctx := context.Background()
-	e, err := NewModuleEngine(ctx, ModuleOptions{})
+	e, err := NewModuleEngine(ctx, ModuleOptions{CompilationCacheDir: cacheDir()})
 	require.NoError(t, err)
 	_, err = e.Compile(ctx, []byte("not wasm"))
 	require.ErrorIs(t, err, ErrInvalidModule)
@@ -142,7 +142,7 @@ func exitModule(code byte) []byte {
 // the runtime's typed exit error, not from its text.
 func TestModuleExitCode(t *testing.T) {
 	ctx := context.Background()
-	e, err := NewModuleEngine(ctx, ModuleOptions{})
+	e, err := NewModuleEngine(ctx, ModuleOptions{CompilationCacheDir: cacheDir()})
 	require.NoError(t, err)
 	defer e.Close(ctx)
 	m, err := e.Compile(ctx, exitModule(7))

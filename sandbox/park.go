@@ -306,7 +306,7 @@ func (e *ScriptEngine) Resume(ctx context.Context, res Resumption) (*Result, err
 	case snap.HeapLimit() != lim.MemoryBytes:
 		return nil, fmt.Errorf("%w: its engine state is for another memory limit", ErrCorruptState)
 	}
-	prep, err := prepare(Script{Source: h.Source, Filename: h.Filename, Lang: h.Lang})
+	prep, err := prepare(Script{Source: h.Source, Filename: h.Filename, Lang: h.Lang}, e.parse)
 	if err != nil {
 		return nil, fmt.Errorf("%w: its script no longer prepares: %v", ErrIncompatibleState, err)
 	}
@@ -316,7 +316,7 @@ func (e *ScriptEngine) Resume(ctx context.Context, res Resumption) (*Result, err
 	}
 	defer end()
 	left := lim.Timeout - h.Active
-	ctx, cancel := context.WithTimeout(ctx, max(left, 0))
+	ctx, cancel := withTimeLimit(ctx, max(left, 0), lim, "script")
 	defer cancel()
 	rt, err := e.runtime(ctx, lim.MemoryBytes)
 	if err != nil {

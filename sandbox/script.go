@@ -61,6 +61,7 @@ type ScriptEngine struct {
 	bare     map[uint64]*quickjs.Base // park bases when there is no snapshot, by Limits.MemoryBytes
 	runs     sync.WaitGroup
 	pool     *pool
+	parse    *parseBudget // processParse; tests set another before the first run
 }
 
 type activeRun struct{ cancel context.CancelCauseFunc }
@@ -94,6 +95,7 @@ func NewScriptEngine(ctx context.Context, opts ScriptOptions) (*ScriptEngine, er
 		runtimes: map[uint32]*quickjs.Runtime{},
 		snaps:    map[uint64]*snapshot{},
 		active:   map[*activeRun]struct{}{},
+		parse:    processParse,
 	}
 	if e.module, err = quickjs.LoadModule(); err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
@@ -289,7 +291,7 @@ func (e *ScriptEngine) Run(ctx context.Context, s Script, bridge Bridge, lim Lim
 	if err := s.Guest.Validate(); err != nil {
 		return nil, err
 	}
-	prep, err := prepare(s)
+	prep, err := prepare(s, e.parse)
 	if err != nil {
 		var xe *ExitError
 		if errors.As(err, &xe) {
@@ -302,7 +304,7 @@ func (e *ScriptEngine) Run(ctx context.Context, s Script, bridge Bridge, lim Lim
 		return nil, err
 	}
 	defer end()
-	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
+	ctx, cancel := withTimeLimit(ctx, lim.Timeout, lim, "script")
 	defer cancel()
 
 	in, pooled, err := e.instance(ctx, lim.MemoryBytes)
@@ -357,8 +359,10 @@ func (r *scriptRun) run(ctx context.Context, e *ScriptEngine, start time.Time) *
 // Check parses s (and strips its types, for TypeScript) without running it.
 // It returns nil, a *ExitError of Kind ScriptError with the position of the
 // first syntax error in s.Source, or ErrInvalidScript for an unknown Lang.
-// Check uses esbuild's parser, which may accept syntax QuickJS rejects.
-func (e *ScriptEngine) Check(s Script) error { return Check(s) }
+// Module syntax (import and export declarations, import.meta) is a syntax
+// error. Check uses esbuild's parser, which may accept syntax QuickJS
+// rejects.
+func (e *ScriptEngine) Check(s Script) error { return check(s, e.parse) }
 
 // Close stops the pool, cancels the runs in progress (they end with Kind
 // Cancelled), waits for them, and releases every instance and the compiled

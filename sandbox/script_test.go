@@ -20,7 +20,10 @@ func TestMain(m *testing.M) {
 }
 
 // shared is one engine for the tests that do not close theirs: compiling
-// QuickJS costs ~1 s per engine. Each test uses its own runs only.
+// QuickJS costs ~1 s per engine. Each test uses its own runs only. It parses
+// without the parse-time budget (noParseBudget): a test that checks a large
+// script is accepted must not race a wall-clock budget on a busy machine;
+// TestParseBudget tests the budget.
 var shared = struct {
 	once sync.Once
 	e    *ScriptEngine
@@ -31,6 +34,9 @@ func engine(t testing.TB) *ScriptEngine {
 	t.Helper()
 	shared.once.Do(func() {
 		shared.e, shared.err = NewScriptEngine(context.Background(), ScriptOptions{CompilationCacheDir: cacheDir()})
+		if shared.err == nil {
+			shared.e.parse = noParseBudget
+		}
 	})
 	require.NoError(t, shared.err)
 	return shared.e
@@ -379,6 +385,7 @@ func TestCancelWhileComputing(t *testing.T) {
 
 	e, err := NewScriptEngine(context.Background(), ScriptOptions{CompilationCacheDir: cacheDir()})
 	require.NoError(t, err)
+	require.Same(t, processParse, e.parse, "engines parse within the process's budget")
 	errc := make(chan error, 1)
 	go func() {
 		_, err := e.Run(context.Background(), Script{Source: "for (;;) {}"}, okBridge, Limits{})
@@ -430,7 +437,7 @@ func TestManyMemoryLimitsStayBounded(t *testing.T) {
 // ScriptOptions.Rand the sequence follows that source.
 func TestMathRandomPerRun(t *testing.T) {
 	ctx := context.Background()
-	e, err := NewScriptEngine(ctx, ScriptOptions{PoolSize: 2})
+	e, err := NewScriptEngine(ctx, ScriptOptions{PoolSize: 2, CompilationCacheDir: cacheDir()})
 	require.NoError(t, err)
 	defer e.Close(ctx)
 	src := Script{Source: `const a = []; for (let i = 0; i < 4; i++) a.push(Math.random()); return a;`}
@@ -448,7 +455,7 @@ func TestMathRandomPerRun(t *testing.T) {
 	}
 
 	fixed := func() []byte {
-		e, err := NewScriptEngine(ctx, ScriptOptions{Rand: bytes.NewReader(bytes.Repeat([]byte{7}, 1<<10))})
+		e, err := NewScriptEngine(ctx, ScriptOptions{Rand: bytes.NewReader(bytes.Repeat([]byte{7}, 1<<10)), CompilationCacheDir: cacheDir()})
 		require.NoError(t, err)
 		defer e.Close(ctx)
 		res, err := e.Run(ctx, src, okBridge, Limits{})

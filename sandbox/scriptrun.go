@@ -368,7 +368,7 @@ func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []u
 	case wire.OpTooLarge:
 		size := string(r.copyStr(ctx, r.str(ctx, args, 1), 32))
 		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitResult,
-			Message: fmt.Sprintf("the result's JSON is at least %s bytes, more than %d", size, r.lim.MaxResultBytes)})
+			Message: fmt.Sprintf("the result's JSON is at least %s bytes, more than %d (%s)", size, r.lim.MaxResultBytes, r.lim.setting("max_result_bytes"))})
 	}
 	r.stop(&ExitError{Kind: Trap, Message: fmt.Sprintf("the guest broke the host protocol (operation %d)", op)})
 	return 0
@@ -418,7 +418,7 @@ func (r *scriptRun) startCall(ctx context.Context, args []uint64) uint64 {
 	ref := r.str(ctx, args, 1)
 	if ref.Len() > r.lim.MaxArgsBytes+wire.MaxToolNameBytes+1 {
 		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitArgs,
-			Message: fmt.Sprintf("a tool call's arguments exceed %d bytes", r.lim.MaxArgsBytes)})
+			Message: fmt.Sprintf("a tool call's arguments exceed %d bytes (%s)", r.lim.MaxArgsBytes, r.lim.setting("max_args_bytes"))})
 	}
 	payload := r.copyStr(ctx, ref, ref.Len())
 	tool, argsJSON, err := wire.DecodeCall(payload)
@@ -427,11 +427,11 @@ func (r *scriptRun) startCall(ctx context.Context, args []uint64) uint64 {
 	}
 	if len(argsJSON) > r.lim.MaxArgsBytes {
 		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitArgs,
-			Message: fmt.Sprintf("tools.%s: arguments of %d bytes exceed %d", tool, len(argsJSON), r.lim.MaxArgsBytes)})
+			Message: fmt.Sprintf("tools.%s: arguments of %d bytes exceed %d (%s)", tool, len(argsJSON), r.lim.MaxArgsBytes, r.lim.setting("max_args_bytes"))})
 	}
 	if r.inFlight >= r.lim.MaxInFlight {
 		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitInFlight,
-			Message: fmt.Sprintf("more than %d tool calls in flight", r.lim.MaxInFlight)})
+			Message: fmt.Sprintf("more than %d tool calls in flight (%s)", r.lim.MaxInFlight, r.lim.setting("max_in_flight"))})
 	}
 	id := r.nextID
 	r.nextID++
@@ -507,7 +507,7 @@ func (r *scriptRun) accept(c callResult) {
 	case errors.Is(c.err, errEnvelopeTooLarge):
 		r.finished = true
 		r.exit = &ExitError{Kind: LimitExceeded, Limit: LimitMemory,
-			Message: fmt.Sprintf("a tool result of %d bytes does not fit in the memory limit of %s", len(c.env), mib(r.lim.MemoryBytes))}
+			Message: fmt.Sprintf("a tool result of %d bytes does not fit in the memory limit of %s (%s)", len(c.env), mib(r.lim.MemoryBytes), r.lim.setting("memory"))}
 	default:
 		r.finished = true
 		r.exit = &ExitError{Kind: HostError, Message: c.err.Error(), Err: c.err}
@@ -554,7 +554,7 @@ func (r *scriptRun) log(ctx context.Context, args []uint64) {
 	if len(r.logs) >= r.lim.MaxLogEntries {
 		r.truncated = true
 		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitLogs,
-			Message: fmt.Sprintf("console output exceeds %d entries", r.lim.MaxLogEntries)})
+			Message: fmt.Sprintf("console output exceeds %d entries (%s)", r.lim.MaxLogEntries, r.lim.setting("max_log_entries"))})
 	}
 	ref := r.str(ctx, args, 2)
 	// Each entry costs LogEntryOverhead on top of its text; the copy is
@@ -569,7 +569,7 @@ func (r *scriptRun) log(ctx context.Context, args []uint64) {
 	if over {
 		r.truncated = true
 		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitLogs,
-			Message: fmt.Sprintf("console output exceeds %d bytes", r.lim.MaxLogBytes)})
+			Message: fmt.Sprintf("console output exceeds %d bytes (%s)", r.lim.MaxLogBytes, r.lim.setting("max_log_bytes"))})
 	}
 }
 
@@ -577,7 +577,7 @@ func (r *scriptRun) done(ctx context.Context, args []uint64) {
 	ref := r.str(ctx, args, 1)
 	if ref.Len() > r.lim.MaxResultBytes {
 		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitResult,
-			Message: fmt.Sprintf("the result's JSON is %d bytes, more than %d", ref.Len(), r.lim.MaxResultBytes)})
+			Message: fmt.Sprintf("the result's JSON is %d bytes, more than %d (%s)", ref.Len(), r.lim.MaxResultBytes, r.lim.setting("max_result_bytes"))})
 	}
 	b := r.copyStr(ctx, ref, ref.Len())
 	if !json.Valid(b) {
@@ -663,7 +663,7 @@ func (r *scriptRun) failure(f wire.Failure) *ExitError {
 		// words, so a script reads the same error from Check (airlock
 		// check, the server's submission check) and from a run.
 		var pe *ExitError
-		if errors.As(Check(Script{Source: r.prep.source, Lang: LangJS}), &pe) {
+		if errors.As(check(Script{Source: r.prep.source, Lang: LangJS}, r.prep.parse), &pe) {
 			xe.Line, xe.Column, xe.Message = pe.Line, pe.Column, pe.Message
 		}
 	}
@@ -688,7 +688,7 @@ func (r *scriptRun) classify(ctx context.Context, err error) *ExitError {
 	// that does not move the C stack pointer.
 	if r.in.StackOverflowed() || strings.Contains(err.Error(), "wasm error: stack overflow") {
 		return &ExitError{Kind: LimitExceeded, Limit: LimitStack,
-			Message: "the script's recursion exhausted its stack", Err: err}
+			Message: "the script's recursion exhausted its stack (" + r.lim.setting("max_stack_bytes") + ")", Err: err}
 	}
 	if quickjs.IsOutOfMemory(err) || r.in.MemoryBytes()+quickjs.PageSize > r.lim.MemoryBytes+memoryHeadroom {
 		return r.memoryExit(err)
@@ -724,7 +724,7 @@ func staticImport(src string) (line, col int, ok bool) {
 // memoryExit is the exit of a run that reached its memory limit.
 func (r *scriptRun) memoryExit(err error) *ExitError {
 	return &ExitError{Kind: LimitExceeded, Limit: LimitMemory,
-		Message: fmt.Sprintf("memory limit of %s reached", mib(r.lim.MemoryBytes)), Err: err}
+		Message: fmt.Sprintf("memory limit of %s reached (%s)", mib(r.lim.MemoryBytes), r.lim.setting("memory")), Err: err}
 }
 
 // mib formats n bytes in MiB: "64 MiB", "0.5 MiB".
@@ -732,10 +732,14 @@ func mib(n uint64) string {
 	return strconv.FormatFloat(float64(n)/(1<<20), 'f', -1, 64) + " MiB"
 }
 
-// ctxExit reports why ctx ended.
+// ctxExit reports why ctx ended: a time limit names its setting.
 func ctxExit(ctx context.Context) *ExitError {
 	if errors.Is(context.Cause(ctx), errEngineClosed) {
 		return &ExitError{Kind: Cancelled, Message: "the engine was closed", Err: context.Canceled}
+	}
+	var tl *timeLimit
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && errors.As(context.Cause(ctx), &tl) {
+		return &ExitError{Kind: Timeout, Message: tl.Error(), Err: context.DeadlineExceeded}
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return &ExitError{Kind: Timeout, Message: "the run's deadline passed", Err: context.DeadlineExceeded}

@@ -119,7 +119,7 @@ func memoryCases() []hostileCase {
 		{"caught and rethrown", "const a = []; try { for (;;) a.push([a.length]) } catch (e) { a.length = 0; throw e }"},
 	} {
 		cases = append(cases, hostileCase{name: "memory: " + c.name, src: c.src, lim: lim, kind: LimitExceeded, limit: LimitMemory,
-			msg: "memory limit of 16 MiB reached", check: peak})
+			msg: "memory limit of 16 MiB reached (limits.memory = 16MiB)", check: peak})
 	}
 	cases = append(cases, hostileCase{name: "memory: throw null is not out of memory", src: "throw null", kind: ScriptError,
 		msg: "uncaught non-Error value: null"})
@@ -137,10 +137,10 @@ func consoleCases() []hostileCase {
 	}
 	return []hostileCase{
 		{name: "console: 10^6 empty entries", src: "for (let i = 0; i < 1e6; i++) console.log()",
-			kind: LimitExceeded, limit: LimitLogs, msg: "console output exceeds 10000 entries", check: entries(DefaultMaxLogEntries)},
+			kind: LimitExceeded, limit: LimitLogs, msg: "console output exceeds 10000 entries (limits.max_log_entries = 10000)", check: entries(DefaultMaxLogEntries)},
 		{name: "console: 10^6 empty entries under a high entry cap", src: "for (let i = 0; i < 1e6; i++) console.log()",
 			lim:  Limits{MaxLogEntries: 1e6},
-			kind: LimitExceeded, limit: LimitLogs, msg: "console output exceeds 1048576 bytes", check: entries(DefaultMaxLogBytes / LogEntryOverhead)},
+			kind: LimitExceeded, limit: LimitLogs, msg: "console output exceeds 1048576 bytes (limits.max_log_bytes = 1MiB)", check: entries(DefaultMaxLogBytes / LogEntryOverhead)},
 		{name: "console: within the caps", src: "for (let i = 0; i < 100; i++) console.log(); return 1",
 			lim: Limits{MaxLogEntries: 100, MaxLogBytes: 100 * LogEntryOverhead}, check: func(t *testing.T, res *Result) {
 				require.False(t, res.LogsTruncated)

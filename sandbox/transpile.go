@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"time"
@@ -156,9 +157,11 @@ type prepared struct {
 
 	codeLines, sourceLines []string // split on first use by mapTS
 	lang                   Lang
+	parse                  *parseBudget // the engine's, for Check on a compile error
 }
 
-func prepare(s Script) (*prepared, error) {
+// prepare checks s and makes it ready for the guest, parsing it within pb.
+func prepare(s Script, pb *parseBudget) (*prepared, error) {
 	if i := strings.IndexByte(s.Source, 0); i >= 0 {
 		line, col := position(s.Source, i)
 		return nil, &ExitError{Kind: ScriptError, Message: "SyntaxError: the source contains a NUL byte", Line: line, Column: col}
@@ -169,13 +172,13 @@ func prepare(s Script) (*prepared, error) {
 	if err := scanNesting(s); err != nil {
 		return nil, err
 	}
-	p := &prepared{lines: strings.Count(s.Source, "\n") + 1, source: s.Source, filename: s.filename(), lang: s.Lang}
+	p := &prepared{lines: strings.Count(s.Source, "\n") + 1, source: s.Source, filename: s.filename(), lang: s.Lang, parse: pb}
 	switch s.Lang {
 	case LangJS:
 		p.code = s.Source
 		return p, nil
 	case LangTS:
-		code, m, wrapped, err := transform(s, api.LoaderTS, true)
+		code, m, wrapped, err := transform(s, api.LoaderTS, true, pb)
 		if err != nil {
 			return nil, err
 		}
@@ -190,8 +193,13 @@ func prepare(s Script) (*prepared, error) {
 
 // Check parses (and for TypeScript, transpiles) s with the host parser
 // alone, without an engine: a syntax error is an *ExitError of Kind
-// SyntaxError with the line and column.
-func Check(s Script) error {
+// ScriptError with the line and column. Module syntax (import and export
+// declarations, import.meta) is such an error: a script runs as a script or
+// as the body of an async function, never as a module.
+func Check(s Script) error { return check(s, processParse) }
+
+// check is Check parsing within pb.
+func check(s Script, pb *parseBudget) error {
 	if i := strings.IndexByte(s.Source, 0); i >= 0 {
 		line, col := position(s.Source, i)
 		return &ExitError{Kind: ScriptError, Message: "SyntaxError: the source contains a NUL byte", Line: line, Column: col}
@@ -207,7 +215,7 @@ func Check(s Script) error {
 	if err := scanNesting(s); err != nil {
 		return err
 	}
-	_, _, _, err := transform(s, loader, false)
+	_, _, _, err := transform(s, loader, false, pb)
 	return err
 }
 
@@ -215,13 +223,21 @@ func Check(s Script) error {
 // JavaScript, and, if that fails (top-level return), on the script wrapped
 // in an async function. Syntax errors come back as *ExitError against
 // s.Source. wrapped is the number of lines the host put before the script.
-func transform(s Script, loader api.Loader, wantCode bool) (code string, sourceMap []byte, wrapped int, err error) {
+//
+// esbuild parses a source as a module when it can, but the guest never runs
+// one: it evaluates the source as a script, then as the body of an async
+// function. A source esbuild accepts that uses module syntax (an import or
+// export declaration, import.meta) is refused here, at the position of that
+// syntax, rather than failing when it runs.
+func transform(s Script, loader api.Loader, wantCode bool, pb *parseBudget) (code string, sourceMap []byte, wrapped int, err error) {
 	opts := api.TransformOptions{
 		Loader:         loader,
 		Target:         api.ESNext,
 		Sourcefile:     s.filename(),
 		LegalComments:  api.LegalCommentsNone,
 		SourcesContent: api.SourcesContentExclude,
+		// esbuild then warns, with its position, at each import.meta.
+		Supported: map[string]bool{"import-meta": false},
 	}
 	if wantCode {
 		opts.Sourcemap = api.SourceMapExternal
@@ -232,22 +248,33 @@ func transform(s Script, loader api.Loader, wantCode bool) (code string, sourceM
 		opts.MinifyIdentifiers = true
 		opts.MinifyWhitespace = true
 	}
-	r, err := boundedTransform(s.Source, opts)
+	r, err := pb.run(s.Source, opts)
 	if err != nil {
 		return "", nil, 0, err
 	}
 	if len(r.Errors) == 0 {
+		if xe := importMeta(r.Warnings, 0); xe != nil {
+			return "", nil, 0, xe
+		}
+		if strings.Contains(s.Source, "export") || strings.Contains(s.Source, "import") {
+			// Perhaps a module: the body form fails at its first import or
+			// export declaration, as the guest would.
+			br, err := pb.run(bodyForm(s.Source), opts)
+			if err != nil {
+				return "", nil, 0, err
+			}
+			if xe := moduleDecl(s.Source, br.Errors); xe != nil {
+				return "", nil, 0, xe
+			}
+		}
 		return string(r.Code), r.Map, 0, nil
 	}
-	// The body form: module-level TypeScript declarations that only name
-	// types (`import type`, `export type`) cannot stand inside a function,
-	// and are blanked out first (keeping every position).
-	if r, err = boundedTransform("(async () => {\n"+blankTypeDecls(s.Source)+"\n})", opts); err != nil {
+	if r, err = pb.run(bodyForm(s.Source), opts); err != nil {
 		return "", nil, 0, err
 	}
 	if len(r.Errors) > 0 {
-		if line, col, ok := staticImport(s.Source); ok {
-			return "", nil, 0, &ExitError{Kind: ScriptError, Message: "SyntaxError: " + quickjs.DenyMessage, Line: line, Column: col}
+		if xe := moduleDecl(s.Source, r.Errors); xe != nil {
+			return "", nil, 0, xe
 		}
 		e := r.Errors[0]
 		xe := &ExitError{Kind: ScriptError, Message: "SyntaxError: " + e.Text}
@@ -257,7 +284,59 @@ func transform(s Script, loader api.Loader, wantCode bool) (code string, sourceM
 		}
 		return "", nil, 0, xe
 	}
+	if xe := importMeta(r.Warnings, 1); xe != nil {
+		return "", nil, 0, xe
+	}
 	return string(r.Code), r.Map, 1, nil
+}
+
+// bodyForm is src wrapped in an async function, one line before it, as the
+// prelude compiles a script that is not a plain script. Module-level
+// TypeScript declarations that only name types (`import type`, `export
+// type`) cannot stand inside a function, and are blanked out first (keeping
+// every position).
+func bodyForm(src string) string { return "(async () => {\n" + blankTypeDecls(src) + "\n})" }
+
+// Messages of the module syntax a script cannot use.
+const (
+	exportMessage = "SyntaxError: export is not available in chains: a script runs as the body of an async function, not as a module; " +
+		"remove the export and write top-level code that returns the result (return await main()), " +
+		"or make the whole script one function expression (async () => { … })"
+	importMetaMessage = "SyntaxError: import.meta is not available in chains: a script runs as the body of an async function, not as a module, " +
+		"and has no module URL; pass what it needs as tool arguments or results"
+)
+
+// moduleDecl explains errs, esbuild's errors on the body form of src, when
+// they come from an import or export declaration, and returns nil
+// otherwise: an import is refused as the guest refuses it, at the keyword;
+// an export at its keyword, with what to write instead.
+func moduleDecl(src string, errs []api.Message) *ExitError {
+	if len(errs) == 0 {
+		return nil
+	}
+	if line, col, ok := staticImport(src); ok {
+		return &ExitError{Kind: ScriptError, Message: "SyntaxError: " + quickjs.DenyMessage, Line: line, Column: col}
+	}
+	loc := errs[0].Location
+	if loc == nil || loc.Column < 0 || loc.Column > len(loc.LineText) || !strings.HasPrefix(loc.LineText[loc.Column:], "export") {
+		return nil
+	}
+	return &ExitError{Kind: ScriptError, Message: exportMessage, Line: max(loc.Line-1, 1), Column: loc.Column + 1}
+}
+
+// importMeta returns the error for the first import.meta esbuild warned
+// about, or nil; wrapped is the number of lines the host put before the
+// script.
+func importMeta(warnings []api.Message, wrapped int) *ExitError {
+	for _, w := range warnings {
+		loc := w.Location
+		if loc == nil || !strings.Contains(w.Text, "import.meta") || loc.Column < 0 || loc.Column > len(loc.LineText) ||
+			!strings.HasPrefix(loc.LineText[loc.Column:], "import") {
+			continue
+		}
+		return &ExitError{Kind: ScriptError, Message: importMetaMessage, Line: max(loc.Line-wrapped, 1), Column: loc.Column + 1}
+	}
+	return nil
 }
 
 // importDecl matches the start of a static import declaration: `import x`,
@@ -309,44 +388,75 @@ func blankTypeDecls(src string) string {
 // goroutine of its own under a time budget, and only one such parse runs in
 // the process at a time, so a source over budget — which is abandoned, and
 // runs on until esbuild returns — holds at most one core.
-var (
-	// inlineParseBytes is the largest source parsed without the budget.
-	inlineParseBytes = 64 << 10
-	// parseBudgetBase and parseBudgetPerByte give the budget of a larger
-	// source: about 25 times an ordinary parse of its size. (Variables for
-	// the tests only.)
-	parseBudgetBase    = time.Second
-	parseBudgetPerByte = 2 * time.Microsecond
-)
+//
+// parseBudget holds those rules. Every engine uses processParse, the
+// process's one budget; tests give an engine noParseBudget, so that a test
+// that checks a large source is accepted does not race a wall-clock budget
+// on a busy machine, and test the budget itself with a parseBudget of their
+// own whose clock and parser they control.
+type parseBudget struct {
+	// inline is the largest source parsed without the budget, in bytes.
+	inline int
+	// base and perByte give the budget of a larger source: base +
+	// perByte × its length.
+	base, perByte time.Duration
+	// slot is held by the one large parse in progress, abandoned or not.
+	slot chan struct{}
+	// after starts the budget's timer: it returns the channel the timer
+	// fires on and a function that stops it. Nil means time.NewTimer.
+	after func(time.Duration) (<-chan time.Time, func() bool)
+	// transform is the parser. Nil means esbuild's api.Transform.
+	transform func(string, api.TransformOptions) api.TransformResult
+}
 
-// largeParse is held by the one large parse in progress, abandoned or not.
-var largeParse = make(chan struct{}, 1)
+// processParse is the parse budget of every engine and of Check: about 25
+// times an ordinary parse of a source's size, for sources over 64 KiB.
+var processParse = &parseBudget{
+	inline:  64 << 10,
+	base:    time.Second,
+	perByte: 2 * time.Microsecond,
+	slot:    make(chan struct{}, 1),
+}
 
-// boundedTransform runs esbuild on src within the budget above. A source
-// over its budget, or one that finds another large parse in progress, is
-// refused with a ScriptError saying so.
-func boundedTransform(src string, opts api.TransformOptions) (api.TransformResult, error) {
-	if len(src) <= inlineParseBytes {
-		return api.Transform(src, opts), nil
+// noParseBudget parses every source inline, without a budget: for tests.
+var noParseBudget = &parseBudget{inline: math.MaxInt}
+
+// run runs the parser on src within the budget. A source over its budget,
+// or one that finds another large parse in progress, is refused with a
+// ScriptError saying so.
+func (b *parseBudget) run(src string, opts api.TransformOptions) (api.TransformResult, error) {
+	transform := b.transform
+	if transform == nil {
+		transform = api.Transform
+	}
+	if len(src) <= b.inline {
+		return transform(src, opts), nil
 	}
 	select {
-	case largeParse <- struct{}{}:
+	case b.slot <- struct{}{}:
 	default:
 		return api.TransformResult{}, &ExitError{Kind: ScriptError,
 			Message: "SyntaxError: the host is parsing another large script; retry in a moment, or send a smaller one"}
 	}
 	done := make(chan api.TransformResult, 1)
 	go func() {
-		defer func() { <-largeParse }()
-		done <- api.Transform(src, opts)
+		defer func() { <-b.slot }()
+		done <- transform(src, opts)
 	}()
-	budget := parseBudgetBase + parseBudgetPerByte*time.Duration(len(src))
-	t := time.NewTimer(budget)
-	defer t.Stop()
+	budget := b.base + b.perByte*time.Duration(len(src))
+	after := b.after
+	if after == nil {
+		after = func(d time.Duration) (<-chan time.Time, func() bool) {
+			t := time.NewTimer(d)
+			return t.C, t.Stop
+		}
+	}
+	expired, stop := after(budget)
+	defer stop()
 	select {
 	case r := <-done:
 		return r, nil
-	case <-t.C:
+	case <-expired:
 		return api.TransformResult{}, &ExitError{Kind: ScriptError, Message: fmt.Sprintf(
 			"SyntaxError: the script is too costly to parse (over %s): many repeated errors such as names declared twice; fix the first ones and resubmit",
 			budget.Round(time.Millisecond))}
