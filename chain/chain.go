@@ -91,6 +91,26 @@ func (r *Runner) Check(s sandbox.Script) error {
 	return r.engines.Scripts.Check(s)
 }
 
+// Compile checks s and compiles it once for RunProgram (sandbox.Program):
+// what Check refuses, Compile refuses with the same error.
+func (r *Runner) Compile(s sandbox.Script) (*sandbox.Program, error) {
+	if r.engines.Scripts == nil {
+		return nil, ErrNoEngine
+	}
+	return r.engines.Scripts.Compile(s)
+}
+
+// RunProgram runs a compiled script chain as Run runs a script, without
+// parsing or transpiling it again.
+func (r *Runner) RunProgram(ctx context.Context, p *sandbox.Program, opts Options) (*RunResult, error) {
+	if r.engines.Scripts == nil {
+		return nil, ErrNoEngine
+	}
+	return r.run(ctx, opts, func(ctx context.Context, c guestCall) (*sandbox.Result, error) {
+		return r.engines.Scripts.RunProgram(ctx, p.With(c.read, opts.Park), c.bridge, opts.Limits)
+	})
+}
+
 // Run runs a script chain. ctx bounds the whole chain together with
 // opts.Limits.Timeout. Run returns an error only for misuse (no script engine,
 // an invalid policy); every outcome of the script itself, hostile or not, is

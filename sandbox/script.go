@@ -299,6 +299,32 @@ func (e *ScriptEngine) Run(ctx context.Context, s Script, bridge Bridge, lim Lim
 		}
 		return nil, err
 	}
+	return e.runPrepared(ctx, s, prep, bridge, lim, start)
+}
+
+// RunProgram runs a compiled program as Run runs a script, without parsing
+// or transpiling it again. p.With sets the run's own artifact reader and
+// park flag.
+func (e *ScriptEngine) RunProgram(ctx context.Context, p *Program, bridge Bridge, lim Limits) (*Result, error) {
+	start := time.Now()
+	if p == nil || p.prep == nil {
+		return nil, fmt.Errorf("%w: nil Program", ErrInvalidScript)
+	}
+	if bridge == nil {
+		return nil, fmt.Errorf("%w: nil Bridge", ErrInvalidScript)
+	}
+	lim, err := lim.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.script.Guest.Validate(); err != nil {
+		return nil, err
+	}
+	return e.runPrepared(ctx, p.script, p.prep, bridge, lim, start)
+}
+
+// runPrepared runs a prepared script; lim has its defaults.
+func (e *ScriptEngine) runPrepared(ctx context.Context, s Script, prep *prepared, bridge Bridge, lim Limits, start time.Time) (*Result, error) {
 	ctx, end, err := e.begin(ctx)
 	if err != nil {
 		return nil, err

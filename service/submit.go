@@ -93,13 +93,16 @@ func settings(section string, raw map[string]json.RawMessage, set func(key, text
 type job struct {
 	lang   string
 	script sandbox.Script
-	wasm   []byte // the module's bytes until build compiles them
-	module *sandbox.Module
-	input  []byte
-	tools  []string // the allow-list, nil for every tool
-	policy invoker.Policy
-	gov    *govern.Profile
-	limits sandbox.Limits
+	// program is the script compiled by build, run by runJob: it is
+	// parsed (and transpiled) once.
+	program *sandbox.Program
+	wasm    []byte // the module's bytes until build compiles them
+	module  *sandbox.Module
+	input   []byte
+	tools   []string // the allow-list, nil for every tool
+	policy  invoker.Policy
+	gov     *govern.Profile
+	limits  sandbox.Limits
 }
 
 // prepare validates req for tenant. It does no expensive work: build
@@ -213,7 +216,8 @@ func (s *Service) build(ctx context.Context, j *job) *SubmitError {
 		j.wasm = nil
 		return nil
 	}
-	if err := s.runner.Check(j.script); err != nil {
+	var err error
+	if j.program, err = s.runner.Compile(j.script); err != nil {
 		var exit *sandbox.ExitError
 		if errors.As(err, &exit) {
 			return &SubmitError{Reason: ReasonInvalidScript, Message: exit.Message, Line: exit.Line, Column: exit.Column}
@@ -443,7 +447,7 @@ func (s *Service) runJob(ctx context.Context, rn *run, j *job) (*chain.RunResult
 	if j.module != nil {
 		return s.runner.RunModule(ctx, j.module, j.input, opts)
 	}
-	return s.runner.Run(ctx, j.script, opts)
+	return s.runner.RunProgram(ctx, j.program, opts)
 }
 
 // evictLocked forgets finished chains past the retention time, count or
