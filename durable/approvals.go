@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/airlockrt/airlock/blobstore"
 )
 
 // Approval is a parked call's approval request.
@@ -44,6 +42,13 @@ const MaxArgsBytes = 512 << 10
 
 func approvalName(id, leaf string) string { return "approvals/" + id + "/" + leaf }
 
+func requestBinding(tenant, id string) binding {
+	return binding{kind: KindRequest, tenant: tenant, object: id}
+}
+func decisionBinding(tenant, id string) binding {
+	return binding{kind: KindDecision, tenant: tenant, object: id}
+}
+
 func validApprovalID(id string) bool {
 	return strings.HasPrefix(id, ApprovalPrefix) && validID(id)
 }
@@ -63,18 +68,19 @@ func (s *Store) putApproval(ctx context.Context, a *Approval) error {
 	if err != nil {
 		return err
 	}
-	return s.bs.PutRecord(ctx, a.Tenant, approvalName(a.ID, "req"), b, false)
+	return s.bs.PutRecord(ctx, a.Tenant, approvalName(a.ID, "req"), s.sign(requestBinding(a.Tenant, a.ID), b), false)
 }
 
 // GetApproval reads an approval request and its decision (nil while
-// undecided).
+// undecided). A request that is not authentic is ErrNotFound wrapping
+// ErrForged; a decision that is not authentic is passed over, as absent.
 func (s *Store) GetApproval(ctx context.Context, tenant, id string) (*Approval, *Decision, error) {
 	if !validApprovalID(id) {
 		return nil, nil, ErrNotFound
 	}
-	b, _, err := s.bs.GetRecord(ctx, tenant, approvalName(id, "req"))
+	b, err := s.readRecord(ctx, tenant, approvalName(id, "req"), requestBinding(tenant, id))
 	if err != nil {
-		return nil, nil, notFound(err)
+		return nil, nil, err
 	}
 	a, err := decodeApproval(b, tenant, id)
 	if err != nil {
@@ -84,9 +90,11 @@ func (s *Store) GetApproval(ctx context.Context, tenant, id string) (*Approval, 
 	return a, d, err
 }
 
+// decision reads the authentic decision on request id, nil when there is
+// none (forged ones are reported and passed over).
 func (s *Store) decision(ctx context.Context, tenant, id string) (*Decision, error) {
-	b, _, err := s.bs.GetRecord(ctx, tenant, approvalName(id, "decision"))
-	if errors.Is(err, blobstore.ErrNotFound) {
+	b, err := s.readOnce(ctx, tenant, approvalName(id, "decision"), decisionBinding(tenant, id))
+	if errors.Is(err, ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
@@ -147,15 +155,15 @@ func (s *Store) Decide(ctx context.Context, tenant, id string, d Decision) (Deci
 	if err != nil {
 		return Decision{}, err
 	}
-	switch err := s.bs.PutRecord(ctx, tenant, approvalName(id, "decision"), b, true); {
-	case errors.Is(err, blobstore.ErrExist):
-		first, err := s.decision(ctx, tenant, id)
-		if err != nil || first == nil {
-			return Decision{}, fmt.Errorf("durable: reading the first decision on %s: %v", id, err)
-		}
-		return *first, ErrAlreadyDecided
+	switch won, first, err := s.createOnce(ctx, tenant, approvalName(id, "decision"), decisionBinding(tenant, id), b); {
 	case err != nil:
 		return Decision{}, err
+	case !won:
+		d, err := decodeDecision(first, id)
+		if err != nil {
+			return Decision{}, fmt.Errorf("durable: reading the first decision on %s: %w", id, err)
+		}
+		return *d, ErrAlreadyDecided
 	}
 	// Best effort: a chain that parks after this sees the decision itself,
 	// and one whose index entry is missing has ended.
@@ -164,7 +172,7 @@ func (s *Store) Decide(ctx context.Context, tenant, id string, d Decision) (Deci
 	// call): like the approval queue, keep only their hash and size.
 	a.Args = nil
 	if b, err := json.Marshal(a); err == nil {
-		_ = s.bs.PutRecord(ctx, tenant, approvalName(id, "req"), b, false)
+		_ = s.bs.PutRecord(ctx, tenant, approvalName(id, "req"), s.sign(requestBinding(tenant, id), b), false)
 	}
 	return d, nil
 }

@@ -32,9 +32,20 @@
 // Every record read from the bucket is untrusted: its size is bounded by
 // blobstore.MaxRecordBytes, a chain record's values by a count checked
 // before it is decoded, and each decoder is fuzzed (records_fuzz_test.go).
-// A parked state is encrypted and authenticated with a key derived from
-// Options.Key and bound to its tenant, chain and generation; its seal is
-// an HMAC under Options.Key.
+// Every object a process acts on is authenticated (auth.go): a record
+// carries an HMAC-SHA256 under a key derived from Options.Key for its kind,
+// bound to its kind, tenant, chain or approval and (claims) generation; a
+// parked state is encrypted and authenticated with a key derived from
+// Options.Key and bound to its tenant, chain and generation, and its seal
+// is an HMAC under Options.Key; a result moved to a blob is named with its
+// SHA-256 in the authenticated record. Objects are written under
+// Options.Key and accepted under it or any of Options.PreviousKeys. An
+// object that is not authentic is never acted on: reads treat it as
+// absent, and a create-only write passes over it to the object's next name
+// (end, end.1, … up to four), so that a forgery written first does not
+// block the real end, claim or decision. Each refusal is logged
+// (Options.Logger) and counted (airlock_fleet_refused_total{kind},
+// Options.Registerer).
 //
 // # Concurrency
 //
@@ -64,6 +75,12 @@
 // record may change or vanish between the listing and the read (vanished
 // ones are skipped), and fn may call the Store.
 //
+// # Metrics
+//
+// With Options.Registerer, airlock_fleet_refused_total{kind}: the objects
+// refused as not authentic, by kind (Kinds; every read that refuses one
+// counts, so a forgery read at each scan counts at each scan).
+//
 // # Errors
 //
 // New returns an error wrapping ErrInvalidOptions that names the field.
@@ -71,7 +88,13 @@
 //
 // Reads return ErrNotFound (wrapped) when the tenant has no such record or
 // the id is invalid: GetChain, GetApproval, LoadPark, StaleClaim (no
-// claim), Claim (invalid id). A record that is not one this package writes
+// claim), Claim (invalid id). A record the fleet's keys do not
+// authenticate is ErrNotFound wrapping ErrForged (GetChain's running
+// record, GetApproval's request, StaleClaim's claim); ListChains,
+// ListApprovals and Scan skip such records, GetChain passes over a forged
+// end and GetApproval over a forged decision (as absent), and LoadPark
+// over a forged request. Claim, Finish and Decide return ErrForged when
+// forged objects hold every name the object may take. A record that is not one this package writes
 // (not valid JSON, naming another chain or approval than the one it is
 // stored as, or a chain record with implausibly many values) is
 // ErrMalformed (wrapped), from GetChain, GetApproval, StaleClaim and the

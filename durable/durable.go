@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base32"
@@ -13,12 +12,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/internal/metrics"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/session"
 )
@@ -51,9 +54,21 @@ const ApprovalPrefix = "pk_"
 type Options struct {
 	// Blobs is the shared store. Required.
 	Blobs *blobstore.Store
-	// Key seals parked states (HMAC-SHA256): at least 32 bytes, the same on
-	// every process of the fleet. Required.
+	// Key authenticates every object the fleet writes (records, ends,
+	// claims, approval requests, decisions, index entries; HMAC-SHA256
+	// under keys derived from it) and seals and encrypts parked states: at
+	// least 32 bytes, the same on every process of the fleet. Required.
 	Key []byte
+	// PreviousKeys are other keys whose objects are accepted, never
+	// written: while the fleet rotates Key (docs/durability.md, "Rotating
+	// the fleet key"). Each at least 32 bytes. Default none.
+	PreviousKeys [][]byte
+	// Logger receives a warning for each object of the bucket refused as
+	// not authentic (rate-limited). Default: discarded.
+	Logger *slog.Logger
+	// Registerer receives airlock_fleet_refused_total{kind}, the objects
+	// refused as not authentic. Nil: not registered.
+	Registerer prometheus.Registerer
 	// Node names this process in chain records. Default: "n_" and 12
 	// random hex digits.
 	Node string
@@ -72,7 +87,8 @@ type Options struct {
 // blobstore.
 type Store struct {
 	bs       *blobstore.Store
-	key      []byte
+	keys     []fleetKey // the current key first, then the previous ones
+	refused  refusals
 	node     string
 	lease    time.Duration
 	maxState int64
@@ -87,6 +103,11 @@ func New(opts Options) (*Store, error) {
 	if len(opts.Key) < 32 {
 		return nil, fmt.Errorf("%w: Key must be at least 32 bytes (the fleet's key: fleet.key)", ErrInvalidOptions)
 	}
+	for i, k := range opts.PreviousKeys {
+		if len(k) < 32 {
+			return nil, fmt.Errorf("%w: PreviousKeys[%d] must be at least 32 bytes (fleet.previous_key)", ErrInvalidOptions, i)
+		}
+	}
 	if opts.Node == "" {
 		var b [6]byte
 		_, _ = rand.Read(b[:])
@@ -95,10 +116,28 @@ func New(opts Options) (*Store, error) {
 	if opts.Lease < 0 || opts.MaxStateBytes < 0 {
 		return nil, fmt.Errorf("%w: Lease and MaxStateBytes must not be negative", ErrInvalidOptions)
 	}
-	s := &Store{bs: opts.Blobs, key: append([]byte(nil), opts.Key...), node: opts.Node,
+	s := &Store{bs: opts.Blobs, node: opts.Node,
 		lease: cmp.Or(opts.Lease, DefaultLease), maxState: cmp.Or(opts.MaxStateBytes, DefaultMaxStateBytes), now: opts.Clock}
+	for _, raw := range append([][]byte{opts.Key}, opts.PreviousKeys...) {
+		k, err := newFleetKey(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%w: deriving the fleet's keys: %w", ErrInvalidOptions, err)
+		}
+		s.keys = append(s.keys, k)
+	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	s.refused.log = opts.Logger
+	if s.refused.log == nil {
+		s.refused.log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Registerer != nil {
+		m, err := metrics.NewFleetRefusals(opts.Registerer, Kinds())
+		if err != nil {
+			return nil, fmt.Errorf("%w: registering the fleet's metrics: %w", ErrInvalidOptions, err)
+		}
+		s.refused.count = m.Refused
 	}
 	return s, nil
 }
@@ -167,6 +206,9 @@ type Chain struct {
 	// store's TTL, after which Result stays nil).
 	Result    *chain.RunResult `json:"result,omitempty"`
 	ResultRef string           `json:"result_ref,omitempty"`
+	// ResultSHA256 is the hex SHA-256 of the blob ResultRef names: a blob
+	// whose bytes differ is not read (the blob itself carries no MAC).
+	ResultSHA256 string `json:"result_sha256,omitempty"`
 }
 
 // OpenCall is a call that started and had not ended.
@@ -197,6 +239,18 @@ const recordBudget = 768 << 10
 
 func chainName(id, leaf string) string  { return "chains/" + id + "/" + leaf }
 func liveName(tenant, id string) string { return "live/" + tenant + "/" + id }
+
+// The bindings of each kind of record (auth.go).
+func recBinding(tenant, id string) binding {
+	return binding{kind: KindChain, tenant: tenant, object: id}
+}
+func endBinding(tenant, id string) binding { return binding{kind: KindEnd, tenant: tenant, object: id} }
+func liveBinding(tenant, id string) binding {
+	return binding{kind: KindIndex, tenant: tenant, object: id}
+}
+func claimBinding(tenant, id string, gen int) binding {
+	return binding{kind: KindClaim, tenant: tenant, object: id, gen: gen}
+}
 func validID(id string) bool {
 	return id != "" && len(id) <= 128 && blobstore.ValidKey(id) && !strings.ContainsAny(id, "/.")
 }
@@ -226,7 +280,8 @@ func (s *Store) encode(ctx context.Context, c *Chain) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("durable: storing a chain's result: %w", err)
 		}
-		cp.Result, cp.ResultRef = nil, a.Ref
+		sum := sha256.Sum256(res)
+		cp.Result, cp.ResultRef, cp.ResultSHA256 = nil, a.Ref, hex.EncodeToString(sum[:])
 	}
 	for {
 		if b, err = json.Marshal(&cp); err != nil || len(b) <= recordBudget {
@@ -248,9 +303,9 @@ func (s *Store) PutChain(ctx context.Context, c *Chain) error {
 	if !validID(c.ID) {
 		return fmt.Errorf("durable: invalid chain id %q", c.ID)
 	}
-	if _, _, err := s.bs.GetRecord(ctx, c.Tenant, chainName(c.ID, "end")); err == nil {
+	if _, err := s.readOnce(ctx, c.Tenant, chainName(c.ID, "end"), endBinding(c.Tenant, c.ID)); err == nil {
 		return ErrEnded
-	} else if !errors.Is(err, blobstore.ErrNotFound) {
+	} else if !errors.Is(err, ErrNotFound) {
 		return err
 	}
 	c.Updated = s.now().UTC()
@@ -258,32 +313,34 @@ func (s *Store) PutChain(ctx context.Context, c *Chain) error {
 	if err != nil {
 		return err
 	}
-	if err := s.bs.PutRecord(ctx, c.Tenant, chainName(c.ID, "rec"), b, false); err != nil {
+	if err := s.bs.PutRecord(ctx, c.Tenant, chainName(c.ID, "rec"), s.sign(recBinding(c.Tenant, c.ID), b), false); err != nil {
 		return err
 	}
 	l, _ := json.Marshal(Live{Tenant: c.Tenant, ID: c.ID, Status: c.Status, Node: c.Node, Lease: c.Lease, Gen: c.Gen,
 		Expires: c.Expires, Wake: c.Wake})
-	return s.bs.PutRecord(ctx, blobstore.FleetTenant, liveName(c.Tenant, c.ID), l, false)
+	return s.bs.PutRecord(ctx, blobstore.FleetTenant, liveName(c.Tenant, c.ID), s.sign(liveBinding(c.Tenant, c.ID), l), false)
 }
 
-// GetChain reads a chain's record: its final one once it ended.
+// GetChain reads a chain's record: its final one once it ended. An end
+// that is not authentic is passed over (the running record is read); a
+// running record that is not authentic is ErrNotFound wrapping ErrForged.
 func (s *Store) GetChain(ctx context.Context, tenant, id string) (*Chain, error) {
 	if !validID(id) {
 		return nil, ErrNotFound
 	}
-	b, _, err := s.bs.GetRecord(ctx, tenant, chainName(id, "end"))
-	if errors.Is(err, blobstore.ErrNotFound) {
-		b, _, err = s.bs.GetRecord(ctx, tenant, chainName(id, "rec"))
+	b, err := s.readOnce(ctx, tenant, chainName(id, "end"), endBinding(tenant, id))
+	if errors.Is(err, ErrNotFound) {
+		b, err = s.readRecord(ctx, tenant, chainName(id, "rec"), recBinding(tenant, id))
 	}
 	if err != nil {
-		return nil, notFound(err)
+		return nil, err
 	}
 	c, err := decodeChain(b, tenant, id)
 	if err != nil {
 		return nil, err
 	}
 	if c.Result == nil && c.ResultRef != "" {
-		c.Result = s.readResult(ctx, tenant, c.ResultRef)
+		c.Result = s.readResult(ctx, tenant, id, c.ResultRef, c.ResultSHA256)
 	}
 	return c, nil
 }
@@ -291,7 +348,9 @@ func (s *Store) GetChain(ctx context.Context, tenant, id string) (*Chain, error)
 // maxResultBytes bounds a chain result read back from its blob.
 const maxResultBytes = 64 << 20
 
-func (s *Store) readResult(ctx context.Context, tenant, ref string) *chain.RunResult {
+// readResult reads a chain's result from its blob, nil when it is gone
+// or its bytes are not those the record's hash names.
+func (s *Store) readResult(ctx context.Context, tenant, id, ref, sum string) *chain.RunResult {
 	rc, _, err := s.bs.Open(ctx, tenant, ref)
 	if err != nil {
 		return nil
@@ -299,6 +358,11 @@ func (s *Store) readResult(ctx context.Context, tenant, ref string) *chain.RunRe
 	defer rc.Close()
 	b, err := io.ReadAll(io.LimitReader(rc, maxResultBytes))
 	if err != nil {
+		return nil
+	}
+	if got := sha256.Sum256(b); hex.EncodeToString(got[:]) != sum {
+		s.refuse(refusal{Kind: KindResult, Tenant: tenant, Object: id, Name: ref,
+			Err: fmt.Errorf("%w: the result blob of chain %s is not the one its record names", ErrForged, id)})
 		return nil
 	}
 	var r chain.RunResult
@@ -351,16 +415,13 @@ func (s *Store) Finish(ctx context.Context, c *Chain) (won bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	switch err := s.bs.PutRecord(ctx, c.Tenant, chainName(c.ID, "end"), b, true); {
-	case errors.Is(err, blobstore.ErrExist):
-		return false, nil
-	case err != nil:
+	if won, _, err := s.createOnce(ctx, c.Tenant, chainName(c.ID, "end"), endBinding(c.Tenant, c.ID), b); err != nil || !won {
 		return false, err
 	}
 	// The running record and the index entry follow; a failure here only
 	// leaves them stale (GetChain reads the end first; Scan's readers
 	// find the chain ended and Forget it).
-	_ = s.bs.PutRecord(ctx, c.Tenant, chainName(c.ID, "rec"), b, false)
+	_ = s.bs.PutRecord(ctx, c.Tenant, chainName(c.ID, "rec"), s.sign(recBinding(c.Tenant, c.ID), b), false)
 	_ = s.Forget(ctx, c.Tenant, c.ID)
 	return true, nil
 }
@@ -369,9 +430,9 @@ func (s *Store) Finish(ctx context.Context, c *Chain) (won bool, err error) {
 // so the processes scanning it resume the chain without reading every
 // request of every parked chain.
 func (s *Store) markDecided(ctx context.Context, tenant, id string) error {
-	b, _, err := s.bs.GetRecord(ctx, blobstore.FleetTenant, liveName(tenant, id))
+	b, err := s.readRecord(ctx, blobstore.FleetTenant, liveName(tenant, id), liveBinding(tenant, id))
 	if err != nil {
-		return notFound(err)
+		return err
 	}
 	l, err := decodeLive(b, liveName(tenant, id))
 	if err != nil {
@@ -382,7 +443,7 @@ func (s *Store) markDecided(ctx context.Context, tenant, id string) error {
 	}
 	l.Decided = true
 	b, _ = json.Marshal(l)
-	return s.bs.PutRecord(ctx, blobstore.FleetTenant, liveName(tenant, id), b, false)
+	return s.bs.PutRecord(ctx, blobstore.FleetTenant, liveName(tenant, id), s.sign(liveBinding(tenant, id), b), false)
 }
 
 // Forget drops a chain from the fleet index.
@@ -481,9 +542,13 @@ func (s *Store) Scan(ctx context.Context, fn func(Live) error) error {
 		return err
 	}
 	for _, n := range names {
-		b, _, err := s.bs.GetRecord(ctx, blobstore.FleetTenant, n)
-		if errors.Is(err, blobstore.ErrNotFound) {
-			continue
+		tenant, id, ok := strings.Cut(strings.TrimPrefix(n, "live/"), "/")
+		if !ok {
+			continue // not a name this package writes
+		}
+		b, err := s.readRecord(ctx, blobstore.FleetTenant, n, liveBinding(tenant, id))
+		if errors.Is(err, ErrNotFound) {
+			continue // gone, or not authentic (reported)
 		}
 		if err != nil {
 			return err
@@ -507,22 +572,20 @@ func (s *Store) Claim(ctx context.Context, tenant, id string, gen int, kind stri
 		return false, ErrNotFound
 	}
 	b, _ := json.Marshal(claim{Kind: kind, Node: s.node, At: s.now().UTC()})
-	switch err := s.bs.PutRecord(ctx, tenant, chainName(id, "claim/"+strconv.Itoa(gen)), b, true); {
-	case errors.Is(err, blobstore.ErrExist):
-		return false, nil
-	case err != nil:
-		return false, err
-	}
-	return true, nil
+	won, _, err := s.createOnce(ctx, tenant, chainName(id, "claim/"+strconv.Itoa(gen)), claimBinding(tenant, id, gen), b)
+	return won, err
 }
 
 // StaleClaim reports whether generation gen of a chain was claimed more
 // than two leases ago while the chain is still parked on it: the process
 // that claimed it died before it recorded the chain running again.
 func (s *Store) StaleClaim(ctx context.Context, tenant, id string, gen int) (bool, error) {
-	b, _, err := s.bs.GetRecord(ctx, tenant, chainName(id, "claim/"+strconv.Itoa(gen)))
+	if !validID(id) {
+		return false, ErrNotFound
+	}
+	b, err := s.readOnce(ctx, tenant, chainName(id, "claim/"+strconv.Itoa(gen)), claimBinding(tenant, id, gen))
 	if err != nil {
-		return false, notFound(err)
+		return false, err
 	}
 	cl, err := decodeClaim(b)
 	if err != nil {
@@ -556,11 +619,4 @@ func (s *Store) Abandon(ctx context.Context, tenant, id string) (bool, error) {
 func ApprovalID(chainID string, seq int) string {
 	sum := sha256.Sum256([]byte(chainID + "\x00" + strconv.Itoa(seq)))
 	return ApprovalPrefix + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:]))[:26]
-}
-
-// mac seals b with the fleet's key.
-func (s *Store) mac(b []byte) []byte {
-	m := hmac.New(sha256.New, s.key)
-	m.Write(b)
-	return m.Sum(nil)
 }

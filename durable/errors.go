@@ -21,6 +21,16 @@ var (
 	// to another chain or generation.
 	ErrTampered = errors.New("durable: parked state refused: its seal does not match (edited, moved or sealed with another key)")
 
+	// ErrForged is wrapped by the errors of reads and writes that met an
+	// object of the bucket the fleet's keys do not authenticate: forged,
+	// edited, replayed from another chain, tenant, approval, generation or
+	// kind, or written under a key this process does not hold. A read
+	// treats such an object as absent (the error also wraps ErrNotFound)
+	// and reports it (Options.Logger, airlock_fleet_refused_total); a
+	// create-only write passes over it (createOnce) and fails with it only
+	// when forged objects hold every name it may take.
+	ErrForged = errors.New("durable: object refused: the fleet key does not authenticate it (forged, edited, replayed or moved)")
+
 	// ErrIncompatible is returned (wrapped) by LoadPark and ReleasePark
 	// for a parked state whose seal is of a format this build does not
 	// read.
@@ -49,7 +59,8 @@ var (
 	ErrNoConditionalWrites = errors.New("durable: the store does not honour create-only writes (S3 If-None-Match); a fleet cannot run on it")
 
 	// ErrInvalidOptions is returned (wrapped, naming the field) by New for
-	// a nil Blobs, a Key shorter than 32 bytes, or a negative Lease or
-	// MaxStateBytes.
+	// a nil Blobs, a Key or PreviousKeys entry shorter than 32 bytes, a
+	// negative Lease or MaxStateBytes, or a Registerer that refuses the
+	// metric.
 	ErrInvalidOptions = errors.New("durable: invalid options")
 )

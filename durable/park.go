@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -47,11 +48,14 @@ type parkSeal struct {
 	MAC       string    `json:"mac,omitempty"`
 }
 
-func (p *parkSeal) signed(s *Store) []byte {
+// signed is the seal's MAC under key (a fleet key as configured).
+func (p *parkSeal) signed(key []byte) []byte {
 	c := *p
 	c.MAC = ""
 	b, _ := json.Marshal(&c)
-	return s.mac(b)
+	m := hmac.New(sha256.New, key)
+	m.Write(b)
+	return m.Sum(nil)
 }
 
 // pinOwner is the pin that keeps a parked state from expiring.
@@ -93,7 +97,7 @@ func (s *Store) SavePark(ctx context.Context, p *Park) error {
 	for _, ap := range p.Approvals {
 		seal.Approvals = append(seal.Approvals, ap.ID+":"+ap.ArgsHash)
 	}
-	seal.MAC = hex.EncodeToString(seal.signed(s))
+	seal.MAC = hex.EncodeToString(seal.signed(s.keys[0].raw))
 	b, err := json.Marshal(&seal)
 	if err != nil {
 		return err
@@ -114,7 +118,11 @@ func (s *Store) seal(ctx context.Context, tenant, id string, gen int) (*parkSeal
 	if err != nil {
 		return nil, notFound(err)
 	}
-	return s.openSeal(b, tenant, id, gen)
+	seal, err := s.openSeal(b, tenant, id, gen)
+	if errors.Is(err, ErrTampered) {
+		s.refuse(refusal{Kind: KindSeal, Tenant: tenant, Object: id, Name: chainName(id, "park/"+strconv.Itoa(gen)), Err: err})
+	}
+	return seal, err
 }
 
 // openSeal decodes and checks the seal of generation gen of chain id of
@@ -129,7 +137,7 @@ func (s *Store) openSeal(b []byte, tenant, id string, gen int) (*parkSeal, error
 		return nil, fmt.Errorf("%w: format %d, this build reads %d", ErrIncompatible, seal.Version, parkVersion)
 	}
 	mac, err := hex.DecodeString(seal.MAC)
-	if err != nil || !hmac.Equal(mac, seal.signed(s)) {
+	if err != nil || !slices.ContainsFunc(s.keys, func(k fleetKey) bool { return hmac.Equal(mac, seal.signed(k.raw)) }) {
 		return nil, ErrTampered
 	}
 	if seal.Tenant != tenant || seal.ChainID != id || seal.Gen != gen {
@@ -162,10 +170,12 @@ func (s *Store) LoadPark(ctx context.Context, tenant, id string, gen int) (*Park
 	}
 	sum := sha256.Sum256(buf.Bytes())
 	if int64(buf.Len()) != seal.Size || hex.EncodeToString(sum[:]) != seal.SHA256 {
+		s.refuse(refusal{Kind: KindSeal, Tenant: tenant, Object: id, Name: seal.Ref, Err: ErrTampered})
 		return nil, ErrTampered
 	}
 	state, derr := s.decrypt(buf.Bytes(), tenant, id, gen)
 	if derr != nil {
+		s.refuse(refusal{Kind: KindSeal, Tenant: tenant, Object: id, Name: seal.Ref, Err: derr})
 		return nil, derr
 	}
 	p := &Park{Tenant: tenant, ChainID: id, Gen: gen, Created: seal.Created, Expires: seal.Expires, State: state}
@@ -208,8 +218,8 @@ func (s *Store) ReleasePark(ctx context.Context, tenant, id string, gen int) err
 // fleet's key, the tenant, chain and generation as additional data): they
 // hold the guest's memory, tool results included.
 
-func (s *Store) aead() (cipher.AEAD, error) {
-	m := hmac.New(sha256.New, s.key)
+func aeadOf(key []byte) (cipher.AEAD, error) {
+	m := hmac.New(sha256.New, key)
 	m.Write([]byte("airlock parked state encryption v1"))
 	block, err := aes.NewCipher(m.Sum(nil))
 	if err != nil {
@@ -223,7 +233,7 @@ func stateAD(tenant, id string, gen int) []byte {
 }
 
 func (s *Store) encrypt(state []byte, tenant, id string, gen int) ([]byte, error) {
-	g, err := s.aead()
+	g, err := aeadOf(s.keys[0].raw)
 	if err != nil {
 		return nil, err
 	}
@@ -234,17 +244,19 @@ func (s *Store) encrypt(state []byte, tenant, id string, gen int) ([]byte, error
 	return g.Seal(nonce, nonce, state, stateAD(tenant, id, gen)), nil
 }
 
+// decrypt opens a state sealed under any of the fleet's keys.
 func (s *Store) decrypt(sealed []byte, tenant, id string, gen int) ([]byte, error) {
-	g, err := s.aead()
-	if err != nil {
-		return nil, err
+	for _, k := range s.keys {
+		g, err := aeadOf(k.raw)
+		if err != nil {
+			return nil, err
+		}
+		if len(sealed) < g.NonceSize()+g.Overhead() {
+			return nil, ErrTampered
+		}
+		if state, err := g.Open(nil, sealed[:g.NonceSize()], sealed[g.NonceSize():], stateAD(tenant, id, gen)); err == nil {
+			return state, nil
+		}
 	}
-	if len(sealed) < g.NonceSize()+g.Overhead() {
-		return nil, ErrTampered
-	}
-	state, err := g.Open(nil, sealed[:g.NonceSize()], sealed[g.NonceSize():], stateAD(tenant, id, gen))
-	if err != nil {
-		return nil, ErrTampered
-	}
-	return state, nil
+	return nil, ErrTampered
 }

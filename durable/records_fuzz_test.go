@@ -81,7 +81,7 @@ func sampleSeal(s *Store) *parkSeal {
 	a := sampleApproval()
 	seal := &parkSeal{Version: parkVersion, Tenant: fuzzTenant, ChainID: fuzzChain, Gen: fuzzGen, Ref: "b_state", Size: 1234,
 		SHA256: strings.Repeat("ab", 32), Created: at, Expires: at.Add(time.Hour), Approvals: []string{a.ID + ":" + a.ArgsHash}}
-	seal.MAC = hex.EncodeToString(seal.signed(s))
+	seal.MAC = hex.EncodeToString(seal.signed(s.keys[0].raw))
 	return seal
 }
 
@@ -111,6 +111,7 @@ func seedRecords(t testing.TB, s *Store) map[string][][]byte {
 	sealed, err := s.encrypt([]byte("AQJS parked state bytes"), fuzzTenant, fuzzChain, fuzzGen)
 	require.NoError(t, err)
 	seeds["FuzzSealedState"] = [][]byte{sealed}
+	seeds["FuzzRecordEnvelope"] = [][]byte{s.sign(recBinding(fuzzTenant, fuzzChain), seeds["FuzzChainRecord"][2])}
 	return seeds
 }
 
@@ -296,6 +297,36 @@ func FuzzSealedState(f *testing.F) {
 	})
 }
 
+// FuzzRecordEnvelope feeds arbitrary bytes to the check of an
+// authenticated record (auth.go), as chain ch1's record of tenant acme: it
+// never panics, refuses with ErrForged, allocates next to nothing, and
+// accepts only what the fleet's key signed for that chain: the fuzzer
+// cannot forge the MAC, so whatever passes is the seed's body. The body
+// is then FuzzChainRecord's to decode.
+func FuzzRecordEnvelope(f *testing.F) {
+	s := fuzzStore(f)
+	fuzzRecords(f, "FuzzRecordEnvelope")
+	want := seedRecords(f, s)["FuzzChainRecord"][2]
+	b := recBinding(fuzzTenant, fuzzChain)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		before := allocated()
+		body, err := s.open(b, data)
+		requireBounded(t, before, data, 2)
+		if err != nil {
+			require.ErrorIs(t, err, ErrForged)
+			return
+		}
+		require.Equal(t, string(want), string(body))
+		// The same record is refused as another kind's, tenant's, chain's
+		// or generation's.
+		for _, other := range []binding{endBinding(fuzzTenant, fuzzChain), recBinding("globex", fuzzChain),
+			recBinding(fuzzTenant, "ch2"), claimBinding(fuzzTenant, fuzzChain, 1)} {
+			_, err := s.open(other, data)
+			require.ErrorIs(t, err, ErrForged, "%s", other)
+		}
+	})
+}
+
 // TestRecordDecodersRoundTrip checks decode∘encode on the records the
 // package writes, and that every truncation of them is refused.
 func TestRecordDecodersRoundTrip(t *testing.T) {
@@ -327,6 +358,23 @@ func TestRecordDecodersRoundTrip(t *testing.T) {
 	require.ErrorIs(t, err, ErrTampered, "another generation")
 	_, err = s.openSeal(bytes.Replace(seal, []byte(`"version":1`), []byte(`"version":9`), 1), fuzzTenant, fuzzChain, fuzzGen)
 	require.ErrorIs(t, err, ErrIncompatible)
+
+	// An authenticated record: every truncation and every flipped bit is
+	// refused.
+	rec := s.sign(recBinding(fuzzTenant, fuzzChain), []byte(`{"id":"ch1"}`))
+	body, err := s.open(recBinding(fuzzTenant, fuzzChain), rec)
+	require.NoError(t, err)
+	require.Equal(t, `{"id":"ch1"}`, string(body))
+	for n := range len(rec) {
+		_, err := s.open(recBinding(fuzzTenant, fuzzChain), rec[:n])
+		require.ErrorIs(t, err, ErrForged, "cut to %d", n)
+		for bit := range 8 {
+			flipped := bytes.Clone(rec)
+			flipped[n] ^= 1 << bit
+			_, err := s.open(recBinding(fuzzTenant, fuzzChain), flipped)
+			require.ErrorIs(t, err, ErrForged, "byte %d bit %d", n, bit)
+		}
+	}
 }
 
 // TestChainRecordAllocationBounded is the regression test of the

@@ -66,7 +66,12 @@ func (p *Process) buildService(ctx context.Context, cfg *config.Config, opts Opt
 		}
 	}
 	if key := cfg.Fleet.Key.Reveal(); key != "" {
-		f, err := durable.New(durable.Options{Blobs: p.Store, Key: []byte(key), Node: cfg.Fleet.Node, Lease: cfg.Fleet.Lease.D()})
+		fo := durable.Options{Blobs: p.Store, Key: []byte(key), Node: cfg.Fleet.Node, Lease: cfg.Fleet.Lease.D(),
+			Logger: opts.Logger, Registerer: p.registerer}
+		if prev := cfg.Fleet.PreviousKey.Reveal(); prev != "" {
+			fo.PreviousKeys = [][]byte{[]byte(prev)}
+		}
+		f, err := durable.New(fo)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 		}

@@ -178,10 +178,18 @@ type Approval struct {
 // Fleet configures the chain records several processes share in the
 // store (docs/durability.md).
 type Fleet struct {
-	// Key seals parked chains (HMAC-SHA256): at least 32 characters, the
-	// same on every process of the fleet. Write ${env:NAME} to read it from
-	// the environment. Setting it turns the fleet on.
+	// Key authenticates every object the fleet keeps in the store (chain
+	// records, ends, claims, approvals, decisions, index entries: HMAC-SHA256
+	// under keys derived from it) and seals and encrypts parked chains: at
+	// least 32 characters, the same on every process of the fleet. Write
+	// ${env:NAME} to read it from the environment. Setting it turns the
+	// fleet on.
 	Key Secret `yaml:"key"`
+	// PreviousKey is a second key whose objects are accepted but never
+	// written, to rotate Key without stopping the fleet
+	// (docs/durability.md, "Rotating the fleet key"): at least 32
+	// characters.
+	PreviousKey Secret `yaml:"previous_key"`
 	// Lease is how long a running chain's record vouches for it; its
 	// process renews it every third of that, and another process marks the
 	// chain interrupted once it has lapsed by as much again. Default 15s.

@@ -236,6 +236,8 @@ func TestRejections(t *testing.T) {
 
 		// Cross-field rules (Validate).
 		{"short fleet key", "fleet:\n  key: short\n", `airlock.yaml:2: fleet.key: the fleet key must be at least 32 characters`},
+		{"short previous fleet key", "fleet:\n  key: fleet-key-0123456789abcdef-0123456789\n  previous_key: short\n", `airlock.yaml:3: fleet.previous_key: the previous fleet key must be at least 32 characters`},
+		{"previous fleet key alone", "fleet:\n  previous_key: fleet-key-0123456789abcdef-0123456789\n", `airlock.yaml:2: fleet.previous_key: is accepted besides fleet.key: set fleet.key too`},
 		{"short lease", "fleet:\n  key: fleet-key-0123456789abcdef-0123456789\n  lease: 100ms\n", `airlock.yaml:3: fleet.lease: 100ms is too short: at least 1s`},
 		{"park ttl past the records", "approval:\n  park_ttl: 200h\n", `airlock.yaml:2: approval.park_ttl: 200h0m0s must be positive and shorter than the 168h0m0s the store keeps records`},
 		{"park without fleet", "approval:\n  mode: park\n", `airlock.yaml:2: approval.mode: park keeps chains in the fleet's store: set fleet.key too`},

@@ -118,6 +118,7 @@ var unsetMeaning = map[string]string{
 	"default_profile":     "none: no scopes, supervised, the default gates",
 	"fleet.key":           "none: the fleet is off",
 	"fleet.node":          "a random name per process",
+	"fleet.previous_key":  "none: only fleet.key's objects are accepted",
 	"server.api_keys":     "none: loopback only, one tenant",
 	"server.metrics_addr": "none: /metrics on the API address",
 	"server.metrics_key":  "none: with API keys, any API key",

@@ -96,6 +96,13 @@ func (c *Config) Validate() error {
 	if k := c.Fleet.Key; k != "" && len(k) < 32 {
 		v.fail("fleet.key", "the fleet key must be at least 32 characters (write ${env:NAME} to read it from the environment)")
 	}
+	switch k := c.Fleet.PreviousKey; {
+	case k == "":
+	case len(k) < 32:
+		v.fail("fleet.previous_key", "the previous fleet key must be at least 32 characters (write ${env:NAME} to read it from the environment)")
+	case c.Fleet.Key == "":
+		v.fail("fleet.previous_key", "is accepted besides fleet.key: set fleet.key too")
+	}
 	if c.Fleet.Lease != 0 && c.Fleet.Lease.D() < time.Second {
 		v.fail("fleet.lease", "%s is too short: at least 1s", c.Fleet.Lease.D())
 	}
@@ -197,6 +204,7 @@ func keyBounds() map[string]string {
 	b := map[string]string{
 		"fleet.lease":             "at least 1s",
 		"fleet.key":               "at least 32 characters",
+		"fleet.previous_key":      "at least 32 characters",
 		"server.metrics_key":      "at least 16 characters",
 		"tracing.sample_ratio":    "0 to 1",
 		"approval.park_ttl":       "above 0, below " + blobstore.DefaultRecordTTL.String(),
