@@ -45,7 +45,13 @@ type notifyIn struct {
 
 func newFleet(t *testing.T, n int, edit func(*setup)) *fleet {
 	t.Helper()
-	f := &fleet{drv: memblob.New(), sent: &sync.Map{}}
+	return newFleetOn(t, memblob.New(), n, edit)
+}
+
+// newFleetOn is newFleet on the shared store's driver drv.
+func newFleetOn(t *testing.T, drv blobstore.Driver, n int, edit func(*setup)) *fleet {
+	t.Helper()
+	f := &fleet{drv: drv, sent: &sync.Map{}}
 	f.store = blobstore.New(f.drv, blobstore.Options{})
 	t.Cleanup(func() { _ = f.store.Close() })
 	for i := range n {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -15,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,6 +24,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/airlockrt/airlock/blobstore"
+	"github.com/airlockrt/airlock/blobstore/memblob"
 	"github.com/airlockrt/airlock/durable"
 	"github.com/airlockrt/airlock/server"
 	"github.com/airlockrt/airlock/service"
@@ -603,6 +607,12 @@ func TestFleetAPIMatchesOpenAPI(t *testing.T) {
 	drain(t, a.stream(t, keyAcme, v.ID, ""))
 	code(a, http.StatusGone, "POST", "/v1/approvals/"+v.Pending[0].ID, map[string]string{"decision": "approve", "args_hash": v.Pending[0].ArgsHash})
 
+	// A chain another process runs is cancelled only there.
+	v = a.submit(t, keyAcme, map[string]any{"script": `await tools.slow({ms: 60000});`}, true)
+	require.Eventually(t, func() bool { return b.view(t, keyAcme, v.ID).Status == "running" }, 10*time.Second, 20*time.Millisecond)
+	code(b, http.StatusConflict, "DELETE", "/v1/chains/"+v.ID, nil)
+	code(a, http.StatusOK, "DELETE", "/v1/chains/"+v.ID, nil)
+
 	// An interrupted chain: its process died mid-call.
 	gone, err := durable.New(durable.Options{Blobs: f.store, Key: fleetKey, Node: "node-gone", Lease: 600 * time.Millisecond})
 	require.NoError(t, err)
@@ -617,6 +627,62 @@ func TestFleetAPIMatchesOpenAPI(t *testing.T) {
 	for _, ev := range []string{"status", "done", "approval.parked", "tool.before"} {
 		require.Contains(t, evs, ev, "the test streams a %s event", ev)
 	}
+}
+
+// TestFleetStoreDownMatchesOpenAPI: the answers of a fleet whose shared
+// store fails.
+func TestFleetStoreDownMatchesOpenAPI(t *testing.T) {
+	check := newAPICheck(t)
+	drv := &flakyDriver{Driver: memblob.New()}
+	f := newFleetOn(t, drv, 1, func(o *setup) { o.Wrap = check.wrap })
+	e := f.envs[0]
+	v := e.submit(t, keyAcme, map[string]any{"script": `return await tools.notify({to: "down"})`}, false)
+	require.Equal(t, "parked", v.Status)
+	drv.fail.Store(true)
+	r := e.do(t, "GET", "/v1/approvals", keyAcme, nil)
+	require.Equal(t, http.StatusServiceUnavailable, r.code, "%s", r.body)
+	require.Equal(t, server.ReasonStoreUnavailable, r.reason(t))
+	r = decideOn(t, e, v.Pending[0], "approve")
+	require.Equal(t, http.StatusServiceUnavailable, r.code, "%s", r.body)
+	drv.fail.Store(false)
+	require.Equal(t, http.StatusOK, e.do(t, "DELETE", "/v1/chains/"+v.ID, keyAcme, nil).code)
+	require.Equal(t, int32(0), f.count("down"))
+}
+
+// flakyDriver fails every operation while fail is set.
+type flakyDriver struct {
+	blobstore.Driver
+	fail atomic.Bool
+}
+
+var errStoreDown = errors.New("flaky: the store is down")
+
+func (d *flakyDriver) Put(ctx context.Context, key string, r io.Reader, opts blobstore.PutOptions) error {
+	if d.fail.Load() {
+		return errStoreDown
+	}
+	return d.Driver.Put(ctx, key, r, opts)
+}
+
+func (d *flakyDriver) Get(ctx context.Context, key string, offset, length int64) (io.ReadCloser, error) {
+	if d.fail.Load() {
+		return nil, errStoreDown
+	}
+	return d.Driver.Get(ctx, key, offset, length)
+}
+
+func (d *flakyDriver) Stat(ctx context.Context, key string) (blobstore.Entry, error) {
+	if d.fail.Load() {
+		return blobstore.Entry{}, errStoreDown
+	}
+	return d.Driver.Stat(ctx, key)
+}
+
+func (d *flakyDriver) List(ctx context.Context, prefix string, fn func(blobstore.Entry) error) error {
+	if d.fail.Load() {
+		return errStoreDown
+	}
+	return d.Driver.List(ctx, prefix, fn)
 }
 
 // drain reads a stream to its end.
