@@ -27,6 +27,7 @@ import (
 	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/blobstore/memblob"
 	"github.com/airlockrt/airlock/durable"
+	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/server"
 	"github.com/airlockrt/airlock/service"
 )
@@ -385,9 +386,19 @@ const (
 // gives and checks each against docs/openapi.yaml.
 func TestAPIMatchesOpenAPI(t *testing.T) {
 	check := newAPICheck(t)
+	once, err := govern.CallLimit("kv_get", 1)
+	require.NoError(t, err)
 	e := newEnv(t, func(o *setup) {
 		o.Wrap = check.wrap
 		o.MaxConcurrentChains = 2
+		// globex's chains may call kv_get once: a second call is refused
+		// by a call policy (policy.deny).
+		o.Profile = func(key string) *service.Profile {
+			if key == keyGlobex {
+				return &service.Profile{Name: "once", Governance: &govern.Profile{Policies: []govern.CallPolicy{once}}}
+			}
+			return nil
+		}
 		o.Authenticate = func(key string) (string, bool) {
 			switch key {
 			case keyAcme, keySubmit, keyApprover:
@@ -452,9 +463,13 @@ func TestAPIMatchesOpenAPI(t *testing.T) {
 		}
 	}
 	code(http.StatusNotFound, "GET", "/v1/artifacts/blob_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", keyAcme, nil)
+	v := e.submit(t, keyGlobex, map[string]any{"script": `await tools.kv_get({key: "a"});
+		try { await tools.kv_get({key: "b"}); } catch (e) { return e.reason; }`}, false)
+	require.JSONEq(t, `"call_limit_exceeded"`, string(v.Result.Value))
+	drain(t, e.stream(t, keyGlobex, v.ID, ""))
 
 	// Approvals: decided, refused every way, expired.
-	v := e.submit(t, keyAcme, map[string]any{"script": approvalScript}, true)
+	v = e.submit(t, keyAcme, map[string]any{"script": approvalScript}, true)
 	events := e.stream(t, keyAcme, v.ID, "")
 	req := e.pending(t, keyAcme)
 	id, hash := req["id"].(string), req["args_hash"].(string)
@@ -479,6 +494,7 @@ func TestAPIMatchesOpenAPI(t *testing.T) {
 	code(http.StatusGone, "POST", "/v1/approvals/"+req["id"].(string), keyAcme, map[string]any{"decision": "approve", "args_hash": req["args_hash"]})
 
 	// Cancelling, and too many chains.
+	require.Eventually(t, func() bool { return e.metric(t, "airlock_chains_in_flight", nil) == 0 }, 10*time.Second, 10*time.Millisecond)
 	slow1 := e.submit(t, keyAcme, map[string]any{"script": `await tools.slow({ms: 60000});`}, true)
 	slow2 := e.submit(t, keyAcme, map[string]any{"script": `await tools.slow({ms: 60000});`}, true)
 	code(http.StatusTooManyRequests, "POST", "/v1/chains", keyAcme, map[string]any{"script": "return 1"})
@@ -557,7 +573,7 @@ func TestAPIMatchesOpenAPI(t *testing.T) {
 	answers, evs := check.seen()
 	t.Logf("checked answers: %s", strings.Join(answers, ", "))
 	t.Logf("checked events: %s", strings.Join(evs, ", "))
-	for _, ev := range []string{"approval_required", "tool_call", "tool_result", "tool.before", "policy.before", "gate.required", "tool.after", "log", "done"} {
+	for _, ev := range []string{"approval_required", "tool_call", "tool_result", "tool.before", "policy.before", "policy.deny", "gate.required", "tool.after", "log", "done"} {
 		require.Contains(t, evs, ev, "the test streams a %s event", ev)
 	}
 }
