@@ -201,7 +201,10 @@ type Chain struct {
 	// TraceDropped counts the older ones left out.
 	Trace        []session.Record `json:"trace,omitempty"`
 	TraceDropped int              `json:"trace_dropped,omitempty"`
-	// Result is the final result once it ended; ResultRef names the blob
+	// Result is the final result once it ended; while parked, what the
+	// stretch that parked it produced (logs, files, artifacts, stats; the
+	// trace is Trace). Whether the chain ended is its Status, not whether
+	// Result is set. ResultRef names the blob
 	// holding it when it is too large for the record (it expires with the
 	// store's TTL, after which Result stays nil).
 	Result    *chain.RunResult `json:"result,omitempty"`

@@ -641,7 +641,7 @@ func (s *Server) Handler() http.Handler {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="airlock"`)
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = io.WriteString(w, `{"reason":"unauthenticated","message":"send an API key allowed to submit chains: Authorization: Bearer <key>"}`)
+			_, _ = io.WriteString(w, `{"error":{"reason":"unauthenticated","message":"send an API key allowed to submit chains: Authorization: Bearer <key>"}}`)
 			return
 		}
 		inner.ServeHTTP(w, r)

@@ -10,8 +10,12 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/durable"
 	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/server"
+	"github.com/airlockrt/airlock/service"
+	"github.com/airlockrt/airlock/session"
 )
 
 // reasons are every error reason the server answers with.
@@ -33,6 +37,7 @@ var routes = []string{
 	"post /v1/chains", "get /v1/chains/{id}", "delete /v1/chains/{id}", "get /v1/chains/{id}/events",
 	"get /v1/approvals", "get /v1/approvals/{id}", "post /v1/approvals/{id}", "get /v1/artifacts/{ref}",
 	"get /v1/tools", "get /v1/tools.d.ts", "get /healthz", "get /readyz", "get /metrics",
+	"post /mcp", "get /mcp", "delete /mcp",
 }
 
 // TestDocsCoverTheAPI keeps docs/openapi.yaml and docs/http-api.md in step
@@ -54,7 +59,7 @@ func TestDocsCoverTheAPI(t *testing.T) {
 	var documented []string
 	for path, ops := range spec.Paths {
 		for method := range ops {
-			if method != "parameters" {
+			if method != "parameters" && method != "description" {
 				documented = append(documented, method+" "+path)
 			}
 		}
@@ -116,5 +121,62 @@ func TestDocsCoverTheAPI(t *testing.T) {
 	}
 	for _, ev := range []string{server.EventToolCall, server.EventToolResult, server.EventApprovalRequired, server.EventLog, server.EventDone, server.EventStatus} {
 		require.Contains(t, string(md), "`"+ev+"`")
+	}
+	testDocsVocabularies(t, b, string(md))
+}
+
+// testDocsVocabularies checks the enums of openapi.yaml against the Go
+// lists they come from: a call's statuses (session.RecordStatuses) and
+// reasons (invoker.Reasons) wherever an event or record has them, the
+// lifecycle events' names and approval outcomes, and a chain's reasons.
+func testDocsVocabularies(t *testing.T, spec []byte, md string) {
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct{ Enum []string }
+			}
+		}
+	}
+	require.NoError(t, yaml.Unmarshal(spec, &doc))
+	enum := func(schema, prop string) []string {
+		s, ok := doc.Components.Schemas[schema]
+		require.True(t, ok, "openapi.yaml has schema %s", schema)
+		return s.Properties[prop].Enum
+	}
+	var statuses []string
+	for _, st := range session.RecordStatuses() {
+		statuses = append(statuses, string(st))
+		require.Contains(t, md, "`"+string(st)+"`")
+	}
+	for _, schema := range []string{"TraceRecord", "ToolResultEvent", "LifecycleEvent"} {
+		require.Equal(t, statuses, enum(schema, "status"), "%s.status is session.RecordStatuses()", schema)
+		require.Equal(t, invoker.Reasons(), enum(schema, "reason"), "%s.reason is invoker.Reasons()", schema)
+	}
+	// The lifecycle events the stream carries: every kind but tool.call
+	// and tool.result, which are tool_call and tool_result.
+	var kinds []string
+	for k := invoker.ToolStart; k <= invoker.ApprovalParked; k++ {
+		if k != invoker.ToolCall && k != invoker.ToolResult {
+			kinds = append(kinds, k.Name())
+			require.Contains(t, md, "`"+k.Name()+"`")
+		}
+	}
+	require.ElementsMatch(t, kinds, enum("LifecycleEvent", "event"))
+	require.ElementsMatch(t, []string{invoker.ApprovalApproved, invoker.ApprovalDenied, invoker.ApprovalTimeout,
+		invoker.ApprovalNoHandler, invoker.ApprovalFailed, invoker.ApprovalCancelled, invoker.ApprovalPending,
+		invoker.ApprovalExpired}, enum("LifecycleEvent", "approval"))
+	// A chain's reasons: how the sandbox ended it, the limit it crossed,
+	// and the fleet's.
+	chainReasons := []string{sandbox.LimitMemory, sandbox.LimitLogs, sandbox.LimitResult, sandbox.LimitArgs,
+		sandbox.LimitStack, sandbox.LimitInFlight, chain.ReasonAwaitingApproval, durable.ReasonProcessLost,
+		service.ReasonStateRefused}
+	for k := sandbox.ScriptError; k <= sandbox.HostError; k++ {
+		if k != sandbox.LimitExceeded {
+			chainReasons = append(chainReasons, k.String())
+		}
+	}
+	require.ElementsMatch(t, chainReasons, enum("RunResult", "reason"))
+	for _, r := range chainReasons {
+		require.Contains(t, md, "`"+r+"`", "http-api.md documents chain reason %s", r)
 	}
 }

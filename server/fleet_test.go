@@ -45,7 +45,13 @@ type notifyIn struct {
 
 func newFleet(t *testing.T, n int, edit func(*setup)) *fleet {
 	t.Helper()
-	f := &fleet{drv: memblob.New(), sent: &sync.Map{}}
+	return newFleetOn(t, memblob.New(), n, edit)
+}
+
+// newFleetOn is newFleet on the shared store's driver drv.
+func newFleetOn(t *testing.T, drv blobstore.Driver, n int, edit func(*setup)) *fleet {
+	t.Helper()
+	f := &fleet{drv: drv, sent: &sync.Map{}}
 	f.store = blobstore.New(f.drv, blobstore.Options{})
 	t.Cleanup(func() { _ = f.store.Close() })
 	for i := range n {
@@ -349,4 +355,54 @@ func TestFleetTimerWakesAParkedChain(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusGone, decideOn(t, f.envs[1], *a, "approve").code)
 	require.Equal(t, int32(0), f.count("w"))
+}
+
+// TestFleetParkedChainShowsItsStretch: a parked chain's view carries what
+// the stretch before it parked produced — its logs, files, artifacts and
+// stats — on any process, with arrays (never null) where the API has
+// them; its stream says status parked, not done.
+func TestFleetParkedChainShowsItsStretch(t *testing.T) {
+	f := newFleet(t, 2, nil)
+	a, b := f.envs[0], f.envs[1]
+	v := a.submit(t, keyAcme, map[string]any{"script": `
+		console.log("before parking");
+		const csv = await tools.make_csv({rows: 20000, seed: 1});
+		const chart = await tools.render_chart({values: [1, 2, 3]});
+		return await tools.notify({to: "stretch"});`}, false)
+	require.Equal(t, "parked", v.Status)
+	for _, e := range []*env{a, b} {
+		r := e.do(t, "GET", "/v1/chains/"+v.ID, keyAcme, nil)
+		require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+		var got struct {
+			Status string
+			Result map[string]json.RawMessage
+		}
+		require.NoError(t, json.Unmarshal(r.body, &got))
+		require.Equal(t, "parked", got.Status)
+		for _, k := range []string{"logs", "trace", "files", "artifacts"} {
+			require.True(t, bytes.HasPrefix(got.Result[k], []byte("[")), "result.%s is an array: %s", k, got.Result[k])
+		}
+		require.Contains(t, string(got.Result["logs"]), "before parking")
+		var files, arts []map[string]any
+		require.NoError(t, json.Unmarshal(got.Result["files"], &files))
+		require.NoError(t, json.Unmarshal(got.Result["artifacts"], &arts))
+		require.Len(t, files, 1, "render_chart's image")
+		require.Len(t, arts, 1, "make_csv's offloaded result")
+		var stats struct {
+			Calls  int   `json:"calls"`
+			WallNS int64 `json:"wall_ns"`
+		}
+		require.NoError(t, json.Unmarshal(got.Result["stats"], &stats))
+		require.Equal(t, 2, stats.Calls)
+		require.Positive(t, stats.WallNS)
+	}
+	events := b.stream(t, keyAcme, v.ID, "")
+	ev := next(t, events)
+	require.Equal(t, server.EventStatus, ev.name, "a parked chain has not ended: %s", ev.data)
+	require.Contains(t, ev.data, "before parking")
+	require.Equal(t, http.StatusOK, decideOn(t, a, v.Pending[0], "approve").code)
+	for ev.name != server.EventDone {
+		ev = next(t, events)
+	}
+	require.Contains(t, ev.data, `"status":"ok"`)
 }

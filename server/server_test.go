@@ -93,6 +93,9 @@ type setup struct {
 	// Shared, when set, is the store instead of one of the env's own: the
 	// bucket several processes share (the test closes it).
 	Shared *blobstore.Store
+	// Wrap, when set, wraps the server's handler (the OpenAPI check of
+	// every answer, openapi_test.go).
+	Wrap func(http.Handler) http.Handler
 }
 
 // httpOptions names the HTTP face's options in setup.
@@ -177,7 +180,11 @@ func newEnv(t *testing.T, edit func(*setup)) *env {
 	o.httpOptions.Store = o.Store
 	e.srv, err = server.New(e.svc, o.httpOptions)
 	require.NoError(t, err)
-	e.http = httptest.NewServer(e.srv.Handler())
+	h := e.srv.Handler()
+	if o.Wrap != nil {
+		h = o.Wrap(h)
+	}
+	e.http = httptest.NewServer(h)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

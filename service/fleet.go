@@ -249,6 +249,7 @@ func (s *Service) savePark(ctx context.Context, rn *run, res *chain.RunResult) e
 	}
 	c := s.record(rn)
 	c.Status, c.Gen, c.Expires, c.Lease, c.Open, c.Trace = durable.StatusParked, p.Gen, p.Expires, time.Time{}, nil, res.Trace
+	c.TraceDropped, c.Result = res.TraceDropped, parkedResult(res)
 	c.Wake = res.Parked.Wake
 	for _, a := range p.Approvals {
 		a.Args = nil

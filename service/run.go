@@ -228,7 +228,7 @@ func (r *run) view() ChainView {
 		v.Status = string(chain.StatusWaitingApproval)
 	}
 	if r.result != nil {
-		v.Status, v.Finished, v.Result = string(r.result.Status), r.finished, r.result
+		v.Status, v.Finished, v.Result = string(r.result.Status), r.finished, withArrays(r.result)
 	}
 	return v
 }

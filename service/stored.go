@@ -14,7 +14,8 @@ import (
 const storedPoll = 500 * time.Millisecond
 
 // followStored sends the status events of a stored chain after cursor:
-// its status now, each change, and done with its view once it ended.
+// its status now, each change, and done with its view once its status is
+// final (a parked chain's record has a result too: the stretch's).
 func (s *Service) followStored(ctx context.Context, c *durable.Chain, cursor int, sink EventSink) error {
 	tick := time.NewTicker(storedPoll)
 	defer tick.Stop()
@@ -23,7 +24,7 @@ func (s *Service) followStored(ctx context.Context, c *durable.Chain, cursor int
 		if c != nil && c.Status != last {
 			last = c.Status
 			cursor++
-			if c.Finished.IsZero() && c.Result == nil {
+			if !chain.Status(c.Status).Final() {
 				if err := sendJSON(sink, cursor, EventStatus, storedView(c)); err != nil {
 					return err
 				}

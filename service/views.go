@@ -6,7 +6,9 @@ import (
 
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/durable"
+	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
+	"github.com/airlockrt/airlock/session"
 )
 
 // Chain returns the tenant's chain id: from this process, or in a fleet
@@ -46,21 +48,72 @@ func (s *Service) StoredChains(ctx context.Context, tenant string, fn func(Chain
 	return s.opts.Fleet.ListChains(ctx, tenant, func(c *durable.Chain) error { return fn(storedView(c)) })
 }
 
-// storedView is a chain's view from its record in the store.
+// storedView is a chain's view from its record in the store. A parked
+// chain's result is what its record carries of the stretch that parked it
+// (parkedResult) with the record's trace.
 func storedView(c *durable.Chain) ChainView {
 	v := ChainView{ID: c.ID, Tenant: c.Tenant, Status: c.Status, Language: c.Language, Created: c.Created,
-		Finished: c.Finished, Result: c.Result}
+		Finished: c.Finished, Result: withArrays(c.Result)}
 	switch c.Status {
 	case durable.StatusParked:
 		v.Pending, v.Expires = c.Pending, c.Expires
-		if v.Result == nil {
-			v.Result = &chain.RunResult{ID: c.ID, Status: chain.StatusParked, Reason: chain.ReasonAwaitingApproval,
-				Trace: c.Trace, TraceDropped: c.TraceDropped, Logs: []sandbox.LogEntry{}}
+		res := chain.RunResult{ID: c.ID, Status: chain.StatusParked, Reason: chain.ReasonAwaitingApproval}
+		if c.Result != nil {
+			res = *c.Result
 		}
+		res.Trace, res.TraceDropped = c.Trace, c.TraceDropped
+		v.Result = withArrays(&res)
 	case durable.StatusRunning:
 		v.Open = c.Open
 	}
 	return v
+}
+
+// maxParkedLogBytes bounds the text of the console lines a parked chain's
+// record carries (docs/http-api.md): a record stays well within the
+// store's budget for one (durable.Store.PutChain), and the whole logs are
+// in the result of the stretch that ends the chain.
+const maxParkedLogBytes = 64 << 10
+
+// parkedResult is what a parked chain's record carries of the stretch
+// that parked it: its logs (the first maxParkedLogBytes of text, with
+// LogsTruncated set when cut), files, artifacts and stats. Its trace is
+// the record's own (durable.Chain.Trace), not stored twice.
+func parkedResult(res *chain.RunResult) *chain.RunResult {
+	out := *res
+	out.Parked, out.Trace, out.TraceDropped = nil, nil, 0
+	n := 0
+	for i, l := range res.Logs {
+		if n += len(l.Text); n > maxParkedLogBytes {
+			out.Logs, out.LogsTruncated = res.Logs[:i:i], true
+			break
+		}
+	}
+	return &out
+}
+
+// withArrays returns res, or a copy of it whose nil lists (logs, trace,
+// files, artifacts) are empty: the API's schema has arrays there, never
+// null, whichever path built the result (a stored record, an interrupted
+// or refused chain).
+func withArrays(res *chain.RunResult) *chain.RunResult {
+	if res == nil || (res.Logs != nil && res.Trace != nil && res.Files != nil && res.Artifacts != nil) {
+		return res
+	}
+	out := *res
+	if out.Logs == nil {
+		out.Logs = []sandbox.LogEntry{}
+	}
+	if out.Trace == nil {
+		out.Trace = []session.Record{}
+	}
+	if out.Files == nil {
+		out.Files = []invoker.ChainFile{}
+	}
+	if out.Artifacts == nil {
+		out.Artifacts = []invoker.Artifact{}
+	}
+	return &out
 }
 
 // storedChain reads tenant's chain id from the fleet's store.

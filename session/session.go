@@ -35,6 +35,14 @@ const (
 	StatusParked Status = "parked"
 )
 
+// RecordStatuses returns every Status a trace Record may have: ok, error,
+// denied and timeout (never parked, which a call has before it has a
+// record). Every other package (the chain's events, the API's schema)
+// takes its call statuses from here.
+func RecordStatuses() []Status {
+	return []Status{StatusOK, StatusError, StatusDenied, StatusTimeout}
+}
+
 // Record is one call in a session's trace. Argument and result values are not
 // recorded, only sizes; Message is the text the chain saw for a failed call
 // (at most 512 bytes), which for invalid_arguments and tool_error may quote
