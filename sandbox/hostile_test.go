@@ -104,6 +104,7 @@ func TestHostile(t *testing.T) {
 	e := engine(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // each run is its own, on an engine safe for concurrent use
 			wait := bystander(t, e)
 			br := tt.br
 			if br == nil {

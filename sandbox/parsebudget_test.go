@@ -62,6 +62,12 @@ func TestParseBudget(t *testing.T) {
 	expire = false
 	require.NoError(t, check(Script{Source: big}, pb))
 	require.NoError(t, check(Script{Source: big, Lang: LangTS}, pb))
+	// A source parsed twice in a row (as it is, then in the body form) finds
+	// the slot its first parse held free again.
+	for range 100 {
+		require.NoError(t, check(Script{Source: "const s = 'export';\n" + big}, pb))
+		require.NoError(t, check(Script{Source: "await 1;\n" + big}, pb))
+	}
 }
 
 // TestParseBudgetDefault: Check and every engine parse within the

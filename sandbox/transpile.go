@@ -440,8 +440,9 @@ func (b *parseBudget) run(src string, opts api.TransformOptions) (api.TransformR
 	}
 	done := make(chan api.TransformResult, 1)
 	go func() {
-		defer func() { <-b.slot }()
-		done <- transform(src, opts)
+		r := transform(src, opts)
+		<-b.slot // free before the caller has r: its next parse (the body form) may be large too
+		done <- r
 	}()
 	budget := b.base + b.perByte*time.Duration(len(src))
 	after := b.after

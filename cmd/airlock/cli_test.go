@@ -286,6 +286,10 @@ func TestCheck(t *testing.T) {
 	require.Contains(t, res.stdout, "testdata/syntax.ts:3:10: SyntaxError")
 	res = airlock(t, "", nil, "check", chains+"budget.js")
 	require.Equal(t, 0, res.code, res.stdout+res.stderr)
+	// A module parses, but a script is not run as one: refused at the export.
+	res = airlock(t, "", nil, "check", "testdata/export.js")
+	require.Equal(t, 1, res.code, res.stdout+res.stderr)
+	require.Contains(t, res.stdout, "testdata/export.js:1:1: SyntaxError: export is not available in chains")
 }
 
 func TestConfigPrintRedactsSecrets(t *testing.T) {
