@@ -80,7 +80,8 @@ func New(tools ...Tool) (*Toolbox, error) {
 // Add registers t. It rejects a name already registered
 // (ErrDuplicateTool: use Replace to change a tool), a bad name
 // (ErrInvalidName), a bad description (ErrInvalidDescription), a schema
-// that cannot be derived or compiled (ErrInvalidSchema) and a bad
+// that cannot be derived or compiled or that CheckSchema refuses
+// (ErrInvalidSchema) and a bad
 // guidance, example, scope, class, per-action risk or limit
 // (ErrInvalidDefinition); the error says which tool and why.
 func (b *Toolbox) Add(t Tool) error {
@@ -275,6 +276,14 @@ func newEntry(t Tool) (*Entry, error) {
 	}
 	if err := checkDefinition(info); err != nil {
 		return nil, err
+	}
+	// Bounded work before anything else walks the schemas (CloneSchemas,
+	// closeObjects and Resolve recurse on them).
+	if err := checkSchema(info.InputSchema); err != nil {
+		return nil, fmt.Errorf("%w: input schema of tool %q: %w", ErrInvalidSchema, info.Name, err)
+	}
+	if err := checkSchema(info.OutputSchema); err != nil {
+		return nil, fmt.Errorf("%w: output schema of tool %q: %w", ErrInvalidSchema, info.Name, err)
 	}
 	in := info.InputSchema
 	if in == nil {
