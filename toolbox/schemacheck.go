@@ -41,6 +41,17 @@ const (
 	// "uniqueItems" may declare; "uniqueItems" without "maxItems" is
 	// refused: comparing the items is quadratic in the worst case.
 	MaxUniqueItems = 1024
+	// MaxValidationWork bounds what validating one call's arguments may
+	// cost: the tool's fan-out (the most subschemas that apply to one
+	// value, Entry.Fanout) times the values of the arguments plus a
+	// sixteenth of their bytes (a failed check writes the value into its
+	// error). Arguments above it are refused with ErrInvalidArguments
+	// before the validator runs: 1Mi. A tool of fan-out 1 (plain
+	// properties) takes 1 MiB of arguments whatever they hold; at fan-out
+	// 16, one string of 1 MiB or 60,000 short values. The validator spends
+	// about 2 µs per visit that fails and 30 ns per byte it writes into an
+	// error: see docs/limits.md.
+	MaxValidationWork = 1 << 20
 	// maxSchemaJSONDepth bounds the nesting of a schema's JSON text read by
 	// ParseSchema, before it is decoded: the decoder re-reads each nested
 	// schema's text, so its work grows with depth times size. Two JSON
@@ -148,29 +159,46 @@ func CheckSchema(s *jsonschema.Schema) error {
 
 // checkSchema is CheckSchema without the sentinel.
 func checkSchema(s *jsonschema.Schema) error {
+	_, err := checkedSchema(s)
+	return err
+}
+
+// schemaFanout checks s and returns its fan-out: the most of its
+// subschemas, $refs expanded, that validation applies to one value. It
+// is 1 for a nil s.
+func schemaFanout(s *jsonschema.Schema) (int, error) {
+	c, err := checkedSchema(s)
+	if err != nil || c == nil {
+		return 1, err
+	}
+	return c.fan(s).fan, nil
+}
+
+// checkedSchema checks s and returns its checker, nil for a nil s.
+func checkedSchema(s *jsonschema.Schema) (*schemaChecker, error) {
 	if s == nil {
-		return nil
+		return nil, nil
 	}
 	c := &schemaChecker{root: s, path: map[*jsonschema.Schema]string{}}
 	if err := c.walk(s, "", 1); err != nil {
-		return err
+		return nil, err
 	}
 	if err := c.resolveRefs(); err != nil {
-		return err
+		return nil, err
 	}
 	c.state = make(map[*jsonschema.Schema]*nodeCost, len(c.path))
 	if _, err := c.cost(s, 1, nil); err != nil {
-		return err
+		return nil, err
 	}
 	// Bounded by now: a tree of at most MaxSchemaNodes subschemas.
 	b, err := json.Marshal(s)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(b) > MaxSchemaBytes {
-		return fmt.Errorf("the schema is %d bytes, above %d", len(b), MaxSchemaBytes)
+		return nil, fmt.Errorf("the schema is %d bytes, above %d", len(b), MaxSchemaBytes)
 	}
-	return nil
+	return c, nil
 }
 
 type schemaChecker struct {
@@ -178,6 +206,75 @@ type schemaChecker struct {
 	path  map[*jsonschema.Schema]string // JSON Pointer of every subschema
 	refs  map[*jsonschema.Schema]*jsonschema.Schema
 	state map[*jsonschema.Schema]*nodeCost
+	fans  map[*jsonschema.Schema]fanout
+}
+
+// fanout is how many subschemas of one, $refs expanded, validation
+// applies to one value.
+type fanout struct {
+	here  int // to the value the subschema applies to, itself included
+	below int // to one value inside it, at most
+	fan   int // to any one value: max(here, below)
+}
+
+// inPlace are the keywords whose subschemas apply to the value their
+// schema applies to; the others apply to values inside it (properties,
+// items, …) or to none ($defs, definitions, contentSchema).
+var inPlace = map[string]bool{"allOf": true, "anyOf": true, "oneOf": true, "not": true,
+	"if": true, "then": true, "else": true, "dependentSchemas": true, "dependencies": true}
+
+// oneOfThem are the keywords of which at most one subschema applies to a
+// value inside: a property by its name, an item by its index.
+var oneOfThem = map[string]bool{"properties": true, "prefixItems": true, "items": true}
+
+// notApplied are the keywords whose subschemas the validator does not
+// apply to a value (a $ref may name them).
+var notApplied = map[string]bool{"$defs": true, "definitions": true, "contentSchema": true}
+
+// fan returns the fan-out of s, a checked subschema. Its recursion
+// follows the checked, acyclic graph: at most MaxSchemaDepth deep.
+//
+// here(s) = 1 + here of its in-place subschemas and its $ref's target.
+// below(s) bounds the subschemas applying to one value inside: for s
+// and every schema applying in place with it, the largest fan of a
+// property or item subschema (one name, one index) plus the fans of its
+// other keywords (patternProperties, additionalProperties, contains, …).
+func (c *schemaChecker) fan(s *jsonschema.Schema) fanout {
+	if f, ok := c.fans[s]; ok {
+		return f
+	}
+	f := fanout{here: 1}
+	maxOf := map[string]int{}
+	eachChildOf(s, func(kw, _ string, child *jsonschema.Schema) bool {
+		cf := c.fan(child)
+		switch {
+		case notApplied[kw]:
+		case inPlace[kw]:
+			f.here += cf.here
+			f.below += cf.below
+		case oneOfThem[kw]:
+			maxOf[kw] = max(maxOf[kw], cf.fan)
+		default:
+			f.below += cf.fan
+		}
+		return true
+	})
+	for _, m := range maxOf {
+		f.below += m
+	}
+	if t := c.refs[s]; t != nil {
+		tf := c.fan(t)
+		f.here += tf.here
+		f.below += tf.below
+	}
+	f.here = min(f.here, MaxSchemaNodes)
+	f.below = min(f.below, MaxSchemaNodes)
+	f.fan = max(f.here, f.below)
+	if c.fans == nil {
+		c.fans = map[*jsonschema.Schema]fanout{}
+	}
+	c.fans[s] = f
+	return f
 }
 
 // nodeCost is what one subschema costs, its $refs expanded.
@@ -436,28 +533,65 @@ func schemaField(v reflect.Value, name string) (reflect.Value, bool) {
 // eachChild calls f with every direct subschema of s and its path
 // segment, until f returns false.
 func eachChild(s *jsonschema.Schema, f func(seg string, child *jsonschema.Schema) bool) {
+	eachChildOf(s, func(kw, seg string, child *jsonschema.Schema) bool { return f(seg, child) })
+}
+
+// eachChildOf calls f with every direct subschema of s, its keyword and
+// its path segment, until f returns false.
+func eachChildOf(s *jsonschema.Schema, f func(kw, seg string, child *jsonschema.Schema) bool) {
 	v := reflect.ValueOf(s).Elem()
 	for _, sf := range schemaFields() {
 		fv := v.FieldByIndex(sf.index)
 		switch c := fv.Interface().(type) {
 		case *jsonschema.Schema:
-			if c != nil && !f(sf.name, c) {
+			if c != nil && !f(sf.name, sf.name, c) {
 				return
 			}
 		case []*jsonschema.Schema:
 			for i, cs := range c {
-				if !f(sf.name+"/"+strconv.Itoa(i), cs) {
+				if !f(sf.name, sf.name+"/"+strconv.Itoa(i), cs) {
 					return
 				}
 			}
 		case map[string]*jsonschema.Schema:
 			for _, k := range slices.Sorted(maps.Keys(c)) {
-				if !f(sf.name+"/"+escapePointer(k), c[k]) {
+				if !f(sf.name, sf.name+"/"+escapePointer(k), c[k]) {
 					return
 				}
 			}
 		}
 	}
+}
+
+// validationWork returns what validating args costs against a schema of
+// fan-out fan (see MaxValidationWork): fan × (values + bytes/16). It
+// counts the values only when the bytes alone might pass the bound.
+func validationWork(args []byte, fan int) int {
+	n := len(args)
+	if w := fan * (n/2 + 1 + n/16); w <= MaxValidationWork {
+		return w // at most one value per two bytes
+	}
+	values := 1
+	inString := false
+	for i := 0; i < n; i++ {
+		c := args[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case ',', '[', '{':
+			values++
+		}
+	}
+	return fan * (values + n/16)
 }
 
 func escapePointer(k string) string {

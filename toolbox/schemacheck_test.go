@@ -257,3 +257,61 @@ func sample(root, s *jsonschema.Schema, depth int) any {
 	}
 	return nil
 }
+
+// TestFanout: the fan-out counts the subschemas that apply to one value:
+// in-place keywords (anyOf, allOf, $ref, …) add up, one property or item
+// counts its largest subschema, the other keywords of values inside add
+// up, and $defs count only where a $ref applies them.
+func TestFanout(t *testing.T) {
+	for schema, want := range map[string]int{
+		`{"type":"object"}`: 1,
+		`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"number"},"c":{"type":"object","properties":{"d":{}}}}}`: 1,
+		`{"type":"object","properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`:                                       3,
+		`{"type":"object","properties":{"a":{"$ref":"#/$defs/x"},"b":{"$ref":"#/$defs/x"}},"$defs":{"x":{"anyOf":[{},{},{}]}}}`:    5,
+		`{"type":"object","allOf":[{"properties":{"a":{"type":"string"}}},{"properties":{"a":{"minLength":1}}}]}`:                  3,
+		`{"type":"object","properties":{"a":{}},"patternProperties":{"^a":{},"^b":{}},"additionalProperties":{}}`:                  4,
+		`{"type":"object","properties":{"l":{"type":"array","items":{"oneOf":[{"type":"string"},{"type":"number"}]}}}}`:            3,
+	} {
+		s, err := toolbox.ParseSchema([]byte(schema))
+		require.NoError(t, err)
+		box, err := toolbox.New(rawDecl{info: toolbox.Info{Name: "t", Description: "t", InputSchema: s}})
+		require.NoError(t, err)
+		e, _ := box.Lookup("t")
+		require.Equal(t, want, e.Fanout(), schema)
+	}
+	box, err := toolbox.New(rawDecl{info: toolbox.Info{Name: "none", Description: "t"}})
+	require.NoError(t, err)
+	e, _ := box.Lookup("none")
+	require.Equal(t, 1, e.Fanout())
+}
+
+// TestValidationWorkBound: arguments whose checking would cost more than
+// MaxValidationWork are refused before the validator runs: many values
+// against a schema that applies many subschemas to each, or a long
+// string that each of many failing branches would write into its error.
+// A plain schema takes the same arguments.
+func TestValidationWorkBound(t *testing.T) {
+	add := func(name, schema string) *toolbox.Entry {
+		s, err := toolbox.ParseSchema([]byte(schema))
+		require.NoError(t, err)
+		box, err := toolbox.New(rawDecl{info: toolbox.Info{Name: name, Description: "t", InputSchema: s}})
+		require.NoError(t, err)
+		e, _ := box.Lookup(name)
+		return e
+	}
+	anyOf := `{"anyOf":[` + strings.Repeat(`{"type":"boolean"},`, 63) + `{"type":"number"}]}`
+	wide := add("wide", `{"type":"object","properties":{"a":{"type":"array","items":`+anyOf+`},"s":`+anyOf+`}}`)
+	plain := add("plain", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"number"}},"s":{"type":"string"}}}`)
+	require.Equal(t, 65, wide.Fanout())
+
+	many := json.RawMessage(`{"a":[` + strings.TrimSuffix(strings.Repeat("1,", 20_000), ",") + `]}`)
+	err := wide.Validate(many)
+	require.ErrorIs(t, err, toolbox.ErrInvalidArguments)
+	require.EqualError(t, err, "toolbox: invalid arguments: checking these arguments against the tool's schema would cost 1462630, above 1048576 (40007 bytes; each value is checked against up to 65 subschemas): pass fewer values, or large data as an artifact ref")
+	require.NoError(t, plain.Validate(many))
+	require.NoError(t, wide.Validate(json.RawMessage(`{"a":[1,2,3]}`)))
+
+	long := json.RawMessage(`{"s":"` + strings.Repeat("x", 512<<10) + `"}`)
+	require.ErrorContains(t, wide.Validate(long), "would cost 2130050, above 1048576")
+	require.NoError(t, plain.Validate(long))
+}
