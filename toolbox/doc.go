@@ -15,6 +15,9 @@
 //
 // Arguments are checked by Entry.Validate against the input schema before a
 // tool runs; object schemas reject unknown fields (see Info.InputSchema).
+// Every schema is checked by CheckSchema when its tool is added: no $ref
+// cycles, bounded depth, size and breadth, so that validation is bounded
+// work (ParseSchema reads one from untrusted text).
 //
 // # Secrets
 //
@@ -35,6 +38,7 @@
 // # Errors
 //
 // Add returns ErrNilTool, ErrInvalidName, ErrInvalidDescription or
-// ErrInvalidSchema, wrapped with the tool's name and the reason. Validate
+// ErrInvalidSchema (a schema CheckSchema refuses among them), wrapped with
+// the tool's name and the reason. Validate
 // wraps ErrInvalidArguments with the schema error.
 package toolbox

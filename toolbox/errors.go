@@ -12,12 +12,14 @@ var (
 	ErrInvalidDescription = errors.New("toolbox: invalid tool description")
 
 	// ErrInvalidSchema is returned by Toolbox.Add when a tool's input or output
-	// schema cannot be derived or compiled.
+	// schema cannot be derived or compiled, or CheckSchema refuses it; and by
+	// CheckSchema and ParseSchema.
 	ErrInvalidSchema = errors.New("toolbox: invalid schema")
 
 	// ErrInvalidArguments is returned (wrapped, with the schema error) by
 	// Entry.Validate when arguments are not a JSON object matching the tool's
-	// input schema.
+	// input schema, or when checking them would cost more than
+	// MaxValidationWork.
 	ErrInvalidArguments = errors.New("toolbox: invalid arguments")
 
 	// ErrNotExecutable is returned by Call on hosted and provider-defined tool
