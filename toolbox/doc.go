@@ -15,6 +15,9 @@
 //
 // Arguments are checked by Entry.Validate against the input schema before a
 // tool runs; object schemas reject unknown fields (see Info.InputSchema).
+// Every schema is checked by CheckSchema when its tool is added: no $ref
+// cycles, bounded depth, size and breadth, so that validation is bounded
+// work (ParseSchema reads one from untrusted text).
 //
 // # Secrets
 //
@@ -35,8 +38,10 @@
 // # Errors
 //
 // Add returns ErrNilTool, ErrInvalidName, ErrInvalidDescription or
-// ErrInvalidSchema, wrapped with the tool's name and the reason. Validate
-// returns an *ArgumentError, which is ErrInvalidArguments (errors.Is) and
-// whose Message says which argument is wrong and what the tool takes:
-// `unknown argument "town"; weather takes {city: string}`.
+// ErrInvalidSchema (a schema CheckSchema refuses among them), wrapped with
+// the tool's name and the reason. Validate returns an *ArgumentError, which
+// is ErrInvalidArguments (errors.Is) and whose Message says which argument
+// is wrong and what the tool takes: `unknown argument "town"; weather takes
+// {city: string}`, or that checking them would cost more than
+// MaxValidationWork.
 package toolbox

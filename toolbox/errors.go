@@ -12,13 +12,15 @@ var (
 	ErrInvalidDescription = errors.New("toolbox: invalid tool description")
 
 	// ErrInvalidSchema is returned by Toolbox.Add when a tool's input or output
-	// schema cannot be derived or compiled.
+	// schema cannot be derived or compiled, or CheckSchema refuses it; and by
+	// CheckSchema and ParseSchema.
 	ErrInvalidSchema = errors.New("toolbox: invalid schema")
 
 	// ErrInvalidArguments is matched (errors.Is) by the *ArgumentError
 	// Entry.Validate returns when arguments are not a JSON object matching
-	// the tool's input schema, and wrapped by FuncTool.Call when arguments
-	// do not decode into its input type.
+	// the tool's input schema, or when checking them would cost more than
+	// MaxValidationWork; and wrapped by FuncTool.Call when arguments do not
+	// decode into its input type.
 	ErrInvalidArguments = errors.New("toolbox: invalid arguments")
 
 	// ErrNotExecutable is returned by Call on hosted and provider-defined tool

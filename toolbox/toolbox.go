@@ -30,7 +30,16 @@ type Entry struct {
 	// emptyOK is true when the schema accepts {} whatever else it says, so the
 	// commonest call of a no-argument tool skips the validator.
 	emptyOK bool
+	// fan is the input schema's fan-out (Fanout).
+	fan int
 }
+
+// Fanout returns the most subschemas of the tool's input schema, $refs
+// expanded, that validation applies to any one value of the arguments:
+// 1 for a plain object of plain properties, more for each anyOf, allOf,
+// $ref… Validate refuses arguments whose values and bytes times the
+// fan-out pass MaxValidationWork.
+func (e *Entry) Fanout() int { return e.fan }
 
 // Tool returns the registered tool.
 func (e *Entry) Tool() Tool { return e.tool }
@@ -50,6 +59,12 @@ func (e *Entry) Validate(args json.RawMessage) error {
 			return nil
 		}
 		args = json.RawMessage("{}")
+	}
+	if e.in != nil {
+		if w := validationWork(args, e.fan); w > MaxValidationWork {
+			return e.argumentError("", fmt.Sprintf("checking these arguments against the tool's schema would cost %d, above %d (%d bytes; each value is checked against up to %d subschemas): pass fewer values, or large data as an artifact ref",
+				w, MaxValidationWork, len(args), e.fan))
+		}
 	}
 	var v any
 	if err := json.Unmarshal(args, &v); err != nil {
@@ -82,7 +97,8 @@ func New(tools ...Tool) (*Toolbox, error) {
 // Add registers t. It rejects a name already registered
 // (ErrDuplicateTool: use Replace to change a tool), a bad name
 // (ErrInvalidName), a bad description (ErrInvalidDescription), a schema
-// that cannot be derived or compiled (ErrInvalidSchema) and a bad
+// that cannot be derived or compiled or that CheckSchema refuses
+// (ErrInvalidSchema) and a bad
 // guidance, example, scope, class, per-action risk or limit
 // (ErrInvalidDefinition); the error says which tool and why.
 func (b *Toolbox) Add(t Tool) error {
@@ -277,6 +293,17 @@ func newEntry(t Tool) (*Entry, error) {
 	}
 	if err := checkDefinition(info); err != nil {
 		return nil, err
+	}
+	// Bounded work before anything else walks the schemas (CloneSchemas,
+	// closeObjects and Resolve recurse on them).
+	// The fan-out is the declared schema's: the additionalProperties:
+	// false that closeObjects adds is checked in bulk, not per value.
+	var err error
+	if e.fan, err = schemaFanout(info.InputSchema); err != nil {
+		return nil, fmt.Errorf("%w: input schema of tool %q: %w", ErrInvalidSchema, info.Name, err)
+	}
+	if err := checkSchema(info.OutputSchema); err != nil {
+		return nil, fmt.Errorf("%w: output schema of tool %q: %w", ErrInvalidSchema, info.Name, err)
 	}
 	in := info.InputSchema
 	if in == nil {

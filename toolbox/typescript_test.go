@@ -49,7 +49,7 @@ func TestTypeScriptDeclaration(t *testing.T) {
 			"target":{"anyOf":[{"type":"string"},{"$ref":"#/$defs/box"}]},
 			"pair":{"type":"array","prefixItems":[{"type":"string"},{"const":1}]},
 			"both":{"allOf":[{"$ref":"#/$defs/box"},{"type":"object","properties":{"x":{"type":"number"}}}]}
-		},"$defs":{"box":{"type":"object","description":"A box","properties":{"w":{"type":"number"},"inner":{"$ref":"#/$defs/box"}}}}}`),
+		},"$defs":{"box":{"type":"object","description":"A box","properties":{"w":{"type":"number"}}}}}`),
 		OutputSchema: schema(`{"type":"array","items":{"type":["string","null"]}}`)}}
 	box, err := toolbox.New(
 		toolbox.Func("order", "Place an order", func(context.Context, orderIn) (orderOut, error) { return orderOut{}, nil }).WithRisk(toolbox.High),
@@ -66,7 +66,6 @@ type Result<T> = T | Artifact;
 
 /** A box */
 type SetMode_Box = {
-  inner?: SetMode_Box;
   w?: number;
 };
 declare const tools: {

@@ -490,3 +490,15 @@ func TestPlaceholderCannotClimb(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"/v1/users/..%252F../profile", "/v1/users/a%2F..%2F../profile"}, paths, "other values are escaped, never climb")
 }
+
+// TestRecursiveSchemaRefusedByToolbox: an operator's schema follows the
+// rule of every tool's: a $ref cycle, which would make the first call's
+// validation recurse without end, is refused when the tool is added.
+func TestRecursiveSchemaRefusedByToolbox(t *testing.T) {
+	tool, err := httptool.New(httptool.Spec{Name: "remote", Description: "d", URL: "https://api.example.com/x",
+		InputSchema: json.RawMessage(`{"type":"object","$ref":"#"}`)}, httptool.Options{})
+	require.NoError(t, err)
+	_, err = toolbox.New(tool)
+	require.ErrorIs(t, err, toolbox.ErrInvalidSchema)
+	require.EqualError(t, err, `toolbox: invalid schema: input schema of tool "remote": $ref cycle: "#" at the root leads back to the root; recursive schemas are not accepted`)
+}

@@ -166,6 +166,7 @@ type server struct {
 
 	mu      sync.Mutex
 	tools   map[string]string // airlock name -> MCP name of the registered tools
+	skipped map[string]string // MCP name -> why the last list's tool was skipped
 	tenants map[string]*conn
 	// refreshes counts the tool lists re-read on tools/list_changed.
 	refreshes int
@@ -281,6 +282,12 @@ type Status struct {
 	// Refreshes counts the tool lists read after a session's first: on
 	// tools/list_changed, and once a second after an HTTP session starts.
 	Refreshes int `json:"refreshes"`
+	// Skipped are the tools of the last list that were not registered as
+	// listed, by MCP name, with why: a schema toolbox.CheckSchema refuses,
+	// a declaration holding a secret, a name that is invalid or collides.
+	// A tool registered before that keeps its previous declaration is
+	// both here and in Tools. Nil when none was skipped.
+	Skipped map[string]string `json:"skipped,omitempty"`
 }
 
 // Status reports every server's state, by name.
@@ -300,6 +307,9 @@ func (m *Manager) Status() []Status {
 		s.mu.Lock()
 		st.Tools = slices.Sorted(maps.Keys(s.tools))
 		st.Refreshes = s.refreshes
+		if len(s.skipped) > 0 {
+			st.Skipped = maps.Clone(s.skipped)
+		}
 		s.mu.Unlock()
 		out = append(out, st)
 	}
@@ -372,21 +382,39 @@ func (s *server) list(sess *sdk.ClientSession) error {
 }
 
 // sync registers tools, replaces the changed ones and removes those gone.
+// A tool whose declaration is refused (its schema, a secret it holds, a
+// bad name) is skipped, logged and listed in Status.Skipped; a tool
+// registered before keeps its previous declaration when its new one is
+// refused: a server cannot take down its own tools that were fine by
+// re-listing them with a hostile schema.
 func (s *server) sync(tools []*sdk.Tool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	want := map[string]string{}
+	skipped := map[string]string{}
+	skip := func(t *sdk.Tool, name string, err error) {
+		err = fmt.Errorf("mcp server %q, tool %q: %w", s.spec.Name, clip(t.Name, 128), err)
+		if prev, ours := s.tools[name]; ours && name != "" {
+			if _, dup := want[name]; !dup {
+				want[name] = prev
+				err = fmt.Errorf("%w; %s keeps its previous declaration", err, name)
+			}
+		}
+		msg := s.catalog.hide(clip(err.Error(), 1000))
+		skipped[s.catalog.hide(clip(t.Name, 128))] = msg
+		s.m.log.Warn("mcp: tool skipped", "server", s.spec.Name, "tool", s.catalog.hide(clip(t.Name, 128)), "err", msg)
+	}
 	for _, t := range tools {
 		if t == nil || (len(s.spec.Tools) > 0 && !slices.ContainsFunc(s.spec.Tools, func(n string) bool { return normalize(n) == normalize(t.Name) })) {
 			continue
 		}
 		name := s.spec.Name + "_" + normalize(t.Name)
 		if !toolbox.ValidName(name) {
-			s.m.log.Warn("mcp: tool skipped: its name does not make a valid airlock name", "server", s.spec.Name, "tool", clip(t.Name, 128))
+			skip(t, "", errors.New("its name does not make a valid airlock name"))
 			continue
 		}
 		if other, dup := want[name]; dup {
-			s.m.log.Warn("mcp: tool skipped: its name collides with another of the server's", "server", s.spec.Name, "tool", clip(t.Name, 128), "other", other, "name", name)
+			skip(t, "", fmt.Errorf("its name collides with another of the server's, %q, as %s", clip(other, 128), name))
 			continue
 		}
 		info, err := s.info(name, t)
@@ -394,7 +422,7 @@ func (s *server) sync(tools []*sdk.Tool) {
 			err = errors.New("its declaration holds a secret the server was given")
 		}
 		if err != nil {
-			s.m.log.Warn("mcp: tool skipped", "server", s.spec.Name, "tool", clip(t.Name, 128), "err", err)
+			skip(t, name, err)
 			continue
 		}
 		tool := &mcpTool{srv: s, name: t.Name, info: info}
@@ -404,7 +432,7 @@ func (s *server) sync(tools []*sdk.Tool) {
 			err = s.m.box.Add(tool)
 		}
 		if err != nil {
-			s.m.log.Warn("mcp: tool skipped", "server", s.spec.Name, "tool", clip(t.Name, 128), "err", err)
+			skip(t, name, err)
 			continue
 		}
 		want[name] = t.Name
@@ -417,7 +445,8 @@ func (s *server) sync(tools []*sdk.Tool) {
 	}
 	s.m.box.Remove(gone...)
 	s.tools = want
-	s.m.log.Info("mcp: tools registered", "server", s.spec.Name, "tools", len(want), "removed", len(gone))
+	s.skipped = skipped
+	s.m.log.Info("mcp: tools registered", "server", s.spec.Name, "tools", len(want), "removed", len(gone), "skipped", len(skipped))
 }
 
 // normalize maps an MCP tool name (letters, digits, _ - . /) to the

@@ -122,7 +122,9 @@ func splitDescription(d string) (short, rest string) {
 	return short, strings.TrimSpace(rest)
 }
 
-// schemaOf decodes a wire schema.
+// schemaOf decodes a wire schema and checks it with toolbox.ParseSchema:
+// a server's schema is untrusted input (THREATS.md, T4), refused unless
+// validating against it is bounded work.
 func schemaOf(v any) (*jsonschema.Schema, error) {
 	if v == nil {
 		return nil, nil
@@ -131,15 +133,12 @@ func schemaOf(v any) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > maxSchemaBytes {
-		return nil, fmt.Errorf("the schema is %d bytes, above %d", len(b), maxSchemaBytes)
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(b, &s); err != nil {
+	s, err := toolbox.ParseSchema(b)
+	if err != nil {
 		return nil, err
 	}
 	s.Schema = "" // the dialect is the validator's
-	return &s, nil
+	return s, nil
 }
 
 // Call calls the tool on the caller's tenant's session (or the shared one).
@@ -284,9 +283,6 @@ func (t *mcpTool) readLink(ctx context.Context, cn *conn, sess *sdk.ClientSessio
 // resources); the invoker's artifact quotas apply on top. A variable for
 // the tests.
 var maxResultBytes = 64 << 20
-
-// maxSchemaBytes bounds one tool's input or output schema.
-const maxSchemaBytes = 256 << 10
 
 func resourceMedia(r *sdk.ResourceContents) toolbox.Media {
 	if r.Blob != nil {
