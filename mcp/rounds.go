@@ -198,9 +198,11 @@ func principal(req *sdk.CallToolRequest) string {
 func (s *Server) runRounds(ctx context.Context, req *sdk.CallToolRequest, c service.Caller, args RunChainArgs) (*sdk.CallToolResult, ChainOutput, error) {
 	sum := sha256.Sum256(req.Params.Arguments)
 	who := principal(req)
+	send, stop := s.progress(ctx, req.Session, req.Params.GetProgressToken())
+	defer stop()
 	var k *continuation
 	if req.Params.RequestState == "" {
-		k = &continuation{token: newToken(), tenant: c.Tenant, who: who, args: sum,
+		k = &continuation{token: newToken(), tenant: c.Tenant, who: who, args: sum, progress: send,
 			asks: map[string]approval.Request{}, asked: map[string]bool{}, changed: make(chan struct{}), inRound: true, stretch: true}
 		// The chain outlives this call (it waits for the next round), not
 		// the continuation.
@@ -220,9 +222,12 @@ func (s *Server) runRounds(ctx context.Context, req *sdk.CallToolRequest, c serv
 			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "continuation_unknown: this requestState is not one this server gave this API key for these arguments, or it expired (" +
 				idleTimeout.String() + " without a retry) or was answered already; the chain's approvals can still be decided with POST /v1/approvals/{id}, and GET /v1/chains lists the chain"}}}, ChainOutput{}, nil
 		}
+		k.mu.Lock()
+		k.progress = send
+		k.mu.Unlock()
 		s.decideRound(ctx, c, k, req.Params.InputResponses)
 	}
-	return s.round(ctx, req, c, k)
+	return s.round(ctx, c, k)
 }
 
 // decideRound decides the approvals the responses answer (each question
@@ -276,13 +281,13 @@ func (s *Server) decideRound(ctx context.Context, c service.Caller, k *continuat
 }
 
 // round waits until the chain ends, or waits for approvals a person can
-// be asked about, and answers with its result or with the questions.
+// be asked about, and answers with its result or with the questions. The
+// chain's tool calls during the round are progress notifications of the
+// round's call (those between rounds are not sent).
 // When the call's context ends first, the chain is cancelled, as a
 // synchronous run_chain's would be.
-func (s *Server) round(ctx context.Context, req *sdk.CallToolRequest, c service.Caller, k *continuation) (*sdk.CallToolResult, ChainOutput, error) {
-	send, stop := s.progress(ctx, req.Session, req.Params.GetProgressToken())
+func (s *Server) round(ctx context.Context, c service.Caller, k *continuation) (*sdk.CallToolResult, ChainOutput, error) {
 	k.mu.Lock()
-	k.progress = send
 	k.rounds++
 	asking := k.rounds <= maxRounds
 	k.mu.Unlock()
@@ -290,7 +295,6 @@ func (s *Server) round(ctx context.Context, req *sdk.CallToolRequest, c service.
 		k.mu.Lock()
 		k.progress, k.inRound, k.idle = nil, false, time.Now()
 		k.mu.Unlock()
-		stop()
 	}()
 	var gather <-chan time.Time
 	for {

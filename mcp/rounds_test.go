@@ -271,3 +271,24 @@ func TestElicitationShowsHiddenCharacters(t *testing.T) {
 		})
 	}
 }
+
+// TestRoundsProgress: on the new protocol, the chain's tool calls reach a
+// client that asked for progress in whichever round they happen.
+func TestRoundsProgress(t *testing.T) {
+	e := newAPI(t, invoker.Policy{})
+	var mu sync.Mutex
+	var msgs []string
+	cs := e.connectAt(t, keyAcme, "2026-07-28", &sdk.ClientOptions{
+		ElicitationHandler: (&asker{answer: approve}).handle,
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			mu.Lock()
+			msgs = append(msgs, req.Params.Message)
+			mu.Unlock()
+		}})
+	_, out := runChain(t, cs, `await tools.kv_get({key: "a"}); await tools.send_message({to: "ops", text: "hi"}); return 1`, "tok-1")
+	require.Equal(t, "ok", out.Status, "%+v", out)
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(msgs) >= 4 }, 5*time.Second, 10*time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, []string{"calling kv_get", "kv_get: ok", "calling send_message", "send_message: ok"}, msgs)
+}

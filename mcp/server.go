@@ -305,14 +305,25 @@ func (s *Server) runChain(ctx context.Context, req *sdk.CallToolRequest, args Ru
 	// Elicitations end with the chain (an approval that expired meanwhile
 	// needs no answer).
 	running, stop := context.WithCancel(ctx)
-	var wg sync.WaitGroup
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		ended bool // no question starts once Submit returned
+	)
 	view, err := s.svc.Submit(ctx, c, &service.SubmitRequest{Script: args.Script, Language: args.Language}, service.SubmitOptions{Watch: func(ev service.Event) {
 		progress(ev)
 		if asks && ev.Name == service.EventApprovalRequired {
-			wg.Add(1)
-			go func() { defer wg.Done(); s.elicit(running, ss, c, ev.Data) }()
+			mu.Lock()
+			defer mu.Unlock()
+			if !ended {
+				wg.Add(1)
+				go func() { defer wg.Done(); s.elicit(running, ss, c, ev.Data) }()
+			}
 		}
 	}})
+	mu.Lock()
+	ended = true
+	mu.Unlock()
 	stop()
 	stopProgress()
 	wg.Wait()
@@ -325,12 +336,13 @@ func (s *Server) runChain(ctx context.Context, req *sdk.CallToolRequest, args Ru
 // progress returns a function that sends a chain's tool events to the
 // client as progress notifications of token (none without a token), in
 // order through one goroutine, so that a slow client delays
-// notifications, not the chain; beyond the buffer they drop. stop ends it
-// and waits for the goroutine.
+// notifications, not the chain; beyond the buffer they drop. stop ends it:
+// what is left is sent within notifyTimeout, then dropped.
 func (s *Server) progress(ctx context.Context, ss *sdk.ServerSession, token any) (send func(service.Event), stop func()) {
 	if token == nil || ss == nil {
 		return func(service.Event) {}, func() {}
 	}
+	ctx, cancel := context.WithCancel(ctx)
 	events := make(chan service.Event, 256)
 	done := make(chan struct{})
 	go func() {
@@ -366,7 +378,10 @@ func (s *Server) progress(ctx context.Context, ss *sdk.ServerSession, token any)
 			close(events)
 		}
 		mu.Unlock()
+		t := time.AfterFunc(notifyTimeout, cancel)
 		<-done
+		t.Stop()
+		cancel()
 	}
 	return send, stop
 }
