@@ -324,8 +324,18 @@ func (s *Server) round(ctx context.Context, c service.Caller, k *continuation) (
 		case <-changed:
 		case <-gather:
 			k.mu.Lock()
-			questions := s.questionsLocked(k, k.queued)
+			queued := k.queued
 			k.queued = nil
+			k.mu.Unlock()
+			// Only what is still pending (the API may have decided some).
+			var pending []approval.Request
+			for _, req := range queued {
+				if _, err := s.svc.Approval(ctx, c.Tenant, req.ID); err == nil {
+					pending = append(pending, req)
+				}
+			}
+			k.mu.Lock()
+			questions := s.questionsLocked(k, pending)
 			k.mu.Unlock()
 			if len(questions) > 0 {
 				return &sdk.CallToolResult{InputRequests: questions, RequestState: k.token}, ChainOutput{}, nil

@@ -292,3 +292,30 @@ func TestRoundsProgress(t *testing.T) {
 	defer mu.Unlock()
 	require.Equal(t, []string{"calling kv_get", "kv_get: ok", "calling send_message", "send_message: ok"}, msgs)
 }
+
+// TestRoundsSequential: a chain that waits for approvals one after the
+// other is asked in one round each, waiting in the queue or parked.
+func TestRoundsSequential(t *testing.T) {
+	script := `
+await tools.send_message({to: "ops", text: "first"});
+await tools.send_message({to: "ops", text: "second"});
+return "both sent";`
+	for _, tc := range []struct {
+		name string
+		env  func(t *testing.T) *apiEnv
+	}{
+		{"queue", func(t *testing.T) *apiEnv { return newAPI(t, invoker.Policy{}) }},
+		{"park", func(t *testing.T) *apiEnv { return newAPIWith(t, invoker.Policy{}, parking(t)) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &asker{answer: approve}
+			_, out := runChain(t, tc.env(t).connectAt(t, keyAcme, "2026-07-28", &sdk.ClientOptions{ElicitationHandler: a.handle}), script, nil)
+			require.Equal(t, "ok", out.Status, "%+v", out)
+			require.Equal(t, "both sent", out.Value)
+			asked := a.messages()
+			require.Len(t, asked, 2)
+			require.Contains(t, asked[0], `"first"`)
+			require.Contains(t, asked[1], `"second"`)
+		})
+	}
+}
