@@ -65,9 +65,11 @@ const (
 // ServerOptions configure an MCP server.
 type ServerOptions struct {
 	// Elicit asks a client that supports elicitation about its chains'
-	// pending approvals, and decides them with its answers. False: the
-	// calls wait for the service's queue or fleet (the bounded wait
-	// applies).
+	// pending approvals, and decides them with its answers: by
+	// elicitation/create during run_chain on protocol 2025-11-25 and
+	// earlier, by input requests in run_chain's result and the answers in
+	// its retry from 2026-07-28 (rounds.go). False: the calls wait for the
+	// service's queue or fleet (the bounded wait applies).
 	Elicit bool
 	// Store serves resources/read of artifacts. Nil: no resource links.
 	Store *blobstore.Store
