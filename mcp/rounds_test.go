@@ -12,8 +12,10 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/mcp"
+	"github.com/airlockrt/airlock/service"
 )
 
 // The protocol versions the approval tests run at: the Go SDK client's
@@ -318,4 +320,22 @@ return "both sent";`
 			require.Contains(t, asked[1], `"second"`)
 		})
 	}
+}
+
+// TestRoundsCancelledCall: a client that gives up on run_chain during a
+// round cancels its chain, as on the old protocol: the one chain slot is
+// free again at once, not after the chain's 300 s timeout.
+func TestRoundsCancelledCall(t *testing.T) {
+	e := newAPIWith(t, invoker.Policy{}, func(o *service.Options, _ *blobstore.Store) { o.MaxConcurrentChains = 1 })
+	cs := e.connectAt(t, keyAcme, "2026-07-28", &sdk.ClientOptions{ElicitationHandler: (&asker{answer: approve}).handle})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: mcp.RunChainTool, Arguments: map[string]any{
+		"script": `await tools.send_message({to: "ops", text: "hi"}); while (true) {}`}})
+	require.Error(t, err, "the client gave up")
+	other := e.connectAt(t, keyAcme, "2026-07-28", nil)
+	require.Eventually(t, func() bool {
+		_, out := runChain(t, other, "return 1", nil)
+		return out.Status == "ok"
+	}, 10*time.Second, 200*time.Millisecond, "the spinning chain was cancelled")
 }
