@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -338,4 +339,34 @@ func TestRoundsCancelledCall(t *testing.T) {
 		_, out := runChain(t, other, "return 1", nil)
 		return out.Status == "ok"
 	}, 10*time.Second, 200*time.Millisecond, "the spinning chain was cancelled")
+}
+
+// TestNewProtocolAuthentication: requests of protocol 2026-07-28, which
+// have no session, each need a key allowed to submit chains, as every
+// request of an older one does.
+func TestNewProtocolAuthentication(t *testing.T) {
+	e := newAPI(t, invoker.Policy{})
+	const discover = `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	for _, tc := range []struct {
+		key  string
+		want int
+	}{{"", http.StatusUnauthorized}, {"not-a-key-0123456789abcdef", http.StatusUnauthorized}, {keyAudit, http.StatusUnauthorized}, {keyAcme, http.StatusOK}} {
+		req, _ := http.NewRequest("POST", e.url, strings.NewReader(discover))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "server/discover")
+		if tc.key != "" {
+			req.Header.Set("Authorization", "Bearer "+tc.key)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		require.Equal(t, tc.want, resp.StatusCode, "key %q: %s", tc.key, body)
+		if tc.want == http.StatusOK {
+			require.Contains(t, string(body), `"2026-07-28"`)
+			require.Empty(t, resp.Header.Get("Mcp-Session-Id"), "no session")
+		}
+	}
 }
