@@ -129,6 +129,32 @@ type Request struct {
 	Expires time.Time `json:"expires,omitzero"`
 }
 
+// Text is the request's arguments as a person must see them to decide on
+// them, as Escape renders them: the whole arguments when Args is set; for
+// larger ones the rendered ArgsPreview followed by a note of how many bytes
+// are not shown and that ArgsRef holds them all. Empty once the request is
+// settled. Args, ArgsRef and ArgsHash stay the exact bytes that run.
+func (r Request) Text() string {
+	switch {
+	case r.Args != nil:
+		return Escape(string(r.Args))
+	case r.ArgsPreview != "":
+		return fmt.Sprintf("%s⟨%d more bytes not shown: the whole arguments are in args_ref %s⟩",
+			Escape(r.ArgsPreview), r.ArgsSize-len(r.ArgsPreview), r.ArgsRef)
+	}
+	return ""
+}
+
+// MarshalJSON encodes r with args_text, its Text, beside the exact
+// arguments.
+func (r Request) MarshalJSON() ([]byte, error) {
+	type plain Request
+	return json.Marshal(struct {
+		plain
+		ArgsText string `json:"args_text,omitempty"`
+	}{plain(r), r.Text()})
+}
+
 // Outcome is the result of a decision.
 type Outcome struct {
 	// Request is the request decided.

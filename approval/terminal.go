@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
+	"github.com/airlockrt/airlock/internal/visible"
 	"github.com/airlockrt/airlock/invoker"
 )
 
@@ -21,9 +21,9 @@ import (
 // Prompts are asked one at a time; concurrent calls wait their turn (within
 // their own timeout). An answer counts only if it was typed after its prompt
 // appeared, so a keystroke meant for an earlier, expired prompt never
-// approves a later one. Argument text is printed with control and
-// bidirectional-formatting characters escaped, so a chain cannot draw on the
-// terminal.
+// approves a later one. Argument text is printed as Escape renders it, so a
+// chain cannot draw on the terminal nor hide or reorder part of its
+// arguments.
 //
 // A TerminalApprover is safe for concurrent use.
 type TerminalApprover struct {
@@ -191,23 +191,9 @@ func (s *stampedReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Escape returns s with every control, format (such as bidirectional
-// overrides) and invalid character replaced by a \uXXXX escape, so the text
-// is safe to print on a terminal. Printable text, including non-ASCII, is
-// kept.
-func Escape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == unicode.ReplacementChar:
-			b.WriteString(`\ufffd`)
-		case unicode.IsPrint(r):
-			b.WriteRune(r)
-		case r > 0xffff:
-			fmt.Fprintf(&b, `\U%08x`, r)
-		default:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		}
-	}
-	return b.String()
-}
+// Escape returns s as a person must see it to decide on it: every
+// control, format (such as a bidirectional override), invisible or invalid
+// character as an escape, long runs of spaces counted; printable text,
+// non-ASCII included, is kept. It is the renderer of every approval prompt
+// and preview (internal/visible, whose doc lists what is escaped).
+func Escape(s string) string { return visible.String(s) }

@@ -290,7 +290,8 @@ func TestEscape(t *testing.T) {
 		{"esc\x1b[2J", `esc\u001b[2J`},
 		{"rtl\u202eevil", `rtl\u202eevil`},
 		{"zero\u200bwidth", `zero\u200bwidth`},
-		{"bad\xffbyte", `bad\ufffdbyte`},
+		{"bad\xffbyte", `bad\xffbyte`},
+		{"pad" + strings.Repeat(" ", 4096) + "end", "pad⟨4096 spaces⟩end"},
 		{"日本語 ok", "日本語 ok"},
 		{"\U000E0001tag", `\U000e0001tag`},
 	}

@@ -19,7 +19,10 @@
 // A Server is safe for concurrent use: every MCP session and request is
 // served on the SDK's goroutines; a run_chain call sends its progress
 // notifications through one goroutine of its own and asks its
-// elicitations on goroutines that end with the chain.
+// elicitations on goroutines that end with the chain. For a client on
+// protocol 2026-07-28 or later, which is asked in rounds (input requests
+// in the result, answers in the retry), the chain runs on a goroutine of
+// its own between rounds, until it ends or no retry came for 10 minutes.
 //
 // # Errors
 //

@@ -65,9 +65,11 @@ const (
 // ServerOptions configure an MCP server.
 type ServerOptions struct {
 	// Elicit asks a client that supports elicitation about its chains'
-	// pending approvals, and decides them with its answers. False: the
-	// calls wait for the service's queue or fleet (the bounded wait
-	// applies).
+	// pending approvals, and decides them with its answers: by
+	// elicitation/create during run_chain on protocol 2025-11-25 and
+	// earlier, by input requests in run_chain's result and the answers in
+	// its retry from 2026-07-28 (rounds.go). False: the calls wait for the
+	// service's queue or fleet (the bounded wait applies).
 	Elicit bool
 	// Store serves resources/read of artifacts. Nil: no resource links.
 	Store *blobstore.Store
@@ -92,6 +94,9 @@ type Server struct {
 	opts ServerOptions
 	log  *slog.Logger
 	srv  *sdk.Server
+	// rounds are the run_chain calls of new-protocol clients between
+	// their rounds (rounds.go).
+	rounds continuations
 }
 
 // NewServer builds the MCP face of svc, which runs the chains:
@@ -287,52 +292,105 @@ func (s *Server) runChain(ctx context.Context, req *sdk.CallToolRequest, args Ru
 	if err != nil {
 		return nil, ChainOutput{}, err
 	}
-	ss := req.Session
-	token := req.Params.GetProgressToken()
 	// Only a caller that may decide approvals is asked (a submit-only key
-	// cannot approve its own calls, here as on the HTTP API).
-	elicit := c.MayApprove() && s.opts.Elicit && canElicit(ss)
-	// Events go out in order through one goroutine, so a slow client
-	// delays notifications, not the chain; beyond the buffer they drop.
+	// cannot approve its own calls, here as on the HTTP API), and only a
+	// client that declared elicitation.
+	asks := c.MayApprove() && s.opts.Elicit && canElicit(req)
+	if asks && multiRound(req) {
+		return s.runRounds(ctx, req, c, args)
+	}
+	if req.Params.RequestState != "" {
+		return nil, ChainOutput{}, errors.New("run_chain: requestState is only for a client on protocol 2026-07-28 or later that answers elicitation input requests")
+	}
+	ss := req.Session
+	progress, stopProgress := s.progress(ctx, ss, req.Params.GetProgressToken())
 	// Elicitations end with the chain (an approval that expired meanwhile
 	// needs no answer).
 	running, stop := context.WithCancel(ctx)
-	events := make(chan service.Event, 256)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		n := 0.0
-		for ev := range events {
-			switch ev.Name {
-			case "tool_call", "tool_result":
-				if token == nil {
-					continue
-				}
-				n++
-				nctx, cancel := context.WithTimeout(running, notifyTimeout)
-				_ = ss.NotifyProgress(nctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: n, Message: progressText(ev)})
-				cancel()
-			case "approval_required":
-				if elicit {
-					wg.Add(1)
-					go func() { defer wg.Done(); s.elicit(running, ss, c, ev.Data) }()
-				}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		ended bool // no question starts once Submit returned
+	)
+	view, err := s.svc.Submit(ctx, c, &service.SubmitRequest{Script: args.Script, Language: args.Language}, service.SubmitOptions{Watch: func(ev service.Event) {
+		progress(ev)
+		if asks && ev.Name == service.EventApprovalRequired {
+			mu.Lock()
+			defer mu.Unlock()
+			if !ended {
+				wg.Add(1)
+				go func() { defer wg.Done(); s.elicit(running, ss, c, ev.Data) }()
 			}
 		}
+	}})
+	mu.Lock()
+	ended = true
+	mu.Unlock()
+	stop()
+	stopProgress()
+	wg.Wait()
+	if err == nil && view.Status == string(chain.StatusParked) && asks {
+		view = s.settleParked(ctx, ss, c, view)
+	}
+	return s.answer(view, err)
+}
+
+// progress returns a function that sends a chain's tool events to the
+// client as progress notifications of token (none without a token), in
+// order through one goroutine, so that a slow client delays
+// notifications, not the chain; beyond the buffer they drop. stop ends it:
+// what is left is sent within notifyTimeout, then dropped.
+func (s *Server) progress(ctx context.Context, ss *sdk.ServerSession, token any) (send func(service.Event), stop func()) {
+	if token == nil || ss == nil {
+		return func(service.Event) {}, func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	events := make(chan service.Event, 256)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		n := 0.0
+		for ev := range events {
+			n++
+			nctx, cancel := context.WithTimeout(ctx, notifyTimeout)
+			_ = ss.NotifyProgress(nctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: n, Message: progressText(ev)})
+			cancel()
+		}
 	}()
-	view, err := s.svc.Submit(ctx, c, &service.SubmitRequest{Script: args.Script, Language: args.Language}, service.SubmitOptions{Watch: func(ev service.Event) {
+	var mu sync.Mutex
+	closed := false
+	send = func(ev service.Event) {
+		if ev.Name != service.EventToolCall && ev.Name != service.EventToolResult {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if closed {
+			return
+		}
 		select {
 		case events <- ev:
 		default:
 		}
-	}})
-	stop()
-	close(events)
-	wg.Wait()
-	if err == nil && view.Status == string(chain.StatusParked) && c.MayApprove() && s.opts.Elicit && canElicit(ss) {
-		view = s.settleParked(ctx, ss, c, view)
 	}
+	stop = func() {
+		mu.Lock()
+		if !closed {
+			closed = true
+			close(events)
+		}
+		mu.Unlock()
+		t := time.AfterFunc(notifyTimeout, cancel)
+		<-done
+		t.Stop()
+		cancel()
+	}
+	return send, stop
+}
+
+// answer is run_chain's result for a chain's view, or for a refused
+// submission.
+func (s *Server) answer(view service.ChainView, err error) (*sdk.CallToolResult, ChainOutput, error) {
 	if err != nil {
 		var se *service.SubmitError
 		if errors.As(err, &se) {
@@ -355,10 +413,12 @@ func (s *Server) runChain(ctx context.Context, req *sdk.CallToolRequest, args Ru
 	return res, out, nil
 }
 
-// canElicit reports whether the client of ss can be asked questions.
-func canElicit(ss *sdk.ServerSession) bool {
-	return ss != nil && ss.InitializeParams() != nil && ss.InitializeParams().Capabilities != nil &&
-		ss.InitializeParams().Capabilities.Elicitation != nil
+// canElicit reports whether the client that sent req declared the
+// elicitation capability: in the request's own _meta on protocol
+// 2026-07-28 and later, at initialization before.
+func canElicit(req *sdk.CallToolRequest) bool {
+	caps := req.ClientCapabilities()
+	return caps != nil && caps.Elicitation != nil
 }
 
 func progressText(ev service.Event) string {
@@ -452,29 +512,56 @@ func (s *Server) elicit(ctx context.Context, ss *sdk.ServerSession, c service.Ca
 // (they are left to the queue or the API, where an approver reads them
 // all), or the user did not answer.
 func (s *Server) ask(ctx context.Context, ss *sdk.ServerSession, req approval.Request) (invoker.Decision, bool) {
-	args := string(req.Args)
-	if args == "" || len(args) > maxElicitArgs {
-		s.log.Info("mcp: the arguments are too long to ask about; the approval stays pending", "approval", req.ID)
+	params, ok := s.question(req)
+	if !ok {
 		return invoker.Denied, false
 	}
 	ctx, cancel := context.WithTimeout(ctx, elicitTimeout)
 	defer cancel()
-	res, err := ss.Elicit(ctx, &sdk.ElicitParams{
-		Message: fmt.Sprintf("A chain wants to call %s (risk %s) with arguments %s. Allow this call?", req.Tool, req.Risk, args),
-		RequestedSchema: &jsonschema.Schema{Type: "object", Required: []string{"approve"}, Properties: map[string]*jsonschema.Schema{
-			"approve": {Type: "boolean", Title: "Approve", Description: "true runs the call with exactly these arguments; false denies it"},
-		}},
-	})
+	res, err := ss.Elicit(ctx, params)
 	if err != nil {
 		s.log.Info("mcp: elicitation did not answer; the approval stays pending", "approval", req.ID, "err", err)
 		return invoker.Denied, false
 	}
-	if res.Action == "accept" {
+	return verdict(res), true
+}
+
+// question is the elicitation that asks about req, false when its
+// arguments are too long to show whole: a person is never asked about
+// part of them.
+func (s *Server) question(req approval.Request) (*sdk.ElicitParams, bool) {
+	if len(req.Args) == 0 || len(req.Args) > maxElicitArgs {
+		s.log.Info("mcp: the arguments are too long to ask about; the approval stays pending", "approval", req.ID)
+		return nil, false
+	}
+	return &sdk.ElicitParams{
+		Message: prompt(req),
+		RequestedSchema: &jsonschema.Schema{Type: "object", Required: []string{"approve"}, Properties: map[string]*jsonschema.Schema{
+			"approve": {Type: "boolean", Title: "Approve", Description: "true runs the call with exactly these arguments; false denies it"},
+		}},
+	}, true
+}
+
+// prompt is the text a person reads about req: the tool, its risk and
+// the whole arguments as internal/visible renders them (THREATS.md, row
+// 6: what a person approves is what they see), their hash and the
+// request's id.
+func prompt(req approval.Request) string {
+	return fmt.Sprintf("A chain wants to call %s (risk %s) with these arguments:\n\n%s\n\n"+
+		"Invisible, bidirectional and control characters are shown as \\u escapes and long runs of spaces as ⟨N spaces⟩. "+
+		"Approval %s; the exact arguments have SHA-256 %s (GET /v1/approvals/%s shows them raw). Allow this call?",
+		approval.Escape(req.Tool), approval.Escape(req.Risk.String()), req.Text(), approval.Escape(req.ID), req.ArgsHash, approval.Escape(req.ID))
+}
+
+// verdict is the decision an elicitation's answer makes: approve only for
+// accept with approve true; anything else denies.
+func verdict(res *sdk.ElicitResult) invoker.Decision {
+	if res != nil && res.Action == "accept" {
 		if v, ok := res.Content["approve"].(bool); ok && v {
-			return invoker.Approved, true
+			return invoker.Approved
 		}
 	}
-	return invoker.Denied, true
+	return invoker.Denied
 }
 
 // maxParkRounds bounds how often run_chain asks about a parked chain's
@@ -616,11 +703,25 @@ func textual(mime string) bool {
 // chains), and a session stays bound to the key that opened it. Mount it
 // with server.Server.Mount.
 func (s *Server) Handler() http.Handler {
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, &sdk.StreamableHTTPOptions{
-		Logger: s.log, SessionTimeout: s.opts.SessionTimeout,
-		// The API's own Host and Origin checks (loopback names without
-		// keys) run before; with keys, a proxy's Host is fine.
-		DisableLocalhostProtection: true,
+	// The API's own Host and Origin checks (loopback names without keys)
+	// run before; with keys, a proxy's Host is fine.
+	sessions := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, &sdk.StreamableHTTPOptions{
+		Logger: s.log, SessionTimeout: s.opts.SessionTimeout, DisableLocalhostProtection: true,
+	})
+	// Protocol 2026-07-28 has no sessions: each request carries its
+	// version, client and capabilities, and the SDK serves it only on a
+	// stateless handler. Every request is authenticated on its own, and a
+	// run_chain's continuation is bound to its key (rounds.go). A client
+	// that goes away cancels its call, and so its chain, as on a session.
+	stateless := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, &sdk.StreamableHTTPOptions{
+		Logger: s.log, Stateless: true, DisableLocalhostProtection: true, PropagateRequestCancellation: true,
+	})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Protocol-Version") >= newProtocol {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		sessions.ServeHTTP(w, r)
 	})
 	if !s.svc.NeedsKeys() {
 		return h

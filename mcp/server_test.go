@@ -55,6 +55,7 @@ const (
 type apiEnv struct {
 	url   string
 	queue *approval.Queue
+	mcp   *mcp.Server
 }
 
 func newAPI(t *testing.T, policy invoker.Policy, edit ...func(*mcp.ServerOptions)) *apiEnv {
@@ -113,7 +114,7 @@ func newAPIWith(t *testing.T, policy invoker.Policy, serverEdit func(*service.Op
 		hs.Close()
 		_ = store.Close()
 	})
-	return &apiEnv{url: hs.URL + "/mcp", queue: queue}
+	return &apiEnv{url: hs.URL + "/mcp", queue: queue, mcp: ms}
 }
 
 type bearer struct{ key string }
@@ -124,13 +125,21 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// connect opens a session of the Go SDK's client with key.
+// connect opens a session of the Go SDK's client with key, at the
+// client's default protocol version.
 func (e *apiEnv) connect(t *testing.T, key string, opts *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
+	return e.connectAt(t, key, "", opts)
+}
+
+// connectAt opens a session of the Go SDK's client with key at protocol
+// version ("" for the client's default, which is the newest).
+func (e *apiEnv) connectAt(t *testing.T, key, version string, opts *sdk.ClientOptions) *sdk.ClientSession {
 	t.Helper()
 	c := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, opts)
 	cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{
 		Endpoint: e.url, HTTPClient: &http.Client{Transport: bearer{key}}, MaxRetries: -1,
-	}, nil)
+	}, &sdk.ClientSessionOptions{ProtocolVersion: version})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs
@@ -382,25 +391,39 @@ func TestHTTPAuthentication(t *testing.T) {
 }
 
 // TestElicitationUnanswered: a user who never answers does not hold the
-// chain past its approval timeout, nor run_chain past the chain.
+// chain past its approval timeout. On the old protocol run_chain ends with
+// the chain (the server withdraws its question); on the new one the
+// question is the client's until it answers (the server has no request to
+// withdraw), and the late answer's retry gets the chain's end: the call
+// was denied when its wait ended, and the late approval runs nothing.
 func TestElicitationUnanswered(t *testing.T) {
 	e := newAPI(t, invoker.Policy{CallTimeout: 2 * time.Second, ApprovalTimeout: time.Second})
-	asked := make(chan struct{}, 1)
-	release := make(chan struct{})
-	cs := e.connect(t, keyAcme, &sdk.ClientOptions{ElicitationHandler: func(ctx context.Context, _ *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
-		asked <- struct{}{}
-		select { // a user who never answers; the test lets go at its end
-		case <-ctx.Done():
-		case <-release:
-		}
-		return nil, errors.New("no answer")
-	}})
-	t.Cleanup(func() { close(release) }) // runs before the session's Close
-	start := time.Now()
-	_, out := runChain(t, cs, sendScript, nil)
-	require.Equal(t, "approval_timeout", out.Value.(map[string]any)["reason"])
-	require.Len(t, asked, 1)
-	require.Less(t, time.Since(start), 30*time.Second, "run_chain ended with the chain, not with the elicitation's own timeout")
+	t.Run("2025-11-25", func(t *testing.T) {
+		asked := make(chan struct{}, 1)
+		release := make(chan struct{})
+		cs := e.connectAt(t, keyAcme, "2025-11-25", &sdk.ClientOptions{ElicitationHandler: func(ctx context.Context, _ *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			asked <- struct{}{}
+			select { // a user who never answers; the test lets go at its end
+			case <-ctx.Done():
+			case <-release:
+			}
+			return nil, errors.New("no answer")
+		}})
+		t.Cleanup(func() { close(release) }) // runs before the session's Close
+		start := time.Now()
+		_, out := runChain(t, cs, sendScript, nil)
+		require.Equal(t, "approval_timeout", out.Value.(map[string]any)["reason"])
+		require.Len(t, asked, 1)
+		require.Less(t, time.Since(start), 30*time.Second, "run_chain ended with the chain, not with the elicitation's own timeout")
+	})
+	t.Run("2026-07-28", func(t *testing.T) {
+		cs := e.connectAt(t, keyAcme, "2026-07-28", &sdk.ClientOptions{ElicitationHandler: func(ctx context.Context, _ *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			time.Sleep(3 * time.Second) // past the approval timeout, and the chain's end
+			return &sdk.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+		}})
+		_, out := runChain(t, cs, sendScript, nil)
+		require.Equal(t, "approval_timeout", out.Value.(map[string]any)["reason"])
+	})
 }
 
 // TestManyToolsGetAnIndex: above MaxDescribed tools, run_chain's

@@ -496,3 +496,30 @@ func TestRetainedBytes(t *testing.T) {
 	require.Equal(t, http.StatusOK, e.do(t, "GET", "/v1/chains/"+ids[1], keyAcme, nil).code)
 	require.Equal(t, http.StatusOK, e.do(t, "GET", "/v1/chains/"+ids[2], keyAcme, nil).code)
 }
+
+// TestApprovalPreviewIsVisible: GET /v1/approvals and the approval_required
+// event show a person the arguments with a bidirectional override escaped
+// and padding counted (args_text), beside the exact arguments and hash,
+// which the decision stays bound to (THREATS.md, row 6).
+func TestApprovalPreviewIsVisible(t *testing.T) {
+	e := newEnv(t, nil)
+	v := e.submit(t, keyAcme, map[string]any{"script": `
+		await tools.send_message({ to: "ops\u202Eeta.live@evil", text: "ok" + " ".repeat(300) + "and more" });
+		return 1;`}, true)
+	req := e.pending(t, keyAcme)
+	const want = `{"text":"ok⟨300 spaces⟩and more","to":"ops\u202eeta.live@evil"}`
+	require.Equal(t, want, req["args_text"])
+	require.Equal(t, "ops\u202eeta.live@evil", req["args"].(map[string]any)["to"], "the raw arguments too")
+	for ev := range e.stream(t, keyAcme, v.ID, "") {
+		if ev.name == server.EventApprovalRequired {
+			var m map[string]any
+			require.NoError(t, json.Unmarshal([]byte(ev.data), &m))
+			require.Equal(t, want, m["args_text"])
+			require.NotContains(t, m["args_text"], "\u202e")
+			break
+		}
+	}
+	r := e.do(t, "POST", "/v1/approvals/"+req["id"].(string), keyAcme, map[string]any{"decision": "deny", "args_hash": req["args_hash"]})
+	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+	e.wait(t, keyAcme, v.ID)
+}
