@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"text/tabwriter"
 	"time"
 
 	"github.com/airlockrt/airlock/approval"
+	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/durable"
 	"github.com/airlockrt/airlock/service"
 )
 
@@ -70,11 +73,25 @@ func (c *cli) chains(ctx context.Context, args []string) error {
 			return chainsErr(err)
 		}
 		out, err := svc.Decide(ctx, *tenant, rest[0], service.Decision{Approve: verb == "approve", ArgsHash: a.ArgsHash, Hold: true})
-		if err != nil && !errors.Is(err, approval.ErrAlreadyDecided) {
+		already := errors.Is(err, approval.ErrAlreadyDecided)
+		if err != nil && !already {
 			return chainsErr(err)
 		}
 		fmt.Fprintf(c.stderr, "airlock: %s's call %s is %s\n", a.SessionID, a.Tool, out.Decision)
-		return c.resumeChain(ctx, svc, *tenant, a.SessionID)
+		if already {
+			return c.resumeChain(ctx, svc, *tenant, a.SessionID)
+		}
+		// This decision is the one recorded: resume the chain here, or, when
+		// a serve process's upkeep claimed it first, follow it there to the
+		// end of its stretch.
+		v, err := svc.Resume(ctx, *tenant, a.SessionID)
+		if errors.Is(err, service.ErrNotResumable) {
+			v, err = awaitStretch(ctx, svc, *tenant, a.SessionID, a.ID)
+		}
+		if err != nil {
+			return chainsErr(err)
+		}
+		return c.printJSON(v)
 	case "resume":
 		return c.resumeChain(ctx, svc, *tenant, rest[0])
 	case "cancel":
@@ -121,6 +138,29 @@ func (c *cli) printJSON(v any) error {
 	}
 	fmt.Fprintf(c.stdout, "%s\n", b)
 	return nil
+}
+
+// awaitStretch waits until the tenant's chain id, resumed by another
+// process after approval decided was decided, ends or parks again on
+// other calls, reading it from the fleet's store.
+func awaitStretch(ctx context.Context, svc *service.Service, tenant, id, decided string) (service.ChainView, error) {
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		v, err := svc.Chain(ctx, tenant, id)
+		if err != nil {
+			return v, err
+		}
+		waiting := slices.ContainsFunc(v.Pending, func(p durable.Approval) bool { return p.ID == decided })
+		if st := chain.Status(v.Status); st.Final() || st == chain.StatusParked && !waiting {
+			return v, nil
+		}
+		select {
+		case <-ctx.Done():
+			return v, ctx.Err()
+		case <-t.C:
+		}
+	}
 }
 
 // chainsErr words a store error for the command line.
