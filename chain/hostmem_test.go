@@ -107,7 +107,7 @@ func TestHostMemoryOfWaitingCalls(t *testing.T) {
 	}
 	const chains, calls = 5, 50
 	e := newHostMemEnv(t, invoker.Options{})
-	base := heapInuse()
+	base, baseRSS := heapInuse(), rss()
 
 	src := bigSends(calls)
 	results := make([]*chain.RunResult, chains)
@@ -132,8 +132,9 @@ func TestHostMemoryOfWaitingCalls(t *testing.T) {
 	grow := int64(inuse) - int64(base)
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	t.Logf("%d calls wait, %d refused; heap in use grew by %.1f MiB (HeapAlloc %.1f MiB, StackInuse %.1f MiB)",
-		e.queue.Len(), e.ended.Load(), float64(grow)/(1<<20), float64(ms.HeapAlloc)/(1<<20), float64(ms.StackInuse)/(1<<20))
+	t.Logf("%d calls wait, %d refused; heap in use grew by %.1f MiB (HeapAlloc %.1f MiB, StackInuse %.1f MiB); RSS grew by %.1f MiB, Go heap retained from the OS %.1f MiB (not asserted: RSS holds the guests' memories and garbage the runtime has not returned yet)",
+		e.queue.Len(), e.ended.Load(), float64(grow)/(1<<20), float64(ms.HeapAlloc)/(1<<20), float64(ms.StackInuse)/(1<<20),
+		float64(rss()-baseRSS)/(1<<20), float64(ms.HeapSys-ms.HeapReleased)/(1<<20))
 	if f := os.Getenv("AIRLOCK_HOSTMEM_PROFILE"); f != "" {
 		out, err := os.Create(f)
 		require.NoError(t, err)
