@@ -64,8 +64,13 @@ func newHostMemEnv(t testing.TB, opts invoker.Options) *hostMemEnv {
 	return e
 }
 
-// bigArgs is the length of the arguments bigSends sends.
-const bigArgs = (1 << 20) - 64 + len(`{"to":""}`)
+// bigArgs is the length of the arguments bigSends sends, and bigCharge
+// what each such call is charged against the tenant's budget: its state,
+// its arguments, and decoding them (their text and three values).
+const (
+	bigArgs   = (1 << 20) - 64 + len(`{"to":""}`)
+	bigCharge = invoker.CallOverhead + 2*bigArgs + 3*invoker.DecodedValueBytes
+)
 
 // bigSends is a script that starts n calls of send with about 1 MiB of
 // arguments each, all at once, and returns how each ended.
@@ -94,8 +99,9 @@ func (e *hostMemEnv) approveAll(tenant string) {
 // calls of a HIGH tool with about 1 MiB of arguments, which wait for
 // approval. The heap they hold while they wait stays within the tenant's
 // MaxTenantInFlightBytes plus a small overhead (docs/limits.md, "Host
-// memory held for calls"): the calls that fit wait, one copy of their
-// arguments each; the others end at once with tenant_memory. A chain of
+// memory held for calls"): the calls that fit wait (31: each is charged
+// its arguments and what decoding them takes, 2 MiB, and holds one copy of
+// them while it waits); the others end at once with tenant_memory. A chain of
 // another tenant runs alongside and its call is approved and runs. Before
 // the budget, the same calls held 2 MiB each: about 500 MiB of heap.
 func TestHostMemoryOfWaitingCalls(t *testing.T) {
@@ -124,9 +130,9 @@ func TestHostMemoryOfWaitingCalls(t *testing.T) {
 	// Every call has either ended (refused) or waits in the queue.
 	require.Eventually(t, func() bool { return e.ended.Load()+int64(e.queue.Len()) == chains*calls },
 		5*time.Minute, 20*time.Millisecond)
-	fits := int(invoker.DefaultMaxTenantInFlightBytes / (invoker.CallOverhead + bigArgs))
+	fits := int(invoker.DefaultMaxTenantInFlightBytes / bigCharge)
 	require.Equal(t, fits, e.queue.Len(), "the calls within the tenant's budget wait")
-	require.Equal(t, e.runner.Invoker().TenantInFlightBytes("t1"), int64(fits*(invoker.CallOverhead+bigArgs)))
+	require.Equal(t, e.runner.Invoker().TenantInFlightBytes("t1"), int64(fits*bigCharge))
 
 	inuse := heapInuse()
 	grow := int64(inuse) - int64(base)

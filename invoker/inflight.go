@@ -18,12 +18,13 @@ import (
 // many chains it runs; a call that would exceed it ends at once with
 // error / tenant_memory, and retrying once some calls ended may succeed.
 //
-// A call is charged CallOverhead plus the length of its arguments when they
-// enter the invoker (step 3a, before anything decodes them), and the
-// length of every further copy it keeps as that copy is made; everything
-// is released when Invoke returns. Decoding (schema check, canonical form,
-// call policies) allocates for a moment on top and holds nothing once it
-// returns; artifact content resolved into arguments is counted by
+// A call is charged, when its arguments enter the invoker (step 3a, before
+// anything decodes them), CallOverhead, the length of its arguments, and
+// what decoding them may take (decodeCost: the schema check, the canonical
+// form and call policies decode them, one at a time; the decoded form of
+// many tiny values is many times the text); then the length of every
+// further copy it keeps, as that copy is made. Everything is released when
+// Invoke returns. Artifact content resolved into arguments is counted by
 // Options.MaxResolvingBytes instead.
 
 // CallOverhead is what each call is charged against
@@ -31,6 +32,49 @@ import (
 // host's per-call state (session records, contexts, events, the approval
 // request and its waiter), in bytes.
 const CallOverhead = 4 << 10
+
+// DecodedValueBytes is what decoding arguments is charged per JSON value
+// (string, number, literal, object or array, object keys included) on top
+// of the arguments' length, against Options.MaxTenantInFlightBytes:
+// encoding/json's decoded form of one value holds at most about 41 bytes
+// besides its text (measured: 1 MiB of [0,0,…] decodes to 16.7 MiB, of
+// {"0":0,"1":0,…} to 6.8 MiB, of [{},{},…] to 21.5 MiB).
+const DecodedValueBytes = 48
+
+// decodeCost is what decoding args into Go values may hold at once: their
+// text, and DecodedValueBytes per value. It scans args once, allocating
+// nothing; invalid JSON costs what its tokens would.
+func decodeCost(args []byte) int64 {
+	values := 0
+	for i := 0; i < len(args); i++ {
+		switch c := args[i]; c {
+		case '"':
+			values++
+			for i++; i < len(args) && args[i] != '"'; i++ {
+				if args[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			values++
+		case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 't', 'f', 'n':
+			values++
+			for i+1 < len(args) && !delimiter(args[i+1]) {
+				i++
+			}
+		}
+	}
+	return int64(len(args)) + int64(values)*DecodedValueBytes
+}
+
+// delimiter reports whether c ends a number or a literal.
+func delimiter(c byte) bool {
+	switch c {
+	case ',', ']', '}', ':', ' ', '\t', '\n', '\r', '"', '[', '{':
+		return true
+	}
+	return false
+}
 
 // inFlight counts each tenant's bytes held by calls in progress against a
 // limit. It is shared by the copies WithPolicy makes.

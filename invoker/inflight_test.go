@@ -22,7 +22,7 @@ import (
 func TestTenantMemoryBudget(t *testing.T) {
 	f := newFixture(t)
 	args := json.RawMessage(`{"to":"` + strings.Repeat("x", 16<<10) + `"}`)
-	charge := int64(invoker.CallOverhead + len(args))
+	charge := int64(invoker.CallOverhead+len(args)) + invoker.DecodeCost(args)
 	asked := make(chan invoker.ApprovalRequest, 8)
 	decide := make(chan struct{})
 	inv := f.invoker(t, invoker.Options{
@@ -83,7 +83,8 @@ func TestTenantMemoryCountsCopies(t *testing.T) {
 	body := strings.Repeat("y", 8<<10)
 	sorted := `{"body":"` + body + `","to":"x"}`
 	unsorted := `{"to":"x","body":"` + body + `"}`
-	budget := int64(invoker.CallOverhead + 2*len(sorted) - 1)
+	entry := int64(invoker.CallOverhead+len(sorted)) + invoker.DecodeCost([]byte(sorted))
+	budget := entry + int64(len(sorted)) - 1
 	for _, tc := range []struct {
 		name, args string
 		budget     int64
@@ -93,6 +94,7 @@ func TestTenantMemoryCountsCopies(t *testing.T) {
 		{"canonical copy counted", unsorted, budget, invoker.ReasonTenantMemory},
 		{"canonical copy within budget", unsorted, budget + 1, ""},
 		{"arguments alone too large", sorted, int64(len(sorted)), invoker.ReasonTenantMemory},
+		{"decoding counted", sorted, entry - 1, invoker.ReasonTenantMemory},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
@@ -132,4 +134,39 @@ func TestApproverSeesTheCallsOwnArguments(t *testing.T) {
 	require.Contains(t, res.Message, "modified the arguments")
 	require.Equal(t, invoker.ReasonApprovalFailed, sess.Trace()[0].Reason)
 	require.EqualValues(t, 1, f.ran("send"), "the modified call did not run")
+}
+
+// TestDecodeCost: decoding is charged the arguments' length and
+// DecodedValueBytes per JSON value, keys included, whatever the spacing;
+// strings with escaped quotes are one value.
+func TestDecodeCost(t *testing.T) {
+	for _, tc := range []struct {
+		args   string
+		values int
+	}{
+		{`{}`, 1},
+		{`{"to":"bob"}`, 3},
+		{`{"a":[0,-1.5e3,true,false,null]}`, 8},
+		{`{ "a" : [ 1 , 2 ] , "b":{"c":"x\"y,z"} }`, 9},
+		{`{"a":[[],{},""]}`, 6},
+		{`{"a":[` + strings.Repeat("0,", 999) + `0]}`, 1003},
+		{`{"s":"` + strings.Repeat("x", 1<<20) + `"}`, 3},
+	} {
+		require.Equal(t, int64(len(tc.args)+tc.values*invoker.DecodedValueBytes), invoker.DecodeCost([]byte(tc.args)), tc.args[:min(len(tc.args), 40)])
+	}
+}
+
+// TestTenantMemoryCountsDecoding: arguments of many tiny values cost what
+// their decoded form may hold, many times their length: 64 KiB of zeros
+// take 1.6 MiB, so a budget of 1 MiB refuses them while it takes a 64 KiB
+// string.
+func TestTenantMemoryCountsDecoding(t *testing.T) {
+	f := newFixture(t)
+	inv := f.invoker(t, invoker.Options{MaxTenantInFlightBytes: 1 << 20})
+	zeros := json.RawMessage(`{"list":[` + strings.Repeat("0,", 32<<10) + `0]}`)
+	res := inv.Invoke(context.Background(), newSession(inv, "a"), invoker.Call{Tool: "echo", Args: zeros})
+	require.Equal(t, invoker.ReasonTenantMemory, res.Reason)
+	text := json.RawMessage(`{"text":"` + strings.Repeat("x", 64<<10) + `"}`)
+	res = inv.Invoke(context.Background(), newSession(inv, "a"), invoker.Call{Tool: "echo", Args: text})
+	require.True(t, res.OK(), res.Message)
 }

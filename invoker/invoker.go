@@ -70,9 +70,10 @@ type Options struct {
 	MaxTenantArtifactBytes int64
 	// MaxTenantInFlightBytes caps, per tenant, the host memory this
 	// process holds for the tenant's calls in progress (waiting for
-	// approval or running): their arguments as read from the guest, a
-	// canonical or rewritten copy of them when it differs, and
-	// CallOverhead per call (see inflight.go). A call that would exceed it
+	// approval or running): their arguments as read from the guest, what
+	// decoding them may take (DecodedValueBytes per JSON value besides
+	// their text), a canonical or rewritten copy of them when it differs,
+	// and CallOverhead per call (see inflight.go). A call that would exceed it
 	// fails at once with tenant_memory. A call whose arguments alone
 	// exceed it can never run. Zero means the default, 64 MiB; negative is
 	// invalid.
@@ -316,9 +317,9 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 		return fail(session.StatusError, ReasonArgumentsTooLarge,
 			fmt.Sprintf("arguments are %d bytes; the limit is %d: pass large data as an artifact ref", len(args), p.MaxArgumentBytes))
 	}
-	// The tenant's host memory: the arguments and the call's own state
-	// are held until the call ends (inflight.go).
-	if r, ok := inv.hold(sess, st, CallOverhead+len(call.Args)); !ok {
+	// The tenant's host memory: the arguments, what decoding them may
+	// take and the call's own state, until the call ends (inflight.go).
+	if r, ok := inv.hold(sess, st, CallOverhead+len(call.Args)+int(decodeCost(args))); !ok {
 		return r
 	}
 	key := call.IdempotencyKey

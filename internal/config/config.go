@@ -170,8 +170,9 @@ type Approval struct {
 	// memory. Default 4MiB.
 	MaxPendingBytes Size `yaml:"max_pending_bytes"`
 	// MaxTenantInFlightBytes caps, per tenant, the host memory its calls
-	// in progress hold, waiting for approval or running: their arguments
-	// and the copies made of them. A call past it fails tenant_memory.
+	// in progress hold, waiting for approval or running: their arguments,
+	// what decoding them takes and the copies made of them. A call past
+	// it fails tenant_memory.
 	// Default 64MiB.
 	MaxTenantInFlightBytes Size `yaml:"max_tenant_in_flight_bytes"`
 	// ParkTTL is how long a chain parked on its approvals (mode park)
