@@ -28,8 +28,12 @@ func (d Decision) String() string {
 
 // ApprovalRequest is what a handler decides on. Args are frozen: they are a
 // canonical encoding (sorted keys, no duplicates) of what the chain sent, and
-// exactly those bytes run if the call is approved. Mutating Args has no effect
-// on the call.
+// exactly those bytes run if the call is approved. They are the call's own
+// bytes, not a copy (a copy would be one more held for as long as the
+// handler decides; docs/limits.md, "Host memory held for calls"): a handler
+// must not modify them. One that does fails the call with approval_failed;
+// it never runs other bytes than the ones hashed. A handler that keeps Args
+// after Approve returns keeps that memory.
 type ApprovalRequest struct {
 	SessionID string
 	Tenant    string

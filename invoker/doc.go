@@ -16,7 +16,12 @@
 //     the chain made → else error / internal_error)
 //  2. registry lookup → error / unknown_tool
 //  3. type gate: hosted, provider-defined and chain tools → error / not_callable_from_chain
-//     3a. argument size → error / arguments_too_large; schema → error / invalid_arguments
+//     3a. argument size → error / arguments_too_large; the tenant's host
+//     memory: the arguments, what decoding them may take, and each further
+//     copy the call keeps (its canonical form included) count against
+//     Options.MaxTenantInFlightBytes
+//     until the call ends → error / tenant_memory; schema → error /
+//     invalid_arguments
 //     (arguments holding artifact refs are schema-checked after step 5)
 //     3b. governance (docs/governance.md; package govern): tool health →
 //     error / tool_unavailable; scopes → denied / scope_violation; risk

@@ -9,3 +9,6 @@ func SetLedgerClock(inv *Invoker, now func() time.Time) {
 	defer inv.ledger.mu.Unlock()
 	inv.ledger.now = now
 }
+
+// DecodeCost is decodeCost.
+var DecodeCost = decodeCost

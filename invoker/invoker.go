@@ -68,6 +68,16 @@ type Options struct {
 	// blobstore.DefaultTTL. Zero means the default, 1 GiB; negative is
 	// invalid.
 	MaxTenantArtifactBytes int64
+	// MaxTenantInFlightBytes caps, per tenant, the host memory this
+	// process holds for the tenant's calls in progress (waiting for
+	// approval or running): their arguments as read from the guest, what
+	// decoding them may take (DecodedValueBytes per JSON value besides
+	// their text), a canonical or rewritten copy of them when it differs,
+	// and CallOverhead per call (see inflight.go). A call that would exceed it
+	// fails at once with tenant_memory. A call whose arguments alone
+	// exceed it can never run. Zero means the default, 64 MiB; negative is
+	// invalid.
+	MaxTenantInFlightBytes int64
 }
 
 // Defaults of Options' fields.
@@ -77,6 +87,10 @@ const (
 	// DefaultMaxTenantArtifactBytes is the default of
 	// Options.MaxTenantArtifactBytes: 1 GiB.
 	DefaultMaxTenantArtifactBytes = 1 << 30
+	// DefaultMaxTenantInFlightBytes is the default of
+	// Options.MaxTenantInFlightBytes: 64 MiB, what one chain's guest may
+	// use by default (sandbox.DefaultMemoryBytes).
+	DefaultMaxTenantInFlightBytes = 64 << 20
 )
 
 // Invoker is the single gate every tool call from a chain passes through. It
@@ -101,6 +115,10 @@ type Invoker struct {
 	// ledger counts each tenant's live artifact bytes against
 	// MaxTenantArtifactBytes; shared by the copies WithPolicy makes.
 	ledger *ledger
+	// inFlight counts each tenant's bytes held by calls in progress
+	// against MaxTenantInFlightBytes; shared by the copies WithPolicy
+	// makes.
+	inFlight *inFlight
 }
 
 // New builds an Invoker over box. It fails if box is nil or the policy is
@@ -112,9 +130,9 @@ func New(box *toolbox.Toolbox, opts Options) (*Invoker, error) {
 	if err := opts.Policy.Validate(); err != nil {
 		return nil, err
 	}
-	if opts.MaxResolvingBytes < 0 || opts.MaxTenantArtifactBytes < 0 {
-		return nil, fmt.Errorf("%w: MaxResolvingBytes (%d) and MaxTenantArtifactBytes (%d) must not be negative",
-			ErrInvalidOptions, opts.MaxResolvingBytes, opts.MaxTenantArtifactBytes)
+	if opts.MaxResolvingBytes < 0 || opts.MaxTenantArtifactBytes < 0 || opts.MaxTenantInFlightBytes < 0 {
+		return nil, fmt.Errorf("%w: MaxResolvingBytes (%d), MaxTenantArtifactBytes (%d) and MaxTenantInFlightBytes (%d) must not be negative",
+			ErrInvalidOptions, opts.MaxResolvingBytes, opts.MaxTenantArtifactBytes, opts.MaxTenantInFlightBytes)
 	}
 	log := opts.Logger
 	if log == nil {
@@ -133,6 +151,7 @@ func New(box *toolbox.Toolbox, opts Options) (*Invoker, error) {
 		resolving:    new(atomic.Int64),
 		maxResolving: cmp.Or(opts.MaxResolvingBytes, DefaultMaxResolvingBytes),
 		ledger:       newLedger(cmp.Or(opts.MaxTenantArtifactBytes, DefaultMaxTenantArtifactBytes), opts.Store),
+		inFlight:     newInFlight(cmp.Or(opts.MaxTenantInFlightBytes, DefaultMaxTenantInFlightBytes)),
 	}, nil
 }
 
@@ -212,6 +231,9 @@ func (inv *Invoker) Invoke(ctx context.Context, sess *session.Session, call Call
 		if st.reserved > 0 {
 			inv.resolving.Add(-st.reserved)
 		}
+		if st.held > 0 {
+			inv.inFlight.give(sess.Tenant(), st.held)
+		}
 		if res.Status == session.StatusParked {
 			return // the call has not ended: its record comes when it resumes
 		}
@@ -253,6 +275,7 @@ type callState struct {
 	refs        []string
 	approval    string // Event.Approval
 	reserved    int64  // artifact bytes counted against maxResolving
+	held        int64  // bytes counted against the tenant's MaxTenantInFlightBytes
 	obs         *Observer
 }
 
@@ -294,11 +317,19 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 		return fail(session.StatusError, ReasonArgumentsTooLarge,
 			fmt.Sprintf("arguments are %d bytes; the limit is %d: pass large data as an artifact ref", len(args), p.MaxArgumentBytes))
 	}
+	// The tenant's host memory: the arguments, what decoding them may
+	// take and the call's own state, until the call ends (inflight.go).
+	if r, ok := inv.hold(sess, st, CallOverhead+len(call.Args)+int(decodeCost(args))); !ok {
+		return r
+	}
 	key := call.IdempotencyKey
 	if bytes.Contains(args, idemArgKey) {
 		var r Result
 		var bad bool
 		if args, key, r, bad = takeIdempotencyKey(args, key); bad {
+			return r
+		}
+		if r, ok := inv.hold(sess, st, len(args)); !ok {
 			return r
 		}
 	}
@@ -346,6 +377,11 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 		if hasRefs {
 			described, r, failed := inv.resolve(ctx, sess, st, args, false)
 			if failed {
+				return r
+			}
+			// The arguments with their refs described are one more copy
+			// held while the call waits.
+			if r, ok := inv.hold(sess, st, len(described)); !ok {
 				return r
 			}
 			view = described
@@ -563,16 +599,26 @@ func (inv *Invoker) approve(ctx context.Context, sess *session.Session, st *call
 		}
 		return frozen, Result{}, false
 	case parks:
+		// The parked request outlives the call: it gets a copy of its own.
+		req.Args = bytes.Clone(frozen)
 		return nil, inv.park(ctx, sess, st, seq, req), true
 	}
 	if r, stop := inv.wait(ctx, st, req); stop {
 		return nil, r, true
 	}
+	// The handler was shown frozen itself, not a copy (a copy would be one
+	// more held for as long as it decides): the decision covers these
+	// bytes only if the handler left them as they were.
+	if sum := sha256.Sum256(frozen); hex.EncodeToString(sum[:]) != req.ArgsHash {
+		st.approval = ApprovalFailed
+		return nil, fail(session.StatusDenied, ReasonApprovalFailed,
+			fmt.Sprintf("the approval handler modified the arguments of %q it was shown; the call did not run", st.tool)), true
+	}
 	return frozen, Result{}, false
 }
 
 // request freezes args in canonical form and builds the ApprovalRequest
-// on them.
+// on them. The request's Args are frozen itself, which may be args itself.
 func (inv *Invoker) request(sess *session.Session, st *callState, args json.RawMessage) (json.RawMessage, ApprovalRequest, Result, bool) {
 	frozen, err := canonical(args)
 	if err != nil {
@@ -582,10 +628,17 @@ func (inv *Invoker) request(sess *session.Session, st *callState, args json.RawM
 		return nil, ApprovalRequest{}, fail(session.StatusError, ReasonArgumentsTooLarge,
 			fmt.Sprintf("arguments are %d bytes in canonical form; the limit is %d", len(frozen), inv.policy.MaxArgumentBytes)), true
 	}
+	// A canonical form other than the arguments is one more copy held
+	// until the call ends; arguments already canonical are kept once.
+	if !sameBytes(frozen, args) {
+		if r, ok := inv.hold(sess, st, len(frozen)); !ok {
+			return nil, ApprovalRequest{}, r, true
+		}
+	}
 	sum := sha256.Sum256(frozen)
 	req := ApprovalRequest{
 		SessionID: sess.ID(), Tenant: sess.Tenant(), Tool: st.tool, Risk: st.risk,
-		Args: bytes.Clone(frozen), ArgsHash: hex.EncodeToString(sum[:]),
+		Args: frozen, ArgsHash: hex.EncodeToString(sum[:]),
 	}
 	return frozen, req, Result{}, false
 }
@@ -643,6 +696,12 @@ func (inv *Invoker) wait(ctx context.Context, st *callState, req ApprovalRequest
 
 // canonical re-encodes a JSON object with sorted keys and no duplicates, so
 // that what an approver reads is exactly what runs.
+//
+// Arguments already in canonical form (a script's JSON.stringify of an
+// object with sorted keys, the common case) are returned as they are: the
+// call then holds one copy of them while it waits, not two. Otherwise the
+// result is a slice of its own, with no spare capacity. The decoded value
+// is garbage once canonical returns.
 func canonical(args json.RawMessage) (json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.UseNumber()
@@ -654,12 +713,25 @@ func canonical(args json.RawMessage) (json.RawMessage, error) {
 		return nil, errors.New("arguments must be a single JSON object")
 	}
 	var buf bytes.Buffer
+	buf.Grow(len(args) + 1) // the encoding ends with a newline
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // keep <, > and & as one byte each
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	out := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	switch {
+	case bytes.Equal(out, args):
+		return args, nil
+	case cap(out) > len(out)+len(out)/8:
+		return bytes.Clone(out), nil
+	}
+	return out, nil
+}
+
+// sameBytes reports whether a and b are the same memory, not merely equal.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 func (inv *Invoker) event(kind EventKind, sess *session.Session, st *callState) Event {

@@ -191,8 +191,8 @@ func TestApprovalSeesExactlyWhatRuns(t *testing.T) {
 	inv := f.invoker(t, invoker.Options{Approver: invoker.ApprovalFunc(func(_ context.Context, req invoker.ApprovalRequest) (invoker.Decision, error) {
 		seen = req
 		seen.Args = append(json.RawMessage(nil), req.Args...)
-		// A handler that tampers with the request changes nothing.
-		copy(req.Args, []byte(`{"to":"mallory"                 }`))
+		// A handler that tampers with the request fails the call
+		// (TestApproverSeesTheCallsOwnArguments).
 		return invoker.Approved, nil
 	})})
 	sess := newSession(inv, "acme")
@@ -296,7 +296,7 @@ func TestPolicyValidation(t *testing.T) {
 	require.ErrorIs(t, err, invoker.ErrNilToolbox)
 	_, err = invoker.New(box, invoker.Options{MaxTenantArtifactBytes: -1})
 	require.ErrorIs(t, err, invoker.ErrInvalidOptions)
-	require.EqualError(t, err, "invoker options: MaxResolvingBytes (0) and MaxTenantArtifactBytes (-1) must not be negative")
+	require.EqualError(t, err, "invoker options: MaxResolvingBytes (0), MaxTenantArtifactBytes (-1) and MaxTenantInFlightBytes (0) must not be negative")
 	inv, err := invoker.New(box, invoker.Options{})
 	require.NoError(t, err)
 	_, err = inv.WithPolicy(invoker.Policy{CallTimeout: time.Second, ApprovalTimeout: time.Second})

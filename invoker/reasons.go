@@ -42,6 +42,12 @@ const (
 	// ReasonHostBusy: the process already holds Options.MaxResolvingBytes of
 	// resolved artifacts for other calls; retrying later may succeed.
 	ReasonHostBusy = "host_busy"
+	// ReasonTenantMemory: the tenant's calls in progress (waiting for
+	// approval or running) already hold Options.MaxTenantInFlightBytes of
+	// host memory, or this call's arguments would take them past it; the
+	// call did not run. Retrying once some of them ended may succeed;
+	// large data belongs in an artifact ref.
+	ReasonTenantMemory = "tenant_memory"
 	// ReasonCancelled: the chain's context ended before or during the call.
 	ReasonCancelled = "cancelled"
 	// ReasonCallTimeout: the tool ran longer than Policy.CallTimeout. The trace
@@ -121,7 +127,7 @@ func Reasons() []string {
 		ReasonBudgetExhausted, ReasonUnknownTool, ReasonNotCallable, ReasonArgumentsTooLarge,
 		ReasonInvalidArguments, ReasonNoApprovalHandler, ReasonApprovalTimeout, ReasonApprovalDenied,
 		ReasonApprovalFailed, ReasonApprovalExpired, ReasonArtifactNotFound, ReasonArtifactTooLarge, ReasonHostBusy,
-		ReasonCancelled, ReasonCallTimeout, ReasonToolError, ReasonToolPanic, ReasonInvalidResult,
+		ReasonTenantMemory, ReasonCancelled, ReasonCallTimeout, ReasonToolError, ReasonToolPanic, ReasonInvalidResult,
 		ReasonQuotaExceeded, ReasonStoreError, ReasonInternal,
 		ReasonScopeViolation, ReasonGateDenied, ReasonPreviewRequired, ReasonApprovalModeUpgraded,
 		ReasonDependencyUnmet, ReasonReadBeforeWrite, ReasonCallLimit, ReasonArgumentNotAllowed,

@@ -216,6 +216,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (p *Process, e
 		Logger:                 log,
 		MaxTenantArtifactBytes: int64(cfg.Store.MaxTenantArtifactBytes),
 		MaxResolvingBytes:      int64(cfg.Store.MaxResolvingBytes),
+		MaxTenantInFlightBytes: int64(cfg.Approval.MaxTenantInFlightBytes),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)

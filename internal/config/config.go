@@ -169,6 +169,12 @@ type Approval struct {
 	// MaxPendingBytes caps the bytes all pending approval requests hold in
 	// memory. Default 4MiB.
 	MaxPendingBytes Size `yaml:"max_pending_bytes"`
+	// MaxTenantInFlightBytes caps, per tenant, the host memory its calls
+	// in progress hold, waiting for approval or running: their arguments,
+	// what decoding them takes and the copies made of them. A call past
+	// it fails tenant_memory.
+	// Default 64MiB.
+	MaxTenantInFlightBytes Size `yaml:"max_tenant_in_flight_bytes"`
 	// ParkTTL is how long a chain parked on its approvals (mode park)
 	// waits for them; past it, its waiting calls end approval_expired.
 	// Default 24h.
@@ -416,6 +422,7 @@ func (c *Config) Effective() *Config {
 	e.Store.MaxResolvingBytes = cmp.Or(e.Store.MaxResolvingBytes, invoker.DefaultMaxResolvingBytes)
 	e.Approval.PreviewBytes = cmp.Or(e.Approval.PreviewBytes, approval.DefaultPreviewBytes)
 	e.Approval.MaxPendingBytes = cmp.Or(e.Approval.MaxPendingBytes, approval.DefaultMaxPendingBytes)
+	e.Approval.MaxTenantInFlightBytes = cmp.Or(e.Approval.MaxTenantInFlightBytes, invoker.DefaultMaxTenantInFlightBytes)
 	e.Approval.ParkTTL = cmp.Or(e.Approval.ParkTTL, Duration(24*time.Hour))
 	e.Fleet.Lease = cmp.Or(e.Fleet.Lease, Duration(15*time.Second))
 	if e.Store.Dir == "" && e.Store.Kind == "fs" {
