@@ -138,22 +138,17 @@ return await tools.notify({to: "bytes"});
 // stretch after stretch, counts toward limits.timeout.
 func TestFleetTimeoutCountsAwakeTime(t *testing.T) {
 	f := newFleet(t, 2, nil)
+	// Each tick keeps the guest busy for 300 ms and the next is not due
+	// when it ends, so the chain parks between ticks: no stretch alone
+	// reaches the 1 s limit, their sum does.
 	src := `
-setInterval(() => { const t = Date.now(); while (Date.now() - t < 300) {} }, 200);
+setInterval(() => { const t = Date.now(); while (Date.now() - t < 300) {} }, 450);
 return await tools.notify({to: "busy"});
 `
-	v := f.envs[0].submit(t, keyAcme, map[string]any{"script": src, "limits": map[string]any{"timeout": "1s"}}, true)
-	parks := 0
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		c := f.envs[1].view(t, keyAcme, v.ID)
-		if c.Status == "parked" {
-			parks++
-		} else if c.Status != "running" {
-			v = c
-			break
-		}
-	}
-	require.Positive(t, parks, "the chain parked between its stretches")
+	v := f.envs[0].submit(t, keyAcme, map[string]any{"script": src, "limits": map[string]any{"timeout": "1s"}}, false)
+	require.Equal(t, "parked", v.Status, "%+v", v.Result)
+	healthyGlobex(t, f)
+	v = settledAs(t, f.envs[1], keyAcme, v.ID)
 	require.Equal(t, "timeout", v.Status, "%+v", v.Result)
 	require.Equal(t, "timeout", v.Result.Reason)
 	require.GreaterOrEqual(t, v.Result.Stats.Wall, 900*time.Millisecond, "the stretches' run time adds up")
