@@ -116,7 +116,8 @@ func isRecord(key string) bool {
 // limit_exceeded, reason park_bytes, once its parks would have written more
 // than approval.max_park_bytes in all.
 func TestFleetParkBytesAreBudgeted(t *testing.T) {
-	f := newFleet(t, 2, func(o *setup) { o.MaxParkBytes = 3 << 20 })
+	drv := &countingDriver{Driver: memblob.New()}
+	f := newFleetOn(t, drv, 2, func(o *setup) { o.MaxParkBytes = 3 << 20 })
 	src := `
 const big = new Float64Array(120000);
 for (let i = 0; i < big.length; i++) big[i] = Math.random();
@@ -132,6 +133,15 @@ return await tools.notify({to: "bytes"});
 	require.Contains(t, v.Result.Error, "approval.max_park_bytes")
 	require.Equal(t, int32(0), f.count("bytes"))
 	require.Eventually(t, func() bool { return len(f.pins(t)) == 0 }, 10*time.Second, 20*time.Millisecond)
+	var kept int64
+	require.NoError(t, drv.List(context.Background(), "", func(e blobstore.Entry) error {
+		if !isRecord(e.Key) {
+			kept += e.Size
+		}
+		return nil
+	}))
+	t.Logf("bytes written to the store in all: %d; blob bytes left in the bucket after the chain ended: %d", drv.written.Load(), kept)
+	require.Less(t, kept, int64(1<<20), "no parked state is left behind")
 }
 
 // TestFleetTimeoutCountsAwakeTime: the time a parked chain spends awake,
