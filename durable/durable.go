@@ -623,3 +623,41 @@ func ApprovalID(chainID string, seq int) string {
 	sum := sha256.Sum256([]byte(chainID + "\x00" + strconv.Itoa(seq)))
 	return ApprovalPrefix + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:]))[:26]
 }
+
+// CountParked counts the tenant's chains the fleet's index lists as parked,
+// except the chain except, up to limit: it lists the tenant's index
+// entries and, when fewer than limit are listed, reads none of them and
+// returns how many there are (an upper bound); otherwise it reads them
+// until it has counted limit parked chains. So a check against a cap costs
+// one listing while the tenant is well under it.
+func (s *Store) CountParked(ctx context.Context, tenant, except string, limit int) (int, error) {
+	var names []string
+	if err := s.bs.ListRecords(ctx, blobstore.FleetTenant, "live/"+tenant+"/", func(name string, _ time.Time) error {
+		if name != liveName(tenant, except) {
+			names = append(names, name)
+		}
+		return nil
+	}); err != nil {
+		return 0, err
+	}
+	if len(names) < limit {
+		return len(names), nil
+	}
+	n := 0
+	for _, name := range names {
+		id := strings.TrimPrefix(name, "live/"+tenant+"/")
+		b, err := s.readRecord(ctx, blobstore.FleetTenant, name, liveBinding(tenant, id))
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return n, err
+		}
+		if l, err := decodeLive(b, name); err == nil && l.Status == StatusParked {
+			if n++; n >= limit {
+				break
+			}
+		}
+	}
+	return n, nil
+}

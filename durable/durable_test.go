@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -460,5 +461,74 @@ func TestParkedStateIsEncryptedAtRest(t *testing.T) {
 		p, err := ss[0].LoadPark(ctx, "acme", id, 1)
 		require.NoError(t, err)
 		require.Equal(t, state, p.State)
+	})
+}
+
+// TestParkGenerations: a state unchanged since the previous generation is
+// not stored again (the new seal links the previous blob); a generation
+// the chain moved past is deleted, not left to expire; and loading a
+// state allocates about its size once, not twice.
+func TestParkGenerations(t *testing.T) {
+	each(t, func(t *testing.T, b backend, id string) {
+		ss, drv := stores(t, b, 2, durable.Options{})
+		ctx := context.Background()
+		blobs := func() (n int, size int64) {
+			require.NoError(t, drv.List(ctx, "", func(e blobstore.Entry) error {
+				n++
+				size += e.Size
+				return nil
+			}))
+			return n, size
+		}
+		_, before := blobs()
+		state := make([]byte, 4<<20)
+		_, _ = rand.Read(state)
+		park := func(gen int, st []byte) *durable.Park {
+			p := &durable.Park{Tenant: "acme", ChainID: id, Gen: gen, Created: time.Now(), Expires: time.Now().Add(time.Hour),
+				Approvals: []durable.Approval{approval(id, 2, `{"to":"a"}`)}, State: st}
+			require.NoError(t, ss[0].SavePark(ctx, p))
+			return p
+		}
+		p1 := park(1, state)
+		require.Greater(t, p1.Written, int64(len(state)))
+		// Unchanged: linked, nothing of the state written.
+		p2 := park(2, bytes.Clone(state))
+		require.Zero(t, p2.Written)
+		got, err := ss[1].LoadPark(ctx, "acme", id, 2)
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(state, got.State))
+		// Releasing generation 1 keeps the blob generation 2 links.
+		require.NoError(t, ss[0].ReleasePark(ctx, "acme", id, 1))
+		_, err = ss[1].LoadPark(ctx, "acme", id, 1)
+		require.ErrorIs(t, err, durable.ErrNotFound)
+		got, err = ss[1].LoadPark(ctx, "acme", id, 2)
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(state, got.State))
+		// Changed: written again; the superseded generation's blob is
+		// deleted at once.
+		state[0] ^= 1
+		p3 := park(3, state)
+		require.Greater(t, p3.Written, int64(len(state)))
+		_, withTwo := blobs()
+		require.NoError(t, ss[0].ReleasePark(ctx, "acme", id, 2))
+		_, withOne := blobs()
+		require.InDelta(t, float64(withTwo-withOne), float64(len(state)), 64<<10, "generation 2's state was deleted")
+		require.InDelta(t, float64(withOne-before), float64(len(state)), 64<<10, "only generation 3's state is left")
+
+		// Loading allocates the state once (no doubling of the buffer, the
+		// plain text decrypted in place).
+		runtime.GC()
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		got, err = ss[1].LoadPark(ctx, "acme", id, 3)
+		runtime.ReadMemStats(&m1)
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(state, got.State))
+		if b.name == "mem" {
+			require.Less(t, m1.TotalAlloc-m0.TotalAlloc, uint64(len(state))*3/2, "LoadPark allocated %d bytes for a %d-byte state", m1.TotalAlloc-m0.TotalAlloc, len(state))
+		}
+		require.NoError(t, ss[0].ReleasePark(ctx, "acme", id, 3))
+		_, after := blobs()
+		require.InDelta(t, float64(before), float64(after), 64<<10)
 	})
 }

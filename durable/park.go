@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/airlockrt/airlock/blobstore"
 )
 
 // Park is a parked chain's state and the approvals it waits for.
@@ -26,6 +28,10 @@ type Park struct {
 	Approvals        []Approval
 	// State is the chain's state, opaque here; it may be many MiB.
 	State []byte
+	// Written is set by SavePark: the bytes of state it stored, 0 when the
+	// state was the previous generation's to the byte and the new
+	// generation links that one's blob instead of storing it again.
+	Written int64
 }
 
 // parkVersion is the format of a park record; LoadPark refuses others.
@@ -45,7 +51,33 @@ type parkSeal struct {
 	Created   time.Time `json:"created"`
 	Expires   time.Time `json:"expires"`
 	Approvals []string  `json:"approvals"` // their ids and hashes: id:hash
-	MAC       string    `json:"mac,omitempty"`
+	// StateGen is the generation the state blob was encrypted for, when it
+	// is an earlier generation's (linked: the state did not change); 0
+	// means Gen.
+	StateGen int `json:"state_gen,omitempty"`
+	// StateMAC is HMAC-SHA256 of the plain state under a key derived from
+	// the fleet key: the next park compares it without decrypting, and it
+	// tells nothing about the state to whoever reads the bucket.
+	StateMAC string `json:"state_mac,omitempty"`
+	MAC      string `json:"mac,omitempty"`
+
+	key int // the index of the fleet key that authenticated it (not stored)
+}
+
+// stateGen is the generation whose additional data encrypted the state.
+func (p *parkSeal) stateGen() int {
+	if p.StateGen > 0 {
+		return p.StateGen
+	}
+	return p.Gen
+}
+
+// stateDigest is the StateMAC of a plain state under the current key.
+func (s *Store) stateDigest(state []byte) string {
+	m := hmac.New(sha256.New, s.keys[0].raw)
+	m.Write([]byte("airlock parked state digest v1"))
+	m.Write(state)
+	return hex.EncodeToString(m.Sum(nil))
 }
 
 // signed is the seal's MAC under key (a fleet key as configured).
@@ -64,7 +96,11 @@ func pinOwner(id string, gen int) string { return "park:" + id + ":" + strconv.I
 // SavePark stores a parked chain: its state as a blob pinned while it is
 // parked, the seal (create-only: a generation is parked once) and each
 // approval request. The caller then writes the chain's record (PutChain,
-// status parked).
+// status parked). A state equal to the previous generation's (its keyed
+// digest matches) is not stored again: the new seal links the previous
+// generation's blob, pinned for this generation too, and p.Written is 0;
+// otherwise p.Written is the bytes stored. Each generation keeps its own
+// seal and claim, so the claim protocol is unchanged.
 func (s *Store) SavePark(ctx context.Context, p *Park) error {
 	if !validID(p.ChainID) || p.Gen < 1 {
 		return fmt.Errorf("durable: invalid park of chain %q generation %d", p.ChainID, p.Gen)
@@ -73,37 +109,62 @@ func (s *Store) SavePark(ctx context.Context, p *Park) error {
 	if _, _, err := s.bs.GetRecord(ctx, p.Tenant, name); err == nil {
 		return fmt.Errorf("durable: chain %s generation %d is parked already", p.ChainID, p.Gen)
 	}
-	sealed, err := s.encrypt(p.State, p.Tenant, p.ChainID, p.Gen)
-	if err != nil {
-		return err
+	owner := pinOwner(p.ChainID, p.Gen)
+	seal := parkSeal{Version: parkVersion, Tenant: p.Tenant, ChainID: p.ChainID, Gen: p.Gen,
+		Created: p.Created.UTC(), Expires: p.Expires.UTC(), StateMAC: s.stateDigest(p.State)}
+	p.Written = 0
+	if p.Gen > 1 {
+		prev, err := s.seal(ctx, p.Tenant, p.ChainID, p.Gen-1)
+		if err == nil && prev.key == 0 && hmac.Equal([]byte(prev.StateMAC), []byte(seal.StateMAC)) &&
+			s.bs.Pin(ctx, p.Tenant, prev.Ref, owner) == nil {
+			seal.Ref, seal.Size, seal.SHA256, seal.StateGen = prev.Ref, prev.Size, prev.SHA256, prev.stateGen()
+		}
 	}
-	sum := sha256.Sum256(sealed)
-	a, err := s.bs.Put(ctx, p.Tenant, bytes.NewReader(sealed), "application/octet-stream")
-	if err != nil {
-		return fmt.Errorf("durable: storing a parked state: %w", err)
+	if seal.Ref == "" {
+		sealed, err := s.encrypt(p.State, p.Tenant, p.ChainID, p.Gen)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(sealed)
+		a, err := s.bs.Put(ctx, p.Tenant, bytes.NewReader(sealed), "application/octet-stream")
+		if err != nil {
+			return fmt.Errorf("durable: storing a parked state: %w", err)
+		}
+		if err := s.bs.Pin(ctx, p.Tenant, a.Ref, owner); err != nil {
+			_ = s.bs.Delete(context.WithoutCancel(ctx), p.Tenant, a.Ref)
+			return fmt.Errorf("durable: pinning a parked state: %w", err)
+		}
+		seal.Ref, seal.Size, seal.SHA256 = a.Ref, int64(len(sealed)), hex.EncodeToString(sum[:])
+		p.Written = int64(len(sealed))
 	}
-	if err := s.bs.Pin(ctx, p.Tenant, a.Ref, pinOwner(p.ChainID, p.Gen)); err != nil {
-		return fmt.Errorf("durable: pinning a parked state: %w", err)
+	// drop undoes the state's part of a park that failed: a blob of its
+	// own is deleted, a linked one only unpinned.
+	drop := func() {
+		ctx := context.WithoutCancel(ctx)
+		if seal.StateGen == 0 {
+			_ = s.bs.Delete(ctx, p.Tenant, seal.Ref)
+		} else {
+			_ = s.bs.Unpin(ctx, p.Tenant, seal.Ref, owner)
+		}
 	}
 	for i := range p.Approvals {
 		ap := &p.Approvals[i]
 		if err := s.putApproval(ctx, ap); err != nil {
-			_ = s.bs.Unpin(context.WithoutCancel(ctx), p.Tenant, a.Ref, pinOwner(p.ChainID, p.Gen))
+			drop()
 			return err
 		}
 	}
-	seal := parkSeal{Version: parkVersion, Tenant: p.Tenant, ChainID: p.ChainID, Gen: p.Gen, Ref: a.Ref, Size: int64(len(sealed)),
-		SHA256: hex.EncodeToString(sum[:]), Created: p.Created.UTC(), Expires: p.Expires.UTC()}
 	for _, ap := range p.Approvals {
 		seal.Approvals = append(seal.Approvals, ap.ID+":"+ap.ArgsHash)
 	}
 	seal.MAC = hex.EncodeToString(seal.signed(s.keys[0].raw))
 	b, err := json.Marshal(&seal)
 	if err != nil {
+		drop()
 		return err
 	}
 	if err := s.bs.PutRecord(ctx, p.Tenant, name, b, true); err != nil {
-		_ = s.bs.Unpin(context.WithoutCancel(ctx), p.Tenant, a.Ref, pinOwner(p.ChainID, p.Gen))
+		drop()
 		return fmt.Errorf("durable: sealing a parked state: %w", err)
 	}
 	return nil
@@ -137,7 +198,11 @@ func (s *Store) openSeal(b []byte, tenant, id string, gen int) (*parkSeal, error
 		return nil, fmt.Errorf("%w: format %d, this build reads %d", ErrIncompatible, seal.Version, parkVersion)
 	}
 	mac, err := hex.DecodeString(seal.MAC)
-	if err != nil || !slices.ContainsFunc(s.keys, func(k fleetKey) bool { return hmac.Equal(mac, seal.signed(k.raw)) }) {
+	if err != nil {
+		return nil, ErrTampered
+	}
+	seal.key = slices.IndexFunc(s.keys, func(k fleetKey) bool { return hmac.Equal(mac, seal.signed(k.raw)) })
+	if seal.key < 0 || seal.StateGen < 0 || seal.StateGen > seal.Gen {
 		return nil, ErrTampered
 	}
 	if seal.Tenant != tenant || seal.ChainID != id || seal.Gen != gen {
@@ -149,7 +214,8 @@ func (s *Store) openSeal(b []byte, tenant, id string, gen int) (*parkSeal, error
 // LoadPark reads a parked generation back, refusing it (ErrTampered) when
 // the seal or the state's bytes do not match, and ErrIncompatible for
 // another format. It reads at most the sealed size, itself at most
-// Options.MaxStateBytes.
+// Options.MaxStateBytes, into one buffer of that size, and decrypts in
+// place: loading a state of n bytes allocates n bytes.
 func (s *Store) LoadPark(ctx context.Context, tenant, id string, gen int) (*Park, error) {
 	seal, err := s.seal(ctx, tenant, id, gen)
 	if err != nil {
@@ -158,22 +224,33 @@ func (s *Store) LoadPark(ctx context.Context, tenant, id string, gen int) (*Park
 	if seal.Size < 0 || seal.Size > s.maxState {
 		return nil, fmt.Errorf("durable: a parked state of %d bytes is over the limit of %d", seal.Size, s.maxState)
 	}
-	rc, _, err := s.bs.Open(ctx, tenant, seal.Ref)
+	rc, attrs, err := s.bs.Open(ctx, tenant, seal.Ref)
 	if err != nil {
 		return nil, notFound(err)
 	}
 	defer rc.Close()
-	state := make([]byte, 0, seal.Size)
-	buf := bytes.NewBuffer(state)
-	if _, err := io.Copy(buf, io.LimitReader(rc, seal.Size+1)); err != nil {
-		return nil, fmt.Errorf("durable: reading a parked state: %w", err)
-	}
-	sum := sha256.Sum256(buf.Bytes())
-	if int64(buf.Len()) != seal.Size || hex.EncodeToString(sum[:]) != seal.SHA256 {
+	tampered := func() (*Park, error) {
 		s.refuse(refusal{Kind: KindSeal, Tenant: tenant, Object: id, Name: seal.Ref, Err: ErrTampered})
 		return nil, ErrTampered
 	}
-	state, derr := s.decrypt(buf.Bytes(), tenant, id, gen)
+	if attrs.Size != seal.Size {
+		return tampered()
+	}
+	buf := make([]byte, seal.Size)
+	if _, err := io.ReadFull(rc, buf); errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) && seal.Size > 0 {
+		return tampered()
+	} else if err != nil {
+		return nil, fmt.Errorf("durable: reading a parked state: %w", err)
+	}
+	var extra [1]byte
+	if n, _ := io.ReadFull(rc, extra[:]); n > 0 {
+		return tampered()
+	}
+	sum := sha256.Sum256(buf)
+	if hex.EncodeToString(sum[:]) != seal.SHA256 {
+		return tampered()
+	}
+	state, derr := s.decrypt(buf, tenant, id, seal.stateGen(), seal.key)
 	if derr != nil {
 		s.refuse(refusal{Kind: KindSeal, Tenant: tenant, Object: id, Name: seal.Ref, Err: derr})
 		return nil, derr
@@ -201,8 +278,12 @@ func cutLast(s string, sep byte) (string, string, bool) {
 	return s, "", false
 }
 
-// ReleasePark lets a parked generation's state expire: the chain has moved
-// on (resumed and parked again, or ended).
+// ReleasePark deletes a parked generation the chain has moved past (it
+// resumed and parked again, or ended): its state blob and its seal. The
+// caller holds the generation's claim, so nobody else reads it. A blob the
+// next or the previous generation links (the state did not change) is
+// only unpinned for this generation; when that cannot be told (the store
+// failed), it is only unpinned too, and expires after the store's TTL.
 func (s *Store) ReleasePark(ctx context.Context, tenant, id string, gen int) error {
 	seal, err := s.seal(ctx, tenant, id, gen)
 	if errors.Is(err, ErrNotFound) {
@@ -211,7 +292,25 @@ func (s *Store) ReleasePark(ctx context.Context, tenant, id string, gen int) err
 	if err != nil {
 		return err
 	}
-	return s.bs.Unpin(ctx, tenant, seal.Ref, pinOwner(id, gen))
+	shared := false
+	for _, g := range []int{gen - 1, gen + 1} {
+		if g < 1 {
+			continue
+		}
+		o, err := s.seal(ctx, tenant, id, g)
+		if err == nil && o.Ref == seal.Ref || err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrTampered) {
+			shared = true
+		}
+	}
+	if shared {
+		err = s.bs.Unpin(ctx, tenant, seal.Ref, pinOwner(id, gen))
+	} else if err = s.bs.Delete(ctx, tenant, seal.Ref); errors.Is(err, blobstore.ErrNotFound) {
+		err = nil
+	}
+	if err != nil {
+		return err
+	}
+	return s.bs.DeleteRecord(ctx, tenant, chainName(id, "park/"+strconv.Itoa(gen)))
 }
 
 // Parked states are encrypted at rest (AES-256-GCM, a key derived from the
@@ -244,19 +343,21 @@ func (s *Store) encrypt(state []byte, tenant, id string, gen int) ([]byte, error
 	return g.Seal(nonce, nonce, state, stateAD(tenant, id, gen)), nil
 }
 
-// decrypt opens a state sealed under any of the fleet's keys.
-func (s *Store) decrypt(sealed []byte, tenant, id string, gen int) ([]byte, error) {
-	for _, k := range s.keys {
-		g, err := aeadOf(k.raw)
-		if err != nil {
-			return nil, err
-		}
-		if len(sealed) < g.NonceSize()+g.Overhead() {
-			return nil, ErrTampered
-		}
-		if state, err := g.Open(nil, sealed[:g.NonceSize()], sealed[g.NonceSize():], stateAD(tenant, id, gen)); err == nil {
-			return state, nil
-		}
+// decrypt opens, in place, a state sealed under the fleet key keys[key]
+// (the key that authenticated its seal, which is the key that encrypted
+// it).
+func (s *Store) decrypt(sealed []byte, tenant, id string, gen, key int) ([]byte, error) {
+	g, err := aeadOf(s.keys[key].raw)
+	if err != nil {
+		return nil, err
 	}
-	return nil, ErrTampered
+	ns := g.NonceSize()
+	if len(sealed) < ns+g.Overhead() {
+		return nil, ErrTampered
+	}
+	state, err := g.Open(sealed[ns:ns], sealed[:ns], sealed[ns:], stateAD(tenant, id, gen))
+	if err != nil {
+		return nil, ErrTampered
+	}
+	return state, nil
 }

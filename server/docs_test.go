@@ -29,7 +29,7 @@ var reasons = []string{
 	server.ReasonArgsMismatch, server.ReasonApprovalExpired, server.ReasonBodyTooLarge, server.ReasonBodyTimeout,
 	server.ReasonUnsupportedMediaType, server.ReasonTooManyChains, server.ReasonInternal,
 	server.ReasonShuttingDown, server.ReasonForbiddenHost, server.ReasonForbiddenOrigin, server.ReasonForbiddenRole,
-	server.ReasonStoreUnavailable, server.ReasonRunningElsewhere,
+	server.ReasonStoreUnavailable, server.ReasonRunningElsewhere, server.ReasonTooManyStreams,
 }
 
 // routes are the server's routes, as "METHOD path".
@@ -169,7 +169,7 @@ func testDocsVocabularies(t *testing.T, spec []byte, md string) {
 	// and the fleet's.
 	chainReasons := []string{sandbox.LimitMemory, sandbox.LimitLogs, sandbox.LimitResult, sandbox.LimitArgs,
 		sandbox.LimitStack, sandbox.LimitInFlight, chain.ReasonAwaitingApproval, durable.ReasonProcessLost,
-		service.ReasonStateRefused}
+		service.ReasonStateRefused, service.ReasonWakes, service.ReasonParkBytes, service.ReasonParkedChains}
 	for k := sandbox.ScriptError; k <= sandbox.HostError; k++ {
 		if k != sandbox.LimitExceeded {
 			chainReasons = append(chainReasons, k.String())

@@ -97,6 +97,9 @@ const (
 	// ReasonTooManyChains (429): server.max_concurrent_chains chains are
 	// running.
 	ReasonTooManyChains = service.ReasonTooManyChains
+	// ReasonTooManyStreams (429): the tenant has
+	// server.max_streams_per_tenant event streams open on this process.
+	ReasonTooManyStreams = service.ReasonTooManyStreams
 	// ReasonInternal (500): the server failed; the message says where.
 	ReasonInternal = service.ReasonInternal
 	// ReasonShuttingDown (503): the server is draining and takes no new
@@ -106,6 +109,13 @@ const (
 	// (edited, forged, or written by an incompatible engine); the chain
 	// ended without running any more of it.
 	ReasonStateRefused = service.ReasonStateRefused
+	// ReasonWakes, ReasonParkBytes and ReasonParkedChains are chain
+	// reasons (status limit_exceeded) of a chain that would park past its
+	// budget: approval.max_wakes, approval.max_park_bytes,
+	// approval.max_parked_per_tenant (docs/limits.md).
+	ReasonWakes        = service.ReasonWakes
+	ReasonParkBytes    = service.ReasonParkBytes
+	ReasonParkedChains = service.ReasonParkedChains
 	// ReasonStoreUnavailable: the fleet's shared store could not be read or
 	// written; retry.
 	ReasonStoreUnavailable = "store_unavailable"

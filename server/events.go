@@ -34,8 +34,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request, c service.Caller
 		cursor = n
 	}
 	err := s.svc.Follow(r.Context(), c.Tenant, r.PathValue("id"), cursor, &sse{w: w, rc: http.NewResponseController(w)})
-	if errors.Is(err, service.ErrNotFound) {
+	switch {
+	case errors.Is(err, service.ErrNotFound):
 		chainNotFound(w, r.PathValue("id"))
+	case errors.Is(err, service.ErrTooManyStreams):
+		writeError(w, http.StatusTooManyRequests, ReasonTooManyStreams,
+			"this tenant has as many event streams open on this server as server.max_streams_per_tenant allows; close one and retry")
 	}
 }
 

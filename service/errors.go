@@ -32,6 +32,10 @@ var (
 	// due, this process is busy or shutting down, or another process
 	// claimed it first.
 	ErrNotResumable = errors.New("service: the chain cannot be resumed now")
+	// ErrTooManyStreams is returned by Follow, before calling its sink,
+	// when the tenant follows Options.MaxStreamsPerTenant streams on this
+	// process already (ReasonTooManyStreams); close one, or retry later.
+	ErrTooManyStreams = errors.New("service: the tenant follows as many chain event streams as it may (" + ReasonTooManyStreams + ")")
 
 	// errShuttingDown is the cancellation cause of chains still running
 	// when Close's grace period ends.
@@ -96,7 +100,27 @@ const (
 	// incompatible engine) or whose profile is gone; the chain ended
 	// without running any more of it.
 	ReasonStateRefused = "state_refused"
+	// ReasonWakes is the chain reason (status limit_exceeded) of a chain
+	// resumed from a park Options.MaxWakes times that would park again.
+	ReasonWakes = "wakes"
+	// ReasonParkBytes is the chain reason (status limit_exceeded) of a
+	// chain whose parks would write more state bytes in all than
+	// Options.MaxParkBytes.
+	ReasonParkBytes = "park_bytes"
+	// ReasonParkedChains is the chain reason (status limit_exceeded) of a
+	// chain that would park while its tenant has
+	// Options.MaxParkedPerTenant parked chains.
+	ReasonParkedChains = "parked_chains"
+	// ReasonTooManyStreams: the tenant follows Options.MaxStreamsPerTenant
+	// chain event streams on this process already (ErrTooManyStreams).
+	ReasonTooManyStreams = "too_many_streams"
 )
+
+// ChainReasons are the reasons of the chains the service ends itself,
+// besides the sandbox's and the fleet's.
+func ChainReasons() []string {
+	return []string{ReasonHostError, ReasonStateRefused, ReasonWakes, ReasonParkBytes, ReasonParkedChains}
+}
 
 // SubmitError is a submission the service refused. Reason is one of the
 // Reason constants; Line and Column locate an invalid_script error.

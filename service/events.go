@@ -131,9 +131,24 @@ type EventSink interface {
 // lines and done. A chain read from the fleet's store (parked, or running
 // on another process) streams status events as it changes, then done.
 // It returns ErrNotFound before calling sink for a chain the tenant does
-// not have, the first error sink returns, or nil once done was sent or ctx
-// ended.
+// not have, ErrTooManyStreams before calling sink when the tenant has
+// Options.MaxStreamsPerTenant streams open on this process, the first
+// error sink returns, or nil once done was sent or ctx ended.
 func (s *Service) Follow(ctx context.Context, tenant, id string, after int, sink EventSink) error {
+	s.wmu.Lock()
+	if s.streams[tenant] >= s.opts.MaxStreamsPerTenant {
+		s.wmu.Unlock()
+		return ErrTooManyStreams
+	}
+	s.streams[tenant]++
+	s.wmu.Unlock()
+	defer func() {
+		s.wmu.Lock()
+		if s.streams[tenant]--; s.streams[tenant] <= 0 {
+			delete(s.streams, tenant)
+		}
+		s.wmu.Unlock()
+	}()
 	rn := s.lookup(tenant, id)
 	if rn == nil || rn.parked() {
 		if c, ok := s.storedChain(ctx, tenant, id); ok {

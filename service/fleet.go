@@ -29,6 +29,12 @@ type parkMeta struct {
 	Profile  string    `json:"profile,omitempty"`
 	Language string    `json:"language"`
 	Created  time.Time `json:"created"`
+	// Wakes is how many times the chain was resumed from a park;
+	// ParkBytes the state bytes its parks wrote so far, this one's
+	// included (the budget of Options.MaxWakes and MaxParkBytes). They
+	// travel in the sealed state, so a bucket writer cannot reset them.
+	Wakes     int   `json:"wakes,omitempty"`
+	ParkBytes int64 `json:"park_bytes,omitempty"`
 }
 
 const payloadMagic = "ALSV"
@@ -36,6 +42,7 @@ const payloadMagic = "ALSV"
 func encodePayload(m parkMeta, state []byte) []byte {
 	js, _ := json.Marshal(m)
 	var b bytes.Buffer
+	b.Grow(len(payloadMagic) + binary.MaxVarintLen64 + len(js) + len(state))
 	b.WriteString(payloadMagic)
 	b.Write(binary.AppendUvarint(nil, uint64(len(js))))
 	b.Write(js)
@@ -73,7 +80,11 @@ type fleetRun struct {
 	next    int64
 	gen     int // the park generation it resumed from
 	profile string
-	dirty   chan struct{} // a call started: write the record soon
+	// wakes and parkBytes are the chain's park budget spent so far
+	// (parkMeta), when it resumed from a park.
+	wakes     int
+	parkBytes int64
+	dirty     chan struct{} // a call started: write the record soon
 }
 
 func newFleetRun(profile string, gen int) *fleetRun {
@@ -188,7 +199,17 @@ func (s *Service) settle(ctx context.Context, rn *run, res *chain.RunResult) *ch
 	defer rn.fleet.wmu.Unlock()
 	rn.fleet.settled = true
 	if res.Status == chain.StatusParked && res.Parked != nil {
-		if err := s.savePark(ctx, rn, res); err != nil {
+		if reason, msg := s.overBudget(ctx, rn, res); reason != "" {
+			// Past its budget it does not park again: it ends, its waiting
+			// calls never run.
+			s.log.Warn("fleet: a chain that would park is past its budget; it ends", "chain", rn.id, "reason", reason)
+			out, derr := s.runner.Discard(ctx, res.Parked.State, chain.StatusLimitExceeded, reason, msg)
+			if derr != nil {
+				out = &chain.RunResult{ID: rn.id, Status: chain.StatusLimitExceeded, Reason: reason, Error: msg, Trace: res.Trace}
+			}
+			out.Logs = res.Logs
+			res = out
+		} else if err := s.savePark(ctx, rn, res); err != nil {
 			s.log.Error("fleet: parking a chain failed; it ends with host_error", "chain", rn.id, "err", err)
 			out, derr := s.runner.Discard(ctx, res.Parked.State, chain.StatusError, ReasonHostError, "the chain could not be parked")
 			if derr == nil {
@@ -214,7 +235,33 @@ func (s *Service) settle(ctx context.Context, rn *run, res *chain.RunResult) *ch
 	return res
 }
 
-// releasePark lets the state of a generation a chain has moved past expire.
+// overBudget says why a chain that would park must end instead: the reason
+// (ReasonWakes, ReasonParkBytes, ReasonParkedChains) and a message, or ""
+// when it may park.
+func (s *Service) overBudget(ctx context.Context, rn *run, res *chain.RunResult) (reason, msg string) {
+	if rn.fleet.wakes >= s.opts.MaxWakes {
+		return ReasonWakes, fmt.Sprintf("the chain was resumed from a park %d times, the most approval.max_wakes (%d) allows, and would park again; it ended without its waiting calls",
+			rn.fleet.wakes, s.opts.MaxWakes)
+	}
+	if n := rn.fleet.parkBytes + int64(len(res.Parked.State)); n > s.opts.MaxParkBytes {
+		return ReasonParkBytes, fmt.Sprintf("parking again would bring the state bytes the chain's parks wrote to %d, above approval.max_park_bytes (%d); it ended without its waiting calls",
+			n, s.opts.MaxParkBytes)
+	}
+	if rn.fleet.gen == 0 {
+		// A chain parking for the first time takes a place among its
+		// tenant's parked chains; one parking again keeps its own.
+		n, err := s.opts.Fleet.CountParked(ctx, rn.tenant, rn.id, s.opts.MaxParkedPerTenant)
+		if err != nil {
+			s.log.Warn("fleet: counting the tenant's parked chains failed; the chain parks", "chain", rn.id, "err", err)
+		} else if n >= s.opts.MaxParkedPerTenant {
+			return ReasonParkedChains, fmt.Sprintf("the tenant has %d parked chains, the most approval.max_parked_per_tenant allows; decide or cancel one. This chain ended without its waiting calls",
+				s.opts.MaxParkedPerTenant)
+		}
+	}
+	return "", ""
+}
+
+// releasePark deletes the state of a generation a chain has moved past.
 func (s *Service) releasePark(ctx context.Context, tenant, id string, gen int) {
 	if gen == 0 {
 		return
@@ -230,7 +277,8 @@ const storeWait = 30 * time.Second
 func (s *Service) savePark(ctx context.Context, rn *run, res *chain.RunResult) error {
 	now := time.Now().UTC()
 	p := &durable.Park{Tenant: rn.tenant, ChainID: rn.id, Gen: rn.fleet.gen + 1, Created: now, Expires: now.Add(s.opts.ParkTTL),
-		State: encodePayload(parkMeta{Profile: rn.fleet.profile, Language: rn.lang, Created: rn.created}, res.Parked.State)}
+		State: encodePayload(parkMeta{Profile: rn.fleet.profile, Language: rn.lang, Created: rn.created,
+			Wakes: rn.fleet.wakes, ParkBytes: rn.fleet.parkBytes + int64(len(res.Parked.State))}, res.Parked.State)}
 	for i, a := range res.Parked.Approvals {
 		ap := durable.Approval{
 			ID: durable.ApprovalID(rn.id, a.Seq), Tenant: rn.tenant, ChainID: rn.id, Seq: a.Seq,

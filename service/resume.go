@@ -189,6 +189,7 @@ func (s *Service) resume(c *durable.Chain, meta parkMeta, state []byte, expired 
 	rn := newRun(c.ID, c.Tenant, meta.Language, cancel)
 	rn.created = meta.Created
 	rn.fleet = newFleetRun(meta.Profile, c.Gen)
+	rn.fleet.wakes, rn.fleet.parkBytes = meta.Wakes+1, meta.ParkBytes
 	rn.fleet.trace, rn.fleet.dropped = c.Trace, c.TraceDropped
 	s.mu.Lock()
 	s.runs[rn.id] = rn

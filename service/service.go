@@ -29,6 +29,10 @@ const (
 	DefaultMaxResults          = 1000
 	DefaultMaxResultsBytes     = 256 << 20
 	DefaultParkTTL             = 24 * time.Hour
+	DefaultMaxWakes            = 100
+	DefaultMaxParkBytes        = 1 << 30
+	DefaultMaxParkedPerTenant  = 100
+	DefaultMaxStreamsPerTenant = 64
 )
 
 // Options configure New. The zero value works: no keys (every caller is
@@ -101,6 +105,25 @@ type Options struct {
 	// ParkTTL is how long a parked chain waits for its decisions; past it,
 	// its waiting calls end approval_expired and it runs on. Default 24h.
 	ParkTTL time.Duration
+	// MaxWakes caps how many times a parked chain is resumed (by a decision
+	// or by its script's timer falling due); a chain resumed that many
+	// times that would park again ends limit_exceeded, ReasonWakes. Default
+	// 100 (docs/limits.md).
+	MaxWakes int
+	// MaxParkBytes caps the state bytes one chain's parks write to the
+	// store in all, each park counting its state's size; a park past it
+	// ends the chain limit_exceeded, ReasonParkBytes. Default 1 GiB.
+	MaxParkBytes int64
+	// MaxParkedPerTenant caps the chains of one tenant parked in the fleet
+	// at once; a chain that would park past it ends limit_exceeded,
+	// ReasonParkedChains (a chain parking again keeps its place). Counted
+	// from the fleet's index when the chain parks, so processes parking
+	// at the same instant may each take the last place. Default 100.
+	MaxParkedPerTenant int
+	// MaxStreamsPerTenant caps the event streams (Follow) one tenant has
+	// open on this process; more are refused with ErrTooManyStreams.
+	// Default 64.
+	MaxStreamsPerTenant int
 }
 
 // Service runs chains and keeps them: submissions, their events, approvals
@@ -129,6 +152,12 @@ type Service struct {
 	started     atomic.Bool
 	stopUpkeep  context.CancelFunc
 	upkeepEnded chan struct{}
+
+	// wmu guards watches (the shared polls of chains streamed from the
+	// store, by tenant/id) and streams (open streams by tenant).
+	wmu     sync.Mutex
+	watches map[string]*watch
+	streams map[string]int
 
 	mu       sync.Mutex
 	runs     map[string]*run // running and retained
@@ -165,6 +194,13 @@ func New(runner *chain.Runner, opts Options) (*Service, error) {
 	opts.MaxResults = cmp.Or(opts.MaxResults, DefaultMaxResults)
 	opts.MaxResultsBytes = cmp.Or(opts.MaxResultsBytes, DefaultMaxResultsBytes)
 	opts.ParkTTL = cmp.Or(opts.ParkTTL, DefaultParkTTL)
+	opts.MaxWakes = cmp.Or(opts.MaxWakes, DefaultMaxWakes)
+	opts.MaxParkBytes = cmp.Or(opts.MaxParkBytes, DefaultMaxParkBytes)
+	opts.MaxParkedPerTenant = cmp.Or(opts.MaxParkedPerTenant, DefaultMaxParkedPerTenant)
+	opts.MaxStreamsPerTenant = cmp.Or(opts.MaxStreamsPerTenant, DefaultMaxStreamsPerTenant)
+	if opts.MaxWakes < 0 || opts.MaxParkBytes < 0 || opts.MaxParkedPerTenant < 0 || opts.MaxStreamsPerTenant < 0 {
+		return nil, fmt.Errorf("service: MaxWakes, MaxParkBytes, MaxParkedPerTenant and MaxStreamsPerTenant must not be negative")
+	}
 	if opts.Park && opts.Fleet == nil {
 		return nil, ErrParkNeedsFleet
 	}
@@ -179,6 +215,8 @@ func New(runner *chain.Runner, opts Options) (*Service, error) {
 		tracer:  opts.Tracer,
 		slots:   make(chan struct{}, opts.MaxConcurrentChains),
 		runs:    map[string]*run{},
+		watches: map[string]*watch{},
+		streams: map[string]int{},
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)

@@ -3,25 +3,110 @@ package service
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/durable"
 )
 
-// storedPoll is how often a stream of a chain read from the store looks at
-// its record.
+// storedPoll is how often the record of a chain streamed from the store is
+// read.
 const storedPoll = 500 * time.Millisecond
+
+// A stream of a chain read from the store (parked, or running on another
+// process) follows a watch: one goroutine per chain and process reads the
+// chain's record every storedPoll while the chain has followers here, and
+// wakes them when its status changes. N streams of one chain cost one read
+// per poll, not N.
+type watch struct {
+	key  string
+	mu   sync.Mutex
+	c    *durable.Chain
+	subs int           // followers; guarded by Service.wmu
+	ch   chan struct{} // closed when c's status changes, then replaced
+}
+
+// current returns the chain as last read and a channel closed when it
+// changes.
+func (w *watch) current() (*durable.Chain, <-chan struct{}) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.c, w.ch
+}
+
+// watchStored subscribes to the watch of chain c (read just now), starting
+// it when c has none; call the returned function to unsubscribe.
+func (s *Service) watchStored(c *durable.Chain) (*watch, func()) {
+	key := c.Tenant + "/" + c.ID
+	s.wmu.Lock()
+	w := s.watches[key]
+	if w == nil {
+		w = &watch{key: key, c: c, ch: make(chan struct{})}
+		s.watches[key] = w
+		go s.pollStored(w, c.Tenant, c.ID)
+	}
+	w.subs++
+	s.wmu.Unlock()
+	return w, func() {
+		s.wmu.Lock()
+		w.subs--
+		s.wmu.Unlock()
+	}
+}
+
+// pollStored reads w's chain every storedPoll until it has no follower,
+// its status is final, or the service is closed.
+func (s *Service) pollStored(w *watch, tenant, id string) {
+	tick := time.NewTicker(storedPoll)
+	defer tick.Stop()
+	stop := func() bool {
+		s.wmu.Lock()
+		defer s.wmu.Unlock()
+		w.mu.Lock()
+		final := chain.Status(w.c.Status).Final()
+		w.mu.Unlock()
+		if w.subs > 0 && !final && s.baseCtx.Err() == nil {
+			return false
+		}
+		delete(s.watches, w.key)
+		return true
+	}
+	for !stop() {
+		select {
+		case <-tick.C:
+		case <-s.baseCtx.Done():
+			continue
+		}
+		ctx, cancel := context.WithTimeout(s.baseCtx, storeWait)
+		next, ok := s.storedChain(ctx, tenant, id)
+		cancel()
+		if !ok {
+			continue
+		}
+		w.mu.Lock()
+		changed := next.Status != w.c.Status
+		w.c = next
+		if changed {
+			close(w.ch)
+			w.ch = make(chan struct{})
+		}
+		w.mu.Unlock()
+	}
+}
 
 // followStored sends the status events of a stored chain after cursor:
 // its status now, each change, and done with its view once its status is
 // final (a parked chain's record has a result too: the stretch's).
 func (s *Service) followStored(ctx context.Context, c *durable.Chain, cursor int, sink EventSink) error {
-	tick := time.NewTicker(storedPoll)
-	defer tick.Stop()
-	last, quiet := "", 0
+	w, unwatch := s.watchStored(c)
+	defer unwatch()
+	keep := time.NewTicker(KeepAlive)
+	defer keep.Stop()
+	last := ""
 	for {
-		if c != nil && c.Status != last {
+		c, changed := w.current()
+		if c.Status != last {
 			last = c.Status
 			cursor++
 			if !chain.Status(c.Status).Final() {
@@ -33,18 +118,15 @@ func (s *Service) followStored(ctx context.Context, c *durable.Chain, cursor int
 			}
 		}
 		select {
-		case <-tick.C:
-		case <-ctx.Done():
-			return nil
-		}
-		if quiet++; quiet*int(storedPoll) >= int(KeepAlive) {
-			quiet = 0
+		case <-changed:
+		case <-keep.C:
 			if err := sink.KeepAlive(); err != nil {
 				return err
 			}
-		}
-		if next, ok := s.storedChain(ctx, c.Tenant, c.ID); ok {
-			c = next
+		case <-ctx.Done():
+			return nil
+		case <-s.baseCtx.Done():
+			return nil
 		}
 	}
 }

@@ -51,6 +51,7 @@ func (p *Process) buildService(ctx context.Context, cfg *config.Config, opts Opt
 		Tracer:              p.Tracer,
 		MaxRequestBytes:     int64(cfg.Server.MaxRequestBytes),
 		MaxConcurrentChains: cfg.Server.MaxConcurrentChains,
+		MaxStreamsPerTenant: cfg.Server.MaxStreamsPerTenant,
 		ResultTTL:           cfg.Server.ResultTTL.D(),
 		MaxResults:          cfg.Server.MaxResults,
 		MaxResultsBytes:     int64(cfg.Server.MaxResultsBytes),
@@ -79,6 +80,8 @@ func (p *Process) buildService(ctx context.Context, cfg *config.Config, opts Opt
 			return nil, err
 		}
 		so.Fleet, so.Park, so.ParkTTL = f, cfg.Approval.Mode == config.ApprovalPark, cfg.Approval.ParkTTL.D()
+		so.MaxWakes, so.MaxParkBytes = cfg.Approval.MaxWakes, int64(cfg.Approval.MaxParkBytes)
+		so.MaxParkedPerTenant = cfg.Approval.MaxParkedPerTenant
 	}
 	svc, err := service.New(p.Runner, so)
 	if err != nil {

@@ -179,6 +179,18 @@ type Approval struct {
 	// waits for them; past it, its waiting calls end approval_expired.
 	// Default 24h.
 	ParkTTL Duration `yaml:"park_ttl"`
+	// MaxWakes caps how many times one parked chain is resumed (by a
+	// decision or its timer); one that would park again after that many
+	// ends limit_exceeded, reason wakes. Default 100 (docs/limits.md).
+	MaxWakes int `yaml:"max_wakes"`
+	// MaxParkBytes caps the state bytes one chain's parks write to the
+	// store in all; a park past it ends the chain limit_exceeded, reason
+	// park_bytes. Default 1GiB.
+	MaxParkBytes Size `yaml:"max_park_bytes"`
+	// MaxParkedPerTenant caps the chains of one tenant parked at once
+	// across the fleet; a chain that would park past it ends
+	// limit_exceeded, reason parked_chains. Default 100.
+	MaxParkedPerTenant int `yaml:"max_parked_per_tenant"`
 }
 
 // Fleet configures the chain records several processes share in the
@@ -258,6 +270,10 @@ type Server struct {
 	// MaxConcurrentChains caps the chains running at once; further
 	// submissions are refused with 429. Default 64.
 	MaxConcurrentChains int `yaml:"max_concurrent_chains"`
+	// MaxStreamsPerTenant caps the event streams (GET
+	// /v1/chains/{id}/events) one tenant has open on this server; more
+	// are refused with 429 too_many_streams. Default 64.
+	MaxStreamsPerTenant int `yaml:"max_streams_per_tenant"`
 	// ResultTTL is how long a finished chain's result stays readable
 	// through GET /v1/chains/{id}. Default 15m.
 	ResultTTL Duration `yaml:"result_ttl"`
@@ -396,7 +412,7 @@ func Default() *Config {
 		Store: Store{Kind: "fs"},
 		Server: Server{
 			Addr: "127.0.0.1:8080", MaxRequestBytes: 1 << 20, ShutdownTimeout: Duration(30 * time.Second),
-			MaxConcurrentChains: 64, ResultTTL: Duration(15 * time.Minute), MaxResults: 1000,
+			MaxConcurrentChains: service.DefaultMaxConcurrentChains, MaxStreamsPerTenant: service.DefaultMaxStreamsPerTenant, ResultTTL: Duration(15 * time.Minute), MaxResults: 1000,
 			MaxResultsBytes: 256 << 20, BodyTimeout: Duration(30 * time.Second),
 		},
 		Tracing: Tracing{SampleRatio: 1, ServiceName: "airlock"},
@@ -424,6 +440,9 @@ func (c *Config) Effective() *Config {
 	e.Approval.MaxPendingBytes = cmp.Or(e.Approval.MaxPendingBytes, approval.DefaultMaxPendingBytes)
 	e.Approval.MaxTenantInFlightBytes = cmp.Or(e.Approval.MaxTenantInFlightBytes, invoker.DefaultMaxTenantInFlightBytes)
 	e.Approval.ParkTTL = cmp.Or(e.Approval.ParkTTL, Duration(24*time.Hour))
+	e.Approval.MaxWakes = cmp.Or(e.Approval.MaxWakes, service.DefaultMaxWakes)
+	e.Approval.MaxParkBytes = cmp.Or(e.Approval.MaxParkBytes, Size(service.DefaultMaxParkBytes))
+	e.Approval.MaxParkedPerTenant = cmp.Or(e.Approval.MaxParkedPerTenant, service.DefaultMaxParkedPerTenant)
 	e.Fleet.Lease = cmp.Or(e.Fleet.Lease, Duration(15*time.Second))
 	if e.Store.Dir == "" && e.Store.Kind == "fs" {
 		e.Store.Dir, _ = fsblob.DefaultDir()

@@ -109,6 +109,12 @@ func (c *Config) Validate() error {
 	if ttl := c.Approval.ParkTTL.D(); ttl < 0 || ttl >= blobstore.DefaultRecordTTL {
 		v.fail("approval.park_ttl", "%s must be positive and shorter than the %s the store keeps records after their last write", ttl, blobstore.DefaultRecordTTL)
 	}
+	for key, n := range map[string]int64{"approval.max_wakes": int64(c.Approval.MaxWakes),
+		"approval.max_park_bytes": int64(c.Approval.MaxParkBytes), "approval.max_parked_per_tenant": int64(c.Approval.MaxParkedPerTenant)} {
+		if n < 0 {
+			v.fail(key, "%d must not be negative (0 or unset: the default)", n)
+		}
+	}
 	if c.Approval.Mode == ApprovalPark && c.Fleet.Key == "" {
 		v.fail("approval.mode", "park keeps chains in the fleet's store: set fleet.key too")
 	}
@@ -194,7 +200,7 @@ func (c *Config) nearest(key string) string {
 
 // positiveKeys are the keys whose value must be greater than zero.
 var positiveKeys = []string{
-	"server.max_request_bytes", "server.shutdown_timeout", "server.max_concurrent_chains",
+	"server.max_request_bytes", "server.shutdown_timeout", "server.max_concurrent_chains", "server.max_streams_per_tenant",
 	"server.result_ttl", "server.max_results", "server.max_results_bytes", "server.body_timeout",
 }
 
@@ -202,13 +208,16 @@ var positiveKeys = []string{
 // owners' tables, for docs/config.md.
 func keyBounds() map[string]string {
 	b := map[string]string{
-		"fleet.lease":             "at least 1s",
-		"fleet.key":               "at least 32 characters",
-		"fleet.previous_key":      "at least 32 characters",
-		"server.metrics_key":      "at least 16 characters",
-		"tracing.sample_ratio":    "0 to 1",
-		"approval.park_ttl":       "above 0, below " + blobstore.DefaultRecordTTL.String(),
-		"governance.dedup_window": "at most " + blobstore.DefaultRecordTTL.String(),
+		"fleet.lease":                    "at least 1s",
+		"fleet.key":                      "at least 32 characters",
+		"fleet.previous_key":             "at least 32 characters",
+		"server.metrics_key":             "at least 16 characters",
+		"tracing.sample_ratio":           "0 to 1",
+		"approval.park_ttl":              "above 0, below " + blobstore.DefaultRecordTTL.String(),
+		"approval.max_wakes":             "0 or more (0: the default)",
+		"approval.max_park_bytes":        "0 or more (0: the default)",
+		"approval.max_parked_per_tenant": "0 or more (0: the default)",
+		"governance.dedup_window":        "at most " + blobstore.DefaultRecordTTL.String(),
 	}
 	for _, k := range positiveKeys {
 		b[k] = "above 0"
