@@ -25,7 +25,7 @@ import (
 var bin, cacheHome string
 
 func TestMain(m *testing.M) {
-	sandbox.RunParseWorker() // for the tests that run commands in process
+	sandbox.RunParseWorker() // the tests run the built binary, whose main is a worker too; this keeps the test binary one
 	dir, err := os.MkdirTemp("", "airlock-cli-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
