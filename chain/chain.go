@@ -92,12 +92,14 @@ func (r *Runner) Check(s sandbox.Script) error {
 }
 
 // Compile checks s and compiles it once for RunProgram (sandbox.Program):
-// what Check refuses, Compile refuses with the same error.
-func (r *Runner) Compile(s sandbox.Script) (*sandbox.Program, error) {
+// what Check refuses, Compile refuses with the same error. ctx bounds the
+// parse (sandbox.ScriptEngine.Compile); s.Tenant is whose parse slot it
+// takes.
+func (r *Runner) Compile(ctx context.Context, s sandbox.Script) (*sandbox.Program, error) {
 	if r.engines.Scripts == nil {
 		return nil, ErrNoEngine
 	}
-	return r.engines.Scripts.Compile(s)
+	return r.engines.Scripts.Compile(ctx, s)
 }
 
 // RunProgram runs a compiled script chain as Run runs a script, without
@@ -121,6 +123,9 @@ func (r *Runner) Run(ctx context.Context, s sandbox.Script, opts Options) (*RunR
 	}
 	return r.run(ctx, opts, func(ctx context.Context, c guestCall) (*sandbox.Result, error) {
 		s.Artifacts, s.Park = c.read, opts.Park
+		if s.Tenant == "" {
+			s.Tenant = opts.Tenant // whose parse slot it takes
+		}
 		return r.engines.Scripts.Run(ctx, s, c.bridge, opts.Limits)
 	})
 }

@@ -226,7 +226,7 @@ func (r *Runner) Resume(ctx context.Context, state []byte, opts ResumeOptions) (
 	}
 	out, err := c.finish(ctx, c.guest(ctx, func(ctx context.Context, g guestCall) (*sandbox.Result, error) {
 		return r.engines.Scripts.Resume(ctx, sandbox.Resumption{State: guest, Bridge: g.bridge, Retry: retry,
-			Artifacts: g.read, Park: opts.Park})
+			Artifacts: g.read, Park: opts.Park, Tenant: c.opts.Tenant})
 	}))
 	if err != nil && (errors.Is(err, sandbox.ErrCorruptState) || errors.Is(err, sandbox.ErrIncompatibleState)) {
 		c.close(ctx)

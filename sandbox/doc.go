@@ -41,6 +41,17 @@
 //	MaxArgsBytes   LimitExceeded, Limit "args"
 //	MaxInFlight    never fails: further calls wait in the guest for a slot
 //
+// # Parsing
+//
+// Before a script runs, the host parses it with esbuild (Check, Compile,
+// Run). A source over 64 KiB parses in a worker process under a time
+// budget, holding one of the process's few large-parse slots, at most one
+// per Script.Tenant; a parse over its budget, or whose ctx ends, is killed.
+// The worker is this executable run again: main must call RunParseWorker
+// first (TestMain too, in tests that parse large scripts). A program that
+// does not parses large scripts in process, where an over-budget parse is
+// abandoned but runs on, holding its slot, until the parser returns.
+//
 // # Concurrency
 //
 // ScriptEngine, ModuleEngine and Module are safe for concurrent use; every

@@ -96,12 +96,16 @@ func TestNestingLimit(t *testing.T) {
 // TestNestingAccepted checks that ordinary code, large or nesting deep, is
 // accepted by Check and runs. That must not depend on the machine: the test
 // engine parses without the wall-clock parse budget (TestParseBudget tests
-// it), so the test holds the process's large-parse slot throughout, as an
-// abandoned parse elsewhere in the process would, and parses all the same.
+// it), so the test holds every large-parse slot of the process throughout,
+// as abandoned parses elsewhere in the process would, and parses all the
+// same.
 func TestNestingAccepted(t *testing.T) {
 	e := engine(t)
-	processParse.slot <- struct{}{}
-	t.Cleanup(func() { <-processParse.slot })
+	for i := range processParse.slots {
+		tenant := fmt.Sprintf("nesting-%d", i)
+		require.Nil(t, processParse.acquire(tenant))
+		t.Cleanup(func() { processParse.release(tenant) })
+	}
 	tests := []struct {
 		name string
 		src  string

@@ -80,6 +80,9 @@ type Resumption struct {
 	Artifacts ArtifactReader
 	// Park lets the resumed run park again.
 	Park bool
+	// Tenant is whose parse slot the script takes when Resume parses it
+	// again, as Script.Tenant.
+	Tenant string
 }
 
 // The state's header, then its host half as JSON, then the instance.
@@ -306,7 +309,7 @@ func (e *ScriptEngine) Resume(ctx context.Context, res Resumption) (*Result, err
 	case snap.HeapLimit() != lim.MemoryBytes:
 		return nil, fmt.Errorf("%w: its engine state is for another memory limit", ErrCorruptState)
 	}
-	prep, err := prepare(Script{Source: h.Source, Filename: h.Filename, Lang: h.Lang}, e.parse)
+	prep, err := prepare(ctx, Script{Source: h.Source, Filename: h.Filename, Lang: h.Lang, Tenant: res.Tenant}, e.parse)
 	if err != nil {
 		return nil, fmt.Errorf("%w: its script no longer prepares: %v", ErrIncompatibleState, err)
 	}

@@ -1,6 +1,10 @@
 package sandbox
 
-import "github.com/evanw/esbuild/pkg/api"
+import (
+	"context"
+
+	"github.com/evanw/esbuild/pkg/api"
+)
 
 // Program is a script compiled once: checked as Check checks it (syntax,
 // module syntax, nesting, the parse budget) and, for TypeScript, transpiled
@@ -16,9 +20,12 @@ type Program struct {
 // Compile checks s and prepares it for RunProgram. It returns what Check
 // returns for a script Check refuses: a *ExitError of Kind ScriptError
 // with the position of the first error, or ErrInvalidScript for an unknown
-// Lang.
-func (e *ScriptEngine) Compile(s Script) (*Program, error) {
-	prep, err := compile(s, e.parse)
+// Lang. ctx bounds the parse of a source over 64 KiB, which takes a parse
+// slot of s.Tenant: when ctx ends the parse is stopped and Compile returns
+// a *ExitError of Kind Cancelled or Timeout. A parse worker that fails
+// (killed from outside, out of memory) is a plain error.
+func (e *ScriptEngine) Compile(ctx context.Context, s Script) (*Program, error) {
+	prep, err := compile(ctx, s, e.parse)
 	if err != nil {
 		return nil, err
 	}
@@ -28,13 +35,13 @@ func (e *ScriptEngine) Compile(s Script) (*Program, error) {
 // compile is Check and prepare in one: TypeScript is transpiled once (the
 // transpilation finds its errors), JavaScript is parsed once by esbuild for
 // its errors and handed to the engine as it is.
-func compile(s Script, pb *parseBudget) (*prepared, error) {
-	prep, err := prepare(s, pb)
+func compile(ctx context.Context, s Script, pb *parseBudget) (*prepared, error) {
+	prep, err := prepare(ctx, s, pb)
 	if err != nil {
 		return nil, err
 	}
 	if s.Lang == LangJS {
-		if _, _, _, err := transform(s, api.LoaderJS, false, pb); err != nil {
+		if _, _, _, err := transform(ctx, s, api.LoaderJS, false, pb); err != nil {
 			return nil, err
 		}
 	}

@@ -32,7 +32,7 @@ func TestCompileOnce(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			parses.Store(0)
-			prep, err := compile(tc.s, pb)
+			prep, err := compile(context.Background(), tc.s, pb)
 			require.NoError(t, err)
 			once := parses.Load() // a script form, then the async-function form top-level return needs
 			require.Positive(t, once)
@@ -46,8 +46,8 @@ func TestCompileOnce(t *testing.T) {
 			if tc.s.Lang == LangTS {
 				// What Check then Run did: the same parses twice.
 				parses.Store(0)
-				require.NoError(t, check(tc.s, pb))
-				_, err := prepare(tc.s, pb)
+				require.NoError(t, check(context.Background(), tc.s, pb))
+				_, err := prepare(context.Background(), tc.s, pb)
 				require.NoError(t, err)
 				require.Equal(t, 2*once, parses.Load())
 			}
@@ -67,7 +67,7 @@ func TestCompileRefusesWhatCheckRefuses(t *testing.T) {
 		{Source: "return 1\x00", Lang: LangJS},
 		{Source: "return 1", Lang: Lang(9)},
 	} {
-		_, cerr := e.Compile(s)
+		_, cerr := e.Compile(context.Background(), s)
 		require.Error(t, cerr)
 		require.Equal(t, e.Check(s).Error(), cerr.Error())
 		var a, b *ExitError
@@ -78,7 +78,7 @@ func TestCompileRefusesWhatCheckRefuses(t *testing.T) {
 	}
 	_, err := e.RunProgram(context.Background(), nil, okBridge, Limits{})
 	require.ErrorIs(t, err, ErrInvalidScript)
-	p, err := e.Compile(Script{Source: "return 1"})
+	p, err := e.Compile(context.Background(), Script{Source: "return 1"})
 	require.NoError(t, err)
 	_, err = e.RunProgram(context.Background(), p, nil, Limits{})
 	require.ErrorIs(t, err, ErrInvalidScript)
@@ -88,7 +88,7 @@ func TestCompileRefusesWhatCheckRefuses(t *testing.T) {
 // unchanged, and a TypeScript program's errors still map to its lines.
 func TestProgramWith(t *testing.T) {
 	e := engine(t)
-	p, err := e.Compile(Script{Source: "type T = {a: number};\nconst x: T = {a: 1};\nthrow new Error('boom ' + x.a);", Lang: LangTS})
+	p, err := e.Compile(context.Background(), Script{Source: "type T = {a: number};\nconst x: T = {a: 1};\nthrow new Error('boom ' + x.a);", Lang: LangTS})
 	require.NoError(t, err)
 	q := p.With(nil, true)
 	require.True(t, q.Script().Park)

@@ -291,7 +291,7 @@ func (e *ScriptEngine) Run(ctx context.Context, s Script, bridge Bridge, lim Lim
 	if err := s.Guest.Validate(); err != nil {
 		return nil, err
 	}
-	prep, err := prepare(s, e.parse)
+	prep, err := prepare(ctx, s, e.parse)
 	if err != nil {
 		var xe *ExitError
 		if errors.As(err, &xe) {
@@ -388,7 +388,7 @@ func (r *scriptRun) run(ctx context.Context, e *ScriptEngine, start time.Time) *
 // Module syntax (import and export declarations, import.meta) is a syntax
 // error. Check uses esbuild's parser, which may accept syntax QuickJS
 // rejects.
-func (e *ScriptEngine) Check(s Script) error { return check(s, e.parse) }
+func (e *ScriptEngine) Check(s Script) error { return check(context.Background(), s, e.parse) }
 
 // Close stops the pool, cancels the runs in progress (they end with Kind
 // Cancelled), waits for them, and releases every instance and the compiled

@@ -16,6 +16,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	RunParseWorker() // this binary is the parse worker of the tests' large parses
 	goleak.VerifyTestMain(m)
 }
 

@@ -663,7 +663,7 @@ func (r *scriptRun) failure(f wire.Failure) *ExitError {
 		// words, so a script reads the same error from Check (airlock
 		// check, the server's submission check) and from a run.
 		var pe *ExitError
-		if errors.As(check(Script{Source: r.prep.source, Lang: LangJS}, r.prep.parse), &pe) {
+		if errors.As(check(context.Background(), Script{Source: r.prep.source, Lang: LangJS, Tenant: r.prep.tenant}, r.prep.parse), &pe) {
 			xe.Line, xe.Column, xe.Message = pe.Line, pe.Column, pe.Message
 		}
 	}

@@ -1,10 +1,14 @@
 package sandbox
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf16"
 
@@ -133,6 +137,13 @@ type Script struct {
 	// holds the run's state, for Resume. Unset, a *Pending answer is a
 	// Bridge failure.
 	Park bool
+	// Tenant is whose parse slot the script takes: a source over 64 KiB
+	// parses while holding one of the process's few large-parse slots, at
+	// most one per tenant at a time, and a second large script of a tenant
+	// whose first still parses is refused (docs/limits.md, "Parse
+	// budget"). Scripts with no Tenant share the slot of the empty tenant.
+	// It is not part of a Program's or a parked run's identity.
+	Tenant string
 }
 
 func (s Script) filename() string {
@@ -158,10 +169,12 @@ type prepared struct {
 	codeLines, sourceLines []string // split on first use by mapTS
 	lang                   Lang
 	parse                  *parseBudget // the engine's, for Check on a compile error
+	tenant                 string       // Script.Tenant, for that Check
 }
 
-// prepare checks s and makes it ready for the guest, parsing it within pb.
-func prepare(s Script, pb *parseBudget) (*prepared, error) {
+// prepare checks s and makes it ready for the guest, parsing it within pb;
+// ctx bounds a large parse.
+func prepare(ctx context.Context, s Script, pb *parseBudget) (*prepared, error) {
 	if i := strings.IndexByte(s.Source, 0); i >= 0 {
 		line, col := position(s.Source, i)
 		return nil, &ExitError{Kind: ScriptError, Message: "SyntaxError: the source contains a NUL byte", Line: line, Column: col}
@@ -172,13 +185,13 @@ func prepare(s Script, pb *parseBudget) (*prepared, error) {
 	if err := scanNesting(s); err != nil {
 		return nil, err
 	}
-	p := &prepared{lines: strings.Count(s.Source, "\n") + 1, source: s.Source, filename: s.filename(), lang: s.Lang, parse: pb}
+	p := &prepared{lines: strings.Count(s.Source, "\n") + 1, source: s.Source, filename: s.filename(), lang: s.Lang, parse: pb, tenant: s.Tenant}
 	switch s.Lang {
 	case LangJS:
 		p.code = s.Source
 		return p, nil
 	case LangTS:
-		code, m, wrapped, err := transform(s, api.LoaderTS, true, pb)
+		code, m, wrapped, err := transform(ctx, s, api.LoaderTS, true, pb)
 		if err != nil {
 			return nil, err
 		}
@@ -195,11 +208,13 @@ func prepare(s Script, pb *parseBudget) (*prepared, error) {
 // alone, without an engine: a syntax error is an *ExitError of Kind
 // ScriptError with the line and column. Module syntax (import and export
 // declarations, import.meta) is such an error: a script runs as a script or
-// as the body of an async function, never as a module.
-func Check(s Script) error { return check(s, processParse) }
+// as the body of an async function, never as a module. A source over 64
+// KiB takes a parse slot of s.Tenant; its parse budget, not a context,
+// bounds the wait.
+func Check(s Script) error { return check(context.Background(), s, processParse) }
 
-// check is Check parsing within pb.
-func check(s Script, pb *parseBudget) error {
+// check is Check parsing within pb; ctx bounds a large parse.
+func check(ctx context.Context, s Script, pb *parseBudget) error {
 	if i := strings.IndexByte(s.Source, 0); i >= 0 {
 		line, col := position(s.Source, i)
 		return &ExitError{Kind: ScriptError, Message: "SyntaxError: the source contains a NUL byte", Line: line, Column: col}
@@ -215,7 +230,7 @@ func check(s Script, pb *parseBudget) error {
 	if err := scanNesting(s); err != nil {
 		return err
 	}
-	_, _, _, err := transform(s, loader, false, pb)
+	_, _, _, err := transform(ctx, s, loader, false, pb)
 	return err
 }
 
@@ -229,7 +244,7 @@ func check(s Script, pb *parseBudget) error {
 // function. A source esbuild accepts that uses module syntax (an import or
 // export declaration, import.meta) is refused here, at the position of that
 // syntax, rather than failing when it runs.
-func transform(s Script, loader api.Loader, wantCode bool, pb *parseBudget) (code string, sourceMap []byte, wrapped int, err error) {
+func transform(ctx context.Context, s Script, loader api.Loader, wantCode bool, pb *parseBudget) (code string, sourceMap []byte, wrapped int, err error) {
 	opts := api.TransformOptions{
 		Loader:         loader,
 		Target:         api.ESNext,
@@ -248,7 +263,7 @@ func transform(s Script, loader api.Loader, wantCode bool, pb *parseBudget) (cod
 		opts.MinifyIdentifiers = true
 		opts.MinifyWhitespace = true
 	}
-	r, err := pb.run(s.Source, opts)
+	r, err := pb.run(ctx, s.Tenant, s.Source, opts)
 	if err != nil {
 		return "", nil, 0, err
 	}
@@ -259,7 +274,7 @@ func transform(s Script, loader api.Loader, wantCode bool, pb *parseBudget) (cod
 		if strings.Contains(s.Source, "export") || strings.Contains(s.Source, "import") {
 			// Perhaps a module: the body form fails at its first import or
 			// export declaration, as the guest would.
-			br, err := pb.run(bodyForm(s.Source), opts)
+			br, err := pb.run(ctx, s.Tenant, bodyForm(s.Source), opts)
 			if err != nil {
 				return "", nil, 0, err
 			}
@@ -269,7 +284,7 @@ func transform(s Script, loader api.Loader, wantCode bool, pb *parseBudget) (cod
 		}
 		return string(r.Code), r.Map, 0, nil
 	}
-	if r, err = pb.run(bodyForm(s.Source), opts); err != nil {
+	if r, err = pb.run(ctx, s.Tenant, bodyForm(s.Source), opts); err != nil {
 		return "", nil, 0, err
 	}
 	if len(r.Errors) > 0 {
@@ -384,10 +399,14 @@ func blankTypeDecls(src string) string {
 // (a name declared twice, a legacy octal in strict code) computes the line
 // of a note that points back into the source, so a 1 MiB storm of them takes
 // minutes. The nesting scan bounds recursion, not that. Small sources parse
-// inline: their worst case is about a second. A larger one parses on a
-// goroutine of its own under a time budget, and only one such parse runs in
-// the process at a time, so a source over budget — which is abandoned, and
-// runs on until esbuild returns — holds at most one core.
+// inline: their worst case is about a second. A larger one parses in a
+// worker process (parseInWorker) under a time budget, holding one of a few
+// parse slots, at most one per tenant; a parse over its budget, or whose
+// caller's context ends, is killed, which frees its slot and its core at
+// once (RATIONALE.md, "Why parse large scripts in a worker process?").
+// Where no worker can run (RunParseWorker was not called) a large source
+// parses in process on a goroutine of its own: over budget it is abandoned
+// but runs on, holding its slot, until esbuild returns.
 //
 // parseBudget holds those rules. Every engine uses processParse, the
 // process's one budget; tests give an engine noParseBudget, so that a test
@@ -400,31 +419,88 @@ type parseBudget struct {
 	// base and perByte give the budget of a larger source: base +
 	// perByte × its length.
 	base, perByte time.Duration
-	// slot is held by the one large parse in progress, abandoned or not.
-	slot chan struct{}
+	// slots is how many large parses may run in the process at once.
+	slots int
 	// after starts the budget's timer: it returns the channel the timer
 	// fires on and a function that stops it. Nil means time.NewTimer.
 	after func(time.Duration) (<-chan time.Time, func() bool)
-	// transform is the parser. Nil means esbuild's api.Transform.
+	// transform is the in-process parser. Nil means esbuild's
+	// api.Transform.
 	transform func(string, api.TransformOptions) api.TransformResult
+	// worker parses a large source where it can be stopped, and returns
+	// once it has stopped when its context ends; it returns errNoWorker,
+	// having started nothing, when it cannot run. Nil parses every source
+	// in process.
+	worker func(context.Context, string, api.TransformOptions) (api.TransformResult, error)
+
+	mu      sync.Mutex
+	running int                 // large parses holding a slot, abandoned in-process ones included
+	tenants map[string]struct{} // the tenants of those parses
 }
 
 // processParse is the parse budget of every engine and of Check: about 25
-// times an ordinary parse of a source's size, for sources over 64 KiB.
+// times an ordinary parse of a source's size, for sources over 64 KiB, and
+// as many large parses at once as the machine has cores (at least two, so
+// that one tenant never holds them all).
 var processParse = &parseBudget{
 	inline:  64 << 10,
 	base:    time.Second,
 	perByte: 2 * time.Microsecond,
-	slot:    make(chan struct{}, 1),
+	slots:   max(runtime.NumCPU(), 2),
+	worker: func(ctx context.Context, src string, opts api.TransformOptions) (api.TransformResult, error) {
+		return parseInWorker(ctx, src, opts, nil)
+	},
 }
 
 // noParseBudget parses every source inline, without a budget: for tests.
 var noParseBudget = &parseBudget{inline: math.MaxInt}
 
-// run runs the parser on src within the budget. A source over its budget,
-// or one that finds another large parse in progress, is refused with a
-// ScriptError saying so.
-func (b *parseBudget) run(src string, opts api.TransformOptions) (api.TransformResult, error) {
+// Refusals of a large source that finds no parse slot.
+const (
+	tenantBusyMessage = "SyntaxError: the host is parsing another large script of this tenant; retry in a moment, or send a smaller one"
+	hostBusyMessage   = "SyntaxError: the host is parsing other large scripts; retry in a moment, or send a smaller one"
+)
+
+// acquire takes a large-parse slot for tenant, or returns why it cannot.
+func (b *parseBudget) acquire(tenant string) *ExitError {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, busy := b.tenants[tenant]; busy {
+		return &ExitError{Kind: ScriptError, Message: tenantBusyMessage}
+	}
+	if b.running >= max(b.slots, 1) {
+		return &ExitError{Kind: ScriptError, Message: hostBusyMessage}
+	}
+	if b.tenants == nil {
+		b.tenants = map[string]struct{}{}
+	}
+	b.tenants[tenant] = struct{}{}
+	b.running++
+	return nil
+}
+
+// release frees tenant's slot.
+func (b *parseBudget) release(tenant string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.tenants, tenant)
+	b.running--
+}
+
+// busy is the number of slots held.
+func (b *parseBudget) busy() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.running
+}
+
+// run runs the parser on src within the budget, taking tenant's slot for
+// a large source. A source over its budget, or one that finds its
+// tenant's slot or every slot taken, is refused with a ScriptError saying
+// so; ctx ending stops a large parse and returns a Cancelled or Timeout
+// ExitError. When run returns, a large parse that ran in a worker is over
+// and its slot free.
+func (b *parseBudget) run(ctx context.Context, tenant, src string, opts api.TransformOptions) (api.TransformResult, error) {
 	transform := b.transform
 	if transform == nil {
 		transform = api.Transform
@@ -432,17 +508,32 @@ func (b *parseBudget) run(src string, opts api.TransformOptions) (api.TransformR
 	if len(src) <= b.inline {
 		return transform(src, opts), nil
 	}
-	select {
-	case b.slot <- struct{}{}:
-	default:
-		return api.TransformResult{}, &ExitError{Kind: ScriptError,
-			Message: "SyntaxError: the host is parsing another large script; retry in a moment, or send a smaller one"}
+	if ctx.Err() != nil {
+		return api.TransformResult{}, parseExit(ctx)
 	}
-	done := make(chan api.TransformResult, 1)
+	if xe := b.acquire(tenant); xe != nil {
+		return api.TransformResult{}, xe
+	}
+	type parsed struct {
+		r   api.TransformResult
+		err error
+	}
+	done := make(chan parsed, 1)
+	inProcess := make(chan struct{}) // closed when the parse cannot be stopped
+	wctx, stopWorker := context.WithCancel(ctx)
+	defer stopWorker()
 	go func() {
-		r := transform(src, opts)
-		<-b.slot // free before the caller has r: its next parse (the body form) may be large too
-		done <- r
+		var p parsed
+		p.err = errNoWorker
+		if b.worker != nil {
+			p.r, p.err = b.worker(wctx, src, opts)
+		}
+		if errors.Is(p.err, errNoWorker) {
+			close(inProcess)
+			p.r, p.err = transform(src, opts), nil
+		}
+		b.release(tenant) // before the caller has p: its next parse (the body form) may be large too
+		done <- p
 	}()
 	budget := b.base + b.perByte*time.Duration(len(src))
 	after := b.after
@@ -454,14 +545,41 @@ func (b *parseBudget) run(src string, opts api.TransformOptions) (api.TransformR
 	}
 	expired, stop := after(budget)
 	defer stop()
+	// stopParse kills a worker and waits until it is gone (its slot is then
+	// free); an in-process parse is abandoned.
+	stopParse := func() {
+		stopWorker()
+		select {
+		case <-done:
+		case <-inProcess:
+		}
+	}
 	select {
-	case r := <-done:
-		return r, nil
+	case p := <-done:
+		switch {
+		case p.err != nil && ctx.Err() != nil:
+			return api.TransformResult{}, parseExit(ctx)
+		case p.err != nil:
+			return api.TransformResult{}, fmt.Errorf("sandbox: parsing the script: %w", p.err)
+		}
+		return p.r, nil
 	case <-expired:
+		stopParse()
 		return api.TransformResult{}, &ExitError{Kind: ScriptError, Message: fmt.Sprintf(
 			"SyntaxError: the script is too costly to parse (over %s): many repeated errors such as names declared twice; fix the first ones and resubmit",
 			budget.Round(time.Millisecond))}
+	case <-ctx.Done():
+		stopParse()
+		return api.TransformResult{}, parseExit(ctx)
 	}
+}
+
+// parseExit is the ExitError of a parse whose context ended.
+func parseExit(ctx context.Context) *ExitError {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &ExitError{Kind: Timeout, Message: "the deadline passed while the host parsed the script", Err: context.DeadlineExceeded}
+	}
+	return &ExitError{Kind: Cancelled, Message: "the parse of the script was cancelled", Err: context.Canceled}
 }
 
 // mapTS maps a 1-based position in the JavaScript esbuild generated from a

@@ -193,7 +193,7 @@ func (s *Service) prepare(tenant string, req *SubmitRequest, prof *Profile) (*jo
 	if rerr := settings("guest", req.Guest, reqGuest.Set); rerr != nil {
 		return nil, rerr
 	}
-	j.script = sandbox.Script{Source: req.Script, Lang: sandbox.LangJS, Filename: "chain.js", Guest: reqGuest.Or(s.opts.Guest)}
+	j.script = sandbox.Script{Source: req.Script, Lang: sandbox.LangJS, Filename: "chain.js", Guest: reqGuest.Or(s.opts.Guest), Tenant: tenant}
 	if j.lang == LangTypeScript {
 		j.script.Lang, j.script.Filename = sandbox.LangTS, "chain.ts"
 	}
@@ -217,7 +217,7 @@ func (s *Service) build(ctx context.Context, j *job) *SubmitError {
 		return nil
 	}
 	var err error
-	if j.program, err = s.runner.Compile(j.script); err != nil {
+	if j.program, err = s.runner.Compile(ctx, j.script); err != nil {
 		var exit *sandbox.ExitError
 		if errors.As(err, &exit) {
 			return &SubmitError{Reason: ReasonInvalidScript, Message: exit.Message, Line: exit.Line, Column: exit.Column}

@@ -25,6 +25,8 @@ import (
 	"syscall"
 
 	"golang.org/x/term"
+
+	"github.com/airlockrt/airlock/sandbox"
 )
 
 // Exit codes.
@@ -75,6 +77,7 @@ func fail(code int, format string, args ...any) error {
 }
 
 func main() {
+	sandbox.RunParseWorker() // a parse worker serves its one parse and exits here
 	c := &cli{
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, env: os.Environ(),
 		stdinTTY: isTerminal(os.Stdin), stderrTTY: isTerminal(os.Stderr),

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/airlockrt/airlock/sandbox"
 )
 
 // bin is the airlock binary the tests run; cacheHome is the user cache
@@ -23,6 +25,7 @@ import (
 var bin, cacheHome string
 
 func TestMain(m *testing.M) {
+	sandbox.RunParseWorker() // the tests run the built binary, whose main is a worker too; this keeps the test binary one
 	dir, err := os.MkdirTemp("", "airlock-cli-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

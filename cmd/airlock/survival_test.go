@@ -247,9 +247,12 @@ limits:
 	require.Nil(t, s.cmd.ProcessState, "the process exited")
 	require.Less(t, maxRSS, int64(rssBound), "resident memory %d MiB", maxRSS>>20)
 	client.CloseIdleConnections()
-	// An abandoned parse of the error storm may run on for a few seconds.
+	// A parse over its budget (the error storm) is killed with its worker
+	// process, so nothing of it runs on.
 	require.Eventually(t, func() bool { return goroutines() <= baseline+4 }, time.Minute, 100*time.Millisecond,
 		"goroutines did not come back to the baseline of %d", baseline)
+	require.Eventually(t, func() bool { return len(childProcesses(s.cmd.Process.Pid)) == 0 }, 10*time.Second, 10*time.Millisecond,
+		"parse workers outlived their parses: %v", childProcesses(s.cmd.Process.Pid))
 	t.Logf("cases run: %v; peak RSS %d MiB; goroutines baseline %d", counts, maxRSS>>20, baseline)
 	require.Equal(t, 0, s.stop(t, 30*time.Second))
 }
@@ -291,4 +294,26 @@ func tail(s string, n int) string {
 		return s[len(s)-n:]
 	}
 	return s
+}
+
+// childProcesses are the live processes whose parent is pid (a server's
+// parse workers); none where there is no /proc.
+func childProcesses(pid int) []int {
+	dirs, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, d := range dirs {
+		child, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", child))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) && f[0] != "Z" {
+			pids = append(pids, child)
+		}
+	}
+	return pids
 }
