@@ -91,6 +91,24 @@ var survivalCases = []hostileCase{
 		code: 200, status: "limit_exceeded", reason: "logs"},
 	{name: "airlock_log flood", body: map[string]any{"language": "wasm", "script": b64(wasmbuild.LogFlood())},
 		code: 200, status: "limit_exceeded", reason: "logs"},
+	// Issue 12: host memory of waiting calls and large parses of one tenant.
+	// HIGH calls of 512 KiB at once: each is charged about 1 MiB of its
+	// tenant's budget (approval.max_tenant_in_flight_bytes, 2MiB here), so
+	// one waits for approval (approval_timeout) and the others end at once
+	// with tenant_memory. (50 calls of 1 MiB, as in the issue, take the
+	// guest over 10 s to encode on a busy machine under -race.)
+	{name: "waiting calls of 512 KiB", body: map[string]any{"script": `const text = "y".repeat(512 << 10);
+const r = await Promise.allSettled(Array.from({length: 8}, () => tools.send_message({to: "x", text})));
+if (!r.every(s => s.status === "rejected") || !r.some(s => s.reason.reason === "tenant_memory"))
+  throw new Error(JSON.stringify(r.map(s => s.status + "/" + (s.reason && s.reason.reason))));
+return true;`,
+		"policy": map[string]any{"approval_timeout": "2s", "call_timeout": "3s"}},
+		code: 200, status: "ok"},
+	// 300 KB of a name declared again: minutes of esbuild, killed in its
+	// worker process at its budget (or refused while the tenant's slot is
+	// taken).
+	{name: "300 KB duplicate-declaration storm", body: map[string]any{"script": strings.Repeat("let x;\n", (300<<10)/7)},
+		code: 400, reason: "invalid_script"},
 	{name: "syntax error", body: map[string]any{"script": `return a +;`},
 		code: 400, reason: "invalid_script"},
 	{name: "not a module", body: map[string]any{"script": "AGFzbQEAAAA=", "language": "wasm"},
@@ -112,13 +130,19 @@ func TestSurvival(t *testing.T) {
 		rssBound = 1 << 30
 	)
 	keys := []string{"survive-a-0123456789abcdef", "survive-b-0123456789abcdef", "survive-c-0123456789abcdef"}
+	// Tenant d floods event streams (streamFlood) beside the others.
+	const streamKey, maxStreams = "survive-d-0123456789abcdef", 2
 	s := serve(t, `
 server:
   max_concurrent_chains: 8
+  max_streams_per_tenant: `+strconv.Itoa(maxStreams)+`
   api_keys:
     - {key: "`+keys[0]+`", tenant: a}
     - {key: "`+keys[1]+`", tenant: b}
     - {key: "`+keys[2]+`", tenant: c}
+    - {key: "`+streamKey+`", tenant: d}
+approval:
+  max_tenant_in_flight_bytes: 2MiB
 limits:
   timeout: 10s
 `)
@@ -208,6 +232,23 @@ limits:
 			}
 		}()
 	}
+	// Stream flood: tenant d opens maxStreams event streams on a running
+	// chain of its own; one more is refused with 429 too_many_streams while
+	// the other tenants' chains run on. Cancelling the chain ends its
+	// streams, and reading them to their end frees their places.
+	const streamFlood = "stream flood"
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for time.Now().Before(deadline) {
+			if !floodStreams(client, s.url, streamKey, maxStreams, fail) {
+				return
+			}
+			mu.Lock()
+			counts[streamFlood]++
+			mu.Unlock()
+		}
+	}()
 	// Health and memory, throughout.
 	watchDone := make(chan struct{})
 	go func() {
@@ -244,6 +285,7 @@ limits:
 	for _, c := range survivalCases {
 		require.Positive(t, counts[c.name], "case %q never ran to its outcome", c.name)
 	}
+	require.Positive(t, counts[streamFlood], "the stream flood never ran to its outcome")
 	require.Nil(t, s.cmd.ProcessState, "the process exited")
 	require.Less(t, maxRSS, int64(rssBound), "resident memory %d MiB", maxRSS>>20)
 	client.CloseIdleConnections()
@@ -255,6 +297,92 @@ limits:
 		"parse workers outlived their parses: %v", childProcesses(s.cmd.Process.Pid))
 	t.Logf("cases run: %v; peak RSS %d MiB; goroutines baseline %d", counts, maxRSS>>20, baseline)
 	require.Equal(t, 0, s.stop(t, 30*time.Second))
+}
+
+// floodStreams submits a chain that runs until cancelled with key, opens
+// max event streams on it (each must answer 200), checks that one more is
+// refused with 429 too_many_streams, then cancels the chain and reads its
+// streams to their end. It reports false on a problem (given to fail).
+func floodStreams(client *http.Client, url, key string, max int, fail func(string, ...any)) bool {
+	do := func(method, path string, body []byte) (*http.Response, error) {
+		req, _ := http.NewRequest(method, url+path, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+key)
+		return client.Do(req)
+	}
+	var id string
+	for id == "" {
+		resp, err := do("POST", "/v1/chains?async=1", []byte(`{"script": "await tools.slow({ms: 60000})"}`))
+		if err != nil {
+			fail("stream flood: submit: %v", err)
+			return false
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		switch resp.StatusCode {
+		case http.StatusTooManyRequests: // too_many_chains: the others hold every place
+			time.Sleep(20 * time.Millisecond)
+		case http.StatusAccepted:
+			var v struct{ ID string }
+			if err := json.Unmarshal(body, &v); err != nil || v.ID == "" {
+				fail("stream flood: submit answered %s", clipBody(body))
+				return false
+			}
+			id = v.ID
+		default:
+			fail("stream flood: submit: HTTP %d: %s", resp.StatusCode, clipBody(body))
+			return false
+		}
+	}
+	ok := true
+	var streams []*http.Response
+	for range max {
+		resp, err := do("GET", "/v1/chains/"+id+"/events", nil)
+		if err != nil {
+			fail("stream flood: stream: %v", err)
+			ok = false
+			break
+		}
+		if resp.StatusCode != http.StatusOK {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			fail("stream flood: stream %d: HTTP %d, want 200: %s", len(streams)+1, resp.StatusCode, clipBody(body))
+			ok = false
+			break
+		}
+		streams = append(streams, resp)
+	}
+	if ok {
+		resp, err := do("GET", "/v1/chains/"+id+"/events", nil)
+		if err != nil {
+			fail("stream flood: extra stream: %v", err)
+			ok = false
+		} else {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var v struct{ Error struct{ Reason string } }
+			_ = json.Unmarshal(body, &v)
+			if resp.StatusCode != http.StatusTooManyRequests || v.Error.Reason != "too_many_streams" {
+				fail("stream flood: extra stream: HTTP %d, want 429 too_many_streams: %s", resp.StatusCode, clipBody(body))
+				ok = false
+			}
+		}
+	}
+	if resp, err := do("DELETE", "/v1/chains/"+id, nil); err != nil {
+		fail("stream flood: cancel: %v", err)
+		ok = false
+	} else {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	for _, st := range streams {
+		if _, err := io.Copy(io.Discard, st.Body); err != nil {
+			fail("stream flood: reading a stream to its end: %v", err)
+			ok = false
+		}
+		st.Body.Close()
+	}
+	return ok
 }
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
