@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/airlockrt/airlock/blobstore"
 )
 
 // Park is a parked chain's state and the approvals it waits for.
@@ -61,9 +63,9 @@ func (p *parkSeal) signed(key []byte) []byte {
 // pinOwner is the pin that keeps a parked state from expiring.
 func pinOwner(id string, gen int) string { return "park:" + id + ":" + strconv.Itoa(gen) }
 
-// SavePark stores a parked chain: its state as a blob pinned while it is
-// parked, the seal (create-only: a generation is parked once) and each
-// approval request. The caller then writes the chain's record (PutChain,
+// SavePark stores a parked chain: its state as a blob, each approval
+// request, the seal (create-only: a generation is parked once), then the
+// pin that keeps the state while it is parked. The caller then writes the chain's record (PutChain,
 // status parked).
 func (s *Store) SavePark(ctx context.Context, p *Park) error {
 	if !validID(p.ChainID) || p.Gen < 1 {
@@ -82,13 +84,9 @@ func (s *Store) SavePark(ctx context.Context, p *Park) error {
 	if err != nil {
 		return fmt.Errorf("durable: storing a parked state: %w", err)
 	}
-	if err := s.bs.Pin(ctx, p.Tenant, a.Ref, pinOwner(p.ChainID, p.Gen)); err != nil {
-		return fmt.Errorf("durable: pinning a parked state: %w", err)
-	}
 	for i := range p.Approvals {
 		ap := &p.Approvals[i]
 		if err := s.putApproval(ctx, ap); err != nil {
-			_ = s.bs.Unpin(context.WithoutCancel(ctx), p.Tenant, a.Ref, pinOwner(p.ChainID, p.Gen))
 			return err
 		}
 	}
@@ -103,8 +101,15 @@ func (s *Store) SavePark(ctx context.Context, p *Park) error {
 		return err
 	}
 	if err := s.bs.PutRecord(ctx, p.Tenant, name, b, true); err != nil {
-		_ = s.bs.Unpin(context.WithoutCancel(ctx), p.Tenant, a.Ref, pinOwner(p.ChainID, p.Gen))
 		return fmt.Errorf("durable: sealing a parked state: %w", err)
+	}
+	// Pinned only once sealed: a pin is withdrawn through its seal
+	// (ReleasePark), so a process that dies here leaves no pin that
+	// nobody knows of. (Unpinned, the state lives the store's TTL.)
+	if err := s.bs.Pin(ctx, p.Tenant, a.Ref, pinOwner(p.ChainID, p.Gen)); err != nil {
+		// The pin may have been written all the same (its answer lost).
+		_ = s.unpin(context.WithoutCancel(ctx), p.Tenant, a.Ref, pinOwner(p.ChainID, p.Gen))
+		return fmt.Errorf("durable: pinning a parked state: %w", err)
 	}
 	return nil
 }
@@ -203,15 +208,63 @@ func cutLast(s string, sep byte) (string, string, bool) {
 
 // ReleasePark lets a parked generation's state expire: the chain has moved
 // on (resumed and parked again, or ended).
+// A store failure is tried again a few times (see unpin).
 func (s *Store) ReleasePark(ctx context.Context, tenant, id string, gen int) error {
-	seal, err := s.seal(ctx, tenant, id, gen)
-	if errors.Is(err, ErrNotFound) {
-		return nil
+	return retry(ctx, func() error {
+		seal, err := s.seal(ctx, tenant, id, gen)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return s.bs.Unpin(ctx, tenant, seal.Ref, pinOwner(id, gen))
+	})
+}
+
+// unpin withdraws a pin, trying again a few times when the store fails: a
+// pin nobody withdraws keeps its blob for ever, and no other process
+// knows to withdraw it.
+func (s *Store) unpin(ctx context.Context, tenant, ref, owner string) error {
+	return retry(ctx, func() error { return s.bs.Unpin(ctx, tenant, ref, owner) })
+}
+
+// final reports whether err is an answer rather than a failure.
+func final(err error) bool {
+	for _, e := range []error{blobstore.ErrNotFound, blobstore.ErrExist, blobstore.ErrRecordTooLarge, blobstore.ErrClosed,
+		blobstore.ErrInvalidRecordName, blobstore.ErrInvalidTenant, ErrNotFound, ErrForged, ErrMalformed, ErrTampered, ErrIncompatible,
+		context.Canceled, context.DeadlineExceeded} {
+		if errors.Is(err, e) {
+			return true
+		}
 	}
-	if err != nil {
-		return err
+	return false
+}
+
+// releaseTries bounds the attempts of retry, which waits 20 ms, then
+// twice as long after each failure (about 0.3 s in all).
+const releaseTries = 5
+
+// retry calls f until it succeeds, fails with an answer that trying again
+// does not change (the store's: not found, exists, too large, closed; this
+// package's refusals), ctx ends, or releaseTries attempts failed; it
+// returns f's last error.
+func retry(ctx context.Context, f func() error) error {
+	wait := 20 * time.Millisecond
+	for try := 1; ; try++ {
+		err := f()
+		if err == nil || try == releaseTries || final(err) {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		wait *= 2
 	}
-	return s.bs.Unpin(ctx, tenant, seal.Ref, pinOwner(id, gen))
 }
 
 // Parked states are encrypted at rest (AES-256-GCM, a key derived from the
