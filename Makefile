@@ -9,6 +9,9 @@
 #                (bench/compare.txt; see BENCHMARKS.md)
 #   make lint    go vet + staticcheck (installed at a pinned version)
 #   make fuzz    runs every fuzz target for FUZZTIME each
+#   make soak    drives the fleet through SOAK_OPS randomised operations on a
+#                faulty store for each of SOAK_SEEDS, on memory and MinIO
+#                (docs/durability.md, "Faults, measured")
 
 GO          ?= go
 CACHE_BIN   ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/airlock/bin
@@ -18,12 +21,14 @@ BENCHSTAT   := $(CACHE_BIN)/benchstat
 BENCHSTAT_VERSION := v0.0.0-20260908200009-22c9c6c9d4da
 FUZZTIME    ?= 15s
 BENCHCOUNT  ?= 6
+SOAK_OPS    ?= 5000
+SOAK_SEEDS  ?= 1,2,3
 # BENCH_BASE is the revision make bench compares chain start and the bridge
 # round trip with: the last one before issue 10 changed the guest.
 BENCH_BASE  ?= 309923e
 GUEST_WASM  := examples/chains/go-guest/chain.wasm
 
-.PHONY: all build test test-go guest lint fuzz bench clean
+.PHONY: all build test test-go guest lint fuzz bench soak clean
 
 all: build
 
@@ -71,6 +76,13 @@ bench: guest $(BENCHSTAT)
 	scripts/mcp-deps.sh >/dev/null
 	BENCHCOUNT=$(BENCHCOUNT) BENCHSTAT=$(BENCHSTAT) scripts/minio.sh run -- scripts/bench.sh
 	BENCHCOUNT=$(BENCHCOUNT) BENCHSTAT=$(BENCHSTAT) scripts/bench-compare.sh $(BENCH_BASE)
+
+# soak is TestFleetUnderFaults (service/fleet_faults_test.go) at length:
+# make test runs it with a small count and one seed. It prints its figures
+# (operations, faults injected by kind, violations) per seed and backend.
+soak:
+	scripts/minio.sh run -- env AIRLOCK_SOAK_OPS=$(SOAK_OPS) AIRLOCK_SOAK_SEEDS=$(SOAK_SEEDS) \
+		$(GO) test -count=1 -timeout 2h -run 'TestFleetUnderFaults' -v ./service/
 
 clean:
 	rm -f $(GUEST_WASM)

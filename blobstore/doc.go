@@ -15,7 +15,8 @@
 // Store is the portable type; a Driver is a flat key/object store that knows
 // nothing about tenants, refs or pins. Drivers live in subpackages (fsblob,
 // the embedded default; s3blob; memblob) and register nothing global; the
-// storetest package checks any Driver against a Store.
+// storetest package checks any Driver against a Store, and faultblob wraps
+// one to inject store failures in tests.
 //
 // # Refs
 //

@@ -280,11 +280,18 @@ func (c *chainRun) finish(ctx context.Context, g guestOutcome) (*RunResult, erro
 }
 
 // close ends the chain's session: its pins go whatever happened, with a
-// context of their own, since the chain's may be cancelled already.
+// context of their own, since the chain's may be cancelled already. A
+// failed unpin is tried again a few times (Session.Close retries the refs
+// it could not unpin): a pin nobody withdraws keeps its blob for ever.
 func (c *chainRun) close(ctx context.Context) {
 	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	if cerr := c.sess.Close(closeCtx); cerr != nil && c.opts.Logger != nil {
+	cerr := c.sess.Close(closeCtx)
+	for wait := 20 * time.Millisecond; cerr != nil && wait <= 160*time.Millisecond && closeCtx.Err() == nil; wait *= 2 {
+		time.Sleep(wait)
+		cerr = c.sess.Close(closeCtx)
+	}
+	if cerr != nil && c.opts.Logger != nil {
 		c.opts.Logger.Error("chain: releasing pins failed; they expire with the store's TTL once unpinned", "chain", c.sess.ID(), "err", cerr)
 	}
 }

@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"bytes"
 	"context"
 	"crypto/hkdf"
 	"crypto/hmac"
@@ -241,14 +242,20 @@ func (s *Store) createOnce(ctx context.Context, tenant, name string, b binding, 
 	rec := s.sign(b, body)
 	for slot, tries := 0, 0; slot < maxSlots && tries < 2*maxSlots; tries++ {
 		n := slotName(name, slot)
-		switch err := s.bs.PutRecord(ctx, tenant, n, rec, true); {
+		// A write whose answer was lost may have happened: it is tried
+		// again, and a writer that then finds its own bytes there (or
+		// whose retry raced its first attempt) won.
+		switch err := retry(ctx, func() error { return s.bs.PutRecord(ctx, tenant, n, rec, true) }); {
 		case err == nil:
 			return true, nil, nil
 		case !errors.Is(err, blobstore.ErrExist):
 			return false, nil, err
 		}
-		got, err := s.readRecord(ctx, tenant, n, b)
+		var got []byte
+		err := retry(ctx, func() (err error) { got, err = s.readRecord(ctx, tenant, n, b); return err })
 		switch {
+		case err == nil && bytes.Equal(got, body):
+			return true, nil, nil
 		case err == nil:
 			return false, got, nil
 		case errors.Is(err, ErrForged):

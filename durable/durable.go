@@ -529,7 +529,7 @@ func (s *Store) unpinTrace(ctx context.Context, c *Chain) {
 			if n++; n > maxUnpins {
 				return
 			}
-			_ = s.bs.Unpin(ctx, c.Tenant, ref, c.ID)
+			_ = s.unpin(ctx, c.Tenant, ref, c.ID)
 		}
 	}
 }
@@ -574,7 +574,9 @@ func (s *Store) Claim(ctx context.Context, tenant, id string, gen int, kind stri
 	if !validID(id) {
 		return false, ErrNotFound
 	}
-	b, _ := json.Marshal(claim{Kind: kind, Node: s.node, At: s.now().UTC()})
+	var nonce [8]byte
+	_, _ = rand.Read(nonce[:])
+	b, _ := json.Marshal(claim{Kind: kind, Node: s.node, At: s.now().UTC(), Nonce: hex.EncodeToString(nonce[:])})
 	won, _, err := s.createOnce(ctx, tenant, chainName(id, "claim/"+strconv.Itoa(gen)), claimBinding(tenant, id, gen), b)
 	return won, err
 }

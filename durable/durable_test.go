@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/airlockrt/airlock/blobstore"
+	"github.com/airlockrt/airlock/blobstore/fsblob"
 	"github.com/airlockrt/airlock/blobstore/memblob"
 	"github.com/airlockrt/airlock/blobstore/s3blob"
 	"github.com/airlockrt/airlock/chain"
@@ -37,7 +38,16 @@ type backend struct {
 
 func backends(t testing.TB) []backend {
 	mem := memblob.New()
-	bs := []backend{{"mem", func(testing.TB) blobstore.Driver { return mem }}}
+	dir := t.TempDir()
+	bs := []backend{
+		{"mem", func(testing.TB) blobstore.Driver { return mem }},
+		// Each open is another process over the same directory.
+		{"fs", func(t testing.TB) blobstore.Driver {
+			d, err := fsblob.New(dir)
+			require.NoError(t, err)
+			return d
+		}},
+	}
 	if os.Getenv(s3blob.EnvEndpoint) == "" {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("CI=true but AIRLOCK_S3_ENDPOINT is unset: run the tests with scripts/minio.sh run -- go test ./...")

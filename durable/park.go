@@ -93,14 +93,16 @@ func (p *parkSeal) signed(key []byte) []byte {
 // pinOwner is the pin that keeps a parked state from expiring.
 func pinOwner(id string, gen int) string { return "park:" + id + ":" + strconv.Itoa(gen) }
 
-// SavePark stores a parked chain: its state as a blob pinned while it is
-// parked, the seal (create-only: a generation is parked once) and each
-// approval request. The caller then writes the chain's record (PutChain,
-// status parked). A state equal to the previous generation's (its keyed
-// digest matches) is not stored again: the new seal links the previous
-// generation's blob, pinned for this generation too, and p.Written is 0;
-// otherwise p.Written is the bytes stored. Each generation keeps its own
-// seal and claim, so the claim protocol is unchanged.
+// SavePark stores a parked chain: its state as a blob, each approval
+// request, the seal (create-only: a generation is parked once), then the
+// pin that keeps the state while it is parked (pinned only once sealed, so
+// a process that dies before leaves no pin nobody knows of). The caller
+// then writes the chain's record (PutChain, status parked). A state equal
+// to the previous generation's (its keyed digest matches) is not stored
+// again: the new seal links the previous generation's blob, pinned for this
+// generation too, and p.Written is 0; otherwise p.Written is the bytes
+// stored. Each generation keeps its own seal and claim, so the claim
+// protocol is unchanged.
 func (s *Store) SavePark(ctx context.Context, p *Park) error {
 	if !validID(p.ChainID) || p.Gen < 1 {
 		return fmt.Errorf("durable: invalid park of chain %q generation %d", p.ChainID, p.Gen)
@@ -115,8 +117,7 @@ func (s *Store) SavePark(ctx context.Context, p *Park) error {
 	p.Written = 0
 	if p.Gen > 1 {
 		prev, err := s.seal(ctx, p.Tenant, p.ChainID, p.Gen-1)
-		if err == nil && prev.key == 0 && hmac.Equal([]byte(prev.StateMAC), []byte(seal.StateMAC)) &&
-			s.bs.Pin(ctx, p.Tenant, prev.Ref, owner) == nil {
+		if err == nil && prev.key == 0 && hmac.Equal([]byte(prev.StateMAC), []byte(seal.StateMAC)) {
 			seal.Ref, seal.Size, seal.SHA256, seal.StateGen = prev.Ref, prev.Size, prev.SHA256, prev.stateGen()
 		}
 	}
@@ -130,21 +131,14 @@ func (s *Store) SavePark(ctx context.Context, p *Park) error {
 		if err != nil {
 			return fmt.Errorf("durable: storing a parked state: %w", err)
 		}
-		if err := s.bs.Pin(ctx, p.Tenant, a.Ref, owner); err != nil {
-			_ = s.bs.Delete(context.WithoutCancel(ctx), p.Tenant, a.Ref)
-			return fmt.Errorf("durable: pinning a parked state: %w", err)
-		}
 		seal.Ref, seal.Size, seal.SHA256 = a.Ref, int64(len(sealed)), hex.EncodeToString(sum[:])
 		p.Written = int64(len(sealed))
 	}
-	// drop undoes the state's part of a park that failed: a blob of its
-	// own is deleted, a linked one only unpinned.
+	// drop undoes the state's part of a park that failed before its pin: a
+	// blob of its own is deleted, a linked one left to its generation.
 	drop := func() {
-		ctx := context.WithoutCancel(ctx)
 		if seal.StateGen == 0 {
-			_ = s.bs.Delete(ctx, p.Tenant, seal.Ref)
-		} else {
-			_ = s.bs.Unpin(ctx, p.Tenant, seal.Ref, owner)
+			_ = s.bs.Delete(context.WithoutCancel(ctx), p.Tenant, seal.Ref)
 		}
 	}
 	for i := range p.Approvals {
@@ -166,6 +160,14 @@ func (s *Store) SavePark(ctx context.Context, p *Park) error {
 	if err := s.bs.PutRecord(ctx, p.Tenant, name, b, true); err != nil {
 		drop()
 		return fmt.Errorf("durable: sealing a parked state: %w", err)
+	}
+	// Pinned only once sealed: a pin is withdrawn through its seal
+	// (ReleasePark), so a process that dies here leaves no pin that
+	// nobody knows of. (Unpinned, the state lives the store's TTL.)
+	if err := s.bs.Pin(ctx, p.Tenant, seal.Ref, owner); err != nil {
+		// The pin may have been written all the same (its answer lost).
+		_ = s.unpin(context.WithoutCancel(ctx), p.Tenant, seal.Ref, owner)
+		return fmt.Errorf("durable: pinning a parked state: %w", err)
 	}
 	return nil
 }
@@ -283,34 +285,82 @@ func cutLast(s string, sep byte) (string, string, bool) {
 // caller holds the generation's claim, so nobody else reads it. A blob the
 // next or the previous generation links (the state did not change) is
 // only unpinned for this generation; when that cannot be told (the store
-// failed), it is only unpinned too, and expires after the store's TTL.
+// failed), it is only unpinned too, and expires after the store's TTL. A
+// store failure is tried again a few times (retry).
 func (s *Store) ReleasePark(ctx context.Context, tenant, id string, gen int) error {
-	seal, err := s.seal(ctx, tenant, id, gen)
-	if errors.Is(err, ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	shared := false
-	for _, g := range []int{gen - 1, gen + 1} {
-		if g < 1 {
-			continue
+	return retry(ctx, func() error {
+		seal, err := s.seal(ctx, tenant, id, gen)
+		if errors.Is(err, ErrNotFound) {
+			return nil
 		}
-		o, err := s.seal(ctx, tenant, id, g)
-		if err == nil && o.Ref == seal.Ref || err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrTampered) {
-			shared = true
+		if err != nil {
+			return err
+		}
+		shared := false
+		for _, g := range []int{gen - 1, gen + 1} {
+			if g < 1 {
+				continue
+			}
+			o, err := s.seal(ctx, tenant, id, g)
+			if err == nil && o.Ref == seal.Ref || err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrTampered) {
+				shared = true
+			}
+		}
+		if shared {
+			err = s.bs.Unpin(ctx, tenant, seal.Ref, pinOwner(id, gen))
+		} else if err = s.bs.Delete(ctx, tenant, seal.Ref); errors.Is(err, blobstore.ErrNotFound) {
+			err = nil
+		}
+		if err != nil {
+			return err
+		}
+		return s.bs.DeleteRecord(ctx, tenant, chainName(id, "park/"+strconv.Itoa(gen)))
+	})
+}
+
+// unpin withdraws a pin, trying again a few times when the store fails: a
+// pin nobody withdraws keeps its blob for ever, and no other process
+// knows to withdraw it.
+func (s *Store) unpin(ctx context.Context, tenant, ref, owner string) error {
+	return retry(ctx, func() error { return s.bs.Unpin(ctx, tenant, ref, owner) })
+}
+
+// final reports whether err is an answer rather than a failure.
+func final(err error) bool {
+	for _, e := range []error{blobstore.ErrNotFound, blobstore.ErrExist, blobstore.ErrRecordTooLarge, blobstore.ErrClosed,
+		blobstore.ErrInvalidRecordName, blobstore.ErrInvalidTenant, ErrNotFound, ErrForged, ErrMalformed, ErrTampered, ErrIncompatible,
+		context.Canceled, context.DeadlineExceeded} {
+		if errors.Is(err, e) {
+			return true
 		}
 	}
-	if shared {
-		err = s.bs.Unpin(ctx, tenant, seal.Ref, pinOwner(id, gen))
-	} else if err = s.bs.Delete(ctx, tenant, seal.Ref); errors.Is(err, blobstore.ErrNotFound) {
-		err = nil
+	return false
+}
+
+// releaseTries bounds the attempts of retry, which waits 20 ms, then
+// twice as long after each failure (about 0.3 s in all).
+const releaseTries = 5
+
+// retry calls f until it succeeds, fails with an answer that trying again
+// does not change (the store's: not found, exists, too large, closed; this
+// package's refusals), ctx ends, or releaseTries attempts failed; it
+// returns f's last error.
+func retry(ctx context.Context, f func() error) error {
+	wait := 20 * time.Millisecond
+	for try := 1; ; try++ {
+		err := f()
+		if err == nil || try == releaseTries || final(err) {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		wait *= 2
 	}
-	if err != nil {
-		return err
-	}
-	return s.bs.DeleteRecord(ctx, tenant, chainName(id, "park/"+strconv.Itoa(gen)))
 }
 
 // Parked states are encrypted at rest (AES-256-GCM, a key derived from the

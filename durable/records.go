@@ -115,6 +115,10 @@ type claim struct {
 	Kind string    `json:"kind"`
 	Node string    `json:"node"`
 	At   time.Time `json:"at"`
+	// Nonce makes each claim's bytes its own, so that createOnce tells a
+	// claimant's own claim (written, its answer lost) from another's, even
+	// one of the same process in the same nanosecond.
+	Nonce string `json:"nonce,omitempty"`
 }
 
 func decodeClaim(b []byte) (claim, error) {

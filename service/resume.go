@@ -120,6 +120,10 @@ func (s *Service) resumeNow(tenant, id string) (*run, error) {
 		}
 		return nil, err
 	}
+	// A claimed generation is never continued again: its state may go
+	// now, rather than after the chain's end or next park, so that a
+	// process killed in between leaves no pin behind (the fault run).
+	s.releasePark(ctx, tenant, id, c.Gen)
 	return s.resume(c, meta, state, expired), nil
 }
 
