@@ -13,12 +13,13 @@ import (
 // submitStatus is the HTTP status of each reason a submission is refused
 // for; a reason not listed is 400.
 var submitStatus = map[string]int{
-	service.ReasonTenantMismatch: http.StatusForbidden,
-	service.ReasonForbiddenRole:  http.StatusForbidden,
-	service.ReasonBodyTooLarge:   http.StatusRequestEntityTooLarge,
-	service.ReasonTooManyChains:  http.StatusTooManyRequests,
-	service.ReasonInternal:       http.StatusInternalServerError,
-	service.ReasonShuttingDown:   http.StatusServiceUnavailable,
+	service.ReasonTenantMismatch:   http.StatusForbidden,
+	service.ReasonForbiddenRole:    http.StatusForbidden,
+	service.ReasonBodyTooLarge:     http.StatusRequestEntityTooLarge,
+	service.ReasonTooManyChains:    http.StatusTooManyRequests,
+	service.ReasonInternal:         http.StatusInternalServerError,
+	service.ReasonShuttingDown:     http.StatusServiceUnavailable,
+	service.ReasonStoreUnavailable: http.StatusServiceUnavailable,
 }
 
 // writeSubmitError answers a refused submission.

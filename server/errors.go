@@ -118,7 +118,7 @@ const (
 	ReasonParkedChains = service.ReasonParkedChains
 	// ReasonStoreUnavailable: the fleet's shared store could not be read or
 	// written; retry.
-	ReasonStoreUnavailable = "store_unavailable"
+	ReasonStoreUnavailable = service.ReasonStoreUnavailable
 	// ReasonRunningElsewhere: the chain runs on another process of the
 	// fleet, which alone can cancel it.
 	ReasonRunningElsewhere = "running_elsewhere"

@@ -660,7 +660,13 @@ func TestFleetStoreDownMatchesOpenAPI(t *testing.T) {
 	require.Equal(t, server.ReasonStoreUnavailable, r.reason(t))
 	r = decideOn(t, e, v.Pending[0], "approve")
 	require.Equal(t, http.StatusServiceUnavailable, r.code, "%s", r.body)
+	// A chain the fleet cannot record is not started: it would be lost
+	// with this process.
+	r = e.do(t, "POST", "/v1/chains", keyAcme, map[string]any{"script": `return await tools.notify({to: "unrecorded"})`})
+	require.Equal(t, http.StatusServiceUnavailable, r.code, "%s", r.body)
+	require.Equal(t, server.ReasonStoreUnavailable, r.reason(t))
 	drv.fail.Store(false)
+	require.Equal(t, int32(0), f.count("unrecorded"))
 	require.Equal(t, http.StatusOK, e.do(t, "DELETE", "/v1/chains/"+v.ID, keyAcme, nil).code)
 	require.Equal(t, int32(0), f.count("down"))
 }

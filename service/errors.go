@@ -92,6 +92,10 @@ const (
 	ReasonInternal = "internal_error"
 	// ReasonShuttingDown: the service is draining and takes no new chains.
 	ReasonShuttingDown = "shutting_down"
+	// ReasonStoreUnavailable: the fleet's shared store could not be read or
+	// written (for a submission: the chain's first record), so nothing was
+	// done; retry.
+	ReasonStoreUnavailable = "store_unavailable"
 	// ReasonHostError is the chain reason of a run the host failed (a panic
 	// while it ran, or a chain that could not be parked).
 	ReasonHostError = "host_error"

@@ -365,7 +365,16 @@ func (s *Service) start(parent, client, buildCtx context.Context, tenant string,
 			name = prof.Name
 		}
 		rn.fleet = newFleetRun(name, 0)
-		s.announce(ctx, rn)
+		// A chain the fleet has no record of would be lost with this
+		// process: without its first record it does not start.
+		if err := s.putRunning(ctx, rn); err != nil {
+			s.log.Error("fleet: recording a new chain failed; it was not started", "chain", rn.id, "err", err)
+			cancel(err)
+			if j.module != nil {
+				_ = j.module.Close(context.WithoutCancel(ctx))
+			}
+			return nil, refuse(ReasonStoreUnavailable, "the fleet's store could not record the chain, so it was not started; retry")
+		}
 	}
 
 	s.mu.Lock()
