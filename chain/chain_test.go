@@ -16,25 +16,14 @@ import (
 	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/blobstore/memblob"
 	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/internal/enginetest"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
-// One script engine for the package: compiling QuickJS is the slow part.
-var (
-	engineOnce sync.Once
-	engine     *sandbox.ScriptEngine
-	engineErr  error
-)
-
-func scripts(t testing.TB) *sandbox.ScriptEngine {
-	engineOnce.Do(func() {
-		engine, engineErr = sandbox.NewScriptEngine(context.Background(), sandbox.ScriptOptions{})
-	})
-	require.NoError(t, engineErr)
-	return engine
-}
+// scripts is the test binary's one script engine.
+func scripts(t testing.TB) *sandbox.ScriptEngine { return enginetest.Scripts(t) }
 
 type env struct {
 	runner  *chain.Runner

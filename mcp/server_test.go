@@ -22,6 +22,7 @@ import (
 	"github.com/airlockrt/airlock/durable"
 	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/internal/demo"
+	"github.com/airlockrt/airlock/internal/enginetest"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/mcp"
 	"github.com/airlockrt/airlock/sandbox"
@@ -29,19 +30,8 @@ import (
 	"github.com/airlockrt/airlock/service"
 )
 
-var (
-	engineOnce sync.Once
-	engine     *sandbox.ScriptEngine
-	engineErr  error
-)
-
-func scripts(t testing.TB) *sandbox.ScriptEngine {
-	engineOnce.Do(func() {
-		engine, engineErr = sandbox.NewScriptEngine(context.Background(), sandbox.ScriptOptions{})
-	})
-	require.NoError(t, engineErr)
-	return engine
-}
+// scripts is the test binary's one script engine.
+func scripts(t testing.TB) *sandbox.ScriptEngine { return enginetest.Scripts(t) }
 
 const (
 	keyAcme   = "acme-key-0123456789abcdef"

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +24,7 @@ import (
 	"github.com/airlockrt/airlock/blobstore/memblob"
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/internal/demo"
+	"github.com/airlockrt/airlock/internal/enginetest"
 	"github.com/airlockrt/airlock/internal/metrics"
 	"github.com/airlockrt/airlock/internal/tracing"
 	"github.com/airlockrt/airlock/invoker"
@@ -34,20 +34,8 @@ import (
 	"github.com/airlockrt/airlock/toolbox"
 )
 
-// One script engine for the package: compiling QuickJS is the slow part.
-var (
-	engineOnce sync.Once
-	engine     *sandbox.ScriptEngine
-	engineErr  error
-)
-
-func scripts(t testing.TB) *sandbox.ScriptEngine {
-	engineOnce.Do(func() {
-		engine, engineErr = sandbox.NewScriptEngine(context.Background(), sandbox.ScriptOptions{})
-	})
-	require.NoError(t, engineErr)
-	return engine
-}
+// scripts is the test binary's one script engine.
+func scripts(t testing.TB) *sandbox.ScriptEngine { return enginetest.Scripts(t) }
 
 const (
 	keyAcme   = "acme-key-0123456789abcdef"

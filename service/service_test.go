@@ -2,7 +2,6 @@ package service_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,25 +12,14 @@ import (
 	"github.com/airlockrt/airlock/blobstore/memblob"
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/internal/demo"
+	"github.com/airlockrt/airlock/internal/enginetest"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/service"
 )
 
-// One script engine for the package: compiling QuickJS is the slow part.
-var (
-	engineOnce sync.Once
-	engine     *sandbox.ScriptEngine
-	engineErr  error
-)
-
-func scripts(t testing.TB) *sandbox.ScriptEngine {
-	engineOnce.Do(func() {
-		engine, engineErr = sandbox.NewScriptEngine(context.Background(), sandbox.ScriptOptions{})
-	})
-	require.NoError(t, engineErr)
-	return engine
-}
+// scripts is the test binary's one script engine.
+func scripts(t testing.TB) *sandbox.ScriptEngine { return enginetest.Scripts(t) }
 
 const (
 	keyAcme    = "acme-key-0123456789abcdef"

@@ -13,6 +13,7 @@ import (
 
 	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/blobstore/memblob"
+	"github.com/airlockrt/airlock/internal/enginetest"
 	"github.com/airlockrt/airlock/internal/mcptest"
 	"github.com/airlockrt/airlock/internal/mcptool"
 	"github.com/airlockrt/airlock/invoker"
@@ -150,16 +151,5 @@ func bufLogger(buf *syncBuffer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
-var (
-	engineOnce sync.Once
-	engine     *sandbox.ScriptEngine
-	engineErr  error
-)
-
-func scripts(t testing.TB) *sandbox.ScriptEngine {
-	engineOnce.Do(func() {
-		engine, engineErr = sandbox.NewScriptEngine(context.Background(), sandbox.ScriptOptions{})
-	})
-	require.NoError(t, engineErr)
-	return engine
-}
+// scripts is the test binary's one script engine.
+func scripts(t testing.TB) *sandbox.ScriptEngine { return enginetest.Scripts(t) }
