@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/durable"
+	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/session"
 )
 
@@ -199,7 +201,11 @@ func (s *Service) settle(ctx context.Context, rn *run, res *chain.RunResult) *ch
 	defer rn.fleet.wmu.Unlock()
 	rn.fleet.settled = true
 	if res.Status == chain.StatusParked && res.Parked != nil {
-		if reason, msg := s.overBudget(ctx, rn, res); reason != "" {
+		reason, msg := s.overBudget(ctx, rn, res)
+		if reason == "" {
+			reason, msg = s.chargePark(rn, res)
+		}
+		if reason != "" {
 			// Past its budget it does not park again: it ends, its waiting
 			// calls never run.
 			s.log.Warn("fleet: a chain that would park is past its budget; it ends", "chain", rn.id, "reason", reason)
@@ -210,6 +216,7 @@ func (s *Service) settle(ctx context.Context, rn *run, res *chain.RunResult) *ch
 			out.Logs = res.Logs
 			res = out
 		} else if err := s.savePark(ctx, rn, res); err != nil {
+			s.runner.Invoker().ReleaseTenantBytes(rn.tenant, parkCharge(rn.id, rn.fleet.gen+1))
 			s.log.Error("fleet: parking a chain failed; it ends with host_error", "chain", rn.id, "err", err)
 			out, derr := s.runner.Discard(ctx, res.Parked.State, chain.StatusError, ReasonHostError, "the chain could not be parked")
 			if derr == nil {
@@ -261,14 +268,38 @@ func (s *Service) overBudget(ctx context.Context, rn *run, res *chain.RunResult)
 	return "", ""
 }
 
-// releasePark deletes the state of a generation a chain has moved past.
+// chargePark counts the state a chain is about to park against its
+// tenant's artifact quota (invoker.Options.MaxTenantArtifactBytes), in this
+// process's count, until the generation is released here (releasePark) or,
+// when another process resumes or ends it, at most until the park's time
+// to wait ends (and a store TTL). It returns ReasonTenantQuota and a
+// message when the state does not fit: the chain then ends instead.
+func (s *Service) chargePark(rn *run, res *chain.RunResult) (reason, msg string) {
+	err := s.runner.Invoker().ChargeTenantBytes(rn.tenant, parkCharge(rn.id, rn.fleet.gen+1),
+		int64(len(res.Parked.State)), time.Now().Add(s.opts.ParkTTL))
+	var q *invoker.TenantQuotaError
+	if errors.As(err, &q) {
+		return ReasonTenantQuota, fmt.Sprintf("parking needs %d bytes of the tenant's artifact quota and %d of its %d (store.max_tenant_artifact_bytes) are left; it ended without its waiting calls",
+			q.Needed, q.Left, q.Limit)
+	}
+	return "", ""
+}
+
+// parkCharge names generation gen of chain id's parked state in the
+// tenant's artifact count.
+func parkCharge(id string, gen int) string { return "park:" + id + ":" + strconv.Itoa(gen) }
+
+// releasePark deletes the state of a generation a chain has moved past,
+// and stops counting it against its tenant's artifact quota.
 func (s *Service) releasePark(ctx context.Context, tenant, id string, gen int) {
 	if gen == 0 {
 		return
 	}
 	if err := s.opts.Fleet.ReleasePark(ctx, tenant, id, gen); err != nil {
 		s.log.Warn("fleet: releasing a parked state failed; it stays until the store sweeps it", "chain", id, "err", err)
+		return
 	}
+	s.runner.Invoker().ReleaseTenantBytes(tenant, parkCharge(id, gen))
 }
 
 // storeWait bounds one store operation of the fleet's.

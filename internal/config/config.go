@@ -227,7 +227,9 @@ type Store struct {
 	// MaxBlobBytes caps one stored blob. Default 1GiB.
 	MaxBlobBytes Size `yaml:"max_blob_bytes"`
 	// MaxTenantArtifactBytes caps, per tenant, the artifacts this process
-	// stored and that are still pinned or unexpired. Default 1GiB.
+	// stored and that are still pinned or unexpired, and the states of
+	// the tenant's chains it parked (a park past it ends the chain
+	// limit_exceeded, reason quota_exceeded). Default 1GiB.
 	MaxTenantArtifactBytes Size `yaml:"max_tenant_artifact_bytes"`
 	// MaxResolvingBytes caps the artifact bytes all calls of the process
 	// hold resolved at once. Default 256MiB.
