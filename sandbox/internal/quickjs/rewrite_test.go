@@ -19,9 +19,12 @@ func TestRewrite(t *testing.T) {
 	require.Greater(t, lay.StackWrites, 800)
 	require.Greater(t, lay.Loops, 1000)
 	require.Greater(t, lay.OOMSites, 100)
-	require.Equal(t, []string{GlobalExportPrefix + "0", GlobalExportPrefix + "1", GlobalExportPrefix + "2",
-		GlobalExportPrefix + "3", GlobalExportPrefix + "4"}, lay.Globals)
-	require.Equal(t, GlobalExportPrefix+"2", lay.Floor)
+	// The reactor build's globals: the stack pointer (0, mutable) and one
+	// immutable i32; the rewrite's four follow.
+	require.Equal(t, []string{GlobalExportPrefix + "0", GlobalExportPrefix + "2",
+		GlobalExportPrefix + "3", GlobalExportPrefix + "4", GlobalExportPrefix + "5"}, lay.Globals)
+	require.Equal(t, GlobalExportPrefix+"3", lay.Floor)
+	require.Equal(t, uint32(120), lay.StackSizeOffset)
 	require.True(t, lay.SnapshotSafe)
 	require.Equal(t, uint32(wasmStackSize), lay.StackTop-lay.StackBase)
 
@@ -297,7 +300,7 @@ func forEachInstr(t *testing.T, wasm []byte, f func(ins []byte)) {
 // only: no load or store, so nothing the guest can write in its memory
 // changes what the checks do.
 func TestChecksUseNoMemory(t *testing.T) {
-	rw := &rewriter{budgetGlobal: 5, floorGlobal: 6, reasonGlobal: 7, oomGlobal: 8, stackTop: 165408, proxyFunc: 0}
+	rw := &rewriter{budgetGlobal: 5, floorGlobal: 6, reasonGlobal: 7, oomGlobal: 8, stackTop: 165408, hostFunc: 0}
 	for name, code := range map[string][]byte{
 		"loop":  rw.appendLoopCheck(nil),
 		"stack": rw.appendStackCheck(nil, 3),
