@@ -5,8 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/airlockrt/airlock/sandbox/internal/wasmcode"
 	"strconv"
+
+	"github.com/airlockrt/airlock/sandbox/internal/wasmcode"
 )
 
 // Rewrite makes these load-time changes to the QuickJS module, all in the

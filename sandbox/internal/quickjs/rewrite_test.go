@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/airlockrt/airlock/sandbox/internal/wasmcode"
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/airlockrt/airlock/sandbox/internal/wasmcode"
 
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
