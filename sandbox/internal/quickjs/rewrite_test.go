@@ -134,7 +134,7 @@ func TestLEB(t *testing.T) {
 }
 
 // testRuntime compiles the module once per test.
-func testRuntime(t *testing.T, cfg Config) *Runtime {
+func testRuntime(t testing.TB, cfg Config) *Runtime {
 	t.Helper()
 	ctx := context.Background()
 	m, err := LoadModule()
