@@ -7,6 +7,11 @@
 #   make bench   runs the benchmarks and writes bench/latest.txt, then compares
 #                chain start and the bridge round trip with BENCH_BASE
 #                (bench/compare.txt; see BENCHMARKS.md)
+#                and measures airlock against the peer of issue 22 (make
+#                bench-peer)
+#   make bench-peer  airlock against QuickJS as quickjs-emscripten ships it, on
+#                Node: four ratios (internal/peerbench; BENCHMARKS.md,
+#                "Against the peer")
 #   make lint    go vet + staticcheck (installed at a pinned version)
 #   make fuzz    runs every fuzz target for FUZZTIME each
 #   make soak    drives the fleet through SOAK_OPS randomised operations on a
@@ -28,7 +33,7 @@ SOAK_SEEDS  ?= 1,2,3
 BENCH_BASE  ?= 309923e
 GUEST_WASM  := examples/chains/go-guest/chain.wasm
 
-.PHONY: all build test test-go guest lint fuzz bench soak clean
+.PHONY: all build test test-go guest lint fuzz bench bench-peer soak clean
 
 all: build
 
@@ -76,6 +81,12 @@ bench: guest $(BENCHSTAT)
 	scripts/mcp-deps.sh >/dev/null
 	BENCHCOUNT=$(BENCHCOUNT) BENCHSTAT=$(BENCHSTAT) scripts/minio.sh run -- scripts/bench.sh
 	BENCHCOUNT=$(BENCHCOUNT) BENCHSTAT=$(BENCHSTAT) scripts/bench-compare.sh $(BENCH_BASE)
+	$(MAKE) --no-print-directory bench-peer
+
+# bench-peer writes its table to bench/peer.txt too.
+bench-peer:
+	scripts/peer-deps.sh >/dev/null
+	$(GO) run ./internal/peerbench | tee bench/peer.txt
 
 # soak is TestFleetUnderFaults (service/fleet_faults_test.go) at length:
 # make test runs it with a small count and one seed. It prints its figures

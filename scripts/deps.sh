@@ -12,7 +12,9 @@
 #              examples (cmd/airlock/docs_examples_test.go)
 #     jq       a docs example (examples/profiles/README.md)
 #   npm packages: the pinned ones of scripts/mcp-deps.sh, into
-#     ${XDG_CACHE_HOME:-$HOME/.cache}/airlock/npm
+#     ${XDG_CACHE_HOME:-$HOME/.cache}/airlock/npm, and the benchmarks' peer,
+#     bench/peer/package-lock.json, by scripts/peer-deps.sh into
+#     ${XDG_CACHE_HOME:-$HOME/.cache}/airlock/peer
 #
 # With TEST_STAGES set (make test sets it) the stage lines are numbered.
 set -euo pipefail
@@ -52,6 +54,8 @@ if [[ $(node --version) != v20.* ]]; then
 	echo "deps.sh: node is $(node --version), the compatibility corpus compares with Node 20 (v20.x): put Node 20 first on PATH" >&2
 fi
 
-stage 2 "installing npm packages ($(scripts/mcp-deps.sh --list | tr '\n' ' ' | sed 's/ $//')) if missing"
+stage 2 "installing npm packages ($(scripts/mcp-deps.sh --list | tr '\n' ' ' | sed 's/ $//'), and bench/peer's quickjs-emscripten) if missing"
 dir=$(scripts/mcp-deps.sh)
 echo "deps.sh: npm packages in $dir" >&2
+dir=$(scripts/peer-deps.sh)
+echo "deps.sh: the benchmarks' peer (bench/peer) in $dir" >&2
