@@ -45,6 +45,12 @@ func (d *scriptedDriver) Put(ctx context.Context, key string, r io.Reader, opts 
 			return err
 		}
 		return errScripted
+	case "raced":
+		// A client retry raced the first attempt, which answered.
+		if err := d.Driver.Put(ctx, key, r, opts); err != nil {
+			return err
+		}
+		return fmt.Errorf("retried: %w", blobstore.ErrExist)
 	}
 	return d.Driver.Put(ctx, key, r, opts)
 }
@@ -167,4 +173,29 @@ func TestUnpinOwnerIsBounded(t *testing.T) {
 	n, err := s.UnpinOwner(ctx, "acme", "chain-1")
 	require.ErrorIs(t, err, blobstore.ErrTooManyKeys)
 	require.Equal(t, 1, n, "the pin found before the cap is withdrawn")
+}
+
+// A create-only write under a fresh random key (a blob's bytes or
+// metadata, a removal's claim) that hears "exists" was raced by its own
+// retry: it succeeded, and a Store never returns ErrExist.
+func TestOwnRacedCreateIsAWin(t *testing.T) {
+	for _, tc := range []struct{ name, op, suffix string }{
+		{"put data", "put", "/data"},
+		{"put meta", "put", "/meta"},
+		{"delete claim", "put", "/claim/"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mem := memblob.New()
+			d := &scriptedDriver{Driver: mem}
+			s := blobstore.New(d, blobstore.Options{})
+			defer s.Close()
+			ctx := t.Context()
+			d.fail = once(tc.op, tc.suffix, "raced")
+			a, err := s.Put(ctx, "acme", strings.NewReader("x"), "")
+			require.NoError(t, err)
+			require.NoError(t, s.Pin(ctx, "acme", a.Ref, "park:c:1"))
+			require.NoError(t, s.Delete(ctx, "acme", a.Ref))
+			require.Empty(t, allKeys(t, mem, "b/"))
+		})
+	}
 }

@@ -192,7 +192,7 @@ func (s *Store) Put(ctx context.Context, tenant string, r io.Reader, contentType
 			metaDone <- err
 			return
 		}
-		go func() { metaDone <- writeRecord(ctx, s.d, k.meta(), b, true) }()
+		go func() { metaDone <- ownCreate(writeRecord(ctx, s.d, k.meta(), b, true)) }()
 	}
 	// waitMeta returns the metadata write's result, or nil if none began.
 	waitMeta := func() error {
@@ -203,6 +203,9 @@ func (s *Store) Put(ctx context.Context, tenant string, r io.Reader, contentType
 	}
 
 	err = s.d.Put(ctx, k.data(), hr, PutOptions{CreateOnly: true, ContentType: ct})
+	if hr.eof && hr.err == nil {
+		err = ownCreate(err)
+	}
 	if err != nil || hr.err != nil || !hr.eof {
 		if waitMeta() == nil && started.Load() {
 			s.cleanup(ctx, k.meta())
@@ -609,6 +612,17 @@ func (s *Store) driverErr(op string, err error) error {
 	default:
 		return fmt.Errorf("blobstore: %s: %w", op, err)
 	}
+}
+
+// ownCreate maps ErrExist to success for a create-only write under a key
+// whose name is fresh and random (a blob's bytes and metadata, a claim):
+// only this write can have put an object there, an attempt of it that a
+// client retry raced, or whose answer was lost.
+func ownCreate(err error) error {
+	if errors.Is(err, ErrExist) {
+		return nil
+	}
+	return err
 }
 
 // cleanupTries bounds the attempts of cleanup, 10 ms apart and then twice
