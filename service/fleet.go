@@ -198,6 +198,9 @@ func (s *Service) settle(ctx context.Context, rn *run, res *chain.RunResult) *ch
 	rn.fleet.wmu.Lock()
 	defer rn.fleet.wmu.Unlock()
 	rn.fleet.settled = true
+	// lost is set when the chain's session could not be closed here (its
+	// state did not restore): its pins are then withdrawn by owner.
+	lost := false
 	if res.Status == chain.StatusParked && res.Parked != nil {
 		if reason, msg := s.overBudget(ctx, rn, res); reason != "" {
 			// Past its budget it does not park again: it ends, its waiting
@@ -205,7 +208,7 @@ func (s *Service) settle(ctx context.Context, rn *run, res *chain.RunResult) *ch
 			s.log.Warn("fleet: a chain that would park is past its budget; it ends", "chain", rn.id, "reason", reason)
 			out, derr := s.runner.Discard(ctx, res.Parked.State, chain.StatusLimitExceeded, reason, msg)
 			if derr != nil {
-				out = &chain.RunResult{ID: rn.id, Status: chain.StatusLimitExceeded, Reason: reason, Error: msg, Trace: res.Trace}
+				out, lost = &chain.RunResult{ID: rn.id, Status: chain.StatusLimitExceeded, Reason: reason, Error: msg, Trace: res.Trace}, true
 			}
 			out.Logs = res.Logs
 			res = out
@@ -215,7 +218,7 @@ func (s *Service) settle(ctx context.Context, rn *run, res *chain.RunResult) *ch
 			if derr == nil {
 				res = out
 			} else {
-				res = &chain.RunResult{ID: rn.id, Status: chain.StatusError, Reason: ReasonHostError, Error: "the chain could not be parked", Trace: res.Trace}
+				res, lost = &chain.RunResult{ID: rn.id, Status: chain.StatusError, Reason: ReasonHostError, Error: "the chain could not be parked", Trace: res.Trace}, true
 			}
 		} else {
 			s.metrics.Parked()
@@ -226,13 +229,30 @@ func (s *Service) settle(ctx context.Context, rn *run, res *chain.RunResult) *ch
 	}
 	c := s.record(rn)
 	c.Status, c.Open, c.Finished, c.Result = string(res.Status), nil, time.Now().UTC(), res
+	// What the chain holds goes before its end is recorded: a process
+	// killed in between leaves it running, and the one that interrupts it
+	// releases again.
+	s.releaseEnded(ctx, c, lost)
 	if won, err := f.Finish(ctx, c); err != nil {
 		s.log.Error("fleet: recording a finished chain failed", "chain", rn.id, "err", err)
 	} else if !won {
 		s.log.Warn("fleet: the chain was already ended elsewhere (its lease lapsed, or it was cancelled); this process's result is not recorded", "chain", rn.id)
 	}
-	s.releasePark(ctx, rn.tenant, rn.id, rn.fleet.gen)
 	return res
+}
+
+// releaseEnded lets go of what an ended chain still holds in the store:
+// every parked generation it wrote (the one it resumed from, one whose
+// park failed part way, one an earlier release left), and, when its
+// session was not closed by this process (lost), its artifacts' pins.
+func (s *Service) releaseEnded(ctx context.Context, c *durable.Chain, lost bool) {
+	if lost {
+		s.opts.Fleet.Release(ctx, c)
+		return
+	}
+	if err := s.opts.Fleet.ReleaseParks(ctx, c.Tenant, c.ID); err != nil {
+		s.log.Warn("fleet: releasing an ended chain's parked states failed; they stay until the store sweeps them", "chain", c.ID, "err", err)
+	}
 }
 
 // overBudget says why a chain that would park must end instead: the reason
