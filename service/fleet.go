@@ -201,7 +201,9 @@ func (s *Service) settle(ctx context.Context, rn *run, res *chain.RunResult) *ch
 	// lost is set when the chain's session could not be closed here (its
 	// state did not restore): its pins are then withdrawn by owner.
 	lost := false
-	if res.Status == chain.StatusParked && res.Parked != nil {
+	// parking: the chain would park; a failed park may leave a generation.
+	parking := res.Status == chain.StatusParked && res.Parked != nil
+	if parking {
 		if reason, msg := s.overBudget(ctx, rn, res); reason != "" {
 			// Past its budget it does not park again: it ends, its waiting
 			// calls never run.
@@ -231,8 +233,11 @@ func (s *Service) settle(ctx context.Context, rn *run, res *chain.RunResult) *ch
 	c.Status, c.Open, c.Finished, c.Result = string(res.Status), nil, time.Now().UTC(), res
 	// What the chain holds goes before its end is recorded: a process
 	// killed in between leaves it running, and the one that interrupts it
-	// releases again.
-	s.releaseEnded(ctx, c, lost)
+	// releases again. A chain that never parked nor tried to holds no
+	// parked state: the listing of its generations is spared.
+	if lost || parking || rn.fleet.gen > 0 {
+		s.releaseEnded(ctx, c, lost)
+	}
 	if won, err := f.Finish(ctx, c); err != nil {
 		s.log.Error("fleet: recording a finished chain failed", "chain", rn.id, "err", err)
 	} else if !won {
