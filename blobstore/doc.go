@@ -46,7 +46,9 @@
 // from then on every method treats it as missing. Sweep reclaims the space
 // of expired blobs; it never removes a pinned one, even when other processes
 // pin, unpin and sweep the same blob at the same time (see RATIONALE.md,
-// "Why pin-marker objects?").
+// "Why pin-marker objects?"). UnpinOwner withdraws every pin of one owner
+// on a tenant's blobs, for an owner that lost its list of refs (a process
+// that died); it lists at most MaxUnpinOwnerKeys keys of the tenant.
 //
 // # Concurrency
 //
@@ -62,6 +64,8 @@
 // a driver or reader error with the operation that failed: ErrNotFound for
 // any ref that names no live blob of the tenant (never wrapped, so that all
 // such cases look identical), ErrInvalidTenant, ErrInvalidOwner,
-// ErrInvalidContentType, ErrInvalidRange, ErrTooLarge, ErrCorrupt and
-// ErrClosed. A failed Put leaves no visible blob.
+// ErrInvalidContentType, ErrInvalidRange, ErrTooLarge, ErrCorrupt,
+// ErrTooManyKeys (UnpinOwner, wrapped) and ErrClosed. A failed Put leaves
+// no visible blob; a failed Delete may leave objects of an invisible blob,
+// which calling Delete again removes.
 package blobstore

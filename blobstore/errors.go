@@ -47,3 +47,9 @@ var ErrExist = errors.New("blobstore: key already exists")
 // only builds valid keys, so seeing it means a driver is used directly with a
 // bad key.
 var ErrInvalidKey = errors.New("blobstore: invalid driver key")
+
+// ErrTooManyKeys is returned (wrapped) by UnpinOwner when the tenant has
+// more than MaxUnpinOwnerKeys keys: it withdrew the pins it found among the
+// first ones listed, and the others stay until their owner unpins them or
+// the blobs are deleted.
+var ErrTooManyKeys = errors.New("blobstore: too many keys to list")

@@ -64,7 +64,21 @@
 // approval request rewritten without its arguments once decided. The index
 // entry's Decided flag (set by Decide) is a hint for Scan's readers, not a
 // guarantee: a PutChain racing it may clear it, and a parked chain is also
-// found by its expiry and wake times.
+// found by its expiry and wake times. PutChain writes the index entry
+// before the record, so every record is listed; an entry ahead of its
+// record (its process died, or the record's write failed, in between) is
+// put right by Reconcile, where the record wins.
+//
+// Faults of the store (THREATS.md T6): the writes of a park, a chain's
+// record and its release are tried again a few times (five attempts, about
+// 0.3 s) when the store fails, never on an answer (not found, exists,
+// forged, ended) nor once the context ends; a create-only write whose
+// answer was lost is recognised as won by its own bytes. What an ended
+// chain holds is released before its end is recorded (Interrupt, Abandon),
+// so a process killed in between leaves the chain to another that releases
+// again; Release withdraws every pin of the chain's id
+// (blobstore.Store.UnpinOwner) and deletes every parked generation
+// (ReleaseParks).
 //
 // Times are this process's clock (Options.Clock). Interrupt ends a chain
 // only once its lease lapsed by a whole lease more, so clocks may differ

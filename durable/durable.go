@@ -301,14 +301,24 @@ func (s *Store) encode(ctx context.Context, c *Chain) ([]byte, error) {
 // PutChain writes a chain's record (running or parked) and its entry in
 // the fleet index. It fails with ErrEnded once the chain has ended: a
 // process that lost its lease cannot overwrite the outcome another one
-// recorded.
+// recorded. The index entry is written first: the reaper finds chains
+// through the index, so a record it does not list would be lost with its
+// process; an entry ahead of its record is put right by Reconcile. Each
+// write is tried again a few times when the store fails.
 func (s *Store) PutChain(ctx context.Context, c *Chain) error {
 	if !validID(c.ID) {
 		return fmt.Errorf("durable: invalid chain id %q", c.ID)
 	}
-	if _, err := s.readOnce(ctx, c.Tenant, chainName(c.ID, "end"), endBinding(c.Tenant, c.ID)); err == nil {
-		return ErrEnded
-	} else if !errors.Is(err, ErrNotFound) {
+	if err := retry(ctx, func() error {
+		_, err := s.readOnce(ctx, c.Tenant, chainName(c.ID, "end"), endBinding(c.Tenant, c.ID))
+		switch {
+		case err == nil:
+			return ErrEnded
+		case errors.Is(err, ErrNotFound):
+			return nil
+		}
+		return err
+	}); err != nil {
 		return err
 	}
 	c.Updated = s.now().UTC()
@@ -316,12 +326,71 @@ func (s *Store) PutChain(ctx context.Context, c *Chain) error {
 	if err != nil {
 		return err
 	}
-	if err := s.bs.PutRecord(ctx, c.Tenant, chainName(c.ID, "rec"), s.sign(recBinding(c.Tenant, c.ID), b), false); err != nil {
+	if err := s.putLive(ctx, liveOf(c)); err != nil {
 		return err
 	}
-	l, _ := json.Marshal(Live{Tenant: c.Tenant, ID: c.ID, Status: c.Status, Node: c.Node, Lease: c.Lease, Gen: c.Gen,
-		Expires: c.Expires, Wake: c.Wake})
-	return s.bs.PutRecord(ctx, blobstore.FleetTenant, liveName(c.Tenant, c.ID), s.sign(liveBinding(c.Tenant, c.ID), l), false)
+	rec := s.sign(recBinding(c.Tenant, c.ID), b)
+	return retry(ctx, func() error { return s.bs.PutRecord(ctx, c.Tenant, chainName(c.ID, "rec"), rec, false) })
+}
+
+// liveOf is the index entry of a running or parked chain's record.
+func liveOf(c *Chain) Live {
+	return Live{Tenant: c.Tenant, ID: c.ID, Status: c.Status, Node: c.Node, Lease: c.Lease, Gen: c.Gen,
+		Expires: c.Expires, Wake: c.Wake}
+}
+
+// putLive writes an index entry, trying again a few times when the store
+// fails.
+func (s *Store) putLive(ctx context.Context, l Live) error {
+	b, err := json.Marshal(l)
+	if err != nil {
+		return err
+	}
+	rec := s.sign(liveBinding(l.Tenant, l.ID), b)
+	return retry(ctx, func() error {
+		return s.bs.PutRecord(ctx, blobstore.FleetTenant, liveName(l.Tenant, l.ID), rec, false)
+	})
+}
+
+// Reconcile puts an index entry right by its chain's record, which wins
+// when they disagree: the entry is rewritten from a running or parked
+// record (a parked one's Decided set when one of its calls has a
+// decision), and dropped when the chain ended, or when it has no record
+// and the entry can vouch for nothing any more (a running entry whose
+// lease lapsed a lease ago, a parked one past its expiry). It returns the
+// entry as it now stands; ok is false when there is none. l is an entry
+// Scan returned; the caller acts on the returned one (and Interrupt, which
+// reads the record again, decides what a lapsed lease means).
+func (s *Store) Reconcile(ctx context.Context, l Live) (_ Live, ok bool, err error) {
+	c, err := s.GetChain(ctx, l.Tenant, l.ID)
+	now := s.now()
+	switch {
+	case errors.Is(err, ErrNotFound):
+		if l.Status == StatusRunning && now.After(l.Lease.Add(s.lease)) ||
+			l.Status == StatusParked && !l.Expires.IsZero() && now.After(l.Expires) {
+			return Live{}, false, retry(ctx, func() error { return s.Forget(ctx, l.Tenant, l.ID) })
+		}
+		return l, true, nil
+	case err != nil:
+		return l, true, err
+	case c.Status != StatusRunning && c.Status != StatusParked:
+		return Live{}, false, retry(ctx, func() error { return s.Forget(ctx, l.Tenant, l.ID) })
+	}
+	want := liveOf(c)
+	if c.Status == StatusParked {
+		if l.Status == StatusParked && l.Gen == c.Gen {
+			return l, true, nil // Decided is the index's own
+		}
+		for _, a := range c.Pending {
+			if d, err := s.decision(ctx, c.Tenant, a.ID); err == nil && d != nil {
+				want.Decided = true
+				break
+			}
+		}
+	} else if l.Status == StatusRunning && l.Gen == c.Gen && l.Node == c.Node && l.Lease.Equal(c.Lease) {
+		return l, true, nil
+	}
+	return want, true, s.putLive(ctx, want)
 }
 
 // GetChain reads a chain's record: its final one once it ended. An end
@@ -422,10 +491,10 @@ func (s *Store) Finish(ctx context.Context, c *Chain) (won bool, err error) {
 		return false, err
 	}
 	// The running record and the index entry follow; a failure here only
-	// leaves them stale (GetChain reads the end first; Scan's readers
-	// find the chain ended and Forget it).
+	// leaves them stale (GetChain reads the end first; Reconcile finds the
+	// chain ended and forgets it).
 	_ = s.bs.PutRecord(ctx, c.Tenant, chainName(c.ID, "rec"), s.sign(recBinding(c.Tenant, c.ID), b), false)
-	_ = s.Forget(ctx, c.Tenant, c.ID)
+	_ = retry(ctx, func() error { return s.Forget(ctx, c.Tenant, c.ID) })
 	return true, nil
 }
 
@@ -494,26 +563,59 @@ func (s *Store) interrupt(ctx context.Context, c *Chain) (bool, error) {
 		Logs:  nil, Trace: trace, TraceDropped: c.TraceDropped}
 	c.Result.Stats.Calls = len(trace) + c.TraceDropped
 	c.Node = s.node
-	won, err := s.Finish(ctx, c)
-	if won {
-		s.Release(ctx, c)
-	}
-	return won, err
+	// Released before the end is recorded: a process killed in between
+	// leaves the chain to another, which releases again (idempotent);
+	// one killed after the end would leave its pins for ever.
+	s.Release(ctx, c)
+	return s.Finish(ctx, c)
 }
 
-// Release lets go of what an ended chain held that its process did not
-// release: the state it was resumed from (generation Gen), one it may have
-// parked after this record was read (Gen+1, never to be claimed), and the
-// pins of the artifacts its calls stored (their refs are in the trace; the
-// session's pin owner is the chain id). They then expire with the store's
-// TTL. Failures are ignored: the sweeper keeps unpinned blobs bounded.
+// Release lets go of what an ended chain held that no process holding its
+// session will release: every parked generation it wrote (ReleaseParks),
+// and every pin of the artifacts its calls stored (the session's pin
+// owner is the chain id): all of them, through blobstore.Store.UnpinOwner,
+// since a process killed after a call pinned an artifact and before its
+// record named it leaves a pin no record knows of; when that fails (the
+// store, or a tenant past blobstore.MaxUnpinOwnerKeys), the refs its trace
+// names. The blobs then expire with the store's TTL. Store failures are
+// tried again a few times, then ignored.
 func (s *Store) Release(ctx context.Context, c *Chain) {
-	for _, gen := range []int{c.Gen, c.Gen + 1} {
-		if gen > 0 {
-			_ = s.ReleasePark(ctx, c.Tenant, c.ID, gen)
+	_ = s.ReleaseParks(ctx, c.Tenant, c.ID)
+	if err := retry(ctx, func() error { _, err := s.bs.UnpinOwner(ctx, c.Tenant, c.ID); return err }); err != nil {
+		s.unpinTrace(ctx, c)
+	}
+}
+
+// maxParkGens bounds the parked generations ReleaseParks lists.
+const maxParkGens = 1000
+
+// ReleaseParks deletes every parked generation of a chain that is still in
+// the store (ReleasePark each): for a chain that ended, however it ended.
+// It lists the chain's seals, at most maxParkGens of them.
+func (s *Store) ReleaseParks(ctx context.Context, tenant, id string) error {
+	if !validID(id) {
+		return ErrNotFound
+	}
+	prefix := chainName(id, "park/")
+	var gens []int
+	if err := retry(ctx, func() error {
+		gens = gens[:0]
+		return s.bs.ListRecords(ctx, tenant, prefix, func(name string, _ time.Time) error {
+			if g, err := strconv.Atoi(strings.TrimPrefix(name, prefix)); err == nil && g > 0 && len(gens) < maxParkGens {
+				gens = append(gens, g)
+			}
+			return nil
+		})
+	}); err != nil {
+		return err
+	}
+	var errs []error
+	for _, g := range gens {
+		if err := s.ReleasePark(ctx, tenant, id, g); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	s.unpinTrace(ctx, c)
+	return errors.Join(errs...)
 }
 
 // maxUnpins bounds the refs an interrupted chain's pins are released for.

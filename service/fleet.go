@@ -200,7 +200,12 @@ func (s *Service) settle(ctx context.Context, rn *run, res *chain.RunResult) *ch
 	rn.fleet.wmu.Lock()
 	defer rn.fleet.wmu.Unlock()
 	rn.fleet.settled = true
-	if res.Status == chain.StatusParked && res.Parked != nil {
+	// lost is set when the chain's session could not be closed here (its
+	// state did not restore): its pins are then withdrawn by owner.
+	lost := false
+	// parking: the chain would park; a failed park may leave a generation.
+	parking := res.Status == chain.StatusParked && res.Parked != nil
+	if parking {
 		reason, msg := s.overBudget(ctx, rn, res)
 		if reason == "" {
 			reason, msg = s.chargePark(rn, res)
@@ -211,7 +216,7 @@ func (s *Service) settle(ctx context.Context, rn *run, res *chain.RunResult) *ch
 			s.log.Warn("fleet: a chain that would park is past its budget; it ends", "chain", rn.id, "reason", reason)
 			out, derr := s.runner.Discard(ctx, res.Parked.State, chain.StatusLimitExceeded, reason, msg)
 			if derr != nil {
-				out = &chain.RunResult{ID: rn.id, Status: chain.StatusLimitExceeded, Reason: reason, Error: msg, Trace: res.Trace}
+				out, lost = &chain.RunResult{ID: rn.id, Status: chain.StatusLimitExceeded, Reason: reason, Error: msg, Trace: res.Trace}, true
 			}
 			out.Logs = res.Logs
 			res = out
@@ -222,7 +227,7 @@ func (s *Service) settle(ctx context.Context, rn *run, res *chain.RunResult) *ch
 			if derr == nil {
 				res = out
 			} else {
-				res = &chain.RunResult{ID: rn.id, Status: chain.StatusError, Reason: ReasonHostError, Error: "the chain could not be parked", Trace: res.Trace}
+				res, lost = &chain.RunResult{ID: rn.id, Status: chain.StatusError, Reason: ReasonHostError, Error: "the chain could not be parked", Trace: res.Trace}, true
 			}
 		} else {
 			s.metrics.Parked()
@@ -233,13 +238,33 @@ func (s *Service) settle(ctx context.Context, rn *run, res *chain.RunResult) *ch
 	}
 	c := s.record(rn)
 	c.Status, c.Open, c.Finished, c.Result = string(res.Status), nil, time.Now().UTC(), res
+	// What the chain holds goes before its end is recorded: a process
+	// killed in between leaves it running, and the one that interrupts it
+	// releases again. A chain that never parked nor tried to holds no
+	// parked state: the listing of its generations is spared.
+	if lost || parking || rn.fleet.gen > 0 {
+		s.releaseEnded(ctx, c, lost)
+	}
 	if won, err := f.Finish(ctx, c); err != nil {
 		s.log.Error("fleet: recording a finished chain failed", "chain", rn.id, "err", err)
 	} else if !won {
 		s.log.Warn("fleet: the chain was already ended elsewhere (its lease lapsed, or it was cancelled); this process's result is not recorded", "chain", rn.id)
 	}
-	s.releasePark(ctx, rn.tenant, rn.id, rn.fleet.gen)
 	return res
+}
+
+// releaseEnded lets go of what an ended chain still holds in the store:
+// every parked generation it wrote (the one it resumed from, one whose
+// park failed part way, one an earlier release left), and, when its
+// session was not closed by this process (lost), its artifacts' pins.
+func (s *Service) releaseEnded(ctx context.Context, c *durable.Chain, lost bool) {
+	if lost {
+		s.opts.Fleet.Release(ctx, c)
+		return
+	}
+	if err := s.opts.Fleet.ReleaseParks(ctx, c.Tenant, c.ID); err != nil {
+		s.log.Warn("fleet: releasing an ended chain's parked states failed; they stay until the store sweeps them", "chain", c.ID, "err", err)
+	}
 }
 
 // overBudget says why a chain that would park must end instead: the reason

@@ -178,10 +178,11 @@ func (s *Service) endUnresumable(ctx context.Context, c *durable.Chain, cause er
 	c.Status, c.Finished = string(chain.StatusError), time.Now().UTC()
 	c.Result = &chain.RunResult{ID: c.ID, Status: chain.StatusError, Reason: ReasonStateRefused, Error: msg,
 		Trace: c.Trace, Logs: nil}
-	if won, err := s.opts.Fleet.Finish(ctx, c); err != nil {
+	// Released before the end is recorded (see settle): the state never
+	// restores, so its session's pins go by owner.
+	s.opts.Fleet.Release(ctx, c)
+	if _, err := s.opts.Fleet.Finish(ctx, c); err != nil {
 		s.log.Error("fleet: recording an unresumable chain failed", "chain", c.ID, "err", err)
-	} else if won {
-		s.opts.Fleet.Release(ctx, c)
 	}
 	s.metrics.StateRefused()
 }

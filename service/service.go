@@ -152,6 +152,11 @@ type Service struct {
 	started     atomic.Bool
 	stopUpkeep  context.CancelFunc
 	upkeepEnded chan struct{}
+	// verified holds the parked index entries (tenant/id/gen) whose
+	// record the reaper has read and found parked on that generation;
+	// only the reaper's goroutine uses it, and each pass keeps only the
+	// entries it listed.
+	verified map[string]bool
 
 	// wmu guards watches (the shared polls of chains streamed from the
 	// store, by tenant/id) and streams (open streams by tenant).

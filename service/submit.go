@@ -369,6 +369,9 @@ func (s *Service) start(parent, client, buildCtx context.Context, tenant string,
 		// process: without its first record it does not start.
 		if err := s.putRunning(ctx, rn); err != nil {
 			s.log.Error("fleet: recording a new chain failed; it was not started", "chain", rn.id, "err", err)
+			// Its index entry may be written (it goes first), its record
+			// too: the reaper interrupts such a chain, or forgets the
+			// entry, once the lease lapsed.
 			cancel(err)
 			if j.module != nil {
 				_ = j.module.Close(context.WithoutCancel(ctx))
