@@ -201,11 +201,18 @@ func (c *cli) confirmDecision(verb string, a approval.Request, yes bool, argsHas
 	fmt.Fprintf(&b, "airlock: approval %s of chain %s: tool %s (%s risk)\n", a.ID, a.SessionID, visible.String(a.Tool), a.Risk)
 	fmt.Fprintf(&b, "  arguments: %s\n", a.Text())
 	fmt.Fprintf(&b, "  sha256:    %s\n", a.ArgsHash)
+	// A decided request keeps only its arguments' hash and size; one that
+	// reads as undecided again without them (its decision gone from the
+	// store) cannot be approved on what is shown, since nothing is.
+	unseen := verb == "approve" && a.Args == nil && a.ArgsSize > 0
 	switch {
 	case argsHash != "":
 		fmt.Fprintf(&b, "%s on the arguments with sha256 %s\n", verb, argsHash)
 		fmt.Fprint(c.stderr, b.String())
 		return argsHash, nil
+	case unseen:
+		fmt.Fprint(c.stderr, b.String())
+		return "", fail(exitUsage, "the request's arguments (%d bytes) are not in the store to be shown; nothing was decided (approve with --args-hash only if you saw them elsewhere)", a.ArgsSize)
 	case yes:
 		fmt.Fprint(c.stderr, b.String())
 		return a.ArgsHash, nil
