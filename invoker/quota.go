@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/airlockrt/airlock/blobstore"
@@ -42,6 +43,11 @@ type ledger struct {
 	max int64
 	ttl time.Duration
 	now func() time.Time
+
+	// reclaim, when set, is asked to release what the caller charged
+	// through ChargeTenantBytes and no longer stores, when a tenant's
+	// bytes do not fit (SetTenantQuotaReclaimer).
+	reclaim atomic.Pointer[Reclaimer]
 
 	mu      sync.Mutex
 	tenants map[string]*tenantUsage
@@ -241,7 +247,7 @@ func (l *ledger) tracks(sess *session.Session) bool {
 
 // charge counts n bytes about to be stored for sess against the chain's
 // and the tenant's quotas, or explains which one it would exceed.
-func (inv *Invoker) charge(sess *session.Session, n int64) (Result, bool) {
+func (inv *Invoker) charge(ctx context.Context, sess *session.Session, n int64) (Result, bool) {
 	maxChain := inv.policy.MaxArtifactBytes
 	used, ok := sess.ChargeArtifacts(n, maxChain)
 	if !ok {
@@ -250,6 +256,9 @@ func (inv *Invoker) charge(sess *session.Session, n int64) (Result, bool) {
 			n, max(0, maxChain-used), maxChain)), false
 	}
 	used, ok = inv.ledger.reserve(sess.Tenant(), n)
+	if !ok && inv.ledger.reclaimed(ctx, sess.Tenant()) {
+		used, ok = inv.ledger.reserve(sess.Tenant(), n)
+	}
 	if !ok {
 		sess.RefundArtifacts(n)
 		return fail(session.StatusError, ReasonQuotaExceeded, fmt.Sprintf(
@@ -279,15 +288,43 @@ func (inv *Invoker) refund(sess *session.Session, n int64) {
 // past its limit nothing is charged and the error is a
 // *TenantQuotaError (ErrTenantQuota); the caller then does not store the
 // object. Safe for concurrent use.
-func (inv *Invoker) ChargeTenantBytes(tenant, key string, n int64, until time.Time) error {
+func (inv *Invoker) ChargeTenantBytes(ctx context.Context, tenant, key string, n int64, until time.Time) error {
 	if n < 0 {
 		n = 0
 	}
 	used, ok := inv.ledger.hold(tenant, key, n, until.Add(inv.ledger.ttl))
+	if !ok && inv.ledger.reclaimed(ctx, tenant) {
+		used, ok = inv.ledger.hold(tenant, key, n, until.Add(inv.ledger.ttl))
+	}
 	if !ok {
 		return &TenantQuotaError{Needed: n, Left: max(0, inv.ledger.max-used), Limit: inv.ledger.max}
 	}
 	return nil
+}
+
+// Reclaimer releases, with ReleaseTenantBytes, what the caller charged
+// for tenant through ChargeTenantBytes and has learnt is no longer stored
+// (a parked state another process resumed and deleted), and reports
+// whether it released anything. ctx bounds what it reads to learn it.
+type Reclaimer func(ctx context.Context, tenant string) bool
+
+// SetTenantQuotaReclaimer makes f the Reclaimer asked, once, before a
+// charge to a tenant's artifact quota (an artifact being stored, or
+// ChargeTenantBytes) is refused; the charge is tried again when it
+// released something. Set it before the first call; nil removes it.
+func (inv *Invoker) SetTenantQuotaReclaimer(f Reclaimer) {
+	if f == nil {
+		inv.ledger.reclaim.Store(nil)
+		return
+	}
+	inv.ledger.reclaim.Store(&f)
+}
+
+// reclaimed asks the Reclaimer, if any, to release tenant's stale
+// charges, and reports whether it released any.
+func (l *ledger) reclaimed(ctx context.Context, tenant string) bool {
+	f := l.reclaim.Load()
+	return f != nil && (*f)(ctx, tenant)
 }
 
 // ReleaseTenantBytes stops counting what ChargeTenantBytes counted under

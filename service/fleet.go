@@ -208,7 +208,7 @@ func (s *Service) settle(ctx context.Context, rn *run, res *chain.RunResult) *ch
 	if parking {
 		reason, msg := s.overBudget(ctx, rn, res)
 		if reason == "" {
-			reason, msg = s.chargePark(rn, res)
+			reason, msg = s.chargePark(ctx, rn, res)
 		}
 		if reason != "" {
 			// Past its budget it does not park again: it ends, its waiting
@@ -221,7 +221,7 @@ func (s *Service) settle(ctx context.Context, rn *run, res *chain.RunResult) *ch
 			out.Logs = res.Logs
 			res = out
 		} else if err := s.savePark(ctx, rn, res); err != nil {
-			s.runner.Invoker().ReleaseTenantBytes(rn.tenant, parkCharge(rn.id, rn.fleet.gen+1))
+			s.uncharge(rn.tenant, parkCharge(rn.id, rn.fleet.gen+1))
 			s.log.Error("fleet: parking a chain failed; it ends with host_error", "chain", rn.id, "err", err)
 			out, derr := s.runner.Discard(ctx, res.Parked.State, chain.StatusError, ReasonHostError, "the chain could not be parked")
 			if derr == nil {
@@ -299,9 +299,14 @@ func (s *Service) overBudget(ctx context.Context, rn *run, res *chain.RunResult)
 // when another process resumes or ends it, at most until the park's time
 // to wait ends (and a store TTL). It returns ReasonTenantQuota and a
 // message when the state does not fit: the chain then ends instead.
-func (s *Service) chargePark(rn *run, res *chain.RunResult) (reason, msg string) {
-	err := s.runner.Invoker().ChargeTenantBytes(rn.tenant, parkCharge(rn.id, rn.fleet.gen+1),
-		int64(len(res.Parked.State)), time.Now().Add(s.opts.ParkTTL))
+func (s *Service) chargePark(ctx context.Context, rn *run, res *chain.RunResult) (reason, msg string) {
+	key, now := parkCharge(rn.id, rn.fleet.gen+1), time.Now()
+	err := s.runner.Invoker().ChargeTenantBytes(ctx, rn.tenant, key, int64(len(res.Parked.State)), now.Add(s.opts.ParkTTL))
+	if err == nil {
+		s.cmu.Lock()
+		s.charges[key] = parkCharged{tenant: rn.tenant, id: rn.id, gen: rn.fleet.gen + 1, at: now}
+		s.cmu.Unlock()
+	}
 	var q *invoker.TenantQuotaError
 	if errors.As(err, &q) {
 		return ReasonTenantQuota, fmt.Sprintf("parking needs %d bytes of the tenant's artifact quota and %d of its %d (store.max_tenant_artifact_bytes) are left; it ended without its waiting calls",
@@ -324,7 +329,85 @@ func (s *Service) releasePark(ctx context.Context, tenant, id string, gen int) {
 		s.log.Warn("fleet: releasing a parked state failed; it stays until the store sweeps it", "chain", id, "err", err)
 		return
 	}
-	s.runner.Invoker().ReleaseTenantBytes(tenant, parkCharge(id, gen))
+	s.uncharge(tenant, parkCharge(id, gen))
+}
+
+// parkCharged is a parked state this process charged to its tenant's
+// artifact quota: generation gen of chain id, charged at at.
+type parkCharged struct {
+	tenant, id string
+	gen        int
+	at         time.Time
+}
+
+// uncharge stops counting the parked state named key against its
+// tenant's quota.
+func (s *Service) uncharge(tenant, key string) {
+	s.cmu.Lock()
+	delete(s.charges, key)
+	s.cmu.Unlock()
+	s.runner.Invoker().ReleaseTenantBytes(tenant, key)
+}
+
+// chargesOf lists the parked states this process charged to tenant ("":
+// every tenant's) that no chain running here holds: the others are
+// released by their run.
+func (s *Service) chargesOf(tenant string) map[string]parkCharged {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	out := map[string]parkCharged{}
+	for k, c := range s.charges {
+		if tenant == "" || c.tenant == tenant {
+			if _, here := s.live.Load(c.id); !here {
+				out[k] = c
+			}
+		}
+	}
+	return out
+}
+
+// reclaimCharges is the invoker's Reclaimer: when a charge to tenant's
+// quota does not fit, the parked states this process charged to it that
+// another process has since resumed or ended (it deleted them, and this
+// process could not know) are released. It reads each one's chain record,
+// at most maxReclaimReads of them.
+func (s *Service) reclaimCharges(ctx context.Context, tenant string) bool {
+	if s.opts.Fleet == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeWait)
+	defer cancel()
+	released, reads := false, 0
+	for key, c := range s.chargesOf(tenant) {
+		if reads++; reads > maxReclaimReads {
+			break
+		}
+		rec, err := s.opts.Fleet.GetChain(ctx, c.tenant, c.id)
+		if err != nil && !errors.Is(err, durable.ErrNotFound) {
+			continue // unknown: it stays counted
+		}
+		if err != nil || rec.Status != durable.StatusParked || rec.Gen != c.gen {
+			s.uncharge(c.tenant, key)
+			released = true
+		}
+	}
+	return released
+}
+
+// maxReclaimReads bounds the chain records one reclaim reads: as many as
+// approval.max_parked_per_tenant allows by default, twice.
+const maxReclaimReads = 200
+
+// unchargeGone releases the charges of parked states the fleet's index no
+// longer lists as parked on their generation (parked: the tenant/id/gen
+// keys a complete scan found), charged before since (so that a park whose
+// index entry the scan could not see yet keeps its charge).
+func (s *Service) unchargeGone(parked map[string]bool, since time.Time) {
+	for key, c := range s.chargesOf("") {
+		if c.at.Before(since) && !parked[c.tenant+"/"+c.id+"/"+strconv.Itoa(c.gen)] {
+			s.uncharge(c.tenant, key)
+		}
+	}
 }
 
 // storeWait bounds one store operation of the fleet's.

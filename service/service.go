@@ -158,6 +158,11 @@ type Service struct {
 	// entries it listed.
 	verified map[string]bool
 
+	// cmu guards charges: the parked states this process charged to
+	// their tenants' artifact quotas, by parkCharge key.
+	cmu     sync.Mutex
+	charges map[string]parkCharged
+
 	// wmu guards watches (the shared polls of chains streamed from the
 	// store, by tenant/id) and streams (open streams by tenant).
 	wmu     sync.Mutex
@@ -222,9 +227,14 @@ func New(runner *chain.Runner, opts Options) (*Service, error) {
 		runs:    map[string]*run{},
 		watches: map[string]*watch{},
 		streams: map[string]int{},
+		charges: map[string]parkCharged{},
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Park {
+		// The parked states this process charged, and another resumed.
+		runner.Invoker().SetTenantQuotaReclaimer(s.reclaimCharges)
 	}
 	if s.queue == nil {
 		s.queue = approval.NewQueue(approval.Options{})

@@ -107,6 +107,11 @@ func (s *Service) reap() {
 		s.log.Warn("fleet: scanning the fleet's chains failed", "err", err)
 		maps.Copy(verified, s.verified) // a pass cut short forgets nothing
 	}
+	if err == nil {
+		// A state charged here whose chain the index no longer lists as
+		// parked on it was resumed or ended elsewhere.
+		s.unchargeGone(verified, now.Add(-storeWait))
+	}
 	s.verified = verified
 }
 
