@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -93,6 +94,44 @@ type Store struct {
 	lease    time.Duration
 	maxState int64
 	now      func() time.Time
+	lapses   lapses
+}
+
+// lapses is what Interrupt remembers of the lapsed leases it saw, per
+// chain (tenant/id): a chain is interrupted only when this process has
+// seen the same lapsed lease twice, half a lease apart or more. A live
+// process renews its lease every third of a lease, so a record a bucket
+// writer put back from before (authentic, but with an old lease) is
+// overwritten in between and cannot end a chain whose process lives.
+type lapses struct {
+	mu   sync.Mutex
+	seen map[string]lapse
+}
+
+// lapse is a lapsed lease and when this process first saw it.
+type lapse struct{ lease, at time.Time }
+
+// maxLapses bounds the chains Interrupt remembers; past it, it starts
+// over (a chain then waits one more pass).
+const maxLapses = 100_000
+
+// confirm reports whether lease, lapsed on key's record at now, was seen
+// lapsed at least wait before; otherwise it remembers it.
+func (l *lapses) confirm(key string, lease, now time.Time, wait time.Duration) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if p, ok := l.seen[key]; ok && p.lease.Equal(lease) {
+		if now.Sub(p.at) >= wait {
+			delete(l.seen, key)
+			return true
+		}
+		return false
+	}
+	if l.seen == nil || len(l.seen) >= maxLapses {
+		l.seen = map[string]lapse{}
+	}
+	l.seen[key] = lapse{lease, now}
+	return false
 }
 
 // New returns a Store.
@@ -528,7 +567,10 @@ func (s *Store) Forget(ctx context.Context, tenant, id string) error {
 // interrupted, reason process_lost, its trace so far and each call that had
 // started appended as error call_interrupted. It reports false when the chain
 // is not running (it ended, or parked, meanwhile), its lease was renewed, or
-// another process ended it first.
+// another process ended it first, and the first time this process sees a
+// lease lapsed: the chain is interrupted when the same lapsed lease is
+// still there half a lease or more later (see lapses), so a caller calls
+// it once per pass of its reaper.
 func (s *Store) Interrupt(ctx context.Context, tenant, id string) (bool, error) {
 	c, err := s.GetChain(ctx, tenant, id)
 	if err != nil {
@@ -543,6 +585,9 @@ func (s *Store) Interrupt(ctx context.Context, tenant, id string) (bool, error) 
 	}
 	if now.Before(c.Lease.Add(s.lease)) {
 		return false, nil // renewed since the index was read
+	}
+	if !s.lapses.confirm(tenant+"/"+id, c.Lease, now, s.lease/2) {
+		return false, nil // seen lapsed for the first time: next pass
 	}
 	return s.interrupt(ctx, c)
 }

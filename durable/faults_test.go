@@ -159,6 +159,10 @@ func TestPutChainWritesTheIndexFirst(t *testing.T) {
 	require.Equal(t, durable.StatusRunning, entries(t, clean)[c.ID].Status, "and the entry is rewritten")
 	won, err := clean.Interrupt(ctx, "acme", c.ID)
 	require.NoError(t, err)
+	require.False(t, won, "seen lapsed once")
+	time.Sleep(lease / 2)
+	won, err = clean.Interrupt(ctx, "acme", c.ID)
+	require.NoError(t, err)
 	require.True(t, won)
 }
 
@@ -298,6 +302,10 @@ func TestInterruptReleasesUnrecordedPins(t *testing.T) {
 	}
 	require.Equal(t, 3, pinsOf(t, mem))
 	won, err := clean.Interrupt(ctx, "acme", id)
+	require.NoError(t, err)
+	require.False(t, won, "seen lapsed once")
+	time.Sleep(time.Millisecond)
+	won, err = clean.Interrupt(ctx, "acme", id)
 	require.NoError(t, err)
 	require.True(t, won)
 	require.Zero(t, pinsOf(t, mem), "no pin is left")
