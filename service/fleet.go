@@ -117,11 +117,11 @@ func (f *fleetRun) traceSoFar() ([]session.Record, int) {
 
 // callStarted notes a call that runs now; the record is written soon, so
 // that a process dying during the call leaves it listed as unknown.
-func (f *fleetRun) callStarted(tool string) int64 {
+func (f *fleetRun) callStarted(tool string, now time.Time) int64 {
 	f.mu.Lock()
 	f.next++
 	id := f.next
-	f.open[id] = durable.OpenCall{Tool: tool, Start: time.Now().UTC()}
+	f.open[id] = durable.OpenCall{Tool: tool, Start: now.UTC()}
 	f.mu.Unlock()
 	select {
 	case f.dirty <- struct{}{}:
@@ -156,8 +156,8 @@ func (f *fleetRun) callEnded(tool string) {
 // record is rn's chain record as it runs.
 func (s *Service) record(rn *run) *durable.Chain {
 	c := &durable.Chain{ID: rn.id, Tenant: rn.tenant, Language: rn.lang, Status: durable.StatusRunning,
-		Node: s.opts.Fleet.Node(), Lease: time.Now().Add(s.opts.Fleet.Lease()), Created: rn.created,
-		Updated: time.Now().UTC(), Gen: rn.fleet.gen, Open: rn.fleet.openCalls()}
+		Node: s.opts.Fleet.Node(), Lease: s.now().Add(s.opts.Fleet.Lease()), Created: rn.created,
+		Updated: s.now().UTC(), Gen: rn.fleet.gen, Open: rn.fleet.openCalls()}
 	c.Trace, c.TraceDropped = rn.fleet.traceSoFar()
 	return c
 }
@@ -237,7 +237,7 @@ func (s *Service) settle(ctx context.Context, rn *run, res *chain.RunResult) *ch
 		}
 	}
 	c := s.record(rn)
-	c.Status, c.Open, c.Finished, c.Result = string(res.Status), nil, time.Now().UTC(), res
+	c.Status, c.Open, c.Finished, c.Result = string(res.Status), nil, s.now().UTC(), res
 	// What the chain holds goes before its end is recorded: a process
 	// killed in between leaves it running, and the one that interrupts it
 	// releases again. A chain that never parked nor tried to holds no
@@ -300,7 +300,7 @@ func (s *Service) overBudget(ctx context.Context, rn *run, res *chain.RunResult)
 // to wait ends (and a store TTL). It returns ReasonTenantQuota and a
 // message when the state does not fit: the chain then ends instead.
 func (s *Service) chargePark(ctx context.Context, rn *run, res *chain.RunResult) (reason, msg string) {
-	key, now := parkCharge(rn.id, rn.fleet.gen+1), time.Now()
+	key, now := parkCharge(rn.id, rn.fleet.gen+1), s.now()
 	err := s.runner.Invoker().ChargeTenantBytes(ctx, rn.tenant, key, int64(len(res.Parked.State)), now.Add(s.opts.ParkTTL))
 	if err == nil {
 		s.cmu.Lock()
@@ -414,7 +414,7 @@ func (s *Service) unchargeGone(parked map[string]bool, since time.Time) {
 const storeWait = 30 * time.Second
 
 func (s *Service) savePark(ctx context.Context, rn *run, res *chain.RunResult) error {
-	now := time.Now().UTC()
+	now := s.now().UTC()
 	p := &durable.Park{Tenant: rn.tenant, ChainID: rn.id, Gen: rn.fleet.gen + 1, Created: now, Expires: now.Add(s.opts.ParkTTL),
 		State: encodePayload(parkMeta{Profile: rn.fleet.profile, Language: rn.lang, Created: rn.created,
 			Wakes: rn.fleet.wakes, ParkBytes: rn.fleet.parkBytes + int64(len(res.Parked.State))}, res.Parked.State)}

@@ -137,7 +137,7 @@ func (r *faultRun) newProc(t *testing.T, i int) *proc {
 	if os.Getenv("AIRLOCK_FAULTS_VERBOSE") != "" {
 		logger = slog.New(slog.NewTextHandler(tlog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	p.svc, err = service.New(runner, service.Options{Queue: queue, Fleet: p.fleet, Park: true, ParkTTL: 3 * time.Second, Logger: logger})
+	p.svc, err = service.New(runner, service.Options{Queue: queue, Fleet: p.fleet, Park: true, ParkTTL: 3 * time.Second, Logger: logger, Clock: p.drv.Now})
 	require.NoError(t, err)
 	ctx, stop := context.WithCancel(context.Background())
 	p.stop = stop

@@ -56,8 +56,8 @@ func (s *Service) resumeNow(tenant, id string) (*run, error) {
 	if c.Status != durable.StatusParked {
 		return nil, fmt.Errorf("%w: it is %s, not parked", ErrNotResumable, c.Status)
 	}
-	expired := !c.Expires.IsZero() && time.Now().After(c.Expires)
-	woken := !c.Wake.IsZero() && !time.Now().Before(c.Wake)
+	expired := !c.Expires.IsZero() && s.now().After(c.Expires)
+	woken := !c.Wake.IsZero() && !s.now().Before(c.Wake)
 	if !expired && !woken && !s.anyDecided(ctx, tenant, id, c.Pending) {
 		return nil, fmt.Errorf("%w: none of its calls has been decided and no timer is due", ErrNotResumable)
 	}
@@ -175,7 +175,7 @@ func (s *Service) anyDecided(ctx context.Context, tenant, id string, pending []d
 // (tampered, or from an incompatible engine): nothing of it runs again.
 func (s *Service) endUnresumable(ctx context.Context, c *durable.Chain, cause error) {
 	msg := "the chain's parked state could not be resumed: " + cause.Error()
-	c.Status, c.Finished = string(chain.StatusError), time.Now().UTC()
+	c.Status, c.Finished = string(chain.StatusError), s.now().UTC()
 	c.Result = &chain.RunResult{ID: c.ID, Status: chain.StatusError, Reason: ReasonStateRefused, Error: msg,
 		Trace: c.Trace, Logs: nil}
 	// Released before the end is recorded (see settle): the state never

@@ -92,6 +92,10 @@ type Options struct {
 	MaxResultsBytes int64
 	// Logger receives the service's log lines. Nil discards them.
 	Logger *slog.Logger
+	// Clock is the service's time: the leases, expiries and timestamps it
+	// writes to the fleet and the ones it judges, and its own records'.
+	// Nil is time.Now. Give the fleet's durable.Store the same one.
+	Clock func() time.Time
 	// Fleet, when set, is the store several processes share: every chain
 	// has a record there that any of them serves, a running chain's lease
 	// is renewed (Start), and a chain whose process stopped renewing it is
@@ -176,6 +180,9 @@ type Service struct {
 	running  sync.WaitGroup
 }
 
+// now reads the service's clock (Options.Clock).
+func (s *Service) now() time.Time { return s.opts.Clock() }
+
 // New builds a Service that runs chains on runner, which must have a
 // script engine. It starts nothing: no goroutine runs until Start, and
 // until then the service runs what it is asked to (Submit, Resume) and no
@@ -231,6 +238,9 @@ func New(runner *chain.Runner, opts Options) (*Service, error) {
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.opts.Clock == nil {
+		s.opts.Clock = time.Now
 	}
 	if opts.Park {
 		// The parked states this process charged, and another resumed.

@@ -196,7 +196,7 @@ func (s *Service) cancelParked(ctx context.Context, c *durable.Chain) error {
 			}
 		}
 	}
-	c.Status, c.Finished, c.Result, c.Pending = string(chain.StatusCancelled), time.Now().UTC(), res, nil
+	c.Status, c.Finished, c.Result, c.Pending = string(chain.StatusCancelled), s.now().UTC(), res, nil
 	// Released before the end is recorded (see settle).
 	s.releaseEnded(ctx, c, lost)
 	if _, err := s.opts.Fleet.Finish(ctx, c); err != nil {

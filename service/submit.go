@@ -381,7 +381,7 @@ func (s *Service) start(parent, client, buildCtx context.Context, tenant string,
 	}
 
 	s.mu.Lock()
-	s.evictLocked(time.Now())
+	s.evictLocked(s.now())
 	s.runs[rn.id] = rn
 	s.live.Store(rn.id, rn)
 	s.mu.Unlock()
@@ -422,7 +422,7 @@ func (s *Service) execute(ctx context.Context, rn *run, body func(context.Contex
 	s.mu.Lock()
 	s.finished = append(s.finished, rn)
 	s.retained += rn.size
-	s.evictLocked(time.Now())
+	s.evictLocked(s.now())
 	s.mu.Unlock()
 	close(rn.done)
 }
@@ -481,7 +481,7 @@ func (s *Service) evictLocked(now time.Time) {
 func (s *Service) lookup(tenant, id string) *run {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.evictLocked(time.Now())
+	s.evictLocked(s.now())
 	rn := s.runs[id]
 	if rn == nil || rn.tenant != tenant {
 		return nil

@@ -66,7 +66,7 @@ func (s *Service) reap() {
 	defer cancel()
 	f := s.opts.Fleet
 	margin := f.Lease()
-	now := time.Now()
+	now := s.now()
 	lapsed := func(l durable.Live) bool { return now.After(l.Lease.Add(margin)) }
 	verified := make(map[string]bool, len(s.verified))
 	err := f.Scan(ctx, func(l durable.Live) error {
@@ -121,7 +121,7 @@ func (s *Service) recordCall(ev invoker.Event) {
 	if rn == nil || rn.fleet == nil {
 		return
 	}
-	end := time.Now().UTC()
+	end := s.now().UTC()
 	rn.fleet.callRecorded(session.Record{Seq: ev.Seq, Tool: ev.Tool, Status: ev.Status, Reason: ev.Reason,
 		Start: end.Add(-ev.Duration), End: end, Duration: ev.Duration, Risk: ev.Risk.String(), Gate: ev.Gate,
 		DecisionID: ev.DecisionID, Rule: ev.Rule, Refs: slices.Clone(ev.Refs)})
@@ -135,7 +135,7 @@ func (s *Service) watchCalls(ev invoker.Event) {
 	}
 	switch ev.Kind {
 	case invoker.ToolCall:
-		rn.fleet.callStarted(ev.Tool)
+		rn.fleet.callStarted(ev.Tool, s.now())
 	case invoker.ToolResult:
 		rn.fleet.callEnded(ev.Tool)
 	}
