@@ -519,7 +519,8 @@ func (d *Driver) Close() error {
 // locking on, as New found it.
 func (d *Driver) Locked() bool { return d.locked }
 
-// PutOnce implements blobstore.OnceDriver: one conditional PUT
+// PutOnce implements blobstore.OnceDriver for records (at most
+// blobstore.MaxRecordBytes): one conditional PUT
 // (If-None-Match: *) of a new version under S3 Object Lock retention in
 // compliance mode until opts.RetainUntil, which nobody, the bucket's owner
 // included, can shorten or remove before then.
@@ -534,12 +535,12 @@ func (d *Driver) PutOnce(ctx context.Context, key string, r io.Reader, opts blob
 	if opts.RetainUntil.IsZero() {
 		return "", fmt.Errorf("s3blob: put once %s: no retention date", key)
 	}
-	b, err := io.ReadAll(io.LimitReader(r, smallRead+1))
+	b, err := io.ReadAll(io.LimitReader(r, blobstore.MaxRecordBytes+1))
 	if err != nil {
 		return "", err
 	}
-	if len(b) > smallRead {
-		return "", fmt.Errorf("s3blob: put once %s: more than %d bytes", key, smallRead)
+	if len(b) > blobstore.MaxRecordBytes {
+		return "", fmt.Errorf("s3blob: put once %s: more than %d bytes (a record's limit)", key, blobstore.MaxRecordBytes)
 	}
 	until := opts.RetainUntil.UTC()
 	po := minio.PutObjectOptions{ContentType: cmp.Or(opts.ContentType, "application/octet-stream"),
