@@ -16,7 +16,11 @@
 // nothing about tenants, refs or pins. Drivers live in subpackages (fsblob,
 // the embedded default; s3blob; memblob) and register nothing global; the
 // storetest package checks any Driver against a Store, and faultblob wraps
-// one to inject store failures in tests.
+// one to inject store failures in tests. A Driver may also be an
+// OnceDriver (s3blob on a bucket with object locking, memblob): then
+// PutRecordOnce writes records no writer of the storage can take back
+// before their retention date, and GetRecordOnce reads them as first
+// written (docs/durability.md, "Rollback").
 //
 // # Refs
 //

@@ -2,7 +2,6 @@ package durable_test
 
 import (
 	"context"
-	"io"
 	"strings"
 	"testing"
 	"time"
@@ -20,61 +19,6 @@ import (
 // objects rather than forging new ones. The tests named TestAttack… that
 // fail show a weakness; those that pass are attacks the code withstands,
 // kept as regression tests.
-
-// bucketCopy is what a bucket writer copied of a chain: the raw objects
-// (driver keys and bytes) of its records, its approval's records, its
-// index entry and the tenant's blobs (the parked state and its pins).
-type bucketCopy map[string][]byte
-
-// chainPrefixes are the driver key prefixes of what chain id of tenant,
-// waiting on approval aid, is made of (blobstore's layout: r/<tenant>/
-// for records, r/_fleet/ for the index, b/<tenant>/ for blobs).
-func chainPrefixes(tenant, id, aid string) []string {
-	return []string{"r/" + tenant + "/chains/" + id + "/", "r/" + tenant + "/approvals/" + aid + "/",
-		"r/" + blobstore.FleetTenant + "/live/" + tenant + "/" + id, "b/" + tenant + "/"}
-}
-
-// copyChain copies, as T3 can, every object under prefixes.
-func copyChain(t *testing.T, drv blobstore.Driver, prefixes []string) bucketCopy {
-	t.Helper()
-	ctx := context.Background()
-	out := bucketCopy{}
-	for _, p := range prefixes {
-		require.NoError(t, drv.List(ctx, p, func(e blobstore.Entry) error {
-			rc, err := drv.Get(ctx, e.Key, 0, -1)
-			if err != nil {
-				return err
-			}
-			defer rc.Close()
-			b, err := io.ReadAll(rc)
-			out[e.Key] = b
-			return err
-		}))
-	}
-	require.NotEmpty(t, out)
-	return out
-}
-
-// rollBack puts the chain back as it was copied: it deletes the records
-// written since (an end, claims, a later generation; never a blob) and
-// writes the copy back over what is there.
-func rollBack(t *testing.T, drv blobstore.Driver, tenant, id string, cp bucketCopy) {
-	t.Helper()
-	ctx := context.Background()
-	var gone []string
-	require.NoError(t, drv.List(ctx, "r/"+tenant+"/chains/"+id+"/", func(e blobstore.Entry) error {
-		if _, ok := cp[e.Key]; !ok {
-			gone = append(gone, e.Key)
-		}
-		return nil
-	}))
-	for _, k := range gone {
-		require.NoError(t, drv.Delete(ctx, k))
-	}
-	for k, b := range cp {
-		require.NoError(t, drv.Put(ctx, k, strings.NewReader(string(b)), blobstore.PutOptions{}))
-	}
-}
 
 // TestAttackReplayedRunningRecordEndsLiveChain — a chain runs on node-a,
 // which renews its record every fleet.lease/3. T3 keeps the record of a

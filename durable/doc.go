@@ -56,7 +56,14 @@
 // which exactly one writer wins, whichever process or goroutine it is:
 // Finish (the end record), Claim, Decide and SavePark (a generation's
 // seal). CheckStore verifies that the store refuses a second create-only
-// write; on one that does not, nothing is at most once.
+// write; on one that does not, nothing is at most once. It also verifies
+// that the store locks versions (blobstore.Store.Locked): then Finish,
+// Claim and Decide write versions locked for Retention (S3 Object Lock,
+// compliance mode) and every reader reads the first one written, so a
+// bucket writer who deletes them and puts older authentic objects back (a
+// rollback) cannot make a generation be claimed, a chain end or a call be
+// decided a second time. A store that does not lock is refused unless
+// Options.AllowUnlockedStore (docs/durability.md, "Rollback").
 //
 // The other records are overwritten, last writer wins: a chain's running
 // record (PutChain; GetChain reads the end record first, so a PutChain
@@ -98,7 +105,9 @@
 // # Errors
 //
 // New returns an error wrapping ErrInvalidOptions that names the field.
-// CheckStore returns ErrNoConditionalWrites, or the store's error wrapped.
+// CheckStore returns ErrUnlockedStore, ErrNoConditionalWrites, or the
+// store's error wrapped. LoadPark returns ErrStale for a generation more
+// than ResumeGrace past its expiry.
 //
 // Reads return ErrNotFound (wrapped) when the tenant has no such record or
 // the id is invalid: GetChain, GetApproval, LoadPark, StaleClaim (no

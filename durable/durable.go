@@ -46,7 +46,20 @@ const (
 const (
 	DefaultLease         = 15 * time.Second
 	DefaultMaxStateBytes = 256 << 20
+	// DefaultParkTTL is how long a parked chain waits for its decisions
+	// when Options.ParkTTL is zero (approval.park_ttl).
+	DefaultParkTTL = 24 * time.Hour
 )
+
+// ResumeGrace is how long past its expiry a parked generation may still be
+// continued (its expired calls ended, its decided ones run): a fleet that
+// was down when it expired still ends it properly. Past it, LoadPark
+// refuses it with ErrStale, so that once the records that kept it from
+// running twice are no longer locked, nothing runs on it (Retention).
+const ResumeGrace = 24 * time.Hour
+
+// retentionSlack covers the clocks of processes and store disagreeing.
+const retentionSlack = time.Hour
 
 // ApprovalPrefix starts every parked call's approval id.
 const ApprovalPrefix = "pk_"
@@ -81,6 +94,18 @@ type Options struct {
 	MaxStateBytes int64
 	// Clock is the time of records and expiries. Default time.Now.
 	Clock func() time.Time
+	// ParkTTL is the longest a parked generation of the fleet waits for
+	// its decisions (approval.park_ttl; service.Options.ParkTTL must not
+	// be longer). It sets how long the create-only records that decide
+	// "at most once" stay locked (Retention). Default DefaultParkTTL.
+	ParkTTL time.Duration
+	// AllowUnlockedStore lets CheckStore accept a store that does not
+	// lock versions (blobstore.Store.Locked false: fsblob, a bucket made
+	// without object locking). On such a store anyone who can delete and
+	// put back objects of the bucket can roll a chain back and make an
+	// approved call run twice (docs/durability.md, "Rollback"). Default
+	// false (fleet.allow_unlocked_store).
+	AllowUnlockedStore bool
 }
 
 // Store is a fleet's shared state over a blobstore.Store. It is safe for
@@ -93,6 +118,8 @@ type Store struct {
 	node     string
 	lease    time.Duration
 	maxState int64
+	parkTTL  time.Duration
+	unlocked bool // Options.AllowUnlockedStore
 	now      func() time.Time
 	lapses   lapses
 }
@@ -152,11 +179,12 @@ func New(opts Options) (*Store, error) {
 		_, _ = rand.Read(b[:])
 		opts.Node = "n_" + hex.EncodeToString(b[:])
 	}
-	if opts.Lease < 0 || opts.MaxStateBytes < 0 {
-		return nil, fmt.Errorf("%w: Lease and MaxStateBytes must not be negative", ErrInvalidOptions)
+	if opts.Lease < 0 || opts.MaxStateBytes < 0 || opts.ParkTTL < 0 {
+		return nil, fmt.Errorf("%w: Lease, MaxStateBytes and ParkTTL must not be negative", ErrInvalidOptions)
 	}
 	s := &Store{bs: opts.Blobs, node: opts.Node,
-		lease: cmp.Or(opts.Lease, DefaultLease), maxState: cmp.Or(opts.MaxStateBytes, DefaultMaxStateBytes), now: opts.Clock}
+		lease: cmp.Or(opts.Lease, DefaultLease), maxState: cmp.Or(opts.MaxStateBytes, DefaultMaxStateBytes),
+		parkTTL: cmp.Or(opts.ParkTTL, DefaultParkTTL), unlocked: opts.AllowUnlockedStore, now: opts.Clock}
 	for _, raw := range append([][]byte{opts.Key}, opts.PreviousKeys...) {
 		k, err := newFleetKey(raw)
 		if err != nil {
@@ -182,9 +210,15 @@ func New(opts Options) (*Store, error) {
 }
 
 // CheckStore makes sure the store refuses a second create-only write of
-// one record, which every at-most-once guarantee of the fleet rests on.
-// Call it once when a process joins the fleet.
+// one record, which every at-most-once guarantee of the fleet rests on,
+// and that it locks versions (blobstore.Store.Locked), which keeps those
+// records from being taken back by a bucket writer, unless
+// Options.AllowUnlockedStore (ErrUnlockedStore). Call it once when a
+// process joins the fleet.
 func (s *Store) CheckStore(ctx context.Context) error {
+	if !s.bs.Locked() && !s.unlocked {
+		return ErrUnlockedStore
+	}
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	name := "probe/" + hex.EncodeToString(b[:])
@@ -201,6 +235,18 @@ func (s *Store) CheckStore(ctx context.Context) error {
 		return fmt.Errorf("durable: probing the store: %w", err)
 	}
 }
+
+// Retention is how long each create-only record that decides "at most
+// once" (a claim, an end, a decision) stays locked on a locking store,
+// from its write: Options.ParkTTL + ResumeGrace + an hour of slack for
+// clocks. A record written at t matters while a parked generation it
+// guards can still be continued: that generation was parked before t and
+// expires at most ParkTTL after it was parked, then is refused
+// ResumeGrace later (ErrStale).
+func (s *Store) Retention() time.Duration { return s.parkTTL + ResumeGrace + retentionSlack }
+
+// ParkTTL returns Options.ParkTTL, or DefaultParkTTL.
+func (s *Store) ParkTTL() time.Duration { return s.parkTTL }
 
 // Node returns this process's name in chain records.
 func (s *Store) Node() string { return s.node }

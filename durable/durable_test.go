@@ -455,8 +455,17 @@ func (d noConditional) Put(ctx context.Context, key string, r io.Reader, o blobs
 func TestCheckStore(t *testing.T) {
 	each(t, func(t *testing.T, b backend, _ string) {
 		ss, drv := stores(t, b, 1, durable.Options{})
+		if b.name == "fs" {
+			// A shared directory keeps no version a writer cannot remove.
+			require.ErrorIs(t, ss[0].CheckStore(context.Background()), durable.ErrUnlockedStore)
+			ss, _ = stores(t, b, 1, durable.Options{AllowUnlockedStore: true})
+		}
 		require.NoError(t, ss[0].CheckStore(context.Background()))
-		bad, err := durable.New(durable.Options{Blobs: blobstore.New(noConditional{drv}, blobstore.Options{}), Key: key})
+		unlocked, err := durable.New(durable.Options{Blobs: blobstore.New(noConditional{drv}, blobstore.Options{}), Key: key})
+		require.NoError(t, err)
+		require.ErrorIs(t, unlocked.CheckStore(context.Background()), durable.ErrUnlockedStore)
+		bad, err := durable.New(durable.Options{Blobs: blobstore.New(noConditional{drv}, blobstore.Options{}), Key: key,
+			AllowUnlockedStore: true})
 		require.NoError(t, err)
 		require.ErrorIs(t, bad.CheckStore(context.Background()), durable.ErrNoConditionalWrites)
 	})

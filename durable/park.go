@@ -22,8 +22,12 @@ import (
 
 // Park is a parked chain's state and the approvals it waits for.
 type Park struct {
-	Tenant, ChainID  string
-	Gen              int
+	Tenant, ChainID string
+	Gen             int
+	// Created is when the generation was parked (SavePark sets it when
+	// zero); Expires when its calls stop waiting. A generation is
+	// continued until ResumeGrace past its expiry, and its expiry is taken
+	// as at most Options.ParkTTL after Created (zero: exactly that).
 	Created, Expires time.Time
 	Approvals        []Approval
 	// State is the chain's state, opaque here; it may be many MiB.
@@ -110,6 +114,9 @@ func (s *Store) SavePark(ctx context.Context, p *Park) error {
 	name := chainName(p.ChainID, "park/"+strconv.Itoa(p.Gen))
 	if _, _, err := s.bs.GetRecord(ctx, p.Tenant, name); err == nil {
 		return fmt.Errorf("durable: chain %s generation %d is parked already", p.ChainID, p.Gen)
+	}
+	if p.Created.IsZero() {
+		p.Created = s.now()
 	}
 	owner := pinOwner(p.ChainID, p.Gen)
 	seal := parkSeal{Version: parkVersion, Tenant: p.Tenant, ChainID: p.ChainID, Gen: p.Gen,
@@ -247,6 +254,13 @@ func (s *Store) LoadPark(ctx context.Context, tenant, id string, gen int) (*Park
 	seal, err := s.seal(ctx, tenant, id, gen)
 	if err != nil {
 		return nil, err
+	}
+	expires := seal.Expires
+	if expires.IsZero() || expires.After(seal.Created.Add(s.parkTTL)) {
+		expires = seal.Created.Add(s.parkTTL)
+	}
+	if s.now().After(expires.Add(ResumeGrace)) {
+		return nil, fmt.Errorf("%w: generation %d of chain %s expired at %s", ErrStale, gen, id, expires.UTC().Format(time.RFC3339))
 	}
 	if seal.Size < 0 || seal.Size > s.maxState {
 		return nil, fmt.Errorf("durable: a parked state of %d bytes is over the limit of %d", seal.Size, s.maxState)

@@ -102,7 +102,8 @@ const (
 	ReasonHostError = "host_error"
 	// ReasonStateRefused is the chain reason of a parked chain whose stored
 	// state failed its checks (edited, forged, or written by an
-	// incompatible engine) or whose profile is gone; the chain ended
+	// incompatible engine), expired more than durable.ResumeGrace ago, or
+	// whose profile is gone; the chain ended
 	// without running any more of it.
 	ReasonStateRefused = "state_refused"
 	// ReasonWakes is the chain reason (status limit_exceeded) of a chain

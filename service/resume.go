@@ -110,7 +110,7 @@ func (s *Service) resumeNow(tenant, id string) (*run, error) {
 	}
 	if err != nil {
 		release()
-		if errors.Is(err, durable.ErrTampered) || errors.Is(err, durable.ErrIncompatible) {
+		if errors.Is(err, durable.ErrTampered) || errors.Is(err, durable.ErrIncompatible) || errors.Is(err, durable.ErrStale) {
 			s.log.Error("fleet: a parked chain's state was refused; the chain ends with state_refused", "chain", id, "err", err)
 			s.endUnresumable(ctx, c, err)
 		} else {
@@ -134,7 +134,7 @@ func (s *Service) loadPark(ctx context.Context, tenant, id string, gen int) (*du
 	for try := range 3 {
 		var p *durable.Park
 		if p, err = s.opts.Fleet.LoadPark(ctx, tenant, id, gen); err == nil || errors.Is(err, durable.ErrTampered) ||
-			errors.Is(err, durable.ErrIncompatible) || ctx.Err() != nil {
+			errors.Is(err, durable.ErrIncompatible) || errors.Is(err, durable.ErrStale) || ctx.Err() != nil {
 			return p, err
 		}
 		time.Sleep(time.Duration(try+1) * 200 * time.Millisecond)

@@ -28,7 +28,7 @@ const (
 	DefaultResultTTL           = 15 * time.Minute
 	DefaultMaxResults          = 1000
 	DefaultMaxResultsBytes     = 256 << 20
-	DefaultParkTTL             = 24 * time.Hour
+	DefaultParkTTL             = durable.DefaultParkTTL
 	DefaultMaxWakes            = 100
 	DefaultMaxParkBytes        = 1 << 30
 	DefaultMaxParkedPerTenant  = 100
@@ -107,7 +107,10 @@ type Options struct {
 	// process resumes it there. Requires Fleet.
 	Park bool
 	// ParkTTL is how long a parked chain waits for its decisions; past it,
-	// its waiting calls end approval_expired and it runs on. Default 24h.
+	// its waiting calls end approval_expired and it runs on. It must not
+	// be longer than Fleet's (durable.Options.ParkTTL), which sets how
+	// long the records that keep a call from running twice stay locked.
+	// Default: Fleet's, or DefaultParkTTL (24h) without a Fleet.
 	ParkTTL time.Duration
 	// MaxWakes caps how many times a parked chain is resumed (by a decision
 	// or by its script's timer falling due); a chain resumed that many
@@ -210,6 +213,12 @@ func New(runner *chain.Runner, opts Options) (*Service, error) {
 	opts.ResultTTL = cmp.Or(opts.ResultTTL, DefaultResultTTL)
 	opts.MaxResults = cmp.Or(opts.MaxResults, DefaultMaxResults)
 	opts.MaxResultsBytes = cmp.Or(opts.MaxResultsBytes, DefaultMaxResultsBytes)
+	if opts.Fleet != nil {
+		if opts.ParkTTL > opts.Fleet.ParkTTL() {
+			return nil, fmt.Errorf("service: ParkTTL (%s) must not be longer than the fleet's durable.Options.ParkTTL (%s), which decides how long the records that keep an approved call from running twice stay locked", opts.ParkTTL, opts.Fleet.ParkTTL())
+		}
+		opts.ParkTTL = cmp.Or(opts.ParkTTL, opts.Fleet.ParkTTL())
+	}
 	opts.ParkTTL = cmp.Or(opts.ParkTTL, DefaultParkTTL)
 	opts.MaxWakes = cmp.Or(opts.MaxWakes, DefaultMaxWakes)
 	opts.MaxParkBytes = cmp.Or(opts.MaxParkBytes, DefaultMaxParkBytes)

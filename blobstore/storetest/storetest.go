@@ -113,6 +113,7 @@ func Run(t *testing.T, newBackend NewBackend) {
 		{"Records", testRecords},
 		{"ListRecords", testListRecords},
 		{"RecordRace", testRecordRace},
+		{"Once", testOnce},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, nb) })
