@@ -169,7 +169,7 @@ func testDocsVocabularies(t *testing.T, spec []byte, md string) {
 	// and the fleet's.
 	chainReasons := []string{sandbox.LimitMemory, sandbox.LimitLogs, sandbox.LimitResult, sandbox.LimitArgs,
 		sandbox.LimitStack, sandbox.LimitInFlight, chain.ReasonAwaitingApproval, durable.ReasonProcessLost,
-		service.ReasonStateRefused, service.ReasonWakes, service.ReasonParkBytes, service.ReasonParkedChains}
+		service.ReasonStateRefused, service.ReasonWakes, service.ReasonParkBytes, service.ReasonParkedChains, service.ReasonTenantQuota}
 	for k := sandbox.ScriptError; k <= sandbox.HostError; k++ {
 		if k != sandbox.LimitExceeded {
 			chainReasons = append(chainReasons, k.String())
