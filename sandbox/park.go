@@ -129,6 +129,8 @@ type hostState struct {
 	Calls     int           `json:"calls"`
 	Entries   int           `json:"entries"`
 	Crypto    []byte        `json:"crypto,omitempty"` // a seeded run's crypto stream
+	Keys      []parkedKey   `json:"keys,omitempty"`   // the run's CryptoKeys (subtleops.go)
+	KeyNext   int32         `json:"key_next,omitempty"`
 }
 
 // canPark reports whether the run should park now: it may, something is
@@ -163,6 +165,10 @@ func (r *scriptRun) capture(ctx context.Context, e *ScriptEngine) (*Parked, erro
 		Logs: r.logs, LogBytes: r.logBytes, Truncated: r.truncated, ReadBytes: r.readBytes,
 		Calls: r.stats.Calls, Entries: r.stats.Entries,
 	}
+	if h.Keys, err = r.keys.park(); err != nil {
+		return nil, err
+	}
+	h.KeyNext = r.keys.next
 	if c, ok := r.cryptoRand.(*rand.ChaCha8); ok {
 		if h.Crypto, err = c.MarshalBinary(); err != nil {
 			return nil, err
@@ -300,6 +306,10 @@ func (e *ScriptEngine) Resume(ctx context.Context, res Resumption) (*Result, err
 	if err := h.check(lim); err != nil {
 		return nil, err
 	}
+	keys, err := restoreKeys(h.Keys, h.KeyNext)
+	if err != nil {
+		return nil, err
+	}
 	snap, err := quickjs.Unmarshal(inst, uint32(quickjs.MemLimit(lim.MemoryBytes)/quickjs.PageSize))
 	switch {
 	case errors.Is(err, quickjs.ErrIncompatible):
@@ -343,6 +353,7 @@ func (e *ScriptEngine) Resume(ctx context.Context, res Resumption) (*Result, err
 	}
 	r := newScriptRun(ctx, in, prep, res.Bridge, lim)
 	r.restore(h, e.opts.Clock)
+	r.keys = keys
 	if len(h.Crypto) > 0 {
 		c := &rand.ChaCha8{}
 		if err := c.UnmarshalBinary(h.Crypto); err != nil {

@@ -1123,3 +1123,75 @@ func unescapeLatin1(data []byte) ([]byte, bool) {
 	}
 	return out, true
 }
+
+// parkedKey is a key of a parked run's table (hostState.Keys): its
+// material as raw bytes (a secret), PKCS #8 (a private key) or SPKI (a
+// public key). The parked state is protected by whoever stores it (the
+// durable store encrypts it), like the guest memory it travels with.
+type parkedKey struct {
+	Handle int32    `json:"h"`
+	Alg    string   `json:"alg"`
+	Type   string   `json:"type"`
+	Ext    bool     `json:"ext"`
+	Use    []string `json:"use"`
+	Hash   string   `json:"hash,omitempty"`
+	Curve  string   `json:"curve,omitempty"`
+	Data   []byte   `json:"data"`
+}
+
+// parkKeys records the run's key table for its parked state.
+func (t *subtleKeys) park() ([]parkedKey, error) {
+	out := make([]parkedKey, 0, len(t.keys))
+	for h, k := range t.keys {
+		p := parkedKey{Handle: h, Alg: k.alg, Type: k.typ, Ext: k.ext, Hash: k.hash, Curve: k.curve}
+		for name, bit := range subtleUsages {
+			if k.usages&bit != 0 {
+				p.Use = append(p.Use, name)
+			}
+		}
+		var err error
+		switch k.typ {
+		case "secret":
+			p.Data = k.secret
+		case "private":
+			p.Data, err = x509.MarshalPKCS8PrivateKey(k.priv)
+		default:
+			p.Data, err = x509.MarshalPKIXPublicKey(k.pub)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: parking a CryptoKey: %w", err)
+		}
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b parkedKey) int { return int(a.Handle - b.Handle) })
+	return out, nil
+}
+
+// restoreKeys rebuilds a key table from a parked state, with the limits of
+// a running one: a state that breaks them is corrupt.
+func restoreKeys(ps []parkedKey, next int32) (subtleKeys, error) {
+	t := subtleKeys{keys: map[int32]*subtleKey{}, next: next}
+	if len(ps) > MaxSubtleKeys {
+		return t, fmt.Errorf("%w: too many CryptoKeys", ErrCorruptState)
+	}
+	for _, p := range ps {
+		if p.Handle < 1 || p.Handle > next || t.keys[p.Handle] != nil {
+			return t, fmt.Errorf("%w: a CryptoKey handle", ErrCorruptState)
+		}
+		req := &subtleReq{Alg: p.Alg, Ext: p.Ext, Use: p.Use, Hash: p.Hash, Curve: p.Curve,
+			Format: map[string]string{"secret": "raw", "private": "pkcs8", "public": "spki"}[p.Type]}
+		if req.Format == "" || len(p.Data) > maxSubtleKeyData && p.Type != "secret" {
+			return t, fmt.Errorf("%w: a CryptoKey", ErrCorruptState)
+		}
+		k, err := importSubtleKey(req, p.Data)
+		if err != nil {
+			return t, fmt.Errorf("%w: a CryptoKey: %w", ErrCorruptState, err)
+		}
+		t.keys[p.Handle] = k
+		t.bytes += k.size
+	}
+	if t.bytes > MaxSubtleKeyBytes {
+		return t, fmt.Errorf("%w: too much CryptoKey material", ErrCorruptState)
+	}
+	return t, nil
+}
