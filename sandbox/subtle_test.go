@@ -362,3 +362,48 @@ func TestCryptoCTR(t *testing.T) {
 	_, err = aesCTR(block, iv, 1, data) // 5 blocks, 2 counter values
 	require.Error(t, err)
 }
+
+// TestCryptoGCMTagsAndNonces checks every tag length with a 12-byte and a
+// 16-byte IV against Go's GCM where it has the combination, and that a
+// changed byte anywhere fails the decryption.
+func TestCryptoGCMTagsAndNonces(t *testing.T) {
+	key := make([]byte, 16)
+	block, err := aes.NewCipher(key)
+	require.NoError(t, err)
+	k := &subtleKey{alg: "AES-GCM", secret: key}
+	data, aad := []byte("some plaintext of 33 bytes length"), "0a0b"
+	for _, ivLen := range []int{12, 16, 128} {
+		for _, tag := range []int{32, 64, 96, 104, 112, 120, 128} {
+			iv := strings.Repeat("07", ivLen)
+			req := &subtleReq{IV: iv, Tag: tag, AAD: &aad}
+			ct, err := aesCipherOp(k, req, true, data)
+			require.NoError(t, err)
+			require.Len(t, ct, len(data)+tag/8)
+			ivb, _ := hex.DecodeString(iv)
+			var ref cipher.AEAD
+			switch {
+			case ivLen == 12 && tag >= 96:
+				ref, err = cipher.NewGCMWithTagSize(block, tag/8)
+			case tag == 128:
+				ref, err = cipher.NewGCMWithNonceSize(block, ivLen)
+			}
+			if ref != nil {
+				require.NoError(t, err)
+				require.Equal(t, ref.Seal(nil, ivb, data, []byte{10, 11}), ct, "iv %d tag %d", ivLen, tag)
+			}
+			pt, err := aesCipherOp(k, req, false, ct)
+			require.NoError(t, err)
+			require.Equal(t, data, pt)
+			for i := range ct {
+				bad := append([]byte(nil), ct...)
+				bad[i] ^= 0x80
+				_, err := aesCipherOp(k, req, false, bad)
+				require.Equal(t, errOperation, err, "iv %d tag %d byte %d", ivLen, tag, i)
+			}
+		}
+	}
+	for _, ivLen := range []int{0, 1, 11, 129} {
+		_, err := aesCipherOp(k, &subtleReq{IV: strings.Repeat("07", ivLen), Tag: 128}, true, data)
+		require.Equal(t, errOperation, err, "iv %d", ivLen)
+	}
+}

@@ -430,7 +430,11 @@ function generateKeyNow(algorithm, extractable, keyUsages) {
       let { length } = algorithm;
       if (name === "HMAC") {
         if (length === undefined) length = BLOCK_BITS[algorithm.hash.name];
-        if (length % 8) throw coded(RangeError, `The value of "algorithm.length" is invalid. It must be a multiple of 8. Received ${length}`, "ERR_OUT_OF_RANGE");
+        if (typeof length !== "number") {
+          throw coded(TypeError, `The "algorithm.length" property must be of type number.${receivedSuffix(length)}`, "ERR_INVALID_ARG_TYPE");
+        }
+        if (length < 0) throw coded(RangeError, `The value of "algorithm.length" is out of range. It must be > 0. Received ${length}`, "ERR_OUT_OF_RANGE");
+        if (length % 8) throw coded(TypeError, `The property 'algorithm.length' must be a multiple of 8. Received ${length}`, "ERR_INVALID_ARG_VALUE");
         if (hasAnyNotIn(usages, ["sign", "verify"])) throw new DOMException("Unsupported key usage for an HMAC key", "SyntaxError");
         if (length === 0 || length > 8 * SUBTLE_MAX_DATA) throw new DOMException("The operation failed for an operation-specific reason", "OperationError");
         req.hash = algorithm.hash.name;

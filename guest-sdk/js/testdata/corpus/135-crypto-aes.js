@@ -11,6 +11,13 @@ out.gcm = hex(await subtle.encrypt({ name: "AES-GCM", iv }, gk, pt));
 const aad = unhex("feedfacedeadbeeffeedfacedeadbeefabaddad2");
 const ct4 = await subtle.encrypt({ name: "AES-GCM", iv, additionalData: aad, tagLength: 128 }, gk, pt.subarray(0, 60));
 out.gcm4 = hex(ct4);
+const iv16 = unhex("00112233445566778899aabbccddeeff");
+const c16 = await subtle.encrypt({ name: "AES-GCM", iv: iv16, tagLength: 104 }, gk, pt.subarray(0, 20));
+out.gcmIv16 = [hex(c16), hex(await subtle.decrypt({ name: "AES-GCM", iv: iv16, tagLength: 104 }, gk, c16))];
+out.gcmIv1 = hex(await subtle.encrypt({ name: "AES-GCM", iv: new Uint8Array(64).fill(9), tagLength: 32, additionalData: aad }, gk, pt.subarray(0, 5)));
+for (const n of [11, 129]) {
+  try { await subtle.encrypt({ name: "AES-GCM", iv: new Uint8Array(n) }, gk, pt); } catch (e) { out["gcmIv" + n] = `${e.name}: ${e.message}`; }
+}
 out.gcm96 = hex(await subtle.encrypt({ name: "AES-GCM", iv, tagLength: 96 }, gk, pt.subarray(0, 16)));
 out.gcmBack = hex(await subtle.decrypt({ name: "AES-GCM", iv, additionalData: aad }, gk, ct4)) === hex(pt.subarray(0, 60));
 try {
