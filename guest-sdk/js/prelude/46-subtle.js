@@ -22,6 +22,13 @@ Object.defineProperties(CryptoKey.prototype, {
   type: keyGetter("type"), extractable: keyGetter("extractable"),
   algorithm: keyGetter("algorithm"), usages: keyGetter("usages"),
   [Symbol.toStringTag]: { value: "CryptoKey", configurable: true },
+  // console.log shows a key as Node's util.inspect does.
+  [Symbol.for("nodejs.util.inspect.custom")]: { value(depth, options, inspect) {
+    const s = keySlots.get(this);
+    if (depth < 0 || s === undefined) return this;
+    const { type, extractable, algorithm, usages } = s;
+    return `CryptoKey ${inspect({ type, extractable, algorithm, usages }, { ...options, depth: options.depth == null ? null : options.depth - 1 })}`;
+  }, writable: true, configurable: true },
 });
 const newKey = (h, type, extractable, algorithm, usages) => {
   const k = Object.create(CryptoKey.prototype);
