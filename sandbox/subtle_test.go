@@ -2,9 +2,12 @@ package sandbox
 
 import (
 	"context"
+	"crypto"
 	"crypto/aes"
 	"crypto/cipher"
 	stdpbkdf2 "crypto/pbkdf2"
+	"crypto/rand"
+	"crypto/rsa"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
@@ -152,6 +155,10 @@ return subtle.deriveBits({ name: "PBKDF2", hash: "SHA-512", salt: new Uint8Array
 			want: `"NotSupportedError: generateKey makes RSA keys with the public exponent 65537 only"`},
 		{name: "SPKI of 64 KiB", src: `return fail(() => subtle.importKey("spki", new Uint8Array(64 << 10), { name: "RSA-PSS", hash: "SHA-256" }, true, ["verify"]))`,
 			want: `"QuotaExceededError: key data is limited to 16384 bytes (docs/limits.md)"`},
+		{name: "PKCS #8 of 12 KiB", src: `return fail(() => subtle.importKey("pkcs8", new Uint8Array(12 << 10), { name: "RSA-PSS", hash: "SHA-256" }, true, ["sign"]))`,
+			want: `"NotSupportedError: PKCS #8 key data is limited to 8192 bytes: RSA keys of more than 8192 bits are not supported (docs/limits.md)"`},
+		{name: "RSA generateKey stops at the deadline", src: `for (;;) await subtle.generateKey({ name: "RSA-PSS", modulusLength: 4096, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, true, ["sign"])`,
+			lim: Limits{Timeout: 300 * time.Millisecond}, kind: Timeout},
 		{name: "JWK with a 20000-bit modulus", src: `const n = btoa(String.fromCharCode(...new Uint8Array(2500).fill(255))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=/g, "");
 return fail(() => subtle.importKey("jwk", { kty: "RSA", n, e: "AQAB" }, { name: "RSA-PSS", hash: "SHA-256" }, true, ["verify"]))`,
 			want: `"NotSupportedError: RSA keys of more than 8192 bits are not supported (docs/limits.md)"`},
@@ -406,4 +413,28 @@ func TestCryptoGCMTagsAndNonces(t *testing.T) {
 		_, err := aesCipherOp(k, &subtleReq{IV: strings.Repeat("07", ivLen), Tag: 128}, true, data)
 		require.Equal(t, errOperation, err, "iv %d", ivLen)
 	}
+}
+
+// TestCryptoGenerateRSA checks the keys generateRSA makes (size, exponent,
+// a signature round trip) and that it stops soon after its context ends.
+func TestCryptoGenerateRSA(t *testing.T) {
+	for _, bits := range []int{2048, 2056, 3072} {
+		start := time.Now()
+		k, err := generateRSA(context.Background(), rand.Reader, bits)
+		require.NoError(t, err)
+		t.Logf("%d bits in %v", bits, time.Since(start))
+		require.Equal(t, bits, k.N.BitLen())
+		require.Equal(t, 65537, k.E)
+		require.NoError(t, k.Validate())
+		d := sha256.Sum256([]byte("m"))
+		sig, err := rsa.SignPKCS1v15(nil, k, crypto.SHA256, d[:])
+		require.NoError(t, err)
+		require.NoError(t, rsa.VerifyPKCS1v15(&k.PublicKey, crypto.SHA256, d[:], sig))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := generateRSA(ctx, rand.Reader, 4096)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Less(t, time.Since(start), 500*time.Millisecond)
 }

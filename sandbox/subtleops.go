@@ -81,7 +81,7 @@ type subtleKey struct {
 	ext    bool
 	usages uint16
 	hash   string // HMAC, RSA
-	curve  string // ECDSA, ECDH: "P-256", "P-384"
+	curve  string // ECDSA, ECDH: "P-256", "P-384", "P-521"
 	size   int    // bytes charged against MaxSubtleKeyBytes
 
 	secret []byte
@@ -370,7 +370,7 @@ func newKey(req *subtleReq) (*subtleKey, error) {
 		}
 		k.hash = req.Hash
 	case "ECDSA", "ECDH":
-		if req.Curve != "P-256" && req.Curve != "P-384" {
+		if curveOf(req.Curve) == nil {
 			return nil, domErr("NotSupportedError", "Unrecognized namedCurve")
 		}
 		k.curve = req.Curve
@@ -446,12 +446,16 @@ func importSubtleKey(req *subtleReq, data []byte) (*subtleKey, error) {
 	return nil, errProtocol
 }
 
-// precheckRSA refuses DER whose RSA modulus would be too large to parse
-// cheaply: parsing a PKCS #8 key validates it, at a cost that grows with the
-// cube of its size.
+// maxPKCS8 bounds PKCS #8 data before it is parsed: parsing an RSA key
+// validates it, at a cost that grows with the cube of its size. An
+// 8192-bit key takes about 4.8 KiB.
+const maxPKCS8 = 8 << 10
+
+// precheckRSA refuses PKCS #8 data too large to hold an RSA key of at most
+// maxRSAImportBits.
 func precheckRSA(der []byte) error {
-	if len(der) > maxSubtleKeyData {
-		return domErr("QuotaExceededError", fmt.Sprintf("key data is limited to %d bytes (docs/limits.md)", maxSubtleKeyData))
+	if len(der) > maxPKCS8 {
+		return domErr("NotSupportedError", fmt.Sprintf("PKCS #8 key data is limited to %d bytes: RSA keys of more than %d bits are not supported (docs/limits.md)", maxPKCS8, maxRSAImportBits))
 	}
 	return nil
 }
@@ -1074,23 +1078,9 @@ func (r *scriptRun) generateKeys(ctx context.Context, req *subtleReq) ([]byte, e
 		if req.Exp != "010001" {
 			return nil, domErr("NotSupportedError", "generateKey makes RSA keys with the public exponent 65537 only")
 		}
-		// Key generation has no context: it runs on its own goroutine
-		// (bounded work: one key of at most 4096 bits) so that the run
-		// stops at its deadline.
-		done := make(chan struct{})
-		var key *rsa.PrivateKey
-		var gerr error
-		go func() {
-			defer close(done)
-			key, gerr = rsa.GenerateKey(rand.Reader, req.Mod)
-		}()
-		select {
-		case <-done:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		if gerr != nil {
-			return nil, gerr
+		key, err := generateRSA(ctx, r.randReader(), req.Mod)
+		if err != nil {
+			return nil, err
 		}
 		priv = key
 	default:
@@ -1200,4 +1190,118 @@ func restoreKeys(ps []parkedKey, next int32) (subtleKeys, error) {
 		return t, fmt.Errorf("%w: too much CryptoKey material", ErrCorruptState)
 	}
 	return t, nil
+}
+
+// rsaE is the public exponent generateKey uses.
+const rsaE = 65537
+
+// generateRSA makes an RSA key of bits bits with the exponent 65537 from
+// two random primes of half its size (the two top bits of each set, so the
+// modulus has exactly bits bits), checking ctx between prime candidates:
+// rsa.GenerateKey cannot be stopped, and a 4096-bit key takes seconds.
+func generateRSA(ctx context.Context, rnd io.Reader, bits int) (*rsa.PrivateKey, error) {
+	e := big.NewInt(rsaE)
+	one := big.NewInt(1)
+	for {
+		p, err := randomPrime(ctx, rnd, bits/2)
+		if err != nil {
+			return nil, err
+		}
+		q, err := randomPrime(ctx, rnd, bits-bits/2)
+		if err != nil {
+			return nil, err
+		}
+		// FIPS 186-5 A.1.3: |p - q| > 2^(bits/2 - 100).
+		if new(big.Int).Sub(p, q).BitLen() <= bits/2-100 {
+			continue
+		}
+		n := new(big.Int).Mul(p, q)
+		if n.BitLen() != bits {
+			continue
+		}
+		pm1, qm1 := new(big.Int).Sub(p, one), new(big.Int).Sub(q, one)
+		g := new(big.Int).GCD(nil, nil, pm1, qm1)
+		lambda := new(big.Int).Div(new(big.Int).Mul(pm1, qm1), g)
+		d := new(big.Int).ModInverse(e, lambda)
+		if d == nil {
+			continue
+		}
+		key := &rsa.PrivateKey{PublicKey: rsa.PublicKey{N: n, E: rsaE}, D: d, Primes: []*big.Int{p, q}}
+		key.Precompute()
+		if err := key.Validate(); err != nil {
+			return nil, fmt.Errorf("sandbox: a generated RSA key does not validate: %w", err)
+		}
+		return key, nil
+	}
+}
+
+// sievePrimes are the odd primes below 4096, which randomPrime sieves
+// candidates with before a primality test.
+var sievePrimes = func() []uint64 {
+	var ps []uint64
+	for n := uint64(3); n < 4096; n += 2 {
+		prime := true
+		for _, p := range ps {
+			if p*p > n {
+				break
+			}
+			if n%p == 0 {
+				prime = false
+				break
+			}
+		}
+		if prime {
+			ps = append(ps, n)
+		}
+	}
+	return ps
+}()
+
+// randomPrime returns a random prime of exactly bits bits whose two top bits
+// are set and for which p - 1 is prime to 65537: from a random start, the
+// first number that no small prime divides and that passes 20 Miller-Rabin
+// rounds and Baillie-PSW (big.Int.ProbablyPrime).
+func randomPrime(ctx context.Context, rnd io.Reader, bits int) (*big.Int, error) {
+	b := make([]byte, (bits+7)/8)
+	p, r, m := new(big.Int), new(big.Int), new(big.Int)
+	mods := make([]uint64, len(sievePrimes))
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if _, err := io.ReadFull(rnd, b); err != nil {
+			return nil, err
+		}
+		p.SetBytes(b)
+		for i := bits; i < len(b)*8; i++ {
+			p.SetBit(p, i, 0)
+		}
+		p.SetBit(p, bits-1, 1)
+		p.SetBit(p, bits-2, 1)
+		p.SetBit(p, 0, 1)
+		for i, sp := range sievePrimes {
+			mods[i] = m.Mod(p, r.SetUint64(sp)).Uint64()
+		}
+	next:
+		for delta := uint64(0); delta < 1<<20; delta += 2 {
+			for i, sp := range sievePrimes {
+				if (mods[i]+delta)%sp == 0 {
+					continue next
+				}
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			c := new(big.Int).Add(p, r.SetUint64(delta))
+			if c.BitLen() != bits {
+				break
+			}
+			if m.Mod(c, r.SetUint64(rsaE)).Uint64() == 1 {
+				continue
+			}
+			if c.ProbablyPrime(20) {
+				return c, nil
+			}
+		}
+	}
 }

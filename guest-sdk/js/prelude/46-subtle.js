@@ -358,7 +358,6 @@ function importKeyNow(format, keyData, algorithm, extractable, keyUsages) {
       } else {
         verifyUse(format !== "pkcs8");
       }
-      if (namedCurve === "P-521") throw new DOMException("The P-521 curve is not supported in airlock", "NotSupportedError");
       keyAlg = () => ({ name, namedCurve });
       break;
     }
@@ -462,7 +461,6 @@ function generateKeyNow(algorithm, extractable, keyUsages) {
       if (!["P-256", "P-384", "P-521"].includes(namedCurve)) throw new DOMException("Unrecognized namedCurve", "NotSupportedError");
       const allowed = name === "ECDSA" ? ["sign", "verify"] : ["deriveKey", "deriveBits"];
       if (hasAnyNotIn(usages, allowed)) throw new DOMException(`Unsupported key usage for an ${name} key`, "SyntaxError");
-      if (namedCurve === "P-521") throw new DOMException("The P-521 curve is not supported in airlock", "NotSupportedError");
       req.curve = namedCurve;
       result = name === "ECDSA" ? pair(usagesUnion(usages, "verify"), usagesUnion(usages, "sign"), () => ({ name, namedCurve }))
         : pair([], usagesUnion(usages, "deriveKey", "deriveBits"), () => ({ name, namedCurve }));

@@ -30,6 +30,12 @@ const ep = await subtle.generateKey({ name: "ECDSA", namedCurve: "P-384" }, fals
 out.ec = [Object.keys(ep), ep.publicKey.usages, ep.privateKey.usages, ep.publicKey.extractable, ep.privateKey.extractable, ep.privateKey.algorithm];
 const sig = await subtle.sign({ name: "ECDSA", hash: "SHA-256" }, ep.privateKey, new Uint8Array(3));
 out.ecSig = [sig.byteLength, await subtle.verify({ name: "ECDSA", hash: "SHA-256" }, ep.publicKey, sig, new Uint8Array(3))];
+const p521 = await subtle.generateKey({ name: "ECDSA", namedCurve: "P-521" }, true, ["sign", "verify"]);
+const s521 = await subtle.sign({ name: "ECDSA", hash: "SHA-512" }, p521.privateKey, new Uint8Array(3));
+const j521 = await subtle.exportKey("jwk", p521.privateKey);
+const back521 = await subtle.importKey("jwk", { ...j521, d: undefined, key_ops: undefined }, { name: "ECDSA", namedCurve: "P-521" }, false, ["verify"]);
+out.p521 = [s521.byteLength, await subtle.verify({ name: "ECDSA", hash: "SHA-512" }, back521, s521, new Uint8Array(3)),
+  j521.d.length, j521.x.length, (await subtle.exportKey("raw", p521.publicKey)).byteLength, (await subtle.exportKey("spki", p521.publicKey)).byteLength];
 const edk = await subtle.generateKey("Ed25519", true, ["sign", "verify"]);
 out.ed = [edk.publicKey.algorithm, (await subtle.exportKey("raw", edk.publicKey)).byteLength, Object.keys(await subtle.exportKey("jwk", edk.privateKey))];
 const rk = await subtle.generateKey({ name: "RSA-PSS", modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: "SHA-256" }, true, ["sign", "verify"]);
