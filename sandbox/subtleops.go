@@ -1045,9 +1045,6 @@ func (r *scriptRun) generateKeys(ctx context.Context, req *subtleReq) ([]byte, e
 	if err != nil {
 		return nil, err
 	}
-	if len(r.keys.keys)+2 > MaxSubtleKeys {
-		return nil, domErr("QuotaExceededError", fmt.Sprintf("a run holds at most %d CryptoKeys (docs/limits.md)", MaxSubtleKeys))
-	}
 	var priv crypto.Signer
 	switch k.alg {
 	case "HMAC", "AES-GCM", "AES-CBC", "AES-CTR":
@@ -1063,6 +1060,12 @@ func (r *scriptRun) generateKeys(ctx context.Context, req *subtleReq) ([]byte, e
 			return nil, err
 		}
 		return r.addKeys(k)
+	}
+	// A key pair: refused before the work if it would not fit.
+	if len(r.keys.keys)+2 > MaxSubtleKeys {
+		return nil, domErr("QuotaExceededError", fmt.Sprintf("a run holds at most %d CryptoKeys (docs/limits.md)", MaxSubtleKeys))
+	}
+	switch k.alg {
 	case "ECDSA", "ECDH":
 		if priv, err = ecdsa.GenerateKey(curveOf(k.curve), r.randReader()); err != nil {
 			return nil, err
