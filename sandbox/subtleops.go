@@ -467,12 +467,13 @@ func secretKey(k *subtleKey, b []byte) (*subtleKey, error) {
 		if n := len(b); n != 16 && n != 24 && n != 32 {
 			return nil, domErr("DataError", "Invalid key length")
 		}
-	case "HMAC":
-		if len(b) == 0 {
-			return nil, domErr("DataError", "Zero-length key is not supported")
-		}
 	}
+	// An empty HMAC key is refused in raw form only (by the prelude, as
+	// Node does); a JWK may hold one.
 	k.secret = slices.Clone(b)
+	if k.secret == nil {
+		k.secret = []byte{}
+	}
 	k.size = len(b) + 64
 	return k, nil
 }
