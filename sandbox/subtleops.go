@@ -770,6 +770,11 @@ func subtleSign(rnd io.Reader, k *subtleKey, req *subtleReq, data []byte) ([]byt
 			return nil, err
 		}
 		if k.alg == "RSA-PSS" {
+			// Go's PSSOptions read a salt length of 0 as "as long as
+			// possible" and have no way to ask for none.
+			if req.SaltN == 0 {
+				return nil, domErr("NotSupportedError", "RSA-PSS signatures with a zero-length salt are not supported in airlock (they can be verified)")
+			}
 			return rsa.SignPSS(rnd, priv, h, d, &rsa.PSSOptions{SaltLength: req.SaltN})
 		}
 		return rsa.SignPKCS1v15(nil, priv, h, d)
@@ -811,6 +816,9 @@ func subtleVerify(k *subtleKey, req *subtleReq, data, sig []byte) (bool, error) 
 			return false, err
 		}
 		if k.alg == "RSA-PSS" {
+			if req.SaltN == 0 {
+				return verifyPSSNoSalt(pub, h, d, sig), nil
+			}
 			return rsa.VerifyPSS(pub, h, d, sig, &rsa.PSSOptions{SaltLength: req.SaltN}) == nil, nil
 		}
 		return rsa.VerifyPKCS1v15(pub, h, d, sig) == nil, nil
@@ -1308,4 +1316,56 @@ func randomPrime(ctx context.Context, rnd io.Reader, bits int) (*big.Int, error)
 			}
 		}
 	}
+}
+
+// verifyPSSNoSalt is EMSA-PSS-VERIFY (RFC 8017 8.1.2, 9.1.2) with an empty
+// salt, which rsa.VerifyPSS cannot be asked for (a SaltLength of 0 accepts
+// any). Only public values are involved, so math/big's timing is no leak.
+func verifyPSSNoSalt(pub *rsa.PublicKey, h crypto.Hash, digest, sig []byte) bool {
+	k := (pub.N.BitLen() + 7) / 8
+	if len(sig) != k {
+		return false
+	}
+	s := new(big.Int).SetBytes(sig)
+	if s.Cmp(pub.N) >= 0 {
+		return false
+	}
+	m := new(big.Int).Exp(s, big.NewInt(int64(pub.E)), pub.N)
+	emBits := pub.N.BitLen() - 1
+	emLen := (emBits + 7) / 8
+	hLen := h.Size()
+	if m.BitLen() > emBits || emLen < hLen+2 {
+		return false
+	}
+	em := m.FillBytes(make([]byte, emLen))
+	if em[emLen-1] != 0xbc {
+		return false
+	}
+	db, hh := em[:emLen-hLen-1], em[emLen-hLen-1:emLen-1]
+	topMask := byte(0xff >> (8*emLen - emBits))
+	if db[0]&^topMask != 0 {
+		return false
+	}
+	// DB = maskedDB xor MGF1(H).
+	var counter [4]byte
+	for done, i := 0, uint32(0); done < len(db); i++ {
+		binary.BigEndian.PutUint32(counter[:], i)
+		w := h.New()
+		w.Write(hh)
+		w.Write(counter[:])
+		done += subtle.XORBytes(db[done:], db[done:], w.Sum(nil))
+	}
+	db[0] &= topMask
+	for _, c := range db[:len(db)-1] {
+		if c != 0 {
+			return false
+		}
+	}
+	if db[len(db)-1] != 1 {
+		return false
+	}
+	w := h.New()
+	w.Write(make([]byte, 8))
+	w.Write(digest)
+	return subtle.ConstantTimeCompare(w.Sum(nil), hh) == 1
 }

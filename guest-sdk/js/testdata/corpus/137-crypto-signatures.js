@@ -29,6 +29,15 @@ const pssPub = await subtle.importKey("spki", bytes(KEYS.rsaSpki), { name: "RSA-
 const ps = await subtle.sign({ name: "RSA-PSS", saltLength: 48 }, pssPriv, msg);
 out.pss = [ps.byteLength, await subtle.verify({ name: "RSA-PSS", saltLength: 48 }, pssPub, ps, msg),
   await subtle.verify({ name: "RSA-PSS", saltLength: 32 }, pssPub, ps, msg)];
+// A zero-length salt, made by Node: deterministic.
+const pss0 = bytes("0Px+8ItI8VR7YQFU1hBH0o+E9JLklfvzMspOg3VuOLv7SuAMLh/gLGBPIxDyH3FO19yMPogl4KPXVVumpaQ+JvCFn1ZF/WgK6ZPcNF4KxEuU0bMem4p1VWJHt9m+B6hsnQw+Z/Gn1oAfTe6VBRUEW3BzFvSXWZvqrGg1W9nUP4TypnOgmd32+PSoMVghaUgnxp3IectC0ZLmqR+S5kBKiPdY5NRD/z9tBOq843CI7eTHEW4CFYcFeTn++EhNWnyKhuIoqEIyVyIOs593tF4lRtCWUdp8Nc/Lsmd+fE2GR50EHrXjmVJKAmaoBQgI2YnpTKImqwnUHlJUhraSoZUvQA==");
+const pssPub256 = await subtle.importKey("spki", bytes(KEYS.rsaSpki), { name: "RSA-PSS", hash: "SHA-256" }, false, ["verify"]);
+const pss0bad = pss0.slice(); pss0bad[100] ^= 4;
+out.pss0 = [await subtle.verify({ name: "RSA-PSS", saltLength: 0 }, pssPub256, pss0, msg),
+  await subtle.verify({ name: "RSA-PSS", saltLength: 0 }, pssPub256, pss0bad, msg),
+  await subtle.verify({ name: "RSA-PSS", saltLength: 0 }, pssPub256, pss0, enc.encode("other")),
+  await subtle.verify({ name: "RSA-PSS", saltLength: 32 }, pssPub256, pss0, msg),
+  await subtle.verify({ name: "RSA-PSS", saltLength: 0 }, pssPub256, ps, msg)];
 // ECDSA P-256 (P1363 r||s) and P-384 from a JWK.
 const ecPriv = await subtle.importKey("pkcs8", bytes(KEYS.ecPkcs8), { name: "ECDSA", namedCurve: "P-256" }, true, ["sign"]);
 const ecPub = await subtle.importKey("spki", bytes(KEYS.ecSpki), { name: "ECDSA", namedCurve: "P-256" }, true, ["verify"]);
