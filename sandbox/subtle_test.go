@@ -262,6 +262,12 @@ func TestCryptoKeyTables(t *testing.T) {
 	require.EqualError(t, err, "InvalidAccessException: key is not extractable")
 	_, err = a.subtle(ctx, &subtleReq{Op: "encrypt", Alg: "AES-GCM", Key: 1}, []byte("x"), nil)
 	require.Error(t, err)
+	_, err = a.subtle(ctx, &subtleReq{Op: "import", Alg: "AES-GCM", Format: "raw", Use: []string{"encrypt"}}, make([]byte, 16), nil)
+	require.NoError(t, err)
+	_, err = a.subtle(ctx, &subtleReq{Op: "encrypt", Alg: "AES-GCM", Key: 2, IV: strings.Repeat("00", 12), Tag: 128, Wrap: true}, []byte("x"), nil)
+	require.EqualError(t, err, "InvalidAccessError: The key does not allow this operation", "wrapKey needs the wrapKey usage")
+	_, err = a.subtle(ctx, &subtleReq{Op: "encrypt", Alg: "AES-GCM", Key: 2, IV: strings.Repeat("00", 12), Tag: 128}, []byte("x"), nil)
+	require.NoError(t, err)
 }
 
 // TestCryptoSecretsStayOut checks that no key material reaches an error a

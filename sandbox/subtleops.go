@@ -119,6 +119,7 @@ type subtleReq struct {
 	Info   string          `json:"info"`
 	Iter   int64           `json:"iter"`
 	SaltN  int             `json:"saltLength"`
+	Wrap   bool            `json:"wrap"` // encrypt or decrypt for wrapKey or unwrapKey
 }
 
 // subtleErr is a DOMException for the guest to throw.
@@ -230,7 +231,11 @@ func (r *scriptRun) subtle(ctx context.Context, req *subtleReq, data, data2 []by
 		}
 		return jsonAnswer(ok)
 	case "encrypt", "decrypt":
-		k, err := r.key(req.Key, subtleUsages[req.Op])
+		use := subtleUsages[req.Op]
+		if req.Wrap {
+			use = subtleUsages[map[string]string{"encrypt": "wrapKey", "decrypt": "unwrapKey"}[req.Op]]
+		}
+		k, err := r.key(req.Key, use)
 		if err != nil {
 			return nil, err
 		}

@@ -164,6 +164,7 @@ const SUPPORTED = {
   "get key length": { "AES-CBC": "AesDerivedKeyParams", "AES-CTR": "AesDerivedKeyParams", "AES-GCM": "AesDerivedKeyParams",
     "HMAC": "HmacImportParams", "HKDF": null, "PBKDF2": null },
 };
+SUPPORTED.wrapKey = { "AES-KW": null };
 SUPPORTED.verify = SUPPORTED.sign;
 SUPPORTED.decrypt = SUPPORTED.encrypt;
 const NORMALIZE = { prefix: "Failed to normalize algorithm", context: "passed algorithm" };
@@ -513,13 +514,14 @@ function signVerifyNow(algorithm, key, data, signature) {
   return usage === "sign" ? out.buffer : out;
 }
 
-function cipherNow(op, algorithm, key, data) {
-  algorithm = normalizeAlgorithm(algorithm, op);
+// cipherNow encrypts (op "encrypt") or decrypts with a normalized
+// algorithm, for usage (op itself, or wrapKey, unwrapKey).
+function cipherNow(op, algorithm, key, data, usage = op) {
   const s = keyOf(key);
-  if (s.algorithm.name !== algorithm.name || !s.usages.includes(op)) {
+  if (s.algorithm.name !== algorithm.name || !s.usages.includes(usage)) {
     throw new DOMException("The requested operation is not valid for the provided key", "InvalidAccessError");
   }
-  const req = { op, alg: algorithm.name, key: s.h };
+  const req = { op, alg: algorithm.name, key: s.h, wrap: usage !== op };
   data = copyBytes(data);
   switch (algorithm.name) {
     case "AES-CTR":
@@ -590,28 +592,49 @@ function deriveBitsNow(algorithm, baseKey, length) {
   return callHost(req).buffer;
 }
 
-const ORDINAL = ["1st", "2nd", "3rd", "4th", "5th"];
+const ORDINAL = ["1st", "2nd", "3rd", "4th", "5th", "6th", "7th"];
+const methodOpts = (prefix) => (i) => ({ prefix, context: `${ORDINAL[i]} argument` });
+function importKeyArgs(a, prefix, opts) {
+  requiredArgs(a.length, 4, prefix);
+  const format = toKeyFormat(a[0], opts(0));
+  const keyData = format === "jwk" ? toJsonWebKey(a[1], opts(1)) : toBufferSource(a[1], opts(1));
+  const algorithm = toAlgorithmIdentifier(a[2], opts(2));
+  const extractable = !!a[3];
+  const usages = toUsages(a[4], opts(4));
+  return importKeyNow(format, keyData, normalizeAlgorithm(algorithm, "importKey"), extractable, usages);
+}
+// wrapAlgorithm normalizes a key-wrapping algorithm as Node does: as a
+// wrapping-only algorithm (AES-KW, for which no key can exist here), else
+// for encrypt or decrypt.
+const wrapAlgorithm = (algorithm, cipherOp) => {
+  try {
+    return normalizeAlgorithm(algorithm, "wrapKey");
+  } catch (_) {
+    return normalizeAlgorithm(algorithm, cipherOp);
+  }
+};
+const jsonEncoder = new TextEncoder();
 // method defines a SubtleCrypto method: its body runs inside a promise, as
 // Node's async functions do, so every error rejects it.
-const subtleMethod = (name, fn) => ({ value: { [name](...args) {
-  return new Promise((resolve) => {
-    if (this !== subtle) throw invalidThis("SubtleCrypto");
-    const prefix = `Failed to execute '${name}' on 'SubtleCrypto'`;
-    const opts = (i) => ({ prefix, context: `${ORDINAL[i]} argument` });
-    resolve(fn(args, prefix, opts));
-  });
-} }[name], writable: true, enumerable: true, configurable: true });
+const METHOD_LENGTHS = { importKey: 5, exportKey: 2, generateKey: 3, sign: 3, verify: 4, encrypt: 3, decrypt: 3, deriveBits: 2,
+  deriveKey: 5, wrapKey: 4, unwrapKey: 7 };
+const subtleMethod = (name, fn) => {
+  const method = { [name](...args) {
+    return new Promise((resolve) => {
+      if (this !== subtle) throw invalidThis("SubtleCrypto");
+      const prefix = `Failed to execute '${name}' on 'SubtleCrypto'`;
+      resolve(fn(args, prefix, methodOpts(prefix)));
+    });
+  } }[name];
+  Object.defineProperty(method, "length", { value: METHOD_LENGTHS[name], configurable: true });
+  return { value: method, writable: true, enumerable: true, configurable: true };
+};
 
-Object.defineProperties(SubtleCrypto.prototype, {
-  importKey: subtleMethod("importKey", (a, prefix, opts) => {
-    requiredArgs(a.length, 4, prefix);
-    const format = toKeyFormat(a[0], opts(0));
-    const keyData = format === "jwk" ? toJsonWebKey(a[1], opts(1)) : toBufferSource(a[1], opts(1));
-    const algorithm = toAlgorithmIdentifier(a[2], opts(2));
-    const extractable = !!a[3];
-    const usages = toUsages(a[4], opts(4));
-    return importKeyNow(format, keyData, normalizeAlgorithm(algorithm, "importKey"), extractable, usages);
-  }),
+// Node's order of the methods, digest (43-crypto.js) among them.
+const digestMethod = Object.getOwnPropertyDescriptor(SubtleCrypto.prototype, "digest");
+delete SubtleCrypto.prototype.digest;
+const subtleMethods = {
+  importKey: subtleMethod("importKey", importKeyArgs),
   exportKey: subtleMethod("exportKey", (a, prefix, opts) => {
     requiredArgs(a.length, 2, prefix);
     const format = toKeyFormat(a[0], opts(0));
@@ -641,13 +664,13 @@ Object.defineProperties(SubtleCrypto.prototype, {
     requiredArgs(a.length, 3, prefix);
     const algorithm = toAlgorithmIdentifier(a[0], opts(0));
     const key = toCryptoKey(a[1], opts(1));
-    return cipherNow("encrypt", algorithm, key, toBufferSource(a[2], opts(2)));
+    return cipherNow("encrypt", normalizeAlgorithm(algorithm, "encrypt"), key, toBufferSource(a[2], opts(2)));
   }),
   decrypt: subtleMethod("decrypt", (a, prefix, opts) => {
     requiredArgs(a.length, 3, prefix);
     const algorithm = toAlgorithmIdentifier(a[0], opts(0));
     const key = toCryptoKey(a[1], opts(1));
-    return cipherNow("decrypt", algorithm, key, toBufferSource(a[2], opts(2)));
+    return cipherNow("decrypt", normalizeAlgorithm(algorithm, "decrypt"), key, toBufferSource(a[2], opts(2)));
   }),
   deriveBits: subtleMethod("deriveBits", (a, prefix, opts) => {
     requiredArgs(a.length, 2, prefix);
@@ -677,7 +700,40 @@ Object.defineProperties(SubtleCrypto.prototype, {
     const bits = deriveBitsNow(alg, baseKey, length);
     return importKeyNow("raw", bits, derivedAlg, extractable, usages);
   }),
-});
+  wrapKey: subtleMethod("wrapKey", (a, prefix, opts) => {
+    requiredArgs(a.length, 4, prefix);
+    const format = toKeyFormat(a[0], opts(0));
+    const key = toCryptoKey(a[1], opts(1));
+    const wrappingKey = toCryptoKey(a[2], opts(2));
+    const algorithm = wrapAlgorithm(toAlgorithmIdentifier(a[3], opts(3)), "encrypt");
+    let keyData = exportKeyNow(format, key);
+    keyData = format === "jwk" ? jsonEncoder.encode(jsonStringify(keyData)) : keyData;
+    return cipherNow("encrypt", algorithm, wrappingKey, keyData, "wrapKey");
+  }),
+  unwrapKey: subtleMethod("unwrapKey", (a, prefix, opts) => {
+    requiredArgs(a.length, 7, prefix);
+    const format = toKeyFormat(a[0], opts(0));
+    const wrapped = toBufferSource(a[1], opts(1));
+    const unwrappingKey = toCryptoKey(a[2], opts(2));
+    const algorithm = toAlgorithmIdentifier(a[3], opts(3));
+    const keyAlgorithm = toAlgorithmIdentifier(a[4], opts(4));
+    const extractable = !!a[5];
+    const usages = toUsages(a[6], opts(6));
+    let keyData = cipherNow("decrypt", wrapAlgorithm(algorithm, "decrypt"), unwrappingKey, wrapped, "unwrapKey");
+    if (format === "jwk") {
+      try {
+        keyData = jsonParse(new TextDecoder("utf-8", { fatal: true }).decode(keyData));
+      } catch (_) {
+        throw new DOMException("Invalid wrapped JWK key", "DataError");
+      }
+    }
+    const p = "Failed to execute 'importKey' on 'SubtleCrypto'";
+    return importKeyArgs([format, keyData, keyAlgorithm, extractable, usages], p, methodOpts(p));
+  }),
+};
+Object.defineProperties(SubtleCrypto.prototype, Object.fromEntries(["encrypt", "decrypt", "sign", "verify", "digest",
+  "generateKey", "deriveKey", "deriveBits", "importKey", "exportKey", "wrapKey", "unwrapKey"].map((m) =>
+  [m, m === "digest" ? digestMethod : subtleMethods[m]])));
 
 function keyLength({ name, length, hash }) {
   switch (name) {

@@ -9,4 +9,5 @@ console.log(pair);
 console.log([k, [k]], { deep: { deeper: { k } } });
 const aes = await subtle.generateKey({ name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]);
 console.info(aes.algorithm, aes.usages);
-return { json: JSON.parse(JSON.stringify(k)), keys: Object.keys(pair), tag: `${Object.prototype.toString.call(subtle)}` };
+const methods = Object.keys(SubtleCrypto.prototype).map((m) => `${m}/${subtle[m].length}/${subtle[m].name}`);
+return { methods, json: JSON.parse(JSON.stringify(k)), keys: Object.keys(pair), tag: `${Object.prototype.toString.call(subtle)}` };
