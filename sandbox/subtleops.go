@@ -29,21 +29,23 @@ import (
 // The host half of crypto.subtle beyond digest (OpSubtle, guest-sdk/ABI.md;
 // the guest half is guest-sdk/js/prelude/46-subtle.js, which validates
 // arguments with Node 20's checks and messages first). Key material stays
-// here, in a table of the run (scriptRun.keys): the guest holds a handle
+// here (RATIONALE.md, "Why does crypto.subtle keep key material in the
+// host?"), in a table of the run (scriptRun.keys): the guest holds a handle
 // number inside a CryptoKey it cannot forge, and exported bytes leave only
 // for a key created extractable. The table goes with the run; a parked run
 // carries it in its state (which the durable store encrypts).
 //
 // Every request is bounded before any work: data per operation
-// (MaxSubtleDataBytes), key data on import (maxSubtleKeyData), the number
-// and bytes of keys per run (MaxSubtleKeys, MaxSubtleKeyBytes), RSA modulus
-// sizes, PBKDF2 work (MaxPBKDF2Work); the long operations (PBKDF2, RSA key
-// generation) stop at the run's deadline. docs/limits.md lists them.
+// (MaxSubtleDataBytes), key data on import (maxSubtleKeyData, maxPKCS8),
+// the number and bytes of keys per run (MaxSubtleKeys, MaxSubtleKeyBytes),
+// RSA modulus sizes, PBKDF2 work (MaxPBKDF2Work); the long operations
+// (PBKDF2, RSA key generation) stop at the run's deadline. docs/limits.md
+// lists them.
 
 const (
 	// MaxSubtleDataBytes bounds the data of one crypto.subtle operation
 	// (the message signed, verified, encrypted or decrypted, a signature,
-	// imported key bytes, an IV, salt, info, label or additional data):
+	// imported key bytes, an IV, counter, salt, info or additional data):
 	// 1 MiB. The prelude refuses more with a QuotaExceededError DOMException.
 	MaxSubtleDataBytes = 1 << 20
 	// MaxSubtleKeys bounds the CryptoKeys one run holds (a key pair counts
@@ -59,8 +61,8 @@ const (
 	// 1024 to 8192.
 	minRSAGenBits, maxRSAGenBits       = 2048, 4096
 	minRSAImportBits, maxRSAImportBits = 1024, 8192
-	// maxSubtleKeyData bounds SPKI, PKCS #8 and JWK key data before it is
-	// parsed: an 8192-bit RSA private key is about 4.8 KiB of DER.
+	// maxSubtleKeyData bounds SPKI and JWK key data before it is parsed
+	// (PKCS #8: maxPKCS8).
 	maxSubtleKeyData = 16 << 10
 	// maxSubtleRequest bounds the request JSON (algorithm parameters in hex
 	// and a JWK).
