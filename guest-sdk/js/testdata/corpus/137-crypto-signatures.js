@@ -64,6 +64,8 @@ const ed = await subtle.sign({ name: "Ed25519" }, edPriv, msg);
 out.ed = hex(ed);
 out.edOk = [await subtle.verify("Ed25519", edPub, ed, msg), await subtle.verify("Ed25519", edPub, ed, enc.encode("x"))];
 out.edJwk = await subtle.exportKey("jwk", edPriv);
+out.edPkcs8 = btoa(String.fromCharCode(...new Uint8Array(await subtle.exportKey("pkcs8", edPriv)))) === KEYS.edPkcs8;
+out.ecSpki = btoa(String.fromCharCode(...new Uint8Array(await subtle.exportKey("spki", ecPub)))) === KEYS.ecSpki;
 out.edRaw = hex(await subtle.exportKey("raw", edPub));
 out.edSpki = hex(await subtle.exportKey("spki", edPub));
 return out;
