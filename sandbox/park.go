@@ -89,6 +89,11 @@ type Resumption struct {
 const (
 	parkMagic   = "ALPS"
 	parkVersion = 1
+	// parkVersionKeys marks a state that holds CryptoKeys (hostState.Keys):
+	// an engine that reads only version 1 would resume it without them, so
+	// it refuses it as incompatible instead. States without keys stay
+	// version 1.
+	parkVersionKeys = 2
 	// maxHostState bounds the host half: logs (MaxLogBytes, at most 64 MiB
 	// by Limits' ceiling), pending tokens and the script.
 	maxHostState = 256 << 20
@@ -180,7 +185,11 @@ func (r *scriptRun) capture(ctx context.Context, e *ScriptEngine) (*Parked, erro
 	}
 	var buf bytes.Buffer
 	buf.WriteString(parkMagic)
-	buf.Write(binary.AppendUvarint(nil, parkVersion))
+	version := uint64(parkVersion)
+	if len(h.Keys) > 0 {
+		version = parkVersionKeys
+	}
+	buf.Write(binary.AppendUvarint(nil, version))
 	buf.Write(binary.AppendUvarint(nil, uint64(len(js))))
 	buf.Write(js)
 	if err := snap.Marshal(&buf); err != nil {
@@ -204,8 +213,8 @@ func decodeState(state []byte) (*hostState, []byte, error) {
 	if n <= 0 {
 		return nil, nil, fmt.Errorf("%w: no version", ErrCorruptState)
 	}
-	if v != parkVersion {
-		return nil, nil, fmt.Errorf("%w: format version %d; this engine reads version %d", ErrIncompatibleState, v, parkVersion)
+	if v != parkVersion && v != parkVersionKeys {
+		return nil, nil, fmt.Errorf("%w: format version %d; this engine reads versions %d and %d", ErrIncompatibleState, v, parkVersion, parkVersionKeys)
 	}
 	rest = rest[n:]
 	size, n := binary.Uvarint(rest)

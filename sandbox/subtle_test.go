@@ -308,6 +308,9 @@ return [before === hex(await subtle.sign("HMAC", h, enc.encode("m"))), before,
 	res, err := e.Run(context.Background(), Script{Source: src, Park: true}, parkBridge, Limits{})
 	require.NoError(t, err)
 	require.NotNil(t, res.Parked)
+	// A state with keys is version 2, which an engine reading only version
+	// 1 refuses rather than resume without them.
+	require.Equal(t, "ALPS\x02", string(res.Parked.State[:5]))
 	other, err := NewScriptEngine(context.Background(), ScriptOptions{CompilationCacheDir: cacheDir()})
 	require.NoError(t, err)
 	defer other.Close(context.Background())
