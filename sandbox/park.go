@@ -89,6 +89,11 @@ type Resumption struct {
 const (
 	parkMagic   = "ALPS"
 	parkVersion = 1
+	// parkVersionKeys marks a state that holds CryptoKeys (hostState.Keys):
+	// an engine that reads only version 1 would resume it without them, so
+	// it refuses it as incompatible instead. States without keys stay
+	// version 1.
+	parkVersionKeys = 2
 	// maxHostState bounds the host half: logs (MaxLogBytes, at most 64 MiB
 	// by Limits' ceiling), pending tokens and the script.
 	maxHostState = 256 << 20
@@ -129,6 +134,8 @@ type hostState struct {
 	Calls     int           `json:"calls"`
 	Entries   int           `json:"entries"`
 	Crypto    []byte        `json:"crypto,omitempty"` // a seeded run's crypto stream
+	Keys      []parkedKey   `json:"keys,omitempty"`   // the run's CryptoKeys (subtleops.go)
+	KeyNext   int32         `json:"key_next,omitempty"`
 }
 
 // canPark reports whether the run should park now: it may, something is
@@ -163,6 +170,10 @@ func (r *scriptRun) capture(ctx context.Context, e *ScriptEngine) (*Parked, erro
 		Logs: r.logs, LogBytes: r.logBytes, Truncated: r.truncated, ReadBytes: r.readBytes,
 		Calls: r.stats.Calls, Entries: r.stats.Entries,
 	}
+	if h.Keys, err = r.keys.park(); err != nil {
+		return nil, err
+	}
+	h.KeyNext = r.keys.next
 	if c, ok := r.cryptoRand.(*rand.ChaCha8); ok {
 		if h.Crypto, err = c.MarshalBinary(); err != nil {
 			return nil, err
@@ -174,7 +185,11 @@ func (r *scriptRun) capture(ctx context.Context, e *ScriptEngine) (*Parked, erro
 	}
 	var buf bytes.Buffer
 	buf.WriteString(parkMagic)
-	buf.Write(binary.AppendUvarint(nil, parkVersion))
+	version := uint64(parkVersion)
+	if len(h.Keys) > 0 {
+		version = parkVersionKeys
+	}
+	buf.Write(binary.AppendUvarint(nil, version))
 	buf.Write(binary.AppendUvarint(nil, uint64(len(js))))
 	buf.Write(js)
 	if err := snap.Marshal(&buf); err != nil {
@@ -198,8 +213,8 @@ func decodeState(state []byte) (*hostState, []byte, error) {
 	if n <= 0 {
 		return nil, nil, fmt.Errorf("%w: no version", ErrCorruptState)
 	}
-	if v != parkVersion {
-		return nil, nil, fmt.Errorf("%w: format version %d; this engine reads version %d", ErrIncompatibleState, v, parkVersion)
+	if v != parkVersion && v != parkVersionKeys {
+		return nil, nil, fmt.Errorf("%w: format version %d; this engine reads versions %d and %d", ErrIncompatibleState, v, parkVersion, parkVersionKeys)
 	}
 	rest = rest[n:]
 	size, n := binary.Uvarint(rest)
@@ -300,6 +315,10 @@ func (e *ScriptEngine) Resume(ctx context.Context, res Resumption) (*Result, err
 	if err := h.check(lim); err != nil {
 		return nil, err
 	}
+	keys, err := restoreKeys(h.Keys, h.KeyNext)
+	if err != nil {
+		return nil, err
+	}
 	snap, err := quickjs.Unmarshal(inst, uint32(quickjs.MemLimit(lim.MemoryBytes)/quickjs.PageSize))
 	switch {
 	case errors.Is(err, quickjs.ErrIncompatible):
@@ -343,6 +362,7 @@ func (e *ScriptEngine) Resume(ctx context.Context, res Resumption) (*Result, err
 	}
 	r := newScriptRun(ctx, in, prep, res.Bridge, lim)
 	r.restore(h, e.opts.Clock)
+	r.keys = keys
 	if len(h.Crypto) > 0 {
 		c := &rand.ChaCha8{}
 		if err := c.UnmarshalBinary(h.Crypto); err != nil {

@@ -152,7 +152,7 @@ func TestResumeRefusesBadStates(t *testing.T) {
 	}
 	require.ErrorIs(t, resume(nil), ErrCorruptState)
 	require.ErrorIs(t, resume([]byte("ALPS")), ErrCorruptState)
-	newer := append([]byte("ALPS\x02"), state[5:]...)
+	newer := append([]byte("ALPS\x03"), state[5:]...) // 2: a state with CryptoKeys
 	require.ErrorIs(t, resume(newer), ErrIncompatibleState)
 	// Every truncation is refused, never a panic.
 	for n := 0; n < len(state); n += max(1, len(state)/97) {

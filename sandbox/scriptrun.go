@@ -88,6 +88,8 @@ type scriptRun struct {
 	// cryptoRand is the source of crypto.getRandomValues and randomUUID
 	// (OpRandom, webops.go); nil means crypto/rand.
 	cryptoRand io.Reader
+	// keys are the run's CryptoKeys (OpSubtle, subtleops.go).
+	keys subtleKeys
 
 	bctx    context.Context
 	bcancel context.CancelFunc
@@ -363,6 +365,8 @@ func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []u
 		return r.opDigest(ctx, args)
 	case wire.OpIntl:
 		return r.intl(ctx, args)
+	case wire.OpSubtle:
+		return r.opSubtle(ctx, args)
 	case wire.OpWhere:
 		return r.newString(ctx, r.where(args))
 	case wire.OpTooLarge:

@@ -228,7 +228,9 @@ const console = (() => {
       const custom = ctx.customInspect && ctx.customs < MAX_DEPTH ? value[customInspect] : undefined;
       if (typeof custom === "function" && !(value.constructor && value.constructor.prototype === value)) {
         const depth = ctx.depth - recurseTimes;
-        const ret = custom.call(value, depth, { ...defaults, depth, stylize: (x) => x }, inspect);
+        // As Node's getUserOptions: options.depth is the whole depth, not
+        // what is left of it.
+        const ret = custom.call(value, depth, { ...defaults, depth: ctx.depth, stylize: (x) => x }, inspect);
         if (ret !== value) {
           if (typeof ret === "string") return ret.replace(/\n/g, `\n${" ".repeat(ctx.indentationLvl)}`);
           ctx.customs++;

@@ -48,6 +48,10 @@ const (
 	// JavaScript the guest runs mapped to the TypeScript source, or "" when
 	// it maps to nothing (the error hook, guest-sdk/js/prelude/05-errors.js).
 	OpWhere = 13
+	// OpSubtle (request JSON, data, data2) → "E" + {"n","m"} (a
+	// DOMException to throw), "J" + JSON or "B" + a byte string: one
+	// crypto.subtle operation on the run's key table (sandbox/subtleops.go).
+	OpSubtle = 14
 )
 
 // MaxToolNameBytes bounds a tool name.
