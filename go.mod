@@ -3,10 +3,10 @@ module github.com/airlockrt/airlock
 go 1.26.8
 
 require (
+	github.com/aperturerobotics/go-quickjs-wasi-reactor v0.15.1
 	github.com/bojanz/currency v1.4.2
 	github.com/evanw/esbuild v0.28.2
 	github.com/extism/go-sdk v1.7.1
-	github.com/fastschema/qjs v0.0.6
 	github.com/go-playground/locales v0.14.1
 	github.com/google/jsonschema-go v0.4.3
 	github.com/minio/minio-go/v7 v7.4.1

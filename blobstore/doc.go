@@ -16,7 +16,11 @@
 // nothing about tenants, refs or pins. Drivers live in subpackages (fsblob,
 // the embedded default; s3blob; memblob) and register nothing global; the
 // storetest package checks any Driver against a Store, and faultblob wraps
-// one to inject store failures in tests.
+// one to inject store failures in tests. A Driver may also be an
+// OnceDriver (s3blob on a bucket with object locking, memblob): then
+// PutRecordOnce writes records no writer of the storage can take back
+// before their retention date, and GetRecordOnce reads them as first
+// written (docs/durability.md, "Rollback").
 //
 // # Refs
 //
@@ -46,7 +50,9 @@
 // from then on every method treats it as missing. Sweep reclaims the space
 // of expired blobs; it never removes a pinned one, even when other processes
 // pin, unpin and sweep the same blob at the same time (see RATIONALE.md,
-// "Why pin-marker objects?").
+// "Why pin-marker objects?"). UnpinOwner withdraws every pin of one owner
+// on a tenant's blobs, for an owner that lost its list of refs (a process
+// that died); it lists at most MaxUnpinOwnerKeys keys of the tenant.
 //
 // # Concurrency
 //
@@ -62,6 +68,8 @@
 // a driver or reader error with the operation that failed: ErrNotFound for
 // any ref that names no live blob of the tenant (never wrapped, so that all
 // such cases look identical), ErrInvalidTenant, ErrInvalidOwner,
-// ErrInvalidContentType, ErrInvalidRange, ErrTooLarge, ErrCorrupt and
-// ErrClosed. A failed Put leaves no visible blob.
+// ErrInvalidContentType, ErrInvalidRange, ErrTooLarge, ErrCorrupt,
+// ErrTooManyKeys (UnpinOwner, wrapped) and ErrClosed. A failed Put leaves
+// no visible blob; a failed Delete may leave objects of an invisible blob,
+// which calling Delete again removes.
 package blobstore

@@ -117,3 +117,68 @@ func ValidPrefix(prefix string) bool {
 	}
 	return ValidKey(strings.TrimSuffix(prefix, "/"))
 }
+
+// OnceDriver is the optional interface of a Driver whose storage keeps
+// create-only records that no writer of the storage can take back: each
+// write is a new version of its key, locked (S3 Object Lock in compliance
+// mode) until a retention date, so that overwriting or deleting the key
+// only adds a newer version or a delete marker, and the version first
+// written stays readable. A fleet decides "at most once" on such records
+// (durable's claims, ends and decisions; docs/durability.md, "Rollback").
+//
+// s3blob implements it on a bucket created with object locking, memblob as
+// an in-memory model of one; fsblob does not (a shared filesystem has no
+// version a writer of it cannot remove). A Store uses it through
+// PutRecordOnce and GetRecordOnce.
+//
+// All methods must be safe for concurrent use.
+type OnceDriver interface {
+	Driver
+
+	// Locked reports whether PutOnce's versions are locked: true when
+	// nobody, whatever their rights to the storage, can remove or change
+	// them before their retention date. When false, PutOnce fails with
+	// ErrNotLocked.
+	Locked() bool
+
+	// PutOnce writes everything r yields (small: a record) as a new
+	// version of key, locked until opts.RetainUntil, if key has no current
+	// object (a conditional write). It returns the version's id, or
+	// ErrExist when key has a current object. A key whose current version
+	// is a delete marker has none, so PutOnce succeeding does not mean its
+	// version is the first: ReadOnce tells.
+	PutOnce(ctx context.Context, key string, r io.Reader, opts OnceOptions) (version string, err error)
+
+	// ReadOnce opens the oldest version of key that is not a delete
+	// marker: the first one written that nobody removed. It reads at most
+	// MaxOnceVersions versions of key; a key with more fails with
+	// ErrTooManyVersions (its oldest is not known), one with none with
+	// ErrNotFound.
+	ReadOnce(ctx context.Context, key string) (Version, io.ReadCloser, error)
+}
+
+// OnceOptions tunes one OnceDriver.PutOnce.
+type OnceOptions struct {
+	// RetainUntil is when the version's lock ends: until then nobody can
+	// delete or change it. Required (a zero time fails).
+	RetainUntil time.Time
+
+	// ContentType is the media type of the bytes, as in PutOptions.
+	ContentType string
+}
+
+// Version describes one version of a key of an OnceDriver.
+type Version struct {
+	// ID is the version's id, as PutOnce returned it.
+	ID string
+	// Size is the version's length in bytes.
+	Size int64
+	// ModTime is when the version was written, by the backend's clock.
+	ModTime time.Time
+}
+
+// MaxOnceVersions is the most versions of one key ReadOnce reads (one
+// page of an S3 listing). A create-only record gets one version from its
+// writer, a few more when retried writes race; a bucket writer who piles
+// more on a key only denies service to what it stands for.
+const MaxOnceVersions = 1000

@@ -47,3 +47,23 @@ var ErrExist = errors.New("blobstore: key already exists")
 // only builds valid keys, so seeing it means a driver is used directly with a
 // bad key.
 var ErrInvalidKey = errors.New("blobstore: invalid driver key")
+
+// ErrTooManyKeys is returned (wrapped) by UnpinOwner when the tenant has
+// more than MaxUnpinOwnerKeys keys: it withdrew the pins it found among the
+// first ones listed, and the others stay until their owner unpins them or
+// the blobs are deleted.
+var ErrTooManyKeys = errors.New("blobstore: too many keys to list")
+
+// ErrNotLocked is returned by PutRecordOnce's driver, and by OnceDriver
+// implementations, when the storage does not lock versions (see
+// OnceDriver.Locked).
+var ErrNotLocked = errors.New("blobstore: the storage does not lock object versions (create the bucket with object locking)")
+
+// ErrTooManyVersions is returned (wrapped) by GetRecordOnce and
+// OnceDriver.ReadOnce when a key has more than MaxOnceVersions versions:
+// its oldest one is not known, so nothing is read.
+var ErrTooManyVersions = errors.New("blobstore: too many versions of one key to find its first")
+
+// ErrLocked is returned (wrapped) by a driver asked to remove a version
+// that is locked until its retention date (memblob's DeleteVersion).
+var ErrLocked = errors.New("blobstore: object version is locked")

@@ -140,3 +140,74 @@ func (s *Store) ListRecords(ctx context.Context, tenant, prefix string, fn func(
 	}
 	return nil
 }
+
+// Locked reports whether the Store's driver keeps locked versions
+// (OnceDriver with Locked true): then PutRecordOnce's records cannot be
+// taken back by anyone before their retention date, and GetRecordOnce
+// reads the first one written whatever was written or deleted since.
+func (s *Store) Locked() bool {
+	o, ok := s.d.(OnceDriver)
+	return ok && o.Locked()
+}
+
+// PutRecordOnce writes data as the tenant's record name if it has no
+// current record, locked until retainUntil on a locked store (Locked), and
+// returns the written version's id. It fails with ErrExist when the record
+// exists. On a locked store a write that succeeds may still not be the
+// first (a bucket writer may have deleted the first one: a delete marker
+// hides it from a conditional write, not from GetRecordOnce), so a writer
+// that must know whether it was first reads back with GetRecordOnce. On a
+// store that is not locked it is PutRecord with createOnly, and the
+// version is "".
+func (s *Store) PutRecordOnce(ctx context.Context, tenant, name string, data []byte, retainUntil time.Time) (string, error) {
+	if !s.Locked() {
+		return "", s.PutRecord(ctx, tenant, name, data, true)
+	}
+	key, err := s.recordKey(tenant, name)
+	if err != nil {
+		return "", err
+	}
+	if len(data) > MaxRecordBytes {
+		return "", fmt.Errorf("%w: %d bytes (the limit is %d)", ErrRecordTooLarge, len(data), MaxRecordBytes)
+	}
+	v, err := s.d.(OnceDriver).PutOnce(ctx, key, bytes.NewReader(data), OnceOptions{RetainUntil: retainUntil, ContentType: "application/json"})
+	switch {
+	case err == nil:
+		return v, nil
+	case errors.Is(err, ErrExist):
+		return "", ErrExist
+	}
+	return "", s.driverErr("put record once", err)
+}
+
+// GetRecordOnce returns the first version of the tenant's record name that
+// nobody removed, and its version id, on a locked store; a record that is
+// absent, or whose every version is deleted, is ErrNotFound, one with more
+// than MaxOnceVersions versions ErrTooManyVersions. On a store that is not
+// locked it is GetRecord, and the version is "".
+func (s *Store) GetRecordOnce(ctx context.Context, tenant, name string) ([]byte, string, error) {
+	if !s.Locked() {
+		b, _, err := s.GetRecord(ctx, tenant, name)
+		return b, "", err
+	}
+	key, err := s.recordKey(tenant, name)
+	if err != nil {
+		return nil, "", err
+	}
+	v, rc, err := s.d.(OnceDriver).ReadOnce(ctx, key)
+	if err != nil {
+		return nil, "", s.driverErr("read record once", err)
+	}
+	defer rc.Close()
+	if v.Size > MaxRecordBytes {
+		return nil, "", fmt.Errorf("%w: %d bytes stored under %q", ErrRecordTooLarge, v.Size, name)
+	}
+	data, err := io.ReadAll(io.LimitReader(rc, MaxRecordBytes+1))
+	if err != nil {
+		return nil, "", s.driverErr("read record once", err)
+	}
+	if len(data) > MaxRecordBytes {
+		return nil, "", fmt.Errorf("%w: more than %d bytes under %q", ErrRecordTooLarge, MaxRecordBytes, name)
+	}
+	return data, v.ID, nil
+}

@@ -152,9 +152,12 @@ func (k blobKeys) unpinned() string    { return k.group + keyUnpinned }
 func (k blobKeys) pinPrefix() string   { return k.group + keyPinDir }
 func (k blobKeys) claimPrefix() string { return k.group + keyClaimDir }
 
-func (k blobKeys) pin(owner string) string {
+func (k blobKeys) pin(owner string) string { return k.pinPrefix() + pinHash(owner) }
+
+// pinHash is the name of owner's pin marker: the hex SHA-256 of owner.
+func pinHash(owner string) string {
 	sum := sha256.Sum256([]byte(owner))
-	return k.pinPrefix() + hex.EncodeToString(sum[:])
+	return hex.EncodeToString(sum[:])
 }
 
 func (k blobKeys) newClaim() string {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"mime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -191,7 +192,7 @@ func (s *Store) Put(ctx context.Context, tenant string, r io.Reader, contentType
 			metaDone <- err
 			return
 		}
-		go func() { metaDone <- writeRecord(ctx, s.d, k.meta(), b, true) }()
+		go func() { metaDone <- ownCreate(writeRecord(ctx, s.d, k.meta(), b, true)) }()
 	}
 	// waitMeta returns the metadata write's result, or nil if none began.
 	waitMeta := func() error {
@@ -202,6 +203,9 @@ func (s *Store) Put(ctx context.Context, tenant string, r io.Reader, contentType
 	}
 
 	err = s.d.Put(ctx, k.data(), hr, PutOptions{CreateOnly: true, ContentType: ct})
+	if hr.eof && hr.err == nil {
+		err = ownCreate(err)
+	}
 	if err != nil || hr.err != nil || !hr.eof {
 		if waitMeta() == nil && started.Load() {
 			s.cleanup(ctx, k.meta())
@@ -323,18 +327,51 @@ func (s *Store) Stat(ctx context.Context, tenant, ref string) (Attrs, error) {
 
 // Delete removes the blob now, pinned or not, together with its pins.
 // Deleting a blob that is already gone returns ErrNotFound. ctx bounds the
-// removal; if it ends part way, the blob is already invisible and Sweep
-// reclaims the rest.
+// removal; if it ends part way (or a store call fails), the blob is already
+// invisible and Delete returns an error: calling it again removes what the
+// first call left (its pin markers included) and then returns ErrNotFound,
+// and Sweep reclaims whatever nobody deletes after an hour.
 func (s *Store) Delete(ctx context.Context, tenant, ref string) error {
 	k, err := s.resolve(tenant, ref)
 	if err != nil {
 		return err
 	}
 	if _, err := s.live(ctx, k); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			if cerr := s.removeLeftovers(ctx, k); cerr != nil {
+				return cerr
+			}
+		}
 		return err
 	}
 	_, err = s.remove(ctx, k, nil)
 	return err
+}
+
+// removeLeftovers deletes the objects a removal that failed part way left
+// of a blob whose metadata is gone (its bytes, pin markers, unpin time),
+// so that a caller trying a failed Delete or Unpin again finishes the job
+// rather than leave pin markers for Sweep's orphan grace. A blob whose
+// metadata is there (expired, not yet swept) is left to Sweep; claims are
+// left to their sweepers.
+func (s *Store) removeLeftovers(ctx context.Context, k blobKeys) error {
+	g, err := s.scanGroup(ctx, k)
+	if err != nil || g.hasMeta {
+		return err
+	}
+	var errs []error
+	for _, e := range g.entries {
+		if strings.HasPrefix(e.Key, k.claimPrefix()) {
+			continue
+		}
+		if err := s.d.Delete(ctx, e.Key); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("blobstore: delete: removing what an earlier removal left: %w", errors.Join(errs...))
+	}
+	return nil
 }
 
 // Pin marks the blob as in use by owner (for example a session id); a pinned
@@ -358,6 +395,10 @@ func (s *Store) Pin(ctx context.Context, tenant, ref, owner string) error {
 	}
 	pinKey := k.pin(owner)
 	if err := writeRecord(ctx, s.d, pinKey, nil, false); err != nil {
+		// The marker may have been written all the same (the store's
+		// answer lost): a marker its owner does not know of would keep
+		// the blob for ever.
+		s.cleanup(ctx, pinKey)
 		return s.driverErr("pin", err)
 	}
 	// The marker is visible. Any sweeper that claims the blob from now on
@@ -392,7 +433,19 @@ func (s *Store) Unpin(ctx context.Context, tenant, ref, owner string) error {
 	} else if err != nil {
 		return s.driverErr("unpin", err)
 	}
+	return s.unpinMarker(ctx, k, pinKey)
+}
+
+// unpinMarker withdraws the pin whose marker is pinKey. The marker of a
+// blob whose metadata is gone (a removal failed part way) is deleted too,
+// and the answer is ErrNotFound.
+func (s *Store) unpinMarker(ctx context.Context, k blobKeys, pinKey string) error {
 	if _, err := s.readMeta(ctx, k); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			if derr := s.d.Delete(ctx, pinKey); derr != nil {
+				return s.driverErr("unpin", derr)
+			}
+		}
 		return err
 	}
 	// Record the time before dropping the marker: a sweeper that no longer
@@ -408,6 +461,71 @@ func (s *Store) Unpin(ctx context.Context, tenant, ref, owner string) error {
 		return s.driverErr("unpin", err)
 	}
 	return nil
+}
+
+// MaxUnpinOwnerKeys bounds the keys UnpinOwner lists: 100,000 keys, some
+// 25,000 blobs of a tenant (a blob takes three or four keys and a key per
+// pin).
+const MaxUnpinOwnerKeys = 100_000
+
+// maxUnpinOwnerErrors caps the per-blob errors UnpinOwner reports.
+const maxUnpinOwnerErrors = 8
+
+// UnpinOwner withdraws every pin owner holds on the tenant's blobs, and
+// returns how many it withdrew: for an owner whose list of refs was lost
+// (a process that pinned them died before it wrote them down). It lists
+// the tenant's keys, at most MaxUnpinOwnerKeys; a tenant with more fails
+// with ErrTooManyKeys once the pins found among the first ones are
+// withdrawn (the others stay until their owner unpins them, or are
+// deleted). A pin marker of a blob that is gone is deleted too. ctx bounds
+// the listing and the unpins; it keeps going past errors on single blobs
+// and returns them joined.
+func (s *Store) UnpinOwner(ctx context.Context, tenant, owner string) (int, error) {
+	if s.closed.Load() {
+		return 0, ErrClosed
+	}
+	if !ValidTenant(tenant) {
+		return 0, ErrInvalidTenant
+	}
+	if err := validOwner(owner); err != nil {
+		return 0, err
+	}
+	marker := keyPinDir + pinHash(owner)
+	var (
+		found  []blobKeys
+		listed int
+		errs   []error
+		capped = errors.New("capped")
+	)
+	err := s.d.List(ctx, keyRoot+tenant+"/", func(e Entry) error {
+		if listed++; listed > MaxUnpinOwnerKeys {
+			return capped
+		}
+		_, t, body, rest, ok := groupOf(e.Key)
+		if ok && t == tenant && rest == marker {
+			found = append(found, newBlobKeys(tenant, refPrefix+body, body))
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, capped):
+		errs = append(errs, fmt.Errorf("%w: tenant %s has more than %d keys; the pins beyond them were not looked for", ErrTooManyKeys, tenant, MaxUnpinOwnerKeys))
+	case err != nil:
+		return 0, s.driverErr("unpin owner", err)
+	}
+	n := 0
+	for _, k := range found {
+		err := s.unpinMarker(ctx, k, k.pin(owner))
+		switch {
+		case err == nil:
+			n++
+		case errors.Is(err, ErrNotFound):
+			// The blob is gone; its marker went with it.
+		case len(errs) < maxUnpinOwnerErrors:
+			errs = append(errs, err)
+		}
+	}
+	return n, errors.Join(errs...)
 }
 
 // Close marks the Store closed, stops RunSweeper and closes the driver.
@@ -496,11 +614,33 @@ func (s *Store) driverErr(op string, err error) error {
 	}
 }
 
-// cleanup deletes key on a best-effort basis, even after ctx ended.
+// ownCreate maps ErrExist to success for a create-only write under a key
+// whose name is fresh and random (a blob's bytes and metadata, a claim):
+// only this write can have put an object there, an attempt of it that a
+// client retry raced, or whose answer was lost.
+func ownCreate(err error) error {
+	if errors.Is(err, ErrExist) {
+		return nil
+	}
+	return err
+}
+
+// cleanupTries bounds the attempts of cleanup, 10 ms apart and then twice
+// as long after each failure.
+const cleanupTries = 3
+
+// cleanup deletes key on a best-effort basis, even after ctx ended, trying
+// again a few times when the driver fails: what it deletes (a pin marker,
+// a claim) would otherwise stay until Sweep, or for ever.
 func (s *Store) cleanup(ctx context.Context, key string) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 	defer cancel()
-	if err := s.d.Delete(cctx, key); err != nil {
+	err := s.d.Delete(cctx, key)
+	for try, wait := 1, 10*time.Millisecond; err != nil && try < cleanupTries && cctx.Err() == nil; try, wait = try+1, 2*wait {
+		time.Sleep(wait)
+		err = s.d.Delete(cctx, key)
+	}
+	if err != nil {
 		s.log.LogAttrs(ctx, slog.LevelWarn, "blobstore: cleanup failed; Sweep will retry",
 			slog.String("key", key), slog.String("error", err.Error()))
 	}

@@ -45,7 +45,7 @@ func TestSentinelErrors(t *testing.T) {
 	for _, err := range []error{
 		blobstore.ErrNotFound, blobstore.ErrInvalidTenant, blobstore.ErrInvalidOwner,
 		blobstore.ErrInvalidContentType, blobstore.ErrInvalidRange, blobstore.ErrTooLarge,
-		blobstore.ErrClosed, blobstore.ErrCorrupt, blobstore.ErrExist, blobstore.ErrInvalidKey,
+		blobstore.ErrClosed, blobstore.ErrCorrupt, blobstore.ErrExist, blobstore.ErrInvalidKey, blobstore.ErrTooManyKeys,
 	} {
 		require.True(t, strings.HasPrefix(err.Error(), "blobstore: "), err.Error())
 	}

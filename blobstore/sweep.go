@@ -244,10 +244,12 @@ func (s *Store) sweepGroup(ctx context.Context, k blobKeys, g groupState, now ti
 func (s *Store) remove(ctx context.Context, k blobKeys, check func(groupState) (bool, error)) (bool, error) {
 	claim := k.newClaim()
 	start := time.Now()
-	if err := writeRecord(ctx, s.d, claim, nil, true); err != nil {
+	// Cleaned up even when the write fails: it may have happened (its
+	// answer lost).
+	defer s.cleanup(ctx, claim)
+	if err := ownCreate(writeRecord(ctx, s.d, claim, nil, true)); err != nil {
 		return false, s.driverErr("claim", err)
 	}
-	defer s.cleanup(ctx, claim)
 	if check != nil {
 		g, err := s.scanGroup(ctx, k)
 		if err != nil {

@@ -35,9 +35,13 @@ import (
 // A create-only object (an end, a claim, a decision) found to be forged
 // does not block the real one: its writer takes the next slot of the
 // object's name (name, name.1, … name.<maxSlots-1>), and readers take the
-// first authentic slot, stopping at the first absent one. Deleting or
-// overwriting an authentic object is what a bucket writer can do anyway;
-// forging one, or replaying one elsewhere, no longer does anything.
+// first authentic slot, stopping at the first absent one. Forging one, or
+// replaying one elsewhere, does nothing. On a locking store
+// (blobstore.Store.Locked) each is a version locked for Retention and
+// read as first written, so deleting, overwriting or putting back an
+// older one (a rollback) does nothing either; on a store that does not
+// lock, a bucket writer who deletes them can roll a chain back
+// (docs/durability.md, "Rollback").
 
 // Kinds of authenticated objects: the kind label of
 // airlock_fleet_refused_total.
@@ -212,13 +216,33 @@ func slotName(name string, slot int) string {
 	return fmt.Sprintf("%s.%d", name, slot)
 }
 
+// readFirst reads the first version of the create-only object name that
+// nobody removed (blobstore.Store.GetRecordOnce: on a locking store, what
+// a bucket writer overwrote or deleted since it was written is passed
+// over) and checks it is bound to b, as readRecord does. It also returns
+// the version's id ("" on a store that does not lock).
+func (s *Store) readFirst(ctx context.Context, tenant, name string, b binding) ([]byte, string, error) {
+	rec, v, err := s.bs.GetRecordOnce(ctx, tenant, name)
+	if err != nil {
+		return nil, "", notFound(err)
+	}
+	body, err := s.open(b, rec)
+	if err != nil {
+		s.refuse(refusal{Kind: b.kind, Tenant: b.tenant, Object: b.object, Name: name, Err: err})
+		return nil, "", fmt.Errorf("%w: %w", ErrNotFound, err)
+	}
+	return body, v, nil
+}
+
 // readOnce reads a create-only object: the first authentic slot of name,
 // or ErrNotFound (wrapping ErrForged when forged objects held every slot
-// read).
+// read). Each slot is read as first written (readFirst): a bucket writer
+// who deletes the object, or puts an older authentic one back, changes
+// nothing a reader sees on a locking store.
 func (s *Store) readOnce(ctx context.Context, tenant, name string, b binding) ([]byte, error) {
 	var forged error
 	for slot := range maxSlots {
-		body, err := s.readRecord(ctx, tenant, slotName(name, slot), b)
+		body, _, err := s.readFirst(ctx, tenant, slotName(name, slot), b)
 		switch {
 		case err == nil:
 			return body, nil
@@ -238,30 +262,45 @@ func (s *Store) readOnce(ctx context.Context, tenant, name string, b binding) ([
 // won first, that object's body. Forged objects in its way are reported
 // and passed over (the next slot); when they hold every slot it fails with
 // ErrForged.
+//
+// On a locking store the object is a version locked for Retention, and a
+// write that succeeds has not necessarily won: a conditional write passes
+// over a delete marker, so a bucket writer who deleted the first object
+// would let a second one be written. The writer reads the first version
+// back and won only if it is its own (RATIONALE.md, "Why object lock?").
 func (s *Store) createOnce(ctx context.Context, tenant, name string, b binding, body []byte) (won bool, first []byte, err error) {
 	rec := s.sign(b, body)
+	locked := s.bs.Locked()
 	for slot, tries := 0, 0; slot < maxSlots && tries < 2*maxSlots; tries++ {
 		n := slotName(name, slot)
 		// A write whose answer was lost may have happened: it is tried
 		// again, and a writer that then finds its own bytes there (or
 		// whose retry raced its first attempt) won.
-		switch err := retry(ctx, func() error { return s.bs.PutRecord(ctx, tenant, n, rec, true) }); {
-		case err == nil:
+		var mine string
+		switch err := retry(ctx, func() (err error) {
+			mine, err = s.bs.PutRecordOnce(ctx, tenant, n, rec, s.now().Add(s.Retention()))
+			return err
+		}); {
+		case err == nil && !locked:
 			return true, nil, nil
-		case !errors.Is(err, blobstore.ErrExist):
+		case err != nil && !errors.Is(err, blobstore.ErrExist):
 			return false, nil, err
 		}
-		var got []byte
-		err := retry(ctx, func() (err error) { got, err = s.readRecord(ctx, tenant, n, b); return err })
+		var (
+			got []byte
+			v   string
+		)
+		err := retry(ctx, func() (err error) { got, v, err = s.readFirst(ctx, tenant, n, b); return err })
 		switch {
-		case err == nil && bytes.Equal(got, body):
+		case err == nil && (bytes.Equal(got, body) || mine != "" && v == mine):
 			return true, nil, nil
 		case err == nil:
 			return false, got, nil
 		case errors.Is(err, ErrForged):
 			slot++
 		case errors.Is(err, ErrNotFound):
-			// Deleted since: try the slot again.
+			// Deleted since (on a store that does not lock): try the
+			// slot again.
 		default:
 			return false, nil, err
 		}

@@ -56,7 +56,14 @@
 // which exactly one writer wins, whichever process or goroutine it is:
 // Finish (the end record), Claim, Decide and SavePark (a generation's
 // seal). CheckStore verifies that the store refuses a second create-only
-// write; on one that does not, nothing is at most once.
+// write; on one that does not, nothing is at most once. It also verifies
+// that the store locks versions (blobstore.Store.Locked): then Finish,
+// Claim and Decide write versions locked for Retention (S3 Object Lock,
+// compliance mode) and every reader reads the first one written, so a
+// bucket writer who deletes them and puts older authentic objects back (a
+// rollback) cannot make a generation be claimed, a chain end or a call be
+// decided a second time. A store that does not lock is refused unless
+// Options.AllowUnlockedStore (docs/durability.md, "Rollback").
 //
 // The other records are overwritten, last writer wins: a chain's running
 // record (PutChain; GetChain reads the end record first, so a PutChain
@@ -64,7 +71,21 @@
 // approval request rewritten without its arguments once decided. The index
 // entry's Decided flag (set by Decide) is a hint for Scan's readers, not a
 // guarantee: a PutChain racing it may clear it, and a parked chain is also
-// found by its expiry and wake times.
+// found by its expiry and wake times. PutChain writes the index entry
+// before the record, so every record is listed; an entry ahead of its
+// record (its process died, or the record's write failed, in between) is
+// put right by Reconcile, where the record wins.
+//
+// Faults of the store (THREATS.md T6): the writes of a park, a chain's
+// record and its release are tried again a few times (five attempts, about
+// 0.3 s) when the store fails, never on an answer (not found, exists,
+// forged, ended) nor once the context ends; a create-only write whose
+// answer was lost is recognised as won by its own bytes. What an ended
+// chain holds is released before its end is recorded (Interrupt, Abandon),
+// so a process killed in between leaves the chain to another that releases
+// again; Release withdraws every pin of the chain's id
+// (blobstore.Store.UnpinOwner) and deletes every parked generation
+// (ReleaseParks).
 //
 // Times are this process's clock (Options.Clock). Interrupt ends a chain
 // only once its lease lapsed by a whole lease more, so clocks may differ
@@ -84,7 +105,9 @@
 // # Errors
 //
 // New returns an error wrapping ErrInvalidOptions that names the field.
-// CheckStore returns ErrNoConditionalWrites, or the store's error wrapped.
+// CheckStore returns ErrUnlockedStore, ErrNoConditionalWrites, or the
+// store's error wrapped. LoadPark returns ErrStale for a generation more
+// than ResumeGrace past its expiry.
 //
 // Reads return ErrNotFound (wrapped) when the tenant has no such record or
 // the id is invalid: GetChain, GetApproval, LoadPark, StaleClaim (no

@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -45,7 +46,20 @@ const (
 const (
 	DefaultLease         = 15 * time.Second
 	DefaultMaxStateBytes = 256 << 20
+	// DefaultParkTTL is how long a parked chain waits for its decisions
+	// when Options.ParkTTL is zero (approval.park_ttl).
+	DefaultParkTTL = 24 * time.Hour
 )
+
+// ResumeGrace is how long past its expiry a parked generation may still be
+// continued (its expired calls ended, its decided ones run): a fleet that
+// was down when it expired still ends it properly. Past it, LoadPark
+// refuses it with ErrStale, so that once the records that kept it from
+// running twice are no longer locked, nothing runs on it (Retention).
+const ResumeGrace = 24 * time.Hour
+
+// retentionSlack covers the clocks of processes and store disagreeing.
+const retentionSlack = time.Hour
 
 // ApprovalPrefix starts every parked call's approval id.
 const ApprovalPrefix = "pk_"
@@ -80,6 +94,18 @@ type Options struct {
 	MaxStateBytes int64
 	// Clock is the time of records and expiries. Default time.Now.
 	Clock func() time.Time
+	// ParkTTL is the longest a parked generation of the fleet waits for
+	// its decisions (approval.park_ttl; service.Options.ParkTTL must not
+	// be longer). It sets how long the create-only records that decide
+	// "at most once" stay locked (Retention). Default DefaultParkTTL.
+	ParkTTL time.Duration
+	// AllowUnlockedStore lets CheckStore accept a store that does not
+	// lock versions (blobstore.Store.Locked false: fsblob, a bucket made
+	// without object locking). On such a store anyone who can delete and
+	// put back objects of the bucket can roll a chain back and make an
+	// approved call run twice (docs/durability.md, "Rollback"). Default
+	// false (fleet.allow_unlocked_store).
+	AllowUnlockedStore bool
 }
 
 // Store is a fleet's shared state over a blobstore.Store. It is safe for
@@ -92,7 +118,47 @@ type Store struct {
 	node     string
 	lease    time.Duration
 	maxState int64
+	parkTTL  time.Duration
+	unlocked bool // Options.AllowUnlockedStore
 	now      func() time.Time
+	lapses   lapses
+}
+
+// lapses is what Interrupt remembers of the lapsed leases it saw, per
+// chain (tenant/id): a chain is interrupted only when this process has
+// seen the same lapsed lease twice, half a lease apart or more. A live
+// process renews its lease every third of a lease, so a record a bucket
+// writer put back from before (authentic, but with an old lease) is
+// overwritten in between and cannot end a chain whose process lives.
+type lapses struct {
+	mu   sync.Mutex
+	seen map[string]lapse
+}
+
+// lapse is a lapsed lease and when this process first saw it.
+type lapse struct{ lease, at time.Time }
+
+// maxLapses bounds the chains Interrupt remembers; past it, it starts
+// over (a chain then waits one more pass).
+const maxLapses = 100_000
+
+// confirm reports whether lease, lapsed on key's record at now, was seen
+// lapsed at least wait before; otherwise it remembers it.
+func (l *lapses) confirm(key string, lease, now time.Time, wait time.Duration) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if p, ok := l.seen[key]; ok && p.lease.Equal(lease) {
+		if now.Sub(p.at) >= wait {
+			delete(l.seen, key)
+			return true
+		}
+		return false
+	}
+	if l.seen == nil || len(l.seen) >= maxLapses {
+		l.seen = map[string]lapse{}
+	}
+	l.seen[key] = lapse{lease, now}
+	return false
 }
 
 // New returns a Store.
@@ -113,11 +179,12 @@ func New(opts Options) (*Store, error) {
 		_, _ = rand.Read(b[:])
 		opts.Node = "n_" + hex.EncodeToString(b[:])
 	}
-	if opts.Lease < 0 || opts.MaxStateBytes < 0 {
-		return nil, fmt.Errorf("%w: Lease and MaxStateBytes must not be negative", ErrInvalidOptions)
+	if opts.Lease < 0 || opts.MaxStateBytes < 0 || opts.ParkTTL < 0 {
+		return nil, fmt.Errorf("%w: Lease, MaxStateBytes and ParkTTL must not be negative", ErrInvalidOptions)
 	}
 	s := &Store{bs: opts.Blobs, node: opts.Node,
-		lease: cmp.Or(opts.Lease, DefaultLease), maxState: cmp.Or(opts.MaxStateBytes, DefaultMaxStateBytes), now: opts.Clock}
+		lease: cmp.Or(opts.Lease, DefaultLease), maxState: cmp.Or(opts.MaxStateBytes, DefaultMaxStateBytes),
+		parkTTL: cmp.Or(opts.ParkTTL, DefaultParkTTL), unlocked: opts.AllowUnlockedStore, now: opts.Clock}
 	for _, raw := range append([][]byte{opts.Key}, opts.PreviousKeys...) {
 		k, err := newFleetKey(raw)
 		if err != nil {
@@ -143,9 +210,15 @@ func New(opts Options) (*Store, error) {
 }
 
 // CheckStore makes sure the store refuses a second create-only write of
-// one record, which every at-most-once guarantee of the fleet rests on.
-// Call it once when a process joins the fleet.
+// one record, which every at-most-once guarantee of the fleet rests on,
+// and that it locks versions (blobstore.Store.Locked), which keeps those
+// records from being taken back by a bucket writer, unless
+// Options.AllowUnlockedStore (ErrUnlockedStore). Call it once when a
+// process joins the fleet.
 func (s *Store) CheckStore(ctx context.Context) error {
+	if !s.bs.Locked() && !s.unlocked {
+		return ErrUnlockedStore
+	}
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	name := "probe/" + hex.EncodeToString(b[:])
@@ -162,6 +235,18 @@ func (s *Store) CheckStore(ctx context.Context) error {
 		return fmt.Errorf("durable: probing the store: %w", err)
 	}
 }
+
+// Retention is how long each create-only record that decides "at most
+// once" (a claim, an end, a decision) stays locked on a locking store,
+// from its write: Options.ParkTTL + ResumeGrace + an hour of slack for
+// clocks. A record written at t matters while a parked generation it
+// guards can still be continued: that generation was parked before t and
+// expires at most ParkTTL after it was parked, then is refused
+// ResumeGrace later (ErrStale).
+func (s *Store) Retention() time.Duration { return s.parkTTL + ResumeGrace + retentionSlack }
+
+// ParkTTL returns Options.ParkTTL, or DefaultParkTTL.
+func (s *Store) ParkTTL() time.Duration { return s.parkTTL }
 
 // Node returns this process's name in chain records.
 func (s *Store) Node() string { return s.node }
@@ -301,14 +386,24 @@ func (s *Store) encode(ctx context.Context, c *Chain) ([]byte, error) {
 // PutChain writes a chain's record (running or parked) and its entry in
 // the fleet index. It fails with ErrEnded once the chain has ended: a
 // process that lost its lease cannot overwrite the outcome another one
-// recorded.
+// recorded. The index entry is written first: the reaper finds chains
+// through the index, so a record it does not list would be lost with its
+// process; an entry ahead of its record is put right by Reconcile. Each
+// write is tried again a few times when the store fails.
 func (s *Store) PutChain(ctx context.Context, c *Chain) error {
 	if !validID(c.ID) {
 		return fmt.Errorf("durable: invalid chain id %q", c.ID)
 	}
-	if _, err := s.readOnce(ctx, c.Tenant, chainName(c.ID, "end"), endBinding(c.Tenant, c.ID)); err == nil {
-		return ErrEnded
-	} else if !errors.Is(err, ErrNotFound) {
+	if err := retry(ctx, func() error {
+		_, err := s.readOnce(ctx, c.Tenant, chainName(c.ID, "end"), endBinding(c.Tenant, c.ID))
+		switch {
+		case err == nil:
+			return ErrEnded
+		case errors.Is(err, ErrNotFound):
+			return nil
+		}
+		return err
+	}); err != nil {
 		return err
 	}
 	c.Updated = s.now().UTC()
@@ -316,12 +411,71 @@ func (s *Store) PutChain(ctx context.Context, c *Chain) error {
 	if err != nil {
 		return err
 	}
-	if err := s.bs.PutRecord(ctx, c.Tenant, chainName(c.ID, "rec"), s.sign(recBinding(c.Tenant, c.ID), b), false); err != nil {
+	if err := s.putLive(ctx, liveOf(c)); err != nil {
 		return err
 	}
-	l, _ := json.Marshal(Live{Tenant: c.Tenant, ID: c.ID, Status: c.Status, Node: c.Node, Lease: c.Lease, Gen: c.Gen,
-		Expires: c.Expires, Wake: c.Wake})
-	return s.bs.PutRecord(ctx, blobstore.FleetTenant, liveName(c.Tenant, c.ID), s.sign(liveBinding(c.Tenant, c.ID), l), false)
+	rec := s.sign(recBinding(c.Tenant, c.ID), b)
+	return retry(ctx, func() error { return s.bs.PutRecord(ctx, c.Tenant, chainName(c.ID, "rec"), rec, false) })
+}
+
+// liveOf is the index entry of a running or parked chain's record.
+func liveOf(c *Chain) Live {
+	return Live{Tenant: c.Tenant, ID: c.ID, Status: c.Status, Node: c.Node, Lease: c.Lease, Gen: c.Gen,
+		Expires: c.Expires, Wake: c.Wake}
+}
+
+// putLive writes an index entry, trying again a few times when the store
+// fails.
+func (s *Store) putLive(ctx context.Context, l Live) error {
+	b, err := json.Marshal(l)
+	if err != nil {
+		return err
+	}
+	rec := s.sign(liveBinding(l.Tenant, l.ID), b)
+	return retry(ctx, func() error {
+		return s.bs.PutRecord(ctx, blobstore.FleetTenant, liveName(l.Tenant, l.ID), rec, false)
+	})
+}
+
+// Reconcile puts an index entry right by its chain's record, which wins
+// when they disagree: the entry is rewritten from a running or parked
+// record (a parked one's Decided set when one of its calls has a
+// decision), and dropped when the chain ended, or when it has no record
+// and the entry can vouch for nothing any more (a running entry whose
+// lease lapsed a lease ago, a parked one past its expiry). It returns the
+// entry as it now stands; ok is false when there is none. l is an entry
+// Scan returned; the caller acts on the returned one (and Interrupt, which
+// reads the record again, decides what a lapsed lease means).
+func (s *Store) Reconcile(ctx context.Context, l Live) (_ Live, ok bool, err error) {
+	c, err := s.GetChain(ctx, l.Tenant, l.ID)
+	now := s.now()
+	switch {
+	case errors.Is(err, ErrNotFound):
+		if l.Status == StatusRunning && now.After(l.Lease.Add(s.lease)) ||
+			l.Status == StatusParked && !l.Expires.IsZero() && now.After(l.Expires) {
+			return Live{}, false, retry(ctx, func() error { return s.Forget(ctx, l.Tenant, l.ID) })
+		}
+		return l, true, nil
+	case err != nil:
+		return l, true, err
+	case c.Status != StatusRunning && c.Status != StatusParked:
+		return Live{}, false, retry(ctx, func() error { return s.Forget(ctx, l.Tenant, l.ID) })
+	}
+	want := liveOf(c)
+	if c.Status == StatusParked {
+		if l.Status == StatusParked && l.Gen == c.Gen {
+			return l, true, nil // Decided is the index's own
+		}
+		for _, a := range c.Pending {
+			if d, err := s.decision(ctx, c.Tenant, a.ID); err == nil && d != nil {
+				want.Decided = true
+				break
+			}
+		}
+	} else if l.Status == StatusRunning && l.Gen == c.Gen && l.Node == c.Node && l.Lease.Equal(c.Lease) {
+		return l, true, nil
+	}
+	return want, true, s.putLive(ctx, want)
 }
 
 // GetChain reads a chain's record: its final one once it ended. An end
@@ -422,10 +576,10 @@ func (s *Store) Finish(ctx context.Context, c *Chain) (won bool, err error) {
 		return false, err
 	}
 	// The running record and the index entry follow; a failure here only
-	// leaves them stale (GetChain reads the end first; Scan's readers
-	// find the chain ended and Forget it).
+	// leaves them stale (GetChain reads the end first; Reconcile finds the
+	// chain ended and forgets it).
 	_ = s.bs.PutRecord(ctx, c.Tenant, chainName(c.ID, "rec"), s.sign(recBinding(c.Tenant, c.ID), b), false)
-	_ = s.Forget(ctx, c.Tenant, c.ID)
+	_ = retry(ctx, func() error { return s.Forget(ctx, c.Tenant, c.ID) })
 	return true, nil
 }
 
@@ -459,7 +613,10 @@ func (s *Store) Forget(ctx context.Context, tenant, id string) error {
 // interrupted, reason process_lost, its trace so far and each call that had
 // started appended as error call_interrupted. It reports false when the chain
 // is not running (it ended, or parked, meanwhile), its lease was renewed, or
-// another process ended it first.
+// another process ended it first, and the first time this process sees a
+// lease lapsed: the chain is interrupted when the same lapsed lease is
+// still there half a lease or more later (see lapses), so a caller calls
+// it once per pass of its reaper.
 func (s *Store) Interrupt(ctx context.Context, tenant, id string) (bool, error) {
 	c, err := s.GetChain(ctx, tenant, id)
 	if err != nil {
@@ -474,6 +631,9 @@ func (s *Store) Interrupt(ctx context.Context, tenant, id string) (bool, error) 
 	}
 	if now.Before(c.Lease.Add(s.lease)) {
 		return false, nil // renewed since the index was read
+	}
+	if !s.lapses.confirm(tenant+"/"+id, c.Lease, now, s.lease/2) {
+		return false, nil // seen lapsed for the first time: next pass
 	}
 	return s.interrupt(ctx, c)
 }
@@ -494,26 +654,59 @@ func (s *Store) interrupt(ctx context.Context, c *Chain) (bool, error) {
 		Logs:  nil, Trace: trace, TraceDropped: c.TraceDropped}
 	c.Result.Stats.Calls = len(trace) + c.TraceDropped
 	c.Node = s.node
-	won, err := s.Finish(ctx, c)
-	if won {
-		s.Release(ctx, c)
-	}
-	return won, err
+	// Released before the end is recorded: a process killed in between
+	// leaves the chain to another, which releases again (idempotent);
+	// one killed after the end would leave its pins for ever.
+	s.Release(ctx, c)
+	return s.Finish(ctx, c)
 }
 
-// Release lets go of what an ended chain held that its process did not
-// release: the state it was resumed from (generation Gen), one it may have
-// parked after this record was read (Gen+1, never to be claimed), and the
-// pins of the artifacts its calls stored (their refs are in the trace; the
-// session's pin owner is the chain id). They then expire with the store's
-// TTL. Failures are ignored: the sweeper keeps unpinned blobs bounded.
+// Release lets go of what an ended chain held that no process holding its
+// session will release: every parked generation it wrote (ReleaseParks),
+// and every pin of the artifacts its calls stored (the session's pin
+// owner is the chain id): all of them, through blobstore.Store.UnpinOwner,
+// since a process killed after a call pinned an artifact and before its
+// record named it leaves a pin no record knows of; when that fails (the
+// store, or a tenant past blobstore.MaxUnpinOwnerKeys), the refs its trace
+// names. The blobs then expire with the store's TTL. Store failures are
+// tried again a few times, then ignored.
 func (s *Store) Release(ctx context.Context, c *Chain) {
-	for _, gen := range []int{c.Gen, c.Gen + 1} {
-		if gen > 0 {
-			_ = s.ReleasePark(ctx, c.Tenant, c.ID, gen)
+	_ = s.ReleaseParks(ctx, c.Tenant, c.ID)
+	if err := retry(ctx, func() error { _, err := s.bs.UnpinOwner(ctx, c.Tenant, c.ID); return err }); err != nil {
+		s.unpinTrace(ctx, c)
+	}
+}
+
+// maxParkGens bounds the parked generations ReleaseParks lists.
+const maxParkGens = 1000
+
+// ReleaseParks deletes every parked generation of a chain that is still in
+// the store (ReleasePark each): for a chain that ended, however it ended.
+// It lists the chain's seals, at most maxParkGens of them.
+func (s *Store) ReleaseParks(ctx context.Context, tenant, id string) error {
+	if !validID(id) {
+		return ErrNotFound
+	}
+	prefix := chainName(id, "park/")
+	var gens []int
+	if err := retry(ctx, func() error {
+		gens = gens[:0]
+		return s.bs.ListRecords(ctx, tenant, prefix, func(name string, _ time.Time) error {
+			if g, err := strconv.Atoi(strings.TrimPrefix(name, prefix)); err == nil && g > 0 && len(gens) < maxParkGens {
+				gens = append(gens, g)
+			}
+			return nil
+		})
+	}); err != nil {
+		return err
+	}
+	var errs []error
+	for _, g := range gens {
+		if err := s.ReleasePark(ctx, tenant, id, g); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	s.unpinTrace(ctx, c)
+	return errors.Join(errs...)
 }
 
 // maxUnpins bounds the refs an interrupted chain's pins are released for.

@@ -205,9 +205,10 @@ func TestBigRecordsFit(t *testing.T) {
 
 func TestInterrupt(t *testing.T) {
 	each(t, func(t *testing.T, b backend, id string) {
-		ss, drv := stores(t, b, 2, durable.Options{})
+		clk := time.Now()
+		ss, drv := stores(t, b, 2, durable.Options{Lease: 15 * time.Second, Clock: func() time.Time { return clk }})
 		ctx := context.Background()
-		start := time.Now().Add(-time.Minute)
+		start := clk.Add(-time.Minute)
 		// The lost process's session had pinned an artifact its first call
 		// stored (owner: the chain id).
 		blobs := blobstore.New(drv, blobstore.Options{})
@@ -230,7 +231,15 @@ func TestInterrupt(t *testing.T) {
 			Open: []durable.OpenCall{{Tool: "send", Start: start}, {Tool: "slow", Start: start}}}))
 		won, err := ss[1].Interrupt(ctx, "acme", id)
 		require.NoError(t, err)
-		require.True(t, won)
+		require.False(t, won, "a lapsed lease seen once is not enough")
+		clk = clk.Add(5 * time.Second)
+		won, err = ss[1].Interrupt(ctx, "acme", id)
+		require.NoError(t, err)
+		require.False(t, won, "nor seen again less than half a lease later")
+		clk = clk.Add(3 * time.Second)
+		won, err = ss[1].Interrupt(ctx, "acme", id)
+		require.NoError(t, err)
+		require.True(t, won, "the same lapsed lease, half a lease on")
 		won, err = ss[0].Interrupt(ctx, "acme", id)
 		require.NoError(t, err)
 		require.False(t, won, "once")
@@ -446,8 +455,17 @@ func (d noConditional) Put(ctx context.Context, key string, r io.Reader, o blobs
 func TestCheckStore(t *testing.T) {
 	each(t, func(t *testing.T, b backend, _ string) {
 		ss, drv := stores(t, b, 1, durable.Options{})
+		if b.name == "fs" {
+			// A shared directory keeps no version a writer cannot remove.
+			require.ErrorIs(t, ss[0].CheckStore(context.Background()), durable.ErrUnlockedStore)
+			ss, _ = stores(t, b, 1, durable.Options{AllowUnlockedStore: true})
+		}
 		require.NoError(t, ss[0].CheckStore(context.Background()))
-		bad, err := durable.New(durable.Options{Blobs: blobstore.New(noConditional{drv}, blobstore.Options{}), Key: key})
+		unlocked, err := durable.New(durable.Options{Blobs: blobstore.New(noConditional{drv}, blobstore.Options{}), Key: key})
+		require.NoError(t, err)
+		require.ErrorIs(t, unlocked.CheckStore(context.Background()), durable.ErrUnlockedStore)
+		bad, err := durable.New(durable.Options{Blobs: blobstore.New(noConditional{drv}, blobstore.Options{}), Key: key,
+			AllowUnlockedStore: true})
 		require.NoError(t, err)
 		require.ErrorIs(t, bad.CheckStore(context.Background()), durable.ErrNoConditionalWrites)
 	})

@@ -36,6 +36,18 @@ var (
 	// read.
 	ErrIncompatible = errors.New("durable: parked state written by an incompatible version")
 
+	// ErrStale is returned (wrapped) by LoadPark for a parked generation
+	// past its expiry by more than ResumeGrace: the create-only records
+	// that keep it from running twice may no longer be locked
+	// (Store.Retention), so it is never continued.
+	ErrStale = errors.New("durable: parked state refused: it expired too long ago to be resumed")
+
+	// ErrUnlockedStore is returned by CheckStore for a store that does not
+	// lock versions (blobstore.Store.Locked false) when
+	// Options.AllowUnlockedStore is not set: a bucket writer who deletes
+	// and puts back objects could then make an approved call run twice.
+	ErrUnlockedStore = errors.New("durable: the store does not lock object versions: create the bucket with S3 Object Lock (scripts/minio.sh and s3blob do), or set fleet.allow_unlocked_store, which voids at-most-once against anyone who can delete objects of the bucket")
+
 	// ErrHashMismatch is returned by Decide for a decision taken on other
 	// arguments than the request's (its ArgsHash differs).
 	ErrHashMismatch = errors.New("durable: the decision's args_hash is not the request's")

@@ -22,8 +22,12 @@ import (
 
 // Park is a parked chain's state and the approvals it waits for.
 type Park struct {
-	Tenant, ChainID  string
-	Gen              int
+	Tenant, ChainID string
+	Gen             int
+	// Created is when the generation was parked (SavePark sets it when
+	// zero); Expires when its calls stop waiting. A generation is
+	// continued until ResumeGrace past its expiry, and its expiry is taken
+	// as at most Options.ParkTTL after Created (zero: exactly that).
 	Created, Expires time.Time
 	Approvals        []Approval
 	// State is the chain's state, opaque here; it may be many MiB.
@@ -111,6 +115,9 @@ func (s *Store) SavePark(ctx context.Context, p *Park) error {
 	if _, _, err := s.bs.GetRecord(ctx, p.Tenant, name); err == nil {
 		return fmt.Errorf("durable: chain %s generation %d is parked already", p.ChainID, p.Gen)
 	}
+	if p.Created.IsZero() {
+		p.Created = s.now()
+	}
 	owner := pinOwner(p.ChainID, p.Gen)
 	seal := parkSeal{Version: parkVersion, Tenant: p.Tenant, ChainID: p.ChainID, Gen: p.Gen,
 		Created: p.Created.UTC(), Expires: p.Expires.UTC(), StateMAC: s.stateDigest(p.State)}
@@ -127,7 +134,13 @@ func (s *Store) SavePark(ctx context.Context, p *Park) error {
 			return err
 		}
 		sum := sha256.Sum256(sealed)
-		a, err := s.bs.Put(ctx, p.Tenant, bytes.NewReader(sealed), "application/octet-stream")
+		// A Put whose answer was lost leaves an unpinned blob, which
+		// expires with the store's TTL.
+		var a blobstore.Attrs
+		err = retry(ctx, func() (err error) {
+			a, err = s.bs.Put(ctx, p.Tenant, bytes.NewReader(sealed), "application/octet-stream")
+			return err
+		})
 		if err != nil {
 			return fmt.Errorf("durable: storing a parked state: %w", err)
 		}
@@ -143,7 +156,7 @@ func (s *Store) SavePark(ctx context.Context, p *Park) error {
 	}
 	for i := range p.Approvals {
 		ap := &p.Approvals[i]
-		if err := s.putApproval(ctx, ap); err != nil {
+		if err := retry(ctx, func() error { return s.putApproval(ctx, ap) }); err != nil {
 			drop()
 			return err
 		}
@@ -157,17 +170,36 @@ func (s *Store) SavePark(ctx context.Context, p *Park) error {
 		drop()
 		return err
 	}
-	if err := s.bs.PutRecord(ctx, p.Tenant, name, b, true); err != nil {
+	if err := s.createOwn(ctx, p.Tenant, name, b); err != nil {
 		drop()
 		return fmt.Errorf("durable: sealing a parked state: %w", err)
 	}
 	// Pinned only once sealed: a pin is withdrawn through its seal
 	// (ReleasePark), so a process that dies here leaves no pin that
 	// nobody knows of. (Unpinned, the state lives the store's TTL.)
-	if err := s.bs.Pin(ctx, p.Tenant, seal.Ref, owner); err != nil {
+	if err := retry(ctx, func() error { return s.bs.Pin(ctx, p.Tenant, seal.Ref, owner) }); err != nil {
 		// The pin may have been written all the same (its answer lost).
 		_ = s.unpin(context.WithoutCancel(ctx), p.Tenant, seal.Ref, owner)
 		return fmt.Errorf("durable: pinning a parked state: %w", err)
+	}
+	return nil
+}
+
+// createOwn writes b create-only as record name, trying again when the
+// store fails; a write that finds b itself there (its first attempt's
+// answer was lost, or raced its retry) succeeded. Anything else there is
+// blobstore.ErrExist.
+func (s *Store) createOwn(ctx context.Context, tenant, name string, b []byte) error {
+	err := retry(ctx, func() error { return s.bs.PutRecord(ctx, tenant, name, b, true) })
+	if !errors.Is(err, blobstore.ErrExist) {
+		return err
+	}
+	var got []byte
+	if rerr := retry(ctx, func() (err error) { got, _, err = s.bs.GetRecord(ctx, tenant, name); return err }); rerr != nil {
+		return rerr
+	}
+	if !bytes.Equal(got, b) {
+		return err
 	}
 	return nil
 }
@@ -222,6 +254,13 @@ func (s *Store) LoadPark(ctx context.Context, tenant, id string, gen int) (*Park
 	seal, err := s.seal(ctx, tenant, id, gen)
 	if err != nil {
 		return nil, err
+	}
+	expires := seal.Expires
+	if expires.IsZero() || expires.After(seal.Created.Add(s.parkTTL)) {
+		expires = seal.Created.Add(s.parkTTL)
+	}
+	if s.now().After(expires.Add(ResumeGrace)) {
+		return nil, fmt.Errorf("%w: generation %d of chain %s expired at %s", ErrStale, gen, id, expires.UTC().Format(time.RFC3339))
 	}
 	if seal.Size < 0 || seal.Size > s.maxState {
 		return nil, fmt.Errorf("durable: a parked state of %d bytes is over the limit of %d", seal.Size, s.maxState)
@@ -328,7 +367,8 @@ func (s *Store) unpin(ctx context.Context, tenant, ref, owner string) error {
 // final reports whether err is an answer rather than a failure.
 func final(err error) bool {
 	for _, e := range []error{blobstore.ErrNotFound, blobstore.ErrExist, blobstore.ErrRecordTooLarge, blobstore.ErrClosed,
-		blobstore.ErrInvalidRecordName, blobstore.ErrInvalidTenant, ErrNotFound, ErrForged, ErrMalformed, ErrTampered, ErrIncompatible,
+		blobstore.ErrInvalidRecordName, blobstore.ErrInvalidTenant, blobstore.ErrInvalidOwner, blobstore.ErrTooManyKeys,
+		blobstore.ErrTooLarge, ErrNotFound, ErrForged, ErrMalformed, ErrTampered, ErrIncompatible, ErrEnded,
 		context.Canceled, context.DeadlineExceeded} {
 		if errors.Is(err, e) {
 			return true

@@ -22,6 +22,10 @@
 // chain's History. Health, Limiter and Outcomes are the process-wide
 // parts. docs/governance.md describes every rule and reason code.
 //
+// The store's idempotency records (NewStoreOutcomes) are authenticated
+// with the fleet key when StoreOutcomesOptions.Keys holds it: a record
+// someone wrote into the bucket without it never answers a call.
+//
 // # Concurrency
 //
 // A Governor and a Chain are safe for concurrent use.

@@ -15,4 +15,8 @@ var (
 	// HistoryState.Validate for a state no History could hold; the error
 	// says which entry and why.
 	ErrInvalidHistory = errors.New("govern: invalid history state")
+	// ErrForgedOutcome is wrapped in what is logged of an idempotency
+	// record the fleet key does not authenticate
+	// (StoreOutcomesOptions.Keys); Begin treats the record as absent.
+	ErrForgedOutcome = errors.New("govern: idempotency record not authenticated by the fleet key")
 )

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -56,19 +57,78 @@ type RecordStore interface {
 	DeleteRecord(ctx context.Context, tenant, name string) error
 }
 
+// StoreOutcomesOptions configure NewStoreOutcomes. The zero value works:
+// records dated by time.Now, not authenticated.
+type StoreOutcomesOptions struct {
+	// Now is the clock records are dated by. Nil: time.Now.
+	Now Clock
+	// Keys authenticate the records, for a store a fleet shares (someone
+	// who can write it must not answer a call from a record they made):
+	// the fleet key first, which signs, then keys also accepted while it
+	// rotates (fleet.previous_key); each at least 32 bytes. Records are
+	// MACed under keys derived from them (outcomeauth.go), and one that
+	// no key authenticates reads as absent. Nil: records are written and
+	// read as they are (one process alone with its store).
+	Keys [][]byte
+	// Logger receives a warning for each record refused as not authentic
+	// (at most one line a second; no key, argument or result in it). Nil
+	// discards.
+	Logger *slog.Logger
+	// OnRefused is called for each record refused as not authentic (a
+	// metric). Nil: not counted.
+	OnRefused func()
+}
+
 // NewStoreOutcomes returns Outcomes kept as records of rs (record
 // "idem/<tool>/<sha256 of key>"), shared by every process over the same
-// storage. now is the clock records are dated by; nil means time.Now.
-func NewStoreOutcomes(rs RecordStore, now Clock) Outcomes {
-	if now == nil {
-		now = time.Now
+// storage. It fails only for a key of opts.Keys shorter than 32 bytes.
+func NewStoreOutcomes(rs RecordStore, opts StoreOutcomesOptions) (Outcomes, error) {
+	s := &storeOutcomes{rs: rs, now: opts.Now}
+	if s.now == nil {
+		s.now = time.Now
 	}
-	return &storeOutcomes{rs: rs, now: now}
+	if len(opts.Keys) > 0 {
+		var err error
+		if s.keys, err = newOutcomeKeys(opts.Keys); err != nil {
+			return nil, err
+		}
+	}
+	s.refused.log, s.refused.count = opts.Logger, opts.OnRefused
+	if s.refused.log == nil {
+		s.refused.log = slog.New(slog.DiscardHandler)
+	}
+	return s, nil
 }
 
 type storeOutcomes struct {
-	rs  RecordStore
-	now Clock
+	rs      RecordStore
+	now     Clock
+	keys    outcomeKeys // nil: records are not authenticated
+	refused outcomeRefusals
+}
+
+// encode is o as the record of (tenant, tool, key).
+func (s *storeOutcomes) encode(tenant, tool, key string, o Outcome) ([]byte, error) {
+	b, err := json.Marshal(o)
+	if err != nil || s.keys == nil {
+		return b, err
+	}
+	return s.keys.sign(tenant, tool, key, b), nil
+}
+
+// decode reads the record of (tenant, tool, key) stored under name: false
+// when it is not an Outcome, or not authentic (reported).
+func (s *storeOutcomes) decode(tenant, tool, key, name string, data []byte) (Outcome, bool) {
+	var o Outcome
+	if s.keys != nil {
+		body, err := s.keys.open(tenant, tool, key, data)
+		if err != nil {
+			s.refused.refuse(tenant, tool, name, err)
+			return o, false
+		}
+		data = body
+	}
+	return o, json.Unmarshal(data, &o) == nil && o.State != ""
 }
 
 func recordName(tool, key string) string {
@@ -77,12 +137,13 @@ func recordName(tool, key string) string {
 }
 
 // Begin creates the pending record with a create-only write. When one
-// exists: younger than window, it is returned; older (or unreadable), it
-// is deleted and the create tried once more, and if another process won
-// that race its record is returned.
+// exists: younger than window, it is returned; older, unreadable or not
+// authentic, it is deleted and the create tried once more, and if another
+// process won that race its record is returned (an unreadable or forged
+// one then reads as unknown: the call does not run).
 func (s *storeOutcomes) Begin(ctx context.Context, tenant, tool, key, argsHash string, window time.Duration) (*Outcome, error) {
 	name := recordName(tool, key)
-	pending, err := json.Marshal(Outcome{State: OutcomePending, Created: s.now().UTC(), ArgsHash: argsHash})
+	pending, err := s.encode(tenant, tool, key, Outcome{State: OutcomePending, Created: s.now().UTC(), ArgsHash: argsHash})
 	if err != nil {
 		return nil, err
 	}
@@ -101,14 +162,14 @@ func (s *storeOutcomes) Begin(ctx context.Context, tenant, tool, key, argsHash s
 		if err != nil {
 			return nil, err
 		}
-		var o Outcome
-		if json.Unmarshal(data, &o) == nil && o.State != "" && s.now().Sub(o.Created) < window {
+		o, ok := s.decode(tenant, tool, key, name, data)
+		if ok && s.now().Sub(o.Created) < window {
 			return &o, nil
 		}
 		if attempt > 0 {
 			// Another process replaced the expired record between our
 			// delete and create: its record stands.
-			if json.Unmarshal(data, &o) == nil && o.State != "" {
+			if ok {
 				return &o, nil
 			}
 			return &Outcome{State: OutcomeUnknown}, nil
@@ -120,7 +181,7 @@ func (s *storeOutcomes) Begin(ctx context.Context, tenant, tool, key, argsHash s
 }
 
 func (s *storeOutcomes) Finish(ctx context.Context, tenant, tool, key string, o Outcome) error {
-	data, err := json.Marshal(o)
+	data, err := s.encode(tenant, tool, key, o)
 	if err != nil {
 		return err
 	}

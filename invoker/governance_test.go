@@ -2,6 +2,8 @@ package invoker_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +21,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/stretchr/testify/require"
 
+	"github.com/airlockrt/airlock/blobstore"
+	"github.com/airlockrt/airlock/blobstore/memblob"
 	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/session"
@@ -771,4 +775,66 @@ func TestProfileConfirmIsNotLifted(t *testing.T) {
 	require.Equal(t, session.StatusDenied, res.Status)
 	require.Equal(t, invoker.ReasonNoApprovalHandler, res.Reason)
 	require.Zero(t, g.ran("run_tests"))
+}
+
+// TestIdempotencyRecordsAuthenticated: in a store a fleet shares, an
+// idempotency record a bucket writer made without the fleet key (here as a
+// keyless process writes it, its result "forged") does not answer a
+// re-sent write call: the tool runs and the chain gets its real result. A
+// genuine record still answers; one moved to another key or tenant is
+// refused, and the call runs.
+func TestIdempotencyRecordsAuthenticated(t *testing.T) {
+	ctx := context.Background()
+	store := blobstore.New(memblob.New(), blobstore.Options{})
+	defer store.Close()
+	newInv := func(keys [][]byte, value string) (*invoker.Invoker, *govBox) {
+		tools := stdGovTools()
+		tools[1].fn = func(context.Context, json.RawMessage) (toolbox.Output, error) {
+			return toolbox.Output{JSON: json.RawMessage(`"` + value + `"`)}, nil
+		}
+		g := newGovBox(t, tools...)
+		outcomes, err := govern.NewStoreOutcomes(store, govern.StoreOutcomesOptions{Keys: keys})
+		require.NoError(t, err)
+		inv, err := invoker.New(g.box, invoker.Options{Governor: govern.New(govern.Options{Outcomes: outcomes}),
+			Policy: invoker.Policy{MaxRiskUnapproved: toolbox.High}})
+		require.NoError(t, err)
+		return inv, g
+	}
+	fleetKey := [][]byte{[]byte(strings.Repeat("f", 32))}
+	inv, g := newInv(fleetKey, "real")
+	forger, _ := newInv(nil, "forged")
+	prof := &govern.Profile{Scopes: []string{"*"}}
+	send := func(inv *invoker.Invoker, tenant, key string) invoker.Result {
+		sess := inv.NewSession(session.Options{Tenant: tenant, Governance: govern.NewChain(prof)})
+		defer sess.Close(ctx)
+		return inv.Invoke(ctx, sess, invoker.Call{Tool: "write_file", Args: json.RawMessage(`{"path":"a"}`), IdempotencyKey: key})
+	}
+
+	require.Equal(t, `"forged"`, string(send(forger, "acme", "K").Value))
+	res := send(inv, "acme", "K")
+	require.True(t, res.OK(), res.Message)
+	require.False(t, res.Deduped, "a forged record does not answer")
+	require.Equal(t, `"real"`, string(res.Value))
+	require.EqualValues(t, 1, g.ran("write_file"))
+
+	res = send(inv, "acme", "K")
+	require.True(t, res.Deduped, "the genuine record answers")
+	require.Equal(t, `"real"`, string(res.Value))
+	require.EqualValues(t, 1, g.ran("write_file"))
+
+	// The genuine record of K, moved to key L and to tenant globex.
+	name := func(key string) string {
+		sum := sha256.Sum256([]byte(key))
+		return "idem/write_file/" + hex.EncodeToString(sum[:])
+	}
+	rec, _, err := store.GetRecord(ctx, "acme", name("K"))
+	require.NoError(t, err)
+	require.NoError(t, store.PutRecord(ctx, "acme", name("L"), rec, true))
+	require.NoError(t, store.PutRecord(ctx, "globex", name("K"), rec, true))
+	for _, c := range [][2]string{{"acme", "L"}, {"globex", "K"}} {
+		res = send(inv, c[0], c[1])
+		require.True(t, res.OK(), res.Message)
+		require.False(t, res.Deduped, "%s/%s: a swapped record does not answer", c[0], c[1])
+	}
+	require.EqualValues(t, 3, g.ran("write_file"))
 }

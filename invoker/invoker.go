@@ -63,6 +63,8 @@ type Options struct {
 	// media this process stored that are still alive: pinned by an open
 	// session, or unpinned less than the store's TTL ago. A result that
 	// would exceed it is not stored and the call fails with quota_exceeded.
+	// What callers store for a tenant outside the invoker (a parked
+	// state) counts too: ChargeTenantBytes.
 	// The count is this process's own (see quota.go); the TTL is the
 	// store's TTL() when it has that method (*blobstore.Store does), else
 	// blobstore.DefaultTTL. Zero means the default, 1 GiB; negative is

@@ -63,7 +63,9 @@ func TestIdempotencyChild(t *testing.T) {
 		return fmt.Sprintf("charged %d (pid %d)", in.Cents, os.Getpid()), nil
 	}).WithRisk(toolbox.High))
 	require.NoError(t, err)
-	gov := govern.New(govern.Options{Outcomes: govern.NewStoreOutcomes(store, nil)})
+	outcomes, err := govern.NewStoreOutcomes(store, govern.StoreOutcomesOptions{})
+	require.NoError(t, err)
+	gov := govern.New(govern.Options{Outcomes: outcomes})
 	inv, err := invoker.New(box, invoker.Options{Governor: gov, Store: store, Policy: invoker.Policy{MaxRiskUnapproved: toolbox.High}})
 	require.NoError(t, err)
 	sess := inv.NewSession(session.Options{Tenant: "acme"})

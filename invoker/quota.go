@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/airlockrt/airlock/blobstore"
@@ -31,6 +32,10 @@ import (
 // except for sessions not opened with Invoker.NewSession: their unpins are
 // not seen, so their artifacts are counted for one TTL from when they were
 // stored.
+//
+// Bytes the caller stores for a tenant outside the invoker (a parked
+// chain's state, package service) count against the same limit through
+// ChargeTenantBytes and ReleaseTenantBytes.
 
 // ledger is the tenant side of the artifact quota. It is shared by the
 // copies WithPolicy makes.
@@ -38,6 +43,11 @@ type ledger struct {
 	max int64
 	ttl time.Duration
 	now func() time.Time
+
+	// reclaim, when set, is asked to release what the caller charged
+	// through ChargeTenantBytes and no longer stores, when a tenant's
+	// bytes do not fit (SetTenantQuotaReclaimer).
+	reclaim atomic.Pointer[Reclaimer]
 
 	mu      sync.Mutex
 	tenants map[string]*tenantUsage
@@ -51,6 +61,17 @@ type liveKey struct{ tenant, ref string }
 type tenantUsage struct {
 	total    int64
 	expiring []expiry // oldest first
+	// held is what ChargeTenantBytes counts, by the caller's key; counted
+	// in total until released, or until its until plus the TTL.
+	held     map[string]held
+	nextDrop time.Time // the earliest end of a held entry
+}
+
+// held is n bytes charged by ChargeTenantBytes, counted until drop at the
+// latest.
+type held struct {
+	n    int64
+	drop time.Time
 }
 
 // expiry is n released bytes that stop counting at at.
@@ -148,11 +169,57 @@ func (l *ledger) usage(tenant string) *tenantUsage {
 	if i > 0 {
 		u.expiring = append(u.expiring[:0], u.expiring[i:]...)
 	}
+	if len(u.held) > 0 && !now.Before(u.nextDrop) {
+		u.nextDrop = time.Time{}
+		for k, h := range u.held {
+			if !now.Before(h.drop) {
+				u.total -= h.n
+				delete(u.held, k)
+			} else if u.nextDrop.IsZero() || h.drop.Before(u.nextDrop) {
+				u.nextDrop = h.drop
+			}
+		}
+	}
 	return u
 }
 
+// hold counts n bytes against tenant under key, replacing what key held,
+// if the tenant's count then fits; they stop counting at drop. It returns
+// the bytes counted before, key's excluded.
+func (l *ledger) hold(tenant, key string, n int64, drop time.Time) (before int64, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	u := l.usage(tenant)
+	prev := u.held[key].n
+	if n > l.max-(u.total-prev) {
+		l.dropIfIdle(tenant, u)
+		return u.total - prev, false
+	}
+	if u.held == nil {
+		u.held = map[string]held{}
+	}
+	u.held[key] = held{n, drop}
+	u.total += n - prev
+	if u.nextDrop.IsZero() || drop.Before(u.nextDrop) {
+		u.nextDrop = drop
+	}
+	return u.total - n, true
+}
+
+// unhold stops counting what key holds for tenant.
+func (l *ledger) unhold(tenant, key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	u := l.usage(tenant)
+	if h, ok := u.held[key]; ok {
+		u.total = max(0, u.total-h.n)
+		delete(u.held, key)
+	}
+	l.dropIfIdle(tenant, u)
+}
+
 func (l *ledger) dropIfIdle(tenant string, u *tenantUsage) {
-	if u.total <= 0 && len(u.expiring) == 0 {
+	if u.total <= 0 && len(u.expiring) == 0 && len(u.held) == 0 {
 		delete(l.tenants, tenant)
 	}
 }
@@ -180,7 +247,7 @@ func (l *ledger) tracks(sess *session.Session) bool {
 
 // charge counts n bytes about to be stored for sess against the chain's
 // and the tenant's quotas, or explains which one it would exceed.
-func (inv *Invoker) charge(sess *session.Session, n int64) (Result, bool) {
+func (inv *Invoker) charge(ctx context.Context, sess *session.Session, n int64) (Result, bool) {
 	maxChain := inv.policy.MaxArtifactBytes
 	used, ok := sess.ChargeArtifacts(n, maxChain)
 	if !ok {
@@ -189,6 +256,9 @@ func (inv *Invoker) charge(sess *session.Session, n int64) (Result, bool) {
 			n, max(0, maxChain-used), maxChain)), false
 	}
 	used, ok = inv.ledger.reserve(sess.Tenant(), n)
+	if !ok && inv.ledger.reclaimed(ctx, sess.Tenant()) {
+		used, ok = inv.ledger.reserve(sess.Tenant(), n)
+	}
 	if !ok {
 		sess.RefundArtifacts(n)
 		return fail(session.StatusError, ReasonQuotaExceeded, fmt.Sprintf(
@@ -205,4 +275,60 @@ func (inv *Invoker) refund(sess *session.Session, n int64) {
 	}
 	sess.RefundArtifacts(n)
 	inv.ledger.refund(sess.Tenant(), n)
+}
+
+// ChargeTenantBytes counts n bytes the caller stores for tenant outside
+// the invoker (a parked chain's state) against
+// Options.MaxTenantArtifactBytes, in this process's count, under key (the
+// caller's name for what it stores; one key counts one object: charging a
+// key again replaces what it counted). They count until
+// ReleaseTenantBytes(tenant, key), or at most until the time until and
+// one store TTL after (what is deleted then lives no longer; the caller
+// chooses until past the object's life). When they would take the tenant
+// past its limit nothing is charged and the error is a
+// *TenantQuotaError (ErrTenantQuota); the caller then does not store the
+// object. Safe for concurrent use.
+func (inv *Invoker) ChargeTenantBytes(ctx context.Context, tenant, key string, n int64, until time.Time) error {
+	if n < 0 {
+		n = 0
+	}
+	used, ok := inv.ledger.hold(tenant, key, n, until.Add(inv.ledger.ttl))
+	if !ok && inv.ledger.reclaimed(ctx, tenant) {
+		used, ok = inv.ledger.hold(tenant, key, n, until.Add(inv.ledger.ttl))
+	}
+	if !ok {
+		return &TenantQuotaError{Needed: n, Left: max(0, inv.ledger.max-used), Limit: inv.ledger.max}
+	}
+	return nil
+}
+
+// Reclaimer releases, with ReleaseTenantBytes, what the caller charged
+// for tenant through ChargeTenantBytes and has learnt is no longer stored
+// (a parked state another process resumed and deleted), and reports
+// whether it released anything. ctx bounds what it reads to learn it.
+type Reclaimer func(ctx context.Context, tenant string) bool
+
+// SetTenantQuotaReclaimer makes f the Reclaimer asked, once, before a
+// charge to a tenant's artifact quota (an artifact being stored, or
+// ChargeTenantBytes) is refused; the charge is tried again when it
+// released something. Set it before the first call; nil removes it.
+func (inv *Invoker) SetTenantQuotaReclaimer(f Reclaimer) {
+	if f == nil {
+		inv.ledger.reclaim.Store(nil)
+		return
+	}
+	inv.ledger.reclaim.Store(&f)
+}
+
+// reclaimed asks the Reclaimer, if any, to release tenant's stale
+// charges, and reports whether it released any.
+func (l *ledger) reclaimed(ctx context.Context, tenant string) bool {
+	f := l.reclaim.Load()
+	return f != nil && (*f)(ctx, tenant)
+}
+
+// ReleaseTenantBytes stops counting what ChargeTenantBytes counted under
+// key for tenant (the object is deleted). A key not charged is ignored.
+func (inv *Invoker) ReleaseTenantBytes(tenant, key string) {
+	inv.ledger.unhold(tenant, key)
 }

@@ -183,3 +183,89 @@ func TestQuotaRefundedWhenStoreFails(t *testing.T) {
 		require.Zero(t, sess.ArtifactBytes())
 	}
 }
+
+// TestChargeTenantBytes: bytes stored outside the invoker (a parked state)
+// count against the tenant's artifact quota beside its artifacts: a
+// charge that would cross it is refused with ErrTenantQuota and charges
+// nothing; charging a key again replaces what it counted; a release, or
+// the end of the charge's life plus the store's TTL, frees the bytes;
+// another tenant is not affected.
+func TestChargeTenantBytes(t *testing.T) {
+	f := newFixture(t)
+	clk := &fakeClock{now: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+	store := blobstore.New(memblob.New(), blobstore.Options{TTL: time.Hour, Clock: clk.Now})
+	defer store.Close()
+	inv := f.invoker(t, invoker.Options{Store: store, MaxTenantArtifactBytes: 1000, Policy: invoker.Policy{MaxInlineResultBytes: 64}})
+	invoker.SetLedgerClock(inv, clk.Now)
+	ctx := context.Background()
+	until := clk.Now().Add(time.Hour)
+
+	require.NoError(t, inv.ChargeTenantBytes(ctx, "acme", "c1/1", 600, until))
+	err := inv.ChargeTenantBytes(ctx, "acme", "c2/1", 401, until)
+	require.ErrorIs(t, err, invoker.ErrTenantQuota)
+	var q *invoker.TenantQuotaError
+	require.ErrorAs(t, err, &q)
+	require.Equal(t, invoker.TenantQuotaError{Needed: 401, Left: 400, Limit: 1000}, *q)
+	require.Equal(t, "invoker: tenant artifact quota exceeded: 401 bytes needed, 400 of the tenant's 1000 left (store.max_tenant_artifact_bytes)", err.Error())
+	require.NoError(t, inv.ChargeTenantBytes(ctx, "globex", "g/1", 1000, until), "another tenant has its own quota")
+
+	// The charge and the artifacts share the limit.
+	a := newSession(inv, "acme")
+	defer a.Close(ctx)
+	require.Equal(t, invoker.ReasonQuotaExceeded, inv.Invoke(ctx, a, bigObject(401)).Reason)
+	require.True(t, inv.Invoke(ctx, a, bigObject(300)).OK())
+	require.ErrorIs(t, inv.ChargeTenantBytes(ctx, "acme", "c2/1", 101, until), invoker.ErrTenantQuota)
+
+	// A key charged again replaces its bytes: 600 → 700 fits (700+300).
+	require.NoError(t, inv.ChargeTenantBytes(ctx, "acme", "c1/1", 700, until))
+	require.ErrorIs(t, inv.ChargeTenantBytes(ctx, "acme", "c1/1", 701, until), invoker.ErrTenantQuota)
+	inv.ReleaseTenantBytes("acme", "c1/1")
+	inv.ReleaseTenantBytes("acme", "c1/1") // twice: ignored
+	inv.ReleaseTenantBytes("acme", "never")
+	require.NoError(t, inv.ChargeTenantBytes(ctx, "acme", "c2/1", 700, until), "released: the bytes are free")
+
+	// Never released: counted until its until and one TTL after.
+	clk.Advance(2*time.Hour - time.Nanosecond)
+	require.ErrorIs(t, inv.ChargeTenantBytes(ctx, "acme", "c3/1", 1, until), invoker.ErrTenantQuota)
+	clk.Advance(time.Nanosecond)
+	require.NoError(t, inv.ChargeTenantBytes(ctx, "acme", "c3/1", 700, until.Add(2*time.Hour)))
+}
+
+// A tenant's charge that does not fit asks the Reclaimer once, and is
+// tried again only when it released something: for ChargeTenantBytes and
+// for an artifact being stored alike.
+func TestTenantQuotaReclaimer(t *testing.T) {
+	f := newFixture(t)
+	store := blobstore.New(memblob.New(), blobstore.Options{TTL: time.Hour})
+	defer store.Close()
+	inv := f.invoker(t, invoker.Options{Store: store, MaxTenantArtifactBytes: 1000, Policy: invoker.Policy{MaxInlineResultBytes: 64}})
+	ctx := context.Background()
+	until := time.Now().Add(time.Hour)
+	var asked []string
+	release := false
+	inv.SetTenantQuotaReclaimer(func(_ context.Context, tenant string) bool {
+		asked = append(asked, tenant)
+		if release {
+			inv.ReleaseTenantBytes(tenant, "stale")
+		}
+		return release
+	})
+
+	require.NoError(t, inv.ChargeTenantBytes(ctx, "acme", "stale", 900, until))
+	require.ErrorIs(t, inv.ChargeTenantBytes(ctx, "acme", "new", 200, until), invoker.ErrTenantQuota)
+	require.Equal(t, []string{"acme"}, asked, "asked once; it released nothing, so refused")
+	a := newSession(inv, "acme")
+	defer a.Close(ctx)
+	require.Equal(t, invoker.ReasonQuotaExceeded, inv.Invoke(ctx, a, bigObject(200)).Reason)
+	require.Equal(t, []string{"acme", "acme"}, asked)
+
+	release = true
+	require.True(t, inv.Invoke(ctx, a, bigObject(200)).OK(), "the stale charge released, the artifact is stored")
+	require.Equal(t, []string{"acme", "acme", "acme"}, asked)
+	require.NoError(t, inv.ChargeTenantBytes(ctx, "acme", "new", 700, until), "fits without asking")
+	require.Len(t, asked, 3)
+
+	inv.SetTenantQuotaReclaimer(nil)
+	require.ErrorIs(t, inv.ChargeTenantBytes(ctx, "acme", "more", 500, until), invoker.ErrTenantQuota)
+	require.Len(t, asked, 3, "removed: not asked")
+}

@@ -68,7 +68,7 @@ func (inv *Invoker) ShapeFinal(ctx context.Context, sess *session.Session, value
 	}
 	data, mime := offloadForm(value)
 	n := int64(len(data))
-	if r, ok := inv.charge(sess, n); !ok {
+	if r, ok := inv.charge(ctx, sess, n); !ok {
 		return value, nil, r
 	}
 	attrs, stored, err := inv.put(ctx, sess, data, mime)

@@ -62,7 +62,9 @@ const (
 	// ReasonQuotaExceeded: storing the call's large result or media files
 	// would take the chain past Policy.MaxArtifactBytes or its tenant past
 	// Options.MaxTenantArtifactBytes; nothing was stored. The tool ran and
-	// its effects stand.
+	// its effects stand. (Also the chain reason, status limit_exceeded, of
+	// a chain whose park would take its tenant past that limit: package
+	// service, ChargeTenantBytes.)
 	ReasonQuotaExceeded = "quota_exceeded"
 	// ReasonStoreError: a large result or a media file could not be stored.
 	ReasonStoreError = "store_error"

@@ -58,7 +58,7 @@ func (inv *Invoker) shape(ctx context.Context, sess *session.Session, st *callSt
 			charged += int64(len(m.Data))
 		}
 		if charged > 0 {
-			if r, ok := inv.charge(sess, charged); !ok {
+			if r, ok := inv.charge(ctx, sess, charged); !ok {
 				return r
 			}
 		}

@@ -2,7 +2,7 @@
 // tool call they make to a Bridge function: it knows nothing of tools,
 // sessions or policy, so an engine can change without touching policy code.
 // ScriptEngine runs JavaScript and
-// TypeScript on QuickJS-ng compiled to wasm; ModuleEngine runs compiled
+// TypeScript on QuickJS-NG (0.15.1, its upstream WASI build); ModuleEngine runs compiled
 // wasm chains through Extism. Each run gets a fresh instance: nothing
 // survives from one run to the next.
 //

@@ -24,7 +24,7 @@ import (
 // The event loop (RATIONALE.md, "Why a host-driven event loop?"):
 //
 //  1. The host evaluates __airlock_start(...). The prelude compiles the
-//     script and starts it; QJS_Eval then runs the job queue until it is
+//     script and starts it; Eval then runs the job queue until it is
 //     empty and returns.
 //  2. Every tools.x(args) the script makes calls __airlock_host(OP_CALL),
 //     which queues the call and returns an id at once; the guest keeps

@@ -94,7 +94,7 @@ type Lang int
 
 // Script languages. The zero value is LangJS.
 const (
-	// LangJS is JavaScript (ES2023 as QuickJS-ng implements it).
+	// LangJS is JavaScript (ES2023 as QuickJS-NG implements it).
 	LangJS Lang = iota
 	// LangTS is TypeScript; types are stripped on the host by esbuild and
 	// nothing is type-checked.

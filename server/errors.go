@@ -116,6 +116,11 @@ const (
 	ReasonWakes        = service.ReasonWakes
 	ReasonParkBytes    = service.ReasonParkBytes
 	ReasonParkedChains = service.ReasonParkedChains
+	// ReasonTenantQuota (quota_exceeded) is the chain reason (status
+	// limit_exceeded) of a chain whose park would take its tenant past
+	// store.max_tenant_artifact_bytes, which counts the parked states a
+	// process stored beside the tenant's artifacts (docs/limits.md).
+	ReasonTenantQuota = service.ReasonTenantQuota
 	// ReasonStoreUnavailable: the fleet's shared store could not be read or
 	// written; retry.
 	ReasonStoreUnavailable = service.ReasonStoreUnavailable

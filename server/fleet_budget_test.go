@@ -189,6 +189,37 @@ func TestFleetParkedChainsPerTenant(t *testing.T) {
 	require.Equal(t, "parked", v.Status, "%+v", v.Result)
 }
 
+// TestFleetParkedStatesChargeTenantQuota: a parked state counts against
+// its tenant's store.max_tenant_artifact_bytes in the parking process: a
+// tenant whose first parked chain fills it cannot park a second (it ends
+// limit_exceeded, reason quota_exceeded, its call never runs); another
+// tenant's chain parks and finishes alongside; once the first chain
+// resumed here, its state no longer counts and the tenant parks again.
+func TestFleetParkedStatesChargeTenantQuota(t *testing.T) {
+	// A parked state of these scripts is about 14 KB: one fits, two do not.
+	f := newFleet(t, 2, func(o *setup) { o.MaxTenantArtifactBytes = 20_000 })
+	a := f.envs[0]
+	first := a.submit(t, keyAcme, map[string]any{"script": `return await tools.notify({to: "q1"})`}, false)
+	require.Equal(t, "parked", first.Status, "%+v", first.Result)
+	v := a.submit(t, keyAcme, map[string]any{"script": `return await tools.notify({to: "q2"})`}, false)
+	require.Equal(t, "limit_exceeded", v.Status, "%+v", v.Result)
+	require.Equal(t, server.ReasonTenantQuota, v.Result.Reason)
+	require.Equal(t, "quota_exceeded", v.Result.Reason)
+	require.Regexp(t, `^parking needs \d+ bytes of the tenant's artifact quota and \d+ of its 20000 \(store.max_tenant_artifact_bytes\) are left; it ended without its waiting calls$`, v.Result.Error)
+	require.Empty(t, v.Pending)
+	require.Equal(t, int32(0), f.count("q2"))
+	require.Equal(t, "limit_exceeded", a.view(t, keyAcme, v.ID).Status, "its record says so on every process")
+
+	healthyGlobex(t, f)
+
+	// Decided and resumed on the process that parked it: the state is
+	// released and no longer counted.
+	require.Equal(t, http.StatusOK, decideOn(t, a, first.Pending[0], "approve").code)
+	require.Equal(t, "ok", settled(t, a, first.ID).Status)
+	v = a.submit(t, keyAcme, map[string]any{"script": `return await tools.notify({to: "q3"})`}, false)
+	require.Equal(t, "parked", v.Status, "%+v", v.Result)
+}
+
 // TestFleetStreamsShareOnePoll: many streams of one stored chain on a
 // process cost one read of its record per poll, not one per stream; the
 // tenant's streams are capped (429 too_many_streams) while another

@@ -78,6 +78,8 @@ type setup struct {
 	Tools []toolbox.Tool
 	// MaxResolvingBytes is the invoker's process-wide cap.
 	MaxResolvingBytes int64
+	// MaxTenantArtifactBytes is the invoker's per-tenant artifact quota.
+	MaxTenantArtifactBytes int64
 	// Shared, when set, is the store instead of one of the env's own: the
 	// bucket several processes share (the test closes it).
 	Shared *blobstore.Store
@@ -136,8 +138,9 @@ func newEnv(t *testing.T, edit func(*setup)) *env {
 			m.ToolEnd(ev)
 			tracer.ToolEnd(ctx, ev)
 		}},
-		Progress:          m.Progress(),
-		MaxResolvingBytes: o.MaxResolvingBytes,
+		Progress:               m.Progress(),
+		MaxResolvingBytes:      o.MaxResolvingBytes,
+		MaxTenantArtifactBytes: o.MaxTenantArtifactBytes,
 	})
 	require.NoError(t, err)
 	require.NoError(t, metrics.NewHealth(e.reg, box, e.inv.Governor().Health()))

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/airlockrt/airlock/approval"
 	"github.com/airlockrt/airlock/durable"
@@ -112,7 +111,7 @@ func (s *Service) decideParked(ctx context.Context, tenant, id string, d Decisio
 			return approval.Outcome{Request: req}, &ExpiredError{Why: "its parked chain's time to wait ran out; the call was not run"}
 		}
 	}
-	first, err := s.opts.Fleet.Decide(ctx, tenant, id, durable.Decision{Approved: d.Approve, ArgsHash: d.ArgsHash, By: "api", At: time.Now().UTC()})
+	first, err := s.opts.Fleet.Decide(ctx, tenant, id, durable.Decision{Approved: d.Approve, ArgsHash: d.ArgsHash, By: "api", At: s.now().UTC()})
 	decided := invoker.Denied
 	if first.Approved {
 		decided = invoker.Approved
@@ -158,7 +157,7 @@ func requestOf(a *durable.Approval) approval.Request {
 // storedApprovals lists the tenant's parked approvals still waiting.
 func (s *Service) storedApprovals(ctx context.Context, tenant string) ([]approval.Request, error) {
 	var out []approval.Request
-	now := time.Now()
+	now := s.now()
 	parked := map[string]bool{} // chain id → still parked
 	err := s.opts.Fleet.ListApprovals(ctx, tenant, func(a *durable.Approval, d *durable.Decision) error {
 		if d != nil || !now.Before(a.Expires) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/airlockrt/airlock/approval"
+	"github.com/airlockrt/airlock/invoker"
 )
 
 var (
@@ -101,7 +102,8 @@ const (
 	ReasonHostError = "host_error"
 	// ReasonStateRefused is the chain reason of a parked chain whose stored
 	// state failed its checks (edited, forged, or written by an
-	// incompatible engine) or whose profile is gone; the chain ended
+	// incompatible engine), expired more than durable.ResumeGrace ago, or
+	// whose profile is gone; the chain ended
 	// without running any more of it.
 	ReasonStateRefused = "state_refused"
 	// ReasonWakes is the chain reason (status limit_exceeded) of a chain
@@ -115,6 +117,12 @@ const (
 	// chain that would park while its tenant has
 	// Options.MaxParkedPerTenant parked chains.
 	ReasonParkedChains = "parked_chains"
+	// ReasonTenantQuota is the chain reason (status limit_exceeded) of a
+	// chain whose park would take its tenant past the invoker's
+	// Options.MaxTenantArtifactBytes (store.max_tenant_artifact_bytes),
+	// which counts the parked states this process stored beside the
+	// tenant's artifacts: the invoker's quota_exceeded.
+	ReasonTenantQuota = invoker.ReasonQuotaExceeded
 	// ReasonTooManyStreams: the tenant follows Options.MaxStreamsPerTenant
 	// chain event streams on this process already (ErrTooManyStreams).
 	ReasonTooManyStreams = "too_many_streams"
@@ -123,7 +131,7 @@ const (
 // ChainReasons are the reasons of the chains the service ends itself,
 // besides the sandbox's and the fleet's.
 func ChainReasons() []string {
-	return []string{ReasonHostError, ReasonStateRefused, ReasonWakes, ReasonParkBytes, ReasonParkedChains}
+	return []string{ReasonHostError, ReasonStateRefused, ReasonWakes, ReasonParkBytes, ReasonParkedChains, ReasonTenantQuota}
 }
 
 // SubmitError is a submission the service refused. Reason is one of the

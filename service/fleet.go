@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/durable"
+	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/session"
 )
 
@@ -115,11 +117,11 @@ func (f *fleetRun) traceSoFar() ([]session.Record, int) {
 
 // callStarted notes a call that runs now; the record is written soon, so
 // that a process dying during the call leaves it listed as unknown.
-func (f *fleetRun) callStarted(tool string) int64 {
+func (f *fleetRun) callStarted(tool string, now time.Time) int64 {
 	f.mu.Lock()
 	f.next++
 	id := f.next
-	f.open[id] = durable.OpenCall{Tool: tool, Start: time.Now().UTC()}
+	f.open[id] = durable.OpenCall{Tool: tool, Start: now.UTC()}
 	f.mu.Unlock()
 	select {
 	case f.dirty <- struct{}{}:
@@ -154,8 +156,8 @@ func (f *fleetRun) callEnded(tool string) {
 // record is rn's chain record as it runs.
 func (s *Service) record(rn *run) *durable.Chain {
 	c := &durable.Chain{ID: rn.id, Tenant: rn.tenant, Language: rn.lang, Status: durable.StatusRunning,
-		Node: s.opts.Fleet.Node(), Lease: time.Now().Add(s.opts.Fleet.Lease()), Created: rn.created,
-		Updated: time.Now().UTC(), Gen: rn.fleet.gen, Open: rn.fleet.openCalls()}
+		Node: s.opts.Fleet.Node(), Lease: s.now().Add(s.opts.Fleet.Lease()), Created: rn.created,
+		Updated: s.now().UTC(), Gen: rn.fleet.gen, Open: rn.fleet.openCalls()}
 	c.Trace, c.TraceDropped = rn.fleet.traceSoFar()
 	return c
 }
@@ -198,24 +200,34 @@ func (s *Service) settle(ctx context.Context, rn *run, res *chain.RunResult) *ch
 	rn.fleet.wmu.Lock()
 	defer rn.fleet.wmu.Unlock()
 	rn.fleet.settled = true
-	if res.Status == chain.StatusParked && res.Parked != nil {
-		if reason, msg := s.overBudget(ctx, rn, res); reason != "" {
+	// lost is set when the chain's session could not be closed here (its
+	// state did not restore): its pins are then withdrawn by owner.
+	lost := false
+	// parking: the chain would park; a failed park may leave a generation.
+	parking := res.Status == chain.StatusParked && res.Parked != nil
+	if parking {
+		reason, msg := s.overBudget(ctx, rn, res)
+		if reason == "" {
+			reason, msg = s.chargePark(ctx, rn, res)
+		}
+		if reason != "" {
 			// Past its budget it does not park again: it ends, its waiting
 			// calls never run.
 			s.log.Warn("fleet: a chain that would park is past its budget; it ends", "chain", rn.id, "reason", reason)
 			out, derr := s.runner.Discard(ctx, res.Parked.State, chain.StatusLimitExceeded, reason, msg)
 			if derr != nil {
-				out = &chain.RunResult{ID: rn.id, Status: chain.StatusLimitExceeded, Reason: reason, Error: msg, Trace: res.Trace}
+				out, lost = &chain.RunResult{ID: rn.id, Status: chain.StatusLimitExceeded, Reason: reason, Error: msg, Trace: res.Trace}, true
 			}
 			out.Logs = res.Logs
 			res = out
 		} else if err := s.savePark(ctx, rn, res); err != nil {
+			s.uncharge(rn.tenant, parkCharge(rn.id, rn.fleet.gen+1))
 			s.log.Error("fleet: parking a chain failed; it ends with host_error", "chain", rn.id, "err", err)
 			out, derr := s.runner.Discard(ctx, res.Parked.State, chain.StatusError, ReasonHostError, "the chain could not be parked")
 			if derr == nil {
 				res = out
 			} else {
-				res = &chain.RunResult{ID: rn.id, Status: chain.StatusError, Reason: ReasonHostError, Error: "the chain could not be parked", Trace: res.Trace}
+				res, lost = &chain.RunResult{ID: rn.id, Status: chain.StatusError, Reason: ReasonHostError, Error: "the chain could not be parked", Trace: res.Trace}, true
 			}
 		} else {
 			s.metrics.Parked()
@@ -225,14 +237,34 @@ func (s *Service) settle(ctx context.Context, rn *run, res *chain.RunResult) *ch
 		}
 	}
 	c := s.record(rn)
-	c.Status, c.Open, c.Finished, c.Result = string(res.Status), nil, time.Now().UTC(), res
+	c.Status, c.Open, c.Finished, c.Result = string(res.Status), nil, s.now().UTC(), res
+	// What the chain holds goes before its end is recorded: a process
+	// killed in between leaves it running, and the one that interrupts it
+	// releases again. A chain that never parked nor tried to holds no
+	// parked state: the listing of its generations is spared.
+	if lost || parking || rn.fleet.gen > 0 {
+		s.releaseEnded(ctx, c, lost)
+	}
 	if won, err := f.Finish(ctx, c); err != nil {
 		s.log.Error("fleet: recording a finished chain failed", "chain", rn.id, "err", err)
 	} else if !won {
 		s.log.Warn("fleet: the chain was already ended elsewhere (its lease lapsed, or it was cancelled); this process's result is not recorded", "chain", rn.id)
 	}
-	s.releasePark(ctx, rn.tenant, rn.id, rn.fleet.gen)
 	return res
+}
+
+// releaseEnded lets go of what an ended chain still holds in the store:
+// every parked generation it wrote (the one it resumed from, one whose
+// park failed part way, one an earlier release left), and, when its
+// session was not closed by this process (lost), its artifacts' pins.
+func (s *Service) releaseEnded(ctx context.Context, c *durable.Chain, lost bool) {
+	if lost {
+		s.opts.Fleet.Release(ctx, c)
+		return
+	}
+	if err := s.opts.Fleet.ReleaseParks(ctx, c.Tenant, c.ID); err != nil {
+		s.log.Warn("fleet: releasing an ended chain's parked states failed; they stay until the store sweeps them", "chain", c.ID, "err", err)
+	}
 }
 
 // overBudget says why a chain that would park must end instead: the reason
@@ -261,13 +293,120 @@ func (s *Service) overBudget(ctx context.Context, rn *run, res *chain.RunResult)
 	return "", ""
 }
 
-// releasePark deletes the state of a generation a chain has moved past.
+// chargePark counts the state a chain is about to park against its
+// tenant's artifact quota (invoker.Options.MaxTenantArtifactBytes), in this
+// process's count, until the generation is released here (releasePark) or,
+// when another process resumes or ends it, at most until the park's time
+// to wait ends (and a store TTL). It returns ReasonTenantQuota and a
+// message when the state does not fit: the chain then ends instead.
+func (s *Service) chargePark(ctx context.Context, rn *run, res *chain.RunResult) (reason, msg string) {
+	key, now := parkCharge(rn.id, rn.fleet.gen+1), s.now()
+	err := s.runner.Invoker().ChargeTenantBytes(ctx, rn.tenant, key, int64(len(res.Parked.State)), now.Add(s.opts.ParkTTL))
+	if err == nil {
+		s.cmu.Lock()
+		s.charges[key] = parkCharged{tenant: rn.tenant, id: rn.id, gen: rn.fleet.gen + 1, at: now}
+		s.cmu.Unlock()
+	}
+	var q *invoker.TenantQuotaError
+	if errors.As(err, &q) {
+		return ReasonTenantQuota, fmt.Sprintf("parking needs %d bytes of the tenant's artifact quota and %d of its %d (store.max_tenant_artifact_bytes) are left; it ended without its waiting calls",
+			q.Needed, q.Left, q.Limit)
+	}
+	return "", ""
+}
+
+// parkCharge names generation gen of chain id's parked state in the
+// tenant's artifact count.
+func parkCharge(id string, gen int) string { return "park:" + id + ":" + strconv.Itoa(gen) }
+
+// releasePark deletes the state of a generation a chain has moved past,
+// and stops counting it against its tenant's artifact quota.
 func (s *Service) releasePark(ctx context.Context, tenant, id string, gen int) {
 	if gen == 0 {
 		return
 	}
 	if err := s.opts.Fleet.ReleasePark(ctx, tenant, id, gen); err != nil {
 		s.log.Warn("fleet: releasing a parked state failed; it stays until the store sweeps it", "chain", id, "err", err)
+		return
+	}
+	s.uncharge(tenant, parkCharge(id, gen))
+}
+
+// parkCharged is a parked state this process charged to its tenant's
+// artifact quota: generation gen of chain id, charged at at.
+type parkCharged struct {
+	tenant, id string
+	gen        int
+	at         time.Time
+}
+
+// uncharge stops counting the parked state named key against its
+// tenant's quota.
+func (s *Service) uncharge(tenant, key string) {
+	s.cmu.Lock()
+	delete(s.charges, key)
+	s.cmu.Unlock()
+	s.runner.Invoker().ReleaseTenantBytes(tenant, key)
+}
+
+// chargesOf lists the parked states this process charged to tenant ("":
+// every tenant's) that no chain running here holds: the others are
+// released by their run.
+func (s *Service) chargesOf(tenant string) map[string]parkCharged {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	out := map[string]parkCharged{}
+	for k, c := range s.charges {
+		if tenant == "" || c.tenant == tenant {
+			if _, here := s.live.Load(c.id); !here {
+				out[k] = c
+			}
+		}
+	}
+	return out
+}
+
+// reclaimCharges is the invoker's Reclaimer: when a charge to tenant's
+// quota does not fit, the parked states this process charged to it that
+// another process has since resumed or ended (it deleted them, and this
+// process could not know) are released. It reads each one's chain record,
+// at most maxReclaimReads of them.
+func (s *Service) reclaimCharges(ctx context.Context, tenant string) bool {
+	if s.opts.Fleet == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeWait)
+	defer cancel()
+	released, reads := false, 0
+	for key, c := range s.chargesOf(tenant) {
+		if reads++; reads > maxReclaimReads {
+			break
+		}
+		rec, err := s.opts.Fleet.GetChain(ctx, c.tenant, c.id)
+		if err != nil && !errors.Is(err, durable.ErrNotFound) {
+			continue // unknown: it stays counted
+		}
+		if err != nil || rec.Status != durable.StatusParked || rec.Gen != c.gen {
+			s.uncharge(c.tenant, key)
+			released = true
+		}
+	}
+	return released
+}
+
+// maxReclaimReads bounds the chain records one reclaim reads: as many as
+// approval.max_parked_per_tenant allows by default, twice.
+const maxReclaimReads = 200
+
+// unchargeGone releases the charges of parked states the fleet's index no
+// longer lists as parked on their generation (parked: the tenant/id/gen
+// keys a complete scan found), charged before since (so that a park whose
+// index entry the scan could not see yet keeps its charge).
+func (s *Service) unchargeGone(parked map[string]bool, since time.Time) {
+	for key, c := range s.chargesOf("") {
+		if c.at.Before(since) && !parked[c.tenant+"/"+c.id+"/"+strconv.Itoa(c.gen)] {
+			s.uncharge(c.tenant, key)
+		}
 	}
 }
 
@@ -275,7 +414,7 @@ func (s *Service) releasePark(ctx context.Context, tenant, id string, gen int) {
 const storeWait = 30 * time.Second
 
 func (s *Service) savePark(ctx context.Context, rn *run, res *chain.RunResult) error {
-	now := time.Now().UTC()
+	now := s.now().UTC()
 	p := &durable.Park{Tenant: rn.tenant, ChainID: rn.id, Gen: rn.fleet.gen + 1, Created: now, Expires: now.Add(s.opts.ParkTTL),
 		State: encodePayload(parkMeta{Profile: rn.fleet.profile, Language: rn.lang, Created: rn.created,
 			Wakes: rn.fleet.wakes, ParkBytes: rn.fleet.parkBytes + int64(len(res.Parked.State))}, res.Parked.State)}

@@ -56,8 +56,8 @@ func (s *Service) resumeNow(tenant, id string) (*run, error) {
 	if c.Status != durable.StatusParked {
 		return nil, fmt.Errorf("%w: it is %s, not parked", ErrNotResumable, c.Status)
 	}
-	expired := !c.Expires.IsZero() && time.Now().After(c.Expires)
-	woken := !c.Wake.IsZero() && !time.Now().Before(c.Wake)
+	expired := !c.Expires.IsZero() && s.now().After(c.Expires)
+	woken := !c.Wake.IsZero() && !s.now().Before(c.Wake)
 	if !expired && !woken && !s.anyDecided(ctx, tenant, id, c.Pending) {
 		return nil, fmt.Errorf("%w: none of its calls has been decided and no timer is due", ErrNotResumable)
 	}
@@ -110,7 +110,7 @@ func (s *Service) resumeNow(tenant, id string) (*run, error) {
 	}
 	if err != nil {
 		release()
-		if errors.Is(err, durable.ErrTampered) || errors.Is(err, durable.ErrIncompatible) {
+		if errors.Is(err, durable.ErrTampered) || errors.Is(err, durable.ErrIncompatible) || errors.Is(err, durable.ErrStale) {
 			s.log.Error("fleet: a parked chain's state was refused; the chain ends with state_refused", "chain", id, "err", err)
 			s.endUnresumable(ctx, c, err)
 		} else {
@@ -134,7 +134,7 @@ func (s *Service) loadPark(ctx context.Context, tenant, id string, gen int) (*du
 	for try := range 3 {
 		var p *durable.Park
 		if p, err = s.opts.Fleet.LoadPark(ctx, tenant, id, gen); err == nil || errors.Is(err, durable.ErrTampered) ||
-			errors.Is(err, durable.ErrIncompatible) || ctx.Err() != nil {
+			errors.Is(err, durable.ErrIncompatible) || errors.Is(err, durable.ErrStale) || ctx.Err() != nil {
 			return p, err
 		}
 		time.Sleep(time.Duration(try+1) * 200 * time.Millisecond)
@@ -175,13 +175,14 @@ func (s *Service) anyDecided(ctx context.Context, tenant, id string, pending []d
 // (tampered, or from an incompatible engine): nothing of it runs again.
 func (s *Service) endUnresumable(ctx context.Context, c *durable.Chain, cause error) {
 	msg := "the chain's parked state could not be resumed: " + cause.Error()
-	c.Status, c.Finished = string(chain.StatusError), time.Now().UTC()
+	c.Status, c.Finished = string(chain.StatusError), s.now().UTC()
 	c.Result = &chain.RunResult{ID: c.ID, Status: chain.StatusError, Reason: ReasonStateRefused, Error: msg,
 		Trace: c.Trace, Logs: nil}
-	if won, err := s.opts.Fleet.Finish(ctx, c); err != nil {
+	// Released before the end is recorded (see settle): the state never
+	// restores, so its session's pins go by owner.
+	s.opts.Fleet.Release(ctx, c)
+	if _, err := s.opts.Fleet.Finish(ctx, c); err != nil {
 		s.log.Error("fleet: recording an unresumable chain failed", "chain", c.ID, "err", err)
-	} else if won {
-		s.opts.Fleet.Release(ctx, c)
 	}
 	s.metrics.StateRefused()
 }

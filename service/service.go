@@ -28,7 +28,7 @@ const (
 	DefaultResultTTL           = 15 * time.Minute
 	DefaultMaxResults          = 1000
 	DefaultMaxResultsBytes     = 256 << 20
-	DefaultParkTTL             = 24 * time.Hour
+	DefaultParkTTL             = durable.DefaultParkTTL
 	DefaultMaxWakes            = 100
 	DefaultMaxParkBytes        = 1 << 30
 	DefaultMaxParkedPerTenant  = 100
@@ -92,6 +92,10 @@ type Options struct {
 	MaxResultsBytes int64
 	// Logger receives the service's log lines. Nil discards them.
 	Logger *slog.Logger
+	// Clock is the service's time: the leases, expiries and timestamps it
+	// writes to the fleet and the ones it judges, and its own records'.
+	// Nil is time.Now. Give the fleet's durable.Store the same one.
+	Clock func() time.Time
 	// Fleet, when set, is the store several processes share: every chain
 	// has a record there that any of them serves, a running chain's lease
 	// is renewed (Start), and a chain whose process stopped renewing it is
@@ -103,7 +107,10 @@ type Options struct {
 	// process resumes it there. Requires Fleet.
 	Park bool
 	// ParkTTL is how long a parked chain waits for its decisions; past it,
-	// its waiting calls end approval_expired and it runs on. Default 24h.
+	// its waiting calls end approval_expired and it runs on. It must not
+	// be longer than Fleet's (durable.Options.ParkTTL), which sets how
+	// long the records that keep a call from running twice stay locked.
+	// Default: Fleet's, or DefaultParkTTL (24h) without a Fleet.
 	ParkTTL time.Duration
 	// MaxWakes caps how many times a parked chain is resumed (by a decision
 	// or by its script's timer falling due); a chain resumed that many
@@ -152,6 +159,16 @@ type Service struct {
 	started     atomic.Bool
 	stopUpkeep  context.CancelFunc
 	upkeepEnded chan struct{}
+	// verified holds the parked index entries (tenant/id/gen) whose
+	// record the reaper has read and found parked on that generation;
+	// only the reaper's goroutine uses it, and each pass keeps only the
+	// entries it listed.
+	verified map[string]bool
+
+	// cmu guards charges: the parked states this process charged to
+	// their tenants' artifact quotas, by parkCharge key.
+	cmu     sync.Mutex
+	charges map[string]parkCharged
 
 	// wmu guards watches (the shared polls of chains streamed from the
 	// store, by tenant/id) and streams (open streams by tenant).
@@ -165,6 +182,9 @@ type Service struct {
 	retained int64           // the finished runs' sizes
 	running  sync.WaitGroup
 }
+
+// now reads the service's clock (Options.Clock).
+func (s *Service) now() time.Time { return s.opts.Clock() }
 
 // New builds a Service that runs chains on runner, which must have a
 // script engine. It starts nothing: no goroutine runs until Start, and
@@ -193,6 +213,12 @@ func New(runner *chain.Runner, opts Options) (*Service, error) {
 	opts.ResultTTL = cmp.Or(opts.ResultTTL, DefaultResultTTL)
 	opts.MaxResults = cmp.Or(opts.MaxResults, DefaultMaxResults)
 	opts.MaxResultsBytes = cmp.Or(opts.MaxResultsBytes, DefaultMaxResultsBytes)
+	if opts.Fleet != nil {
+		if opts.ParkTTL > opts.Fleet.ParkTTL() {
+			return nil, fmt.Errorf("service: ParkTTL (%s) must not be longer than the fleet's durable.Options.ParkTTL (%s), which decides how long the records that keep an approved call from running twice stay locked", opts.ParkTTL, opts.Fleet.ParkTTL())
+		}
+		opts.ParkTTL = cmp.Or(opts.ParkTTL, opts.Fleet.ParkTTL())
+	}
 	opts.ParkTTL = cmp.Or(opts.ParkTTL, DefaultParkTTL)
 	opts.MaxWakes = cmp.Or(opts.MaxWakes, DefaultMaxWakes)
 	opts.MaxParkBytes = cmp.Or(opts.MaxParkBytes, DefaultMaxParkBytes)
@@ -217,9 +243,17 @@ func New(runner *chain.Runner, opts Options) (*Service, error) {
 		runs:    map[string]*run{},
 		watches: map[string]*watch{},
 		streams: map[string]int{},
+		charges: map[string]parkCharged{},
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.opts.Clock == nil {
+		s.opts.Clock = time.Now
+	}
+	if opts.Park {
+		// The parked states this process charged, and another resumed.
+		runner.Invoker().SetTenantQuotaReclaimer(s.reclaimCharges)
 	}
 	if s.queue == nil {
 		s.queue = approval.NewQueue(approval.Options{})

@@ -186,17 +186,21 @@ func (s *Service) cancelParked(ctx context.Context, c *durable.Chain) error {
 		return fmt.Errorf("%w: chain %s is resuming or ending elsewhere; read it again", ErrFinished, c.ID)
 	}
 	res := &chain.RunResult{ID: c.ID, Status: chain.StatusCancelled, Reason: "cancelled", Error: errCancelled.Error(), Trace: c.Trace}
-	if p, err := s.opts.Fleet.LoadPark(ctx, c.Tenant, c.ID, c.Gen); err == nil {
+	// Discarding the state closes its session, which withdraws its pins;
+	// a state that cannot be read leaves them to be withdrawn by owner.
+	lost := true
+	if p, err := s.loadPark(ctx, c.Tenant, c.ID, c.Gen); err == nil {
 		if _, state, err := decodePayload(p.State); err == nil {
 			if out, err := s.runner.Discard(ctx, state, chain.StatusCancelled, "cancelled", errCancelled.Error()); err == nil {
-				res = out
+				res, lost = out, false
 			}
 		}
 	}
-	c.Status, c.Finished, c.Result, c.Pending = string(chain.StatusCancelled), time.Now().UTC(), res, nil
+	c.Status, c.Finished, c.Result, c.Pending = string(chain.StatusCancelled), s.now().UTC(), res, nil
+	// Released before the end is recorded (see settle).
+	s.releaseEnded(ctx, c, lost)
 	if _, err := s.opts.Fleet.Finish(ctx, c); err != nil {
 		s.log.Error("fleet: recording a cancelled chain failed", "chain", c.ID, "err", err)
 	}
-	s.releasePark(ctx, c.Tenant, c.ID, c.Gen)
 	return nil
 }

@@ -369,6 +369,9 @@ func (s *Service) start(parent, client, buildCtx context.Context, tenant string,
 		// process: without its first record it does not start.
 		if err := s.putRunning(ctx, rn); err != nil {
 			s.log.Error("fleet: recording a new chain failed; it was not started", "chain", rn.id, "err", err)
+			// Its index entry may be written (it goes first), its record
+			// too: the reaper interrupts such a chain, or forgets the
+			// entry, once the lease lapsed.
 			cancel(err)
 			if j.module != nil {
 				_ = j.module.Close(context.WithoutCancel(ctx))
@@ -378,7 +381,7 @@ func (s *Service) start(parent, client, buildCtx context.Context, tenant string,
 	}
 
 	s.mu.Lock()
-	s.evictLocked(time.Now())
+	s.evictLocked(s.now())
 	s.runs[rn.id] = rn
 	s.live.Store(rn.id, rn)
 	s.mu.Unlock()
@@ -419,7 +422,7 @@ func (s *Service) execute(ctx context.Context, rn *run, body func(context.Contex
 	s.mu.Lock()
 	s.finished = append(s.finished, rn)
 	s.retained += rn.size
-	s.evictLocked(time.Now())
+	s.evictLocked(s.now())
 	s.mu.Unlock()
 	close(rn.done)
 }
@@ -478,7 +481,7 @@ func (s *Service) evictLocked(now time.Time) {
 func (s *Service) lookup(tenant, id string) *run {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.evictLocked(time.Now())
+	s.evictLocked(s.now())
 	rn := s.runs[id]
 	if rn == nil || rn.tenant != tenant {
 		return nil

@@ -2,7 +2,9 @@ package service
 
 import (
 	"context"
+	"maps"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/airlockrt/airlock/durable"
@@ -53,27 +55,48 @@ func (s *Service) renew() {
 }
 
 // reap interrupts the chains whose lease lapsed and resumes the parked
-// ones that can go on.
+// ones that can go on. An index entry is a hint: where it may disagree
+// with the chain's record (a running entry whose lease lapsed, a parked
+// entry this process has not checked yet), the record is read and wins
+// (durable.Store.Reconcile): a parked record is resumed or expired as
+// parked, a running one whose lease lapsed is interrupted, an entry with
+// no record left is forgotten.
 func (s *Service) reap() {
 	ctx, cancel := context.WithTimeout(s.baseCtx, storeWait)
 	defer cancel()
-	margin := s.opts.Fleet.Lease()
-	now := time.Now()
-	err := s.opts.Fleet.Scan(ctx, func(l durable.Live) error {
+	f := s.opts.Fleet
+	margin := f.Lease()
+	now := s.now()
+	lapsed := func(l durable.Live) bool { return now.After(l.Lease.Add(margin)) }
+	verified := make(map[string]bool, len(s.verified))
+	err := f.Scan(ctx, func(l durable.Live) error {
+		if l.Status == durable.StatusRunning && l.Node == f.Node() {
+			if _, here := s.live.Load(l.ID); here {
+				return nil
+			}
+		}
+		key := l.Tenant + "/" + l.ID + "/" + strconv.Itoa(l.Gen)
+		check := l.Status == durable.StatusRunning && lapsed(l) ||
+			l.Status == durable.StatusParked && (!s.verified[key] || !l.Expires.IsZero() && now.After(l.Expires)) ||
+			l.Status != durable.StatusRunning && l.Status != durable.StatusParked
+		if check {
+			var ok bool
+			var err error
+			if l, ok, err = f.Reconcile(ctx, l); err != nil || !ok {
+				return nil
+			}
+			key = l.Tenant + "/" + l.ID + "/" + strconv.Itoa(l.Gen)
+		}
 		switch l.Status {
 		case durable.StatusRunning:
-			if l.Node == s.opts.Fleet.Node() {
-				if _, here := s.live.Load(l.ID); here {
-					return nil
-				}
-			}
-			if now.After(l.Lease.Add(margin)) {
-				if won, err := s.opts.Fleet.Interrupt(ctx, l.Tenant, l.ID); err == nil && won {
+			if lapsed(l) {
+				if won, err := f.Interrupt(ctx, l.Tenant, l.ID); err == nil && won {
 					s.metrics.Interrupted()
 					s.log.Warn("fleet: a chain's process stopped renewing its lease; the chain is interrupted", "chain", l.ID, "node", l.Node)
 				}
 			}
 		case durable.StatusParked:
+			verified[key] = true
 			if l.Decided || !l.Expires.IsZero() && now.After(l.Expires) || !l.Wake.IsZero() && !now.Before(l.Wake) {
 				s.tryResume(l.Tenant, l.ID)
 			}
@@ -82,7 +105,14 @@ func (s *Service) reap() {
 	})
 	if err != nil && ctx.Err() == nil {
 		s.log.Warn("fleet: scanning the fleet's chains failed", "err", err)
+		maps.Copy(verified, s.verified) // a pass cut short forgets nothing
 	}
+	if err == nil {
+		// A state charged here whose chain the index no longer lists as
+		// parked on it was resumed or ended elsewhere.
+		s.unchargeGone(verified, now.Add(-storeWait))
+	}
+	s.verified = verified
 }
 
 // recordCall follows the calls of a fleet chain that end, for its record.
@@ -91,7 +121,7 @@ func (s *Service) recordCall(ev invoker.Event) {
 	if rn == nil || rn.fleet == nil {
 		return
 	}
-	end := time.Now().UTC()
+	end := s.now().UTC()
 	rn.fleet.callRecorded(session.Record{Seq: ev.Seq, Tool: ev.Tool, Status: ev.Status, Reason: ev.Reason,
 		Start: end.Add(-ev.Duration), End: end, Duration: ev.Duration, Risk: ev.Risk.String(), Gate: ev.Gate,
 		DecisionID: ev.DecisionID, Rule: ev.Rule, Refs: slices.Clone(ev.Refs)})
@@ -105,7 +135,7 @@ func (s *Service) watchCalls(ev invoker.Event) {
 	}
 	switch ev.Kind {
 	case invoker.ToolCall:
-		rn.fleet.callStarted(ev.Tool)
+		rn.fleet.callStarted(ev.Tool, s.now())
 	case invoker.ToolResult:
 		rn.fleet.callEnded(ev.Tool)
 	}

@@ -23,14 +23,18 @@
 //     waits first, bounded by its context;
 //   - error (Faults.ErrorRate): the operation fails with ErrInjected before
 //     it reaches the wrapped driver, which sees nothing of it;
-//   - lost (Faults.LostRate, Put and Delete): the write happens, then the
+//   - lost (Faults.LostRate, Put, PutOnce and Delete): the write happens, then the
 //     caller gets ErrInjected, as when a connection drops after the
 //     storage answered;
-//   - race (Faults.RaceRate, create-only Put of at most 1 MiB): the write is
+//   - race (Faults.RaceRate, create-only Put or PutOnce of at most 1 MiB): the write is
 //     sent twice at once, as a client retry racing its first attempt; one
 //     attempt wins at the storage, and the caller gets the answer of either,
 //     chosen at random, so it may be told blobstore.ErrExist although its
 //     own bytes are the ones stored.
+//
+// A Driver is a blobstore.OnceDriver, locked when its wrapped driver is
+// (memblob always is): PutOnce and ReadOnce pass through with the faults
+// of a create-only Put and of a read.
 //
 // With every rate zero (the zero Faults) and no Kill, a Driver is its
 // wrapped driver, and passes the storetest conformance suite.

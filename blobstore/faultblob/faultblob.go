@@ -47,7 +47,7 @@ type Options struct {
 
 // Stats counts a Driver's operations and the faults injected into them.
 type Stats struct {
-	Ops     int64 // operations called (Put, Get, Stat, Delete, List)
+	Ops     int64 // operations called (Put, Get, Stat, Delete, List, PutOnce, ReadOnce)
 	Latency int64 // operations that waited first
 	Errors  int64 // failed before reaching the wrapped driver
 	Lost    int64 // writes that happened, reported as failed
@@ -82,7 +82,10 @@ type Driver struct {
 	ops, latency, errs, lost, races, killedOps atomic.Int64
 }
 
-var _ blobstore.Driver = (*Driver)(nil)
+var (
+	_ blobstore.Driver     = (*Driver)(nil)
+	_ blobstore.OnceDriver = (*Driver)(nil)
+)
 
 // New returns a Driver that injects opts.Faults into d's operations.
 // Closing it closes d.
@@ -261,6 +264,72 @@ func (f *Driver) List(ctx context.Context, prefix string, fn func(blobstore.Entr
 		}
 		return fn(e)
 	})
+}
+
+// Locked implements blobstore.OnceDriver: the wrapped driver's, false
+// when it is not a blobstore.OnceDriver.
+func (f *Driver) Locked() bool {
+	o, ok := f.d.(blobstore.OnceDriver)
+	return ok && o.Locked()
+}
+
+// PutOnce implements blobstore.OnceDriver, with the faults of a
+// create-only Put (a race sends it twice: two versions, the older one
+// first). It fails with blobstore.ErrNotLocked when the wrapped driver is
+// not locked.
+func (f *Driver) PutOnce(ctx context.Context, key string, r io.Reader, opts blobstore.OnceOptions) (string, error) {
+	if !f.Locked() {
+		return "", fmt.Errorf("faultblob: put once %q: %w", key, blobstore.ErrNotLocked)
+	}
+	o := f.d.(blobstore.OnceDriver)
+	p := f.draw(true, true)
+	if err := f.before(ctx, p, "put once", key); err != nil {
+		return "", err
+	}
+	if p.race {
+		buf, err := io.ReadAll(io.LimitReader(r, maxRace+1))
+		if err != nil {
+			return "", err
+		}
+		if len(buf) <= maxRace {
+			f.races.Add(1)
+			var (
+				vs   [2]string
+				errs [2]error
+				wg   sync.WaitGroup
+			)
+			for i := range errs {
+				wg.Go(func() { vs[i], errs[i] = o.PutOnce(ctx, key, bytes.NewReader(buf), opts) })
+			}
+			wg.Wait()
+			i := 0
+			if p.coin {
+				i = 1
+			}
+			return vs[i], f.after(p, "put once", key, errs[i])
+		}
+		r = io.MultiReader(bytes.NewReader(buf), r)
+	}
+	v, err := o.PutOnce(ctx, key, r, opts)
+	return v, f.after(p, "put once", key, err)
+}
+
+// ReadOnce implements blobstore.OnceDriver.
+func (f *Driver) ReadOnce(ctx context.Context, key string) (blobstore.Version, io.ReadCloser, error) {
+	o, ok := f.d.(blobstore.OnceDriver)
+	if !ok {
+		return blobstore.Version{}, nil, fmt.Errorf("faultblob: read once %q: %w", key, blobstore.ErrNotLocked)
+	}
+	p := f.draw(false, false)
+	if err := f.before(ctx, p, "read once", key); err != nil {
+		return blobstore.Version{}, nil, err
+	}
+	v, rc, err := o.ReadOnce(ctx, key)
+	if err == nil && f.killed.Load() {
+		rc.Close()
+		return blobstore.Version{}, nil, ErrKilled
+	}
+	return v, rc, err
 }
 
 // Close implements blobstore.Driver: it closes the wrapped driver.

@@ -18,6 +18,11 @@
 // a crash leaves either the old state or the new one plus, at worst, a
 // temporary file that a later New removes.
 //
+// A Driver is not a blobstore.OnceDriver: a directory keeps no version of
+// a file that whoever can write the directory cannot remove, so it gives
+// no defence against a rollback of a fleet's records (docs/durability.md,
+// "Rollback"), and a fleet refuses it unless fleet.allow_unlocked_store.
+//
 // # Concurrency
 //
 // A Driver is safe for concurrent use, and any number of Drivers, in any

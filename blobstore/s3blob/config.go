@@ -49,8 +49,8 @@ type Config struct {
 	// "https://" is accepted and decides UseTLS.
 	Endpoint string
 
-	// Bucket is the bucket holding the objects. New creates it if it is
-	// missing, unless SkipBucketSetup is set.
+	// Bucket is the bucket holding the objects. New creates it, with
+	// object locking on, if it is missing, unless SkipBucketSetup is set.
 	Bucket string
 
 	// AccessKey is the access key id of the static credentials. Empty,

@@ -18,6 +18,17 @@
 // objects, which makes them visible to every process sharing the bucket
 // (RATIONALE.md, "Why pin-marker objects?").
 //
+// A bucket New creates has object locking on (and so versioning): the
+// Driver is then a blobstore.OnceDriver whose PutOnce writes a version
+// under retention in compliance mode and whose ReadOnce reads a key's
+// oldest version, which a bucket writer can neither delete nor replace
+// before its retention ends (docs/durability.md, "Rollback"). Locked
+// reports whether the bucket has it; object locking cannot be turned on
+// for an existing bucket by this package (create a new one, or enable it
+// with the server's tools). On a locked bucket New also installs a rule
+// that removes noncurrent versions after a day and expired delete markers
+// (locked versions stay until their retention ends).
+//
 // Expiry is done by Store.Sweep. New also installs a lifecycle rule that
 // aborts incomplete multipart uploads after a day (where the server accepts
 // one; MinIO cleans them up on its own) and, if Config.ExpireAfterDays is

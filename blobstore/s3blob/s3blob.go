@@ -2,6 +2,7 @@ package s3blob
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -33,6 +34,7 @@ const (
 
 	ruleAbortUploads = "airlock-abort-incomplete-uploads"
 	ruleExpire       = "airlock-expire"
+	ruleNoncurrent   = "airlock-expire-noncurrent"
 )
 
 // Driver is a blobstore.Driver over an S3 bucket, using minio-go. Create
@@ -43,10 +45,14 @@ type Driver struct {
 	core      minio.Core
 	transport *http.Transport
 	bufs      chan *[]byte // free part buffers, at most Concurrency+1
+	locked    bool         // the bucket has object locking on
 	closed    atomic.Bool
 }
 
-var _ blobstore.Driver = (*Driver)(nil)
+var (
+	_ blobstore.Driver     = (*Driver)(nil)
+	_ blobstore.OnceDriver = (*Driver)(nil)
+)
 
 // New connects to the bucket described by cfg and prepares it: it creates
 // the bucket if missing and installs the lifecycle rules described at
@@ -102,7 +108,9 @@ func (d *Driver) setup(ctx context.Context) error {
 		if d.cfg.SkipBucketSetup {
 			return fmt.Errorf("%w: %s does not exist (create it, or unset SkipBucketSetup)", ErrBucket, where)
 		}
-		err := d.client.MakeBucket(ctx, d.cfg.Bucket, minio.MakeBucketOptions{Region: d.cfg.Region})
+		// With object locking (and so versioning): a fleet's create-only
+		// records are locked versions (Driver.PutOnce).
+		err := d.client.MakeBucket(ctx, d.cfg.Bucket, minio.MakeBucketOptions{Region: d.cfg.Region, ObjectLocking: true})
 		if err != nil {
 			switch minio.ToErrorResponse(err).Code {
 			case "BucketAlreadyOwnedByYou", "BucketAlreadyExists":
@@ -111,6 +119,14 @@ func (d *Driver) setup(ctx context.Context) error {
 				return d.wrap(ErrBucket, "creating "+where, err)
 			}
 		}
+	}
+	switch on, _, _, _, err := d.client.GetObjectLockConfig(ctx, d.cfg.Bucket); {
+	case err == nil:
+		d.locked = on == "Enabled"
+	case minio.ToErrorResponse(err).StatusCode == http.StatusNotFound, minio.ToErrorResponse(err).Code == "NotImplemented":
+		// No object lock configuration: not locked.
+	default:
+		return d.wrap(ErrBucket, "reading the object lock configuration of "+where, err)
 	}
 	if d.cfg.SkipBucketSetup {
 		return nil
@@ -138,7 +154,7 @@ func (d *Driver) ensureLifecycle(ctx context.Context) error {
 	}
 	var keep []lifecycle.Rule
 	for _, r := range cur.Rules {
-		if r.ID != ruleAbortUploads && r.ID != ruleExpire {
+		if r.ID != ruleAbortUploads && r.ID != ruleExpire && r.ID != ruleNoncurrent {
 			keep = append(keep, r)
 		}
 	}
@@ -150,6 +166,19 @@ func (d *Driver) ensureLifecycle(ctx context.Context) error {
 			Status:     "Enabled",
 			RuleFilter: filter,
 			Expiration: lifecycle.Expiration{Days: lifecycle.ExpirationDays(d.cfg.ExpireAfterDays)},
+		})
+	}
+	if d.locked {
+		// A versioned bucket keeps what Put replaced and Delete removed
+		// as noncurrent versions: they go after a day (locked ones only
+		// once their retention has ended), with the delete markers left
+		// alone.
+		ours = append(ours, lifecycle.Rule{
+			ID:                          ruleNoncurrent,
+			Status:                      "Enabled",
+			RuleFilter:                  filter,
+			NoncurrentVersionExpiration: lifecycle.NoncurrentVersionExpiration{NoncurrentDays: 1},
+			Expiration:                  lifecycle.Expiration{DeleteMarker: true},
 		})
 	}
 	abort := lifecycle.Rule{
@@ -484,6 +513,84 @@ func (d *Driver) Close() error {
 	d.closed.Store(true)
 	d.transport.CloseIdleConnections()
 	return nil
+}
+
+// Locked implements blobstore.OnceDriver: whether the bucket has object
+// locking on, as New found it.
+func (d *Driver) Locked() bool { return d.locked }
+
+// PutOnce implements blobstore.OnceDriver for records (at most
+// blobstore.MaxRecordBytes): one conditional PUT
+// (If-None-Match: *) of a new version under S3 Object Lock retention in
+// compliance mode until opts.RetainUntil, which nobody, the bucket's owner
+// included, can shorten or remove before then.
+func (d *Driver) PutOnce(ctx context.Context, key string, r io.Reader, opts blobstore.OnceOptions) (string, error) {
+	name, err := d.name("put once", key)
+	if err != nil {
+		return "", err
+	}
+	if !d.locked {
+		return "", fmt.Errorf("s3blob: put once %s: %w", key, blobstore.ErrNotLocked)
+	}
+	if opts.RetainUntil.IsZero() {
+		return "", fmt.Errorf("s3blob: put once %s: no retention date", key)
+	}
+	b, err := io.ReadAll(io.LimitReader(r, blobstore.MaxRecordBytes+1))
+	if err != nil {
+		return "", err
+	}
+	if len(b) > blobstore.MaxRecordBytes {
+		return "", fmt.Errorf("s3blob: put once %s: more than %d bytes (a record's limit)", key, blobstore.MaxRecordBytes)
+	}
+	until := opts.RetainUntil.UTC()
+	po := minio.PutObjectOptions{ContentType: cmp.Or(opts.ContentType, "application/octet-stream"),
+		Mode: minio.Compliance, RetainUntilDate: until, SendContentMd5: true}
+	po.SetMatchETagExcept("*")
+	info, err := d.client.PutObject(ctx, d.cfg.Bucket, name, bytes.NewReader(b), int64(len(b)), po)
+	if err != nil {
+		return "", d.putErr(key, err)
+	}
+	return info.VersionID, nil
+}
+
+// ReadOnce implements blobstore.OnceDriver: one listing of the key's
+// versions (S3 lists them newest first; the last one that is not a delete
+// marker is the oldest) and one GET of that version.
+func (d *Driver) ReadOnce(ctx context.Context, key string) (blobstore.Version, io.ReadCloser, error) {
+	name, err := d.name("read once", key)
+	if err != nil {
+		return blobstore.Version{}, nil, err
+	}
+	lctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var (
+		oldest blobstore.Version
+		n      int
+	)
+	opts := minio.ListObjectsOptions{Prefix: name, WithVersions: true, Recursive: true}
+	for obj := range d.client.ListObjectsIter(lctx, d.cfg.Bucket, opts) {
+		if obj.Err != nil {
+			return blobstore.Version{}, nil, d.wrap(nil, "read once "+key, obj.Err)
+		}
+		if obj.Key != name {
+			break // versions of longer keys follow those of name
+		}
+		if n++; n > blobstore.MaxOnceVersions {
+			return blobstore.Version{}, nil, fmt.Errorf("s3blob: read once %s: %w", key, blobstore.ErrTooManyVersions)
+		}
+		if !obj.IsDeleteMarker {
+			oldest = blobstore.Version{ID: obj.VersionID, Size: obj.Size, ModTime: obj.LastModified}
+		}
+	}
+	stop()
+	if oldest.ID == "" {
+		return blobstore.Version{}, nil, blobstore.ErrNotFound
+	}
+	rc, _, _, err := d.core.GetObject(ctx, d.cfg.Bucket, name, minio.GetObjectOptions{VersionID: oldest.ID})
+	if err != nil {
+		return blobstore.Version{}, nil, d.notFound("read once "+key, err)
+	}
+	return oldest, rc, nil
 }
 
 func isNotFound(err error) bool {

@@ -456,3 +456,41 @@ func TestServerStoppedMidUpload(t *testing.T) {
 	_, err = store.Stat(ctx, "acme", before.Ref)
 	require.NoError(t, err)
 }
+
+// TestLockedVersionCannotBeDeleted: on a bucket New created (object
+// locking on), a version PutOnce wrote cannot be deleted by its version
+// id, even by the bucket's owner, before its retention date; a plain
+// delete only adds a delete marker, and ReadOnce still reads it.
+func TestLockedVersionCannotBeDeleted(t *testing.T) {
+	ctx := t.Context()
+	cfg := freshBucket(t, envConfig(t))
+	d, err := s3blob.New(ctx, cfg)
+	require.NoError(t, err)
+	defer d.Close()
+	require.True(t, d.Locked(), "a bucket New creates has object locking on")
+	v, err := d.PutOnce(ctx, "claim/1", strings.NewReader("first"), blobstore.OnceOptions{RetainUntil: time.Now().Add(time.Minute)})
+	require.NoError(t, err)
+	require.NoError(t, d.Delete(ctx, "claim/1"))
+	err = rawClient(t, cfg).RemoveObject(ctx, cfg.Bucket, "claim/1", minio.RemoveObjectOptions{VersionID: v})
+	require.Error(t, err, "a version locked in compliance mode is not deleted")
+	got, rc, err := d.ReadOnce(ctx, "claim/1")
+	require.NoError(t, err)
+	defer rc.Close()
+	require.Equal(t, v, got.ID)
+	err = rawClient(t, cfg).RemoveObject(ctx, cfg.Bucket, "claim/1", minio.RemoveObjectOptions{VersionID: v, GovernanceBypass: true})
+	require.Error(t, err, "nor with the governance bypass")
+}
+
+// TestUnlockedBucket: a bucket made without object locking is not
+// locked, and PutOnce refuses to write to it.
+func TestUnlockedBucket(t *testing.T) {
+	ctx := t.Context()
+	cfg := freshBucket(t, envConfig(t))
+	require.NoError(t, rawClient(t, cfg).MakeBucket(ctx, cfg.Bucket, minio.MakeBucketOptions{}))
+	d, err := s3blob.New(ctx, cfg)
+	require.NoError(t, err)
+	defer d.Close()
+	require.False(t, d.Locked())
+	_, err = d.PutOnce(ctx, "claim/1", strings.NewReader("x"), blobstore.OnceOptions{RetainUntil: time.Now().Add(time.Minute)})
+	require.ErrorIs(t, err, blobstore.ErrNotLocked)
+}

@@ -108,10 +108,12 @@ func Run(t *testing.T, newBackend NewBackend) {
 		{"ConcurrentPinUnpinSweep", testConcurrentPinSweep},
 		{"SameContentTwoInstances", testSameContent},
 		{"Delete", testDelete},
+		{"UnpinOwner", testUnpinOwner},
 		{"Close", testClose},
 		{"Records", testRecords},
 		{"ListRecords", testListRecords},
 		{"RecordRace", testRecordRace},
+		{"Once", testOnce},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, nb) })
@@ -857,6 +859,69 @@ func testDelete(t *testing.T, nb NewBackend) {
 	require.NoError(t, err)
 	require.NoError(t, s.Delete(ctx, tenantA, keep.Ref))
 	require.Empty(t, e.keys(), "Delete left objects behind")
+}
+
+// testUnpinOwner: UnpinOwner withdraws every pin of one owner on one
+// tenant's blobs, and nobody else's.
+func testUnpinOwner(t *testing.T, nb NewBackend) {
+	e := newEnv(t, nb)
+	clk := newClock(t0)
+	ttl := time.Hour
+	s := e.store(blobstore.Options{Clock: clk.Now, TTL: ttl})
+	other := e.store(blobstore.Options{Clock: clk.Now, TTL: ttl})
+	ctx := e.ctx
+	put := func(tenant string) string {
+		a, err := s.Put(ctx, tenant, strings.NewReader("owned"), "")
+		require.NoError(t, err)
+		return a.Ref
+	}
+	mine, shared, theirs, gone := put(tenantA), put(tenantA), put(tenantA), put(tenantA)
+	otherTenant := put(tenantB)
+	for _, p := range []struct{ tenant, ref, owner string }{
+		{tenantA, mine, "chain-1"}, {tenantA, shared, "chain-1"}, {tenantA, shared, "chain-2"},
+		{tenantA, theirs, "chain-2"}, {tenantA, gone, "chain-1"}, {tenantB, otherTenant, "chain-1"},
+	} {
+		require.NoError(t, s.Pin(ctx, p.tenant, p.ref, p.owner))
+	}
+	require.NoError(t, s.Delete(ctx, tenantA, gone))
+
+	for _, bad := range []string{"", strings.Repeat("o", blobstore.MaxOwnerLen+1)} {
+		_, err := other.UnpinOwner(ctx, tenantA, bad)
+		require.ErrorIs(t, err, blobstore.ErrInvalidOwner)
+	}
+	_, err := other.UnpinOwner(ctx, "Bad Tenant", "chain-1")
+	require.ErrorIs(t, err, blobstore.ErrInvalidTenant)
+
+	n, err := other.UnpinOwner(ctx, tenantA, "chain-1")
+	require.NoError(t, err)
+	require.Equal(t, 2, n, "mine and shared")
+	n, err = other.UnpinOwner(ctx, tenantA, "chain-1")
+	require.NoError(t, err)
+	require.Zero(t, n, "nothing left to withdraw")
+
+	// Past the TTL: the blob only chain-1 pinned expires; the others
+	// stay (chain-2's pins, and tenant B's blob of the same owner).
+	clk.Advance(2 * ttl)
+	_, err = s.Stat(ctx, tenantA, mine)
+	require.Equal(t, blobstore.ErrNotFound, err)
+	for _, live := range []struct{ tenant, ref string }{{tenantA, shared}, {tenantA, theirs}, {tenantB, otherTenant}} {
+		_, err = s.Stat(ctx, live.tenant, live.ref)
+		require.NoError(t, err)
+	}
+	n, err = other.UnpinOwner(ctx, tenantA, "chain-2")
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	n, err = other.UnpinOwner(ctx, tenantB, "chain-1")
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	clk.Advance(2 * ttl)
+	_, err = s.Sweep(ctx)
+	require.NoError(t, err)
+	require.Empty(t, e.keys(), "every blob unpinned and swept")
+
+	require.NoError(t, other.Close())
+	_, err = other.UnpinOwner(ctx, tenantA, "chain-1")
+	require.ErrorIs(t, err, blobstore.ErrClosed)
 }
 
 func testClose(t *testing.T, nb NewBackend) {

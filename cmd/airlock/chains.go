@@ -1,32 +1,40 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/airlockrt/airlock/approval"
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/durable"
+	"github.com/airlockrt/airlock/internal/visible"
 	"github.com/airlockrt/airlock/service"
 )
 
-const chainsUsage = `airlock chains list|show ID|approve APPROVAL|deny APPROVAL|resume ID|cancel ID [--tenant T] [--config FILE]`
+const chainsUsage = `airlock chains list|show ID|approve APPROVAL|deny APPROVAL|resume ID|cancel ID [--tenant T] [--config FILE] [--yes | --args-hash SHA256]`
 
 // chains handles `airlock chains`: the chains of a fleet's store
 // (docs/durability.md), read and acted on from this process.
 func (c *cli) chains(ctx context.Context, args []string) error {
 	fs := newFlagSet("chains", "list|show ID|approve APPROVAL|deny APPROVAL|resume ID|cancel ID [flags]",
 		"Lists, shows, decides, resumes and cancels the chains in the fleet's store (fleet.key must be set). "+
-			"approve and deny record the decision and resume the chain in this process; resume continues a chain "+
+			"approve and deny show the call (tool, arguments with invisible characters escaped, their SHA-256), ask to confirm "+
+			"on standard input unless --yes or --args-hash, record the decision bound to those arguments "+
+			"and resume the chain in this process; resume continues a chain "+
 			"whose calls were decided (or whose park expired) here; cancel ends a parked chain.", c.stderr)
 	storeFlags(fs)
 	tenant := fs.String("tenant", service.DefaultTenant, "the `tenant` whose chains to act on")
 	asJSON := fs.Bool("json", false, "print list as JSON")
+	yes := fs.Bool("yes", false, "approve or deny without asking, on the arguments shown")
+	argsHash := fs.String("args-hash", "", "approve or deny without asking, only if the call's arguments have this `SHA256` (hex; the sha256 shown, or args_hash of GET /v1/approvals/{id})")
 	pos, err := fs.parse(args)
 	if err != nil {
 		return err
@@ -72,8 +80,15 @@ func (c *cli) chains(ctx context.Context, args []string) error {
 		if err != nil {
 			return chainsErr(err)
 		}
-		out, err := svc.Decide(ctx, *tenant, rest[0], service.Decision{Approve: verb == "approve", ArgsHash: a.ArgsHash, Hold: true})
+		hash, err := c.confirmDecision(verb, a, *yes, *argsHash)
+		if err != nil {
+			return err
+		}
+		out, err := svc.Decide(ctx, *tenant, rest[0], service.Decision{Approve: verb == "approve", ArgsHash: hash, Hold: true})
 		already := errors.Is(err, approval.ErrAlreadyDecided)
+		if errors.Is(err, approval.ErrArgsMismatch) {
+			return fail(exitUsage, "the call's arguments do not have sha256 %s (those shown above have %s); nothing was decided", hash, a.ArgsHash)
+		}
 		if err != nil && !already {
 			return chainsErr(err)
 		}
@@ -169,4 +184,48 @@ func chainsErr(err error) error {
 		return fail(exitUsage, "no such chain or approval for this tenant (--tenant)")
 	}
 	return fail(exitRuntime, "%v", err)
+}
+
+// confirmDecision shows the call a decision is about (its tool, the
+// approval id, its arguments as internal/visible renders them for the
+// HTTP API's args_text and the MCP prompt, and their SHA-256) and returns
+// the args hash to bind the decision to: argsHash when given (the decision
+// is then refused unless the arguments have it), the one shown with yes,
+// else the one shown once the person answers y on standard input. Any
+// other answer, or none, decides nothing.
+func (c *cli) confirmDecision(verb string, a approval.Request, yes bool, argsHash string) (string, error) {
+	if yes && argsHash != "" {
+		return "", fail(exitUsage, "give --yes or --args-hash, not both")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "airlock: approval %s of chain %s: tool %s (%s risk)\n", a.ID, a.SessionID, visible.String(a.Tool), a.Risk)
+	fmt.Fprintf(&b, "  arguments: %s\n", a.Text())
+	fmt.Fprintf(&b, "  sha256:    %s\n", a.ArgsHash)
+	// A decided request keeps only its arguments' hash and size; one that
+	// reads as undecided again without them (its decision gone from the
+	// store) cannot be approved on what is shown, since nothing is.
+	unseen := verb == "approve" && a.Args == nil && a.ArgsSize > 0
+	switch {
+	case argsHash != "":
+		fmt.Fprintf(&b, "%s on the arguments with sha256 %s\n", verb, argsHash)
+		fmt.Fprint(c.stderr, b.String())
+		return argsHash, nil
+	case unseen:
+		fmt.Fprint(c.stderr, b.String())
+		return "", fail(exitUsage, "the request's arguments (%d bytes) are not in the store to be shown; nothing was decided (approve with --args-hash only if you saw them elsewhere)", a.ArgsSize)
+	case yes:
+		fmt.Fprint(c.stderr, b.String())
+		return a.ArgsHash, nil
+	}
+	fmt.Fprintf(&b, "%s? [y/N] ", verb)
+	fmt.Fprint(c.stderr, b.String())
+	answer, err := bufio.NewReader(io.LimitReader(c.stdin, 64)).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(answer)) {
+	case "y", "yes":
+		return a.ArgsHash, nil
+	}
+	if answer == "" && err != nil {
+		return "", fail(exitUsage, "no answer on standard input; nothing was decided (pass --yes to %s on the arguments shown, or --args-hash SHA256)", verb)
+	}
+	return "", fail(exitUsage, "not confirmed; nothing was decided")
 }

@@ -415,10 +415,11 @@ func TestFleetChainsCLI(t *testing.T) {
 	c := api{t: t, url: s.url}
 	file := filepath.Join(t.TempDir(), "airlock.yaml")
 	require.NoError(t, os.WriteFile(file, []byte(f.config), 0o600))
-	cli := func(args ...string) result {
+	cliIn := func(stdin string, args ...string) result {
 		t.Helper()
-		return airlock(t, "", nil, append(append([]string{"chains"}, args...), "--config", file, "--tenant", "acme")...)
+		return airlock(t, stdin, nil, append(append([]string{"chains"}, args...), "--config", file, "--tenant", "acme")...)
 	}
+	cli := func(args ...string) result { t.Helper(); return cliIn("", args...) }
 	park := func(id string) (string, string) {
 		r := c.json("POST", "/v1/chains", fleetAPIKey, map[string]any{"script": `return (await tools.notify({id: "` + id + `"})).sent`})
 		require.Equal(t, http.StatusOK, r.code, "%s", r.body)
@@ -436,13 +437,44 @@ func TestFleetChainsCLI(t *testing.T) {
 	require.Contains(t, res.stdout, `"status": "parked"`)
 	require.Contains(t, res.stdout, approval)
 
-	res = cli("approve", approval)
+	// approve shows the call before deciding: tool, approval, arguments
+	// (invisible characters escaped), their SHA-256; without --yes or
+	// --args-hash it asks, and decides nothing unless the answer is y.
+	req := c.do("GET", "/v1/approvals/"+approval, fleetAPIKey, "", nil)
+	require.Equal(t, http.StatusOK, req.code, "%s", req.body)
+	hash := req.field(t, "args_hash").(string)
+	shown := func(res result) {
+		t.Helper()
+		require.Contains(t, res.stderr, "airlock: approval "+approval+" of chain "+first+": tool notify (HIGH risk)\n")
+		require.Contains(t, res.stderr, "  arguments: {\"id\":\"cli-1\"}\n")
+		require.Contains(t, res.stderr, "  sha256:    "+hash+"\n")
+	}
+	for _, tc := range []struct{ stdin, want string }{{"", "no answer on standard input"}, {"n\n", "not confirmed"}, {"yes please\n", "not confirmed"}} {
+		res = cliIn(tc.stdin, "approve", approval)
+		require.Equal(t, 2, res.code, res.stderr)
+		shown(res)
+		require.Contains(t, res.stderr, "approve? [y/N] ")
+		require.Contains(t, res.stderr, tc.want)
+	}
+	// Bound to another args hash: refused, nothing decided.
+	other := strings.Repeat("ab", 32)
+	res = cli("approve", approval, "--args-hash", other)
+	require.Equal(t, 2, res.code, res.stderr)
+	shown(res)
+	require.Contains(t, res.stderr, "the call's arguments do not have sha256 "+other+" (those shown above have "+hash+"); nothing was decided")
+	res = cli("approve", approval, "--args-hash", hash, "--yes")
+	require.Equal(t, 2, res.code, res.stderr)
+	require.Equal(t, 0, f.count("cli-1"))
+	require.Equal(t, "parked", c.chain(first)["status"], "nothing was decided")
+
+	res = cliIn("y\n", "approve", approval)
 	require.Equal(t, 0, res.code, res.stderr)
+	shown(res)
 	require.Contains(t, res.stdout, `"status": "ok"`)
 	require.Contains(t, res.stdout, `"value": "cli-1"`)
 	require.Equal(t, 1, f.count("cli-1"))
 	require.Equal(t, "ok", c.chain(first)["status"], "the serve process reads the outcome from the bucket")
-	res = cli("approve", approval)
+	res = cli("approve", approval, "--yes")
 	require.NotEqual(t, 0, res.code, "a decided chain does not resume twice")
 	require.Equal(t, 1, f.count("cli-1"))
 
@@ -453,12 +485,26 @@ func TestFleetChainsCLI(t *testing.T) {
 	codes := make([]int, 2)
 	for i := range codes {
 		wg.Add(1)
-		go func() { defer wg.Done(); codes[i] = cli("approve", raceApproval).code }()
+		go func() { defer wg.Done(); codes[i] = cli("approve", raceApproval, "--yes").code }()
 	}
 	wg.Wait()
 	require.Contains(t, codes, 0, "one of them resumed it")
 	require.Equal(t, "ok", c.until(raced, "ok", "error")["status"])
 	require.Equal(t, 1, f.count("cli-race"))
+
+	// deny, bound to the args hash the HTTP API shows; a bidirectional
+	// override in the arguments is shown escaped.
+	third, denied := park(`cli-\u202e3`)
+	req = c.do("GET", "/v1/approvals/"+denied, fleetAPIKey, "", nil)
+	require.Equal(t, http.StatusOK, req.code, "%s", req.body)
+	res = cli("deny", denied, "--args-hash", req.field(t, "args_hash").(string))
+	require.Equal(t, 0, res.code, res.stderr)
+	require.Contains(t, res.stderr, `  arguments: {"id":"cli-\u202e3"}`+"\n")
+	require.NotContains(t, res.stderr, "\u202e")
+	require.Contains(t, res.stderr, "deny on the arguments with sha256 "+req.field(t, "args_hash").(string))
+	require.Contains(t, res.stderr, "is denied")
+	require.NotEqual(t, "parked", c.chain(third)["status"])
+	require.Equal(t, 0, f.count("cli-\u202e3"))
 
 	second, _ := park("cli-2")
 	res = cli("cancel", second)

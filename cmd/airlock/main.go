@@ -46,6 +46,7 @@ Usage:
   airlock serve [--addr 127.0.0.1:8080] [--config FILE]
   airlock mcp [--config FILE]
   airlock chains list|show ID|approve APPROVAL|deny APPROVAL|resume ID|cancel ID [--tenant T]
+                 [--yes | --args-hash SHA256]
   airlock tools [--json] [--config FILE]
   airlock types [--config FILE]
   airlock check SCRIPT...

@@ -25,6 +25,9 @@ import (
 var bin, cacheHome string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(hostileMCPEnv) == "1" {
+		hostileMCPServer() // exits
+	}
 	sandbox.RunParseWorker() // the tests run the built binary, whose main is a worker too; this keeps the test binary one
 	dir, err := os.MkdirTemp("", "airlock-cli-")
 	if err != nil {

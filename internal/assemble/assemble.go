@@ -20,7 +20,6 @@ import (
 	"github.com/airlockrt/airlock/blobstore/fsblob"
 	"github.com/airlockrt/airlock/blobstore/s3blob"
 	"github.com/airlockrt/airlock/chain"
-	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/internal/config"
 	"github.com/airlockrt/airlock/internal/mcptool"
 	"github.com/airlockrt/airlock/internal/metrics"
@@ -196,8 +195,12 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (p *Process, e
 		return nil, err
 	}
 	p.DefaultProfile = p.Profiles[cfg.DefaultProfile]
+	outcomes, err := storeOutcomes(cfg, p.Store, log, reg)
+	if err != nil {
+		return nil, err
+	}
 	inv, err = invoker.New(p.Toolbox, invoker.Options{
-		Governor: governor(cfg, govern.NewStoreOutcomes(p.Store, nil)),
+		Governor: governor(cfg, outcomes),
 		Policy:   cfg.Policy,
 		Approver: m.Approver(approver),
 		Store:    m.Store(p.Store),

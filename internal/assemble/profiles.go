@@ -2,15 +2,19 @@ package assemble
 
 import (
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"time"
 
+	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/internal/config"
+	"github.com/airlockrt/airlock/internal/metrics"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/service"
 	"github.com/airlockrt/airlock/toolbox"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // profiles builds every configured profile: its governance, its limits
@@ -56,6 +60,30 @@ func profiles(cfg *config.Config, box *toolbox.Toolbox, sets map[string][]string
 }
 
 // governor builds the process's Governor from the governance section.
+// storeOutcomes keeps the idempotency records in the store: with a fleet
+// key, authenticated with it (fleet.previous_key accepted), so that a
+// bucket writer without the key cannot answer a call from a record; without
+// one, as they are.
+func storeOutcomes(cfg *config.Config, store *blobstore.Store, log *slog.Logger, reg prometheus.Registerer) (govern.Outcomes, error) {
+	opts := govern.StoreOutcomesOptions{Logger: log}
+	if key := cfg.Fleet.Key.Reveal(); key != "" {
+		opts.Keys = [][]byte{[]byte(key)}
+		if prev := cfg.Fleet.PreviousKey.Reveal(); prev != "" {
+			opts.Keys = append(opts.Keys, []byte(prev))
+		}
+		count, err := metrics.NewIdempotencyRefusals(reg)
+		if err != nil {
+			return nil, fmt.Errorf("registering metrics: %w", err)
+		}
+		opts.OnRefused = count
+	}
+	o, err := govern.NewStoreOutcomes(store, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	return o, nil
+}
+
 func governor(cfg *config.Config, outcomes govern.Outcomes) *govern.Governor {
 	g := cfg.Governance
 	opts := govern.Options{Rates: g.Rates(), Health: g.HealthOptions(), DedupWindow: time.Duration(g.DedupWindow)}

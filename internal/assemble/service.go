@@ -68,6 +68,7 @@ func (p *Process) buildService(ctx context.Context, cfg *config.Config, opts Opt
 	}
 	if key := cfg.Fleet.Key.Reveal(); key != "" {
 		fo := durable.Options{Blobs: p.Store, Key: []byte(key), Node: cfg.Fleet.Node, Lease: cfg.Fleet.Lease.D(),
+			ParkTTL: cfg.Approval.ParkTTL.D(), AllowUnlockedStore: cfg.Fleet.AllowUnlockedStore,
 			Logger: opts.Logger, Registerer: p.registerer}
 		if prev := cfg.Fleet.PreviousKey.Reveal(); prev != "" {
 			fo.PreviousKeys = [][]byte{[]byte(prev)}

@@ -214,6 +214,13 @@ type Fleet struct {
 	Lease Duration `yaml:"lease"`
 	// Node names this process in chain records. Default: a random name.
 	Node string `yaml:"node"`
+	// AllowUnlockedStore lets the fleet start on a store that does not
+	// lock object versions (the fs store, or an S3 bucket created without
+	// Object Lock). It voids "an approved call runs at most once" against
+	// anyone who can delete objects of the bucket: they can roll a chain
+	// back and make its approved call run again (docs/durability.md,
+	// "Rollback"). Default false: the fleet refuses such a store.
+	AllowUnlockedStore bool `yaml:"allow_unlocked_store"`
 }
 
 // Store chooses the blob store.
@@ -227,7 +234,9 @@ type Store struct {
 	// MaxBlobBytes caps one stored blob. Default 1GiB.
 	MaxBlobBytes Size `yaml:"max_blob_bytes"`
 	// MaxTenantArtifactBytes caps, per tenant, the artifacts this process
-	// stored and that are still pinned or unexpired. Default 1GiB.
+	// stored and that are still pinned or unexpired, and the states of
+	// the tenant's chains it parked (a park past it ends the chain
+	// limit_exceeded, reason quota_exceeded). Default 1GiB.
 	MaxTenantArtifactBytes Size `yaml:"max_tenant_artifact_bytes"`
 	// MaxResolvingBytes caps the artifact bytes all calls of the process
 	// hold resolved at once. Default 256MiB.
@@ -439,7 +448,7 @@ func (c *Config) Effective() *Config {
 	e.Approval.PreviewBytes = cmp.Or(e.Approval.PreviewBytes, approval.DefaultPreviewBytes)
 	e.Approval.MaxPendingBytes = cmp.Or(e.Approval.MaxPendingBytes, approval.DefaultMaxPendingBytes)
 	e.Approval.MaxTenantInFlightBytes = cmp.Or(e.Approval.MaxTenantInFlightBytes, invoker.DefaultMaxTenantInFlightBytes)
-	e.Approval.ParkTTL = cmp.Or(e.Approval.ParkTTL, Duration(24*time.Hour))
+	e.Approval.ParkTTL = cmp.Or(e.Approval.ParkTTL, Duration(service.DefaultParkTTL))
 	e.Approval.MaxWakes = cmp.Or(e.Approval.MaxWakes, service.DefaultMaxWakes)
 	e.Approval.MaxParkBytes = cmp.Or(e.Approval.MaxParkBytes, Size(service.DefaultMaxParkBytes))
 	e.Approval.MaxParkedPerTenant = cmp.Or(e.Approval.MaxParkedPerTenant, service.DefaultMaxParkedPerTenant)

@@ -38,3 +38,16 @@ func (m *FleetRefusals) Refused(kind string) {
 	}
 	m.refused.WithLabelValues(kind).Inc()
 }
+
+// NewIdempotencyRefusals registers airlock_idempotency_refused_total with
+// reg and returns the function that counts one refused record.
+func NewIdempotencyRefusals(reg prometheus.Registerer) (func(), error) {
+	c := prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: namespace, Name: "idempotency_refused_total",
+		Help: "Idempotency records of the shared store refused as not authenticated by the fleet key (forged, edited or moved); none answered a call.",
+	})
+	if err := reg.Register(c); err != nil {
+		return nil, err
+	}
+	return c.Inc, nil
+}

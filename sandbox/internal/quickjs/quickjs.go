@@ -1,15 +1,16 @@
-// Package quickjs drives the QuickJS-ng WebAssembly build that
-// github.com/fastschema/qjs embeds, directly through wazero, so that the
-// sandbox and not that package decides the filesystem (none), the clock, the
-// memory ceiling, the compilation cache and how a runaway guest is stopped.
-// See RATIONALE.md ("Why drive qjs's embedded wasm directly instead of its
-// Go API?") for why the qjs Go API is not used.
+// Package quickjs drives QuickJS-NG, as the upstream project builds it for
+// WASI (the reactor build, embedded by
+// github.com/aperturerobotics/go-quickjs-wasi-reactor), directly through
+// wazero and QuickJS's own C API, so that the sandbox decides the WASI
+// calls the engine may make (none that reach a file, the environment or the
+// process), the clock, the memory ceiling, the compilation cache and how a
+// runaway guest is stopped. See RATIONALE.md ("Why QuickJS-NG's own WASI
+// reactor build, driven through its C API?").
 //
-// The guest talks to the host through one imported function, env
-// jsFunctionProxy, which the wasm build calls for every JavaScript function
-// created with QJS_CreateFunctionProxy. This package installs one such
-// function as the global __airlock_host and hands every call to the Handler
-// found in the call's context.
+// The guest talks to the host through one function the load-time rewrite
+// imports (Rewrite), env.jsFunctionProxy, which this package installs as
+// the QuickJS C function __airlock_host and which hands every call to the
+// Handler found in the call's context.
 package quickjs
 
 import (
@@ -17,28 +18,28 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
-	_ "unsafe" // go:linkname, see wasmBytes
 
-	_ "github.com/fastschema/qjs" // provides the embedded QuickJS-ng wasm
+	quickjswasi "github.com/aperturerobotics/go-quickjs-wasi-reactor"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
-	wasi "github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/airlockrt/airlock/sandbox/internal/linmem"
 )
 
-// wasmBytes is the QuickJS-ng build embedded by github.com/fastschema/qjs
-// v0.0.6 (qjs.wasm, MIT). The package keeps it unexported; linking to it by
-// name is the only way to reuse it without vendoring a copy.
-//
-//go:linkname wasmBytes github.com/fastschema/qjs.wasmBytes
-var wasmBytes []byte
+// wasmBytes is QuickJS-NG's WASI reactor build (qjs-wasi-reactor.wasm,
+// MIT), as github.com/aperturerobotics/go-quickjs-wasi-reactor embeds it;
+// go.sum pins its checksum.
+var wasmBytes = quickjswasi.QuickJSWASM
 
-// Wasm returns the embedded QuickJS-ng module. The slice must not be modified.
+// EngineVersion is the QuickJS-NG release the module is built from.
+const EngineVersion = quickjswasi.Version
+
+// Wasm returns the embedded QuickJS-NG module. The slice must not be modified.
 func Wasm() []byte { return wasmBytes }
 
 // PageSize is the WebAssembly page size in bytes.
@@ -128,15 +129,15 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 			r.mems.Close()
 		}
 	}()
-	if _, err := wasi.Instantiate(ctx, wrt); err != nil {
-		return nil, fmt.Errorf("quickjs: instantiating WASI: %w", err)
+	if err := r.instantiateWASI(ctx, wrt); err != nil {
+		return nil, err
 	}
-	_, err := wrt.NewHostModuleBuilder("env").
+	_, err := wrt.NewHostModuleBuilder(proxyImportModule).
 		NewFunctionBuilder().
 		WithGoModuleFunction(api.GoModuleFunc(r.hostProxy),
 			[]api.ValueType{api.ValueTypeI32, api.ValueTypeI64, api.ValueTypeI32, api.ValueTypeI32},
 			[]api.ValueType{api.ValueTypeI64}).
-		Export("jsFunctionProxy").
+		Export(proxyImportName).
 		Instantiate(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("quickjs: instantiating host module: %w", err)
@@ -145,9 +146,8 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("quickjs: compiling module: %w", err)
 	}
-	// No FS config: the guest has no preopened directory at all. No args, no
-	// environment, stdout and stderr discarded. The clock and random source
-	// are set per instance (see sysState).
+	// The WASI host (wasi.go) gives the guest no file, directory, argument
+	// or environment variable; its clocks are the instance's (sysState).
 	r.compiled = compiled
 	r.modCfg = wazero.NewModuleConfig().WithName("").WithStartFunctions()
 	ok = true
@@ -178,9 +178,9 @@ type Instance struct {
 	budget, floor, reason, oom api.MutableGlobal
 	stop                       atomic.Bool // set by Interrupt
 	sys                        *sysState
-	rt, ctx                    uint64            // QJSRuntime*, JSContext*
+	rt, ctx                    uint64            // JSRuntime*, JSContext*
 	undefined                  uint64            // the JSValue encoding of undefined
-	compiled                   map[string]uint32 // code -> QJSEvalOptions holding its bytecode
+	compiled                   map[string]uint32 // code -> its JSFunctionBytecode*
 	fns                        exports
 	closed                     bool
 	heapLimit                  uint64 // the QuickJS heap limit (0 = none)
@@ -204,8 +204,8 @@ func memLimit(heapLimit uint64) uint64 {
 }
 
 type exports struct {
-	malloc, free, eval, compile, toCString, freeCString, newString, freeValue,
-	hasException, getException, getPropertyStr, setPropertyStr api.Function
+	malloc, free, eval, evalFunction, dupValue, toCString, freeCString, newString, freeValue,
+	hasException, getException, executePendingJob, getPropertyStr, setPropertyStr api.Function
 }
 
 // instantiate instantiates the module, without initialising QuickJS, with
@@ -214,7 +214,7 @@ type exports struct {
 func (r *Runtime) instantiate(ctx context.Context, sys *sysState, heapLimit uint64) (_ *Instance, err error) {
 	var lin *linmem.Memory
 	ctx = experimental.WithMemoryAllocator(ctx, r.mems.Allocator(func(m *linmem.Memory) { lin = m }, memLimit(heapLimit)))
-	mod, err := r.wrt.InstantiateModule(ctx, r.compiled, sys.config(r.modCfg))
+	mod, err := r.wrt.InstantiateModule(ctx, r.compiled, r.modCfg)
 	if err != nil {
 		return nil, fmt.Errorf("quickjs: instantiating: %w", err)
 	}
@@ -232,11 +232,12 @@ func (r *Runtime) instantiate(ctx context.Context, sys *sysState, heapLimit uint
 		return f
 	}
 	in.fns = exports{
-		malloc: get("malloc"), free: get("free"), eval: get("QJS_Eval"), compile: get("QJS_Compile2"),
-		toCString: get("QJS_ToCString"), freeCString: get("JS_FreeCString"),
-		newString: get("QJS_NewString"), freeValue: get("JS_FreeValue"),
+		malloc: get("malloc"), free: get("free"), eval: get("JS_Eval"), evalFunction: get("JS_EvalFunction"),
+		dupValue: get("JS_DupValue"), toCString: get("JS_ToCStringLen2"), freeCString: get("JS_FreeCString"),
+		newString: get("JS_NewStringLen"), freeValue: get("JS_FreeValue"),
 		hasException: get("JS_HasException"), getException: get("JS_GetException"),
-		getPropertyStr: get("JS_GetPropertyStr"), setPropertyStr: get("JS_SetPropertyStr"),
+		executePendingJob: get("JS_ExecutePendingJob"),
+		getPropertyStr:    get("JS_GetPropertyStr"), setPropertyStr: get("JS_SetPropertyStr"),
 	}
 	global := func(name string) api.MutableGlobal {
 		g, _ := mod.ExportedGlobal(name).(api.MutableGlobal)
@@ -255,9 +256,13 @@ func (r *Runtime) instantiate(ctx context.Context, sys *sysState, heapLimit uint
 }
 
 // NewInstance instantiates the module and creates a QuickJS runtime whose
-// heap is capped at heapLimit bytes (0 = none), with the host proxy installed
-// as the global __airlock_host.
+// heap is capped at heapLimit bytes (0 = none; at most 4 GiB less a page),
+// with one context holding the standard intrinsics and the host function
+// installed as the global __airlock_host.
 func (r *Runtime) NewInstance(ctx context.Context, heapLimit uint64) (_ *Instance, err error) {
+	if heapLimit > math.MaxUint32-PageSize {
+		return nil, fmt.Errorf("quickjs: heap limit %d does not fit the 32-bit engine", heapLimit)
+	}
 	in, err := r.instantiate(ctx, r.newSysState(), heapLimit)
 	if err != nil {
 		return nil, err
@@ -275,29 +280,50 @@ func (r *Runtime) NewInstance(ctx context.Context, heapLimit uint64) (_ *Instanc
 		}
 		return f
 	}
-	newUndef, newInt := get("JS_NewUndefined"), get("QJS_NewInt32")
-	newQJS, getCtx, mkProxy, global := get("New_QJS"), get("QJS_GetContext"), get("QJS_CreateFunctionProxy"), get("JS_GetGlobalObject")
+	initialize, newRuntime, setMemoryLimit, newContext := get("_initialize"), get("JS_NewRuntime"), get("JS_SetMemoryLimit"), get("JS_NewContext")
+	setLoader, newNumber, newCFunction, global := get("JS_SetModuleLoaderFunc"), get("JS_NewNumber"), get("JS_NewCFunction2"), get("JS_GetGlobalObject")
 	if err != nil {
 		return nil, err
 	}
-	if in.rt, err = in.call1(ctx, newQJS, heapLimit, 0, 0, 0); err != nil {
+	// The reactor's constructors (libc, QuickJS's static state) run once.
+	if _, err := in.call1(ctx, initialize); err != nil {
+		return nil, err
+	}
+	if in.rt, err = in.call1(ctx, newRuntime); err != nil {
 		return nil, err
 	}
 	if in.rt == 0 {
-		return nil, errors.New("quickjs: New_QJS failed")
+		return nil, errors.New("quickjs: JS_NewRuntime failed")
 	}
-	if in.ctx, err = in.call1(ctx, getCtx, in.rt); err != nil {
+	// Before anything else: every import fails (seal.go).
+	if err := in.seal(ctx, setLoader); err != nil {
 		return nil, err
 	}
-	if in.undefined, err = in.call1(ctx, newUndef); err != nil {
+	if heapLimit > 0 {
+		if _, err := in.call1(ctx, setMemoryLimit, in.rt, heapLimit); err != nil {
+			return nil, err
+		}
+	}
+	// JS_NewContext adds the standard intrinsics only (ECMAScript, plus
+	// performance, queueMicrotask and DOMException); the std and os
+	// helpers of quickjs-libc are never added.
+	if in.ctx, err = in.call1(ctx, newContext, in.rt); err != nil {
 		return nil, err
+	}
+	if in.ctx == 0 {
+		return nil, errors.New("quickjs: JS_NewContext failed")
 	}
 	// The host proxy returns call ids as int JSValues built without a call;
 	// check that the build encodes them as expected (NaN-boxing, tag 0).
-	if v, err := in.call1(ctx, newInt, in.ctx, 12345); err != nil || v != 12345 {
+	if v, err := in.call1(ctx, newNumber, in.ctx, api.EncodeF64(12345)); err != nil || v != 12345 {
 		return nil, fmt.Errorf("quickjs: unexpected int encoding %#x (%v)", v, err)
 	}
-	proxy, err := in.call1(ctx, mkProxy, in.ctx, proxyFuncID, 0, 0)
+	in.undefined = jsUndefined
+	name, err := in.cString(ctx, "__airlock_host")
+	if err != nil {
+		return nil, err
+	}
+	fn, err := in.call1(ctx, newCFunction, in.ctx, uint64(in.layout.HostSlot), name, 0, 0, 0) // JS_CFUNC_generic
 	if err != nil {
 		return nil, err
 	}
@@ -305,12 +331,8 @@ func (r *Runtime) NewInstance(ctx context.Context, heapLimit uint64) (_ *Instanc
 	if err != nil {
 		return nil, err
 	}
-	name, err := in.cString(ctx, "__airlock_host")
-	if err != nil {
-		return nil, err
-	}
-	// JS_SetPropertyStr takes ownership of proxy.
-	if _, err := in.call1(ctx, in.fns.setPropertyStr, in.ctx, g, name, proxy); err != nil {
+	// JS_SetPropertyStr takes ownership of fn.
+	if _, err := in.call1(ctx, in.fns.setPropertyStr, in.ctx, g, name, fn); err != nil {
 		return nil, err
 	}
 	if err := in.freePtr(ctx, name); err != nil {
@@ -319,34 +341,24 @@ func (r *Runtime) NewInstance(ctx context.Context, heapLimit uint64) (_ *Instanc
 	if _, err := in.call1(ctx, in.fns.freeValue, in.ctx, g); err != nil {
 		return nil, err
 	}
-	if err := in.seal(); err != nil {
-		return nil, err
-	}
-	return in, nil
+	return in, checkStackFields(in.mem, uint32(in.rt), in.layout)
 }
 
-// seal installs the normaliser that fails every module import (seal.go), in
-// the JSRuntime New_QJS created, after checking that the runtime holds the
-// loader and the default normaliser where Rewrite found New_QJS storing
-// them.
-func (in *Instance) seal() error {
-	lay := in.layout
-	rt, ok := in.mem.ReadUint32Le(uint32(in.rt)) // QJSRuntime.runtime
-	if !ok {
-		return errors.New("quickjs: QJSRuntime out of bounds")
-	}
-	loader, ok1 := in.mem.ReadUint32Le(rt + lay.LoaderOffset)
-	norm, ok2 := in.mem.ReadUint32Le(rt + lay.NormalizeOffset)
-	if !ok1 || !ok2 || loader != lay.LoaderSlot || norm != 0 {
-		return fmt.Errorf("quickjs: the runtime's module loader is not where expected (%d, %d)", loader, norm)
-	}
-	in.mem.WriteUint32Le(rt+lay.NormalizeOffset, lay.DenySlot)
-	return checkStackFields(in.mem, rt, lay)
-}
+// JSValue encodings of the NaN-boxed wasm32 build: tag << 32 | payload.
+const (
+	jsUndefined   = 3 << 32
+	tagException  = 6
+	tagBytecode   = 0xfffffffe // JS_TAG_FUNCTION_BYTECODE (-2)
+	jsTagShift    = 32
+	maxEvalSource = math.MaxUint32 / 2
+)
 
-// proxyFuncID is the function id given to QJS_CreateFunctionProxy; the
-// host proxy rejects calls carrying any other.
-const proxyFuncID = 0xA1
+// seal installs, as the runtime's module normaliser, the one the rewrite
+// adds (seal.go), with no loader.
+func (in *Instance) seal(ctx context.Context, setLoader api.Function) error {
+	_, err := in.call1(ctx, setLoader, in.rt, uint64(in.layout.DenySlot), 0, 0)
+	return err
+}
 
 // Close releases the instance; it is safe to call more than once. No slice
 // read from the instance's memory may be used afterwards.
@@ -390,9 +402,7 @@ func (in *Instance) SetStackLimit(n uint32) {
 	}
 	floor := in.layout.StackTop - n
 	in.floor.Set(uint64(floor))
-	if rt, ok := in.mem.ReadUint32Le(uint32(in.rt)); ok {
-		in.mem.WriteUint32Le(rt+rtStackLimit, floor+SoftStackMargin(n))
-	}
+	in.mem.WriteUint32Le(uint32(in.rt)+in.layout.StackSizeOffset+8, floor+SoftStackMargin(n))
 }
 
 // StackOverflowed reports whether the guest trapped on its stack limit.
@@ -487,76 +497,82 @@ var errOutOfMemory = fmt.Errorf("%w: guest out of memory", ErrGuest)
 // that failed.
 func IsOutOfMemory(err error) bool { return errors.Is(err, errOutOfMemory) }
 
-// Eval evaluates code as a global script named filename and runs the job
-// queue and timers until both are empty. When the evaluation throws, it
-// clears the exception and returns exception true with the exception
-// converted to a string (empty if even that failed). A non-nil error wraps
-// ErrGuest and means the wasm call itself failed. Code given to Precompile
-// before is not parsed again.
+// Eval evaluates code as a strict global script named filename and runs
+// the job queue until it is empty (timers live in the prelude, which the
+// host drives). When the evaluation or a job throws, it clears the
+// exception and returns exception true with the exception converted to a
+// string (empty if even that failed). A non-nil error wraps ErrGuest and
+// means the wasm call itself failed. Code given to Precompile before is not
+// parsed again.
 func (in *Instance) Eval(ctx context.Context, code, filename string) (exception bool, text string, err error) {
-	if opt, ok := in.compiled[code]; ok {
-		return in.eval(ctx, uint64(opt), 0)
-	}
-	// One allocation holds code, filename and the 20-byte QJSEvalOptions
-	// {buf, bytecode_buf, bytecode_len, filename, eval_flags}.
-	opt, p, err := in.evalOptions(ctx, code, filename)
-	if err != nil {
+	var v uint64
+	if fb, ok := in.compiled[code]; ok {
+		// JS_EvalFunction takes ownership of the function: hand it a
+		// reference of its own, so the compiled function stays.
+		f := uint64(tagBytecode)<<jsTagShift | uint64(fb)
+		if _, err := in.call1(ctx, in.fns.dupValue, in.ctx, f); err != nil {
+			return false, "", err
+		}
+		if v, err = in.call1(ctx, in.fns.evalFunction, in.ctx, f); err != nil {
+			return false, "", err
+		}
+	} else if v, err = in.evalSource(ctx, code, filename, evalFlagStrict); err != nil {
 		return false, "", err
 	}
-	return in.eval(ctx, opt, p)
-}
-
-// evalOptions writes code, filename and a QJSEvalOptions for them into one
-// fresh allocation at p, and returns the options' address.
-func (in *Instance) evalOptions(ctx context.Context, code, filename string) (opt, p uint64, err error) {
-	codeLen, nameLen := len(code)+1, len(filename)+1
-	optOff := (codeLen + nameLen + 7) &^ 7
-	total := optOff + 20
-	p, err = in.call1(ctx, in.fns.malloc, uint64(total))
-	if err != nil {
-		return 0, 0, err
-	}
-	if p == 0 {
-		return 0, 0, errOutOfMemory
-	}
-	base := uint32(p)
-	buf, ok := in.mem.Read(base, uint32(total))
-	if !ok {
-		return 0, 0, fmt.Errorf("%w: malloc returned %#x out of bounds", ErrGuest, p)
-	}
-	copy(buf, code)
-	buf[len(code)] = 0
-	copy(buf[codeLen:], filename)
-	buf[codeLen+len(filename)] = 0
-	o := base + uint32(optOff)
-	in.mem.WriteUint32Le(o, base)
-	in.mem.WriteUint32Le(o+4, 0)
-	in.mem.WriteUint32Le(o+8, 0)
-	in.mem.WriteUint32Le(o+12, base+uint32(codeLen))
-	in.mem.WriteUint32Le(o+16, evalFlagStrict) // JS_EVAL_TYPE_GLOBAL
-	return uint64(o), p, nil
-}
-
-// eval runs QJS_Eval with the options at opt, then frees p (unless 0) and
-// reports the outcome as Eval does.
-func (in *Instance) eval(ctx context.Context, opt, p uint64) (exception bool, text string, err error) {
-	v, err := in.call1(ctx, in.fns.eval, in.ctx, opt)
-	if err != nil {
-		return false, "", err
-	}
-	if p != 0 {
-		if err := in.freePtr(ctx, p); err != nil {
+	if v>>jsTagShift != tagException {
+		if _, err := in.call1(ctx, in.fns.freeValue, in.ctx, v); err != nil {
+			return false, "", err
+		}
+		if v, err = in.runJobs(ctx); err != nil {
 			return false, "", err
 		}
 	}
-	has, err := in.call1(ctx, in.fns.hasException, in.ctx)
+	if v>>jsTagShift != tagException {
+		return false, "", nil
+	}
+	return in.takeException(ctx)
+}
+
+// evalSource runs JS_Eval on code with flags (JS_EVAL_TYPE_GLOBAL plus
+// the given flags) and returns its result.
+func (in *Instance) evalSource(ctx context.Context, code, filename string, flags uint64) (uint64, error) {
+	if len(code) > maxEvalSource {
+		return 0, fmt.Errorf("%w: %d bytes of source", errOutOfMemory, len(code))
+	}
+	// One allocation holds code and filename, each NUL-terminated (JS_Eval
+	// requires input[input_len] == 0).
+	codeLen := len(code) + 1
+	p, err := in.cStrings(ctx, code, filename)
 	if err != nil {
-		return false, "", err
+		return 0, err
 	}
-	if has == 0 {
-		_, err = in.call1(ctx, in.fns.freeValue, in.ctx, v)
-		return false, "", err
+	v, err := in.call1(ctx, in.fns.eval, in.ctx, p, uint64(len(code)), p+uint64(codeLen), flags)
+	if err != nil {
+		return 0, err
 	}
+	return v, in.freePtr(ctx, p)
+}
+
+// runJobs runs the job queue until it is empty or a job throws; it
+// returns the exception JSValue tag in the latter case, else 0.
+func (in *Instance) runJobs(ctx context.Context) (uint64, error) {
+	for {
+		r, err := in.call1(ctx, in.fns.executePendingJob, in.rt, scratchAddr)
+		if err != nil {
+			return 0, err
+		}
+		switch int32(uint32(r)) {
+		case 0:
+			return 0, nil
+		case 1:
+		default:
+			return tagException << jsTagShift, nil
+		}
+	}
+}
+
+// takeException clears the pending exception and reports it as Eval does.
+func (in *Instance) takeException(ctx context.Context) (exception bool, text string, err error) {
 	exc, err := in.call1(ctx, in.fns.getException, in.ctx)
 	if err != nil {
 		return true, "", err
@@ -574,48 +590,59 @@ func (in *Instance) eval(ctx context.Context, opt, p uint64) (exception bool, te
 	return true, text, err
 }
 
-// Precompile compiles code, as Eval would evaluate it, to bytecode kept in
-// guest memory, so that Eval of the same code later only loads and runs it
-// (about 2 µs instead of 5 for a one-line call). Instances restored from a
-// Snapshot of in have it too.
-func (in *Instance) Precompile(ctx context.Context, code, filename string) error {
-	opt, _, err := in.evalOptions(ctx, code, filename)
+// cStrings copies a and b, each NUL-terminated, into one fresh malloc'd
+// guest buffer and returns its address (a's; b follows it).
+func (in *Instance) cStrings(ctx context.Context, a, b string) (uint64, error) {
+	total := len(a) + 1 + len(b) + 1
+	p, err := in.call1(ctx, in.fns.malloc, uint64(total))
 	if err != nil {
-		return err
+		return 0, err
 	}
-	packed, err := in.call1(ctx, in.fns.compile, in.ctx, opt)
-	if err != nil {
-		return err
+	if p == 0 {
+		return 0, errOutOfMemory
 	}
-	if packed == 0 {
-		return fmt.Errorf("%w: compiling %q failed", ErrGuest, code)
-	}
-	pl, ok := in.mem.ReadUint64Le(uint32(packed))
+	buf, ok := in.mem.Read(uint32(p), uint32(total))
 	if !ok {
-		return fmt.Errorf("%w: bytecode header out of bounds", ErrGuest)
+		return 0, fmt.Errorf("%w: malloc returned %#x out of bounds", ErrGuest, p)
 	}
-	if err := in.freePtr(ctx, packed); err != nil {
+	n := copy(buf, a)
+	buf[n] = 0
+	n += 1 + copy(buf[n+1:], b)
+	buf[n] = 0
+	return p, nil
+}
+
+// Precompile compiles code, as Eval would evaluate it, to a function kept
+// in the guest's heap, so that Eval of the same code later only runs it.
+// Instances restored from a Snapshot of in have it too.
+func (in *Instance) Precompile(ctx context.Context, code, filename string) error {
+	v, err := in.evalSource(ctx, code, filename, evalFlagStrict|evalFlagCompileOnly)
+	if err != nil {
 		return err
 	}
-	// The allocation stays: the options now point at the bytecode.
-	o := uint32(opt)
-	in.mem.WriteUint32Le(o, 0)
-	in.mem.WriteUint32Le(o+4, uint32(pl>>32))
-	in.mem.WriteUint32Le(o+8, uint32(pl))
+	if uint32(v>>jsTagShift) != tagBytecode {
+		if v>>jsTagShift == tagException {
+			_, text, _ := in.takeException(ctx)
+			return fmt.Errorf("%w: compiling %q failed: %s", ErrGuest, code, text)
+		}
+		return fmt.Errorf("%w: compiling %q gave %#x, not a function", ErrGuest, code, v)
+	}
 	if in.compiled == nil {
 		in.compiled = map[string]uint32{}
 	}
-	in.compiled[code] = o
+	in.compiled[code] = uint32(v)
 	return nil
 }
 
-const evalFlagStrict = 1 << 3
+const (
+	evalFlagStrict      = 1 << 3 // JS_EVAL_FLAG_STRICT
+	evalFlagCompileOnly = 1 << 5 // JS_EVAL_FLAG_COMPILE_ONLY
+)
 
 // StringRef is a string the guest holds, located but not yet copied, so that
 // the host can check its length before copying it.
 type StringRef struct {
 	in       *Instance
-	packed   uint64 // malloc'd uint64 holding ptr<<32|len
 	ptr, len uint32
 }
 
@@ -634,38 +661,36 @@ func (s *StringRef) Bytes(n int) ([]byte, error) {
 
 // Release frees the guest copy of the string.
 func (s *StringRef) Release(ctx context.Context) error {
-	if _, err := s.in.call1(ctx, s.in.fns.freeCString, s.in.ctx, uint64(s.ptr)); err != nil {
-		return err
-	}
-	return s.in.freePtr(ctx, s.packed)
+	_, err := s.in.call1(ctx, s.in.fns.freeCString, s.in.ctx, uint64(s.ptr))
+	return err
 }
 
-// ToString converts the JSValue v to a UTF-8 C string in guest memory. The
-// string stops at its first NUL (the prelude escapes NULs before calling the
-// host). A failed conversion, which in practice means the guest is out of
-// memory, returns an error for which IsOutOfMemory is true.
+// ToString converts the JSValue v to a UTF-8 string in guest memory, NULs
+// included. A failed conversion, which in practice means the guest is out
+// of memory, returns an error for which IsOutOfMemory is true.
 func (in *Instance) ToString(ctx context.Context, v uint64) (*StringRef, error) {
-	pp, err := in.call1(ctx, in.fns.toCString, in.ctx, v)
+	// JS_ToCStringLen2(ctx, size_t* plen, val, cesu8 false)
+	p, err := in.call1(ctx, in.fns.toCString, in.ctx, scratchAddr, v, 0)
 	if err != nil {
 		return nil, err
 	}
-	if pp == 0 {
+	if p == 0 {
 		return nil, errOutOfMemory
 	}
-	packed, ok := in.mem.ReadUint64Le(uint32(pp))
+	n, ok := in.mem.ReadUint32Le(scratchAddr)
 	if !ok {
-		return nil, fmt.Errorf("%w: string header out of bounds", ErrGuest)
+		return nil, fmt.Errorf("%w: string length out of bounds", ErrGuest)
 	}
-	return &StringRef{in: in, packed: pp, ptr: uint32(packed >> 32), len: uint32(packed)}, nil
+	return &StringRef{in: in, ptr: uint32(p), len: n}, nil
 }
 
-// NewString creates a JavaScript string from s, which must hold no NUL byte.
+// NewString creates a JavaScript string from the UTF-8 bytes s.
 func (in *Instance) NewString(ctx context.Context, s []byte) (uint64, error) {
 	p, err := in.cString(ctx, string(s))
 	if err != nil {
 		return 0, err
 	}
-	v, err := in.call1(ctx, in.fns.newString, in.ctx, p)
+	v, err := in.call1(ctx, in.fns.newString, in.ctx, p, uint64(len(s)))
 	if err != nil {
 		return 0, err
 	}
@@ -708,15 +733,17 @@ func WithHandler(ctx context.Context, in *Instance, h Handler) context.Context {
 // maxHostArgs bounds the number of arguments the proxy accepts.
 const maxHostArgs = 8
 
-// hostProxy implements env.jsFunctionProxy(ctx, this, argc, argv): argv
-// holds {func id, ctx id, is_async, promise, ...script arguments}. A call
-// with argc 0 is the yield the rewritten loops make (see Rewrite): it
-// returns 1, which makes the guest trap, when ctx has ended or the
-// instance was interrupted (or is unknown), and 0 otherwise; either way the
-// goroutine has passed through Go code, where the scheduler can preempt it.
+// hostProxy implements env.jsFunctionProxy(ctx, this, argc, argv), with
+// the type of a QuickJS C function. A call with a null context is the yield
+// the rewritten loops make (see Rewrite): it returns 1, which makes the
+// guest trap, when ctx has ended or the instance was interrupted (or is
+// unknown), and 0 otherwise; either way the goroutine has passed through Go
+// code, where the scheduler can preempt it. Any other call is the script
+// calling __airlock_host, from the instance's own context, with argv
+// holding its argc arguments.
 func (r *Runtime) hostProxy(ctx context.Context, mod api.Module, stack []uint64) {
-	argc, argv := uint32(stack[2]), uint32(stack[3])
-	if argc == 0 {
+	jsctx, argc, argv := uint32(stack[0]), uint32(stack[2]), uint32(stack[3])
+	if jsctx == 0 {
 		stack[0] = 0
 		v, _ := r.instances.Load(mod)
 		if in, _ := v.(*Instance); ctx.Err() != nil || in == nil || in.stop.Load() {
@@ -731,7 +758,7 @@ func (r *Runtime) hostProxy(ctx context.Context, mod api.Module, stack []uint64)
 		return
 	}
 	b, _ := ctx.Value(handlerKey{}).(binding)
-	if b.h == nil || b.in.mod != mod || argc < 4 || argc > 4+maxHostArgs {
+	if b.h == nil || b.in.mod != mod || uint64(jsctx) != b.in.ctx || argc > maxHostArgs {
 		panic(fmt.Errorf("quickjs: unexpected host call (argc %d)", argc))
 	}
 	vals := make([]uint64, argc)
@@ -742,8 +769,5 @@ func (r *Runtime) hostProxy(ctx context.Context, mod api.Module, stack []uint64)
 		}
 		vals[i] = v
 	}
-	if id, ok := DecodeInt(vals[0]); !ok || id != proxyFuncID {
-		panic(errors.New("quickjs: host call from an unknown function"))
-	}
-	stack[0] = b.h.HostCall(ctx, b.in, vals[4:])
+	stack[0] = b.h.HostCall(ctx, b.in, vals)
 }

@@ -5,20 +5,30 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/airlockrt/airlock/sandbox/internal/wasmcode"
 	"strconv"
+
+	"github.com/airlockrt/airlock/sandbox/internal/wasmcode"
 )
 
 // Rewrite makes these load-time changes to the QuickJS module, all in the
 // module's own bytes so that wazero runs it like any other:
 //
+//   - one imported host function, env.jsFunctionProxy, with the type of a
+//     QuickJS C function (JSCFunction: ctx i32, this i64, argc i32, argv i32
+//     -> i64), appended to the imports, and a table slot (Layout.HostSlot)
+//     holding it, which the host installs as the global __airlock_host with
+//     JS_NewCFunction2. The WASI reactor build imports nothing but WASI, so
+//     every JS-to-host call and every yield (below) goes through this one
+//     function, whose implementation (Runtime.hostProxy) is ours. Adding an
+//     import shifts the index of every defined function by one; the rewrite
+//     renumbers every call, ref.func, export and element entry to match;
 //   - a check of every write of the stack pointer against a floor held in a
 //     global the rewrite adds (see stackguard.go);
 //   - an interrupt check at every loop header. A global the rewrite adds
 //     (the budget) counts loop iterations down; when it reaches zero the
-//     guest resets it to yieldEvery and calls the imported host proxy with
-//     no arguments (the yield). The host answers 1 when the run must stop
-//     (its context ended, or Instance.Interrupt was called: both host-side
+//     guest resets it to yieldEvery and calls the host function with a null
+//     context (the yield). The host answers 1 when the run must stop (its
+//     context ended, or Instance.Interrupt was called: both host-side
 //     state), and the guest then sets the trap-reason global to
 //     ReasonInterrupt and traps. Instance.Interrupt also drops the budget to
 //     1, so the guest yields, and traps, at its next loop header. Any guest
@@ -36,8 +46,9 @@ import (
 //     process (the garbage collector's, and with it the timer that would
 //     interrupt the loop);
 //   - the engine sealed against module imports (see seal.go): a module
-//     normaliser that throws, which the host installs after initialisation,
-//     and a sticky out-of-memory flag;
+//     normaliser that throws, in a table slot the rewrite adds
+//     (Layout.DenySlot), which the host installs when it creates the
+//     runtime, and a sticky out-of-memory flag;
 //   - an export of every mutable global (named GlobalExportPrefix + its
 //     index), the added ones included, so that a Snapshot can save and
 //     restore them and the host can set the floor and read the flags.
@@ -47,7 +58,8 @@ import (
 // can write: the globals the rewrite adds are written only by the code it
 // adds and by the host, and the interrupt request and deadline are host-side.
 //
-// DWARF sections, whose code offsets the changes invalidate, are dropped.
+// DWARF sections, whose code offsets the changes invalidate, and the name
+// section, whose function indices they shift, are dropped.
 
 // GlobalExportPrefix starts the export name of every mutable global.
 const GlobalExportPrefix = "airlock.global."
@@ -58,9 +70,11 @@ const GlobalExportPrefix = "airlock.global."
 // per 16384 iterations.
 const yieldEvery = 1 << 14
 
-// The host function the yield calls: the module's only non-WASI import,
-// whose implementation (Runtime.hostProxy) is ours.
+// The host function the rewrite imports: the module's only non-WASI import.
 const proxyImportModule, proxyImportName = "env", "jsFunctionProxy"
+
+// wasiModule is the only module the original build may import from.
+const wasiModule = "wasi_snapshot_preview1"
 
 // Layout describes the rewritten module.
 type Layout struct {
@@ -82,12 +96,13 @@ type Layout struct {
 	// whether QuickJS has thrown an out-of-memory error (1) since
 	// instantiation.
 	Budget, Floor, Reason, OOM string
-	// NormalizeOffset and LoaderOffset are the offsets in QuickJS's
-	// JSRuntime of its module-name normaliser and module loader function
-	// pointers; LoaderSlot is the table slot New_QJS stores as the loader,
-	// DenySlot the one of the normaliser the rewrite adds (seal.go).
-	NormalizeOffset, LoaderOffset uint32
-	LoaderSlot, DenySlot          uint32
+	// DenySlot is the table slot of the normaliser the rewrite adds
+	// (seal.go), HostSlot the one of the host function.
+	DenySlot, HostSlot uint32
+	// StackSizeOffset is the offset in QuickJS's JSRuntime of its
+	// stack_size field, which stack_top and stack_limit follow; the rewrite
+	// reads it from the code of JS_SetMaxStackSize (stackguard.go).
+	StackSizeOffset uint32
 	// SnapshotSafe is set when linear memory and mutable globals are an
 	// instance's whole mutable state: the code neither writes tables nor
 	// drops data or element segments, and imports no mutable global.
@@ -103,13 +118,19 @@ type section struct {
 // funcType is a function type's parameter and result value types.
 type funcType struct{ params, results []byte }
 
+// The value types of the two functions the rewrite adds or imports.
+var (
+	// The normaliser: (JSContext*, const char* base, const char* name, void* opaque) char*.
+	denyFuncType = funcType{params: []byte{0x7f, 0x7f, 0x7f, 0x7f}, results: []byte{0x7f}}
+	// JSCFunction: (JSContext*, JSValueConst this, int argc, JSValueConst* argv) JSValue.
+	hostFuncType = funcType{params: []byte{0x7f, 0x7e, 0x7f, 0x7f}, results: []byte{0x7e}}
+)
+
 // rewriter carries what the rewrite learns from the module and decides.
 type rewriter struct {
 	types           []funcType
-	funcImports     uint32   // imported functions
+	funcImports     uint32   // imported functions (before the rewrite's)
 	funcTypes       []uint32 // type index of each defined function
-	proxyFunc       uint32   // function index of the proxy import
-	haveProxy       bool
 	importedGlobals uint32
 	mutableImports  uint32
 	globals         uint32 // defined globals
@@ -117,18 +138,28 @@ type rewriter struct {
 	tableMin        uint32
 	tableMax        uint32
 	tableHasMax     bool
-	exports         map[string]uint32 // function exports by name
-	slots           map[uint32]uint32 // table slot by function index (first)
+	exports         map[string]uint32 // function exports by name (original indices)
 	dataStart       uint32
 	dataEnd         uint32
 	oomAddr         uint32 // address of the "out of memory" message
 
 	// Decided by the rewrite.
 	budgetGlobal, floorGlobal, reasonGlobal, oomGlobal uint32
-	denyType                                           uint32
-	addType                                            bool
-	denyFunc                                           uint32
-	newQJS, throwRef                                   uint32
+	denyType, hostType                                 uint32
+	addTypes                                           []funcType
+	hostFunc                                           uint32 // function index of the import (new numbering)
+	denyFunc                                           uint32 // function index of the normaliser (new numbering)
+	throwRef, setMaxStack                              uint32 // original indices
+}
+
+// shift maps an original function index to the rewritten module's: the
+// added import comes after the original ones and before every defined
+// function.
+func (rw *rewriter) shift(f uint64) uint64 {
+	if f >= uint64(rw.funcImports) {
+		return f + 1
+	}
+	return f
 }
 
 // Rewrite returns a copy of the module with the changes above, and the
@@ -149,9 +180,12 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 		secs = append(secs, section{id, rest[1+n : 1+n+int(size)]})
 		rest = rest[1+n+int(size):]
 	}
-	rw := &rewriter{exports: map[string]uint32{}, slots: map[uint32]uint32{}}
+	rw := &rewriter{exports: map[string]uint32{}}
 	seen := map[byte]bool{}
 	for _, s := range secs {
+		if s.id == 8 {
+			return nil, lay, errors.New("quickjs: the module has a start function")
+		}
 		seen[s.id] = true
 		var err error
 		switch s.id {
@@ -168,7 +202,7 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 		case 7:
 			err = rw.parseExports(s.body)
 		case 9:
-			err = rw.parseElems(s.body)
+			err = rw.checkElems(s.body)
 		case 11:
 			err = rw.parseData(s.body)
 		}
@@ -176,13 +210,13 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 			return nil, lay, err
 		}
 	}
-	for _, id := range []byte{1, 3, 4, 6, 7, 9, 10, 11} {
+	for _, id := range []byte{1, 2, 3, 4, 6, 7, 9, 10, 11} {
 		if !seen[id] {
 			return nil, lay, fmt.Errorf("quickjs: the module lacks section %d", id)
 		}
 	}
-	if !rw.haveProxy || rw.globals == 0 {
-		return nil, lay, errors.New("quickjs: the module lacks the host proxy import or globals")
+	if rw.globals == 0 {
+		return nil, lay, errors.New("quickjs: the module lacks globals")
 	}
 	if rw.stackTop < wasmStackSize || rw.stackTop-wasmStackSize < rw.dataEnd {
 		return nil, lay, fmt.Errorf("quickjs: unexpected layout (stack top %d, static data %d–%d)",
@@ -198,13 +232,23 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 		body := s.body
 		var err error
 		switch s.id {
-		case 0: // custom: drop DWARF
-			if nameLen, k, err := wasmcode.ULEB(body); err == nil && uint64(len(body)-k) >= nameLen &&
-				bytes.HasPrefix(body[k:k+int(nameLen)], []byte(".debug")) {
-				continue
+		case 0: // custom: drop DWARF and the function names
+			if nameLen, k, err := wasmcode.ULEB(body); err == nil && uint64(len(body)-k) >= nameLen {
+				name := body[k : k+int(nameLen)]
+				if bytes.HasPrefix(name, []byte(".debug")) || string(name) == "name" {
+					continue
+				}
 			}
 		case 1:
-			body = rw.appendedTypes(body)
+			for _, t := range rw.addTypes {
+				item := append([]byte{0x60}, appendU(nil, uint64(len(t.params)))...)
+				item = append(item, t.params...)
+				item = appendU(item, uint64(len(t.results)))
+				item = append(item, t.results...)
+				body = appendVecItem(body, item)
+			}
+		case 2:
+			body = appendVecItem(body, rw.hostImport())
 		case 3:
 			body = appendVecItem(body, appendU(nil, uint64(rw.denyType)))
 		case 4:
@@ -212,9 +256,9 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 		case 6:
 			body, lay.Globals = rw.addedGlobals(body)
 		case 7:
-			body, err = appendGlobalExports(body, lay.Globals)
+			body, err = rw.exportSection(body, lay.Globals)
 		case 9:
-			body = appendVecItem(body, rw.denyElem())
+			body, err = rw.elemSection(body)
 		case 10:
 			body, err = rw.code(body, &lay, &safe)
 		case 11:
@@ -232,15 +276,15 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 		out = appendU(out, uint64(len(body)))
 		out = append(out, body...)
 	}
-	if lay.StackWrites == 0 || lay.Loops == 0 || lay.OOMSites == 0 || lay.LoaderOffset == 0 {
-		return nil, lay, fmt.Errorf("quickjs: unexpected code (%d stack writes, %d loops, %d out-of-memory sites, loader at %d)",
-			lay.StackWrites, lay.Loops, lay.OOMSites, lay.LoaderOffset)
+	if lay.StackWrites == 0 || lay.Loops == 0 || lay.OOMSites == 0 || lay.StackSizeOffset == 0 {
+		return nil, lay, fmt.Errorf("quickjs: unexpected code (%d stack writes, %d loops, %d out-of-memory sites, stack size at %d)",
+			lay.StackWrites, lay.Loops, lay.OOMSites, lay.StackSizeOffset)
 	}
 	lay.StackTop = rw.stackTop
 	lay.StackBase = rw.stackTop - wasmStackSize
 	name := func(g uint32) string { return GlobalExportPrefix + strconv.FormatUint(uint64(g), 10) }
 	lay.Budget, lay.Floor, lay.Reason, lay.OOM = name(rw.budgetGlobal), name(rw.floorGlobal), name(rw.reasonGlobal), name(rw.oomGlobal)
-	lay.LoaderSlot, lay.DenySlot = rw.slots[rw.exports[loaderExport]], rw.tableMin
+	lay.DenySlot, lay.HostSlot = rw.tableMin, rw.tableMin+1
 	lay.SnapshotSafe = safe && rw.mutableImports == 0
 	return out, lay, nil
 }
@@ -250,40 +294,57 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 func (rw *rewriter) plan() error {
 	g := rw.importedGlobals + rw.globals
 	rw.budgetGlobal, rw.floorGlobal, rw.reasonGlobal, rw.oomGlobal = g, g+1, g+2, g+3
-	var ok1, ok2, ok3 bool
-	rw.newQJS, ok1 = rw.exports["New_QJS"]
-	rw.throwRef, ok2 = rw.exports["QJS_ThrowReferenceError"]
-	loader, ok3 := rw.exports[loaderExport]
-	if !ok1 || !ok2 || !ok3 {
-		return errors.New("quickjs: the module lacks New_QJS, QJS_ThrowReferenceError or " + loaderExport)
+	var ok1, ok2 bool
+	rw.throwRef, ok1 = rw.exports[throwRefExport]
+	rw.setMaxStack, ok2 = rw.exports[setMaxStackExport]
+	if !ok1 || !ok2 {
+		return fmt.Errorf("quickjs: the module lacks %s or %s", throwRefExport, setMaxStackExport)
 	}
-	if _, ok := rw.slots[loader]; !ok {
-		return errors.New("quickjs: the module loader is not in the function table")
+	// JS_ThrowReferenceError(JSContext*, const char* fmt, va_list) JSValue.
+	if t, ok := rw.funcType(rw.throwRef); !ok || !bytes.Equal(t.params, []byte{0x7f, 0x7f, 0x7f}) || !bytes.Equal(t.results, []byte{0x7e}) {
+		return errors.New("quickjs: JS_ThrowReferenceError has an unexpected type")
 	}
-	// QJS_ThrowReferenceError(JSContext*, const char*) JSValue.
-	if t, ok := rw.funcType(rw.throwRef); !ok || !bytes.Equal(t.params, []byte{0x7f, 0x7f}) || !bytes.Equal(t.results, []byte{0x7e}) {
-		return errors.New("quickjs: QJS_ThrowReferenceError has an unexpected type")
-	}
-	// The normaliser: (JSContext*, const char* base, const char* name, void* opaque) char*.
-	want := funcType{params: []byte{0x7f, 0x7f, 0x7f, 0x7f}, results: []byte{0x7f}}
-	rw.denyType, rw.addType = uint32(len(rw.types)), true
-	for i, t := range rw.types {
-		if bytes.Equal(t.params, want.params) && bytes.Equal(t.results, want.results) {
-			rw.denyType, rw.addType = uint32(i), false
-			break
-		}
-	}
-	rw.denyFunc = rw.funcImports + uint32(len(rw.funcTypes))
+	rw.denyType = rw.typeIndex(denyFuncType)
+	rw.hostType = rw.typeIndex(hostFuncType)
+	rw.hostFunc = rw.funcImports
+	rw.denyFunc = rw.funcImports + 1 + uint32(len(rw.funcTypes))
 	if rw.oomAddr == 0 {
 		return errors.New("quickjs: the module's data lacks the out-of-memory message")
 	}
-	if rw.dataStart < denyMsgAddr+uint32(len(denyMessage))+1 {
-		return fmt.Errorf("quickjs: static data starts at %d, below the import message", rw.dataStart)
+	if rw.dataStart < scratchAddr+scratchSize {
+		return fmt.Errorf("quickjs: static data starts at %d, below the import message and scratch words", rw.dataStart)
 	}
 	if rw.tableHasMax && rw.tableMax != rw.tableMin {
 		return errors.New("quickjs: the function table is growable")
 	}
 	return nil
+}
+
+// typeIndex returns the index of the type t, planning to add it if the
+// module lacks it.
+func (rw *rewriter) typeIndex(t funcType) uint32 {
+	for i, u := range rw.types {
+		if bytes.Equal(t.params, u.params) && bytes.Equal(t.results, u.results) {
+			return uint32(i)
+		}
+	}
+	for i, u := range rw.addTypes {
+		if bytes.Equal(t.params, u.params) && bytes.Equal(t.results, u.results) {
+			return uint32(len(rw.types) + i)
+		}
+	}
+	rw.addTypes = append(rw.addTypes, t)
+	return uint32(len(rw.types) + len(rw.addTypes) - 1)
+}
+
+// hostImport is the import entry of the host function.
+func (rw *rewriter) hostImport() []byte {
+	b := appendU(nil, uint64(len(proxyImportModule)))
+	b = append(b, proxyImportModule...)
+	b = appendU(b, uint64(len(proxyImportName)))
+	b = append(b, proxyImportName...)
+	b = append(b, 0x00) // function
+	return appendU(b, uint64(rw.hostType))
 }
 
 // funcType returns the type of function f (imported or defined).
@@ -303,7 +364,7 @@ func (rw *rewriter) funcType(f uint32) (funcType, bool) {
 //	budget--
 //	if (budget == 0) {
 //		budget = yieldEvery
-//		if (proxy(0, 0, 0, 0) != 0) { reason = ReasonInterrupt; unreachable }
+//		if (host(0, 0, 0, 0) != 0) { reason = ReasonInterrupt; unreachable }
 //	}
 func (rw *rewriter) appendLoopCheck(dst []byte) []byte {
 	b := appendU(nil, uint64(rw.budgetGlobal))
@@ -316,7 +377,7 @@ func (rw *rewriter) appendLoopCheck(dst []byte) []byte {
 	dst = append(append(dst, 0x24), b...)           //   global.set budget
 	dst = append(dst, 0x41, 0x00, 0x42, 0x00, 0x41) //   i32.const 0; i64.const 0; i32.const
 	dst = append(dst, 0x00, 0x41, 0x00, 0x10)       //   0; i32.const 0; call
-	dst = appendU(dst, uint64(rw.proxyFunc))
+	dst = appendU(dst, uint64(rw.hostFunc))
 	dst = append(dst, 0x50, 0x45, 0x04, 0x40) //   i64.eqz; i32.eqz; if
 	dst = rw.appendTrap(dst, ReasonInterrupt)
 	return append(dst, 0x0b, 0x0b) // end; end
@@ -381,8 +442,9 @@ func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe 
 	}
 	scratch := uint32(locals) // the local the stack check adds, if needed
 	needScratch := false
-	isNewQJS := rw.funcImports+i == rw.newQJS
-	var window [6]instr // the last instructions, for the loader pattern
+	isSetMaxStack := rw.funcImports+i == rw.setMaxStack
+	var window [3]instr // the last instructions, for the stack-field pattern
+	var sizeStore, limitStore []uint32
 	last := byte(0)
 	for q := p; q < len(fn); {
 		l, err := wasmcode.InstrLen(fn[q:])
@@ -404,6 +466,12 @@ func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe 
 			} else {
 				code = append(code, ins...)
 			}
+		case 0x10, 0x12, 0xd2: // call, return_call, ref.func: renumbered
+			f, _, _ := wasmcode.ULEB(ins[1:])
+			if f >= uint64(rw.funcImports)+uint64(len(rw.funcTypes)) {
+				return nil, nil, fmt.Errorf("%w: function %d out of range", wasmcode.ErrBadCode, f)
+			}
+			code = appendU(append(code, op), rw.shift(f))
 		case wasmcode.OpLoop:
 			code = append(code, ins...)
 			code = rw.appendLoopCheck(code)
@@ -426,14 +494,14 @@ func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe 
 				}
 			}
 		}
-		if isNewQJS {
+		if isSetMaxStack {
 			copy(window[:], window[1:])
 			window[len(window)-1] = instr(ins)
-			if norm, loader, ok := rw.loaderStores(window); ok {
-				if lay.LoaderOffset != 0 {
-					return nil, nil, errors.New("New_QJS sets the module loader twice")
-				}
-				lay.NormalizeOffset, lay.LoaderOffset = norm, loader
+			if off, ok := storeOffset(window, []byte{0x20, 0x01}); ok { // rt->stack_size = stack_size
+				sizeStore = append(sizeStore, off)
+			}
+			if off, ok := storeOffset(window, []byte{0x41, 0x00}); ok { // rt->stack_limit = 0
+				limitStore = append(limitStore, off)
 			}
 		}
 		last = op
@@ -442,8 +510,13 @@ func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe 
 	if last != wasmcode.OpEnd {
 		return nil, nil, fmt.Errorf("%w: does not end with end", wasmcode.ErrBadCode)
 	}
-	if isNewQJS && lay.LoaderOffset == 0 {
-		return nil, nil, errors.New("New_QJS does not set the module loader as expected")
+	if isSetMaxStack {
+		// JS_SetMaxStackSize(rt, size) stores size into stack_size and, in
+		// the WASI build, 0 into stack_limit, two words further on.
+		if len(sizeStore) != 1 || len(limitStore) != 1 || limitStore[0] != sizeStore[0]+8 {
+			return nil, nil, fmt.Errorf("JS_SetMaxStackSize does not store the stack fields as expected (%v, %v)", sizeStore, limitStore)
+		}
+		lay.StackSizeOffset = sizeStore[0]
 	}
 	if needScratch {
 		body = appendU(body, groups+1)
@@ -453,6 +526,21 @@ func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe 
 		body = append(body, fn[:p]...)
 	}
 	return append(body, code...), code, nil
+}
+
+// storeOffset matches, in w, `local.get 0; value; i32.store offset=off`:
+// a store of value into a field of the struct the function's first
+// parameter points to.
+func storeOffset(w [3]instr, value []byte) (uint32, bool) {
+	if len(w[0]) == 0 || !bytes.Equal(w[0], []byte{0x20, 0x00}) || !bytes.Equal(w[1], value) || w[2][0] != 0x36 {
+		return 0, false
+	}
+	align, k, err := wasmcode.ULEB(w[2][1:])
+	if err != nil || align&0x40 != 0 {
+		return 0, false
+	}
+	off, _, err := wasmcode.ULEB(w[2][1+k:])
+	return uint32(off), err == nil && off > 0 && off < 1<<16
 }
 
 // instr is one encoded instruction.
@@ -486,15 +574,6 @@ func (rw *rewriter) parseTypes(sec []byte) error {
 		rw.types = append(rw.types, funcType{params, results})
 	}
 	return nil
-}
-
-// appendedTypes returns the type section with the normaliser's type added
-// if the module lacks it.
-func (rw *rewriter) appendedTypes(sec []byte) []byte {
-	if !rw.addType {
-		return sec
-	}
-	return appendVecItem(sec, []byte{0x60, 0x04, 0x7f, 0x7f, 0x7f, 0x7f, 0x01, 0x7f})
 }
 
 // parseFuncs records the type of every defined function.
@@ -539,70 +618,88 @@ func (rw *rewriter) parseTable(sec []byte) error {
 	return nil
 }
 
-// grownTable returns the table section with one more slot, for the
-// normaliser.
+// grownTable returns the table section with two more slots, for the
+// normaliser and the host function.
 func (rw *rewriter) grownTable() []byte {
 	out := []byte{1, 0x70, 0}
 	if rw.tableHasMax {
 		out[2] = 1
 	}
-	out = appendU(out, uint64(rw.tableMin)+1)
+	out = appendU(out, uint64(rw.tableMin)+2)
 	if rw.tableHasMax {
-		out = appendU(out, uint64(rw.tableMax)+1)
+		out = appendU(out, uint64(rw.tableMax)+2)
 	}
 	return out
 }
 
-// parseElems records the table slot of every function an active element
-// segment places.
-func (rw *rewriter) parseElems(sec []byte) error {
+// checkElems checks that the element section holds only active segments
+// of function indices into table 0 at constant offsets, the one form
+// elemSection renumbers.
+func (rw *rewriter) checkElems(sec []byte) error {
+	_, err := rw.elems(sec, nil)
+	return err
+}
+
+// elemSection returns the element section with every function index
+// renumbered and a segment added that places the normaliser and the host
+// function in the table's two new last slots.
+func (rw *rewriter) elemSection(sec []byte) ([]byte, error) {
+	out, err := rw.elems(sec, make([]byte, 0, len(sec)+16))
+	if err != nil {
+		return nil, err
+	}
+	seg := []byte{0, 0x41}
+	seg = wasmcode.AppendSLEB(seg, int64(rw.tableMin))
+	seg = append(seg, wasmcode.OpEnd, 2)
+	seg = appendU(seg, uint64(rw.denyFunc))
+	seg = appendU(seg, uint64(rw.hostFunc))
+	return appendVecItem(out, seg), nil
+}
+
+// elems walks the element section; with out non-nil it appends the
+// section to it with every function index renumbered.
+func (rw *rewriter) elems(sec, out []byte) ([]byte, error) {
 	count, p, err := wasmcode.ULEB(sec)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	out = appendU(out, count)
 	for i := uint64(0); i < count; i++ {
 		if p+2 >= len(sec) || sec[p] != 0 || sec[p+1] != 0x41 {
-			return errors.New("quickjs: unexpected element segment kind")
+			return nil, errors.New("quickjs: unexpected element segment kind")
 		}
-		off, k, err := wasmcode.SLEB(sec[p+2:])
-		p += 2 + k
-		if err != nil || p >= len(sec) || sec[p] != wasmcode.OpEnd {
-			return errors.New("quickjs: bad element segment offset")
+		_, k, err := wasmcode.SLEB(sec[p+2:])
+		if err != nil || p+2+k >= len(sec) || sec[p+2+k] != wasmcode.OpEnd {
+			return nil, errors.New("quickjs: bad element segment offset")
 		}
-		p++
+		out = append(out, sec[p:p+2+k+1]...)
+		p += 2 + k + 1
 		n, k, err := wasmcode.ULEB(sec[p:])
 		if err != nil {
-			return err
+			return nil, err
 		}
+		out = appendU(out, n)
 		p += k
 		for j := uint64(0); j < n; j++ {
 			f, k, err := wasmcode.ULEB(sec[p:])
 			if err != nil {
-				return err
+				return nil, err
+			}
+			if f >= uint64(rw.funcImports)+uint64(len(rw.funcTypes)) {
+				return nil, errors.New("quickjs: element segment names an unknown function")
 			}
 			p += k
-			if _, ok := rw.slots[uint32(f)]; !ok {
-				rw.slots[uint32(f)] = uint32(off) + uint32(j)
-			}
+			out = appendU(out, rw.shift(f))
 		}
 	}
 	if p != len(sec) {
-		return errors.New("quickjs: trailing bytes in the element section")
+		return nil, errors.New("quickjs: trailing bytes in the element section")
 	}
-	return nil
+	return out, nil
 }
 
-// denyElem is an active element segment placing the normaliser in the
-// table's new last slot.
-func (rw *rewriter) denyElem() []byte {
-	out := []byte{0, 0x41}
-	out = wasmcode.AppendSLEB(out, int64(rw.tableMin))
-	out = append(out, wasmcode.OpEnd, 1)
-	return appendU(out, uint64(rw.denyFunc))
-}
-
-// parseImports records the function index of the host proxy and counts the
-// imported functions and globals.
+// parseImports checks that the module imports from WASI only and counts
+// the imported functions and globals.
 func (rw *rewriter) parseImports(sec []byte) error {
 	count, n, err := wasmcode.ULEB(sec)
 	if err != nil {
@@ -637,15 +734,15 @@ func (rw *rewriter) parseImports(sec []byte) error {
 		if !ok1 || !ok2 || p >= len(sec) {
 			return errors.New("quickjs: bad import section")
 		}
+		if mod != wasiModule {
+			return fmt.Errorf("quickjs: the module imports %s.%s; only WASI is expected", mod, field)
+		}
 		kind := sec[p]
 		p++
 		ok := false
 		switch kind {
 		case 0:
 			t, k, err := wasmcode.ULEB(sec[p:])
-			if mod == proxyImportModule && field == proxyImportName {
-				rw.proxyFunc, rw.haveProxy = rw.funcImports, true
-			}
 			rw.funcImports++
 			p += k
 			ok = err == nil && t < uint64(len(rw.types))
@@ -729,47 +826,66 @@ func (rw *rewriter) addedGlobals(sec []byte) ([]byte, []string) {
 
 // parseExports records the function exports by name.
 func (rw *rewriter) parseExports(sec []byte) error {
-	count, p, err := wasmcode.ULEB(sec)
-	if err != nil {
-		return err
-	}
-	for i := uint64(0); i < count; i++ {
-		l, k, err := wasmcode.ULEB(sec[p:])
-		if err != nil || uint64(len(sec)-p-k) < l+1 {
-			return errors.New("quickjs: bad export section")
-		}
-		name := string(sec[p+k : p+k+int(l)])
-		p += k + int(l)
-		kind := sec[p]
-		idx, k, err := wasmcode.ULEB(sec[p+1:])
-		if err != nil {
-			return errors.New("quickjs: bad export section")
-		}
-		p += 1 + k
-		if kind == 0 {
-			rw.exports[name] = uint32(idx)
-		}
-	}
-	if p != len(sec) {
-		return errors.New("quickjs: trailing bytes in the export section")
-	}
-	return nil
+	_, err := rw.exportEntries(sec, nil)
+	return err
 }
 
-// appendGlobalExports adds an export of each global named in names.
-func appendGlobalExports(sec []byte, names []string) ([]byte, error) {
-	count, n, err := wasmcode.ULEB(sec)
+// exportSection returns the export section with every function index
+// renumbered and an export added for each global named in names.
+func (rw *rewriter) exportSection(sec []byte, names []string) ([]byte, error) {
+	count, _, err := wasmcode.ULEB(sec)
 	if err != nil {
 		return nil, err
 	}
-	out := appendU(nil, count+uint64(len(names)))
-	out = append(out, sec[n:]...)
+	out, err := rw.exportEntries(sec, appendU(nil, count+uint64(len(names))))
+	if err != nil {
+		return nil, err
+	}
 	for _, name := range names {
 		idx, _ := strconv.ParseUint(name[len(GlobalExportPrefix):], 10, 32)
 		out = appendU(out, uint64(len(name)))
 		out = append(out, name...)
 		out = append(out, 0x03) // global
 		out = appendU(out, idx)
+	}
+	return out, nil
+}
+
+// exportEntries walks the export section's entries; with out non-nil it
+// appends them to it, function indices renumbered.
+func (rw *rewriter) exportEntries(sec, out []byte) ([]byte, error) {
+	count, p, err := wasmcode.ULEB(sec)
+	if err != nil {
+		return nil, err
+	}
+	for i := uint64(0); i < count; i++ {
+		l, k, err := wasmcode.ULEB(sec[p:])
+		if err != nil || uint64(len(sec)-p-k) < l+1 {
+			return nil, errors.New("quickjs: bad export section")
+		}
+		name := string(sec[p+k : p+k+int(l)])
+		if out != nil {
+			out = append(out, sec[p:p+k+int(l)]...)
+		}
+		p += k + int(l)
+		kind := sec[p]
+		idx, k, err := wasmcode.ULEB(sec[p+1:])
+		if err != nil {
+			return nil, errors.New("quickjs: bad export section")
+		}
+		p += 1 + k
+		if kind == 0 {
+			if out == nil {
+				rw.exports[name] = uint32(idx)
+			}
+			idx = rw.shift(idx)
+		}
+		if out != nil {
+			out = appendU(append(out, kind), idx)
+		}
+	}
+	if p != len(sec) {
+		return nil, errors.New("quickjs: trailing bytes in the export section")
 	}
 	return out, nil
 }

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/airlockrt/airlock/sandbox/internal/wasmcode"
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/airlockrt/airlock/sandbox/internal/wasmcode"
 
 	"github.com/stretchr/testify/require"
 	"github.com/tetratelabs/wazero"
@@ -19,9 +20,12 @@ func TestRewrite(t *testing.T) {
 	require.Greater(t, lay.StackWrites, 800)
 	require.Greater(t, lay.Loops, 1000)
 	require.Greater(t, lay.OOMSites, 100)
-	require.Equal(t, []string{GlobalExportPrefix + "0", GlobalExportPrefix + "1", GlobalExportPrefix + "2",
-		GlobalExportPrefix + "3", GlobalExportPrefix + "4"}, lay.Globals)
-	require.Equal(t, GlobalExportPrefix+"2", lay.Floor)
+	// The reactor build's globals: the stack pointer (0, mutable) and one
+	// immutable i32; the rewrite's four follow.
+	require.Equal(t, []string{GlobalExportPrefix + "0", GlobalExportPrefix + "2",
+		GlobalExportPrefix + "3", GlobalExportPrefix + "4", GlobalExportPrefix + "5"}, lay.Globals)
+	require.Equal(t, GlobalExportPrefix+"3", lay.Floor)
+	require.Equal(t, uint32(120), lay.StackSizeOffset)
 	require.True(t, lay.SnapshotSafe)
 	require.Equal(t, uint32(wasmStackSize), lay.StackTop-lay.StackBase)
 
@@ -130,7 +134,7 @@ func TestLEB(t *testing.T) {
 }
 
 // testRuntime compiles the module once per test.
-func testRuntime(t *testing.T, cfg Config) *Runtime {
+func testRuntime(t testing.TB, cfg Config) *Runtime {
 	t.Helper()
 	ctx := context.Background()
 	m, err := LoadModule()
@@ -297,7 +301,7 @@ func forEachInstr(t *testing.T, wasm []byte, f func(ins []byte)) {
 // only: no load or store, so nothing the guest can write in its memory
 // changes what the checks do.
 func TestChecksUseNoMemory(t *testing.T) {
-	rw := &rewriter{budgetGlobal: 5, floorGlobal: 6, reasonGlobal: 7, oomGlobal: 8, stackTop: 165408, proxyFunc: 0}
+	rw := &rewriter{budgetGlobal: 5, floorGlobal: 6, reasonGlobal: 7, oomGlobal: 8, stackTop: 165408, hostFunc: 0}
 	for name, code := range map[string][]byte{
 		"loop":  rw.appendLoopCheck(nil),
 		"stack": rw.appendStackCheck(nil, 3),

@@ -8,23 +8,23 @@ import (
 
 // Sealing the engine against module imports.
 //
-// The build registers QuickJS's C modules qjs:std (files, environment,
-// evalScript), qjs:os and qjs:bjson (raw bytecode and object
+// The reactor build also carries QuickJS's C modules qjs:std (files,
+// environment, evalScript), qjs:os and qjs:bjson (raw bytecode and object
 // (de)serialisation, which trusts its input: bjson.read of crafted bytes
-// corrupts the engine) while New_QJS initialises the context, and its
-// initialisation imports them to set globals and the timer functions. A
-// script could import them again with import() and reach all of it.
+// corrupts the engine), but only registers them when js_init_module_* is
+// called, which the host never does; it creates its context with
+// JS_NewContext alone, without js_std_add_helpers, so no script sees
+// print, scriptArgs, std, os or bjson.
 //
 // Every module import, static or dynamic, first passes the module name
 // through the runtime's normaliser (JSRuntime.module_normalize_func, NULL
 // for the default) before looking among the loaded modules or calling the
 // loader. The rewrite adds a normaliser, denyImport, that throws
-// ReferenceError(denyMessage) and returns NULL, which fails the import, and
-// finds where New_QJS stores the loader in the JSRuntime (the normaliser is
-// the field stored right after it, with 0). The host installs denyImport
-// there once initialisation is done (Instance.seal), so every later
-// import() and every static import fails with that message, whatever the
-// specifier.
+// ReferenceError(denyMessage) and returns NULL, which fails the import, in
+// a table slot of its own (Layout.DenySlot). The host installs it, with no
+// loader, by JS_SetModuleLoaderFunc when it creates the runtime
+// (Instance.seal), so every import() and every static import fails with
+// that message, whatever the specifier.
 //
 // The rewrite also makes the engine record its own out-of-memory errors: it
 // sets a sticky flag (Layout.OOM) wherever the code passes the "out of
@@ -36,17 +36,24 @@ import (
 
 // denyMessage is the import error's message, placed in linear memory at
 // denyMsgAddr, below the static data (the build leaves the first 1 KiB
-// unused).
+// unused). The host's scratch words (out-parameters of the calls it makes)
+// are at scratchAddr, also there.
 const (
 	denyMessage = "import is not available in chains: call tools.* instead"
 	denyMsgAddr = 256
+	scratchAddr = 512
+	scratchSize = 16
 )
 
 // DenyMessage is the message of the ReferenceError every import throws.
 const DenyMessage = denyMessage
 
-// loaderExport is the exported module loader that New_QJS installs.
-const loaderExport = "QJS_ModuleLoader"
+// The exports the rewrite reads or calls: the thrower the normaliser
+// calls, and the function whose code gives the stack fields' offset.
+const (
+	throwRefExport    = "JS_ThrowReferenceError"
+	setMaxStackExport = "JS_SetMaxStackSize"
+)
 
 // oomMessage is QuickJS's out-of-memory message, NUL-terminated.
 const oomMessage = "out of memory\x00"
@@ -65,12 +72,15 @@ func throwsOOM(b []byte) bool {
 
 // denyBody is the normaliser's body:
 //
-//	QJS_ThrowReferenceError(ctx, denyMessage); return NULL
+//	JS_ThrowReferenceError(ctx, denyMessage, NULL); return NULL
+//
+// The message holds no format directive, so the (lowered) va_list is never
+// read.
 func (rw *rewriter) denyBody() []byte {
 	b := []byte{0x00, 0x20, 0x00, 0x41} // no locals; local.get 0; i32.const
 	b = wasmcode.AppendSLEB(b, denyMsgAddr)
-	b = append(b, 0x10) // call
-	b = appendU(b, uint64(rw.throwRef))
+	b = append(b, 0x41, 0x00, 0x10) // i32.const 0; call
+	b = appendU(b, rw.shift(uint64(rw.throwRef)))
 	return append(b, 0x1a, 0x41, 0x00, wasmcode.OpEnd) // drop; i32.const 0; end
 }
 
@@ -88,36 +98,4 @@ func denyData() []byte {
 func (rw *rewriter) appendOOMFlag(dst []byte) []byte {
 	dst = append(dst, 0x41, 0x01, 0x24)
 	return appendU(dst, uint64(rw.oomGlobal))
-}
-
-// loaderStores matches, at the end of w, New_QJS storing the loader and
-// then NULL as the normaliser into the runtime it holds in local A:
-//
-//	local.get A; i32.const LoaderSlot; i32.store offset=loader
-//	local.get A; i32.const 0;          i32.store offset=norm
-func (rw *rewriter) loaderStores(w [6]instr) (norm, loader uint32, ok bool) {
-	slot := rw.slots[rw.exports[loaderExport]]
-	for _, in := range w {
-		if len(in) == 0 {
-			return 0, 0, false
-		}
-	}
-	if w[0][0] != 0x20 || !bytes.Equal(w[0], w[3]) || w[1][0] != 0x41 || w[2][0] != 0x36 ||
-		!bytes.Equal(w[4], []byte{0x41, 0x00}) || w[5][0] != 0x36 {
-		return 0, 0, false
-	}
-	if v, _, err := wasmcode.SLEB(w[1][1:]); err != nil || v != int64(slot) {
-		return 0, 0, false
-	}
-	store := func(in instr) (uint32, bool) { // i32.store align offset, memory 0
-		align, k, err := wasmcode.ULEB(in[1:])
-		if err != nil || align&0x40 != 0 {
-			return 0, false
-		}
-		off, _, err := wasmcode.ULEB(in[1+k:])
-		return uint32(off), err == nil && off > 0 && off < 1<<16
-	}
-	loader, ok1 := store(w[2])
-	norm, ok2 := store(w[5])
-	return norm, loader, ok1 && ok2
 }

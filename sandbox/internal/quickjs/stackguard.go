@@ -8,8 +8,8 @@ import (
 	"github.com/airlockrt/airlock/sandbox/internal/wasmcode"
 )
 
-// The QuickJS-ng wasm build compiles its stack-overflow check out (it cannot
-// read the C stack pointer under WASI), and its C stack is the 64 KiB that
+// The QuickJS-ng WASI build disables its stack-overflow check (its
+// update_stack_limit sets no limit under WASI), and its C stack is the 64 KiB that
 // wasm-ld reserves below the initial __stack_pointer (global 0), right above
 // the module's static data. QuickJS allocates every interpreter frame on
 // that stack (alloca, sized by the function's operand stack and locals), so
@@ -87,16 +87,12 @@ const (
 // SoftStackMargin above the floor, so that QuickJS throws while the hard
 // floor still has room below for building and throwing the error.
 //
-// The offsets are those of JSRuntime's stack_size, stack_top and
-// stack_limit in QuickJS-ng 0.10.1 built for wasm32 (after mf, malloc_state,
-// rt_info, the atom and class tables, four list heads, gc_phase and
-// malloc_gc_threshold). checkStackFields verifies them on every new runtime:
-// stack_size and stack_limit 0, and stack_top inside the reserved stack.
-const (
-	rtStackSize  = 120
-	rtStackTop   = 124
-	rtStackLimit = 128
-)
+// The fields are JSRuntime's stack_size, stack_top and stack_limit, three
+// consecutive words; Rewrite finds the first one's offset in the code of
+// JS_SetMaxStackSize (Layout.StackSizeOffset: 120 in QuickJS-NG 0.15.1
+// built for wasm32), and checkStackFields verifies them on every new
+// runtime: stack_size and stack_limit 0, and stack_top inside the reserved
+// stack.
 
 // SoftStackMargin is how far above the floor of an n-byte stack QuickJS's
 // own check throws: an eighth of it, at least 4 KiB and at most 8 KiB,
@@ -110,9 +106,9 @@ func SoftStackMargin(n uint32) uint32 {
 // checkStackFields verifies the runtime's stack fields where the offsets
 // say they are.
 func checkStackFields(mem api.Memory, rt uint32, lay Layout) error {
-	size, ok1 := mem.ReadUint32Le(rt + rtStackSize)
-	top, ok2 := mem.ReadUint32Le(rt + rtStackTop)
-	limit, ok3 := mem.ReadUint32Le(rt + rtStackLimit)
+	size, ok1 := mem.ReadUint32Le(rt + lay.StackSizeOffset)
+	top, ok2 := mem.ReadUint32Le(rt + lay.StackSizeOffset + 4)
+	limit, ok3 := mem.ReadUint32Le(rt + lay.StackSizeOffset + 8)
 	if !ok1 || !ok2 || !ok3 || size != 0 || limit != 0 || top <= lay.StackBase || top > lay.StackTop {
 		return fmt.Errorf("quickjs: the runtime's stack limit is not where expected (%d, %#x, %d)", size, top, limit)
 	}

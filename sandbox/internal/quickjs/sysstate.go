@@ -4,9 +4,6 @@ import (
 	"io"
 	"math/rand"
 	"time"
-
-	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/sys"
 )
 
 // sysState is one instance's clock and random source. The package supplies
@@ -51,20 +48,6 @@ func (r *Runtime) newSysState() *sysState {
 		s.rand, s.granted = r.rand, true
 	}
 	return s
-}
-
-// config returns base with this state as the clock and random source.
-func (s *sysState) config(base wazero.ModuleConfig) wazero.ModuleConfig {
-	// Resolutions as in wazero's defaults: 1 µs for the deterministic wall
-	// clock, 1 ns otherwise.
-	wallRes := sys.ClockResolution(time.Microsecond)
-	if s.walltime != nil {
-		wallRes = 1
-	}
-	return base.
-		WithWalltime(s.readWall, wallRes).
-		WithNanotime(s.readMono, 1).
-		WithRandSource(countingReader{s})
 }
 
 func (s *sysState) readWall() (int64, int32) {
