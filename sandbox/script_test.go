@@ -131,6 +131,37 @@ func TestToolErrors(t *testing.T) {
 		{"ctor":true,"name":"ToolError","tool":"bare","status":"error","reason":"","message":"tool bare: error"}]`, string(res.Value))
 }
 
+// TestToolErrorStack pins how many of the script's frames a ToolError's
+// stack (the call site of its tools.x(), relocated) keeps under
+// Error.stackTraceLimit: the prelude's frames above the call count against
+// the limit, as when every frame was captured (hereSite, 05-errors.js).
+func TestToolErrorStack(t *testing.T) {
+	br := func(context.Context, string, []byte) ([]byte, error) {
+		return []byte(`{"status":"error","message":"boom"}`), nil
+	}
+	const f = "var f = function f(n) { if (n === 0) return tools.fail({}); return f(n - 1); };\n"
+	const at0, at1 = "\n    at f (script.js:1:51)", "\n    at f (script.js:1:68)"
+	for _, tt := range []struct{ name, src, want string }{
+		{"default limit", f + "try { await f(12); } catch (e) { return e.stack; }", "ToolError: boom" + at0 + at1 + at1 + at1},
+		{"shallow", f + "try { await f(1); } catch (e) { return e.stack; }", "ToolError: boom" + at0 + at1 + "\n    at script.js:2:13"},
+		{"limit 7", "Error.stackTraceLimit = 7;\n" + f + "try { await f(12); } catch (e) { return e.stack; }",
+			"ToolError: boom\n    at f (script.js:2:51)"},
+		{"limit 5", "Error.stackTraceLimit = 5;\n" + f + "try { await f(12); } catch (e) { return e.stack; }", "ToolError: boom"},
+		{"limit 20", "Error.stackTraceLimit = 20;\n" + f + "try { await f(30); } catch (e) { return e.stack.split('\\n').length; }", "15"},
+		{"limit 100", "Error.stackTraceLimit = 100;\n" + f + "try { await f(70); } catch (e) { return e.stack.split('\\n').length; }", "59"},
+		{"through map", "Error.stackTraceLimit = 9;\nvar f = (n) => n === 0 ? [1].map(tools.fail)[0] : f(n - 1);\ntry { await f(5); } catch (e) { return e.stack; }",
+			"ToolError: boom\n    at f (script.js:2:34)\n    at f (script.js:2:51)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := run(t, tt.src, br, Limits{})
+			require.NoError(t, err)
+			var got any
+			require.NoError(t, json.Unmarshal(res.Value, &got))
+			require.Equal(t, tt.want, fmt.Sprint(got))
+		})
+	}
+}
+
 func TestConsole(t *testing.T) {
 	res, err := run(t, `
 		console.log("a", 1, {b: [2]}, null);

@@ -154,8 +154,12 @@ func (r *scriptRun) drive(ctx context.Context) {
 	defer stop()
 	hctx := quickjs.WithHandler(ctx, r.in, r)
 	r.in.SetStackLimit(uint32(min(r.lim.MaxStackBytes, 1<<30)))
-	code := fmt.Sprintf("__airlock_start(%d, %d, %d, %d, %d, %d)", r.lim.MaxInFlight, r.lim.MaxResultBytes,
-		r.rngSeed[0], r.rngSeed[1], r.rngSeed[2], r.rngSeed[3])
+	body := 0
+	if r.prep.body {
+		body = 1
+	}
+	code := fmt.Sprintf("__airlock_start(%d, %d, %d, %d, %d, %d, %d)", r.lim.MaxInFlight, r.lim.MaxResultBytes,
+		r.rngSeed[0], r.rngSeed[1], r.rngSeed[2], r.rngSeed[3], body)
 	if r.resumed {
 		// A restored guest is idle, waiting for its next event.
 		if !r.nextEvent(ctx) {

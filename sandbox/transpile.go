@@ -168,6 +168,7 @@ type prepared struct {
 
 	codeLines, sourceLines []string // split on first use by mapTS
 	lang                   Lang
+	body                   bool         // JS with a top-level return: the prelude compiles it as a body at once (scriptform.go)
 	parse                  *parseBudget // the engine's, for Check on a compile error
 	tenant                 string       // Script.Tenant, for that Check
 }
@@ -189,6 +190,7 @@ func prepare(ctx context.Context, s Script, pb *parseBudget) (*prepared, error) 
 	switch s.Lang {
 	case LangJS:
 		p.code = s.Source
+		p.body = topLevelReturn(s.Source)
 		return p, nil
 	case LangTS:
 		code, m, wrapped, err := transform(ctx, s, api.LoaderTS, true, pb)

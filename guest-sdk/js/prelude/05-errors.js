@@ -712,14 +712,30 @@ Object.defineProperty(ErrorCtor, "captureStackTrace", {
 });
 
 // hereSite returns the call sites of the script code that called into the
-// prelude (the tool call being made), for relocate.
-function hereSite() {
+// prelude (the tool call being made), for relocate. Capturing is most of the
+// cost of a tool call's prelude code, and most of a capture is making call
+// sites of the frames above the script's: this one (and the `call` that
+// reaches it), callTool's promise executor, the Promise constructor,
+// callTool and the tools.x stub fn, ABOVE_STUB frames that relocate's Trace
+// drops. Given fn, the engine skips them without making call sites; but
+// they counted against Error.stackTraceLimit, so the sites are cut to what
+// the limit left for the script's frames then, which keeps every relocated
+// stack as it was. Only up to FAST_LIMIT (the default limit; the engine
+// caps a capture at 64 frames whatever the limit, which a skipping capture
+// would not reproduce above it): past that, and for a limit that is not an
+// integer, the capture takes every frame, as before.
+function hereSite(fn) {
   const o = {};
+  const limit = stackLimit.call(ErrorCtor);
+  const skip = typeof limit === "number" && (limit | 0) === limit && limit >= ABOVE_STUB && limit <= FAST_LIMIT;
   capturing = SITES;
   lastSites = null;
-  try { captureStack.call(ErrorCtor, o); } finally { capturing = false; }
+  try { captureStack.call(ErrorCtor, o, skip ? fn : undefined); } finally { capturing = false; }
+  if (skip && lastSites !== null && lastSites.length > limit - ABOVE_STUB) lastSites.length = limit - ABOVE_STUB;
   return lastSites;
 }
+const stackLimit = Object.getOwnPropertyDescriptor(ErrorCtor, "stackTraceLimit").get;
+const ABOVE_STUB = 6, FAST_LIMIT = 10;
 
 // relocate makes err report the place where hereSite was called as its
 // own.

@@ -41,8 +41,9 @@ function startCall(req) {
 const validName = (name) => name !== "" && name.length <= 256 && !/[\u0000-\u001f\u007f]/.test(name);
 
 // callTool makes one call; valid says whether name passed validName (the
-// stub checked it once, when it was created).
-function callTool(name, valid, args) {
+// stub checked it once, when it was created); stub is the tools.x function
+// the script called, where the call site's capture starts.
+function callTool(name, valid, args, stub) {
   return new Promise((resolve, reject) => {
     if (!valid) {
       throw new TypeError(`invalid tool name ${JSON.stringify(name)}`);
@@ -51,7 +52,7 @@ function callTool(name, valid, args) {
     if (json === undefined) {
       throw new TypeError(`tools.${name}: arguments must be JSON-serializable`);
     }
-    const req = { name, payload: name + "\n" + json, resolve, reject, where: hereSite() };
+    const req = { name, payload: name + "\n" + json, resolve, reject, where: hereSite(stub) };
     if (inFlight < maxInFlight) startCall(req);
     else waiting.push(req);
   });
@@ -78,7 +79,7 @@ const tools = new Proxy(Object.create(null), {
     let f = stubs.get(prop);
     if (f === undefined) {
       const valid = validName(prop);
-      f = (args) => callTool(prop, valid, args);
+      f = (args) => callTool(prop, valid, args, f);
       stubs.set(prop, f);
     }
     return f;

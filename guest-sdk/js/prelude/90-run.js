@@ -96,7 +96,9 @@ const rotl = (x, k) => ((x << k) | (x >>> (32 - k))) >>> 0;
 // as a script because it uses top-level await or return is compiled as the
 // body of an async function instead. A marker call at the start of the
 // script tells a compile error from a SyntaxError the script itself threw.
-function start(limit, resultLimit, s0, s1, s2, s3) {
+// With body true (the host found a top-level return, which no script can
+// hold: sandbox/scriptform.go) the first, failing, compile is skipped.
+function start(limit, resultLimit, s0, s1, s2, s3, body) {
   maxInFlight = limit;
   maxResult = resultLimit;
   seedRandom(s0, s1, s2, s3);
@@ -105,17 +107,22 @@ function start(limit, resultLimit, s0, s1, s2, s3) {
   const nl = where.indexOf("\n");
   const ts = where.slice(0, nl) === "ts", file = where.slice(nl + 1);
   began = false;
-  let value, run = null;
-  prefix = SCRIPT_PREFIX.length;
-  try {
-    beginErrors(file, ts, SCRIPT_PREFIX + src, prefix, 0);
-    firstTry = true;
-    value = indirectEval(SCRIPT_PREFIX + src);
-    firstTry = false;
-  } catch (e) {
-    firstTry = false;
-    if (!began && e instanceof SyntaxError) e = null; // compiled as a body below
-    if (e !== null) { fail(e, !began); return; }
+  let value, run = null, script = !body;
+  if (script) {
+    prefix = SCRIPT_PREFIX.length;
+    try {
+      beginErrors(file, ts, SCRIPT_PREFIX + src, prefix, 0);
+      firstTry = true;
+      value = indirectEval(SCRIPT_PREFIX + src);
+      firstTry = false;
+    } catch (e) {
+      firstTry = false;
+      if (!began && e instanceof SyntaxError) e = null; // compiled as a body below
+      if (e !== null) { fail(e, !began); return; }
+      script = false;
+    }
+  }
+  if (!script) {
     prefix = BODY_PREFIX.length;
     try {
       beginErrors(file, ts, BODY_PREFIX + src + "\n})", prefix, 1);
