@@ -4,7 +4,7 @@
 // from Node the way a code-mode sandbox drives it.
 //
 //   node peer.mjs serve          reads "MEASURE N" lines on stdin (start,
-//                                call, loop), answers each with one JSON line
+//                                start_isolated, call, loop), answers each with one JSON line
 //                                {"ns":[...]}: N samples in nanoseconds
 //   node peer.mjs density N      N runtimes, each with a context blocked in
 //                                an await of a host promise never settled;
@@ -13,7 +13,7 @@
 //
 // Each measure mirrors the airlock side of the driver: see
 // internal/peerbench/main.go for what they are and how they pair up.
-import { getQuickJS } from "quickjs-emscripten";
+import { getQuickJS, newQuickJSWASMModule } from "quickjs-emscripten";
 import { createInterface } from "node:readline";
 
 const QuickJS = await getQuickJS();
@@ -50,6 +50,23 @@ const now = () => process.hrtime.bigint();
 function start() {
   const t = now();
   const rt = QuickJS.newRuntime();
+  const ctx = rt.newContext();
+  ctx.unwrapResult(ctx.evalCode("1+1")).dispose();
+  ctx.dispose();
+  rt.dispose();
+  return Number(now() - t);
+}
+
+// startIsolated: what a chain of its own memory costs the peer, as each
+// airlock chain has its own instance: a fresh WebAssembly module instance
+// (its own linear memory; the compiled module is V8's to cache), a runtime
+// and a context, evaluate 1+1, dispose them. start above shares one
+// module's memory among every runtime: faster, but a chain that corrupts
+// that memory reaches the others.
+async function startIsolated() {
+  const t = now();
+  const mod = await newQuickJSWASMModule();
+  const rt = mod.newRuntime();
   const ctx = rt.newContext();
   ctx.unwrapResult(ctx.evalCode("1+1")).dispose();
   ctx.dispose();
@@ -142,6 +159,10 @@ if (mode === "density") {
     const n = Number(count);
     let ns;
     if (what === "start") ns = Array.from({ length: n }, start);
+    else if (what === "start_isolated") {
+      ns = [];
+      for (let i = 0; i < n; i++) ns.push(await startIsolated());
+    }
     else if (what === "call") ns = call(n + 1);
     else if (what === "loop") ns = Array.from({ length: n }, loop);
     else throw new Error(`peer.mjs: unknown measure ${JSON.stringify(line)}`);
