@@ -41,6 +41,7 @@ type Memory struct {
 	mapped bool       // buf's backing array is a mapping of max bytes
 	max    uint64
 	freed  bool
+	pins   int   // Pin calls not yet undone by Unpin
 	pool   *Pool // where the mapping goes when freed; nil: unmapped
 }
 
@@ -180,7 +181,12 @@ func (m *Memory) Reallocate(size uint64) []byte {
 }
 
 // Free implements experimental.LinearMemory: it releases the memory. wazero
-// calls it when the instance closes.
+// calls it when the instance closes, which may be while the guest still
+// runs on another goroutine (wazero's Runtime.Close closes every module) or
+// while host code still holds slices of the memory. A mapping handed back
+// then would be written by the old guest after a new instance got it, or
+// fault once unmapped; so while the memory is pinned, Free only marks it,
+// and the last Unpin hands the mapping back.
 func (m *Memory) Free() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -188,7 +194,37 @@ func (m *Memory) Free() {
 		return
 	}
 	m.freed = true
-	if m.mapped {
+	if m.pins == 0 {
+		m.release()
+	}
+}
+
+// Pin keeps the memory's backing array in place, unshared, until the
+// matching Unpin, even if Free is called meanwhile. The holder of an
+// instance pins its memory for as long as guest or host code may touch it.
+func (m *Memory) Pin() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.pins++
+}
+
+// Unpin undoes one Pin; once the memory is freed and no pin is left, its
+// mapping goes back to the pool.
+func (m *Memory) Unpin() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.pins <= 0 {
+		panic("linmem: Unpin without Pin")
+	}
+	m.pins--
+	if m.pins == 0 && m.freed {
+		m.release()
+	}
+}
+
+// release hands the backing array back; m.mu is held.
+func (m *Memory) release() {
+	if m.mapped && m.buf != nil {
 		m.pool.put(m.buf[:cap(m.buf)], uint64(len(m.buf)))
 	}
 	m.buf = nil

@@ -61,3 +61,29 @@ func TestHeapFallback(t *testing.T) {
 	require.Equal(t, uint32(5), LoadUint32(b[8:]))
 	m.Free()
 }
+
+// TestPinDefersRelease frees a pinned memory: the mapping stays the
+// memory's, unshared, until the last Unpin, and only then goes back to the
+// pool.
+func TestPinDefersRelease(t *testing.T) {
+	p := NewPool(2, 64<<10)
+	defer p.Close()
+	m := p.New(0, 1<<20)
+	b := m.Reallocate(64 << 10)
+	m.Pin()
+	m.Pin()
+	m.Free()
+	b[100] = 1 // still ours
+	m.Unpin()
+	p.mu.Lock()
+	require.Equal(t, 0, p.nfree, "pinned: not in the pool")
+	p.mu.Unlock()
+	m.Unpin()
+	p.mu.Lock()
+	require.Equal(t, 1, p.nfree, "unpinned and freed: back in the pool")
+	p.mu.Unlock()
+	require.Panics(t, m.Unpin)
+	m2 := p.New(0, 1<<20)
+	require.Equal(t, byte(0), m2.Reallocate(64 << 10)[100])
+	m2.Free()
+}

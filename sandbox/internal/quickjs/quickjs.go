@@ -154,7 +154,10 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 	return r, nil
 }
 
-// Close closes the runtime and every instance it created.
+// Close closes the runtime and every instance it created. It may be called
+// while instances are in use on other goroutines: a guest running then
+// traps at its next yield, and each instance keeps its linear memory, which
+// nothing else can get, until its own Close.
 func (r *Runtime) Close(ctx context.Context) error {
 	err := r.wrt.Close(ctx)
 	r.mems.Close()
@@ -183,6 +186,8 @@ type Instance struct {
 	compiled                   map[string]uint32 // code -> its JSFunctionBytecode*
 	fns                        exports
 	closed                     bool
+	depth                      int    // guest calls in progress (re-entrant ones nest)
+	pinned                     bool   // lin is pinned (until Close and the last call)
 	heapLimit                  uint64 // the QuickJS heap limit (0 = none)
 }
 
@@ -219,11 +224,15 @@ func (r *Runtime) instantiate(ctx context.Context, sys *sysState, heapLimit uint
 		return nil, fmt.Errorf("quickjs: instantiating: %w", err)
 	}
 	in := &Instance{layout: r.mod.layout, rtm: r, mod: mod, mem: mod.Memory(), lin: lin, sys: sys, heapLimit: heapLimit}
-	r.instances.Store(mod, in)
 	if lin == nil {
-		in.Close(ctx)
+		_ = mod.Close(context.WithoutCancel(ctx))
 		return nil, errors.New("quickjs: the instance's memory was not allocated by linmem")
 	}
+	// The memory stays this instance's until Close, even if the module is
+	// closed under it (Runtime.Close): see linmem.Memory.Free.
+	lin.Pin()
+	in.pinned = true
+	r.instances.Store(mod, in)
 	get := func(name string) api.Function {
 		f := mod.ExportedFunction(name)
 		if f == nil && err == nil {
@@ -360,8 +369,10 @@ func (in *Instance) seal(ctx context.Context, setLoader api.Function) error {
 	return err
 }
 
-// Close releases the instance; it is safe to call more than once. No slice
-// read from the instance's memory may be used afterwards.
+// Close releases the instance; it is safe to call more than once, also
+// from a Handler during a guest call (the memory is then released when the
+// outermost call returns). No slice read from the instance's memory may be
+// used afterwards: its memory may belong to another instance by then.
 func (in *Instance) Close(ctx context.Context) {
 	if in.closed {
 		return
@@ -369,6 +380,16 @@ func (in *Instance) Close(ctx context.Context) {
 	in.closed = true
 	in.rtm.instances.Delete(in.mod)
 	_ = in.mod.Close(context.WithoutCancel(ctx))
+	in.unpin()
+}
+
+// unpin hands the instance's memory back once it is closed and no guest
+// call is in progress.
+func (in *Instance) unpin() {
+	if in.pinned && in.closed && in.depth == 0 {
+		in.pinned = false
+		in.lin.Unpin()
+	}
 }
 
 // SetClock makes c the instance's clock from now on (Date, performance.now
@@ -399,6 +420,9 @@ func (in *Instance) MonoOrigin() int64 { return in.sys.monoNow() }
 func (in *Instance) SetStackLimit(n uint32) {
 	if n == 0 || n > maxStack {
 		n = maxStack
+	}
+	if in.closed {
+		return
 	}
 	floor := in.layout.StackTop - n
 	in.floor.Set(uint64(floor))
@@ -457,7 +481,10 @@ func (in *Instance) call1(ctx context.Context, f api.Function, args ...uint64) (
 	if in.closed {
 		return 0, fmt.Errorf("%w: instance closed", ErrGuest)
 	}
+	in.depth++
 	res, err := f.Call(ctx, args...)
+	in.depth--
+	in.unpin()
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrGuest, err)
 	}
@@ -651,6 +678,9 @@ func (s *StringRef) Len() int { return int(s.len) }
 
 // Bytes copies up to n bytes of the string out of guest memory.
 func (s *StringRef) Bytes(n int) ([]byte, error) {
+	if s.in.closed {
+		return nil, fmt.Errorf("%w: instance closed", ErrGuest)
+	}
 	n = min(n, int(s.len))
 	b, ok := s.in.mem.Read(s.ptr, uint32(n))
 	if !ok {
@@ -746,7 +776,7 @@ func (r *Runtime) hostProxy(ctx context.Context, mod api.Module, stack []uint64)
 	if jsctx == 0 {
 		stack[0] = 0
 		v, _ := r.instances.Load(mod)
-		if in, _ := v.(*Instance); ctx.Err() != nil || in == nil || in.stop.Load() {
+		if in, _ := v.(*Instance); ctx.Err() != nil || in == nil || in.stop.Load() || mod.IsClosed() {
 			stack[0] = 1
 			return
 		}
