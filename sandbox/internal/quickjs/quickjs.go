@@ -146,6 +146,12 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("quickjs: compiling module: %w", err)
 	}
+	defs := compiled.ExportedFunctions()
+	for _, name := range exportNames {
+		if defs[name] == nil {
+			return nil, fmt.Errorf("quickjs: module lacks export %s", name)
+		}
+	}
 	// The WASI host (wasi.go) gives the guest no file, directory, argument
 	// or environment variable; its clocks are the instance's (sysState).
 	r.compiled = compiled
@@ -208,9 +214,46 @@ func memLimit(heapLimit uint64) uint64 {
 	return (heapLimit + Headroom + PageSize - 1) / PageSize * PageSize
 }
 
+// fnID names an export the host calls (exportNames).
+type fnID int
+
+const (
+	fnMalloc fnID = iota
+	fnFree
+	fnEval
+	fnEvalFunction
+	fnDupValue
+	fnToCString
+	fnFreeCString
+	fnNewString
+	fnFreeValue
+	fnHasException
+	fnGetException
+	fnExecutePendingJob
+	fnGetPropertyStr
+	fnSetPropertyStr
+	numFns
+)
+
+// exportNames are the module's exports behind the fnIDs.
+var exportNames = [numFns]string{"malloc", "free", "JS_Eval", "JS_EvalFunction", "JS_DupValue", "JS_ToCStringLen2", "JS_FreeCString", "JS_NewStringLen", "JS_FreeValue", "JS_HasException", "JS_GetException", "JS_ExecutePendingJob", "JS_GetPropertyStr", "JS_SetPropertyStr"}
+
+// exports holds the api.Functions of an instance, each made at its first
+// use: wazero gives every api.Function a call stack of its own (10 KiB,
+// grown by copying), which a run that never calls it need not pay for.
 type exports struct {
-	malloc, free, eval, evalFunction, dupValue, toCString, freeCString, newString, freeValue,
-	hasException, getException, executePendingJob, getPropertyStr, setPropertyStr api.Function
+	mod api.Module
+	fns [numFns]api.Function
+}
+
+// get returns the export id; NewRuntime checked that the module has it.
+func (e *exports) get(id fnID) api.Function {
+	if f := e.fns[id]; f != nil {
+		return f
+	}
+	f := e.mod.ExportedFunction(exportNames[id])
+	e.fns[id] = f
+	return f
 }
 
 // instantiate instantiates the module, without initialising QuickJS, with
@@ -233,21 +276,7 @@ func (r *Runtime) instantiate(ctx context.Context, sys *sysState, heapLimit uint
 	lin.Pin()
 	in.pinned = true
 	r.instances.Store(mod, in)
-	get := func(name string) api.Function {
-		f := mod.ExportedFunction(name)
-		if f == nil && err == nil {
-			err = fmt.Errorf("quickjs: module lacks export %s", name)
-		}
-		return f
-	}
-	in.fns = exports{
-		malloc: get("malloc"), free: get("free"), eval: get("JS_Eval"), evalFunction: get("JS_EvalFunction"),
-		dupValue: get("JS_DupValue"), toCString: get("JS_ToCStringLen2"), freeCString: get("JS_FreeCString"),
-		newString: get("JS_NewStringLen"), freeValue: get("JS_FreeValue"),
-		hasException: get("JS_HasException"), getException: get("JS_GetException"),
-		executePendingJob: get("JS_ExecutePendingJob"),
-		getPropertyStr:    get("JS_GetPropertyStr"), setPropertyStr: get("JS_SetPropertyStr"),
-	}
+	in.fns = exports{mod: mod}
 	global := func(name string) api.MutableGlobal {
 		g, _ := mod.ExportedGlobal(name).(api.MutableGlobal)
 		if g == nil && err == nil {
@@ -341,13 +370,13 @@ func (r *Runtime) NewInstance(ctx context.Context, heapLimit uint64) (_ *Instanc
 		return nil, err
 	}
 	// JS_SetPropertyStr takes ownership of fn.
-	if _, err := in.call1(ctx, in.fns.setPropertyStr, in.ctx, g, name, fn); err != nil {
+	if _, err := in.call1(ctx, in.fns.get(fnSetPropertyStr), in.ctx, g, name, fn); err != nil {
 		return nil, err
 	}
 	if err := in.freePtr(ctx, name); err != nil {
 		return nil, err
 	}
-	if _, err := in.call1(ctx, in.fns.freeValue, in.ctx, g); err != nil {
+	if _, err := in.call1(ctx, in.fns.get(fnFreeValue), in.ctx, g); err != nil {
 		return nil, err
 	}
 	return in, checkStackFields(in.mem, uint32(in.rt), in.layout)
@@ -496,7 +525,7 @@ func (in *Instance) call1(ctx context.Context, f api.Function, args ...uint64) (
 
 // cString copies s into a fresh malloc'd, NUL-terminated guest buffer.
 func (in *Instance) cString(ctx context.Context, s string) (uint64, error) {
-	p, err := in.call1(ctx, in.fns.malloc, uint64(len(s)+1))
+	p, err := in.call1(ctx, in.fns.get(fnMalloc), uint64(len(s)+1))
 	if err != nil {
 		return 0, err
 	}
@@ -513,7 +542,7 @@ func (in *Instance) cString(ctx context.Context, s string) (uint64, error) {
 }
 
 func (in *Instance) freePtr(ctx context.Context, p uint64) error {
-	_, err := in.call1(ctx, in.fns.free, p)
+	_, err := in.call1(ctx, in.fns.get(fnFree), p)
 	return err
 }
 
@@ -537,17 +566,17 @@ func (in *Instance) Eval(ctx context.Context, code, filename string) (exception 
 		// JS_EvalFunction takes ownership of the function: hand it a
 		// reference of its own, so the compiled function stays.
 		f := uint64(tagBytecode)<<jsTagShift | uint64(fb)
-		if _, err := in.call1(ctx, in.fns.dupValue, in.ctx, f); err != nil {
+		if _, err := in.call1(ctx, in.fns.get(fnDupValue), in.ctx, f); err != nil {
 			return false, "", err
 		}
-		if v, err = in.call1(ctx, in.fns.evalFunction, in.ctx, f); err != nil {
+		if v, err = in.call1(ctx, in.fns.get(fnEvalFunction), in.ctx, f); err != nil {
 			return false, "", err
 		}
 	} else if v, err = in.evalSource(ctx, code, filename, evalFlagStrict); err != nil {
 		return false, "", err
 	}
 	if v>>jsTagShift != tagException {
-		if _, err := in.call1(ctx, in.fns.freeValue, in.ctx, v); err != nil {
+		if _, err := in.call1(ctx, in.fns.get(fnFreeValue), in.ctx, v); err != nil {
 			return false, "", err
 		}
 		if v, err = in.runJobs(ctx); err != nil {
@@ -573,7 +602,7 @@ func (in *Instance) evalSource(ctx context.Context, code, filename string, flags
 	if err != nil {
 		return 0, err
 	}
-	v, err := in.call1(ctx, in.fns.eval, in.ctx, p, uint64(len(code)), p+uint64(codeLen), flags)
+	v, err := in.call1(ctx, in.fns.get(fnEval), in.ctx, p, uint64(len(code)), p+uint64(codeLen), flags)
 	if err != nil {
 		return 0, err
 	}
@@ -584,7 +613,7 @@ func (in *Instance) evalSource(ctx context.Context, code, filename string, flags
 // returns the exception JSValue tag in the latter case, else 0.
 func (in *Instance) runJobs(ctx context.Context) (uint64, error) {
 	for {
-		r, err := in.call1(ctx, in.fns.executePendingJob, in.rt, scratchAddr)
+		r, err := in.call1(ctx, in.fns.get(fnExecutePendingJob), in.rt, scratchAddr)
 		if err != nil {
 			return 0, err
 		}
@@ -600,7 +629,7 @@ func (in *Instance) runJobs(ctx context.Context) (uint64, error) {
 
 // takeException clears the pending exception and reports it as Eval does.
 func (in *Instance) takeException(ctx context.Context) (exception bool, text string, err error) {
-	exc, err := in.call1(ctx, in.fns.getException, in.ctx)
+	exc, err := in.call1(ctx, in.fns.get(fnGetException), in.ctx)
 	if err != nil {
 		return true, "", err
 	}
@@ -613,7 +642,7 @@ func (in *Instance) takeException(ctx context.Context) (exception bool, text str
 	} else if !IsOutOfMemory(err) {
 		return true, "", err
 	}
-	_, err = in.call1(ctx, in.fns.freeValue, in.ctx, exc)
+	_, err = in.call1(ctx, in.fns.get(fnFreeValue), in.ctx, exc)
 	return true, text, err
 }
 
@@ -621,7 +650,7 @@ func (in *Instance) takeException(ctx context.Context) (exception bool, text str
 // guest buffer and returns its address (a's; b follows it).
 func (in *Instance) cStrings(ctx context.Context, a, b string) (uint64, error) {
 	total := len(a) + 1 + len(b) + 1
-	p, err := in.call1(ctx, in.fns.malloc, uint64(total))
+	p, err := in.call1(ctx, in.fns.get(fnMalloc), uint64(total))
 	if err != nil {
 		return 0, err
 	}
@@ -691,7 +720,7 @@ func (s *StringRef) Bytes(n int) ([]byte, error) {
 
 // Release frees the guest copy of the string.
 func (s *StringRef) Release(ctx context.Context) error {
-	_, err := s.in.call1(ctx, s.in.fns.freeCString, s.in.ctx, uint64(s.ptr))
+	_, err := s.in.call1(ctx, s.in.fns.get(fnFreeCString), s.in.ctx, uint64(s.ptr))
 	return err
 }
 
@@ -700,7 +729,7 @@ func (s *StringRef) Release(ctx context.Context) error {
 // of memory, returns an error for which IsOutOfMemory is true.
 func (in *Instance) ToString(ctx context.Context, v uint64) (*StringRef, error) {
 	// JS_ToCStringLen2(ctx, size_t* plen, val, cesu8 false)
-	p, err := in.call1(ctx, in.fns.toCString, in.ctx, scratchAddr, v, 0)
+	p, err := in.call1(ctx, in.fns.get(fnToCString), in.ctx, scratchAddr, v, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -720,7 +749,7 @@ func (in *Instance) NewString(ctx context.Context, s []byte) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	v, err := in.call1(ctx, in.fns.newString, in.ctx, p, uint64(len(s)))
+	v, err := in.call1(ctx, in.fns.get(fnNewString), in.ctx, p, uint64(len(s)))
 	if err != nil {
 		return 0, err
 	}
