@@ -260,16 +260,23 @@ func (e *exports) get(id fnID) api.Function {
 // sys as its clock and random source and its linear memory capped for
 // heapLimit (memLimit).
 func (r *Runtime) instantiate(ctx context.Context, sys *sysState, heapLimit uint64) (_ *Instance, err error) {
+	in, _, err := r.instantiateFrom(ctx, sys, heapLimit, nil)
+	return in, err
+}
+
+// instantiateFrom is instantiate with a memory that starts as img, where
+// it can (fromImage): wazero has then written the data segments over it.
+func (r *Runtime) instantiateFrom(ctx context.Context, sys *sysState, heapLimit uint64, img *linmem.Image) (_ *Instance, fromImage bool, err error) {
 	var lin *linmem.Memory
-	ctx = experimental.WithMemoryAllocator(ctx, r.mems.Allocator(func(m *linmem.Memory) { lin = m }, memLimit(heapLimit)))
+	ctx = experimental.WithMemoryAllocator(ctx, r.mems.AllocatorFrom(img, func(m *linmem.Memory, fi bool) { lin, fromImage = m, fi }, memLimit(heapLimit)))
 	mod, err := r.wrt.InstantiateModule(ctx, r.compiled, r.modCfg)
 	if err != nil {
-		return nil, fmt.Errorf("quickjs: instantiating: %w", err)
+		return nil, false, fmt.Errorf("quickjs: instantiating: %w", err)
 	}
 	in := &Instance{layout: r.mod.layout, rtm: r, mod: mod, mem: mod.Memory(), lin: lin, sys: sys, heapLimit: heapLimit}
 	if lin == nil {
 		_ = mod.Close(context.WithoutCancel(ctx))
-		return nil, errors.New("quickjs: the instance's memory was not allocated by linmem")
+		return nil, false, errors.New("quickjs: the instance's memory was not allocated by linmem")
 	}
 	// The memory stays this instance's until Close, even if the module is
 	// closed under it (Runtime.Close): see linmem.Memory.Free.
@@ -288,9 +295,9 @@ func (r *Runtime) instantiate(ctx context.Context, sys *sysState, heapLimit uint
 		global(in.layout.Reason), global(in.layout.OOM)
 	if err != nil {
 		in.Close(ctx)
-		return nil, err
+		return nil, false, err
 	}
-	return in, nil
+	return in, fromImage, nil
 }
 
 // NewInstance instantiates the module and creates a QuickJS runtime whose

@@ -1,8 +1,10 @@
 package quickjs
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -134,4 +136,39 @@ type handlerFunc func(ctx context.Context, in *Instance, args []uint64) uint64
 
 func (f handlerFunc) HostCall(ctx context.Context, in *Instance, args []uint64) uint64 {
 	return f(ctx, in, args)
+}
+
+// TestRestoreFromImage checks that an instance restored from a snapshot's
+// shared image holds exactly the snapshot's memory, also on a mapping a
+// previous instance wrote all over, and that what one instance writes is
+// not seen by another restored alongside.
+func TestRestoreFromImage(t *testing.T) {
+	rt := testRuntime(t, Config{})
+	ctx := context.Background()
+	seed, err := rt.NewInstance(ctx, 8<<20)
+	require.NoError(t, err)
+	require.Equal(t, "ok", evalText(t, seed, "globalThis.kept = 'ok'; throw kept"))
+	snap, err := rt.Snapshot(ctx, seed)
+	require.NoError(t, err)
+	seed.Close(ctx)
+	want, _, err := BaseOf(snap).image(ctx, rt, snap.heapLimit)
+	require.NoError(t, err)
+	for i := range 4 {
+		a, err := rt.Restore(ctx, snap)
+		require.NoError(t, err)
+		b, err := rt.Restore(ctx, snap)
+		require.NoError(t, err)
+		if runtime.GOOS == "linux" {
+			require.NotNil(t, a.lin, "iteration %d", i)
+			img, _ := snap.image(ctx, rt)
+			require.NotNil(t, img, "the image is shared on Linux")
+		}
+		mem, ok := a.mem.Read(0, a.mem.Size())
+		require.True(t, ok)
+		require.True(t, bytes.Equal(want, mem[:len(want)]), "iteration %d: restored memory differs from the snapshot's", i)
+		require.Equal(t, "ok object", evalText(t, a, "globalThis.scribble = []; for (let i = 0; i < 1e4; i++) scribble.push('A'.repeat(40) + i); throw kept + ' ' + typeof scribble"))
+		require.Equal(t, "ok undefined", evalText(t, b, "throw kept + ' ' + typeof scribble"))
+		a.Close(ctx)
+		b.Close(ctx)
+	}
 }
