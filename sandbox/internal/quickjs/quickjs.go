@@ -284,6 +284,15 @@ func (r *Runtime) instantiateFrom(ctx context.Context, sys *sysState, heapLimit 
 	in.pinned = true
 	r.instances.Store(mod, in)
 	in.fns = exports{mod: mod}
+	if !fromImage {
+		// The segments are passive (Layout.Data): write them, as
+		// instantiation would have.
+		for _, d := range in.layout.Data {
+			if !in.mem.Write(d.Offset, d.Bytes) {
+				err = fmt.Errorf("quickjs: data segment at %d out of bounds", d.Offset)
+			}
+		}
+	}
 	global := func(name string) api.MutableGlobal {
 		g, _ := mod.ExportedGlobal(name).(api.MutableGlobal)
 		if g == nil && err == nil {

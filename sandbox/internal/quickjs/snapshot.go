@@ -138,17 +138,18 @@ func (r *Runtime) Restore(ctx context.Context, s *Snapshot) (_ *Instance, err er
 	if !ok {
 		return nil, errors.New("quickjs: restoring a snapshot: memory smaller than recorded")
 	}
-	if fromImage {
+	if fromImage && in.layout.Data == nil {
 		// The memory is the image, except where instantiation wrote the
-		// data segments (all below the stack, Rewrite checks): put back the
-		// pages the snapshot changed there. The rest is copied on write.
+		// active data segments (all below the stack, Rewrite checks): put
+		// back the pages the snapshot changed there. The rest is copied on
+		// write.
 		for off := 0; off < int(in.layout.StackBase); off += chunkSize {
 			end := min(off+chunkSize, int(in.layout.StackBase))
 			if !bytes.Equal(buf[off:end], raw[off:end]) {
 				copy(buf[off:end], raw[off:end])
 			}
 		}
-	} else {
+	} else if !fromImage {
 		for _, c := range s.chunks {
 			copy(buf[c.off:], c.data)
 		}
