@@ -78,9 +78,11 @@ var pagemap = sync.OnceValue(func() *os.File {
 })
 
 // privatePages calls fn with the index of every page of b (page-aligned)
-// that holds a private copy, which is an anonymous page present in memory:
-// what the guest wrote in a mapping of an image, or anywhere in an
-// anonymous one. It reports false when it cannot tell.
+// that may hold a private copy: an anonymous page present in memory, or
+// any page swapped out (or being migrated); that is, what the guest wrote
+// in a mapping of an image, or anywhere in an anonymous one. A page left
+// out is one nobody wrote: it reads as the image or zero. It reports false
+// when it cannot tell.
 func privatePages(b []byte, fn func(page int)) bool {
 	pm := pagemap()
 	if pm == nil || len(b) == 0 {
@@ -88,6 +90,7 @@ func privatePages(b []byte, fn func(page int)) bool {
 	}
 	const (
 		present      = 1 << 63
+		swapped      = 1 << 62
 		fileOrShared = 1 << 61
 	)
 	page := unix.Getpagesize()
@@ -102,7 +105,7 @@ func privatePages(b []byte, fn func(page int)) bool {
 		}
 		for j := range k {
 			e := binary.NativeEndian.Uint64(buf[j*8:])
-			if e&present != 0 && e&fileOrShared == 0 {
+			if e&swapped != 0 || e&present != 0 && e&fileOrShared == 0 {
 				fn(i + j)
 			}
 		}
