@@ -392,7 +392,9 @@ func (e *ScriptEngine) Check(s Script) error { return check(context.Background()
 
 // Close stops the pool, cancels the runs in progress (they end with Kind
 // Cancelled), waits for them, and releases every instance and the compiled
-// engine. ctx bounds the wait. Later calls return nil.
+// engine. ctx bounds the wait: if it ends first, Close returns its error
+// and the runs still in progress, cancelled, release the engine when the
+// last of them ends. Later calls return nil.
 func (e *ScriptEngine) Close(ctx context.Context) error {
 	e.mu.Lock()
 	if e.closed {
@@ -407,17 +409,31 @@ func (e *ScriptEngine) Close(ctx context.Context) error {
 
 	done := make(chan struct{})
 	go func() { e.runs.Wait(); close(done) }()
-	var err error
-	select {
-	case <-done:
-	case <-ctx.Done():
-		err = fmt.Errorf("sandbox: closing the script engine: %w", ctx.Err())
-	}
 	if e.pool != nil {
 		e.pool.close(ctx)
 	}
+	select {
+	case <-done:
+		return e.release(ctx)
+	case <-ctx.Done():
+		// The runs, cancelled, end at their guests' next yield; the
+		// runtimes must not be closed under them (wazero does not support
+		// closing a module whose guest is running), so the last one to end
+		// releases them.
+		go func() {
+			<-done
+			_ = e.release(context.WithoutCancel(ctx))
+		}()
+		return fmt.Errorf("sandbox: closing the script engine: %w (the runs still in progress release it when they end)", ctx.Err())
+	}
+}
+
+// release closes the runtimes and the compilation cache once no run is in
+// progress.
+func (e *ScriptEngine) release(ctx context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	var err error
 	for _, rt := range e.runtimes {
 		if cerr := rt.Close(ctx); cerr != nil && err == nil {
 			err = cerr

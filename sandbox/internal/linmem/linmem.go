@@ -17,6 +17,12 @@
 // the 300 KiB an initialised QuickJS instance uses, against ~20 µs to clear
 // them.
 //
+// A memory may also start as an Image, an initialised memory kept in a
+// sealed memory file that every memory created from it maps copy-on-write
+// (Linux): starting costs no copy, the pages a guest only reads are shared
+// by all, and a freed mapping is reset to the image by handing its private
+// pages back to the kernel, with no clearing.
+//
 // # Concurrency
 //
 // Reallocate and Free are called by wazero on the goroutine running the
@@ -26,6 +32,8 @@ package linmem
 
 import (
 	"encoding/binary"
+	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -41,7 +49,41 @@ type Memory struct {
 	mapped bool       // buf's backing array is a mapping of max bytes
 	max    uint64
 	freed  bool
-	pool   *Pool // where the mapping goes when freed; nil: unmapped
+	pins   int    // Pin calls not yet undone by Unpin
+	pool   *Pool  // where the mapping goes when freed; nil: unmapped
+	img    *Image // what the mapping starts as; nil: zeros
+}
+
+// Image is an initialised memory that memories share copy-on-write (see
+// NewFrom). It is immutable and safe for concurrent use; its memory file is
+// closed when it becomes unreachable.
+type Image struct {
+	fd   int
+	size uint64 // bytes of the file: len of the image rounded up to a page
+	view []byte // the file mapped read-only; nil: resets drop the pages
+}
+
+// NewImage keeps b as an Image. It fails where memory files or mappings are
+// not available; the caller then copies b into each memory instead.
+func NewImage(b []byte) (*Image, error) {
+	fd, size, err := newImageFD(b)
+	if err != nil {
+		return nil, err
+	}
+	img := &Image{fd: fd, size: size}
+	img.view, _ = viewImage(fd, size)
+	runtime.AddCleanup(img, func(fd int) { closeFD(fd) }, fd)
+	if img.view != nil {
+		runtime.AddCleanup(img, func(v []byte) { _ = unmap(v) }, img.view)
+	}
+	return img, nil
+}
+
+// poolKey identifies interchangeable mappings: of one size, starting as one
+// image (nil: zeros).
+type poolKey struct {
+	size uint64
+	img  *Image
 }
 
 // New reserves a memory of at most maxBytes (0 = unbounded, which is never
@@ -56,7 +98,7 @@ type Pool struct {
 	maxFree int
 
 	mu     sync.Mutex
-	free   map[uint64][][]byte // by mapping size
+	free   map[poolKey][][]byte
 	nfree  int
 	closed bool
 }
@@ -64,35 +106,60 @@ type Pool struct {
 // NewPool returns a pool that keeps up to maxFree mappings, each with at
 // most keepBytes of it committed.
 func NewPool(maxFree int, keepBytes uint64) *Pool {
-	return &Pool{keep: keepBytes, maxFree: maxFree, free: map[uint64][][]byte{}}
+	return &Pool{keep: keepBytes, maxFree: maxFree, free: map[poolKey][][]byte{}}
 }
 
 // New is like the package's New, reusing a mapping from the pool when it
 // holds one of maxBytes.
 func (p *Pool) New(capBytes, maxBytes uint64) *Memory {
+	m, _ := p.NewFrom(capBytes, maxBytes, nil)
+	return m
+}
+
+// NewFrom is like New, and when img is not nil and maxBytes is at least
+// its size, the memory starts as img (copy-on-write): fromImage reports
+// whether it does. A memory that does not reads as zeros.
+func (p *Pool) NewFrom(capBytes, maxBytes uint64, img *Image) (m *Memory, fromImage bool) {
+	if img != nil && img.size > maxBytes {
+		img = nil
+	}
 	if maxBytes != 0 && maxBytes <= 1<<32 {
-		if b := p.take(maxBytes); b != nil {
-			return &Memory{buf: b[:0], mapped: true, max: maxBytes, pool: p}
+		if b := p.take(poolKey{maxBytes, img}); b != nil {
+			return &Memory{buf: b[:0], mapped: true, max: maxBytes, pool: p, img: img}, img != nil
 		}
 		if b, err := mapAnon(maxBytes); err == nil {
-			return &Memory{buf: b[:0], mapped: true, max: maxBytes, pool: p}
+			if img == nil {
+				return &Memory{buf: b[:0], mapped: true, max: maxBytes, pool: p}, false
+			}
+			if err := mapImage(b, img.fd, img.size); err == nil {
+				return &Memory{buf: b[:0], mapped: true, max: maxBytes, pool: p, img: img}, true
+			}
+			_ = unmap(b)
 		}
 	}
-	return &Memory{buf: make([]byte, 0, capBytes), max: maxBytes}
+	return &Memory{buf: make([]byte, 0, capBytes), max: maxBytes}, false
 }
 
 // Allocator returns an allocator for experimental.WithMemoryAllocator that
 // creates memories with p.New and hands each to created as well. limit, when
 // not 0, lowers the maximum the runtime asks for: memory.grow past it fails.
 func (p *Pool) Allocator(created func(*Memory), limit uint64) experimental.MemoryAllocator {
+	return p.AllocatorFrom(nil, func(m *Memory, _ bool) {
+		if created != nil {
+			created(m)
+		}
+	}, limit)
+}
+
+// AllocatorFrom is like Allocator with memories made by NewFrom with img;
+// created also hears whether the memory starts as img.
+func (p *Pool) AllocatorFrom(img *Image, created func(m *Memory, fromImage bool), limit uint64) experimental.MemoryAllocator {
 	return experimental.MemoryAllocatorFunc(func(capBytes, maxBytes uint64) experimental.LinearMemory {
 		if limit != 0 && (maxBytes == 0 || limit < maxBytes) {
 			maxBytes = limit
 		}
-		m := p.New(capBytes, maxBytes)
-		if created != nil {
-			created(m)
-		}
+		m, fromImage := p.NewFrom(capBytes, maxBytes, img)
+		created(m, fromImage)
 		return m
 	})
 }
@@ -112,31 +179,44 @@ func (p *Pool) Close() {
 	p.nfree = 0
 }
 
-func (p *Pool) take(size uint64) []byte {
+func (p *Pool) take(k poolKey) []byte {
 	if p == nil {
 		return nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	list := p.free[size]
+	list := p.free[k]
 	if len(list) == 0 {
 		return nil
 	}
 	b := list[len(list)-1]
-	p.free[size] = list[:len(list)-1]
+	if len(list) == 1 {
+		delete(p.free, k) // no empty lists keep a dropped image reachable
+	} else {
+		p.free[k] = list[:len(list)-1]
+	}
 	p.nfree--
 	return b
 }
 
 // put takes back a mapping whose first used bytes the guest may have
 // written, or unmaps it when the pool is full or closed. Every byte of a
-// mapping in the pool reads as zero.
-func (p *Pool) put(b []byte, used uint64) {
+// mapping in the pool reads as zero, or as img where it maps img.
+func (p *Pool) put(b []byte, used uint64, img *Image) {
 	if p == nil || !p.hasRoom() {
 		_ = unmap(b)
 		return
 	}
 	keep := min(used, p.keep)
+	if img != nil {
+		// Copy the image back over the pages the guest wrote, which stay
+		// committed for the next guest; failing that, drop every private
+		// page, which resets it to the image too.
+		keep = 0
+		if resetToImage(b[:used], img, p.keep) {
+			used = 0
+		}
+	}
 	clear(b[:keep])
 	if used > keep && release(b[keep:used]) != nil {
 		_ = unmap(b)
@@ -148,8 +228,30 @@ func (p *Pool) put(b []byte, used uint64) {
 		_ = unmap(b)
 		return
 	}
-	p.free[uint64(len(b))] = append(p.free[uint64(len(b))], b)
+	k := poolKey{uint64(len(b)), img}
+	p.free[k] = append(p.free[k], b)
 	p.nfree++
+}
+
+// resetToImage makes every byte of b, which maps img, read as img again by
+// copying img over the private pages of b, if they are at most keep bytes.
+func resetToImage(b []byte, img *Image, keep uint64) bool {
+	if img.view == nil {
+		return false
+	}
+	page := os.Getpagesize()
+	n := 0
+	ok := privatePages(b, func(i int) {
+		n++
+		off := i * page
+		end := min(off+page, len(b))
+		if off < len(img.view) {
+			c := copy(b[off:end], img.view[off:min(end, len(img.view))])
+			off += c
+		}
+		clear(b[off:end])
+	})
+	return ok && uint64(n*page) <= keep
 }
 
 func (p *Pool) hasRoom() bool {
@@ -180,7 +282,12 @@ func (m *Memory) Reallocate(size uint64) []byte {
 }
 
 // Free implements experimental.LinearMemory: it releases the memory. wazero
-// calls it when the instance closes.
+// calls it when the instance closes, which may be while the guest still
+// runs on another goroutine (wazero's Runtime.Close closes every module) or
+// while host code still holds slices of the memory. A mapping handed back
+// then would be written by the old guest after a new instance got it, or
+// fault once unmapped; so while the memory is pinned, Free only marks it,
+// and the last Unpin hands the mapping back.
 func (m *Memory) Free() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -188,8 +295,38 @@ func (m *Memory) Free() {
 		return
 	}
 	m.freed = true
-	if m.mapped {
-		m.pool.put(m.buf[:cap(m.buf)], uint64(len(m.buf)))
+	if m.pins == 0 {
+		m.release()
+	}
+}
+
+// Pin keeps the memory's backing array in place, unshared, until the
+// matching Unpin, even if Free is called meanwhile. The holder of an
+// instance pins its memory for as long as guest or host code may touch it.
+func (m *Memory) Pin() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.pins++
+}
+
+// Unpin undoes one Pin; once the memory is freed and no pin is left, its
+// mapping goes back to the pool.
+func (m *Memory) Unpin() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.pins <= 0 {
+		panic("linmem: Unpin without Pin")
+	}
+	m.pins--
+	if m.pins == 0 && m.freed {
+		m.release()
+	}
+}
+
+// release hands the backing array back; m.mu is held.
+func (m *Memory) release() {
+	if m.mapped && m.buf != nil {
+		m.pool.put(m.buf[:cap(m.buf)], uint64(len(m.buf)), m.img)
 	}
 	m.buf = nil
 }

@@ -61,3 +61,83 @@ func TestHeapFallback(t *testing.T) {
 	require.Equal(t, uint32(5), LoadUint32(b[8:]))
 	m.Free()
 }
+
+// TestPinDefersRelease frees a pinned memory: the mapping stays the
+// memory's, unshared, until the last Unpin, and only then goes back to the
+// pool.
+func TestPinDefersRelease(t *testing.T) {
+	p := NewPool(2, 64<<10)
+	defer p.Close()
+	m := p.New(0, 1<<20)
+	b := m.Reallocate(64 << 10)
+	m.Pin()
+	m.Pin()
+	m.Free()
+	b[100] = 1 // still ours
+	m.Unpin()
+	p.mu.Lock()
+	require.Equal(t, 0, p.nfree, "pinned: not in the pool")
+	p.mu.Unlock()
+	m.Unpin()
+	p.mu.Lock()
+	require.Equal(t, 1, p.nfree, "unpinned and freed: back in the pool")
+	p.mu.Unlock()
+	require.Panics(t, m.Unpin)
+	m2 := p.New(0, 1<<20)
+	require.Equal(t, byte(0), m2.Reallocate(64 << 10)[100])
+	m2.Free()
+}
+
+// TestImage starts memories as an image: each reads the image and zeros
+// past it, writes stay private to the memory, and a recycled mapping reads
+// as the image again, not as what its last guest wrote.
+func TestImage(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		_, err := NewImage([]byte{1})
+		require.Error(t, err)
+		return
+	}
+	src := make([]byte, 3*4096+100)
+	for i := range src {
+		src[i] = byte(i*7 + 1)
+	}
+	img, err := NewImage(src)
+	require.NoError(t, err)
+	require.True(t, privatePages(src, func(int) {}), "/proc/self/pagemap is readable")
+	// A pool keeping 64 KiB resets a recycled mapping by copying the image
+	// back; one keeping 4 KiB, by dropping the pages.
+	for _, keep := range []uint64{64 << 10, 4 << 10} {
+		testImage(t, img, src, keep)
+	}
+}
+
+func testImage(t *testing.T, img *Image, src []byte, keep uint64) {
+	p := NewPool(2, keep)
+	defer p.Close()
+	want := append(append([]byte(nil), src...), make([]byte, 64<<10-len(src))...)
+	a, ok := p.NewFrom(0, 1<<20, img)
+	require.True(t, ok)
+	b, ok := p.NewFrom(0, 1<<20, img)
+	require.True(t, ok)
+	ab, bb := a.Reallocate(64<<10), b.Reallocate(64<<10)
+	require.Equal(t, want, ab)
+	for i := range ab {
+		ab[i] = 0xEE
+	}
+	require.Equal(t, want, bb, "a's writes are its own")
+	base := &ab[0]
+	a.Free()
+	c, ok := p.NewFrom(0, 1<<20, img)
+	require.True(t, ok)
+	cb := c.Reallocate(64 << 10)
+	require.Same(t, base, &cb[0], "the mapping is reused")
+	require.Equal(t, want, cb, "reset to the image")
+	z := p.New(0, 1<<20) // another key: a mapping of zeros
+	require.Equal(t, make([]byte, 64<<10), z.Reallocate(64<<10))
+	small, ok := p.NewFrom(0, 4096, img) // smaller than the image: zeros
+	require.False(t, ok)
+	require.Equal(t, make([]byte, 4096), small.Reallocate(4096))
+	for _, m := range []*Memory{b, c, z, small} {
+		m.Free()
+	}
+}

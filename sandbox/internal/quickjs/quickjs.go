@@ -146,6 +146,12 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("quickjs: compiling module: %w", err)
 	}
+	defs := compiled.ExportedFunctions()
+	for _, name := range exportNames {
+		if defs[name] == nil {
+			return nil, fmt.Errorf("quickjs: module lacks export %s", name)
+		}
+	}
 	// The WASI host (wasi.go) gives the guest no file, directory, argument
 	// or environment variable; its clocks are the instance's (sysState).
 	r.compiled = compiled
@@ -154,7 +160,10 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 	return r, nil
 }
 
-// Close closes the runtime and every instance it created.
+// Close closes the runtime and every instance it created. It may be called
+// while instances are in use on other goroutines: a guest running then
+// traps at its next yield, and each instance keeps its linear memory, which
+// nothing else can get, until its own Close.
 func (r *Runtime) Close(ctx context.Context) error {
 	err := r.wrt.Close(ctx)
 	r.mems.Close()
@@ -183,6 +192,8 @@ type Instance struct {
 	compiled                   map[string]uint32 // code -> its JSFunctionBytecode*
 	fns                        exports
 	closed                     bool
+	depth                      int    // guest calls in progress (re-entrant ones nest)
+	pinned                     bool   // lin is pinned (until Close and the last call)
 	heapLimit                  uint64 // the QuickJS heap limit (0 = none)
 }
 
@@ -203,41 +214,84 @@ func memLimit(heapLimit uint64) uint64 {
 	return (heapLimit + Headroom + PageSize - 1) / PageSize * PageSize
 }
 
+// fnID names an export the host calls (exportNames).
+type fnID int
+
+const (
+	fnMalloc fnID = iota
+	fnFree
+	fnEval
+	fnEvalFunction
+	fnDupValue
+	fnToCString
+	fnFreeCString
+	fnNewString
+	fnFreeValue
+	fnHasException
+	fnGetException
+	fnExecutePendingJob
+	fnGetPropertyStr
+	fnSetPropertyStr
+	numFns
+)
+
+// exportNames are the module's exports behind the fnIDs.
+var exportNames = [numFns]string{"malloc", "free", "JS_Eval", "JS_EvalFunction", "JS_DupValue", "JS_ToCStringLen2", "JS_FreeCString", "JS_NewStringLen", "JS_FreeValue", "JS_HasException", "JS_GetException", "JS_ExecutePendingJob", "JS_GetPropertyStr", "JS_SetPropertyStr"}
+
+// exports holds the api.Functions of an instance, each made at its first
+// use: wazero gives every api.Function a call stack of its own (10 KiB,
+// grown by copying), which a run that never calls it need not pay for.
 type exports struct {
-	malloc, free, eval, evalFunction, dupValue, toCString, freeCString, newString, freeValue,
-	hasException, getException, executePendingJob, getPropertyStr, setPropertyStr api.Function
+	mod api.Module
+	fns [numFns]api.Function
+}
+
+// get returns the export id; NewRuntime checked that the module has it.
+func (e *exports) get(id fnID) api.Function {
+	if f := e.fns[id]; f != nil {
+		return f
+	}
+	f := e.mod.ExportedFunction(exportNames[id])
+	e.fns[id] = f
+	return f
 }
 
 // instantiate instantiates the module, without initialising QuickJS, with
 // sys as its clock and random source and its linear memory capped for
 // heapLimit (memLimit).
 func (r *Runtime) instantiate(ctx context.Context, sys *sysState, heapLimit uint64) (_ *Instance, err error) {
+	in, _, err := r.instantiateFrom(ctx, sys, heapLimit, nil)
+	return in, err
+}
+
+// instantiateFrom is instantiate with a memory that starts as img, where
+// it can (fromImage): wazero has then written the data segments over it.
+func (r *Runtime) instantiateFrom(ctx context.Context, sys *sysState, heapLimit uint64, img *linmem.Image) (_ *Instance, fromImage bool, err error) {
 	var lin *linmem.Memory
-	ctx = experimental.WithMemoryAllocator(ctx, r.mems.Allocator(func(m *linmem.Memory) { lin = m }, memLimit(heapLimit)))
+	ctx = experimental.WithMemoryAllocator(ctx, r.mems.AllocatorFrom(img, func(m *linmem.Memory, fi bool) { lin, fromImage = m, fi }, memLimit(heapLimit)))
 	mod, err := r.wrt.InstantiateModule(ctx, r.compiled, r.modCfg)
 	if err != nil {
-		return nil, fmt.Errorf("quickjs: instantiating: %w", err)
+		return nil, false, fmt.Errorf("quickjs: instantiating: %w", err)
 	}
 	in := &Instance{layout: r.mod.layout, rtm: r, mod: mod, mem: mod.Memory(), lin: lin, sys: sys, heapLimit: heapLimit}
-	r.instances.Store(mod, in)
 	if lin == nil {
-		in.Close(ctx)
-		return nil, errors.New("quickjs: the instance's memory was not allocated by linmem")
+		_ = mod.Close(context.WithoutCancel(ctx))
+		return nil, false, errors.New("quickjs: the instance's memory was not allocated by linmem")
 	}
-	get := func(name string) api.Function {
-		f := mod.ExportedFunction(name)
-		if f == nil && err == nil {
-			err = fmt.Errorf("quickjs: module lacks export %s", name)
+	// The memory stays this instance's until Close, even if the module is
+	// closed under it (Runtime.Close): see linmem.Memory.Free.
+	lin.Pin()
+	in.pinned = true
+	r.instances.Store(mod, in)
+	in.fns = exports{mod: mod}
+	if !fromImage {
+		// The segments are passive (Layout.Data): write them, as
+		// instantiation would have.
+		for _, d := range in.layout.Data {
+			if !in.mem.Write(d.Offset, d.Bytes) {
+				err = fmt.Errorf("quickjs: data segment at %d out of bounds", d.Offset)
+			}
 		}
-		return f
-	}
-	in.fns = exports{
-		malloc: get("malloc"), free: get("free"), eval: get("JS_Eval"), evalFunction: get("JS_EvalFunction"),
-		dupValue: get("JS_DupValue"), toCString: get("JS_ToCStringLen2"), freeCString: get("JS_FreeCString"),
-		newString: get("JS_NewStringLen"), freeValue: get("JS_FreeValue"),
-		hasException: get("JS_HasException"), getException: get("JS_GetException"),
-		executePendingJob: get("JS_ExecutePendingJob"),
-		getPropertyStr:    get("JS_GetPropertyStr"), setPropertyStr: get("JS_SetPropertyStr"),
 	}
 	global := func(name string) api.MutableGlobal {
 		g, _ := mod.ExportedGlobal(name).(api.MutableGlobal)
@@ -250,9 +304,9 @@ func (r *Runtime) instantiate(ctx context.Context, sys *sysState, heapLimit uint
 		global(in.layout.Reason), global(in.layout.OOM)
 	if err != nil {
 		in.Close(ctx)
-		return nil, err
+		return nil, false, err
 	}
-	return in, nil
+	return in, fromImage, nil
 }
 
 // NewInstance instantiates the module and creates a QuickJS runtime whose
@@ -332,13 +386,13 @@ func (r *Runtime) NewInstance(ctx context.Context, heapLimit uint64) (_ *Instanc
 		return nil, err
 	}
 	// JS_SetPropertyStr takes ownership of fn.
-	if _, err := in.call1(ctx, in.fns.setPropertyStr, in.ctx, g, name, fn); err != nil {
+	if _, err := in.call1(ctx, in.fns.get(fnSetPropertyStr), in.ctx, g, name, fn); err != nil {
 		return nil, err
 	}
 	if err := in.freePtr(ctx, name); err != nil {
 		return nil, err
 	}
-	if _, err := in.call1(ctx, in.fns.freeValue, in.ctx, g); err != nil {
+	if _, err := in.call1(ctx, in.fns.get(fnFreeValue), in.ctx, g); err != nil {
 		return nil, err
 	}
 	return in, checkStackFields(in.mem, uint32(in.rt), in.layout)
@@ -360,8 +414,10 @@ func (in *Instance) seal(ctx context.Context, setLoader api.Function) error {
 	return err
 }
 
-// Close releases the instance; it is safe to call more than once. No slice
-// read from the instance's memory may be used afterwards.
+// Close releases the instance; it is safe to call more than once, also
+// from a Handler during a guest call (the memory is then released when the
+// outermost call returns). No slice read from the instance's memory may be
+// used afterwards: its memory may belong to another instance by then.
 func (in *Instance) Close(ctx context.Context) {
 	if in.closed {
 		return
@@ -369,6 +425,16 @@ func (in *Instance) Close(ctx context.Context) {
 	in.closed = true
 	in.rtm.instances.Delete(in.mod)
 	_ = in.mod.Close(context.WithoutCancel(ctx))
+	in.unpin()
+}
+
+// unpin hands the instance's memory back once it is closed and no guest
+// call is in progress.
+func (in *Instance) unpin() {
+	if in.pinned && in.closed && in.depth == 0 {
+		in.pinned = false
+		in.lin.Unpin()
+	}
 }
 
 // SetClock makes c the instance's clock from now on (Date, performance.now
@@ -399,6 +465,9 @@ func (in *Instance) MonoOrigin() int64 { return in.sys.monoNow() }
 func (in *Instance) SetStackLimit(n uint32) {
 	if n == 0 || n > maxStack {
 		n = maxStack
+	}
+	if in.closed {
+		return
 	}
 	floor := in.layout.StackTop - n
 	in.floor.Set(uint64(floor))
@@ -457,7 +526,10 @@ func (in *Instance) call1(ctx context.Context, f api.Function, args ...uint64) (
 	if in.closed {
 		return 0, fmt.Errorf("%w: instance closed", ErrGuest)
 	}
+	in.depth++
 	res, err := f.Call(ctx, args...)
+	in.depth--
+	in.unpin()
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrGuest, err)
 	}
@@ -469,7 +541,7 @@ func (in *Instance) call1(ctx context.Context, f api.Function, args ...uint64) (
 
 // cString copies s into a fresh malloc'd, NUL-terminated guest buffer.
 func (in *Instance) cString(ctx context.Context, s string) (uint64, error) {
-	p, err := in.call1(ctx, in.fns.malloc, uint64(len(s)+1))
+	p, err := in.call1(ctx, in.fns.get(fnMalloc), uint64(len(s)+1))
 	if err != nil {
 		return 0, err
 	}
@@ -486,7 +558,7 @@ func (in *Instance) cString(ctx context.Context, s string) (uint64, error) {
 }
 
 func (in *Instance) freePtr(ctx context.Context, p uint64) error {
-	_, err := in.call1(ctx, in.fns.free, p)
+	_, err := in.call1(ctx, in.fns.get(fnFree), p)
 	return err
 }
 
@@ -510,17 +582,17 @@ func (in *Instance) Eval(ctx context.Context, code, filename string) (exception 
 		// JS_EvalFunction takes ownership of the function: hand it a
 		// reference of its own, so the compiled function stays.
 		f := uint64(tagBytecode)<<jsTagShift | uint64(fb)
-		if _, err := in.call1(ctx, in.fns.dupValue, in.ctx, f); err != nil {
+		if _, err := in.call1(ctx, in.fns.get(fnDupValue), in.ctx, f); err != nil {
 			return false, "", err
 		}
-		if v, err = in.call1(ctx, in.fns.evalFunction, in.ctx, f); err != nil {
+		if v, err = in.call1(ctx, in.fns.get(fnEvalFunction), in.ctx, f); err != nil {
 			return false, "", err
 		}
 	} else if v, err = in.evalSource(ctx, code, filename, evalFlagStrict); err != nil {
 		return false, "", err
 	}
 	if v>>jsTagShift != tagException {
-		if _, err := in.call1(ctx, in.fns.freeValue, in.ctx, v); err != nil {
+		if _, err := in.call1(ctx, in.fns.get(fnFreeValue), in.ctx, v); err != nil {
 			return false, "", err
 		}
 		if v, err = in.runJobs(ctx); err != nil {
@@ -546,7 +618,12 @@ func (in *Instance) evalSource(ctx context.Context, code, filename string, flags
 	if err != nil {
 		return 0, err
 	}
-	v, err := in.call1(ctx, in.fns.eval, in.ctx, p, uint64(len(code)), p+uint64(codeLen), flags)
+	v, err := in.call1(ctx, in.fns.get(fnEval), in.ctx, p, uint64(len(code)), p+uint64(codeLen), flags)
+	// A run evaluates source once, at its start (later evaluations are
+	// precompiled): let the call stack that grew for it go, rather than
+	// keep it for the rest of the run (~0.1 MiB of Go heap per waiting
+	// chain).
+	in.fns.fns[fnEval] = nil
 	if err != nil {
 		return 0, err
 	}
@@ -557,7 +634,7 @@ func (in *Instance) evalSource(ctx context.Context, code, filename string, flags
 // returns the exception JSValue tag in the latter case, else 0.
 func (in *Instance) runJobs(ctx context.Context) (uint64, error) {
 	for {
-		r, err := in.call1(ctx, in.fns.executePendingJob, in.rt, scratchAddr)
+		r, err := in.call1(ctx, in.fns.get(fnExecutePendingJob), in.rt, scratchAddr)
 		if err != nil {
 			return 0, err
 		}
@@ -573,7 +650,7 @@ func (in *Instance) runJobs(ctx context.Context) (uint64, error) {
 
 // takeException clears the pending exception and reports it as Eval does.
 func (in *Instance) takeException(ctx context.Context) (exception bool, text string, err error) {
-	exc, err := in.call1(ctx, in.fns.getException, in.ctx)
+	exc, err := in.call1(ctx, in.fns.get(fnGetException), in.ctx)
 	if err != nil {
 		return true, "", err
 	}
@@ -586,7 +663,7 @@ func (in *Instance) takeException(ctx context.Context) (exception bool, text str
 	} else if !IsOutOfMemory(err) {
 		return true, "", err
 	}
-	_, err = in.call1(ctx, in.fns.freeValue, in.ctx, exc)
+	_, err = in.call1(ctx, in.fns.get(fnFreeValue), in.ctx, exc)
 	return true, text, err
 }
 
@@ -594,7 +671,7 @@ func (in *Instance) takeException(ctx context.Context) (exception bool, text str
 // guest buffer and returns its address (a's; b follows it).
 func (in *Instance) cStrings(ctx context.Context, a, b string) (uint64, error) {
 	total := len(a) + 1 + len(b) + 1
-	p, err := in.call1(ctx, in.fns.malloc, uint64(total))
+	p, err := in.call1(ctx, in.fns.get(fnMalloc), uint64(total))
 	if err != nil {
 		return 0, err
 	}
@@ -651,6 +728,9 @@ func (s *StringRef) Len() int { return int(s.len) }
 
 // Bytes copies up to n bytes of the string out of guest memory.
 func (s *StringRef) Bytes(n int) ([]byte, error) {
+	if s.in.closed {
+		return nil, fmt.Errorf("%w: instance closed", ErrGuest)
+	}
 	n = min(n, int(s.len))
 	b, ok := s.in.mem.Read(s.ptr, uint32(n))
 	if !ok {
@@ -661,7 +741,7 @@ func (s *StringRef) Bytes(n int) ([]byte, error) {
 
 // Release frees the guest copy of the string.
 func (s *StringRef) Release(ctx context.Context) error {
-	_, err := s.in.call1(ctx, s.in.fns.freeCString, s.in.ctx, uint64(s.ptr))
+	_, err := s.in.call1(ctx, s.in.fns.get(fnFreeCString), s.in.ctx, uint64(s.ptr))
 	return err
 }
 
@@ -670,7 +750,7 @@ func (s *StringRef) Release(ctx context.Context) error {
 // of memory, returns an error for which IsOutOfMemory is true.
 func (in *Instance) ToString(ctx context.Context, v uint64) (*StringRef, error) {
 	// JS_ToCStringLen2(ctx, size_t* plen, val, cesu8 false)
-	p, err := in.call1(ctx, in.fns.toCString, in.ctx, scratchAddr, v, 0)
+	p, err := in.call1(ctx, in.fns.get(fnToCString), in.ctx, scratchAddr, v, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -690,7 +770,7 @@ func (in *Instance) NewString(ctx context.Context, s []byte) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	v, err := in.call1(ctx, in.fns.newString, in.ctx, p, uint64(len(s)))
+	v, err := in.call1(ctx, in.fns.get(fnNewString), in.ctx, p, uint64(len(s)))
 	if err != nil {
 		return 0, err
 	}
@@ -746,7 +826,7 @@ func (r *Runtime) hostProxy(ctx context.Context, mod api.Module, stack []uint64)
 	if jsctx == 0 {
 		stack[0] = 0
 		v, _ := r.instances.Load(mod)
-		if in, _ := v.(*Instance); ctx.Err() != nil || in == nil || in.stop.Load() {
+		if in, _ := v.(*Instance); ctx.Err() != nil || in == nil || in.stop.Load() || mod.IsClosed() {
 			stack[0] = 1
 			return
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/airlockrt/airlock/sandbox/internal/wasmcode"
@@ -103,10 +104,22 @@ type Layout struct {
 	// stack_size field, which stack_top and stack_limit follow; the rewrite
 	// reads it from the code of JS_SetMaxStackSize (stackguard.go).
 	StackSizeOffset uint32
+	// Data are the module's data segments, which the rewrite makes passive
+	// so that instantiation does not write them: the host writes them into
+	// a fresh memory, and a memory that starts as a snapshot's image
+	// (linmem.Image) already holds them as the snapshot left them. Nil when
+	// the code uses memory.init, and the segments stay active.
+	Data []DataSegment
 	// SnapshotSafe is set when linear memory and mutable globals are an
 	// instance's whole mutable state: the code neither writes tables nor
 	// drops data or element segments, and imports no mutable global.
 	SnapshotSafe bool
+}
+
+// DataSegment is a data segment: bytes to write at Offset.
+type DataSegment struct {
+	Offset uint32
+	Bytes  []byte
 }
 
 // section is one section of a module.
@@ -140,6 +153,7 @@ type rewriter struct {
 	tableHasMax     bool
 	exports         map[string]uint32 // function exports by name (original indices)
 	dataStart       uint32
+	memoryInit      bool // the code uses memory.init
 	dataEnd         uint32
 	oomAddr         uint32 // address of the "out of memory" message
 
@@ -263,6 +277,9 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 			body, err = rw.code(body, &lay, &safe)
 		case 11:
 			body = appendVecItem(body, denyData())
+			if !rw.memoryInit {
+				body, lay.Data, err = passiveData(body)
+			}
 		case 12:
 			var n uint64
 			if n, _, err = wasmcode.ULEB(body); err == nil {
@@ -489,6 +506,8 @@ func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe 
 				*safe = false
 			case 0xfc:
 				switch sub, _, _ := wasmcode.ULEB(ins[1:]); sub {
+				case 8: // memory.init: it must keep trapping on the (dropped) active segments
+					rw.memoryInit = true
 				case 9, 12, 13, 14, 15, 17: // data.drop, table.init, elem.drop, table.copy/grow/fill
 					*safe = false
 				}
@@ -926,6 +945,40 @@ func (rw *rewriter) parseData(sec []byte) error {
 		return errors.New("quickjs: trailing bytes in the data section")
 	}
 	return nil
+}
+
+// passiveData turns the active data segments of the data section sec
+// into passive ones and returns them.
+func passiveData(sec []byte) ([]byte, []DataSegment, error) {
+	count, n, err := wasmcode.ULEB(sec)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := appendU(make([]byte, 0, len(sec)), count)
+	segs := make([]DataSegment, 0, count)
+	rest := sec[n:]
+	for i := uint64(0); i < count; i++ {
+		if len(rest) < 3 || rest[0] != 0 || rest[1] != 0x41 {
+			return nil, nil, errors.New("quickjs: unexpected data segment kind")
+		}
+		off, k, err := wasmcode.SLEB(rest[2:])
+		if err != nil || off < 0 || off > math.MaxUint32 || len(rest) < 2+k+1 || rest[2+k] != wasmcode.OpEnd {
+			return nil, nil, errors.New("quickjs: bad data segment offset")
+		}
+		rest = rest[2+k+1:]
+		size, k, err := wasmcode.ULEB(rest)
+		if err != nil || uint64(len(rest)-k) < size {
+			return nil, nil, errors.New("quickjs: truncated data segment")
+		}
+		segs = append(segs, DataSegment{Offset: uint32(off), Bytes: rest[k : k+int(size)]})
+		out = append(out, 0x01) // passive: no memory, no offset
+		out = append(out, rest[:k+int(size)]...)
+		rest = rest[k+int(size):]
+	}
+	if len(rest) != 0 {
+		return nil, nil, errors.New("quickjs: trailing bytes in the data section")
+	}
+	return out, segs, nil
 }
 
 // appendVecItem appends item to the vector sec (count, items).

@@ -28,6 +28,15 @@ func TestRewrite(t *testing.T) {
 	require.Equal(t, uint32(120), lay.StackSizeOffset)
 	require.True(t, lay.SnapshotSafe)
 	require.Equal(t, uint32(wasmStackSize), lay.StackTop-lay.StackBase)
+	// The data segments are passive, all below the stack, the deny message
+	// among them.
+	require.NotEmpty(t, lay.Data)
+	var deny bool
+	for _, d := range lay.Data {
+		require.LessOrEqual(t, uint64(d.Offset)+uint64(len(d.Bytes)), uint64(lay.StackBase))
+		deny = deny || d.Offset == denyMsgAddr
+	}
+	require.True(t, deny)
 
 	// The rewritten code still decodes instruction by instruction, holds the
 	// same loops and stack-pointer writes, each of them checked, and no

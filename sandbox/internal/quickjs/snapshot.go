@@ -1,6 +1,7 @@
 package quickjs
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/tetratelabs/wazero/api"
+
+	"github.com/airlockrt/airlock/sandbox/internal/linmem"
 )
 
 // Snapshot is the state of an initialised instance, from which Restore
@@ -33,6 +36,34 @@ type Snapshot struct {
 	// base is this Snapshot as a Base, built on first use (BaseOf).
 	baseOnce sync.Once
 	base     *Base
+
+	// A Snapshot taken by Runtime.Snapshot is restored many times: its
+	// image, built on first use, is shared copy-on-write by the memories of
+	// the instances restored from it (linmem.Image); raw is the image's
+	// bytes (the Base's). img stays nil where that is not available.
+	shared  bool
+	imgOnce sync.Once
+	img     *linmem.Image
+	raw     []byte
+}
+
+// image returns s's shared image and its bytes, or nil.
+func (s *Snapshot) image(ctx context.Context, r *Runtime) (*linmem.Image, []byte) {
+	if !s.shared {
+		return nil, nil
+	}
+	s.imgOnce.Do(func() {
+		// Not bounded by ctx: a run's cancellation must not leave the
+		// Base's error behind for every later capture.
+		raw, _, err := BaseOf(s).image(context.WithoutCancel(ctx), r, s.heapLimit)
+		if err != nil || len(raw) != int(s.pages)*PageSize {
+			return
+		}
+		if img, err := linmem.NewImage(raw); err == nil {
+			s.img, s.raw = img, raw
+		}
+	})
+	return s.img, s.raw
 }
 
 type chunk struct {
@@ -75,7 +106,7 @@ func (r *Runtime) Snapshot(ctx context.Context, in *Instance) (*Snapshot, error)
 	base, _ := bare.mem.Read(0, bare.mem.Size())
 	cur, _ := in.mem.Read(0, in.mem.Size())
 	s := &Snapshot{heapLimit: in.heapLimit, pages: in.mem.Size() / PageSize, rt: in.rt, ctx: in.ctx, undefined: in.undefined,
-		compiled: maps.Clone(in.compiled)}
+		compiled: maps.Clone(in.compiled), shared: true}
 	s.chunks, s.size = diff(cur, base, false)
 	if s.globals, err = in.globals(); err != nil {
 		return nil, err
@@ -88,7 +119,8 @@ func (r *Runtime) Snapshot(ctx context.Context, in *Instance) (*Snapshot, error)
 // whose memory, globals, clock and random source continue from where the
 // snapshotted instance was.
 func (r *Runtime) Restore(ctx context.Context, s *Snapshot) (_ *Instance, err error) {
-	in, err := r.instantiate(ctx, s.sys.resume(r), s.heapLimit)
+	img, raw := s.image(ctx, r)
+	in, fromImage, err := r.instantiateFrom(ctx, s.sys.resume(r), s.heapLimit, img)
 	if err != nil {
 		return nil, err
 	}
@@ -106,8 +138,21 @@ func (r *Runtime) Restore(ctx context.Context, s *Snapshot) (_ *Instance, err er
 	if !ok {
 		return nil, errors.New("quickjs: restoring a snapshot: memory smaller than recorded")
 	}
-	for _, c := range s.chunks {
-		copy(buf[c.off:], c.data)
+	if fromImage && in.layout.Data == nil {
+		// The memory is the image, except where instantiation wrote the
+		// active data segments (all below the stack, Rewrite checks): put
+		// back the pages the snapshot changed there. The rest is copied on
+		// write.
+		for off := 0; off < int(in.layout.StackBase); off += chunkSize {
+			end := min(off+chunkSize, int(in.layout.StackBase))
+			if !bytes.Equal(buf[off:end], raw[off:end]) {
+				copy(buf[off:end], raw[off:end])
+			}
+		}
+	} else if !fromImage {
+		for _, c := range s.chunks {
+			copy(buf[c.off:], c.data)
+		}
 	}
 	for i, name := range in.layout.Globals {
 		g, ok := in.mod.ExportedGlobal(name).(api.MutableGlobal)

@@ -1,0 +1,5 @@
+//go:build race
+
+package quickjs
+
+const raceEnabled = true
