@@ -8,13 +8,15 @@
 //                                {"ns":[...]}: N samples in nanoseconds
 //   node peer.mjs density N      N runtimes, each with a context blocked in
 //                                an await of a host promise never settled;
-//                                prints {"before":B,"after":A,"chains":N}
-//                                (RSS in bytes) and exits
+//                                prints {"before":B,"after":A,"before_pss":
+//                                BP,"after_pss":AP,"chains":N} (RSS and PSS
+//                                in bytes) and exits
 //
 // Each measure mirrors the airlock side of the driver: see
 // internal/peerbench/main.go for what they are and how they pair up.
 import { getQuickJS, newQuickJSWASMModule } from "quickjs-emscripten";
 import { createInterface } from "node:readline";
+import { readFileSync } from "node:fs";
 
 const QuickJS = await getQuickJS();
 
@@ -129,9 +131,21 @@ function loop() {
   return Number(now() - t);
 }
 
+// pss is the process's proportional set size in bytes (0 without
+// /proc/self/smaps_rollup).
+function pss() {
+  try {
+    const m = /^Pss:\s+(\d+) kB/m.exec(readFileSync("/proc/self/smaps_rollup", "utf8"));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
 function density(n) {
   globalThis.gc?.();
   const before = process.memoryUsage().rss;
+  const beforePSS = pss();
   const guests = [];
   for (let i = 0; i < n; i++) {
     const pending = [];
@@ -147,7 +161,8 @@ function density(n) {
   }
   globalThis.gc?.();
   const after = process.memoryUsage().rss;
-  process.stdout.write(JSON.stringify({ before, after, chains: guests.length }) + "\n");
+  const afterPSS = pss();
+  process.stdout.write(JSON.stringify({ before, after, before_pss: beforePSS, after_pss: afterPSS, chains: guests.length }) + "\n");
 }
 
 const [mode, arg] = process.argv.slice(2);

@@ -6,7 +6,7 @@
 //	scripts/peer-deps.sh                # npm ci of bench/peer (once)
 //	go run ./internal/peerbench         # make bench-peer
 //
-// Five measures, each taken on both sides, interleaved round by round
+// Six measures, each taken on both sides, interleaved round by round
 // (airlock, peer, airlock, peer, …) after one warm-up round that is not
 // counted; a side's figure is the median over rounds of each round's p50:
 //
@@ -26,9 +26,12 @@
 //     to the next.
 //   - loop: `let s = 0; for (let i = 0; i < 1e6; i++) s += i` in a fresh
 //     instance (airlock) or runtime and context (peer).
-//   - density: resident memory added per chain with -chains chains blocked
-//     at once in a tool call that is never answered, each side in a process
-//     of its own started for the round ((RSS after − RSS before) / chains).
+//   - density: memory added per chain with -chains chains blocked at once
+//     in a tool call that is never answered, each side in a process of its
+//     own started for the round ((PSS after − PSS before) / chains: a page
+//     mapped by many chains counts once, as it takes memory once);
+//     density-rss shows the same with RSS, which counts the snapshot image
+//     each airlock chain maps copy-on-write once per chain.
 //
 // Ratios are peer ÷ airlock: above 1, airlock is faster (or smaller).
 package main
@@ -152,13 +155,24 @@ func run(ctx context.Context, c config) error {
 			peer:    func(context.Context) ([]float64, error) { return peer.measure("loop", c.loops) },
 		},
 		{
-			name: "density", unit: "MiB/chain", goal: "airlock ≤ 0.25 MiB per chain",
+			name: "density", unit: "MiB/chain", goal: "airlock ≤ 0.25 MiB per chain (PSS)",
 			met: func(a, _ float64) bool { return a <= 0.25 },
 			airlock: func(ctx context.Context) ([]float64, error) {
-				return density(ctx, self, []string{childEnv + "=" + strconv.Itoa(c.chains)}, nil)
+				return density(ctx, true, self, []string{childEnv + "=" + strconv.Itoa(c.chains)}, nil)
 			},
 			peer: func(ctx context.Context) ([]float64, error) {
-				return density(ctx, "node", nil, []string{"--expose-gc", filepath.Join(c.peerDir, "peer.mjs"), "density", strconv.Itoa(c.chains)})
+				return density(ctx, true, "node", nil, []string{"--expose-gc", filepath.Join(c.peerDir, "peer.mjs"), "density", strconv.Itoa(c.chains)})
+			},
+		},
+		{
+			// RSS counts each chain's copy-on-write mapping of the shared
+			// image once per chain; shown beside PSS, no goal.
+			name: "density-rss", unit: "MiB/chain", goal: "(RSS: shared image pages counted per chain; no goal)",
+			airlock: func(ctx context.Context) ([]float64, error) {
+				return density(ctx, false, self, []string{childEnv + "=" + strconv.Itoa(c.chains)}, nil)
+			},
+			peer: func(ctx context.Context) ([]float64, error) {
+				return density(ctx, false, "node", nil, []string{"--expose-gc", filepath.Join(c.peerDir, "peer.mjs"), "density", strconv.Itoa(c.chains)})
 			},
 		},
 	}
@@ -284,17 +298,22 @@ func airlockLoops(ctx context.Context, e *sandbox.ScriptEngine, n int) ([]float6
 	return ns, nil
 }
 
-// densityResult is what a density child prints: resident set sizes in
-// bytes.
+// densityResult is what a density child prints: resident set sizes and
+// proportional set sizes (PSS: a page mapped n times counts 1/n, so the
+// snapshot image every chain maps copy-on-write counts once, not once per
+// chain as in RSS), in bytes.
 type densityResult struct {
-	Before int64 `json:"before"`
-	After  int64 `json:"after"`
-	Chains int   `json:"chains"`
+	Before    int64 `json:"before"`
+	After     int64 `json:"after"`
+	BeforePSS int64 `json:"before_pss"`
+	AfterPSS  int64 `json:"after_pss"`
+	Chains    int   `json:"chains"`
 }
 
 // density starts a density child, name with args and env added to this
-// process's environment, and returns its MiB per chain as the one sample.
-func density(ctx context.Context, name string, env, args []string) ([]float64, error) {
+// process's environment, and returns its MiB per chain as the one sample:
+// of PSS when pss, else of RSS.
+func density(ctx context.Context, pss bool, name string, env, args []string) ([]float64, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
@@ -309,7 +328,14 @@ func density(ctx context.Context, name string, env, args []string) ([]float64, e
 	if d.Chains <= 0 {
 		return nil, fmt.Errorf("density child held %d chains", d.Chains)
 	}
-	return []float64{float64(d.After-d.Before) / float64(d.Chains) / (1 << 20)}, nil
+	grown := d.After - d.Before
+	if pss {
+		if d.AfterPSS == 0 {
+			return nil, errors.New("density child printed no PSS (/proc/self/smaps_rollup)")
+		}
+		grown = d.AfterPSS - d.BeforePSS
+	}
+	return []float64{float64(grown) / float64(d.Chains) / (1 << 20)}, nil
 }
 
 // densityChild holds chains (a decimal count) airlock chains blocked in a
@@ -338,7 +364,7 @@ func densityChild(chains string, w io.Writer) error {
 		return err
 	}
 	settle()
-	before := rss()
+	before, beforePSS := rss(), pss()
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for range n {
@@ -362,14 +388,14 @@ func densityChild(chains string, w io.Writer) error {
 		}
 	}
 	settle()
-	after := rss()
+	after, afterPSS := rss(), pss()
 	close(release)
 	wg.Wait()
 	close(errs)
 	if err := <-errs; err != nil {
 		return err
 	}
-	return json.NewEncoder(w).Encode(densityResult{Before: before, After: after, Chains: n})
+	return json.NewEncoder(w).Encode(densityResult{Before: before, After: after, BeforePSS: beforePSS, AfterPSS: afterPSS, Chains: n})
 }
 
 // settle collects garbage and returns freed memory to the OS, so that RSS
@@ -391,6 +417,22 @@ func rss() int64 {
 	}
 	pages, _ := strconv.ParseInt(f[1], 10, 64)
 	return pages * int64(os.Getpagesize())
+}
+
+// pss returns this process's proportional set size in bytes (0 where
+// /proc/self/smaps_rollup is not there).
+func pss() int64 {
+	b, err := os.ReadFile("/proc/self/smaps_rollup")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Pss:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 // peerProc is a running `node peer.mjs serve`.
