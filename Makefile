@@ -10,7 +10,7 @@
 #                and measures airlock against the peer of issue 22 (make
 #                bench-peer)
 #   make bench-peer  airlock against QuickJS as quickjs-emscripten ships it, on
-#                Node: four ratios (internal/peerbench; BENCHMARKS.md,
+#                Node: the ratios of issue 22 (internal/peerbench; BENCHMARKS.md,
 #                "Against the peer")
 #   make lint    go vet + staticcheck (installed at a pinned version)
 #   make fuzz    runs every fuzz target for FUZZTIME each
