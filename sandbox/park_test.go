@@ -219,7 +219,7 @@ func TestResumeRefusesChunkOffsetsThatWrap(t *testing.T) {
 	inst = append(inst, "AQJS"...)
 	put := func(v uint64) { inst = binary.AppendUvarint(inst, v) }
 	putStr := func(v string) { put(uint64(len(v))); inst = append(inst, v...) }
-	put(1)
+	put(2) // the engine state's format version
 	putStr("x")
 	put(h.MemoryBytes)
 	put(26)

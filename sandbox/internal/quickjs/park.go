@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"maps"
 	"slices"
@@ -160,10 +161,11 @@ func (s *Snapshot) BaseID() string { return s.baseID }
 // HeapLimit returns the QuickJS heap limit of the captured instance.
 func (s *Snapshot) HeapLimit() uint64 { return s.heapLimit }
 
-// The marshalled form: a header, then the chunks through DEFLATE.
+// The marshalled form: a header, the chunks through DEFLATE, then a
+// CRC-32C of the header and the chunks as decompressed (castagnoli).
 const (
 	parkMagic   = "AQJS"
-	parkVersion = 1
+	parkVersion = 2
 	// maxCompiled bounds the precompiled entries a marshalled Snapshot may
 	// name, and maxCodeBytes the length of each one's code.
 	maxCompiled  = 16
@@ -217,13 +219,27 @@ func (s *Snapshot) Marshal(w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	sum := crc32.New(castagnoli)
+	sum.Write(hdr.Bytes())
 	for _, c := range s.chunks {
+		sum.Write(c.data)
 		if _, err := fw.Write(c.data); err != nil {
 			return err
 		}
 	}
-	return fw.Close()
+	if err := fw.Close(); err != nil {
+		return err
+	}
+	_, err = w.Write(sum.Sum(nil))
+	return err
 }
+
+// castagnoli is the CRC-32C table of the check a state ends with: over its
+// header and its memory as decompressed, so that a state damaged anywhere
+// (DEFLATE itself has no check: a changed byte may decompress to other
+// memory without an error) is refused rather than resumed. It guards
+// against damage, not forgery: durable seals what it stores.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Unmarshal reads a Snapshot Marshal wrote. Nothing in data is trusted:
 // every count and offset is checked against maxPages of memory before
@@ -317,6 +333,8 @@ func Unmarshal(data []byte, maxPages uint32) (*Snapshot, error) {
 		sizes = append(sizes, n)
 		s.size += int(n)
 	}
+	sum := crc32.New(castagnoli)
+	sum.Write(data[:len(data)-rd.Len()])
 	// The bytes are allocated as they decompress, never ahead of them: a
 	// short state cannot make this allocate the memory it claims.
 	fr := flate.NewReader(rd)
@@ -327,6 +345,7 @@ func Unmarshal(data []byte, maxPages uint32) (*Snapshot, error) {
 			return nil, fmt.Errorf("%w: memory cut short (%v)", ErrCorrupt, err)
 		}
 		s.chunks[i].data = buf.Bytes()
+		sum.Write(s.chunks[i].data)
 	}
 	// The stream must end where the chunks do, and the state with it: a
 	// state cut inside the stream's last block, or with bytes after it, is
@@ -336,8 +355,11 @@ func Unmarshal(data []byte, maxPages uint32) (*Snapshot, error) {
 		return nil, fmt.Errorf("%w: trailing memory bytes", ErrCorrupt)
 	case err != io.EOF:
 		return nil, fmt.Errorf("%w: memory stream cut short (%v)", ErrCorrupt, err)
-	case rd.Len() != 0:
-		return nil, fmt.Errorf("%w: %d bytes after the memory stream", ErrCorrupt, rd.Len())
+	case rd.Len() != crc32.Size:
+		return nil, fmt.Errorf("%w: %d bytes after the memory stream, want its %d-byte check", ErrCorrupt, rd.Len(), crc32.Size)
+	}
+	if want := data[len(data)-crc32.Size:]; !bytes.Equal(sum.Sum(nil), want) {
+		return nil, fmt.Errorf("%w: its check does not match its bytes", ErrCorrupt)
 	}
 	return s, nil
 }
