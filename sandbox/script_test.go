@@ -131,6 +131,29 @@ func TestToolErrors(t *testing.T) {
 		{"ctor":true,"name":"ToolError","tool":"bare","status":"error","reason":"","message":"tool bare: error"}]`, string(res.Value))
 }
 
+// TestOkEnvelopeForms checks that envelopes close to the plain ok form,
+// which the host hands over as their value alone (wire.OkValue), settle as
+// the whole envelope says when they are not exactly that form: a later
+// "status" member wins, as in JSON.parse.
+func TestOkEnvelopeForms(t *testing.T) {
+	envs := map[string]string{
+		"plain":   `{"status":"ok","value":{"a":[1,"}"]}}`,
+		"spaced":  `{ "status": "ok", "value": 2 }`,
+		"second":  `{"status":"ok","value":3,"status":"denied","reason":"r","message":"later status"}`,
+		"novalue": `{"status":"ok"}`,
+		"extra":   `{"status":"ok","value":4,"note":"x"}`,
+	}
+	br := func(_ context.Context, tool string, _ []byte) ([]byte, error) { return []byte(envs[tool]), nil }
+	res, err := run(t, `
+		const out = {};
+		for (const name of ["plain", "spaced", "second", "novalue", "extra"]) {
+			try { out[name] = await tools[name]({}); } catch (e) { out[name] = e.name + ": " + e.message; }
+		}
+		return out;`, br, Limits{})
+	require.NoError(t, err)
+	require.JSONEq(t, `{"plain":{"a":[1,"}"]},"spaced":2,"second":"ToolError: later status","novalue":null,"extra":4}`, string(res.Value))
+}
+
 // TestToolErrorStack pins how many of the script's frames a ToolError's
 // stack (the call site of its tools.x(), relocated) keeps under
 // Error.stackTraceLimit: the prelude's frames above the call count against

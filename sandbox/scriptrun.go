@@ -59,6 +59,7 @@ type stopGuest struct{}
 type callResult struct {
 	id      int32
 	env     []byte
+	value   []byte // wire.OkValue of env, or nil
 	err     error
 	at      float64 // when it completed, on the timers' clock
 	stamped bool    // at is set (by the goroutine that ran the call)
@@ -475,16 +476,23 @@ func (r *scriptRun) call(q queuedCall) callResult {
 		}
 		return r.bridge(r.bctx, tool, q.args)
 	}()
+	var value []byte
 	if err == nil {
-		if cerr := wire.CheckEnvelope(env); cerr != nil {
-			err = fmt.Errorf("bridge returned a bad envelope for %s: %w", tool, cerr)
-		} else if uint64(len(env)) > r.lim.MemoryBytes {
+		// A plain ok result (checked by OkValue) reaches the guest as its
+		// value alone; any other envelope whole.
+		var plain bool
+		if value, plain = wire.OkValue(env); !plain {
+			if cerr := wire.CheckEnvelope(env); cerr != nil {
+				err = fmt.Errorf("bridge returned a bad envelope for %s: %w", tool, cerr)
+			}
+		}
+		if err == nil && uint64(len(env)) > r.lim.MemoryBytes {
 			err = errEnvelopeTooLarge
 		}
 	} else {
 		err = fmt.Errorf("bridge failed on %s: %w", tool, err)
 	}
-	return callResult{id: id, env: env, err: err}
+	return callResult{id: id, env: env, value: value, err: err}
 }
 
 var errEnvelopeTooLarge = errors.New("envelope larger than the guest's memory limit")
@@ -501,7 +509,7 @@ func (r *scriptRun) accept(c callResult) {
 		for i > 0 && r.ready[i-1].at > c.at {
 			i--
 		}
-		r.ready = slices.Insert(r.ready, i, readyCall{c: wire.Completion{ID: c.id, Envelope: c.env}, at: c.at})
+		r.ready = slices.Insert(r.ready, i, readyCall{c: wire.Completion{ID: c.id, Envelope: c.env, Value: c.value}, at: c.at})
 	case errors.As(c.err, new(*Pending)):
 		var p *Pending
 		errors.As(c.err, &p)

@@ -140,20 +140,24 @@ function start(limit, resultLimit, s0, s1, s2, s3, body) {
 // __airlock_pump handles one event the host chose: a completion, whose
 // promise it settles before starting queued calls in the slot it freed, or,
 // when the host hands over none, the earliest due timer (30-timers.js).
-const parseBatch = JSON.parse; // the script may replace JSON.parse
+// The batch is flat, [id, kind, payload, ...] (ABI.md): kind 1, the value
+// of a plain ok result, which resolves the call as it is; kind 0, the
+// envelope. It is parsed with the engine's JSON.parse (05-errors.js), as
+// the script may replace the global one.
 function pump() {
-  const batch = parseBatch(host(OP_TAKE));
+  const batch = jsonParse(host(OP_TAKE));
   if (batch.length === 0) {
     runTimer();
     return;
   }
-  for (let i = 0; i < batch.length; i++) {
-    const [id, env] = batch[i];
+  for (let i = 0; i < batch.length; i += 3) {
+    const id = batch[i];
     const req = pending.get(id);
     if (req === undefined) continue;
     pending.delete(id);
     inFlight--;
-    settle(req, env);
+    if (batch[i + 1] === 1) req.resolve(batch[i + 2]);
+    else settle(req, batch[i + 2]);
   }
   while (inFlight < maxInFlight && waitHead < waiting.length) {
     const req = waiting[waitHead];

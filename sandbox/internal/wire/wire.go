@@ -19,7 +19,7 @@ const (
 	OpLog    = 2 // (level, text) → undefined: one console line
 	OpDone   = 3 // (result JSON) → never returns: the script finished
 	OpFail   = 4 // (error JSON) → never returns: the script failed
-	OpTake   = 5 // () → JSON batch of completions
+	OpTake   = 5 // () → JSON batch of completions (AppendBatch)
 	OpSource = 6 // () → the script source
 	// OpTooLarge (length) → never returns: the result's JSON has more than
 	// length UTF-16 code units, which already exceeds the result limit.
@@ -101,6 +101,9 @@ var ErrBadEnvelope = errors.New("wire: malformed bridge envelope")
 // CheckEnvelope reports whether env, as returned by a Bridge, is one JSON
 // object with a string "status" member. The guest receives it verbatim.
 func CheckEnvelope(env []byte) error {
+	if _, ok := OkValue(env); ok {
+		return nil
+	}
 	var head struct {
 		Status *string `json:"status"`
 	}
@@ -113,25 +116,55 @@ func CheckEnvelope(env []byte) error {
 	return nil
 }
 
-// Completion is one finished call: its id and envelope.
-type Completion struct {
-	ID       int32
-	Envelope []byte
+// okPrefix starts the envelope of a plain ok result as chain.Envelope
+// writes it.
+const okPrefix = `{"status":"ok","value":`
+
+// OkValue returns V when env is exactly {"status":"ok","value":V} (no
+// spaces, no other member; the form chain.Envelope writes for a plain
+// result), V one valid JSON value, aliasing env; ok is false for any other
+// envelope. An envelope it accepts passes CheckEnvelope, and the guest
+// settles its call with V as the envelope would have.
+func OkValue(env []byte) (v []byte, ok bool) {
+	n := len(env)
+	if n < len(okPrefix)+2 || env[n-1] != '}' || string(env[:len(okPrefix)]) != okPrefix {
+		return nil, false
+	}
+	v = env[len(okPrefix) : n-1]
+	// Valid as one value: a second member after it ("1,\"status\":…") is not.
+	if !json.Valid(v) {
+		return nil, false
+	}
+	return v, true
 }
 
-// AppendBatch appends the JSON array [[id, envelope], ...] that OpTake
-// returns. Envelopes must already have passed CheckEnvelope.
+// Completion is one finished call: its id and envelope, or, for a plain
+// ok result, the envelope's value alone.
+type Completion struct {
+	ID       int32
+	Envelope []byte // when Value is nil
+	Value    []byte // OkValue of the envelope, or nil
+}
+
+// AppendBatch appends the JSON array that OpTake returns: for each
+// completion its id, a kind and a payload, in one flat array
+// [id, kind, payload, ...]; kind 1: the payload is the value of a plain ok
+// envelope (Completion.Value); kind 0: it is the whole envelope. Envelopes
+// must already have passed CheckEnvelope.
 func AppendBatch(dst []byte, cs []Completion) []byte {
 	dst = append(dst, '[')
 	for i, c := range cs {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, '[')
 		dst = strconv.AppendInt(dst, int64(c.ID), 10)
-		dst = append(dst, ',')
-		dst = append(dst, c.Envelope...)
-		dst = append(dst, ']')
+		if c.Value != nil {
+			dst = append(dst, ",1,"...)
+			dst = append(dst, c.Value...)
+		} else {
+			dst = append(dst, ",0,"...)
+			dst = append(dst, c.Envelope...)
+		}
 	}
 	return append(dst, ']')
 }

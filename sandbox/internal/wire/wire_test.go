@@ -49,12 +49,39 @@ func TestCheckEnvelope(t *testing.T) {
 	}
 }
 
+func TestOkValue(t *testing.T) {
+	for env, want := range map[string]string{
+		`{"status":"ok","value":{}}`:          `{}`,
+		`{"status":"ok","value":[1,{"a":2}]}`: `[1,{"a":2}]`,
+		`{"status":"ok","value":"}"}`:         `"}"`,
+		`{"status":"ok","value":null}`:        `null`,
+	} {
+		v, ok := OkValue([]byte(env))
+		require.True(t, ok, env)
+		require.Equal(t, want, string(v))
+		require.NoError(t, CheckEnvelope([]byte(env)))
+	}
+	for _, env := range []string{
+		`{"status":"ok","value":1,"status":"error"}`, // a second member
+		`{"status":"ok","value":1,"plain":false}`,
+		`{"status":"ok","value":}`,
+		`{"status":"ok", "value":1}`,
+		`{"status":"ok","value":1} `,
+		`{"status":"ok","value":{}`,
+		`{"status":"error","value":1}`,
+		`{"status":"ok"}`,
+	} {
+		_, ok := OkValue([]byte(env))
+		require.False(t, ok, env)
+	}
+}
+
 func TestAppendBatch(t *testing.T) {
-	b := AppendBatch(nil, []Completion{{ID: 1, Envelope: []byte(`{"status":"ok","value":1}`)}, {ID: 7, Envelope: []byte(`{"status":"error"}`)}})
-	var v [][2]json.RawMessage
+	b := AppendBatch(nil, []Completion{{ID: 1, Value: []byte(`{"a":1}`)}, {ID: 7, Envelope: []byte(`{"status":"error"}`)}})
+	require.Equal(t, `[1,1,{"a":1},7,0,{"status":"error"}]`, string(b))
+	var v []json.RawMessage
 	require.NoError(t, json.Unmarshal(b, &v))
-	require.Len(t, v, 2)
-	require.Equal(t, "7", string(v[1][0]))
+	require.Len(t, v, 6)
 	require.Equal(t, "[]", string(AppendBatch(nil, nil)))
 }
 
