@@ -205,3 +205,25 @@ func BenchmarkLoop1e6(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// TestDispatcher checks the dispatcher the rewrite adds: an export it
+// calls gets its arguments and returns its result, and an index past the
+// last export traps without harming the instance.
+func TestDispatcher(t *testing.T) {
+	rt := testRuntime(t, Config{})
+	ctx := context.Background()
+	in, err := rt.NewInstance(ctx, 0)
+	require.NoError(t, err)
+	defer in.Close(ctx)
+	p, err := in.call(ctx, fnMalloc, 16)
+	require.NoError(t, err)
+	require.NotZero(t, p)
+	require.Less(t, p, uint64(1)<<32, "an i32 result is zero-extended")
+	_, err = in.call(ctx, fnFree, p)
+	require.NoError(t, err)
+	_, err = in.call(ctx, numFns)
+	require.ErrorIs(t, err, ErrGuest)
+	exc, text, err := in.Eval(ctx, "1 + 1", "t.js")
+	require.NoError(t, err)
+	require.False(t, exc, text)
+}
