@@ -227,3 +227,29 @@ func TestDispatcher(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, exc, text)
 }
+
+// TestIdleRelease checks that an instance that makes no guest call for
+// idleRelease lets its api.Functions go, and makes them again when called.
+func TestIdleRelease(t *testing.T) {
+	rt := testRuntime(t, Config{})
+	ctx := context.Background()
+	in, err := rt.NewInstance(ctx, 0)
+	require.NoError(t, err)
+	defer in.Close(ctx)
+	held := func() (n int) {
+		in.fns.mu.Lock()
+		defer in.fns.mu.Unlock()
+		for _, f := range in.fns.depth {
+			if f != nil {
+				n++
+			}
+		}
+		return n
+	}
+	for range 2 {
+		exc, text, err := in.Eval(ctx, "function f(n) { return n && f(n - 1) + 1 }; f(100)", "t.js")
+		require.NoError(t, err)
+		require.False(t, exc, text)
+		require.Eventually(t, func() bool { return held() == 0 }, 5*time.Second, idleRelease)
+	}
+}
