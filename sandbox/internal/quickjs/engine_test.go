@@ -239,8 +239,8 @@ func TestIdleRelease(t *testing.T) {
 	held := func() (n int) {
 		in.fns.mu.Lock()
 		defer in.fns.mu.Unlock()
-		for _, f := range in.fns.depth {
-			if f != nil {
+		for _, d := range in.fns.depth {
+			if d != nil && d.f != nil {
 				n++
 			}
 		}

@@ -247,10 +247,17 @@ var exportNames = [numFns]string{"malloc", "free", "JS_Eval", "JS_EvalFunction",
 // (some 50 µs) small next to the wait.
 type exports struct {
 	mod api.Module
-	mu  sync.Mutex // guards depth: the idle timer clears it
-	// depth holds the api.Function of each call depth, nil until used.
-	depth []api.Function
-	idle  *time.Timer // clears depth; nil until the first call
+	mu  sync.Mutex // guards depth[*].f: the idle timer clears them
+	// depth holds what each call depth uses, nil until used.
+	depth []*callDepth
+	idle  *time.Timer // clears depth[*].f; nil until the first call
+}
+
+// callDepth is the api.Function of one call depth (nil until used) and the
+// parameter and result stack of its calls.
+type callDepth struct {
+	f     api.Function
+	stack [1 + dispatchArgs]uint64
 }
 
 // idleRelease is how long an instance makes no guest call before it lets
@@ -264,16 +271,20 @@ func (e *exports) call(ctx context.Context, depth int, id fnID, args ...uint64) 
 	for len(e.depth) <= depth {
 		e.depth = append(e.depth, nil)
 	}
-	f := e.depth[depth]
+	d := e.depth[depth]
+	if d == nil {
+		d = &callDepth{}
+		e.depth[depth] = d
+	}
+	f := d.f
 	if f == nil {
 		f = e.mod.ExportedFunction(dispatchExport)
-		e.depth[depth] = f
+		d.f = f
 	}
 	e.mu.Unlock()
-	var stack [1 + dispatchArgs]uint64
-	stack[0] = uint64(id)
-	copy(stack[1:], args)
-	err := f.CallWithStack(ctx, stack[:])
+	d.stack = [1 + dispatchArgs]uint64{uint64(id)}
+	copy(d.stack[1:], args)
+	err := f.CallWithStack(ctx, d.stack[:])
 	if depth == 0 {
 		if e.idle == nil {
 			e.idle = time.AfterFunc(idleRelease, e.release)
@@ -281,14 +292,18 @@ func (e *exports) call(ctx context.Context, depth int, id fnID, args ...uint64) 
 			e.idle.Reset(idleRelease)
 		}
 	}
-	return stack[0], err
+	return d.stack[0], err
 }
 
 // release lets every api.Function go. A call in progress keeps its own
 // until it returns.
 func (e *exports) release() {
 	e.mu.Lock()
-	clear(e.depth)
+	for _, d := range e.depth {
+		if d != nil {
+			d.f = nil
+		}
+	}
 	e.mu.Unlock()
 }
 
