@@ -152,7 +152,10 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 	// The WASI host (wasi.go) gives the guest no file, directory, argument
 	// or environment variable; its clocks are the instance's (sysState).
 	r.compiled = compiled
-	r.modCfg = wazero.NewModuleConfig().WithName("").WithStartFunctions()
+	// Nothing reads wazero's own random source (random_get is wasi.go's):
+	// a shared one spares every instance the 5 KiB source wazero would
+	// make for it.
+	r.modCfg = wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(unusedRand{})
 	ok = true
 	return r, nil
 }
@@ -165,6 +168,14 @@ func (r *Runtime) Close(ctx context.Context) error {
 	err := r.wrt.Close(ctx)
 	r.mems.Close()
 	return err
+}
+
+// unusedRand is the random source of wazero's system context, which
+// nothing reads.
+type unusedRand struct{}
+
+func (unusedRand) Read([]byte) (int, error) {
+	return 0, errors.New("quickjs: wazero's random source is not the guest's")
 }
 
 // ErrGuest is wrapped by Instance methods when a wasm call failed: a trap
