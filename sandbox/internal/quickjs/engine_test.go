@@ -205,3 +205,51 @@ func BenchmarkLoop1e6(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// TestDispatcher checks the dispatcher the rewrite adds: an export it
+// calls gets its arguments and returns its result, and an index past the
+// last export traps without harming the instance.
+func TestDispatcher(t *testing.T) {
+	rt := testRuntime(t, Config{})
+	ctx := context.Background()
+	in, err := rt.NewInstance(ctx, 0)
+	require.NoError(t, err)
+	defer in.Close(ctx)
+	p, err := in.call(ctx, fnMalloc, 16)
+	require.NoError(t, err)
+	require.NotZero(t, p)
+	require.Less(t, p, uint64(1)<<32, "an i32 result is zero-extended")
+	_, err = in.call(ctx, fnFree, p)
+	require.NoError(t, err)
+	_, err = in.call(ctx, numFns)
+	require.ErrorIs(t, err, ErrGuest)
+	exc, text, err := in.Eval(ctx, "1 + 1", "t.js")
+	require.NoError(t, err)
+	require.False(t, exc, text)
+}
+
+// TestIdleRelease checks that an instance that makes no guest call for
+// idleRelease lets its api.Functions go, and makes them again when called.
+func TestIdleRelease(t *testing.T) {
+	rt := testRuntime(t, Config{})
+	ctx := context.Background()
+	in, err := rt.NewInstance(ctx, 0)
+	require.NoError(t, err)
+	defer in.Close(ctx)
+	held := func() (n int) {
+		in.fns.mu.Lock()
+		defer in.fns.mu.Unlock()
+		for _, d := range in.fns.depth {
+			if d != nil && d.f != nil {
+				n++
+			}
+		}
+		return n
+	}
+	for range 2 {
+		exc, text, err := in.Eval(ctx, "function f(n) { return n && f(n - 1) + 1 }; f(100)", "t.js")
+		require.NoError(t, err)
+		require.False(t, exc, text)
+		require.Eventually(t, func() bool { return held() == 0 }, 5*time.Second, idleRelease)
+	}
+}

@@ -146,16 +146,16 @@ func NewRuntime(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("quickjs: compiling module: %w", err)
 	}
-	defs := compiled.ExportedFunctions()
-	for _, name := range exportNames {
-		if defs[name] == nil {
-			return nil, fmt.Errorf("quickjs: module lacks export %s", name)
-		}
+	if compiled.ExportedFunctions()[dispatchExport] == nil {
+		return nil, fmt.Errorf("quickjs: module lacks export %s", dispatchExport)
 	}
 	// The WASI host (wasi.go) gives the guest no file, directory, argument
 	// or environment variable; its clocks are the instance's (sysState).
 	r.compiled = compiled
-	r.modCfg = wazero.NewModuleConfig().WithName("").WithStartFunctions()
+	// Nothing reads wazero's own random source (random_get is wasi.go's):
+	// a shared one spares every instance the 5 KiB source wazero would
+	// make for it.
+	r.modCfg = wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(unusedRand{})
 	ok = true
 	return r, nil
 }
@@ -168,6 +168,14 @@ func (r *Runtime) Close(ctx context.Context) error {
 	err := r.wrt.Close(ctx)
 	r.mems.Close()
 	return err
+}
+
+// unusedRand is the random source of wazero's system context, which
+// nothing reads.
+type unusedRand struct{}
+
+func (unusedRand) Read([]byte) (int, error) {
+	return 0, errors.New("quickjs: wazero's random source is not the guest's")
 }
 
 // ErrGuest is wrapped by Instance methods when a wasm call failed: a trap
@@ -238,22 +246,84 @@ const (
 // exportNames are the module's exports behind the fnIDs.
 var exportNames = [numFns]string{"malloc", "free", "JS_Eval", "JS_EvalFunction", "JS_DupValue", "JS_ToCStringLen2", "JS_FreeCString", "JS_NewStringLen", "JS_FreeValue", "JS_HasException", "JS_GetException", "JS_ExecutePendingJob", "JS_GetPropertyStr", "JS_SetPropertyStr"}
 
-// exports holds the api.Functions of an instance, each made at its first
-// use: wazero gives every api.Function a call stack of its own (10 KiB,
-// grown by copying), which a run that never calls it need not pay for.
+// exports calls the exports of exportNames through the dispatcher
+// (dispatch.go), with one api.Function per call depth, each made at its
+// first use: a run needs two, one for the call that runs JavaScript and one
+// for the calls a Handler makes into the guest meanwhile.
+//
+// wazero never shrinks the call stack of an api.Function, and the one that
+// runs JavaScript grows to ~0.1 MiB. An instance that makes no call for
+// idleRelease, as a chain waiting for a tool does, lets its api.Functions
+// go: the next call makes them again, and grows the stack again, at a cost
+// (~0.2 MiB allocated, some 10–20 µs) small next to the wait.
 type exports struct {
 	mod api.Module
-	fns [numFns]api.Function
+	mu  sync.Mutex // guards depth[*].f: the idle timer clears them
+	// depth holds what each call depth uses, nil until used.
+	depth []*callDepth
+	idle  *time.Timer // clears depth[*].f; nil until the first call
 }
 
-// get returns the export id; NewRuntime checked that the module has it.
-func (e *exports) get(id fnID) api.Function {
-	if f := e.fns[id]; f != nil {
-		return f
+// callDepth is the api.Function of one call depth (nil until used) and the
+// parameter and result stack of its calls.
+type callDepth struct {
+	f     api.Function
+	stack [1 + dispatchArgs]uint64
+}
+
+// idleRelease is how long an instance makes no guest call before it lets
+// its api.Functions, and their call stacks, go.
+const idleRelease = 20 * time.Millisecond
+
+// call calls export id with args (at most dispatchArgs) from a host call
+// nested depth deep in guest calls (0 for none).
+func (e *exports) call(ctx context.Context, depth int, id fnID, args ...uint64) (uint64, error) {
+	e.mu.Lock()
+	for len(e.depth) <= depth {
+		e.depth = append(e.depth, nil)
 	}
-	f := e.mod.ExportedFunction(exportNames[id])
-	e.fns[id] = f
-	return f
+	d := e.depth[depth]
+	if d == nil {
+		d = &callDepth{}
+		e.depth[depth] = d
+	}
+	f := d.f
+	if f == nil {
+		f = e.mod.ExportedFunction(dispatchExport)
+		d.f = f
+	}
+	e.mu.Unlock()
+	d.stack = [1 + dispatchArgs]uint64{uint64(id)}
+	copy(d.stack[1:], args)
+	err := f.CallWithStack(ctx, d.stack[:])
+	if depth == 0 {
+		if e.idle == nil {
+			e.idle = time.AfterFunc(idleRelease, e.release)
+		} else {
+			e.idle.Reset(idleRelease)
+		}
+	}
+	return d.stack[0], err
+}
+
+// release lets every api.Function go. A call in progress keeps its own
+// until it returns.
+func (e *exports) release() {
+	e.mu.Lock()
+	for _, d := range e.depth {
+		if d != nil {
+			d.f = nil
+		}
+	}
+	e.mu.Unlock()
+}
+
+// close stops the idle timer and lets every api.Function go.
+func (e *exports) close() {
+	if e.idle != nil {
+		e.idle.Stop()
+	}
+	e.release()
 }
 
 // instantiate instantiates the module, without initialising QuickJS, with
@@ -386,13 +456,13 @@ func (r *Runtime) NewInstance(ctx context.Context, heapLimit uint64) (_ *Instanc
 		return nil, err
 	}
 	// JS_SetPropertyStr takes ownership of fn.
-	if _, err := in.call1(ctx, in.fns.get(fnSetPropertyStr), in.ctx, g, name, fn); err != nil {
+	if _, err := in.call(ctx, fnSetPropertyStr, in.ctx, g, name, fn); err != nil {
 		return nil, err
 	}
 	if err := in.freePtr(ctx, name); err != nil {
 		return nil, err
 	}
-	if _, err := in.call1(ctx, in.fns.get(fnFreeValue), in.ctx, g); err != nil {
+	if _, err := in.call(ctx, fnFreeValue, in.ctx, g); err != nil {
 		return nil, err
 	}
 	return in, checkStackFields(in.mem, uint32(in.rt), in.layout)
@@ -423,6 +493,7 @@ func (in *Instance) Close(ctx context.Context) {
 		return
 	}
 	in.closed = true
+	in.fns.close()
 	in.rtm.instances.Delete(in.mod)
 	_ = in.mod.Close(context.WithoutCancel(ctx))
 	in.unpin()
@@ -522,6 +593,7 @@ func DecodeInt(v uint64) (int32, bool) {
 	return int32(uint32(v)), true
 }
 
+// call1 calls f, an export NewInstance calls once.
 func (in *Instance) call1(ctx context.Context, f api.Function, args ...uint64) (uint64, error) {
 	if in.closed {
 		return 0, fmt.Errorf("%w: instance closed", ErrGuest)
@@ -539,9 +611,25 @@ func (in *Instance) call1(ctx context.Context, f api.Function, args ...uint64) (
 	return res[0], nil
 }
 
+// call calls export id through the dispatcher and returns its result (0
+// for none).
+func (in *Instance) call(ctx context.Context, id fnID, args ...uint64) (uint64, error) {
+	if in.closed {
+		return 0, fmt.Errorf("%w: instance closed", ErrGuest)
+	}
+	in.depth++
+	res, err := in.fns.call(ctx, in.depth-1, id, args...)
+	in.depth--
+	in.unpin()
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrGuest, err)
+	}
+	return res, nil
+}
+
 // cString copies s into a fresh malloc'd, NUL-terminated guest buffer.
 func (in *Instance) cString(ctx context.Context, s string) (uint64, error) {
-	p, err := in.call1(ctx, in.fns.get(fnMalloc), uint64(len(s)+1))
+	p, err := in.call(ctx, fnMalloc, uint64(len(s)+1))
 	if err != nil {
 		return 0, err
 	}
@@ -558,7 +646,7 @@ func (in *Instance) cString(ctx context.Context, s string) (uint64, error) {
 }
 
 func (in *Instance) freePtr(ctx context.Context, p uint64) error {
-	_, err := in.call1(ctx, in.fns.get(fnFree), p)
+	_, err := in.call(ctx, fnFree, p)
 	return err
 }
 
@@ -582,17 +670,17 @@ func (in *Instance) Eval(ctx context.Context, code, filename string) (exception 
 		// JS_EvalFunction takes ownership of the function: hand it a
 		// reference of its own, so the compiled function stays.
 		f := uint64(tagBytecode)<<jsTagShift | uint64(fb)
-		if _, err := in.call1(ctx, in.fns.get(fnDupValue), in.ctx, f); err != nil {
+		if _, err := in.call(ctx, fnDupValue, in.ctx, f); err != nil {
 			return false, "", err
 		}
-		if v, err = in.call1(ctx, in.fns.get(fnEvalFunction), in.ctx, f); err != nil {
+		if v, err = in.call(ctx, fnEvalFunction, in.ctx, f); err != nil {
 			return false, "", err
 		}
 	} else if v, err = in.evalSource(ctx, code, filename, evalFlagStrict); err != nil {
 		return false, "", err
 	}
 	if v>>jsTagShift != tagException {
-		if _, err := in.call1(ctx, in.fns.get(fnFreeValue), in.ctx, v); err != nil {
+		if _, err := in.call(ctx, fnFreeValue, in.ctx, v); err != nil {
 			return false, "", err
 		}
 		if v, err = in.runJobs(ctx); err != nil {
@@ -618,12 +706,7 @@ func (in *Instance) evalSource(ctx context.Context, code, filename string, flags
 	if err != nil {
 		return 0, err
 	}
-	v, err := in.call1(ctx, in.fns.get(fnEval), in.ctx, p, uint64(len(code)), p+uint64(codeLen), flags)
-	// A run evaluates source once, at its start (later evaluations are
-	// precompiled): let the call stack that grew for it go, rather than
-	// keep it for the rest of the run (~0.1 MiB of Go heap per waiting
-	// chain).
-	in.fns.fns[fnEval] = nil
+	v, err := in.call(ctx, fnEval, in.ctx, p, uint64(len(code)), p+uint64(codeLen), flags)
 	if err != nil {
 		return 0, err
 	}
@@ -634,7 +717,7 @@ func (in *Instance) evalSource(ctx context.Context, code, filename string, flags
 // returns the exception JSValue tag in the latter case, else 0.
 func (in *Instance) runJobs(ctx context.Context) (uint64, error) {
 	for {
-		r, err := in.call1(ctx, in.fns.get(fnExecutePendingJob), in.rt, scratchAddr)
+		r, err := in.call(ctx, fnExecutePendingJob, in.rt, scratchAddr)
 		if err != nil {
 			return 0, err
 		}
@@ -650,7 +733,7 @@ func (in *Instance) runJobs(ctx context.Context) (uint64, error) {
 
 // takeException clears the pending exception and reports it as Eval does.
 func (in *Instance) takeException(ctx context.Context) (exception bool, text string, err error) {
-	exc, err := in.call1(ctx, in.fns.get(fnGetException), in.ctx)
+	exc, err := in.call(ctx, fnGetException, in.ctx)
 	if err != nil {
 		return true, "", err
 	}
@@ -663,7 +746,7 @@ func (in *Instance) takeException(ctx context.Context) (exception bool, text str
 	} else if !IsOutOfMemory(err) {
 		return true, "", err
 	}
-	_, err = in.call1(ctx, in.fns.get(fnFreeValue), in.ctx, exc)
+	_, err = in.call(ctx, fnFreeValue, in.ctx, exc)
 	return true, text, err
 }
 
@@ -671,7 +754,7 @@ func (in *Instance) takeException(ctx context.Context) (exception bool, text str
 // guest buffer and returns its address (a's; b follows it).
 func (in *Instance) cStrings(ctx context.Context, a, b string) (uint64, error) {
 	total := len(a) + 1 + len(b) + 1
-	p, err := in.call1(ctx, in.fns.get(fnMalloc), uint64(total))
+	p, err := in.call(ctx, fnMalloc, uint64(total))
 	if err != nil {
 		return 0, err
 	}
@@ -741,7 +824,7 @@ func (s *StringRef) Bytes(n int) ([]byte, error) {
 
 // Release frees the guest copy of the string.
 func (s *StringRef) Release(ctx context.Context) error {
-	_, err := s.in.call1(ctx, s.in.fns.get(fnFreeCString), s.in.ctx, uint64(s.ptr))
+	_, err := s.in.call(ctx, fnFreeCString, s.in.ctx, uint64(s.ptr))
 	return err
 }
 
@@ -750,7 +833,7 @@ func (s *StringRef) Release(ctx context.Context) error {
 // of memory, returns an error for which IsOutOfMemory is true.
 func (in *Instance) ToString(ctx context.Context, v uint64) (*StringRef, error) {
 	// JS_ToCStringLen2(ctx, size_t* plen, val, cesu8 false)
-	p, err := in.call1(ctx, in.fns.get(fnToCString), in.ctx, scratchAddr, v, 0)
+	p, err := in.call(ctx, fnToCString, in.ctx, scratchAddr, v, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -770,7 +853,7 @@ func (in *Instance) NewString(ctx context.Context, s []byte) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	v, err := in.call1(ctx, in.fns.get(fnNewString), in.ctx, p, uint64(len(s)))
+	v, err := in.call(ctx, fnNewString, in.ctx, p, uint64(len(s)))
 	if err != nil {
 		return 0, err
 	}

@@ -161,9 +161,11 @@ type rewriter struct {
 	budgetGlobal, floorGlobal, reasonGlobal, oomGlobal uint32
 	denyType, hostType                                 uint32
 	addTypes                                           []funcType
-	hostFunc                                           uint32 // function index of the import (new numbering)
-	denyFunc                                           uint32 // function index of the normaliser (new numbering)
-	throwRef, setMaxStack                              uint32 // original indices
+	hostFunc                                           uint32   // function index of the import (new numbering)
+	denyFunc                                           uint32   // function index of the normaliser (new numbering)
+	dispatchType, dispatchFunc                         uint32   // the dispatcher's type and function index (new numbering)
+	dispatchFns                                        []uint32 // original indices of exportNames (dispatch.go)
+	throwRef, setMaxStack                              uint32   // original indices
 }
 
 // shift maps an original function index to the rewritten module's: the
@@ -265,12 +267,15 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 			body = appendVecItem(body, rw.hostImport())
 		case 3:
 			body = appendVecItem(body, appendU(nil, uint64(rw.denyType)))
+			body = appendVecItem(body, appendU(nil, uint64(rw.dispatchType)))
 		case 4:
 			body = rw.grownTable()
 		case 6:
 			body, lay.Globals = rw.addedGlobals(body)
 		case 7:
-			body, err = rw.exportSection(body, lay.Globals)
+			if body, err = rw.exportSection(body, lay.Globals); err == nil {
+				body = appendVecItem(body, rw.dispatchExportEntry())
+			}
 		case 9:
 			body, err = rw.elemSection(body)
 		case 10:
@@ -325,6 +330,12 @@ func (rw *rewriter) plan() error {
 	rw.hostType = rw.typeIndex(hostFuncType)
 	rw.hostFunc = rw.funcImports
 	rw.denyFunc = rw.funcImports + 1 + uint32(len(rw.funcTypes))
+	rw.dispatchType = rw.typeIndex(dispatchFuncType)
+	rw.dispatchFunc = rw.denyFunc + 1
+	var err error
+	if rw.dispatchFns, err = rw.dispatchTargets(); err != nil {
+		return err
+	}
 	if rw.oomAddr == 0 {
 		return errors.New("quickjs: the module's data lacks the out-of-memory message")
 	}
@@ -401,7 +412,7 @@ func (rw *rewriter) appendLoopCheck(dst []byte) []byte {
 }
 
 // code rewrites every function body of the code section and appends the
-// normaliser's. It clears *safe when an instruction changes instance state
+// normaliser's and the dispatcher's. It clears *safe when an instruction changes instance state
 // outside memory and globals.
 func (rw *rewriter) code(sec []byte, lay *Layout, safe *bool) ([]byte, error) {
 	count, n, err := wasmcode.ULEB(sec)
@@ -411,7 +422,7 @@ func (rw *rewriter) code(sec []byte, lay *Layout, safe *bool) ([]byte, error) {
 	if count != uint64(len(rw.funcTypes)) {
 		return nil, errors.New("quickjs: the code and function sections disagree")
 	}
-	out := appendU(make([]byte, 0, len(sec)+len(sec)/4), count+1)
+	out := appendU(make([]byte, 0, len(sec)+len(sec)/4), count+2)
 	rest := sec[n:]
 	var body, code []byte
 	for i := uint32(0); i < uint32(count); i++ {
@@ -432,7 +443,10 @@ func (rw *rewriter) code(sec []byte, lay *Layout, safe *bool) ([]byte, error) {
 	}
 	deny := rw.denyBody()
 	out = appendU(out, uint64(len(deny)))
-	return append(out, deny...), nil
+	out = append(out, deny...)
+	dispatch := rw.dispatchBody()
+	out = appendU(out, uint64(len(dispatch)))
+	return append(out, dispatch...), nil
 }
 
 // function rewrites the body fn of defined function i into body, using code
