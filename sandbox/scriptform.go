@@ -26,7 +26,26 @@ func topLevelReturn(src string) bool {
 	prev := prevNone
 	depth := 0     // braces, parentheses and brackets open
 	var tmpl []int // for each template literal's `${` open, the depth outside it
-	for i := 0; i < len(src); {
+	i := 0
+	// template reads a template literal's text from after src[i] (its
+	// opening backquote, or the `}` closing one of its `${`) to its end or
+	// its next `${`; false when it does not end.
+	template := func() bool {
+		end, open := templateEnd(src, i+1)
+		if end < 0 {
+			return false
+		}
+		i = end
+		if open {
+			tmpl = append(tmpl, depth)
+			depth++
+			prev = prevNone
+		} else {
+			prev = prevValue
+		}
+		return true
+	}
+	for i < len(src) {
 		c := src[i]
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f':
@@ -69,33 +88,15 @@ func topLevelReturn(src string) bool {
 			i = end
 			prev = prevValue
 		case c == '`':
-			end, open := templateEnd(src, i+1)
-			if end < 0 {
+			if !template() {
 				return false
-			}
-			i = end
-			if open {
-				tmpl = append(tmpl, depth)
-				depth++
-				prev = prevNone
-			} else {
-				prev = prevValue
 			}
 		case c == '}' && len(tmpl) > 0 && depth == tmpl[len(tmpl)-1]+1:
 			// The end of a template literal's `${…}`: the literal goes on.
 			tmpl = tmpl[:len(tmpl)-1]
 			depth--
-			end, open := templateEnd(src, i+1)
-			if end < 0 {
+			if !template() {
 				return false
-			}
-			i = end
-			if open {
-				tmpl = append(tmpl, depth)
-				depth++
-				prev = prevNone
-			} else {
-				prev = prevValue
 			}
 		case c == '{' || c == '(' || c == '[':
 			depth++
