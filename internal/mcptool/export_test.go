@@ -34,6 +34,20 @@ func (m *Manager) TenantSessions(name string) int {
 	return len(s.tenants)
 }
 
+// Users returns how many calls hold the session of tenant of server name.
+func (m *Manager) Users(name, tenant string) int {
+	s := m.servers[name]
+	if s == nil {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.tenants[tenant]; c != nil {
+		return c.users
+	}
+	return 0
+}
+
 // SetMaxTenantSessions lowers the bound of tenant sessions until the
 // returned func restores it.
 func SetMaxTenantSessions(n int) (restore func()) {
