@@ -200,6 +200,12 @@ func (e *ScriptEngine) newInstance(ctx context.Context, rt *quickjs.Runtime, mem
 	}
 	var s *quickjs.Snapshot
 	if err == nil {
+		// What instances restored from the snapshot allocate then comes
+		// from pages of their own at the top, not from holes in the
+		// shared image (quickjs.Instance.FillFreeChunks).
+		_, err = in.FillFreeChunks(ctx)
+	}
+	if err == nil {
 		s, err = rt.Snapshot(ctx, in)
 		if errors.Is(err, quickjs.ErrNoSnapshot) {
 			s, err = nil, nil // not an error: every run prepares its own

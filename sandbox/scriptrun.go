@@ -243,7 +243,9 @@ func (r *scriptRun) nextEvent(ctx context.Context) bool {
 			q := r.queued[0]
 			r.queued = r.queued[:0]
 			r.count(q)
+			r.in.IdleBegin()
 			c := r.call(q)
+			r.in.IdleEnd()
 			if ctx.Err() != nil {
 				r.exit = ctxExit(ctx)
 				return false
@@ -262,11 +264,15 @@ func (r *scriptRun) nextEvent(ctx context.Context) bool {
 			}
 			fire = timer.C
 		}
+		r.in.IdleBegin()
 		select {
 		case c := <-r.results:
+			r.in.IdleEnd()
 			r.accept(c)
 		case <-fire:
+			r.in.IdleEnd()
 		case <-ctx.Done():
+			r.in.IdleEnd()
 			r.exit = ctxExit(ctx)
 			return false
 		}

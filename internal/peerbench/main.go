@@ -387,6 +387,10 @@ func densityChild(chains string, w io.Writer) error {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
+	// Measured as chains that have waited a while: one blocked 20 ms hands
+	// back the pages it wrote that read as the shared image again
+	// (quickjs.Instance.IdleBegin).
+	time.Sleep(blockedFor)
 	settle()
 	after, afterPSS := rss(), pss()
 	close(release)
@@ -397,6 +401,10 @@ func densityChild(chains string, w io.Writer) error {
 	}
 	return json.NewEncoder(w).Encode(densityResult{Before: before, After: after, BeforePSS: beforePSS, AfterPSS: afterPSS, Chains: n})
 }
+
+// blockedFor is how long the density child's chains have all been
+// blocked when it measures.
+const blockedFor = 100 * time.Millisecond
 
 // settle collects garbage and returns freed memory to the OS, so that RSS
 // counts what is live.

@@ -31,6 +31,7 @@
 package linmem
 
 import (
+	"bytes"
 	"encoding/binary"
 	"os"
 	"runtime"
@@ -367,4 +368,71 @@ func littleEndian(v uint32) uint32 {
 // pairs with StoreUint32 on the goroutine running the guest.
 func LoadUint32(b []byte) uint32 {
 	return littleEndian(atomic.LoadUint32((*uint32)(unsafe.Pointer(&b[0]))))
+}
+
+// DropClean hands back to the kernel every page of the memory that the
+// guest wrote but that holds what it would read without that write: the
+// image's bytes, or zeros past the image. Such a page then reads the same,
+// and is shared again (image) or not committed (zeros). It returns how many
+// pages it dropped. The caller must make sure that nothing writes the
+// memory meanwhile: a write racing with the drop could be lost.
+func (m *Memory) DropClean() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.mapped || m.freed || len(m.buf) == 0 {
+		return 0
+	}
+	var view []byte
+	if m.img != nil {
+		if view = m.img.view; view == nil {
+			return 0
+		}
+	}
+	page := os.Getpagesize()
+	n := 0
+	privatePages(m.buf, func(i int) {
+		off := i * page
+		end := off + page
+		if end > len(m.buf) {
+			return // a partial page: the memory's size is whole wasm pages, so none
+		}
+		p := m.buf[off:end]
+		var clean bool
+		if off < len(view) {
+			clean = end <= len(view) && bytes.Equal(p, view[off:end])
+		} else {
+			clean = allZero(p)
+		}
+		if clean && release(p) == nil {
+			n++
+		}
+	})
+	return n
+}
+
+func allZero(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.NativeEndian.Uint64(b) != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// PrivatePages returns how many pages of the memory may be its own (see
+// privatePages), or -1 when that cannot be told.
+func (m *Memory) PrivatePages() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	if !m.mapped || m.freed || !privatePages(m.buf, func(int) { n++ }) {
+		return -1
+	}
+	return n
 }

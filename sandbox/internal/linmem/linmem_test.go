@@ -2,6 +2,7 @@ package linmem
 
 import (
 	"bytes"
+	"os"
 	"runtime"
 	"testing"
 
@@ -140,4 +141,51 @@ func testImage(t *testing.T, img *Image, src []byte, keep uint64) {
 	for _, m := range []*Memory{b, c, z, small} {
 		m.Free()
 	}
+}
+
+// TestDropClean checks that DropClean hands back exactly the written pages
+// that read as the image (or zeros past it) again, and that the memory
+// reads the same afterwards.
+func TestDropClean(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("memory images need Linux") // the build tags say so too: linmem_other.go
+	}
+	page := os.Getpagesize()
+	src := make([]byte, 4*page)
+	for i := range src {
+		src[i] = byte(i*13 + 5)
+	}
+	img, err := NewImage(src)
+	require.NoError(t, err)
+	p := NewPool(1, 0)
+	defer p.Close()
+	m, ok := p.NewFrom(0, 1<<20, img)
+	require.True(t, ok)
+	defer m.Free()
+	b := m.Reallocate(8 * uint64(page))
+	count := func() int {
+		n := 0
+		require.True(t, privatePages(b, func(int) { n++ }))
+		return n
+	}
+	require.Equal(t, 0, count(), "nothing written yet")
+	b[0]++ // page 0: changed
+	b[page]++
+	b[page]--                               // page 1: written, as before
+	copy(b[2*page:2*page+16], src[2*page:]) // page 2: written with the same bytes
+	b[5*page] = 1                           // page 5, past the image: changed
+	b[6*page] = 1
+	b[6*page] = 0 // page 6: zero again
+	want := append(append([]byte(nil), src...), make([]byte, 4*page)...)
+	want[0]++
+	want[5*page] = 1
+	require.Equal(t, 5, count())
+	require.Equal(t, 3, m.DropClean(), "pages 1, 2 and 6")
+	require.Equal(t, 2, count(), "pages 0 and 5 stay the memory's own")
+	require.Equal(t, want, b, "the memory reads the same")
+	m.DropClean() // reading maps the zero page on pages 4, 6 and 7: dropped again
+	require.Equal(t, 2, count())
+	b[page] = 0xAA // a dropped page is written again: copied again
+	require.Equal(t, byte(0xAA), b[page])
+	require.Equal(t, src[page+1:2*page], b[page+1:2*page])
 }

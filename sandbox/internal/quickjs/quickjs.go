@@ -203,6 +203,7 @@ type Instance struct {
 	depth                      int    // guest calls in progress (re-entrant ones nest)
 	pinned                     bool   // lin is pinned (until Close and the last call)
 	heapLimit                  uint64 // the QuickJS heap limit (0 = none)
+	idler                      idler  // Idle (idle.go)
 }
 
 // Headroom is how much linear memory an instance may use beyond its QuickJS
@@ -493,6 +494,7 @@ func (in *Instance) Close(ctx context.Context) {
 		return
 	}
 	in.closed = true
+	in.closeIdle()
 	in.fns.close()
 	in.rtm.instances.Delete(in.mod)
 	_ = in.mod.Close(context.WithoutCancel(ctx))
