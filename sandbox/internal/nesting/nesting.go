@@ -121,7 +121,10 @@ func Scan(src string, cfg Config) Report {
 	if cfg.MaxDepth < 1 {
 		cfg.MaxDepth = 1
 	}
-	s := &scanner{src: src, cfg: cfg, stack: make([]level, 1, cfg.MaxDepth+1)}
+	// The stack grows as brackets open (push checks the cap first): most
+	// scripts nest a few levels, and a scan per run must not allocate for
+	// the deepest.
+	s := &scanner{src: src, cfg: cfg, stack: make([]level, 1, min(cfg.MaxDepth+1, 32))}
 	s.stack[0] = level{async: true, exprAsync: -1}
 	s.rep.Offset = -1
 	if cfg.TS {
