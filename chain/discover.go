@@ -7,8 +7,10 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
+	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/session"
 	"github.com/airlockrt/airlock/toolbox"
@@ -69,7 +71,11 @@ func (d *discovery) answer(op string, args []byte) invoker.Result {
 		if q.Limit <= 0 {
 			q.Limit = defaultHits
 		}
-		v, _ := json.Marshal(Search(d.inv.Toolbox(), func(info toolbox.Info) bool { return Visible(d.sess, info) }, q.Query, min(q.Limit, maxHits)))
+		health := d.inv.Governor().Health()
+		offered := func(info toolbox.Info) bool {
+			return Visible(d.sess, info) && health.For(d.sess.Tenant(), info.Name).Status != govern.Unavailable
+		}
+		v, _ := json.Marshal(Search(d.inv.Toolbox(), offered, q.Query, min(q.Limit, maxHits)))
 		return invoker.Result{Status: session.StatusOK, Value: v}
 	default:
 		var q struct {
@@ -85,9 +91,31 @@ func (d *discovery) answer(op string, args []byte) invoker.Result {
 		if !ok {
 			return failed(invoker.ReasonUnknownTool, "unknown tool %q: tools.$search lists the tools this chain may call", q.Name)
 		}
-		v, _ := json.Marshal(decl)
+		v, _ := json.Marshal(HealthNote(d.inv.Governor().Health().For(d.sess.Tenant(), q.Name)) + decl)
 		return invoker.Result{Status: session.StatusOK, Value: v}
 	}
+}
+
+// HealthNote is what a tool's declaration is prefixed with while the tool
+// rests as unavailable (h): a comment saying until when and what its last
+// failure said; "" while it may be called. Search and the run_chain
+// description leave such a tool out; Describe still declares it, with
+// this note.
+func HealthNote(h govern.ToolHealth) string {
+	if h.Status != govern.Unavailable {
+		return ""
+	}
+	note := "// unavailable until " + h.Until.UTC().Format(time.RFC3339)
+	if h.LastError != "" {
+		// One comment line: controls and line separators become spaces.
+		note += ": " + strings.Map(func(r rune) rune {
+			if r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029' {
+				return ' '
+			}
+			return r
+		}, h.LastError)
+	}
+	return note + "\n"
 }
 
 // stringOr decodes args as a JSON string into s, or as an object into obj.

@@ -2,7 +2,9 @@ package chain_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -67,4 +69,33 @@ for (let i = 0; i < 20; i++) {
 return out;`, chain.Options{})
 	require.Equal(t, []any{"invalid_arguments", "invalid_arguments", "invalid_arguments", "invalid_arguments", "unknown_tool",
 		"budget_exhausted:" + "15"}, value(res), "20 per chain: 5 used above, the 16th in the loop is the 21st")
+}
+
+// TestDiscoveryLeavesOutUnavailableTools: a tool resting as unavailable
+// for the chain's tenant is not offered by $search until it recovers, and
+// $describe says why; another tenant still finds it.
+func TestDiscoveryLeavesOutUnavailableTools(t *testing.T) {
+	e := newEnv(t, invoker.Options{})
+	h := e.runner.Invoker().Governor().Health()
+	for range govern.DefaultUnavailableAfter {
+		h.CallFailed("acme", "weather", "tool \"weather\" failed: upstream 502\nretry later")
+	}
+	src := `return {found: (await tools.$search("")).map(t => t.name), decl: await tools.$describe("weather")}`
+	value := func(tenant string) map[string]any {
+		t.Helper()
+		res := e.run(t, src, chain.Options{Tenant: tenant})
+		require.Equal(t, chain.StatusOK, res.Status, "%s", res.Error)
+		var v map[string]any
+		require.NoError(t, json.Unmarshal(res.Value, &v))
+		return v
+	}
+	acme := value("acme")
+	require.Equal(t, []any{"lookup", "blob", "size", "send", "explode", "hang"}, acme["found"])
+	until := h.For("acme", "weather").Until.UTC().Format(time.RFC3339)
+	note := "// unavailable until " + until + ": tool \"weather\" failed: upstream 502 retry later\n"
+	require.True(t, strings.HasPrefix(acme["decl"].(string), note+"declare const tools: {"), "%s", acme["decl"])
+
+	globex := value("globex")
+	require.Contains(t, globex["found"], "weather")
+	require.True(t, strings.HasPrefix(globex["decl"].(string), "declare const tools: {"), "no note for a tenant that saw no failure")
 }

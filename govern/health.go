@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/airlockrt/airlock/toolbox"
 )
 
 // HealthStatus is a tool's health.
@@ -86,7 +88,14 @@ type ToolHealth struct {
 	// LastSuccess and LastFailure are zero when there was none.
 	LastSuccess time.Time `json:"last_success,omitzero"`
 	LastFailure time.Time `json:"last_failure,omitzero"`
+	// LastError is what the last failure said, as the calling chain was
+	// told (at most MaxLastError bytes), or the upstream's rate limit; it
+	// stays after a success, beside LastSuccess.
+	LastError string `json:"last_error,omitempty"`
 }
+
+// MaxLastError bounds ToolHealth.LastError, in bytes.
+const MaxLastError = 512
 
 // toolState is what Health keeps for one tool.
 type toolState struct {
@@ -95,6 +104,7 @@ type toolState struct {
 	rateUntil   time.Time // the upstream's reset, from RateLimited
 	lastSuccess time.Time
 	lastFailure time.Time
+	lastError   string
 }
 
 // until returns when the tool may be tried again, or zero when it may be
@@ -225,8 +235,9 @@ func (h *Health) Success(tool string) {
 	s.lastSuccess = now
 }
 
-// Failure records a failed call of tool (an error, a panic, a timeout).
-func (h *Health) Failure(tool string) {
+// Failure records a failed call of tool (an error, a panic, a timeout);
+// text is what the failure said (see ToolHealth.LastError).
+func (h *Health) Failure(tool, text string) {
 	now := h.now()
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -236,6 +247,7 @@ func (h *Health) Failure(tool string) {
 	}
 	s.failures++
 	s.lastFailure = now
+	s.lastError = toolbox.ClipText(text, MaxLastError)
 	if s.failures >= h.opts.UnavailableAfter {
 		s.failUntil = now.Add(h.opts.Quiet)
 	}
@@ -260,6 +272,9 @@ func (h *Health) RateLimited(tool string, reset time.Time) {
 	}
 	if reset.After(s.rateUntil) {
 		s.rateUntil = reset
+		// Every tenant sees this entry: the upstream's word, never a
+		// tenant's error text.
+		s.lastError = "the upstream limits calls until " + reset.UTC().Format(time.RFC3339)
 	}
 }
 
@@ -271,6 +286,7 @@ func (h *Health) report(s *toolState, now time.Time) ToolHealth {
 		Until:               s.until(now),
 		LastSuccess:         s.lastSuccess,
 		LastFailure:         s.lastFailure,
+		LastError:           s.lastError,
 	}
 	switch {
 	case !t.Until.IsZero():

@@ -3,9 +3,11 @@ package govern
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 )
@@ -148,7 +150,7 @@ func TestHealthScenarios(t *testing.T) {
 				c.Advance(s.advance)
 				switch s.op {
 				case "fail":
-					h.Failure("t")
+					h.Failure("t", "boom")
 				case "ok":
 					h.Success("t")
 				case "limit":
@@ -180,12 +182,12 @@ func TestHealthGetTimes(t *testing.T) {
 	t0 := c.Now()
 	h.Success("t")
 	c.Advance(time.Second)
-	h.Failure("t")
-	require.Equal(t, ToolHealth{Status: Healthy, ConsecutiveFailures: 1, LastSuccess: t0, LastFailure: t0.Add(time.Second)}, h.Get("t"))
-	h.Failure("u")
+	h.Failure("t", "boom")
+	require.Equal(t, ToolHealth{Status: Healthy, ConsecutiveFailures: 1, LastSuccess: t0, LastFailure: t0.Add(time.Second), LastError: "boom"}, h.Get("t"))
+	h.Failure("u", "bang")
 	require.Equal(t, map[string]ToolHealth{
-		"t": {Status: Healthy, ConsecutiveFailures: 1, LastSuccess: t0, LastFailure: t0.Add(time.Second)},
-		"u": {Status: Healthy, ConsecutiveFailures: 1, LastFailure: t0.Add(time.Second)},
+		"t": {Status: Healthy, ConsecutiveFailures: 1, LastSuccess: t0, LastFailure: t0.Add(time.Second), LastError: "boom"},
+		"u": {Status: Healthy, ConsecutiveFailures: 1, LastFailure: t0.Add(time.Second), LastError: "bang"},
 	}, h.All())
 
 	b, err := json.Marshal(ToolHealth{Status: Healthy})
@@ -197,7 +199,7 @@ func TestHealthToolsAreIndependent(t *testing.T) {
 	c := newFakeClock()
 	h := NewHealth(HealthOptions{UnavailableAfter: 3}, c.Now)
 	for range 3 {
-		h.Failure("a")
+		h.Failure("a", "boom")
 	}
 	ok, _ := h.Check("a")
 	require.False(t, ok)
@@ -217,11 +219,11 @@ func TestHealthBound(t *testing.T) {
 	c := newFakeClock()
 	h := NewHealth(HealthOptions{DegradedAfter: 1, UnavailableAfter: 1}, c.Now)
 	for i := range MaxTrackedTools {
-		h.Failure(fmt.Sprint("t", i))
+		h.Failure(fmt.Sprint("t", i), "boom")
 	}
 	require.Len(t, h.tools, MaxTrackedTools)
 	// Full of failing tools: a new one is not tracked and reports healthy.
-	h.Failure("new")
+	h.Failure("new", "boom")
 	require.Equal(t, ToolHealth{Status: Healthy}, h.Get("new"))
 	ok, _ := h.Check("new")
 	require.True(t, ok)
@@ -231,7 +233,7 @@ func TestHealthBound(t *testing.T) {
 
 	// A healthy tool may be forgotten for a failing one.
 	h.Success("t7")
-	h.Failure("new")
+	h.Failure("new", "boom")
 	require.Equal(t, Unavailable, h.Get("new").Status)
 	require.Equal(t, ToolHealth{Status: Healthy}, h.Get("t7"))
 	require.Len(t, h.tools, MaxTrackedTools)
@@ -253,7 +255,7 @@ func TestHealthConcurrent(t *testing.T) {
 				case 2:
 					c.Advance(time.Millisecond)
 				default:
-					h.Failure(tool)
+					h.Failure(tool, "boom")
 				}
 				h.Check(tool)
 				h.Get(tool)
@@ -269,7 +271,7 @@ func TestHealthCheckDoesNotAllocate(t *testing.T) {
 	c := newFakeClock()
 	h := NewHealth(HealthOptions{}, c.Now)
 	require.Zero(t, testing.AllocsPerRun(100, func() { h.Check("x") }))
-	h.Failure("y")
+	h.Failure("y", "boom")
 	h.Success("z")
 	require.Zero(t, testing.AllocsPerRun(100, func() { h.Check("x"); h.Check("y"); h.Check("z") }))
 }
@@ -282,5 +284,40 @@ func BenchmarkHealthCheck(b *testing.B) {
 	for b.Loop() {
 		h.Check("healthy")
 		h.Check("untracked")
+	}
+}
+
+// TestHealthLastError checks what a tool's health says of its last
+// failure: the failure's own text for the tenant that saw it, bounded and
+// valid UTF-8, kept after a success; the upstream's rate limit, in words
+// of its own, for everyone; nothing of one tenant's text for another.
+func TestHealthLastError(t *testing.T) {
+	c := newFakeClock()
+	h := NewHealth(HealthOptions{DegradedAfter: 1, UnavailableAfter: 2}, c.Now)
+	h.CallFailed("acme", "fetch", `tool "fetch" failed: upstream said 502`)
+	h.CallFailed("acme", "fetch", `tool "fetch" failed: upstream said 503`)
+	got := h.For("acme", "fetch")
+	require.Equal(t, Unavailable, got.Status)
+	require.Equal(t, `tool "fetch" failed: upstream said 503`, got.LastError)
+	require.Equal(t, ToolHealth{Status: Healthy}, h.For("globex", "fetch"), "another tenant sees neither the failure nor its text")
+
+	h.CallSucceeded("acme", "fetch")
+	got = h.For("acme", "fetch")
+	require.Equal(t, Healthy, got.Status)
+	require.Equal(t, `tool "fetch" failed: upstream said 503`, got.LastError, "kept after a success")
+
+	long := strings.Repeat("é", MaxLastError) + "\xff"
+	h.CallFailed("acme", "long", long)
+	le := h.For("acme", "long").LastError
+	require.LessOrEqual(t, len(le), MaxLastError)
+	require.True(t, utf8.ValidString(le))
+	require.True(t, strings.HasPrefix(long, strings.TrimSuffix(le, "…")))
+
+	reset := c.Now().Add(time.Minute)
+	h.RateLimited("search", reset)
+	for _, tenant := range []string{"acme", "globex"} {
+		got := h.For(tenant, "search")
+		require.Equal(t, Unavailable, got.Status)
+		require.Equal(t, "the upstream limits calls until "+reset.UTC().Format(time.RFC3339), got.LastError)
 	}
 }

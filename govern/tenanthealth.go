@@ -1,6 +1,7 @@
 package govern
 
 import (
+	"cmp"
 	"strings"
 	"time"
 )
@@ -39,13 +40,19 @@ func (h *Health) CallSucceeded(tenant, tool string) {
 	h.Success(callKey(tenant, tool))
 }
 
-// CallFailed records a failed call of tool by tenant.
-func (h *Health) CallFailed(tenant, tool string) { h.Failure(callKey(tenant, tool)) }
+// CallFailed records a failed call of tool by tenant; text is what the
+// failure told the chain.
+func (h *Health) CallFailed(tenant, tool, text string) { h.Failure(callKey(tenant, tool), text) }
 
 // For returns tool's health as tenant sees it: the worse of its rate
 // limit and tenant's failures.
 func (h *Health) For(tenant, tool string) ToolHealth {
-	return worse(h.Get(tool), h.Get(callKey(tenant, tool)))
+	g, t := h.Get(tool), h.Get(callKey(tenant, tool))
+	w := worse(g, t)
+	if w.LastError == "" {
+		w.LastError = cmp.Or(t.LastError, g.LastError)
+	}
+	return w
 }
 
 // Worst returns tool's worst health over every tenant, for an operator's

@@ -256,7 +256,7 @@ func (inv *Invoker) health(tenant, tool string, r Result, failed bool) {
 	case r.Reason == ReasonRateLimited:
 		h.RateLimited(tool, inv.gov.Now().Add(r.RetryAfter))
 	case r.Reason == ReasonToolError, r.Reason == ReasonToolPanic, r.Reason == ReasonCallTimeout:
-		h.CallFailed(tenant, tool)
+		h.CallFailed(tenant, tool, r.Message)
 	}
 }
 

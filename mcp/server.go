@@ -151,7 +151,7 @@ func NewServer(svc *service.Service, opts ServerOptions) (*Server, error) {
 			for i, tl := range tailored.Tools {
 				if tl != nil && tl.Name == RunChainTool {
 					own := *tl
-					own.Description = s.runChainDescription(visible(c))
+					own.Description = s.runChainDescription(s.offered(c))
 					tailored.Tools[i] = &own
 				}
 			}
@@ -284,6 +284,18 @@ func visible(c service.Caller) func(toolbox.Info) bool {
 			return (&govern0).Callable(info)
 		}
 		return p.Governance.Callable(info)
+	}
+}
+
+// offered is visible less the tools resting as unavailable for c's
+// tenant: a chain's call of one would be refused (tool_unavailable), so
+// run_chain's description and search_tools leave it out until it
+// recovers; describe_tool still declares it, with its health
+// (chain.HealthNote).
+func (s *Server) offered(c service.Caller) func(toolbox.Info) bool {
+	vis := visible(c)
+	return func(info toolbox.Info) bool {
+		return vis(info) && s.svc.ToolHealth(c, info.Name).Status != govern.Unavailable
 	}
 }
 
@@ -640,7 +652,7 @@ func (s *Server) searchTools(ctx context.Context, req *sdk.CallToolRequest, args
 	if limit <= 0 {
 		limit = 10
 	}
-	return nil, SearchOutput{Tools: chain.Search(s.svc.Toolbox(), visible(c), args.Query, min(limit, 25))}, nil
+	return nil, SearchOutput{Tools: chain.Search(s.svc.Toolbox(), s.offered(c), args.Query, min(limit, 25))}, nil
 }
 
 // DescribeOutput is describe_tool's result.
@@ -658,6 +670,7 @@ func (s *Server) describeTool(ctx context.Context, req *sdk.CallToolRequest, arg
 	if !ok {
 		return nil, DescribeOutput{}, fmt.Errorf("unknown tool %q; search_tools lists the tools a chain may call", clip(args.Name, 128))
 	}
+	decl = chain.HealthNote(s.svc.ToolHealth(c, args.Name)) + decl
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: decl}}}, DescribeOutput{Name: args.Name, Declaration: decl}, nil
 }
 

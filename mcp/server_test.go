@@ -520,3 +520,55 @@ func TestParkedChainDecidedByElicitation(t *testing.T) {
 	require.Equal(t, "parked", out.Status)
 	require.Equal(t, int32(1), asked.Load())
 }
+
+// TestUnavailableToolsAreNotOffered: once a tool fails often enough to rest
+// as unavailable for a tenant, run_chain's description and search_tools
+// leave it out for that tenant, and describe_tool says until when and what
+// it last said.
+func TestUnavailableToolsAreNotOffered(t *testing.T) {
+	e := newAPI(t, invoker.Policy{})
+	ctx := context.Background()
+	acme := e.connect(t, keyAcme, nil)
+	desc := func() string {
+		tools, err := acme.ListTools(ctx, nil)
+		require.NoError(t, err)
+		for _, tl := range tools.Tools {
+			if tl.Name == mcp.RunChainTool {
+				return tl.Description
+			}
+		}
+		t.Fatal("no run_chain")
+		return ""
+	}
+	search := func() []string {
+		res, err := acme.CallTool(ctx, &sdk.CallToolParams{Name: mcp.SearchToolsTool, Arguments: map[string]any{"query": "", "limit": 25}})
+		require.NoError(t, err)
+		var out mcp.SearchOutput
+		b, _ := json.Marshal(res.StructuredContent)
+		require.NoError(t, json.Unmarshal(b, &out))
+		var n []string
+		for _, h := range out.Tools {
+			n = append(n, h.Name)
+		}
+		return n
+	}
+	require.Contains(t, desc(), "fail(args: {")
+	require.Contains(t, search(), "fail")
+
+	_, out := runChain(t, acme, `
+const reasons = [];
+for (let i = 0; i < 6; i++) { try { await tools.fail({message: "upstream said 502"}) } catch (e) { reasons.push(e.reason) } }
+return reasons`, nil)
+	require.Equal(t, "ok", out.Status)
+	require.Equal(t, []any{"tool_error", "tool_error", "tool_error", "tool_error", "tool_error", "tool_unavailable"}, out.Value)
+
+	require.NotContains(t, desc(), "fail(args: {")
+	require.Contains(t, desc(), "kv_get(args: {")
+	require.NotContains(t, search(), "fail")
+	res, err := acme.CallTool(ctx, &sdk.CallToolParams{Name: mcp.DescribeToolTool, Arguments: map[string]any{"name": "fail"}})
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	text := res.Content[0].(*sdk.TextContent).Text
+	require.Regexp(t, `^// unavailable until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ: .*upstream said 502\n`, text)
+	require.Contains(t, text, "fail(args: {")
+}

@@ -846,13 +846,19 @@ func TestToolHealthShown(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.code)
 	var list struct{ Tools []service.ToolInfo }
 	require.NoError(t, json.Unmarshal(r.body, &list))
-	health := map[string]string{}
+	health, lastError := map[string]string{}, map[string]string{}
 	for _, ti := range list.Tools {
 		if ti.Health != nil {
 			health[ti.Name] = string(ti.Health.Status)
+			lastError[ti.Name] = ti.Health.LastError
 		}
 	}
 	require.Equal(t, "unavailable", health["fail"])
+	require.Contains(t, lastError["fail"], "down", "the last failure's text, as the chain was told")
+	require.Empty(t, lastError["kv_get"])
+	other := e.do(t, "GET", "/v1/tools", keyGlobex, nil)
+	require.Equal(t, http.StatusOK, other.code)
+	require.NotContains(t, string(other.body), "down", "another tenant sees neither the failure nor its text")
 	require.Equal(t, "healthy", health["kv_get"])
 	require.Equal(t, 1.0, e.metric(t, "airlock_tool_health", map[string]string{"tool": "fail", "status": "unavailable"}))
 	require.Equal(t, 0.0, e.metric(t, "airlock_tool_health", map[string]string{"tool": "fail", "status": "healthy"}))

@@ -72,8 +72,12 @@ func DescribeTools(box *toolbox.Toolbox, health func(tool string) govern.ToolHea
 
 // Tools lists the tools with their health for c's tenant in this process.
 func (s *Service) Tools(c Caller) []ToolInfo {
-	h := s.runner.Invoker().Governor().Health()
-	return DescribeTools(s.box, func(tool string) govern.ToolHealth { return h.For(c.Tenant, tool) })
+	return DescribeTools(s.box, func(tool string) govern.ToolHealth { return s.ToolHealth(c, tool) })
+}
+
+// ToolHealth is tool's health for c's tenant in this process.
+func (s *Service) ToolHealth(c Caller, tool string) govern.ToolHealth {
+	return s.runner.Invoker().Governor().Health().For(c.Tenant, tool)
 }
 
 // TypeScript is the declaration of every tool, as tools.d.ts.

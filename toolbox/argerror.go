@@ -66,7 +66,7 @@ func (e *ArgumentError) Is(target error) bool { return target == ErrInvalidArgum
 
 // argumentError builds e's ArgumentError for problem at path.
 func (e *Entry) argumentError(path, problem string) *ArgumentError {
-	return &ArgumentError{Tool: e.info.Name, Argument: path, Problem: clipText(problem, maxProblemBytes), Signature: e.signature()}
+	return &ArgumentError{Tool: e.info.Name, Argument: path, Problem: ClipText(problem, maxProblemBytes), Signature: e.signature()}
 }
 
 // signature returns the tool's arguments as a one-line TypeScript type,
@@ -76,7 +76,7 @@ func (e *Entry) signature() string {
 		return "{}"
 	}
 	w := &tsWriter{prefix: tsIdent(e.info.Name), aliases: map[string]string{}, inline: true, expanding: map[string]bool{}}
-	return clipText(w.object(e.info.InputSchema, 0, true), maxSignatureBytes)
+	return ClipText(w.object(e.info.InputSchema, 0, true), maxSignatureBytes)
 }
 
 // explainInvalid turns the validator's failure on v into an ArgumentError
@@ -97,7 +97,7 @@ var validatorPrefix = regexp.MustCompile(`^(validating [^:]*: )+`)
 
 // innermost returns err's message without the validator's schema paths.
 func innermost(err error) string {
-	return clipText(validatorPrefix.ReplaceAllString(err.Error(), ""), 120)
+	return ClipText(validatorPrefix.ReplaceAllString(err.Error(), ""), 120)
 }
 
 // explainer finds the first problem of an instance against a schema, in a
@@ -158,7 +158,7 @@ func (x *explainer) check(s *jsonschema.Schema, v any, path string) (string, str
 		}
 		if all {
 			w := &tsWriter{root: x.root, aliases: map[string]string{}, inline: true, expanding: map[string]bool{}}
-			return path, fmt.Sprintf("%s must be %s, not %s", subject, clipText(w.join(alts, " | ", 0), 80), literalClip(v))
+			return path, fmt.Sprintf("%s must be %s, not %s", subject, ClipText(w.join(alts, " | ", 0), 80), literalClip(v))
 		}
 	}
 	switch v := v.(type) {
@@ -183,7 +183,7 @@ func (x *explainer) checkString(s *jsonschema.Schema, v, path, subject string) (
 		return path, fmt.Sprintf("%s must be at most %d characters long, not %d", subject, *s.MaxLength, n)
 	case s.Pattern != "":
 		if re, err := regexp.Compile(s.Pattern); err == nil && !re.MatchString(v) {
-			return path, fmt.Sprintf("%s must match the pattern %s, not %s", subject, clipText(s.Pattern, maxValueBytes), literalClip(v))
+			return path, fmt.Sprintf("%s must match the pattern %s, not %s", subject, ClipText(s.Pattern, maxValueBytes), literalClip(v))
 		}
 	}
 	return "", ""
@@ -303,7 +303,7 @@ func (x *explainer) resolve(ref string) *jsonschema.Schema {
 
 // join appends key k to an argument path: "opts" + "limit" = "opts.limit".
 func join(path, k string) string {
-	k = clipText(k, maxValueBytes)
+	k = ClipText(k, maxValueBytes)
 	if path == "" {
 		return k
 	}
@@ -396,7 +396,7 @@ func jsonEqual(a, b any) bool {
 }
 
 // literalClip writes v as JSON, at most maxValueBytes bytes.
-func literalClip(v any) string { return clipText(literal(v), maxValueBytes) }
+func literalClip(v any) string { return ClipText(literal(v), maxValueBytes) }
 
 // listValues lists enum values as JSON, at most maxListed of them.
 func listValues(vs []any) string {
@@ -411,9 +411,9 @@ func listValues(vs []any) string {
 	return strings.Join(parts, ", ")
 }
 
-// clipText returns s as valid UTF-8 of at most max bytes, "…" included
+// ClipText returns s as valid UTF-8 of at most max bytes, "…" included
 // when cut.
-func clipText(s string, max int) string {
+func ClipText(s string, max int) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	if len(s) <= max {
 		return s

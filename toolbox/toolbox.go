@@ -68,7 +68,7 @@ func (e *Entry) Validate(args json.RawMessage) error {
 	}
 	var v any
 	if err := json.Unmarshal(args, &v); err != nil {
-		return e.argumentError("", "the arguments are not valid JSON ("+clipText(err.Error(), 80)+")")
+		return e.argumentError("", "the arguments are not valid JSON ("+ClipText(err.Error(), 80)+")")
 	}
 	if _, ok := v.(map[string]any); !ok {
 		return e.argumentError("", "the arguments must be a JSON object, not "+article(typeOf(v)))
