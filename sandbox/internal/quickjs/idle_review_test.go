@@ -2,6 +2,7 @@ package quickjs
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"syscall"
 	"testing"
@@ -108,3 +109,147 @@ func TestIdleDropOfZeroedPagesIsPaidFor(t *testing.T) {
 	require.Less(t, host, guest, "the drops cost less than the writes that caused them")
 	require.Equal(t, "0", evalText(t, in, `throw String(a[12345] + a[a.length - 1])`))
 }
+
+// lostWrites is guest code that, for about ms milliseconds, makes pages of
+// the 1 MiB array w clean and dirty in turn and counts the writes it does
+// not read back: a drop racing a guest call would lose one.
+const lostWrites = `{
+	const w = globalThis.w ??= new Uint8Array(1 << 20);
+	let lost = 0, i = 0;
+	const end = Date.now() + %d;
+	for (; Date.now() < end; i++) {
+		for (let p = 0; p < w.length; p += 4096) w[p] = 1;
+		for (let p = 0; p < w.length; p += 4096) if (w[p] !== 1) lost++;
+		for (let p = 0; p < w.length; p += 4096) w[p] = 0;
+	}
+	throw lost + " " + (i > 10);
+}`
+
+// TestIdleTimerOfClosedInstance: an instance closed while idle, its drop
+// timer still pending, hands its mapping to the next instance restored
+// from the snapshot (another tenant's); the old timer must never drop a
+// page of the new instance while its guest runs (T1 against T1).
+func TestIdleTimerOfClosedInstance(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("memory images need Linux")
+	}
+	rt := testRuntime(t, Config{})
+	ctx := context.Background()
+	snap := seeded(t, rt, true)
+	for range 3 {
+		a, err := rt.Restore(ctx, snap)
+		require.NoError(t, err)
+		require.Equal(t, "967", evalText(t, a, chainLike))
+		aMem, _ := a.mem.Read(0, 1)
+		a.IdleBegin()
+		time.Sleep(idleCompact - 2*time.Millisecond)
+		a.Close(ctx) // while the timer is about to fire
+		a.IdleEnd()
+		b, err := rt.Restore(ctx, snap)
+		require.NoError(t, err)
+		b.SetClock(realClock{}) // lostWrites reads the clock
+		bMem, _ := b.mem.Read(0, 1)
+		require.Same(t, &aMem[0], &bMem[0], "b has a's mapping")
+		require.Equal(t, "0 true", evalText(t, b, fmt.Sprintf(lostWrites, 3*idleCompact/time.Millisecond)))
+		require.Equal(t, "967", evalText(t, b, chainLike))
+		b.Close(ctx)
+	}
+}
+
+// TestIdleDropNeverDuringACall alternates short idle waits with guest calls
+// that make pages clean and dirty in turn, with Interrupt-free host writes
+// (SetStackLimit) between: no write is ever lost.
+func TestIdleDropNeverDuringACall(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("memory images need Linux")
+	}
+	rt := testRuntime(t, Config{})
+	ctx := context.Background()
+	in, err := rt.Restore(ctx, seeded(t, rt, true))
+	require.NoError(t, err)
+	defer in.Close(ctx)
+	in.SetClock(realClock{}) // lostWrites reads the clock
+	for i := range 8 {
+		in.IdleBegin()
+		time.Sleep(time.Duration(i%4) * idleCompact / 2)
+		in.IdleEnd()
+		in.SetStackLimit(uint32(32<<10 + i*1024)) // a host write between idle waits
+		require.Equal(t, "0 true", evalText(t, in, fmt.Sprintf(lostWrites, 2*idleCompact/time.Millisecond)))
+	}
+	require.Equal(t, "967", evalText(t, in, chainLike))
+}
+
+// TestIdleCaptureUnchanged: a state captured for parking is the same
+// before and after the idle drop handed pages back.
+func TestIdleCaptureUnchanged(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("memory images need Linux")
+	}
+	rt := testRuntime(t, Config{})
+	ctx := context.Background()
+	snap := seeded(t, rt, true)
+	in, err := rt.Restore(ctx, snap)
+	require.NoError(t, err)
+	defer in.Close(ctx)
+	require.Equal(t, "967", evalText(t, in, chainLike))
+	base := BaseOf(snap)
+	before, err := rt.Capture(ctx, in, base)
+	require.NoError(t, err)
+	private := in.lin.PrivatePages()
+	idleFor(in, 3*idleCompact)
+	require.Less(t, in.lin.PrivatePages(), private, "pages were dropped")
+	after, err := rt.Capture(ctx, in, base)
+	require.NoError(t, err)
+	requireSameState(t, before, after)
+	back, err := rt.RestoreParked(ctx, after, base)
+	require.NoError(t, err)
+	defer back.Close(ctx)
+	require.Equal(t, "666333", evalText(t, back, `{ let r = 0; for (const o of keep) r += o.i; throw String(r) }`))
+}
+
+// TestIdleWhileRuntimeCloses closes the runtime from another goroutine,
+// and interrupts the instance, while its idle drop runs: nothing faults,
+// and the instance fails its next call instead of running on freed memory.
+func TestIdleWhileRuntimeCloses(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("memory images need Linux")
+	}
+	rt := testRuntime(t, Config{MemoryLimitPages: 2048})
+	ctx := context.Background()
+	seed, err := rt.NewInstance(ctx, 64<<20)
+	require.NoError(t, err)
+	snap, err := rt.Snapshot(ctx, seed)
+	require.NoError(t, err)
+	seed.Close(ctx)
+	other, err := rt.Restore(ctx, snap)
+	require.NoError(t, err)
+	defer other.Close(ctx)
+	in, err := rt.Restore(ctx, snap)
+	require.NoError(t, err)
+	defer in.Close(ctx)
+	// 48 MiB of zeroed pages: a drop that lasts a while.
+	require.Equal(t, "ok", evalText(t, in, `globalThis.a = new Uint8Array(48 << 20); a.fill(1); a.fill(0); throw "ok"`))
+	require.Equal(t, "1", evalText(t, other, `globalThis.n = 1; throw String(n)`))
+	other.IdleBegin()
+	in.IdleBegin()
+	time.Sleep(idleCompact + 2*time.Millisecond) // the drop has begun
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		in.Interrupt()
+		_ = rt.Close(ctx)
+	}()
+	<-done
+	in.IdleEnd()
+	other.IdleEnd()
+	_, _, err = in.Eval(ctx, `a[0]`, "test.js")
+	require.ErrorIs(t, err, ErrGuest)
+	_, _, err = other.Eval(ctx, `n`, "test.js")
+	require.ErrorIs(t, err, ErrGuest)
+}
+
+// realClock is the host's clock.
+type realClock struct{}
+
+func (realClock) Wall() int64 { return time.Now().UnixNano() }
+func (realClock) Mono() int64 { return time.Now().UnixNano() }
