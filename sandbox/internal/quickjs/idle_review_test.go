@@ -253,3 +253,22 @@ type realClock struct{}
 
 func (realClock) Wall() int64 { return time.Now().UnixNano() }
 func (realClock) Mono() int64 { return time.Now().UnixNano() }
+
+// TestFillFreeChunksKeepsTheLimit: the chunks a filled snapshot keeps
+// allocated for good take nothing a chain could have used: as many 1 MiB
+// strings fit in an instance restored from a filled snapshot as from an
+// unfilled one, and the instance still fails cleanly at the end.
+func TestFillFreeChunksKeepsTheLimit(t *testing.T) {
+	rt := testRuntime(t, Config{})
+	ctx := context.Background()
+	fit := map[bool]string{}
+	for _, fill := range []bool{false, true} {
+		in, err := rt.Restore(ctx, seeded(t, rt, fill))
+		require.NoError(t, err)
+		fit[fill] = evalText(t, in, `{ const a = []; try { for (;;) a.push("x".repeat(1 << 20) + a.length) } catch (e) { throw a.length + " " + e } }`)
+		require.Equal(t, "967", evalText(t, in, chainLike), "the instance runs on after running out of memory")
+		in.Close(ctx)
+	}
+	t.Logf("1 MiB strings that fit in an 8 MiB heap: %q unfilled, %q filled", fit[false], fit[true])
+	require.Equal(t, fit[false], fit[true])
+}
