@@ -203,7 +203,10 @@ func (e *ScriptEngine) newInstance(ctx context.Context, rt *quickjs.Runtime, mem
 		// What instances restored from the snapshot allocate then comes
 		// from pages of their own at the top, not from holes in the
 		// shared image (quickjs.Instance.FillFreeChunks).
-		_, err = in.FillFreeChunks(ctx)
+		if _, err = in.FillFreeChunks(ctx); err != nil {
+			in.Close(ctx)
+			in, err = nil, fmt.Errorf("sandbox: %w", err)
+		}
 	}
 	if err == nil {
 		s, err = rt.Snapshot(ctx, in)

@@ -53,6 +53,10 @@ type Memory struct {
 	pins   int    // Pin calls not yet undone by Unpin
 	pool   *Pool  // where the mapping goes when freed; nil: unmapped
 	img    *Image // what the mapping starts as; nil: zeros
+	// kept has a bit per page DropClean found holding the guest's own
+	// bytes: it is not compared again while private (a new Memory, as a
+	// recycled mapping gets, starts with none).
+	kept []uint64
 }
 
 // Image is an initialised memory that memories share copy-on-write (see
@@ -373,42 +377,73 @@ func LoadUint32(b []byte) uint32 {
 // DropClean hands back to the kernel every page of the memory that the
 // guest wrote but that holds what it would read without that write: the
 // image's bytes, or zeros past the image. Such a page then reads the same,
-// and is shared again (image) or not committed (zeros). It returns how many
-// pages it dropped. The caller must make sure that nothing writes the
-// memory meanwhile: a write racing with the drop could be lost.
-func (m *Memory) DropClean() int {
+// and is shared again (image) or not committed (zeros). A page it finds
+// holding bytes of the guest's own is remembered and not compared again
+// while it stays private, so a drop compares only the pages the guest made
+// private since the last one: each cost the guest a page fault, and a
+// sleeping chain with much memory written costs nothing per wake. It stops
+// early, within stopEvery pages, once stop reads true. It returns how many
+// pages it dropped and how many it compared. The caller must make sure that
+// nothing writes the memory meanwhile: a write racing with the drop could
+// be lost.
+func (m *Memory) DropClean(stop *atomic.Bool) (dropped, compared int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.mapped || m.freed || len(m.buf) == 0 {
-		return 0
+		return 0, 0
 	}
 	var view []byte
 	if m.img != nil {
 		if view = m.img.view; view == nil {
-			return 0
+			return 0, 0
 		}
 	}
 	page := os.Getpagesize()
-	n := 0
-	privatePages(m.buf, func(i int) {
-		off := i * page
-		end := off + page
-		if end > len(m.buf) {
-			return // a partial page: the memory's size is whole wasm pages, so none
+	pages := len(m.buf) / page // the memory's size is whole wasm pages
+	if words := (pages + 63) / 64; len(m.kept) < words {
+		m.kept = append(m.kept, make([]uint64, words-len(m.kept))...)
+	}
+	run, runEnd := -1, -1 // a run of clean pages, dropped with one call
+	flush := func() {
+		if run >= 0 && release(m.buf[run*page:runEnd*page]) == nil {
+			dropped += runEnd - run
 		}
+		run = -1
+	}
+	seen := 0
+	privatePages(m.buf, func(i int) {
+		if i >= pages || m.kept[i/64]&(1<<(i%64)) != 0 || stop != nil && stop.Load() {
+			return
+		}
+		if seen++; seen%stopEvery == 0 && stop != nil && stop.Load() {
+			return
+		}
+		off, end := i*page, (i+1)*page
 		p := m.buf[off:end]
+		compared++
 		var clean bool
 		if off < len(view) {
 			clean = end <= len(view) && bytes.Equal(p, view[off:end])
 		} else {
 			clean = allZero(p)
 		}
-		if clean && release(p) == nil {
-			n++
+		if !clean {
+			m.kept[i/64] |= 1 << (i % 64)
+			return
 		}
+		if i != runEnd {
+			flush()
+			run = i
+		}
+		runEnd = i + 1
 	})
-	return n
+	flush()
+	return dropped, compared
 }
+
+// stopEvery is how many private pages DropClean looks at between readings
+// of its stop flag.
+const stopEvery = 64
 
 func allZero(b []byte) bool {
 	for len(b) >= 8 {

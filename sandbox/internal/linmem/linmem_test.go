@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"runtime"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -180,11 +181,21 @@ func TestDropClean(t *testing.T) {
 	want[0]++
 	want[5*page] = 1
 	require.Equal(t, 5, count())
-	require.Equal(t, 3, m.DropClean(), "pages 1, 2 and 6")
+	dropped, compared := m.DropClean(nil)
+	require.Equal(t, 3, dropped, "pages 1, 2 and 6")
+	require.Equal(t, 5, compared)
 	require.Equal(t, 2, count(), "pages 0 and 5 stay the memory's own")
 	require.Equal(t, want, b, "the memory reads the same")
-	m.DropClean() // reading maps the zero page on pages 4, 6 and 7: dropped again
-	require.Equal(t, 2, count())
+	require.Equal(t, 2, count(), "reading maps the shared zero page on pages 4, 6 and 7: not the memory's own")
+	dropped, compared = m.DropClean(nil)
+	require.Zero(t, dropped)
+	require.Zero(t, compared, "pages 0 and 5 were compared once: not again while they stay private")
+	var stop atomic.Bool
+	stop.Store(true)
+	b[page]++ // page 1 private again
+	dropped, compared = m.DropClean(&stop)
+	require.Zero(t, dropped+compared, "a stopped drop looks at nothing")
+	b[page]--
 	b[page] = 0xAA // a dropped page is written again: copied again
 	require.Equal(t, byte(0xAA), b[page])
 	require.Equal(t, src[page+1:2*page], b[page+1:2*page])

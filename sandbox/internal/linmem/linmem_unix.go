@@ -78,11 +78,12 @@ var pagemap = sync.OnceValue(func() *os.File {
 })
 
 // privatePages calls fn with the index of every page of b (page-aligned)
-// that may hold a private copy: an anonymous page present in memory, or
-// any page swapped out (or being migrated); that is, what the guest wrote
-// in a mapping of an image, or anywhere in an anonymous one. A page left
-// out is one nobody wrote: it reads as the image or zero. It reports false
-// when it cannot tell.
+// that may hold a private copy: an anonymous page present in memory and
+// mapped only here, or any page swapped out (or being migrated); that is,
+// what the guest wrote in a mapping of an image, or anywhere in an
+// anonymous one. A page left out is one nobody wrote: it reads as the image
+// or zero (a page only read past the image maps the kernel's shared zero
+// page, which is not exclusive). It reports false when it cannot tell.
 func privatePages(b []byte, fn func(page int)) bool {
 	pm := pagemap()
 	if pm == nil || len(b) == 0 {
@@ -92,6 +93,7 @@ func privatePages(b []byte, fn func(page int)) bool {
 		present      = 1 << 63
 		swapped      = 1 << 62
 		fileOrShared = 1 << 61
+		exclusive    = 1 << 56 // mapped once: not the shared zero page a read maps
 	)
 	page := unix.Getpagesize()
 	n := (len(b) + page - 1) / page
@@ -105,7 +107,7 @@ func privatePages(b []byte, fn func(page int)) bool {
 		}
 		for j := range k {
 			e := binary.NativeEndian.Uint64(buf[j*8:])
-			if e&swapped != 0 || e&present != 0 && e&fileOrShared == 0 {
+			if e&swapped != 0 || e&present != 0 && e&fileOrShared == 0 && e&exclusive != 0 {
 				fn(i + j)
 			}
 		}

@@ -3,6 +3,7 @@ package quickjs
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,11 +22,16 @@ const idleCompact = 20 * time.Millisecond
 // idler drops an instance's clean pages once it has been idle for
 // idleCompact.
 type idler struct {
-	mu     sync.Mutex // held while pages are dropped
-	idle   bool       // between Idle and its end; guarded by mu
-	closed bool       // guarded by mu
+	mu     sync.Mutex  // held while pages are dropped
+	idle   bool        // between IdleBegin and IdleEnd; guarded by mu
+	closed bool        // guarded by mu
+	stop   atomic.Bool // set by IdleEnd: a drop in progress stops early
 	timer  *time.Timer
 }
+
+// dropSlots bounds the drops running at once, process-wide: a drop that
+// finds none free tries again after another idleCompact.
+var dropSlots = make(chan struct{}, 1)
 
 // IdleBegin tells the instance that no guest call will be made and nothing
 // will write its memory until IdleEnd, which the caller must call before
@@ -37,8 +43,12 @@ func (in *Instance) IdleBegin() {
 	if in.closed {
 		return
 	}
+	if in.depth != 0 {
+		panic("quickjs: IdleBegin during a guest call")
+	}
 	d.mu.Lock()
 	d.idle = true
+	d.stop.Store(false)
 	if d.timer == nil {
 		d.timer = time.AfterFunc(idleCompact, in.dropClean)
 	} else {
@@ -54,7 +64,8 @@ func (in *Instance) IdleEnd() {
 	if d.timer != nil {
 		d.timer.Stop()
 	}
-	d.mu.Lock() // waits for a drop in progress
+	d.stop.Store(true)
+	d.mu.Lock() // waits for a drop in progress, which stops early
 	d.idle = false
 	d.mu.Unlock()
 }
@@ -64,9 +75,17 @@ func (in *Instance) dropClean() {
 	d := &in.idler
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.idle && !d.closed {
-		in.lin.DropClean()
+	if !d.idle || d.closed {
+		return
 	}
+	select {
+	case dropSlots <- struct{}{}:
+	default:
+		d.timer.Reset(idleCompact)
+		return
+	}
+	in.lin.DropClean(&d.stop)
+	<-dropSlots
 }
 
 // closeIdle stops the idle timer; a drop in progress finishes first.
