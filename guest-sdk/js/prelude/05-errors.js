@@ -245,6 +245,278 @@ function callAt(off) {
   return null;
 }
 
+// ---- which call failed -------------------------------------------------
+// The engine records a position only at some places (the first token of a
+// call's arguments, a binary operator, `new`, a statement); a failed call
+// reports the last one recorded before it. That is inside the failed call's
+// parentheses, or at its callee's last name, but a call in its arguments
+// that returned records one there too: `report.push(nf.format(x))` reports
+// the same position whichever of the two failed. failedCall lists the calls
+// the position may belong to, drops those it cannot (outside the faulting
+// function; an outer call whose arguments record a position after the
+// inner one), reads what it can of each callee's value (a global chain
+// such as `Intl.DurationFormat`; a member of a `const` the script declares
+// with an object, array or string literal or `new Map()`, …) and names the
+// innermost callee that is not a function, or the innermost one it could
+// not read. README.md ("Where airlock still differs") says what is left.
+function failedCall(off, site) {
+  const lo = functionStart(site, off);
+  const list = callCandidates(off, lo);
+  if (list.length === 0) return null;
+  let pick = null;
+  for (const c of list) {
+    const v = calleeIsFunction(c);
+    if (v === false) { pick = c; break; }
+    if (v === undefined && pick === null) pick = c;
+  }
+  return pick === null ? list[0] : pick;
+}
+
+// functionStart returns the index in evalSrc where the function running at
+// site starts (its text, as Function.prototype.toString gives it, around
+// off), or evalPrefix when that is not found.
+const fnToString = Function.prototype.toString;
+function functionStart(site, off) {
+  let text;
+  try {
+    const fn = site.getFunction();
+    if (typeof fn !== "function") return evalPrefix;
+    text = fnToString.call(fn);
+  } catch (_) {
+    return evalPrefix;
+  }
+  if (typeof text !== "string" || text.length < 2) return evalPrefix;
+  const head = text.slice(0, 64);
+  for (let i = evalSrc.lastIndexOf(head, off), n = 0; i >= 0 && n < 8; i = evalSrc.lastIndexOf(head, i - 1), n++) {
+    if (i + text.length > off && evalSrc.startsWith(text, i)) return i;
+    if (i === 0) break;
+  }
+  return evalPrefix;
+}
+
+// matchForward finds the closing bracket of the opening one at off, or -1.
+function matchForward(off, open, close) {
+  let depth = 0;
+  for (let i = off; i < evalSrc.length && i - off < 8192; i++) {
+    const c = evalSrc[i];
+    if (c === open) depth++;
+    else if (c === close && --depth === 0) return i;
+  }
+  return -1;
+}
+
+// chainStart returns where the callee expression ending at j starts
+// (names, dots, `?.`, balanced brackets and parentheses).
+function chainStart(j) {
+  let i = j;
+  for (let steps = 0; steps < 64 && i >= 0; steps++) {
+    const c = evalSrc[i];
+    let s;
+    if (isIdent(c)) s = identStart(i);
+    else if (c === "]") s = matchBack(i, "[", "]");
+    else if (c === ")") s = matchBack(i, "(", ")");
+    else return i + 1;
+    if (s < 0) return i + 1;
+    const b = skipBack(s - 1);
+    if (evalSrc[b] === ".") {
+      i = skipBack(evalSrc[b - 1] === "?" ? b - 2 : b - 1);
+      continue;
+    }
+    if ((c === "]" || c === ")") && (isIdent(evalSrc[b]) || evalSrc[b] === ")" || evalSrc[b] === "]")) {
+      if (notCallees.has(evalSrc.slice(identStart(b), b + 1))) return s;
+      i = b;
+      continue;
+    }
+    return s;
+  }
+  return i + 1;
+}
+
+// isNewAt tells whether the keyword `new` ends just before index s.
+function isNewAt(s) {
+  const b = skipBack(s - 1);
+  return b >= 2 && evalSrc.slice(b - 2, b + 1) === "new" && !isIdent(evalSrc[b - 3]);
+}
+
+// callCandidates lists the calls the engine's position off may belong to,
+// innermost first: the call whose callee's last name is at off, or the
+// `new` whose callee starts there, then each call whose parentheses enclose
+// off, within the function that starts at lo. Each is {text, at, isNew,
+// open, close}: the callee as V8 prints it, the fault's index, whether it
+// is a construction, and its parentheses (-1 when it has none).
+function callCandidates(off, lo) {
+  const list = [];
+  const add = (calleeEnd, open) => {
+    const c = calleeEndingAt(calleeEnd);
+    if (c === null) return false;
+    const s = chainStart(calleeEnd);
+    const isNew = isNewAt(s);
+    const close = open < 0 ? -1 : matchForward(open, "(", ")");
+    list.push({ text: c.text, at: isNew ? s : c.at, isNew, open, close });
+    return true;
+  };
+  if (isIdent(evalSrc[off]) && !(off > 0 && isIdent(evalSrc[off - 1]))) {
+    const e = nameEnd(off);
+    const n = skipForward(e);
+    if (evalSrc[n] === "(") add(e - 1, n);
+    else if (evalSrc.startsWith("?.(", n)) add(e - 1, n + 2);
+    else if (isNewAt(off)) {
+      // new a.b.C or new C(…): the engine points at the callee's start.
+      let end = e;
+      while (evalSrc[end] === "." && isIdent(evalSrc[end + 1])) end = nameEnd(end + 1);
+      const p = skipForward(end);
+      add(end - 1, evalSrc[p] === "(" ? p : -1);
+    }
+  }
+  if (list.length === 0 && (evalSrc[off] === "[" || evalSrc[off] === "(")) {
+    add(skipBack(off - 1), evalSrc[off] === "(" ? off : -1);
+  }
+  let depth = 0;
+  for (let i = off - 1; i >= lo && off - i < 4096 && list.length < 16; i--) {
+    const c = evalSrc[i];
+    if (c === ")" || c === "]" || c === "}") depth++;
+    else if (c === "[" || c === "{") { if (depth > 0) depth--; }
+    else if (c === "(") {
+      if (depth > 0) { depth--; continue; }
+      const j = skipBack(i - 1);
+      if (j >= lo && (isIdent(evalSrc[j]) || evalSrc[j] === ")" || evalSrc[j] === "]")) {
+        const w = evalSrc.slice(identStart(j), j + 1);
+        if (!notCallees.has(w) || w === "new") add(j, i);
+      }
+    }
+  }
+  // An outer call whose arguments record a position after the inner call
+  // would have reported that one: it is not the failed call.
+  for (let k = 0; k + 1 < list.length; k++) {
+    const inner = list[k], outer = list[k + 1];
+    const from = inner.close >= 0 ? inner.close + 1 : off;
+    if (outer.close < 0 || recordsPosition(from, outer.close)) {
+      list.length = k + 1;
+      break;
+    }
+  }
+  return list;
+}
+
+// recordsPosition tells whether the text in [from, to) may hold something
+// the engine records a position for: a call, `new`, a binary operator, a
+// template literal, a function. Strings are skipped; anything unsure counts.
+function recordsPosition(from, to) {
+  for (let i = from; i < to; i++) {
+    const c = evalSrc[i];
+    if (c === '"' || c === "'") {
+      const q = c;
+      for (i++; i < to && evalSrc[i] !== q; i++) if (evalSrc[i] === "\\") i++;
+      continue;
+    }
+    if (isSpace(c) || c === "," || c === "." || c === "[" || c === "]" || c === "{" || c === "}" || c === ":") continue;
+    if (isIdent(c)) {
+      const e = nameEnd(i);
+      const w = evalSrc.slice(i, e);
+      if (w === "new" || w === "function" || w === "class" || w === "await" || w === "yield" || w === "typeof" ||
+          w === "in" || w === "instanceof") return true;
+      i = e - 1;
+      continue;
+    }
+    return true;
+  }
+  return false;
+}
+
+// calleeIsFunction reads what it safely can of a candidate's callee: true
+// or false when it could read it, undefined otherwise.
+const chainRe = /^([\p{ID_Start}$_][\p{ID_Continue}$]*)((?:\.[\p{ID_Start}$_][\p{ID_Continue}$]*)*)$/u;
+function calleeIsFunction(c) {
+  let text = c.text;
+  if (text.startsWith("(")) return undefined;
+  const m = chainRe.exec(text);
+  if (m === null) return undefined;
+  const root = m[1], path = m[2] === "" ? [] : m[2].slice(1).split(".");
+  const decl = declarationOf(root);
+  if (decl === null) {
+    if (!hasOwn(g, root)) return undefined;
+    let v = g[root];
+    for (const k of path) {
+      const r = dataProperty(v, k);
+      if (r === undefined) return undefined;
+      v = r.value;
+    }
+    return typeof v === "function";
+  }
+  if (decl === false || path.length !== 1) return undefined;
+  return literalMember(decl, root, path[0]);
+}
+
+// dataProperty finds k on v or its prototypes without running a getter or
+// a proxy trap: {value} (undefined for a missing one), or undefined when it
+// cannot tell.
+function dataProperty(v, k) {
+  if (v === null || (typeof v !== "object" && typeof v !== "function")) return undefined;
+  for (let o = v, n = 0; o !== null && n < 32; n++) {
+    let d;
+    try {
+      d = Object.getOwnPropertyDescriptor(o, k);
+      if (d === undefined) { o = Object.getPrototypeOf(o); continue; }
+    } catch (_) {
+      return undefined;
+    }
+    return "value" in d ? { value: d.value } : undefined;
+  }
+  return { value: undefined };
+}
+
+// declarationOf finds how the script declares name: null when it does not
+// appear bound (a global), false when it is bound in a way not read here,
+// else {kind, at} for `const name = <literal>` declared once, with at the
+// literal's index.
+function declarationOf(name) {
+  if (!/^[A-Za-z_$][\w$]*$/.test(name)) return false;
+  const text = evalSrc.slice(evalPrefix);
+  name = name.replace(/\$/g, "\\$");
+  const bound = new RegExp(`\\b(?:const|let|var|function|class)\\s+${name}(?![\\w$])\\s*=?|\\bcatch\\s*\\(\\s*${name}(?![\\w$])|(?<![\\w$.])${name}\\s*=>`, "g");
+  let count = 0, first = null;
+  for (let m = bound.exec(text); m !== null && count < 4; m = bound.exec(text)) {
+    count++;
+    if (first === null) first = m;
+  }
+  if (count === 0) return null;
+  if (count > 1 || !/^const\s.*=$/.test(first[0])) return false;
+  const at = skipForward(evalPrefix + first.index + first[0].length);
+  return { at };
+}
+
+// literalMember tells whether name.key is a function when the script
+// declares `const name = <literal>` (at decl.at) and assigns no member of
+// it: undefined when unsure.
+const literalProtos = { Map: Map.prototype, Set: Set.prototype, Date: Date.prototype, WeakMap: WeakMap.prototype, WeakSet: WeakSet.prototype };
+function literalMember(decl, name, key) {
+  if (!/^[A-Za-z_$][\w$]*$/.test(key)) return undefined;
+  const text = evalSrc.slice(evalPrefix);
+  name = name.replace(/\$/g, "\\$");
+  const k = key.replace(/\$/g, "\\$");
+  // name.key = …, name[…] = …, Object.assign(name, …), defineProperty(name, …)
+  const assigned = new RegExp(`\\b${name}\\s*(?:\\.\\s*${k}(?![\\w$])|\\[[^\\]]*\\])\\s*(?:[-+*/%&|^]|\\?\\?|&&|\\|\\|)?=(?!=)|\\b(?:assign|defineProperty|defineProperties|setPrototypeOf)\\s*\\(\\s*${name}\\b`);
+  if (assigned.test(text)) return undefined;
+  const c = evalSrc[decl.at];
+  let proto;
+  if (c === "[") proto = Array.prototype;
+  else if (c === '"' || c === "'" || c === "`") proto = String.prototype;
+  else if (c >= "0" && c <= "9") proto = Number.prototype;
+  else if (c === "{") {
+    const close = matchForward(decl.at, "{", "}");
+    if (close < 0) return undefined;
+    const body = evalSrc.slice(decl.at + 1, close);
+    if (body.includes("...") || new RegExp(`(?:^|[^\\w$])${k}(?![\\w$])|\\[`).test(body)) return undefined;
+    proto = Object.prototype;
+  } else {
+    const m = /^new\s+(Map|Set|Date|WeakMap|WeakSet)\s*\(/.exec(evalSrc.slice(decl.at, decl.at + 16));
+    if (m === null) return undefined;
+    proto = literalProtos[m[1]];
+  }
+  const r = dataProperty(proto, key);
+  return r === undefined ? undefined : typeof r.value === "function";
+}
+
 // propertyAfter finds the first `.prop` from off, where the engine places a
 // failed property access (at the start of the statement, or at the last
 // position it recorded before it), and returns where V8 places the fault:
@@ -288,7 +560,7 @@ const plainMessages = {
 // v8Message rewrites an engine error's message and position the way V8
 // words and places it; off is the fault's index in evalSrc, native the
 // name of the built-in function that threw (or "").
-function v8Message(name, msg, off, native) {
+function v8Message(name, msg, off, native, site) {
   let m;
   const plain = plainMessages[name + ":" + msg];
   if (plain !== undefined) return { msg: plain, off };
@@ -310,8 +582,11 @@ function v8Message(name, msg, off, native) {
   }
   if (name === "TypeError") {
     if (msg === "not a function") {
-      const call = callAt(off);
-      return call === null || call.text.length > 200 ? null : { msg: call.text + " is not a function", off: call.at };
+      const call = failedCall(off, site);
+      if (call === null || call.text.length > 200) return null;
+      // `new x` of a value that is not an object: the engine says "not a
+      // function", V8 "not a constructor".
+      return { msg: call.text + (call.isNew ? " is not a constructor" : " is not a function"), off: call.at };
     }
     if (msg === "not a constructor") {
       // new o.A(): the engine points at `new` (or at the callee); V8 names
@@ -560,7 +835,7 @@ function rewrite(err, site, native) {
   if (off < 0) return -1;
   // No position recorded in the script yet: search from its start.
   if (off < evalPrefix && line === 1) off = evalPrefix;
-  const r = v8Message(name, msg.value, off, native);
+  const r = v8Message(name, msg.value, off, native, site);
   if (r === null) return -1;
   if (r.msg !== msg.value) {
     Object.defineProperty(err, "message", { value: r.msg, writable: true, enumerable: false, configurable: true });
