@@ -144,6 +144,12 @@ function chainBack(start, end) {
     if (evalSrc[i] === "." && evalSrc[i - 1] === "?") { dot = true; text = "?." + text; i = skipBack(i - 2); }
     else if (evalSrc[i] === ".") { dot = true; text = "." + text; i = skipBack(i - 1); }
     if (!dot) return text;
+    if (evalSrc[i] === '"' || evalSrc[i] === "'") {
+      // a string literal: "abc".trim
+      const q = evalSrc[i], o = evalSrc.lastIndexOf(q, i - 1);
+      if (o < 0 || i - o > 200 || evalSrc.slice(o + 1, i).includes("\\") || evalSrc.slice(o + 1, i).includes("\n")) return null;
+      return evalSrc.slice(o, i + 1) + text;
+    }
     if (isIdent(evalSrc[i])) {
       let s = i;
       while (s > 0 && isIdent(evalSrc[s - 1])) s--;
@@ -179,6 +185,10 @@ function chainBack(start, end) {
 const notCallees = new Set(["if", "for", "while", "switch", "catch", "function", "return", "typeof",
   "await", "yield", "in", "of", "new", "delete", "void", "case", "do", "else", "instanceof", "throw"]);
 
+const reservedWords = new Set(["break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete",
+  "do", "else", "enum", "export", "extends", "false", "finally", "for", "function", "if", "import", "in", "instanceof",
+  "new", "null", "return", "super", "switch", "this", "throw", "true", "try", "typeof", "var", "void", "while", "with"]);
+
 // identStart returns the index where the identifier ending at j starts.
 function identStart(j) {
   let s = j;
@@ -194,9 +204,15 @@ function calleeEndingAt(j) {
   if (isIdent(c)) {
     const s = identStart(j);
     const name = evalSrc.slice(s, j + 1);
-    if (notCallees.has(name) || /^\d/.test(name)) return null;
+    if ((notCallees.has(name) && evalSrc[skipBack(s - 1)] !== ".") || /^\d/.test(name)) return null;
     const text = chainBack(s, j + 1);
-    return text === null ? null : { text, at: s };
+    if (text === null) return null;
+    // V8 places a call of a member named by a reserved word (`p.catch(…)`,
+    // `a.with(…)`) at its parenthesis.
+    if (reservedWords.has(name) && evalSrc[skipBack(s - 1)] === "." && evalSrc[skipForward(j + 1)] === "(") {
+      return { text, at: skipForward(j + 1) };
+    }
+    return { text, at: s };
   }
   if (c === "]") {
     const o = matchBack(j, "[", "]");
@@ -243,6 +259,21 @@ function callAt(off) {
     }
   }
   return null;
+}
+
+// nativeCallAt places an error a built-in function raised at the call of
+// it among the calls the engine's position off may belong to (the one
+// whose callee's last name is the built-in's name), or at off.
+function nativeCallAt(off, native, site) {
+  if (site === undefined || !/^[\p{ID_Start}$_][\p{ID_Continue}$]*$/u.test(native)) return off;
+  if (evalSrc.startsWith(native, off) && !isIdent(evalSrc[off - 1]) && !isIdent(evalSrc[off + native.length])) {
+    const n = skipForward(off + native.length);
+    if (evalSrc[n] === "(") return reservedWords.has(native) && evalSrc[skipBack(off - 1)] === "." ? n : off;
+  }
+  for (const c of callCandidates(off, functionStart(site, off))) {
+    if (c.text === native || c.text.endsWith("." + native)) return c.at;
+  }
+  return off;
 }
 
 // ---- which call failed -------------------------------------------------
@@ -350,7 +381,9 @@ function callCandidates(off, lo) {
     const c = calleeEndingAt(calleeEnd);
     if (c === null) return false;
     const s = chainStart(calleeEnd);
-    const isNew = isNewAt(s);
+    const isNew = isNewAt(s) && !c.text.includes("(");
+    // new A(…).b(…): V8 calls what `new` made "(intermediate value)".
+    if (isNewAt(s) && !isNew && c.text.indexOf("(...)") > 0) c.text = "(intermediate value)" + c.text.slice(c.text.indexOf("(...)") + 5);
     const close = open < 0 ? -1 : matchForward(open, "(", ")");
     list.push({ text: c.text, at: isNew ? s : c.at, isNew, open, close });
     return true;
@@ -381,7 +414,7 @@ function callCandidates(off, lo) {
       const j = skipBack(i - 1);
       if (j >= lo && (isIdent(evalSrc[j]) || evalSrc[j] === ")" || evalSrc[j] === "]")) {
         const w = evalSrc.slice(identStart(j), j + 1);
-        if (!notCallees.has(w) || w === "new") add(j, i);
+        if (!notCallees.has(w) || evalSrc[skipBack(identStart(j) - 1)] === ".") add(j, i);
       }
     }
   }
@@ -534,7 +567,7 @@ function propertyAfter(off, prop) {
 
 // engineMessage matches the engine messages v8Message rewords from the
 // script's text.
-const engineMessage = /^(?:not a (?:function|constructor)$|cannot (?:read|set) property '|value is not iterable$|Cannot convert undefined or null to object$|cannot (?:convert BigInt to number|mix BigInt and other types|convert symbol to string)$|'.*' is read-only$|.* is not (?:initialized|defined)$|invalid (?:number of digits|repeat count)$|class constructors must be invoked with 'new'$)/s;
+const engineMessage = /^(?:not a (?:function|constructor)$|cannot (?:read|set) property '|value is not iterable$|Cannot convert undefined or null to object$|cannot (?:convert BigInt to number|mix BigInt and other types|convert symbol to string)$|'.*' is read-only$|.* is not (?:initialized|defined)$|invalid (?:number of digits|repeat count)$|class constructors must be invoked with 'new'$|private class field '.*' does not exist$|invalid brand on object$|invalid array index: -?\d+$)/s;
 
 // maybeEngine is engineMessage's and plainMessages' cheap first test (a
 // regular expression costs microseconds here, and most errors are the
@@ -543,6 +576,7 @@ function maybeEngine(msg) {
   if (msg === "") return false;
   const c = msg[0];
   return c === "n" || c === "c" || c === "v" || c === "C" || c === "'" || c === "i" || c === "D" || c === "e" || c === "m" ||
+    c === "p" || c === "B" ||
     msg.endsWith(" is not defined") || msg.endsWith(" is not initialized");
 }
 
@@ -555,6 +589,8 @@ const plainMessages = {
   "URIError:malformed UTF-8": "URI malformed",
   "URIError:malformed unicode char": "URI malformed",
   "TypeError:circular reference": "Converting circular structure to JSON",
+  "TypeError:BigInt are forbidden in JSON.stringify": "Do not know how to serialize a BigInt",
+  "RangeError:invalid typed array index": "Invalid typed array index",
 };
 
 // v8Message rewrites an engine error's message and position the way V8
@@ -563,7 +599,7 @@ const plainMessages = {
 function v8Message(name, msg, off, native, site) {
   let m;
   const plain = plainMessages[name + ":" + msg];
-  if (plain !== undefined) return { msg: plain, off };
+  if (plain !== undefined) return { msg: plain, off: native === "" ? off : nativeCallAt(off, native, site) };
   if (native.startsWith("class ")) {
     const call = callAt(off);
     return { msg: `Class constructor ${native.slice(6)} cannot be invoked without 'new'`, off: call === null ? off : call.at };
@@ -572,6 +608,12 @@ function v8Message(name, msg, off, native, site) {
     if (name === "RangeError" && msg === "invalid number of digits") {
       const text = digitsMessages[native];
       return text === undefined ? null : { msg: text, off };
+    }
+    if (name === "RangeError" && native === "with" && (m = /^invalid array index: (-?\d+)$/.exec(msg)) !== null) {
+      // V8 shows the index as given: known here when it is a literal.
+      const lit = /^with\s*\(\s*(-?(?:\d+(?:\.\d+)?(?:e[-+]?\d+)?|Infinity))\s*,/.exec(evalSrc.slice(off, off + 64));
+      if (lit !== null) return { msg: "Invalid index : " + String(Number(lit[1])), off: nativeCallAt(off, native, site) };
+      return m[1][0] === "-" ? null : { msg: "Invalid index : " + m[1], off: nativeCallAt(off, native, site) };
     }
     if (name === "RangeError" && msg === "invalid repeat count" && evalSrc.startsWith("repeat", off)) {
       // V8 shows the count: known here when the argument is a literal.
@@ -602,6 +644,12 @@ function v8Message(name, msg, off, native, site) {
       while (evalSrc[e] === "." && isIdent(evalSrc[e + 1])) e = nameEnd(e + 1);
       return { msg: evalSrc.slice(s, e) + " is not a constructor", off: start };
     }
+    if ((m = /^cannot read property 'Symbol\.iterator' of (undefined|null)$/.exec(msg)) !== null) {
+      const r = nullIterableMessage(off, m[1]);
+      if (r !== null) return r;
+    }
+    if ((m = /^private class field '(.*)' does not exist$/s.exec(msg)) !== null) return privateMessage(off, m[1]);
+    if (msg === "invalid brand on object") return brandMessage(off);
     if ((m = /^cannot (read|set) property '(.*)' of (undefined|null)$/s.exec(msg)) !== null) {
       const read = m[1] === "read";
       const text = `Cannot ${m[1]} properties of ${m[3]} (${read ? "reading" : "setting"} '${m[2]}')`;
@@ -719,6 +767,67 @@ function iterableMessage(off) {
   if (best === null) return { msg: "object is not iterable", off };
   const text = operandText(best.end);
   return { msg: (text === null ? "object" : text) + " is not iterable", off: best.end };
+}
+
+// nullIterableMessage words an array destructuring or for…of of null or
+// undefined as V8 does: `x is not iterable` at the value, for a declaration
+// or a for…of of a name or literal, and V8's longer form at the `=` of an
+// assignment pattern; null when no such construct follows off.
+function nullIterableMessage(off, what) {
+  let best = null;
+  for (const re of [forOf, arrayPattern]) {
+    const f = findAfter(re, off);
+    if (f !== null && (best === null || f.at < best.at)) best = f;
+  }
+  if (best === null) return null;
+  const long = (what === "null" ? "object null" : "undefined") + " is not iterable (cannot read property Symbol(Symbol.iterator))";
+  const isForOf = best.m[0].startsWith("for");
+  if (!isForOf) {
+    const b = skipBack(best.at - 1);
+    const decl = /(?:const|let|var)$/.test(evalSrc.slice(Math.max(0, b - 4), b + 1));
+    if (!decl) return { msg: long, off: evalSrc.indexOf("=", best.at + best.m[0].indexOf("]")) };
+  }
+  const text = operandText(best.end);
+  if (text === null) return { msg: long, off: best.end };
+  const after = skipForward(best.end + text.length);
+  if (evalSrc[after] === "(") return { msg: `${text} is not a function or its return value is not iterable`, off: best.end };
+  return { msg: text + " is not iterable", off: best.end };
+}
+
+// privateMessage words a private field access on an object without it:
+// V8 reads the access from the text (a read, or a write at its `=`).
+function privateMessage(off, name) {
+  const limit = Math.min(evalSrc.length, off + 4096);
+  for (let i = evalSrc.indexOf("." + name, off); i >= 0 && i < limit; i = evalSrc.indexOf("." + name, i + 1)) {
+    if (isIdent(evalSrc[i + 1 + name.length])) continue;
+    const e = skipForward(i + 1 + name.length);
+    const op = evalSrc.slice(e, e + 4);
+    // A compound assignment (`o.#x += 1`) reads first; V8 points at its dot.
+    const compound = /^(?:\+\+|--|[-+*\/%&|^]=|\*\*=|<<=|>>>?=|&&=|\|\|=|\?\?=)/.test(op);
+    if (!compound && assignOp.test(op)) {
+      return { msg: `Cannot write private member ${name} to an object whose class did not declare it`, off: e };
+    }
+    return { msg: `Cannot read private member ${name} from an object whose class did not declare it`, off: compound ? i : i + 1 };
+  }
+  return null;
+}
+
+// brandMessage words a private method or accessor used on an object of
+// another class: V8 names the class that encloses the use.
+function brandMessage(off) {
+  const limit = Math.min(evalSrc.length, off + 4096);
+  let at = -1;
+  for (let i = evalSrc.indexOf(".#", off); i >= 0 && i < limit; i = evalSrc.indexOf(".#", i + 1)) {
+    if (evalSrc[i - 1] !== ".") { at = i + 1; break; }
+  }
+  if (at < 0) return null;
+  const re = /\bclass\s+([\p{ID_Start}$_][\p{ID_Continue}$]*)[^{]*\{/gu;
+  let name = null;
+  for (let m = re.exec(evalSrc); m !== null && m.index < at; m = re.exec(evalSrc)) {
+    const close = matchForward(re.lastIndex - 1, "{", "}");
+    if (close > at) name = m[1];
+  }
+  return name === null ? null : { msg: `Receiver must be an instance of class ${name}`, off: at };
 }
 
 // destructureMessage words `const {a} = null` as V8 does when the value is
@@ -1039,6 +1148,37 @@ function absentHint(e) {
   const m = /^(\S+) is not defined$/.exec(String(e.message));
   return m !== null && Object.prototype.hasOwnProperty.call(absentHints, m[1]) ? ` (${absentHints[m[1]]})` : "";
 }
+
+// ---- Promise.any --------------------------------------------------------
+// The engine rejects Promise.any with an AggregateError that has no message
+// and no stack; V8's says "All promises were rejected". Promise.any is the
+// engine's, run with a constructor that hands it the promise C makes and a
+// reject function that words the error first: the same promises, `then`
+// calls and ticks as the engine's alone.
+const promiseAny = Promise.any;
+const AggregateErrorCtor = g.AggregateError;
+Object.defineProperty(Promise, "any", {
+  value: {
+    any(iterable) {
+      const C = this;
+      if (typeof C !== "function") return promiseAny.call(C, iterable);
+      const Capability = function (executor) {
+        return new C((resolve, reject) => executor(resolve, function (e) {
+          if (e instanceof AggregateErrorCtor && !hasOwn(e, "message") && !hasOwn(e, "stack")) {
+            const text = "All promises were rejected";
+            Object.defineProperty(e, "message", { value: text, writable: true, enumerable: false, configurable: true });
+            Object.defineProperty(e, "stack", { value: "AggregateError: " + text, writable: true, enumerable: false, configurable: true });
+          }
+          return reject(e);
+        }));
+      };
+      // GetPromiseResolve reads Capability.resolve; it resolves as C's does.
+      Capability.resolve = function (v) { return C.resolve(v); };
+      return promiseAny.call(Capability, iterable);
+    },
+  }.any,
+  writable: true, enumerable: false, configurable: true,
+});
 
 // ---- JSON.parse ---------------------------------------------------------
 // The engine's JSON errors are worded differently from V8's. JSON.parse is

@@ -33,4 +33,14 @@ out.push(attempt("callback", () => rows.forEach((r) => report.add(r.n))));
 out.push(attempt("template", () => `${report.name()}`));
 out.push(attempt("method-on-number", () => String(rows[0].n.padStart(3))));
 out.push(attempt("await-like", () => Promise.resolve(report.then())));
+out.push(attempt("reserved-name", () => report.catch(nf.format(5))));
+out.push(attempt("reserved-inner", () => out.concat(res.delete("k"))));
+out.push(attempt("new-in-args", () => report.push(new Date(0))));
+out.push(attempt("new-then-method", () => new Date(0).format()));
+out.push(attempt("const-array-ok", () => rows.concat(report.keys())));
+out.push(attempt("string-method", () => "abc".trim().toLowerCase().title()));
+out.push(attempt("multi-line", () =>
+  report.push(
+    nf.format(7),
+  )));
 for (const line of out) console.log(line);
