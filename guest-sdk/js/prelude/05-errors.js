@@ -38,6 +38,7 @@ function beginErrors(file, ts, text, prefixLen, tail) {
   evalSrc = text;
   evalPrefix = prefixLen;
   lineStarts = null;
+  if (mayHoldVLiteral(text)) installV(); // 06-regexp.js
 }
 
 function lineStart(line) {

@@ -23,7 +23,10 @@
 // unicode and unicodeSets read as the v flag's. A literal /…/v is compiled
 // by the engine before the prelude sees it: RegExp.prototype.exec, which
 // every match, replace, split, search and test goes through, runs its
-// u-flag twin instead, sharing lastIndex.
+// u-flag twin instead, sharing lastIndex. These methods are replaced only
+// once a v-flag RegExp is made or the script's text may hold a v literal
+// (a v literal in code given to eval or new Function, in a script without
+// one, is the engine's).
 const NativeRegExp = RegExp;
 const reProto = NativeRegExp.prototype;
 const nativeExec = reProto.exec;
@@ -273,6 +276,7 @@ function vToU(src, ignoreCase) {
 // the u-flag RegExp that matches as it would, made as new.target nt; or
 // throws V8's SyntaxError.
 function vRegExp(src, flags, nt) {
+  installV();
   const bad = (why) => new SyntaxError(`Invalid regular expression: /${src}/${flags}: ${why}`);
   let u;
   try {
@@ -354,6 +358,8 @@ Object.defineProperty(RegExpCtor, "prototype", { value: reProto, writable: false
 Object.defineProperty(reProto, "constructor", { value: RegExpCtor, writable: true, enumerable: false, configurable: true });
 Object.defineProperty(g, "RegExp", { value: RegExpCtor, writable: true, enumerable: false, configurable: true });
 
+let protoExec = null;
+
 // twinOf returns the u-flag twin of a v-flag RegExp (a literal's made at
 // its first use), or undefined for any other value.
 function twinOf(re) {
@@ -375,41 +381,66 @@ function isVLiteral(re) {
   try { return reUnicodeSetsOf.call(re); } catch (_) { return false; }
 }
 
-// exec of a literal /…/v runs its twin, sharing lastIndex.
-Object.defineProperty(reProto, "exec", {
-  value: {
-    exec(string) {
-      if (!isVLiteral(this)) return nativeExec.call(this, string);
-      const twin = twinOf(this);
-      twin.lastIndex = this.lastIndex;
-      const r = nativeExec.call(twin, string);
-      if (twin.global || twin.sticky) this.lastIndex = twin.lastIndex;
-      return r;
-    },
-  }.exec,
-  writable: true, enumerable: false, configurable: true,
-});
-const protoExec = reProto.exec;
-
-// The engine's match, replace, split and matchAll step past an empty match
-// by one UTF-16 unit unless the flags hold u; a v-flag RegExp whose exec is
-// the built-in one runs them on its twin, sharing lastIndex.
-for (const sym of [Symbol.match, Symbol.matchAll, Symbol.replace, Symbol.search, Symbol.split]) {
-  const native = reProto[sym];
-  const name = "[" + sym.description + "]";
-  Object.defineProperty(reProto, sym, {
+// installV puts the v flag's exec and Symbol methods (below) on
+// RegExp.prototype, at the first v-flag RegExp made or when the script's
+// text may hold a v-flag literal (beginErrors): a script without one keeps
+// the engine's own, and their speed.
+let vInstalled = false;
+function installV() {
+  if (vInstalled) return;
+  vInstalled = true;
+  // exec of a literal /…/v runs its twin, sharing lastIndex.
+  Object.defineProperty(reProto, "exec", {
     value: {
-      [name](string, arg) {
+      exec(string) {
+        if (!isVLiteral(this)) return nativeExec.call(this, string);
         const twin = twinOf(this);
-        if (twin === undefined || this.exec !== protoExec) return native.call(this, string, arg);
         twin.lastIndex = this.lastIndex;
-        try {
-          return native.call(twin, string, arg);
-        } finally {
-          this.lastIndex = twin.lastIndex;
-        }
+        const r = nativeExec.call(twin, string);
+        if (twin.global || twin.sticky) this.lastIndex = twin.lastIndex;
+        return r;
       },
-    }[name],
+    }.exec,
     writable: true, enumerable: false, configurable: true,
   });
+  protoExec = reProto.exec;
+
+  // The engine's match, replace, split and matchAll step past an empty match
+  // by one UTF-16 unit unless the flags hold u; a v-flag RegExp whose exec is
+  // the built-in one runs them on its twin, sharing lastIndex.
+  for (const sym of [Symbol.match, Symbol.matchAll, Symbol.replace, Symbol.search, Symbol.split]) {
+    const native = reProto[sym];
+    const name = "[" + sym.description + "]";
+    Object.defineProperty(reProto, sym, {
+      value: {
+        [name](string, arg) {
+          const twin = twinOf(this);
+          if (twin === undefined || this.exec !== protoExec) return native.call(this, string, arg);
+          twin.lastIndex = this.lastIndex;
+          try {
+            return native.call(twin, string, arg);
+          } finally {
+            this.lastIndex = twin.lastIndex;
+          }
+        },
+      }[name],
+      writable: true, enumerable: false, configurable: true,
+    });
+  }
 }
+
+// mayHoldVLiteral tells whether text may hold a regular expression literal
+// with the v flag: a slash, then flags with a v, then no name character.
+function mayHoldVLiteral(text) {
+  for (let i = text.indexOf("/"); i >= 0; i = text.indexOf("/", i + 1)) {
+    let j = i + 1, v = false;
+    for (; j < text.length && j - i < 9; j++) {
+      const c = text[j];
+      if (c === "v") v = true;
+      else if (!"dgimsuy".includes(c)) break;
+    }
+    if (v && !isIdent(text[j])) return true;
+  }
+  return false;
+}
+
