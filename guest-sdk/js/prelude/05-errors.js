@@ -38,6 +38,7 @@ function beginErrors(file, ts, text, prefixLen, tail) {
   evalSrc = text;
   evalPrefix = prefixLen;
   lineStarts = null;
+  declCache = new Map();
   if (mayHoldVLiteral(text)) installV(); // 06-regexp.js
 }
 
@@ -503,7 +504,17 @@ function dataProperty(v, k) {
 // appear bound (a global), false when it is bound in a way not read here,
 // else {kind, at} for `const name = <literal>` declared once, with at the
 // literal's index.
+// The script's text does not change during a run: what declarationOf and
+// literalMember find is kept (beginErrors clears it), so a script that
+// fails the same call in a loop scans its text once.
+let declCache = new Map();
 function declarationOf(name) {
+  let r = declCache.get(name);
+  if (r === undefined && declCache.size < 256) declCache.set(name, r = findDeclaration(name));
+  return r === undefined ? findDeclaration(name) : r;
+}
+
+function findDeclaration(name) {
   if (!/^[A-Za-z_$][\w$]*$/.test(name)) return false;
   const text = evalSrc.slice(evalPrefix);
   name = name.replace(/\$/g, "\\$");
@@ -524,6 +535,14 @@ function declarationOf(name) {
 // it: undefined when unsure.
 const literalProtos = { Map: Map.prototype, Set: Set.prototype, Date: Date.prototype, WeakMap: WeakMap.prototype, WeakSet: WeakSet.prototype };
 function literalMember(decl, name, key) {
+  const id = name + "." + key;
+  if (declCache.has(id)) return declCache.get(id);
+  const r = findLiteralMember(decl, name, key);
+  if (declCache.size < 256) declCache.set(id, r);
+  return r;
+}
+
+function findLiteralMember(decl, name, key) {
   if (!/^[A-Za-z_$][\w$]*$/.test(key)) return undefined;
   const text = evalSrc.slice(evalPrefix);
   name = name.replace(/\$/g, "\\$");

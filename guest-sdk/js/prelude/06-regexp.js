@@ -134,7 +134,12 @@ function vToU(src, ignoreCase) {
   const plainChar = (cp) => (cp < 0x128 && syntaxChars.includes(String.fromCodePoint(cp)) ? "\\" : "") +
     (cp < 0x20 || (cp >= 0xd800 && cp < 0xe000) ? `\\u{${cp.toString(16)}}` : String.fromCodePoint(cp));
   const emptySet = () => ({ chars: [], strings: [], atoms: [] });
-  const union = (a, b) => { a.chars.push(...b.chars); a.strings.push(...b.strings); a.atoms.push(...b.atoms); return a; };
+  const union = (a, b) => {
+    for (const c of b.chars) a.chars.push(c);
+    for (const c of b.strings) a.strings.push(c);
+    for (const c of b.atoms) a.atoms.push(c);
+    return a;
+  };
   const hasMore = (s) => s.strings.length > 0 || s.atoms.length > 0;
   const atomOf = (s) => {
     const cls = "[" + s.chars.join("") + "]";
