@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -97,6 +98,37 @@ func TestHostile(t *testing.T) {
 			src: "const h = Object.getOwnPropertyNames(globalThis).filter(n => n.startsWith('__airlock'));\n" +
 				"return h.filter(n => n !== '__airlock_start' && n !== '__airlock_pump' && n !== '__airlock_mark')",
 			check: func(t *testing.T, res *Result) { require.JSONEq(t, `[]`, string(res.Value)) }},
+		// console reads a promise's state and value through OpPromise: what
+		// a script hands it is any value, inspected over and over.
+		{name: "promise inspection of hostile values",
+			src: "const { proxy, revoke } = Proxy.revocable(Promise.resolve(1), {}); revoke();\n" +
+				"class P extends Promise { static get [Symbol.species]() { throw new Error('no'); } }\n" +
+				"let chain = Promise.resolve(0); for (let i = 0; i < 10000; i++) chain = Promise.resolve({ next: chain });\n" +
+				"const values = [proxy, new Proxy(Promise.resolve(2), { get() { throw 1; } }), Object.create(Promise.prototype), P.resolve(3),\n" +
+				"  chain, Promise.reject(Symbol('s')), new Promise(() => {}), Promise.resolve(new Proxy({}, { ownKeys() { throw 2; } }))];\n" +
+				"values[5].catch(() => {});\n" +
+				"let n = 0; for (let i = 0; i < 100; i++) for (const v of values) { try { console.log(v); n++; } catch (_) { n += 1000; } }\n" +
+				"console.log(Promise.resolve('x'.repeat(1 << 19)));\n" +
+				"return n",
+			check: func(t *testing.T, res *Result) {
+				require.JSONEq(t, `800`, string(res.Value))
+				require.Len(t, res.Logs, 801)
+				require.Equal(t, "Promise { <pending> }", res.Logs[6].Text)
+			}},
+		{name: "v-flag patterns nested deep or long", src: "const r = [];\n" +
+			"for (const src of ['['.repeat(1e4) + ']'.repeat(1e4), '[a--b]'.repeat(5e3), '[\\\\p{'.repeat(1e4), '[\\\\q{' + 'a|'.repeat(1e4) + '}]']) {\n" +
+			"  try { r.push(new RegExp(src, 'v').test('a')); } catch (e) { r.push(e.name); } }\n" +
+			"return r",
+			check: func(t *testing.T, res *Result) {
+				// Too deep or too large for the translation or the engine's
+				// compiler: an error the script can catch, in bounded time.
+				var r []any
+				require.NoError(t, json.Unmarshal(res.Value, &r))
+				require.Len(t, r, 4)
+				require.Contains(t, []any{"RangeError", "SyntaxError"}, r[0])
+				require.Contains(t, []any{"RangeError", "SyntaxError", false}, r[1])
+				require.Equal(t, []any{"SyntaxError", true}, r[2:])
+			}},
 	}
 	tests = append(tests, stackCases()...)
 	tests = append(tests, memoryCases()...)

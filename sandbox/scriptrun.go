@@ -378,6 +378,8 @@ func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []u
 		return r.intl(ctx, args)
 	case wire.OpSubtle:
 		return r.opSubtle(ctx, args)
+	case wire.OpPromise:
+		return r.opPromise(ctx, args)
 	case wire.OpWhere:
 		return r.newString(ctx, r.where(args))
 	case wire.OpTooLarge:

@@ -169,3 +169,31 @@ func appendByteString(dst, b []byte) []byte {
 	}
 	return dst
 }
+
+// opPromise implements OpPromise (promise, what): the state of a promise
+// (what 0) or the value it settled with (what 1), read by the engine
+// without running JavaScript; constant work, whatever the argument.
+func (r *scriptRun) opPromise(ctx context.Context, args []uint64) uint64 {
+	what := int32(-1)
+	if len(args) > 2 {
+		what, _ = quickjs.DecodeInt(args[2])
+	}
+	if what != 0 && what != 1 {
+		r.stop(&ExitError{Kind: Trap, Message: "the guest broke the host protocol (promise operation)"})
+	}
+	if what == 0 {
+		st, err := r.in.PromiseState(ctx, args[1])
+		if err != nil {
+			r.guestErr(err)
+		}
+		if st < quickjs.PromiseNotAPromise || st > quickjs.PromiseRejected {
+			st = quickjs.PromiseNotAPromise
+		}
+		return quickjs.Int(st)
+	}
+	v, err := r.in.PromiseResult(ctx, args[1])
+	if err != nil {
+		r.guestErr(err)
+	}
+	return v
+}

@@ -38,6 +38,8 @@ function beginErrors(file, ts, text, prefixLen, tail) {
   evalSrc = text;
   evalPrefix = prefixLen;
   lineStarts = null;
+  declCache = new Map();
+  if (mayHoldVLiteral(text)) installV(); // 06-regexp.js
 }
 
 function lineStart(line) {
@@ -144,6 +146,12 @@ function chainBack(start, end) {
     if (evalSrc[i] === "." && evalSrc[i - 1] === "?") { dot = true; text = "?." + text; i = skipBack(i - 2); }
     else if (evalSrc[i] === ".") { dot = true; text = "." + text; i = skipBack(i - 1); }
     if (!dot) return text;
+    if (evalSrc[i] === '"' || evalSrc[i] === "'") {
+      // a string literal: "abc".trim
+      const q = evalSrc[i], o = evalSrc.lastIndexOf(q, i - 1);
+      if (o < 0 || i - o > 200 || evalSrc.slice(o + 1, i).includes("\\") || evalSrc.slice(o + 1, i).includes("\n")) return null;
+      return evalSrc.slice(o, i + 1) + text;
+    }
     if (isIdent(evalSrc[i])) {
       let s = i;
       while (s > 0 && isIdent(evalSrc[s - 1])) s--;
@@ -179,6 +187,10 @@ function chainBack(start, end) {
 const notCallees = new Set(["if", "for", "while", "switch", "catch", "function", "return", "typeof",
   "await", "yield", "in", "of", "new", "delete", "void", "case", "do", "else", "instanceof", "throw"]);
 
+const reservedWords = new Set(["break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete",
+  "do", "else", "enum", "export", "extends", "false", "finally", "for", "function", "if", "import", "in", "instanceof",
+  "new", "null", "return", "super", "switch", "this", "throw", "true", "try", "typeof", "var", "void", "while", "with"]);
+
 // identStart returns the index where the identifier ending at j starts.
 function identStart(j) {
   let s = j;
@@ -194,9 +206,15 @@ function calleeEndingAt(j) {
   if (isIdent(c)) {
     const s = identStart(j);
     const name = evalSrc.slice(s, j + 1);
-    if (notCallees.has(name) || /^\d/.test(name)) return null;
+    if ((notCallees.has(name) && evalSrc[skipBack(s - 1)] !== ".") || /^\d/.test(name)) return null;
     const text = chainBack(s, j + 1);
-    return text === null ? null : { text, at: s };
+    if (text === null) return null;
+    // V8 places a call of a member named by a reserved word (`p.catch(…)`,
+    // `a.with(…)`) at its parenthesis.
+    if (reservedWords.has(name) && evalSrc[skipBack(s - 1)] === "." && evalSrc[skipForward(j + 1)] === "(") {
+      return { text, at: skipForward(j + 1) };
+    }
+    return { text, at: s };
   }
   if (c === "]") {
     const o = matchBack(j, "[", "]");
@@ -245,6 +263,313 @@ function callAt(off) {
   return null;
 }
 
+// nativeCallAt places an error a built-in function raised at the call of
+// it among the calls the engine's position off may belong to (the one
+// whose callee's last name is the built-in's name), or at off.
+function nativeCallAt(off, native, site) {
+  if (site === undefined || !/^[\p{ID_Start}$_][\p{ID_Continue}$]*$/u.test(native)) return off;
+  if (evalSrc.startsWith(native, off) && !isIdent(evalSrc[off - 1]) && !isIdent(evalSrc[off + native.length])) {
+    const n = skipForward(off + native.length);
+    if (evalSrc[n] === "(") return reservedWords.has(native) && evalSrc[skipBack(off - 1)] === "." ? n : off;
+  }
+  for (const c of callCandidates(off, functionStart(site, off))) {
+    if (c.text === native || c.text.endsWith("." + native)) return c.at;
+  }
+  return off;
+}
+
+// ---- which call failed -------------------------------------------------
+// The engine records a position only at some places (the first token of a
+// call's arguments, a binary operator, `new`, a statement); a failed call
+// reports the last one recorded before it. That is inside the failed call's
+// parentheses, or at its callee's last name, but a call in its arguments
+// that returned records one there too: `report.push(nf.format(x))` reports
+// the same position whichever of the two failed. failedCall lists the calls
+// the position may belong to, drops those it cannot (outside the faulting
+// function; an outer call whose arguments record a position after the
+// inner one), reads what it can of each callee's value (a global chain
+// such as `Intl.DurationFormat`; a member of a `const` the script declares
+// with an object, array or string literal or `new Map()`, …) and names the
+// innermost callee that is not a function, or the innermost one it could
+// not read. README.md ("Where airlock still differs") says what is left.
+function failedCall(off, site) {
+  const lo = functionStart(site, off);
+  const list = callCandidates(off, lo);
+  if (list.length === 0) return null;
+  let pick = null;
+  for (const c of list) {
+    const v = calleeIsFunction(c);
+    if (v === false) { pick = c; break; }
+    if (v === undefined && pick === null) pick = c;
+  }
+  return pick === null ? list[0] : pick;
+}
+
+// functionStart returns the index in evalSrc where the function running at
+// site starts (its text, as Function.prototype.toString gives it, around
+// off), or evalPrefix when that is not found.
+const fnToString = Function.prototype.toString;
+function functionStart(site, off) {
+  let text;
+  try {
+    const fn = site.getFunction();
+    if (typeof fn !== "function") return evalPrefix;
+    text = fnToString.call(fn);
+  } catch (_) {
+    return evalPrefix;
+  }
+  if (typeof text !== "string" || text.length < 2) return evalPrefix;
+  const head = text.slice(0, 64);
+  for (let i = evalSrc.lastIndexOf(head, off), n = 0; i >= 0 && n < 8; i = evalSrc.lastIndexOf(head, i - 1), n++) {
+    if (i + text.length > off && evalSrc.startsWith(text, i)) return i;
+    if (i === 0) break;
+  }
+  return evalPrefix;
+}
+
+// matchForward finds the closing bracket of the opening one at off, or -1.
+function matchForward(off, open, close) {
+  let depth = 0;
+  for (let i = off; i < evalSrc.length && i - off < 8192; i++) {
+    const c = evalSrc[i];
+    if (c === open) depth++;
+    else if (c === close && --depth === 0) return i;
+  }
+  return -1;
+}
+
+// chainStart returns where the callee expression ending at j starts
+// (names, dots, `?.`, balanced brackets and parentheses).
+function chainStart(j) {
+  let i = j;
+  for (let steps = 0; steps < 64 && i >= 0; steps++) {
+    const c = evalSrc[i];
+    let s;
+    if (isIdent(c)) s = identStart(i);
+    else if (c === "]") s = matchBack(i, "[", "]");
+    else if (c === ")") s = matchBack(i, "(", ")");
+    else return i + 1;
+    if (s < 0) return i + 1;
+    const b = skipBack(s - 1);
+    if (evalSrc[b] === ".") {
+      i = skipBack(evalSrc[b - 1] === "?" ? b - 2 : b - 1);
+      continue;
+    }
+    if ((c === "]" || c === ")") && (isIdent(evalSrc[b]) || evalSrc[b] === ")" || evalSrc[b] === "]")) {
+      if (notCallees.has(evalSrc.slice(identStart(b), b + 1))) return s;
+      i = b;
+      continue;
+    }
+    return s;
+  }
+  return i + 1;
+}
+
+// isNewAt tells whether the keyword `new` ends just before index s.
+function isNewAt(s) {
+  const b = skipBack(s - 1);
+  return b >= 2 && evalSrc.slice(b - 2, b + 1) === "new" && !isIdent(evalSrc[b - 3]);
+}
+
+// callCandidates lists the calls the engine's position off may belong to,
+// innermost first: the call whose callee's last name is at off, or the
+// `new` whose callee starts there, then each call whose parentheses enclose
+// off, within the function that starts at lo. Each is {text, at, isNew,
+// open, close}: the callee as V8 prints it, the fault's index, whether it
+// is a construction, and its parentheses (-1 when it has none).
+function callCandidates(off, lo) {
+  const list = [];
+  const add = (calleeEnd, open) => {
+    const c = calleeEndingAt(calleeEnd);
+    if (c === null) return false;
+    const s = chainStart(calleeEnd);
+    const isNew = isNewAt(s) && !c.text.includes("(");
+    // new A(…).b(…): V8 calls what `new` made "(intermediate value)".
+    if (isNewAt(s) && !isNew && c.text.indexOf("(...)") > 0) c.text = "(intermediate value)" + c.text.slice(c.text.indexOf("(...)") + 5);
+    const close = open < 0 ? -1 : matchForward(open, "(", ")");
+    list.push({ text: c.text, at: isNew ? s : c.at, isNew, open, close });
+    return true;
+  };
+  if (isIdent(evalSrc[off]) && !(off > 0 && isIdent(evalSrc[off - 1]))) {
+    const e = nameEnd(off);
+    const n = skipForward(e);
+    if (evalSrc[n] === "(") add(e - 1, n);
+    else if (evalSrc.startsWith("?.(", n)) add(e - 1, n + 2);
+    else if (isNewAt(off)) {
+      // new a.b.C or new C(…): the engine points at the callee's start.
+      let end = e;
+      while (evalSrc[end] === "." && isIdent(evalSrc[end + 1])) end = nameEnd(end + 1);
+      const p = skipForward(end);
+      add(end - 1, evalSrc[p] === "(" ? p : -1);
+    }
+  }
+  if (list.length === 0 && (evalSrc[off] === "[" || evalSrc[off] === "(")) {
+    add(skipBack(off - 1), evalSrc[off] === "(" ? off : -1);
+  }
+  let depth = 0;
+  for (let i = off - 1; i >= lo && off - i < 4096 && list.length < 16; i--) {
+    const c = evalSrc[i];
+    if (c === ")" || c === "]" || c === "}") depth++;
+    else if (c === "[" || c === "{") { if (depth > 0) depth--; }
+    else if (c === "(") {
+      if (depth > 0) { depth--; continue; }
+      const j = skipBack(i - 1);
+      if (j >= lo && (isIdent(evalSrc[j]) || evalSrc[j] === ")" || evalSrc[j] === "]")) {
+        const w = evalSrc.slice(identStart(j), j + 1);
+        if (!notCallees.has(w) || evalSrc[skipBack(identStart(j) - 1)] === ".") add(j, i);
+      }
+    }
+  }
+  // An outer call whose arguments record a position after the inner call
+  // would have reported that one: it is not the failed call.
+  for (let k = 0; k + 1 < list.length; k++) {
+    const inner = list[k], outer = list[k + 1];
+    const from = inner.close >= 0 ? inner.close + 1 : off;
+    if (outer.close < 0 || recordsPosition(from, outer.close)) {
+      list.length = k + 1;
+      break;
+    }
+  }
+  return list;
+}
+
+// recordsPosition tells whether the text in [from, to) may hold something
+// the engine records a position for: a call, `new`, a binary operator, a
+// template literal, a function. Strings are skipped; anything unsure counts.
+function recordsPosition(from, to) {
+  for (let i = from; i < to; i++) {
+    const c = evalSrc[i];
+    if (c === '"' || c === "'") {
+      const q = c;
+      for (i++; i < to && evalSrc[i] !== q; i++) if (evalSrc[i] === "\\") i++;
+      continue;
+    }
+    if (isSpace(c) || c === "," || c === "." || c === "[" || c === "]" || c === "{" || c === "}" || c === ":") continue;
+    if (isIdent(c)) {
+      const e = nameEnd(i);
+      const w = evalSrc.slice(i, e);
+      if (w === "new" || w === "function" || w === "class" || w === "await" || w === "yield" || w === "typeof" ||
+          w === "in" || w === "instanceof") return true;
+      i = e - 1;
+      continue;
+    }
+    return true;
+  }
+  return false;
+}
+
+// calleeIsFunction reads what it safely can of a candidate's callee: true
+// or false when it could read it, undefined otherwise.
+const chainRe = /^([\p{ID_Start}$_][\p{ID_Continue}$]*)((?:\.[\p{ID_Start}$_][\p{ID_Continue}$]*)*)$/u;
+function calleeIsFunction(c) {
+  let text = c.text;
+  if (text.startsWith("(")) return undefined;
+  const m = chainRe.exec(text);
+  if (m === null) return undefined;
+  const root = m[1], path = m[2] === "" ? [] : m[2].slice(1).split(".");
+  const decl = declarationOf(root);
+  if (decl === null) {
+    if (!hasOwn(g, root)) return undefined;
+    let v = g[root];
+    for (const k of path) {
+      const r = dataProperty(v, k);
+      if (r === undefined) return undefined;
+      v = r.value;
+    }
+    return typeof v === "function";
+  }
+  if (decl === false || path.length !== 1) return undefined;
+  return literalMember(decl, root, path[0]);
+}
+
+// dataProperty finds k on v or its prototypes without running a getter or
+// a proxy trap: {value} (undefined for a missing one), or undefined when it
+// cannot tell.
+function dataProperty(v, k) {
+  if (v === null || (typeof v !== "object" && typeof v !== "function")) return undefined;
+  for (let o = v, n = 0; o !== null && n < 32; n++) {
+    let d;
+    try {
+      d = Object.getOwnPropertyDescriptor(o, k);
+      if (d === undefined) { o = Object.getPrototypeOf(o); continue; }
+    } catch (_) {
+      return undefined;
+    }
+    return "value" in d ? { value: d.value } : undefined;
+  }
+  return { value: undefined };
+}
+
+// declarationOf finds how the script declares name: null when it does not
+// appear bound (a global), false when it is bound in a way not read here,
+// else {kind, at} for `const name = <literal>` declared once, with at the
+// literal's index.
+// The script's text does not change during a run: what declarationOf and
+// literalMember find is kept (beginErrors clears it), so a script that
+// fails the same call in a loop scans its text once.
+let declCache = new Map();
+function declarationOf(name) {
+  let r = declCache.get(name);
+  if (r === undefined && declCache.size < 256) declCache.set(name, r = findDeclaration(name));
+  return r === undefined ? findDeclaration(name) : r;
+}
+
+function findDeclaration(name) {
+  if (!/^[A-Za-z_$][\w$]*$/.test(name)) return false;
+  const text = evalSrc.slice(evalPrefix);
+  name = name.replace(/\$/g, "\\$");
+  const bound = new RegExp(`\\b(?:const|let|var|function|class)\\s+${name}(?![\\w$])\\s*=?|\\bcatch\\s*\\(\\s*${name}(?![\\w$])|(?<![\\w$.])${name}\\s*=>`, "g");
+  let count = 0, first = null;
+  for (let m = bound.exec(text); m !== null && count < 4; m = bound.exec(text)) {
+    count++;
+    if (first === null) first = m;
+  }
+  if (count === 0) return null;
+  if (count > 1 || !/^const\s.*=$/.test(first[0])) return false;
+  const at = skipForward(evalPrefix + first.index + first[0].length);
+  return { at };
+}
+
+// literalMember tells whether name.key is a function when the script
+// declares `const name = <literal>` (at decl.at) and assigns no member of
+// it: undefined when unsure.
+const literalProtos = { Map: Map.prototype, Set: Set.prototype, Date: Date.prototype, WeakMap: WeakMap.prototype, WeakSet: WeakSet.prototype };
+function literalMember(decl, name, key) {
+  const id = name + "." + key;
+  if (declCache.has(id)) return declCache.get(id);
+  const r = findLiteralMember(decl, name, key);
+  if (declCache.size < 256) declCache.set(id, r);
+  return r;
+}
+
+function findLiteralMember(decl, name, key) {
+  if (!/^[A-Za-z_$][\w$]*$/.test(key)) return undefined;
+  const text = evalSrc.slice(evalPrefix);
+  name = name.replace(/\$/g, "\\$");
+  const k = key.replace(/\$/g, "\\$");
+  // name.key = …, name[…] = …, Object.assign(name, …), defineProperty(name, …)
+  const assigned = new RegExp(`\\b${name}\\s*(?:\\.\\s*${k}(?![\\w$])|\\[[^\\]]*\\])\\s*(?:[-+*/%&|^]|\\?\\?|&&|\\|\\|)?=(?!=)|\\b(?:assign|defineProperty|defineProperties|setPrototypeOf)\\s*\\(\\s*${name}\\b`);
+  if (assigned.test(text)) return undefined;
+  const c = evalSrc[decl.at];
+  let proto;
+  if (c === "[") proto = Array.prototype;
+  else if (c === '"' || c === "'" || c === "`") proto = String.prototype;
+  else if (c >= "0" && c <= "9") proto = Number.prototype;
+  else if (c === "{") {
+    const close = matchForward(decl.at, "{", "}");
+    if (close < 0) return undefined;
+    const body = evalSrc.slice(decl.at + 1, close);
+    if (body.includes("...") || new RegExp(`(?:^|[^\\w$])${k}(?![\\w$])|\\[`).test(body)) return undefined;
+    proto = Object.prototype;
+  } else {
+    const m = /^new\s+(Map|Set|Date|WeakMap|WeakSet)\s*\(/.exec(evalSrc.slice(decl.at, decl.at + 16));
+    if (m === null) return undefined;
+    proto = literalProtos[m[1]];
+  }
+  const r = dataProperty(proto, key);
+  return r === undefined ? undefined : typeof r.value === "function";
+}
+
 // propertyAfter finds the first `.prop` from off, where the engine places a
 // failed property access (at the start of the statement, or at the last
 // position it recorded before it), and returns where V8 places the fault:
@@ -262,7 +587,7 @@ function propertyAfter(off, prop) {
 
 // engineMessage matches the engine messages v8Message rewords from the
 // script's text.
-const engineMessage = /^(?:not a (?:function|constructor)$|cannot (?:read|set) property '|value is not iterable$|Cannot convert undefined or null to object$|cannot (?:convert BigInt to number|mix BigInt and other types|convert symbol to string)$|'.*' is read-only$|.* is not (?:initialized|defined)$|invalid (?:number of digits|repeat count)$|class constructors must be invoked with 'new'$)/s;
+const engineMessage = /^(?:not a (?:function|constructor)$|cannot (?:read|set) property '|value is not iterable$|Cannot convert undefined or null to object$|cannot (?:convert BigInt to number|mix BigInt and other types|convert symbol to string)$|'.*' is read-only$|.* is not (?:initialized|defined)$|invalid (?:number of digits|repeat count)$|class constructors must be invoked with 'new'$|private class field '.*' does not exist$|invalid brand on object$|invalid array index: -?\d+$)/s;
 
 // maybeEngine is engineMessage's and plainMessages' cheap first test (a
 // regular expression costs microseconds here, and most errors are the
@@ -271,6 +596,7 @@ function maybeEngine(msg) {
   if (msg === "") return false;
   const c = msg[0];
   return c === "n" || c === "c" || c === "v" || c === "C" || c === "'" || c === "i" || c === "D" || c === "e" || c === "m" ||
+    c === "p" || c === "B" ||
     msg.endsWith(" is not defined") || msg.endsWith(" is not initialized");
 }
 
@@ -283,15 +609,17 @@ const plainMessages = {
   "URIError:malformed UTF-8": "URI malformed",
   "URIError:malformed unicode char": "URI malformed",
   "TypeError:circular reference": "Converting circular structure to JSON",
+  "TypeError:BigInt are forbidden in JSON.stringify": "Do not know how to serialize a BigInt",
+  "RangeError:invalid typed array index": "Invalid typed array index",
 };
 
 // v8Message rewrites an engine error's message and position the way V8
 // words and places it; off is the fault's index in evalSrc, native the
 // name of the built-in function that threw (or "").
-function v8Message(name, msg, off, native) {
+function v8Message(name, msg, off, native, site) {
   let m;
   const plain = plainMessages[name + ":" + msg];
-  if (plain !== undefined) return { msg: plain, off };
+  if (plain !== undefined) return { msg: plain, off: native === "" ? off : nativeCallAt(off, native, site) };
   if (native.startsWith("class ")) {
     const call = callAt(off);
     return { msg: `Class constructor ${native.slice(6)} cannot be invoked without 'new'`, off: call === null ? off : call.at };
@@ -300,6 +628,12 @@ function v8Message(name, msg, off, native) {
     if (name === "RangeError" && msg === "invalid number of digits") {
       const text = digitsMessages[native];
       return text === undefined ? null : { msg: text, off };
+    }
+    if (name === "RangeError" && native === "with" && (m = /^invalid array index: (-?\d+)$/.exec(msg)) !== null) {
+      // V8 shows the index as given: known here when it is a literal.
+      const lit = /^with\s*\(\s*(-?(?:\d+(?:\.\d+)?(?:e[-+]?\d+)?|Infinity))\s*,/.exec(evalSrc.slice(off, off + 64));
+      if (lit !== null) return { msg: "Invalid index : " + String(Number(lit[1])), off: nativeCallAt(off, native, site) };
+      return m[1][0] === "-" ? null : { msg: "Invalid index : " + m[1], off: nativeCallAt(off, native, site) };
     }
     if (name === "RangeError" && msg === "invalid repeat count" && evalSrc.startsWith("repeat", off)) {
       // V8 shows the count: known here when the argument is a literal.
@@ -310,8 +644,11 @@ function v8Message(name, msg, off, native) {
   }
   if (name === "TypeError") {
     if (msg === "not a function") {
-      const call = callAt(off);
-      return call === null || call.text.length > 200 ? null : { msg: call.text + " is not a function", off: call.at };
+      const call = failedCall(off, site);
+      if (call === null || call.text.length > 200) return null;
+      // `new x` of a value that is not an object: the engine says "not a
+      // function", V8 "not a constructor".
+      return { msg: call.text + (call.isNew ? " is not a constructor" : " is not a function"), off: call.at };
     }
     if (msg === "not a constructor") {
       // new o.A(): the engine points at `new` (or at the callee); V8 names
@@ -327,6 +664,12 @@ function v8Message(name, msg, off, native) {
       while (evalSrc[e] === "." && isIdent(evalSrc[e + 1])) e = nameEnd(e + 1);
       return { msg: evalSrc.slice(s, e) + " is not a constructor", off: start };
     }
+    if ((m = /^cannot read property 'Symbol\.iterator' of (undefined|null)$/.exec(msg)) !== null) {
+      const r = nullIterableMessage(off, m[1]);
+      if (r !== null) return r;
+    }
+    if ((m = /^private class field '(.*)' does not exist$/s.exec(msg)) !== null) return privateMessage(off, m[1]);
+    if (msg === "invalid brand on object") return brandMessage(off);
     if ((m = /^cannot (read|set) property '(.*)' of (undefined|null)$/s.exec(msg)) !== null) {
       const read = m[1] === "read";
       const text = `Cannot ${m[1]} properties of ${m[3]} (${read ? "reading" : "setting"} '${m[2]}')`;
@@ -446,6 +789,67 @@ function iterableMessage(off) {
   return { msg: (text === null ? "object" : text) + " is not iterable", off: best.end };
 }
 
+// nullIterableMessage words an array destructuring or for…of of null or
+// undefined as V8 does: `x is not iterable` at the value, for a declaration
+// or a for…of of a name or literal, and V8's longer form at the `=` of an
+// assignment pattern; null when no such construct follows off.
+function nullIterableMessage(off, what) {
+  let best = null;
+  for (const re of [forOf, arrayPattern]) {
+    const f = findAfter(re, off);
+    if (f !== null && (best === null || f.at < best.at)) best = f;
+  }
+  if (best === null) return null;
+  const long = (what === "null" ? "object null" : "undefined") + " is not iterable (cannot read property Symbol(Symbol.iterator))";
+  const isForOf = best.m[0].startsWith("for");
+  if (!isForOf) {
+    const b = skipBack(best.at - 1);
+    const decl = /(?:const|let|var)$/.test(evalSrc.slice(Math.max(0, b - 4), b + 1));
+    if (!decl) return { msg: long, off: evalSrc.indexOf("=", best.at + best.m[0].indexOf("]")) };
+  }
+  const text = operandText(best.end);
+  if (text === null) return { msg: long, off: best.end };
+  const after = skipForward(best.end + text.length);
+  if (evalSrc[after] === "(") return { msg: `${text} is not a function or its return value is not iterable`, off: best.end };
+  return { msg: text + " is not iterable", off: best.end };
+}
+
+// privateMessage words a private field access on an object without it:
+// V8 reads the access from the text (a read, or a write at its `=`).
+function privateMessage(off, name) {
+  const limit = Math.min(evalSrc.length, off + 4096);
+  for (let i = evalSrc.indexOf("." + name, off); i >= 0 && i < limit; i = evalSrc.indexOf("." + name, i + 1)) {
+    if (isIdent(evalSrc[i + 1 + name.length])) continue;
+    const e = skipForward(i + 1 + name.length);
+    const op = evalSrc.slice(e, e + 4);
+    // A compound assignment (`o.#x += 1`) reads first; V8 points at its dot.
+    const compound = /^(?:\+\+|--|[-+*\/%&|^]=|\*\*=|<<=|>>>?=|&&=|\|\|=|\?\?=)/.test(op);
+    if (!compound && assignOp.test(op)) {
+      return { msg: `Cannot write private member ${name} to an object whose class did not declare it`, off: e };
+    }
+    return { msg: `Cannot read private member ${name} from an object whose class did not declare it`, off: compound ? i : i + 1 };
+  }
+  return null;
+}
+
+// brandMessage words a private method or accessor used on an object of
+// another class: V8 names the class that encloses the use.
+function brandMessage(off) {
+  const limit = Math.min(evalSrc.length, off + 4096);
+  let at = -1;
+  for (let i = evalSrc.indexOf(".#", off); i >= 0 && i < limit; i = evalSrc.indexOf(".#", i + 1)) {
+    if (evalSrc[i - 1] !== ".") { at = i + 1; break; }
+  }
+  if (at < 0) return null;
+  const re = /\bclass\s+([\p{ID_Start}$_][\p{ID_Continue}$]*)[^{]*\{/gu;
+  let name = null;
+  for (let m = re.exec(evalSrc); m !== null && m.index < at; m = re.exec(evalSrc)) {
+    const close = matchForward(re.lastIndex - 1, "{", "}");
+    if (close > at) name = m[1];
+  }
+  return name === null ? null : { msg: `Receiver must be an instance of class ${name}`, off: at };
+}
+
 // destructureMessage words `const {a} = null` as V8 does when the value is
 // the literal null or undefined; otherwise the engine cannot tell which it
 // was, and its message stays.
@@ -560,7 +964,7 @@ function rewrite(err, site, native) {
   if (off < 0) return -1;
   // No position recorded in the script yet: search from its start.
   if (off < evalPrefix && line === 1) off = evalPrefix;
-  const r = v8Message(name, msg.value, off, native);
+  const r = v8Message(name, msg.value, off, native, site);
   if (r === null) return -1;
   if (r.msg !== msg.value) {
     Object.defineProperty(err, "message", { value: r.msg, writable: true, enumerable: false, configurable: true });
@@ -764,6 +1168,37 @@ function absentHint(e) {
   const m = /^(\S+) is not defined$/.exec(String(e.message));
   return m !== null && Object.prototype.hasOwnProperty.call(absentHints, m[1]) ? ` (${absentHints[m[1]]})` : "";
 }
+
+// ---- Promise.any --------------------------------------------------------
+// The engine rejects Promise.any with an AggregateError that has no message
+// and no stack; V8's says "All promises were rejected". Promise.any is the
+// engine's, run with a constructor that hands it the promise C makes and a
+// reject function that words the error first: the same promises, `then`
+// calls and ticks as the engine's alone.
+const promiseAny = Promise.any;
+const AggregateErrorCtor = g.AggregateError;
+Object.defineProperty(Promise, "any", {
+  value: {
+    any(iterable) {
+      const C = this;
+      if (typeof C !== "function") return promiseAny.call(C, iterable);
+      const Capability = function (executor) {
+        return new C((resolve, reject) => executor(resolve, function (e) {
+          if (e instanceof AggregateErrorCtor && !hasOwn(e, "message") && !hasOwn(e, "stack")) {
+            const text = "All promises were rejected";
+            Object.defineProperty(e, "message", { value: text, writable: true, enumerable: false, configurable: true });
+            Object.defineProperty(e, "stack", { value: "AggregateError: " + text, writable: true, enumerable: false, configurable: true });
+          }
+          return reject(e);
+        }));
+      };
+      // GetPromiseResolve reads Capability.resolve; it resolves as C's does.
+      Capability.resolve = function (v) { return C.resolve(v); };
+      return promiseAny.call(Capability, iterable);
+    },
+  }.any,
+  writable: true, enumerable: false, configurable: true,
+});
 
 // ---- JSON.parse ---------------------------------------------------------
 // The engine's JSON errors are worded differently from V8's. JSON.parse is

@@ -6,6 +6,9 @@
 // ../README.md ("console").
 // ---- console ----------------------------------------------------------
 const LOG_DEBUG = 0, LOG_INFO = 1, LOG_WARN = 2, LOG_ERROR = 3;
+// OP_PROMISE (promise, 0) → -1 not a promise, PROMISE_* its state;
+// (promise, 1) → the value it settled with (sandbox/internal/wire).
+const OP_PROMISE = 15, PROMISE_PENDING = 0, PROMISE_FULFILLED = 1, PROMISE_REJECTED = 2;
 
 // show renders an uncaught non-Error value (90-run.js): strings as they
 // are, anything else as console.log would print it.
@@ -344,9 +347,11 @@ const console = (() => {
       } else if (special && isDataView(value)) {
         braces[0] = `${getPrefix(constructor, tag, "DataView")}{`;
         keys.unshift("byteLength", "byteOffset", "buffer");
-      } else if (isPromise(value)) {
+      } else if (isPromise(value) && (keys.length > 0 || host(OP_PROMISE, value, 0) !== -1)) {
+        // (An object that only inherits from Promise.prototype prints as
+        // an object: `Promise {}`.)
         braces[0] = `${getPrefix(constructor, tag, "Promise")}{`;
-        formatter = () => ["<pending>"];
+        formatter = formatPromise;
       } else if (special && isWeakSet(value)) {
         braces[0] = `${getPrefix(constructor, tag, "WeakSet")}{`;
         formatter = () => ["<items unknown>"];
@@ -577,6 +582,20 @@ const console = (() => {
     const remaining = bytes.length - ctx.maxArrayLength;
     if (remaining > 0) str += ` ... ${remaining} more byte${remaining > 1 ? "s" : ""}`;
     return [`[Uint8Contents]: <${str}>`];
+  }
+
+  // formatPromise shows a promise's state and value as Node does, read by
+  // the host from the engine (OP_PROMISE): JavaScript cannot read them
+  // synchronously.
+  function formatPromise(ctx, value, recurseTimes) {
+    const state = host(OP_PROMISE, value, 0);
+    if (state === PROMISE_PENDING) return ["<pending>"];
+    if (state !== PROMISE_FULFILLED && state !== PROMISE_REJECTED) return [];
+    ctx.indentationLvl += 2;
+    const str = formatValue(ctx, host(OP_PROMISE, value, 1), recurseTimes);
+    ctx.indentationLvl -= 2;
+    ctx.chars += str.length;
+    return [state === PROMISE_REJECTED ? `<rejected> ${str}` : str];
   }
 
   function formatSet(ctx, value, recurseTimes) {

@@ -241,11 +241,13 @@ const (
 	fnExecutePendingJob
 	fnGetPropertyStr
 	fnSetPropertyStr
+	fnPromiseState
+	fnPromiseResult
 	numFns
 )
 
 // exportNames are the module's exports behind the fnIDs.
-var exportNames = [numFns]string{"malloc", "free", "JS_Eval", "JS_EvalFunction", "JS_DupValue", "JS_ToCStringLen2", "JS_FreeCString", "JS_NewStringLen", "JS_FreeValue", "JS_HasException", "JS_GetException", "JS_ExecutePendingJob", "JS_GetPropertyStr", "JS_SetPropertyStr"}
+var exportNames = [numFns]string{"malloc", "free", "JS_Eval", "JS_EvalFunction", "JS_DupValue", "JS_ToCStringLen2", "JS_FreeCString", "JS_NewStringLen", "JS_FreeValue", "JS_HasException", "JS_GetException", "JS_ExecutePendingJob", "JS_GetPropertyStr", "JS_SetPropertyStr", "JS_PromiseState", "JS_PromiseResult"}
 
 // exports calls the exports of exportNames through the dispatcher
 // (dispatch.go), with one api.Function per call depth, each made at its
@@ -863,6 +865,29 @@ func (in *Instance) NewString(ctx context.Context, s []byte) (uint64, error) {
 		return 0, err
 	}
 	return v, nil
+}
+
+// Promise states PromiseState returns (QuickJS's JSPromiseStateEnum).
+const (
+	PromiseNotAPromise = -1 // v is not a promise (a Proxy of one included)
+	PromisePending     = 0
+	PromiseFulfilled   = 1
+	PromiseRejected    = 2
+)
+
+// PromiseState returns the state of the promise v, a JSValue the caller
+// holds (a host call's argument): one of the Promise constants. It runs
+// no JavaScript.
+func (in *Instance) PromiseState(ctx context.Context, v uint64) (int32, error) {
+	r, err := in.call(ctx, fnPromiseState, in.ctx, v)
+	return int32(uint32(r)), err
+}
+
+// PromiseResult returns a new reference to the value a settled promise v
+// holds (undefined for a pending promise or another value), for the caller
+// to hand back to the guest. It runs no JavaScript.
+func (in *Instance) PromiseResult(ctx context.Context, v uint64) (uint64, error) {
+	return in.call(ctx, fnPromiseResult, in.ctx, v)
 }
 
 // Handler receives the guest's calls to __airlock_host. args are the JSValue

@@ -52,6 +52,12 @@ const (
 	// DOMException to throw), "J" + JSON or "B" + a byte string: one
 	// crypto.subtle operation on the run's key table (sandbox/subtleops.go).
 	OpSubtle = 14
+	// OpPromise (promise, 0) → its state as an int: -1 not a promise, 0
+	// pending, 1 fulfilled, 2 rejected; (promise, 1) → the value it was
+	// fulfilled or rejected with (undefined when pending). For console's
+	// Promise { … } (guest-sdk/js/prelude/20-console.js); it runs no
+	// JavaScript.
+	OpPromise = 15
 )
 
 // MaxToolNameBytes bounds a tool name.

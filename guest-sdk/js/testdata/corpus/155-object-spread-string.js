@@ -1,0 +1,18 @@
+// Object spread of a string copies its characters as indexed properties in
+// V8 ({..."ab"} is {0: "a", 1: "b"}); the engine copies nothing from a
+// primitive string (README.md, "Differences from Node"). A String object,
+// Object.assign and array spread work as in Node.
+const word = "héllo";
+const results = {
+  objectOfWrapper: { ...new String("ab") },
+  assign: Object.assign({}, "ab"),
+  arraySpread: [..."a😀b"],
+  entries: Object.entries(Object("xy")),
+  number: { ...42 },
+  nullish: { ...null, ...undefined },
+  merged: { a: 1, ...{ b: 2 } },
+};
+console.log(results);
+const chars = { ...word };
+console.log(Object.keys(chars).length, chars);
+return { chars, literal: { ..."ab" } };
