@@ -48,10 +48,10 @@ type Limits struct {
 	// with Kind Timeout. Key "timeout".
 	Timeout time.Duration
 	// MemoryBytes caps the guest's memory, default 64 MiB, 1 MiB to 3 GiB.
-	// For scripts it is the QuickJS heap limit; the wasm linear memory is
-	// capped a little above it (the next power of two at or above
-	// MemoryBytes + 16 MiB, for the engine's own static data and stack).
-	// For modules it caps the linear memory. Exceeding it ends the run with
+	// For scripts the wasm linear memory is capped at MemoryBytes + 4 MiB,
+	// for the engine's static data and stack and the prelude's heap (about
+	// 2 MiB): a script can hold about MemoryBytes + 2 MiB. For modules it
+	// caps the linear memory. Exceeding it ends the run with
 	// LimitExceeded/LimitMemory, unless the script catches the out-of-memory
 	// error and carries on. Key "memory".
 	MemoryBytes uint64

@@ -70,8 +70,7 @@ type activeRun struct{ cancel context.CancelCauseFunc }
 var errEngineClosed = errors.New("sandbox: engine closed during the run")
 
 // memoryHeadroom is added to Limits.MemoryBytes to get the linear memory
-// cap: QuickJS's static data and stack, and libc allocations outside the
-// QuickJS heap accounting.
+// cap, which is what binds (quickjs.Headroom).
 const memoryHeadroom = quickjs.Headroom
 
 // maxSnapshots bounds the distinct Limits.MemoryBytes an engine keeps a

@@ -206,11 +206,14 @@ type Instance struct {
 	idler                      idler  // Idle (idle.go)
 }
 
-// Headroom is how much linear memory an instance may use beyond its QuickJS
-// heap limit, for the engine's static data, stack and allocator overhead.
-// An instance's linear memory is capped at heap limit + Headroom, whatever
-// the runtime's (larger) page limit.
-const Headroom = 16 << 20
+// Headroom is how much linear memory an instance may use beyond its heap
+// limit: the engine's static data and stack, and the prelude's heap, about
+// 2 MiB together. An instance's linear memory is capped at heap limit +
+// Headroom, whatever the runtime's (larger) page limit, and that cap is
+// what binds: QuickJS's WASI build counts no allocation's size toward
+// JS_SetMemoryLimit (it cannot ask the allocator for one), so a script
+// can hold about its heap limit plus 2 MiB.
+const Headroom = 4 << 20
 
 // MemLimit is the linear-memory cap of an instance with heapLimit.
 func MemLimit(heapLimit uint64) uint64 { return memLimit(heapLimit) }
