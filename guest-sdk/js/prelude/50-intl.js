@@ -31,11 +31,12 @@ function localeList(locales) {
   return out;
 }
 
-// readOpts copies the named options: numbers as integers (-1 when not
-// finite, which the host rejects as out of range), booleans kept for the
+// readOpts copies the named options: numbers as they are (-1 when not
+// finite, which the host rejects as out of range; the host checks the
+// range before it takes the floor, as ECMA-402 does), booleans kept for the
 // options that take them, everything else as a string.
 const NUMERIC_OPTS = new Set(["minimumIntegerDigits", "minimumFractionDigits", "maximumFractionDigits",
-  "minimumSignificantDigits", "maximumSignificantDigits", "fractionalSecondDigits"]);
+  "minimumSignificantDigits", "maximumSignificantDigits", "fractionalSecondDigits", "roundingIncrement"]);
 const BOOL_OPTS = new Set(["hour12", "numeric", "ignorePunctuation", "useGrouping"]);
 function readOpts(options, names) {
   if (options === undefined) return {};
@@ -46,7 +47,7 @@ function readOpts(options, names) {
     if (v === undefined) continue;
     if (NUMERIC_OPTS.has(name)) {
       const x = Number(v);
-      out[name] = Number.isFinite(x) ? Math.floor(x) : -1;
+      out[name] = Number.isFinite(x) ? x : -1;
     } else if (BOOL_OPTS.has(name) && (typeof v === "boolean" || name !== "useGrouping")) {
       out[name] = name === "useGrouping" || name === "numeric" && typeof v === "string" ? v : Boolean(v);
     } else {
@@ -76,7 +77,8 @@ function intlClass(name, cls) {
 // ---- NumberFormat -------------------------------------------------------
 const NF_OPTS = ["style", "currency", "currencyDisplay", "currencySign", "unit", "unitDisplay", "notation",
   "compactDisplay", "minimumIntegerDigits", "minimumFractionDigits", "maximumFractionDigits",
-  "minimumSignificantDigits", "maximumSignificantDigits", "useGrouping", "signDisplay"];
+  "minimumSignificantDigits", "maximumSignificantDigits", "roundingIncrement", "roundingMode",
+  "roundingPriority", "trailingZeroDisplay", "useGrouping", "signDisplay"];
 const numText = (x) => {
   if (typeof x === "bigint" || typeof x === "string") return String(x);
   x = Number(x);

@@ -25,16 +25,19 @@ type numOptions struct {
 	Unit            string          `json:"unit"`
 	UnitDisplay     string          `json:"unitDisplay"`
 	Notation        string          `json:"notation"`
-	MinInt          *int            `json:"minimumIntegerDigits"`
-	MinFrac         *int            `json:"minimumFractionDigits"`
-	MaxFrac         *int            `json:"maximumFractionDigits"`
-	MinSig          *int            `json:"minimumSignificantDigits"`
-	MaxSig          *int            `json:"maximumSignificantDigits"`
+	MinInt          numOpt          `json:"minimumIntegerDigits"`
+	MinFrac         numOpt          `json:"minimumFractionDigits"`
+	MaxFrac         numOpt          `json:"maximumFractionDigits"`
+	MinSig          numOpt          `json:"minimumSignificantDigits"`
+	MaxSig          numOpt          `json:"maximumSignificantDigits"`
 	UseGrouping     json.RawMessage `json:"useGrouping"`
 	SignDisplay     string          `json:"signDisplay"`
 	CompactDisplay  string          `json:"compactDisplay"`
-	// RoundingPriority is only read back from resolved options.
-	RoundingPriority string `json:"roundingPriority"`
+	// The rounding options (rounding.go).
+	RoundingIncrement   numOpt `json:"roundingIncrement"`
+	RoundingMode        string `json:"roundingMode"`
+	RoundingPriority    string `json:"roundingPriority"`
+	TrailingZeroDisplay string `json:"trailingZeroDisplay"`
 }
 
 // numResolved is resolvedOptions(), in V8's property order.
@@ -76,16 +79,6 @@ const maxFractionDigits = 20
 
 const maxValueChars = 4096 // a BigInt of up to ~4000 digits; longer is a RangeError
 
-func digitOpt(name string, v *int, lo, hi, def int) (int, error) {
-	if v == nil {
-		return def, nil
-	}
-	if *v < lo || *v > hi {
-		return 0, rangeErr("%s value is out of range.", name)
-	}
-	return *v, nil
-}
-
 func (h *Handler) numberFormat(req *request) (any, error) {
 	lc, err := resolve(req.L)
 	if err != nil {
@@ -95,8 +88,7 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 	if err := options(req.O, &o); err != nil {
 		return nil, err
 	}
-	res := numResolved{Locale: lc.tag, RoundingMode: "halfExpand", RoundingIncrement: 1,
-		TrailingZeroDisplay: "auto", RoundingPriority: "auto"}
+	res := numResolved{Locale: lc.tag}
 	if res.Style, err = enumOption("NumberFormat", "style", o.Style, "decimal", "decimal", "percent", "currency", "unit"); err != nil {
 		return nil, err
 	}
@@ -166,34 +158,7 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 		}
 		defMin, defMax = d, d
 	}
-	if compact && o.MinSig == nil && o.MaxSig == nil && o.MinFrac == nil && o.MaxFrac == nil {
-		// ECMA-402: compact notation rounds to two significant digits or
-		// to an integer, whichever keeps more.
-		one, two, zero := 1, 2, 0
-		res.MinSig, res.MaxSig, res.MinFrac, res.MaxFrac = &one, &two, &zero, &zero
-		res.RoundingPriority = "morePrecision"
-		if res.MinInt, err = digitOpt("minimumIntegerDigits", o.MinInt, 1, 21, 1); err != nil {
-			return nil, err
-		}
-	} else if o.RoundingPriority == "morePrecision" {
-		// Resolved options read back: both kinds of digits.
-		var f numOptions
-		f.MinInt, f.MinFrac, f.MaxFrac = o.MinInt, o.MinFrac, o.MaxFrac
-		if err := digitOptions(&f, 0, 0, &res); err != nil {
-			return nil, err
-		}
-		f = numOptions{MinSig: o.MinSig, MaxSig: o.MaxSig}
-		var sig numResolved
-		if err := digitOptions(&f, 0, 0, &sig); err != nil {
-			return nil, err
-		}
-		res.MinSig, res.MaxSig = sig.MinSig, sig.MaxSig
-		if res.MinSig == nil {
-			one, two := 1, 2
-			res.MinSig, res.MaxSig = &one, &two
-		}
-		res.RoundingPriority = "morePrecision"
-	} else if err := digitOptions(&o, defMin, defMax, &res); err != nil {
+	if err := digitOptions(&o, defMin, defMax, res.Notation, &res); err != nil {
 		return nil, err
 	}
 	affStyle := affStyle(&res)
@@ -671,12 +636,7 @@ func (nf *numFormat) format(res *numResolved, v string) ([][2]string, error) {
 		if res.Style == "percent" && !zero {
 			x.exp += 2
 		}
-		var ip, fp string
-		if res.RoundingPriority == "morePrecision" {
-			ip, fp = morePrecision(res, &x)
-		} else {
-			ip, fp = roundDigits(res, &x)
-		}
+		ip, fp := roundFor(res, &x)
 		zero = len(x.d) == 0
 		if len(ip) < res.MinInt {
 			ip = strings.Repeat("0", res.MinInt-len(ip)) + ip
@@ -888,92 +848,6 @@ func (nf *numFormat) digits(ip, fp string, useGrouping any) [][2]string {
 		out = append(out, [2]string{"decimal", sym.decimal}, [2]string{"fraction", nf.localize(fp)})
 	}
 	return out
-}
-
-// digitOptions is SetNumberFormatDigitOptions (ECMA-402 15.1.3).
-func digitOptions(o *numOptions, defMin, defMax int, res *numResolved) error {
-	var err error
-	if res.MinInt, err = digitOpt("minimumIntegerDigits", o.MinInt, 1, 21, 1); err != nil {
-		return err
-	}
-	if o.MinSig != nil || o.MaxSig != nil {
-		mn, err := digitOpt("minimumSignificantDigits", o.MinSig, 1, 21, 1)
-		if err != nil {
-			return err
-		}
-		mx, err := digitOpt("maximumSignificantDigits", o.MaxSig, mn, 21, 21)
-		if err != nil {
-			return err
-		}
-		res.MinSig, res.MaxSig = &mn, &mx
-		return nil
-	}
-	mn, err := digitOpt("minimumFractionDigits", o.MinFrac, 0, maxFractionDigits, -1)
-	if err != nil {
-		return err
-	}
-	mx, err := digitOpt("maximumFractionDigits", o.MaxFrac, 0, maxFractionDigits, -1)
-	if err != nil {
-		return err
-	}
-	switch {
-	case mn < 0 && mx < 0:
-		mn, mx = defMin, defMax
-	case mn < 0:
-		mn = min(defMin, mx)
-	case mx < 0:
-		mx = max(defMax, mn)
-	case mn > mx:
-		return rangeErr("maximumFractionDigits value is out of range.")
-	}
-	res.MinFrac, res.MaxFrac = &mn, &mx
-	return nil
-}
-
-// morePrecision rounds to the significant digits or to the fraction
-// digits, whichever keeps more digits (ECMA-402 roundingPriority).
-func morePrecision(res *numResolved, x *dec) (ip, fp string) {
-	bySig, byFrac := *x, *x
-	bySig.d = append([]byte(nil), x.d...)
-	byFrac.d = append([]byte(nil), x.d...)
-	bySig.round(*res.MaxSig)
-	byFrac.round(byFrac.exp + *res.MaxFrac)
-	// More precision: the rounding position further right.
-	if *res.MaxSig-x.exp > *res.MaxFrac {
-		*x = bySig
-	} else {
-		*x = byFrac
-	}
-	ip, fp = x.split()
-	if len(fp) < *res.MinFrac {
-		fp += strings.Repeat("0", *res.MinFrac-len(fp))
-	}
-	return ip, fp
-}
-
-// roundFor rounds x as the resolved options say.
-func roundFor(res *numResolved, x *dec) (ip, fp string) {
-	switch {
-	case res.RoundingPriority == "morePrecision":
-		return morePrecision(res, x)
-	case res.MaxSig != nil:
-		x.round(*res.MaxSig)
-		ip, fp = x.split()
-		shown := max(len(x.d), x.exp)
-		if len(x.d) == 0 {
-			shown = 1
-		}
-		if shown < *res.MinSig {
-			fp += strings.Repeat("0", *res.MinSig-shown)
-		}
-	default:
-		x.round(x.exp + *res.MaxFrac)
-		ip, fp = x.split()
-		if len(fp) < *res.MinFrac {
-			fp += strings.Repeat("0", *res.MinFrac-len(fp))
-		}
-	}
-	return ip, fp
 }
 
 // formatCompact formats x with CLDR's compact decimal patterns: the

@@ -49,8 +49,10 @@ func (h *Handler) pluralRules(req *request) (any, error) {
 	if err != nil {
 		return nil, rangeErr("Value %s out of range for Intl.PluralRules options property type", o.Type)
 	}
+	// V8 11.3's PluralRules reads only the digit options.
+	pluralDigits := numOptions{MinInt: o.MinInt, MinFrac: o.MinFrac, MaxFrac: o.MaxFrac, MinSig: o.MinSig, MaxSig: o.MaxSig}
 	var nr numResolved
-	if err := digitOptions(&o.numOptions, 0, 3, &nr); err != nil {
+	if err := digitOptions(&pluralDigits, 0, 3, "standard", &nr); err != nil {
 		return nil, err
 	}
 	rules := plural.Cardinal

@@ -1,0 +1,36 @@
+package sandbox
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// intlCases are hostile uses of Intl's options and locale tags: each run
+// finishes quickly with a bounded answer (or the error Node throws), while
+// TestHostile's bystander chain runs alongside.
+func intlCases() []hostileCase {
+	quick := Limits{Timeout: 5 * time.Second}
+	value := func(want string) func(t *testing.T, res *Result) {
+		return func(t *testing.T, res *Result) { require.JSONEq(t, want, string(res.Value)) }
+	}
+	return []hostileCase{
+		{name: "intl: rounding a 4000-digit BigInt by increments, every mode", lim: quick,
+			src: `let n = 0;
+for (const roundingMode of ["ceil", "floor", "expand", "trunc", "halfCeil", "halfFloor", "halfExpand", "halfTrunc", "halfEven"]) {
+  const nf = new Intl.NumberFormat("en", { roundingIncrement: 5000, minimumFractionDigits: 20, maximumFractionDigits: 20, roundingMode });
+  for (let i = 0; i < 20; i++) n += nf.format(-(10n ** 3999n) - BigInt(i)).length;
+}
+return n;`, check: value(`963900`)},
+		{name: "intl: absurd rounding option values", lim: quick,
+			src: `const out = [];
+for (const o of [{ roundingIncrement: 1e308 }, { roundingIncrement: -1e308 }, { roundingMode: "x".repeat(60000) },
+  { roundingPriority: "y".repeat(5000) }, { trailingZeroDisplay: { toString() { return "z".repeat(1 << 20); } } }]) {
+  try { new Intl.NumberFormat("en", o); out.push("ok"); } catch (e) { out.push(e.name + ": " + e.message.slice(0, 60)); }
+}
+return out;`, check: value(`["RangeError: roundingIncrement value is out of range.","RangeError: roundingIncrement value is out of range.",
+  "RangeError: Value of 60000 bytes out of range for options property round","RangeError: Value of 5000 bytes out of range for options property roundi",
+  "RangeError: Intl request too large"]`)},
+	}
+}
