@@ -167,7 +167,7 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 		return nil, err
 	}
 	cal := calendarOf(lc)
-	sym := h.cached("sym\x00"+lc.cur.String(), func() any { return readSymbols(lc.cur) }).(*symbols)
+	sym := h.symbolsOf(lc)
 	res := dtResolved{Locale: lc.tag, Calendar: "gregory", NumberingSystem: sym.numbering, TimeZone: zoneName}
 
 	styled := o.DateStyle != "" || o.TimeStyle != ""

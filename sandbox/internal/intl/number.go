@@ -1,6 +1,7 @@
 package intl
 
 import (
+	"cmp"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -165,7 +166,7 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 	nf := h.numFormat(lc, affStyle, res.Currency, display, sign)
 	nf.lc = lc
 	if compact {
-		nf.compact = cldrOf(cldrCompact, lc)
+		nf.compact = cldrCompactData[nf.sym.data.compact]
 	}
 	res.NumberingSystem = nf.numbering
 	ans := &numAnswer{R: res}
@@ -239,8 +240,8 @@ func grouping(raw json.RawMessage) (any, error) {
 	return nil, rangeErr("Value %s out of range for Intl.NumberFormat options property useGrouping", s)
 }
 
-// symbols are a locale's number symbols, read from bojanz/currency's CLDR
-// data by formatting probe amounts.
+// symbols are a locale's number symbols and grouping (numbers.go reads
+// them from numbers_gen.go's CLDR data).
 type symbols struct {
 	numbering       string
 	zero            rune
@@ -248,12 +249,19 @@ type symbols struct {
 	primary, second int
 	minGrouping     int
 	minus, plus     string
+	percent         string
+	exp, nan, inf   string
+	data            *numberData
 }
 
 // affixes are the parts around the number for positive, negative and
 // explicitly positive values (and an accounting negative).
 type affixes struct {
 	pre, suf [3][][2]string
+	// bare are a currency's affixes without the space CLDR's currency
+	// spacing puts between a letter and a digit: ICU leaves it out next
+	// to NaN and ∞ ("USD∞").
+	barePre, bareSuf [3][][2]string
 }
 
 const (
@@ -273,10 +281,26 @@ type numFormat struct {
 
 // numFormat returns the (cached) formatter data for a locale and style.
 func (h *Handler) numFormat(lc loc, style, code, display, sign string) *numFormat {
-	sym := h.cached("sym\x00"+lc.cur.String(), func() any { return readSymbols(lc.cur) }).(*symbols)
-	key := "aff\x00" + lc.cur.String() + "\x00" + lc.tr.Locale() + "\x00" + style + "\x00" + code + "\x00" + display + "\x00" + sign
+	sym := h.symbolsOf(lc)
+	data := sym.data
+	switch style {
+	case "percent":
+		// The percent pattern has its own grouping ("#,##,##0%").
+		s := *sym
+		s.primary, s.second = groupSizes(data.percentPattern)
+		sym = &s
+	case "currency":
+		// Some locales separate money otherwise ("1 234.50 CHF" in fr-CH).
+		if data.curDecimal != "" || data.curGroup != "" {
+			s := *sym
+			s.decimal = cmp.Or(data.curDecimal, s.decimal)
+			s.group = cmp.Or(data.curGroup, s.group)
+			sym = &s
+		}
+	}
+	key := "aff\x00" + data.key() + "\x00" + lc.cur.String() + "\x00" + lc.tr.Locale() + "\x00" + style + "\x00" + code + "\x00" + display + "\x00" + sign
 	aff := h.cached(key, func() any { return readAffixes(lc, sym, style, code, display, sign) }).(*affixes)
-	return &numFormat{numbering: sym.numbering, sym: sym, aff: aff, nanText: "NaN"}
+	return &numFormat{numbering: sym.numbering, sym: sym, aff: aff, nanText: sym.nan}
 }
 
 // core returns the part of s from its first to its last digit, and what
@@ -304,59 +328,6 @@ func probe(f *currency.Formatter, n, code string) string {
 		return n
 	}
 	return f.Format(a)
-}
-
-func readSymbols(cl currency.Locale) any {
-	s := &symbols{numbering: "latn", zero: '0', decimal: ".", group: ",", primary: 3, second: 3, minGrouping: 1, minus: "-", plus: "+"}
-	f := currency.NewFormatter(cl)
-	f.CurrencyDisplay = currency.DisplayNone
-	f.MinDigits, f.MaxDigits = 1, 1
-	_, mid, _ := core(probe(f, "12345678.5", "USD"))
-	var seps []string
-	var runs []int
-	cur, n := "", 0
-	for _, r := range mid {
-		if unicode.IsDigit(r) {
-			if cur != "" {
-				seps, runs = append(seps, cur), append(runs, n)
-				cur, n = "", 0
-			}
-			if n == 0 && len(runs) == 0 {
-				s.zero = r - 1
-			}
-			n++
-		} else {
-			cur += string(r)
-		}
-	}
-	runs = append(runs, n)
-	if len(seps) >= 1 {
-		s.decimal = seps[len(seps)-1]
-	}
-	if len(seps) >= 2 {
-		s.group = seps[0]
-		s.primary = runs[len(runs)-2]
-		if len(runs) >= 4 {
-			s.second = runs[len(runs)-3]
-		} else {
-			s.second = s.primary
-		}
-	} else {
-		s.primary = 0
-	}
-	if !strings.Contains(probe(f, "1234.5", "USD"), s.group) {
-		s.minGrouping = 2
-	}
-	if s.zero != '0' {
-		s.numbering = map[rune]string{'٠': "arab", '۰': "arabext", '০': "beng", '०': "deva", '၀': "mymr"}[s.zero]
-	}
-	posPre, _, _ := core(probe(f, "1", "USD"))
-	negPre, _, _ := core(probe(f, "-1", "USD"))
-	s.minus = strings.Replace(negPre, posPre, "", 1)
-	f.AddPlusSign = true
-	plusPre, _, _ := core(probe(f, "1", "USD"))
-	s.plus = strings.Replace(plusPre, posPre, "", 1)
-	return s
 }
 
 // tokenize splits an affix into parts: signs, percent signs, the currency
@@ -407,7 +378,9 @@ func readAffixes(lc loc, sym *symbols, style, code, display, sign string) any {
 		a.pre[negAffix] = tokenize(sym.minus, "")
 		a.pre[plusAffix] = tokenize(sym.plus, "")
 	case "percent":
-		pre, _, suf := core(lc.tr.FmtPercent(5, 0))
+		pre, suf := patternAffixes(sym.data.percentPattern)
+		pre = strings.ReplaceAll(pre, "%", sym.percent)
+		suf = strings.ReplaceAll(suf, "%", sym.percent)
 		for i, sg := range []string{"", sym.minus, sym.plus} {
 			a.pre[i] = tokenize(sg+pre, "")
 			a.suf[i] = tokenize(suf, "")
@@ -432,10 +405,18 @@ func readAffixes(lc loc, sym *symbols, style, code, display, sign string) any {
 		f.SymbolMap[probeCode] = text
 		for i, n := range []string{"1", "-1", "1"} {
 			f.AddPlusSign = i == plusAffix
+			f.SymbolMap[probeCode] = text
 			pre, _, suf := core(probe(f, n, probeCode))
 			a.pre[i] = tokenize(pre, text)
 			a.suf[i] = tokenize(suf, text)
+			f.SymbolMap[probeCode] = "\u00a4" // a sign, never spaced
+			pre, _, suf = core(probe(f, n, probeCode))
+			a.barePre[i] = tokenize(strings.Replace(pre, "\u00a4", text, 1), text)
+			a.bareSuf[i] = tokenize(strings.Replace(suf, "\u00a4", text, 1), text)
 		}
+	}
+	if style != "currency" {
+		a.barePre, a.bareSuf = a.pre, a.suf
 	}
 	return a
 }
@@ -616,7 +597,7 @@ func (nf *numFormat) format(res *numResolved, v string) ([][2]string, error) {
 		zero = true
 		x.neg = false
 	case x.inf:
-		num = [][2]string{{"infinity", "∞"}}
+		num = [][2]string{{"infinity", nf.sym.inf}}
 		zero = false
 	case res.Notation == "scientific" || res.Notation == "engineering":
 		if res.Style == "percent" && !zero {
@@ -666,10 +647,14 @@ func (nf *numFormat) format(res *numResolved, v string) ([][2]string, error) {
 			which = negAffix
 		}
 	}
+	pre, suf := nf.aff.pre[which], nf.aff.suf[which]
+	if x.nan || x.inf {
+		pre, suf = nf.aff.barePre[which], nf.aff.bareSuf[which]
+	}
 	out := make([][2]string, 0, len(num)+4)
-	out = append(out, nf.aff.pre[which]...)
+	out = append(out, pre...)
 	out = append(out, num...)
-	out = append(out, nf.aff.suf[which]...)
+	out = append(out, suf...)
 	if res.Style == "unit" && affStyle(res) != "percent" {
 		return nf.unitParts(res, x, out), nil
 	}
@@ -981,10 +966,7 @@ func (nf *numFormat) formatScientific(res *numResolved, x dec) [][2]string {
 		ip = strings.Repeat("0", res.MinInt-len(ip)) + ip
 	}
 	out := nf.digits(ip, fp, false)
-	sep := cldrOf(cldrCompact, nf.lc)["exponential"]
-	if sep == "" {
-		sep = "E"
-	}
+	sep := nf.sym.exp
 	out = append(out, [2]string{"exponentSeparator", sep})
 	if e < 0 {
 		for _, p := range tokenize(nf.sym.minus, "") {

@@ -42,7 +42,7 @@ func (h *Handler) relativeTime(req *request) (any, error) {
 	if err := options(req.O, &o); err != nil {
 		return nil, err
 	}
-	sym := h.cached("sym\x00"+lc.cur.String(), func() any { return readSymbols(lc.cur) }).(*symbols)
+	sym := h.symbolsOf(lc)
 	res := rtResolved{Locale: lc.tag, NumberingSystem: sym.numbering}
 	if res.Style, err = enumOption("RelativeTimeFormat", "style", o.Style, "long", "long", "short", "narrow"); err != nil {
 		return nil, err
