@@ -32,5 +32,22 @@ for (const o of [{ roundingIncrement: 1e308 }, { roundingIncrement: -1e308 }, { 
 return out;`, check: value(`["RangeError: roundingIncrement value is out of range.","RangeError: roundingIncrement value is out of range.",
   "RangeError: Value of 60000 bytes out of range for options property round","RangeError: Value of 5000 bytes out of range for options property roundi",
   "RangeError: Intl request too large"]`)},
+		{name: "intl: long extension sequences and absurd keyword options", lim: quick,
+			src: `const out = [];
+for (const f of [
+  () => new Intl.NumberFormat("en-u-" + "aa-bbb-".repeat(140) + "nu-arab").resolvedOptions().locale,
+  () => new Intl.DateTimeFormat("en-u-ca-" + "gregory-".repeat(120) + "nu-arab").resolvedOptions().locale,
+  () => new Intl.NumberFormat("en-u-" + "nu-arab-".repeat(200)).resolvedOptions().locale,
+  () => new Intl.NumberFormat("en", { numberingSystem: "arab-".repeat(2000) + "x" }),
+  () => new Intl.Collator("de", { collation: "phonebk-".repeat(1000) }),
+  () => new Intl.DateTimeFormat("en", { calendar: "gregory-".repeat(100) + "y" }),
+  () => new Intl.Collator("de-u-co-phonebk-kn-kf-upper").compare("Müller".repeat(2000), "Mueller".repeat(2000)),
+  () => Array.from({ length: 200 }, (_, i) => new Intl.NumberFormat("en-u-nu-" + ["arab", "thai", "deva", "hanidec"][i % 4]).format(i)).join("").length,
+]) { try { out.push(String(f())); } catch (e) { out.push(e.name + ": " + e.message.slice(0, 70)); } }
+return out;`, check: value(`["en-u-nu-arab","en-u-nu-arab","RangeError: Incorrect locale information provided",
+  "RangeError: Value of 10001 bytes out of range for options property numberingSystem",
+  "RangeError: Value of 8000 bytes out of range for options property collation",
+  "RangeError: Invalid calendar : gregory-gregory-gregory-gregory-gregory-gregory-gre",
+  "1","490"]`)},
 	}
 }

@@ -75,7 +75,7 @@ function intlClass(name, cls) {
 }
 
 // ---- NumberFormat -------------------------------------------------------
-const NF_OPTS = ["style", "currency", "currencyDisplay", "currencySign", "unit", "unitDisplay", "notation",
+const NF_OPTS = ["numberingSystem", "style", "currency", "currencyDisplay", "currencySign", "unit", "unitDisplay", "notation",
   "compactDisplay", "minimumIntegerDigits", "minimumFractionDigits", "maximumFractionDigits",
   "minimumSignificantDigits", "maximumSignificantDigits", "roundingIncrement", "roundingMode",
   "roundingPriority", "trailingZeroDisplay", "useGrouping", "signDisplay"];

@@ -19,6 +19,7 @@ import (
 // strings already converted, digit counts as integers (-1 for a value that
 // is not a finite number), absent ones omitted.
 type numOptions struct {
+	NumberingSystem *string         `json:"numberingSystem"`
 	Style           string          `json:"style"`
 	Currency        string          `json:"currency"`
 	CurrencyDisplay string          `json:"currencyDisplay"`
@@ -89,7 +90,12 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 	if err := options(req.O, &o); err != nil {
 		return nil, err
 	}
-	res := numResolved{Locale: lc.tag}
+	kept := map[string]string{}
+	ns, err := numberingSystem(keywords(lc), o.NumberingSystem, kept)
+	if err != nil {
+		return nil, err
+	}
+	res := numResolved{Locale: withKeywords(lc.tag, kept)}
 	if res.Style, err = enumOption("NumberFormat", "style", o.Style, "decimal", "decimal", "percent", "currency", "unit"); err != nil {
 		return nil, err
 	}
@@ -163,7 +169,7 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 		return nil, err
 	}
 	affStyle := affStyle(&res)
-	nf := h.numFormat(lc, affStyle, res.Currency, display, sign)
+	nf := h.numFormat(lc, ns, affStyle, res.Currency, display, sign)
 	nf.lc = lc
 	if compact {
 		nf.compact = cldrCompactData[nf.sym.data.compact]
@@ -280,8 +286,8 @@ type numFormat struct {
 }
 
 // numFormat returns the (cached) formatter data for a locale and style.
-func (h *Handler) numFormat(lc loc, style, code, display, sign string) *numFormat {
-	sym := h.symbolsOf(lc)
+func (h *Handler) numFormat(lc loc, ns, style, code, display, sign string) *numFormat {
+	sym := h.symbolsOf(lc, ns)
 	data := sym.data
 	switch style {
 	case "percent":
@@ -794,7 +800,7 @@ func (nf *numFormat) localize(s string) string {
 	}
 	var b strings.Builder
 	for _, r := range s {
-		b.WriteRune(nf.sym.zero + (r - '0'))
+		b.WriteRune(digit(nf.sym.zero, r-'0'))
 	}
 	return b.String()
 }

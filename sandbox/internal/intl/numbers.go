@@ -20,20 +20,35 @@ type numberData struct {
 	compact                        int // index in cldrCompactData
 }
 
-// key names the record for the formatter cache.
+// key names the record for the formatter cache (a record made up for a
+// numbering system without CLDR symbols is named by its base record and
+// that system).
 func (d *numberData) key() string {
 	for i := range cldrNumberData {
-		if &cldrNumberData[i] == d {
+		if cldrNumberData[i] == *d {
 			return strconv.Itoa(i)
+		}
+	}
+	for i := range cldrNumberData {
+		e := cldrNumberData[i]
+		e.ns, e.zero, e.curDecimal, e.curGroup = d.ns, d.zero, "", ""
+		if r, ok := rootSymbols[d.ns]; ok {
+			e.decimal, e.group, e.percent, e.plus, e.minus, e.exp = r[0], r[1], r[2], r[3], r[4], r[5]
+			if d.ns == "arab" {
+				e.percentPattern = "#,##0%"
+			}
+		}
+		if e == *d {
+			return strconv.Itoa(i) + "|" + d.ns
 		}
 	}
 	return "?"
 }
 
-// numberDataOf finds the CLDR locale for lc as ICU falls back: language,
-// script (as given or likely) and region, then without the region, the
-// script, both.
-func numberDataOf(lc loc) *numberData {
+// numberCandidates are the CLDR locales to try for lc, as ICU falls back:
+// language, script (as given, or ICU's alias) and region, then without the
+// region, the script, both.
+func numberCandidates(lc loc) []string {
 	b, _ := lc.lang.Base()
 	s, sconf := lc.lang.Script()
 	r, rconf := lc.lang.Region()
@@ -59,19 +74,55 @@ func numberDataOf(lc loc) *numberData {
 	if s != (language.Script{}) {
 		cands = append(cands, b.String()+"-"+s.String())
 	}
-	cands = append(cands, b.String())
-	for _, c := range cands {
-		if i, ok := cldrNumberLocales[c]; ok {
-			return &cldrNumberData[i]
-		}
-	}
-	return &cldrNumberData[cldrNumberLocales["en"]]
+	return append(cands, b.String())
 }
 
-// symbolsOf returns the (cached) symbols of lc's locale.
-func (h *Handler) symbolsOf(lc loc) *symbols {
-	d := numberDataOf(lc)
-	return h.cached("sym\x00"+d.key(), func() any { return readSymbols(d) }).(*symbols)
+// numberDataOf finds lc's CLDR record for the numbering system ns ("" for
+// the locale's default): the locale's own symbols for ns where CLDR has
+// them, else ICU root's (arab, arabext), else the locale's default symbols
+// with ns's digits.
+func numberDataOf(lc loc, ns string) *numberData {
+	var def *numberData
+	for _, c := range numberCandidates(lc) {
+		i, ok := cldrNumberLocales[c]
+		if !ok {
+			continue
+		}
+		def = &cldrNumberData[i]
+		if ns == "" || ns == def.ns {
+			return def
+		}
+		if j, ok := cldrNumberLocales[c+"|"+ns]; ok {
+			return &cldrNumberData[j]
+		}
+		if j, ok := cldrNumberLocales[c+"|latn"]; ok {
+			def = &cldrNumberData[j] // the base for other digits is latn's
+		}
+		break
+	}
+	if def == nil {
+		def = &cldrNumberData[cldrNumberLocales["en"]]
+	}
+	if ns == "" || ns == def.ns {
+		return def
+	}
+	d := *def
+	d.ns, d.zero, d.curDecimal, d.curGroup = ns, []rune(cldrDigits[ns])[0], "", ""
+	if root, ok := rootSymbols[ns]; ok {
+		d.decimal, d.group, d.percent, d.plus, d.minus, d.exp = root[0], root[1], root[2], root[3], root[4], root[5]
+		if ns == "arab" {
+			d.percentPattern = "#,##0%" // root's; arabext keeps the locale's
+		}
+	}
+	return &d
+}
+
+// rootSymbols are ICU root's symbols (decimal, group, percent, plus, minus,
+// exponential) of the numbering systems that have their own (CLDR's JSON
+// has no root locale); root's arab percent pattern is "#,##0%".
+var rootSymbols = map[string][6]string{
+	"arab":    {"٫", "٬", "٪\u061c", "\u061c+", "\u061c-", "اس"},
+	"arabext": {"٫", "٬", "٪", "\u200e+\u200e", "\u200e-\u200e", "×۱۰^"},
 }
 
 // readSymbols derives the formatter's symbols from the CLDR record.
@@ -115,4 +166,20 @@ func patternAffixes(pattern string) (pre, suf string) {
 		return p, ""
 	}
 	return strings.ReplaceAll(p[:start], "'", ""), strings.ReplaceAll(p[end+1:], "'", "")
+}
+
+// symbolsOf returns the (cached) symbols of lc's locale in the numbering
+// system ns ("" for the locale's default).
+func (h *Handler) symbolsOf(lc loc, ns string) *symbols {
+	d := numberDataOf(lc, ns)
+	return h.cached("sym\x00"+d.key(), func() any { return readSymbols(d) }).(*symbols)
+}
+
+// digit is the digit d (0-9) of the numbering system whose zero is zero:
+// hanidec's are not consecutive code points.
+func digit(zero rune, d rune) rune {
+	if zero == '〇' {
+		return []rune("〇一二三四五六七八九")[d]
+	}
+	return zero + d
 }

@@ -1,15 +1,14 @@
 // NumberFormat's roundingMode on ties, near-ties and signs, with fraction
 // and significant digits, in several locales and notations.
 const modes = ["ceil", "floor", "expand", "trunc", "halfCeil", "halfFloor", "halfExpand", "halfTrunc", "halfEven"];
-const values = [0, -0, 1.5, 2.5, -1.5, -2.5, 1.25, 1.35, -1.25, 0.05, -0.05, 0.004, -0.004, 2.675, 1.005,
-  1234.5678, -1234.5678, 999.995, -999.995, 0.999, 9.5, 10.5, 123456789.125, 1e21, 5e-7, -5e-7, 7, -7, 0.5, -0.5];
+const values = [-0, 1.5, 2.5, -1.5, -2.5, 1.25, -1.25, 0.05, -0.004, 2.675, 1.005,
+  -1234.5678, 999.995, -999.995, 9.5, 123456789.125, 1e21, -5e-7, 7, -0.5];
 const out = {};
 for (const roundingMode of modes) {
   const rows = [];
   for (const opts of [
     { maximumFractionDigits: 0 },
     { maximumFractionDigits: 2 },
-    { minimumFractionDigits: 1, maximumFractionDigits: 1 },
     { maximumSignificantDigits: 2 },
     { maximumSignificantDigits: 3, minimumSignificantDigits: 3 },
   ]) {
@@ -18,7 +17,7 @@ for (const roundingMode of modes) {
   }
   for (const [loc, o] of [["de-DE", { style: "currency", currency: "EUR" }], ["en", { style: "percent", maximumFractionDigits: 1 }],
     ["fr-FR", { notation: "compact" }], ["en", { notation: "scientific", maximumFractionDigits: 1 }],
-    ["ja-JP", { style: "currency", currency: "JPY" }], ["en", { notation: "engineering" }]]) {
+    ["ja-JP", { style: "currency", currency: "JPY" }]]) {
     const nf = new Intl.NumberFormat(loc, { ...o, roundingMode });
     rows.push(values.map((v) => nf.format(v)).join(" | "));
   }

@@ -4,8 +4,8 @@ const incs = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 500
 const values = [0, 1, 1.1, 1.125, 1.13, 1.375, 2.5, 3, 5, -5, 7.77, 12.345, -12.345, 99.99, 1234.5678, 0.00049, 250.125, 4999, 5001];
 const out = [];
 for (const roundingIncrement of incs) {
-  for (const digits of [0, 1, 2, 3]) {
-    for (const roundingMode of ["halfExpand", "halfEven", "ceil", "trunc"]) {
+  for (const digits of roundingIncrement < 100 ? [0, 2] : [1, 3]) {
+    for (const roundingMode of ["halfExpand", "halfEven", "ceil"]) {
       const nf = new Intl.NumberFormat("en", { roundingIncrement, minimumFractionDigits: digits, maximumFractionDigits: digits, roundingMode });
       out.push(`${roundingIncrement}/${digits}/${roundingMode}: ` + values.map((v) => nf.format(v)).join(" "));
     }
