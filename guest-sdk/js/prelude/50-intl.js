@@ -64,14 +64,27 @@ defineMethod(Intl, "getCanonicalLocales", function getCanonicalLocales(locales) 
   return intlCall({ op: "canon", l: localeList(locales) });
 });
 
-// intlClass defines Intl[name]: a class whose instances keep the host's
-// resolved options.
+// intlClass defines Intl[name]: ECMA-402's constructor (length 0) for a
+// class whose instances keep the host's resolved options. NumberFormat,
+// DateTimeFormat and Collator may be called without new (legacy: a new
+// instance); the others throw V8's TypeError.
+const LEGACY_CALLABLE = new Set(["NumberFormat", "DateTimeFormat", "Collator"]);
 function intlClass(name, cls) {
+  const C = {
+    [name]: function () {
+      if (new.target === undefined && !LEGACY_CALLABLE.has(name)) {
+        throw new TypeError(`Constructor Intl.${name} requires 'new'`);
+      }
+      return Reflect.construct(cls, arguments, new.target ?? C);
+    },
+  }[name];
+  Object.defineProperty(C, "prototype", { value: cls.prototype, writable: false });
+  defineMethod(cls.prototype, "constructor", C);
   Object.defineProperty(cls.prototype, Symbol.toStringTag, { value: "Intl." + name, configurable: true });
-  defineMethod(cls, "supportedLocalesOf", function supportedLocalesOf(locales) {
+  defineMethod(C, "supportedLocalesOf", function supportedLocalesOf(locales) {
     return intlCall({ op: "supported", l: localeList(locales) });
   });
-  defineMethod(Intl, name, cls);
+  defineMethod(Intl, name, C);
 }
 
 // ---- NumberFormat -------------------------------------------------------
@@ -96,14 +109,14 @@ class NumberFormat {
     return f;
   }
   formatToParts(x) {
-    const r = nfOf(this);
+    const r = nfOf(this, "formatToParts");
     return toParts(intlCall({ op: "nf", l: [r.locale], o: r, v: numText(x), p: true }).p);
   }
-  resolvedOptions() { return { ...nfOf(this) }; }
+  resolvedOptions() { return { ...nfOf(this, "resolvedOptions") }; }
 }
-function nfOf(nf) {
+function nfOf(nf, method = "format") {
   const r = nfResolved.get(nf);
-  if (r === undefined) throw new TypeError("Method Intl.NumberFormat.prototype.format called on incompatible receiver " + show(nf));
+  if (r === undefined) throw new TypeError(`Method Intl.NumberFormat.prototype.${method} called on incompatible receiver ` + show(nf));
   return r;
 }
 intlClass("NumberFormat", NumberFormat);
