@@ -49,5 +49,17 @@ return out;`, check: value(`["en-u-nu-arab","en-u-nu-arab","RangeError: Incorrec
   "RangeError: Value of 8000 bytes out of range for options property collation",
   "RangeError: Invalid calendar : gregory-gregory-gregory-gregory-gregory-gregory-gre",
   "1","490"]`)},
+		{name: "intl: display names of absurd codes", lim: quick,
+			src: `const out = [];
+const dn = new Intl.DisplayNames("en", { type: "language" });
+for (const f of [
+  () => dn.of("en" + "-abcde".repeat(170)).length,
+  () => dn.of("a".repeat(60000)),
+  () => new Intl.DisplayNames("en", { type: "region" }).of("x".repeat(5000)),
+  () => Array.from({ length: 300 }, (_, i) => dn.of(["en-US", "zh-Hant-HK", "xx-YY", "de-1996"][i % 4])).join("").length,
+  () => new Intl.DisplayNames("en", { type: "language", style: "s".repeat(3000) }),
+]) { try { out.push(String(f())); } catch (e) { out.push(e.name + ": " + e.message.slice(0, 70)); } }
+return out;`, check: value(`["1198","RangeError: invalid_argument","RangeError: invalid_argument","7500",
+  "RangeError: Value of 3000 bytes out of range for options property style"]`)},
 	}
 }
