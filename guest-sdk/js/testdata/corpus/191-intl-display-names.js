@@ -7,16 +7,17 @@ const regions = ["US", "GB", "DE", "CN", "HK", "MO", "TW", "419", "001", "150", 
 const scripts = ["Latn", "Cyrl", "Hans", "Hant", "Arab", "Deva", "Jpan", "Kore", "Zyyy", "Qaaa", "latn"];
 const currencies = ["USD", "EUR", "JPY", "GBP", "CNY", "INR", "XOF", "BTN", "usd", "XYZ", "CHF", "MXN"];
 const out = {};
-for (const loc of ["en", "en-GB", "de", "fr", "es", "ja", "zh", "zh-Hant", "ar", "hi", "ru", "pt-PT"]) {
+for (const loc of ["en", "en-GB", "de", "fr", "ja", "zh-Hant", "ar", "ru"]) {
   const o = {};
   for (const style of ["long", "short"]) {
     const dn = (type, extra) => new Intl.DisplayNames(loc, { type, style, ...extra });
+    const names = (list, f) => list.map((c) => f.of(c)).join(" | ");
     o[style] = {
-      dialect: langs.map((c) => dn("language").of(c)).join(" | "),
-      standard: langs.map((c) => dn("language", { languageDisplay: "standard" }).of(c)).join(" | "),
-      region: regions.map((c) => dn("region").of(c)).join(" | "),
-      script: scripts.map((c) => dn("script").of(c)).join(" | "),
-      currency: currencies.map((c) => dn("currency").of(c)).join(" | "),
+      dialect: names(langs, dn("language")),
+      standard: names(langs, dn("language", { languageDisplay: "standard" })),
+      region: names(regions, dn("region")),
+      script: names(scripts, dn("script")),
+      currency: names(currencies, dn("currency")),
       none: ["xx", "AA", "Qaaa", "XYZ"].map((c, i) => String(dn(["language", "region", "script", "currency"][i], { fallback: "none" }).of(c))).join(" | "),
     };
   }
