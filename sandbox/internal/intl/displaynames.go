@@ -54,9 +54,6 @@ func (h *Handler) displayNames(req *request) (any, error) {
 	if res.Type, err = enumOption("DisplayNames", "type", o.Type, "", "language", "region", "script", "currency", "calendar", "dateTimeField"); err != nil {
 		return nil, err
 	}
-	if res.Type == "calendar" || res.Type == "dateTimeField" {
-		return nil, rangeErr("Value %s out of range for Intl.DisplayNames options property type", o.Type)
-	}
 	if res.Fallback, err = enumOption("DisplayNames", "fallback", o.Fallback, "code", "code", "none"); err != nil {
 		return nil, err
 	}
@@ -105,6 +102,20 @@ func (h *Handler) displayNames(req *request) (any, error) {
 			return nil, rangeErr("invalid_argument")
 		}
 		name = names.get("c:" + strings.ToUpper(code))
+	case "calendar":
+		if !typeSequence(code) {
+			return nil, rangeErr("invalid_argument")
+		}
+		name = names.get("k:" + cmpOr(cldrCalendarKeys[code], code))
+	case "dateTimeField":
+		key, ok := dateTimeFields[code]
+		if !ok {
+			return nil, rangeErr("invalid_argument")
+		}
+		if res.Style != "long" {
+			key += "-" + res.Style
+		}
+		name = names.get("f:" + key)
 	}
 	if res.Type != "language" {
 		found = name != ""
@@ -117,6 +128,15 @@ func (h *Handler) displayNames(req *request) (any, error) {
 	}
 	return ans, nil
 }
+
+// cldrCalendarKeys are CLDR's names of the BCP 47 calendar types whose
+// names differ.
+var cldrCalendarKeys = map[string]string{"gregory": "gregorian", "ethioaa": "ethiopic-amete-alem"}
+
+// dateTimeFields are ECMA-402's date fields and CLDR's names of them.
+var dateTimeFields = map[string]string{"era": "era", "year": "year", "quarter": "quarter", "month": "month",
+	"weekOfYear": "week", "weekday": "weekday", "day": "day", "dayPeriod": "dayperiod", "hour": "hour",
+	"minute": "minute", "second": "second", "timeZoneName": "zone"}
 
 // nameTables are a locale's names, most specific first: its own region's
 // differences, then its language's.

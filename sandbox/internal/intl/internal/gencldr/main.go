@@ -11,7 +11,7 @@
 //	go run ./internal/gennum numbers/package/main core/package/supplemental > numbers_gen.go
 //	gofmt -w numbers_gen.go
 //	npm pack cldr-localenames-full@48.0.0 && mkdir localenames && tar xzf cldr-localenames-full-48.0.0.tgz -C localenames
-//	go run ./internal/gennames localenames/package/main numbers/package/main > names_gen.go
+//	go run ./internal/gennames localenames/package/main numbers/package/main dates/package/main > names_gen.go
 //	gofmt -w names_gen.go
 //
 // It also writes the list patterns (cldr-misc-full), the relative time

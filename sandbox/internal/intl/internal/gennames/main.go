@@ -1,10 +1,11 @@
 // Command gennames writes ../../names_gen.go: the display names of
-// languages, regions, scripts and currencies (Intl.DisplayNames) of every
+// languages, regions, scripts, currencies, calendars and date fields
+// (Intl.DisplayNames) of every
 // CLDR locale of the linked languages, from the CLDR JSON distribution the
 // other generated data comes from (see ../gencldr):
 //
 //	npm pack cldr-localenames-full@48.0.0 && mkdir localenames && tar xzf cldr-localenames-full-48.0.0.tgz -C localenames
-//	go run ./internal/gennames localenames/package/main numbers/package/main > names_gen.go
+//	go run ./internal/gennames localenames/package/main numbers/package/main dates/package/main > names_gen.go
 //	gofmt -w names_gen.go
 //
 // A language's own locale (and a language and script's: zh-Hant) has all
@@ -24,11 +25,11 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: gennames LOCALENAMES_MAIN NUMBERS_MAIN")
+	if len(os.Args) != 4 {
+		fmt.Fprintln(os.Stderr, "usage: gennames LOCALENAMES_MAIN NUMBERS_MAIN DATES_MAIN")
 		os.Exit(2)
 	}
-	names, numbers := os.Args[1], os.Args[2]
+	names, numbers, dates := os.Args[1], os.Args[2], os.Args[3]
 	src, err := os.ReadFile("locales_gen.go")
 	must(err)
 	langs := map[string]bool{}
@@ -72,7 +73,8 @@ func main() {
 		var ldn struct {
 			Main map[string]struct {
 				Names struct {
-					Patterns map[string]string `json:"localeDisplayPattern"`
+					Patterns map[string]string            `json:"localeDisplayPattern"`
+					Types    map[string]map[string]string `json:"types"`
 				} `json:"localeDisplayNames"`
 			} `json:"main"`
 		}
@@ -81,6 +83,26 @@ func main() {
 		must(json.Unmarshal(b, &ldn))
 		for k, v := range ldn.Main[loc].Names.Patterns {
 			t["p:"+k] = v
+		}
+		for k, v := range ldn.Main[loc].Names.Types["calendar"] {
+			if !strings.Contains(k, "-alt-") {
+				t["k:"+k] = v
+			}
+		}
+		var fields struct {
+			Main map[string]struct {
+				Dates struct {
+					Fields map[string]map[string]any `json:"fields"`
+				} `json:"dates"`
+			} `json:"main"`
+		}
+		if b, err := os.ReadFile(filepath.Join(dates, loc, "dateFields.json")); err == nil {
+			must(json.Unmarshal(b, &fields))
+			for k, f := range fields.Main[loc].Dates.Fields {
+				if v, ok := f["displayName"].(string); ok {
+					t["f:"+k] = v
+				}
+			}
 		}
 		var cur struct {
 			Main map[string]struct {
@@ -110,7 +132,8 @@ func main() {
 	fmt.Fprintln(w, "package intl")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "// cldrNames are the display names of each locale: \"l:\" languages, \"r:\"")
-	fmt.Fprintln(w, "// regions, \"s:\" scripts, \"v:\" variants, \"c:\" currencies, \"p:\" the locale patterns; a")
+	fmt.Fprintln(w, "// regions, \"s:\" scripts, \"v:\" variants, \"c:\" currencies, \"k:\" calendars, \"f:\"")
+	fmt.Fprintln(w, "// date fields (\"f:year-short\"), \"p:\" the locale patterns; a")
 	fmt.Fprintln(w, "// regional locale lists only what differs from its language's.")
 	fmt.Fprintln(w, "var cldrNames = map[string]string{")
 	for _, l := range locs {
