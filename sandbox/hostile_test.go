@@ -133,6 +133,7 @@ func TestHostile(t *testing.T) {
 	tests = append(tests, stackCases()...)
 	tests = append(tests, memoryCases()...)
 	tests = append(tests, consoleCases()...)
+	tests = append(tests, intlCases()...)
 	e := engine(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -176,6 +176,24 @@ func intlExprs() []string {
 		`new Intl.DateTimeFormat("en").format(0)`, `new Intl.DateTimeFormat().formatRange(0, 86400000*3)`,
 		`new Date(-62198755200000).toLocaleDateString("en-US")`, `new Date(0).toTimeString()`, `String(new Date(0))`, `new Date(NaN).toString()`,
 	}...)
+	// Issue 23's fidelity items that remain differences (README.md).
+	ex = append(ex, []string{
+		`new Intl.DateTimeFormat("ja-JP-u-ca-japanese",{dateStyle:"long",timeZone:"UTC"}).format(0)`,
+		`new Intl.DateTimeFormat("en",{calendar:"buddhist"}).resolvedOptions().calendar`,
+		`new Intl.NumberFormat("en-DE",{style:"currency",currency:"EUR"}).format(1234.5)`,
+		`new Intl.NumberFormat("en-u-nu-arab",{style:"currency",currency:"USD"}).format(1.5)`,
+		`new Intl.NumberFormat("en-ZZ").resolvedOptions().locale`,
+		`new Intl.DateTimeFormat("en-US-u-hc-h23",{timeStyle:"medium",hour12:true,timeZone:"UTC"}).format(0)`,
+		`[...new Intl.Segmenter("ja",{granularity:"word"}).segment("今日は良い天気です")].map(s => s.segment).join("|")`,
+		`[...new Intl.Segmenter("th",{granularity:"word"}).segment("สวัสดีครับ")].length`,
+		`new Intl.Collator("es-u-co-trad").resolvedOptions().collation`,
+		`new Intl.DisplayNames("en",{type:"calendar"}).of("gregory")`,
+		// And the ones fixed with it.
+		`new Intl.NumberFormat("en",{roundingIncrement:5,minimumFractionDigits:2,maximumFractionDigits:2,roundingMode:"halfEven"}).format(1.125)`,
+		`(1234.5).toLocaleString("fr-CH")`, `(0.5).toLocaleString("fr-CH",{style:"percent"})`, `(1234.5).toLocaleString("de-LI")`,
+		`new Intl.NumberFormat("ar-EG-u-nu-latn").format(-1234.5)`, `new Intl.Collator("de-u-co-phonebk").compare("Müller","Muller")`,
+		`new Intl.DisplayNames("de",{type:"region"}).of("US")`, `Intl.NumberFormat("de").format(1)`,
+	}...)
 	return ex
 }
 
@@ -184,11 +202,10 @@ func intlExprs() []string {
 // requires them to still differ, so a fix shows up as a failure that
 // removes the entry.
 var intlKnownDifferences = map[string]string{
-	`new Intl.NumberFormat("it-IT",{style:"currency",currency:"INR"}).format(-1234.567)`:                        "CLDR 48 spells INR as its code in Italian; bojanz/currency falls back to English's ₹ and x/text's CLDR 32 agrees",
-	`new Intl.NumberFormat("it-IT",{style:"currency",currency:"INR"}).format(0.42)`:                             "same",
-	`new Intl.NumberFormat("it-IT",{style:"currency",currency:"INR"}).format(1234567)`:                          "same",
-	`JSON.stringify(new Intl.NumberFormat("it-IT",{style:"currency",currency:"INR"}).formatToParts(-1234.567))`: "same",
-	`(NaN).toLocaleString("ar-EG")`: "no linked library has CLDR's localized NaN; every locale prints NaN",
+	`new Intl.NumberFormat("it-IT",{style:"currency",currency:"INR"}).format(-1234.567)`:                                                  "CLDR 48 spells INR as its code in Italian; bojanz/currency falls back to English's ₹ and x/text's CLDR 32 agrees",
+	`new Intl.NumberFormat("it-IT",{style:"currency",currency:"INR"}).format(0.42)`:                                                       "same",
+	`new Intl.NumberFormat("it-IT",{style:"currency",currency:"INR"}).format(1234567)`:                                                    "same",
+	`JSON.stringify(new Intl.NumberFormat("it-IT",{style:"currency",currency:"INR"}).formatToParts(-1234.567))`:                           "same",
 	`new Intl.NumberFormat("tr-TR",{style:"currency",currency:"EUR",currencySign:"accounting"}).format(-1234.567)`:                        "bojanz/currency's Turkish accounting pattern has parentheses; ICU 78 prints a minus sign",
 	`JSON.stringify(new Intl.NumberFormat("tr-TR",{style:"currency",currency:"EUR",currencySign:"accounting"}).formatToParts(-1234.567))`: "same",
 	`new Date(Date.UTC(2024,0,15,15,4,5)).toLocaleString("ko-KR",{timeZone:"Europe/Berlin",timeZoneName:"shortOffset"})`:                  "ICU picks Korean's long time format (시/분/초) for an offset zone name; airlock the available format with a zone",
@@ -203,8 +220,16 @@ var intlKnownDifferences = map[string]string{
 	`new Date(0).toLocaleString("de-DE",{timeZone:"Europe/Berlin",timeZoneName:"short"})`:                                                 "same",
 	`new Intl.DateTimeFormat("en",{month:"short",day:"numeric",year:"numeric"}).formatRange(0, 3*86400000)`:                               "formatRange uses CLDR's interval fallback and does not collapse the fields both dates share",
 	`new Intl.ListFormat("es").format(["a","Isabel"])`:                                                                                    "ICU's Spanish y→e and o→u before a vowel sound are not implemented",
-	`typeof Intl.DisplayNames + typeof Intl.Locale`:                                                                                       "Intl.DisplayNames and Intl.Locale are not implemented",
-	`(1234.5).toLocaleString("de-AT")`: "bojanz/currency has the currency grouping separator (.), not the decimal one (U+00A0), where a locale has both",
+	`typeof Intl.DisplayNames + typeof Intl.Locale`:                                                                                       "Intl.Locale is not implemented",
+	`new Intl.DateTimeFormat("ja-JP-u-ca-japanese",{dateStyle:"long",timeZone:"UTC"}).format(0)`:                                          "only the Gregorian calendar: the pinned CLDR 48 JSON has no other calendar's data",
+	`new Intl.DateTimeFormat("en",{calendar:"buddhist"}).resolvedOptions().calendar`:                                                      "same",
+	`new Intl.NumberFormat("en-DE",{style:"currency",currency:"EUR"}).format(1234.5)`:                                                     "ICU 78 formats money in English European regions with en's pattern; airlock follows CLDR 48 (symbols audit)",
+	`new Intl.NumberFormat("en-u-nu-arab",{style:"currency",currency:"USD"}).format(1.5)`:                                                 "a numbering system the locale has no symbols for keeps the locale's currency pattern (ICU: root's)",
+	`new Intl.NumberFormat("en-ZZ").resolvedOptions().locale`:                                                                             "a region CLDR does not know stays in the resolved locale",
+	`new Intl.DateTimeFormat("en-US-u-hc-h23",{timeStyle:"medium",hour12:true,timeZone:"UTC"}).format(0)`:                                 "an hc key overridden by hour12 across 12/24 hours: the hour's width",
+	`[...new Intl.Segmenter("ja",{granularity:"word"}).segment("今日は良い天気です")].map(s => s.segment).join("|")`:                               "no dictionary segmentation of Chinese, Japanese and Thai",
+	`[...new Intl.Segmenter("th",{granularity:"word"}).segment("สวัสดีครับ")].length`:                                                     "same",
+	`new Intl.Collator("es-u-co-trad").resolvedOptions().collation`:                                                                       "x/text has no traditional Spanish collation",
 }
 
 // intlKnownDifferencePatterns are families of known differences: an

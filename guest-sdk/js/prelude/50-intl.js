@@ -31,11 +31,12 @@ function localeList(locales) {
   return out;
 }
 
-// readOpts copies the named options: numbers as integers (-1 when not
-// finite, which the host rejects as out of range), booleans kept for the
+// readOpts copies the named options: numbers as they are (-1 when not
+// finite, which the host rejects as out of range; the host checks the
+// range before it takes the floor, as ECMA-402 does), booleans kept for the
 // options that take them, everything else as a string.
 const NUMERIC_OPTS = new Set(["minimumIntegerDigits", "minimumFractionDigits", "maximumFractionDigits",
-  "minimumSignificantDigits", "maximumSignificantDigits", "fractionalSecondDigits"]);
+  "minimumSignificantDigits", "maximumSignificantDigits", "fractionalSecondDigits", "roundingIncrement"]);
 const BOOL_OPTS = new Set(["hour12", "numeric", "ignorePunctuation", "useGrouping"]);
 function readOpts(options, names) {
   if (options === undefined) return {};
@@ -46,7 +47,7 @@ function readOpts(options, names) {
     if (v === undefined) continue;
     if (NUMERIC_OPTS.has(name)) {
       const x = Number(v);
-      out[name] = Number.isFinite(x) ? Math.floor(x) : -1;
+      out[name] = Number.isFinite(x) ? x : -1;
     } else if (BOOL_OPTS.has(name) && (typeof v === "boolean" || name !== "useGrouping")) {
       out[name] = name === "useGrouping" || name === "numeric" && typeof v === "string" ? v : Boolean(v);
     } else {
@@ -63,20 +64,34 @@ defineMethod(Intl, "getCanonicalLocales", function getCanonicalLocales(locales) 
   return intlCall({ op: "canon", l: localeList(locales) });
 });
 
-// intlClass defines Intl[name]: a class whose instances keep the host's
-// resolved options.
+// intlClass defines Intl[name]: ECMA-402's constructor (length 0) for a
+// class whose instances keep the host's resolved options. NumberFormat,
+// DateTimeFormat and Collator may be called without new (legacy: a new
+// instance); the others throw V8's TypeError.
+const LEGACY_CALLABLE = new Set(["NumberFormat", "DateTimeFormat", "Collator"]);
 function intlClass(name, cls) {
+  const C = {
+    [name]: function () {
+      if (new.target === undefined && !LEGACY_CALLABLE.has(name)) {
+        throw new TypeError(`Constructor Intl.${name} requires 'new'`);
+      }
+      return Reflect.construct(cls, arguments, new.target ?? C);
+    },
+  }[name];
+  Object.defineProperty(C, "prototype", { value: cls.prototype, writable: false });
+  defineMethod(cls.prototype, "constructor", C);
   Object.defineProperty(cls.prototype, Symbol.toStringTag, { value: "Intl." + name, configurable: true });
-  defineMethod(cls, "supportedLocalesOf", function supportedLocalesOf(locales) {
+  defineMethod(C, "supportedLocalesOf", function supportedLocalesOf(locales) {
     return intlCall({ op: "supported", l: localeList(locales) });
   });
-  defineMethod(Intl, name, cls);
+  defineMethod(Intl, name, C);
 }
 
 // ---- NumberFormat -------------------------------------------------------
-const NF_OPTS = ["style", "currency", "currencyDisplay", "currencySign", "unit", "unitDisplay", "notation",
+const NF_OPTS = ["numberingSystem", "style", "currency", "currencyDisplay", "currencySign", "unit", "unitDisplay", "notation",
   "compactDisplay", "minimumIntegerDigits", "minimumFractionDigits", "maximumFractionDigits",
-  "minimumSignificantDigits", "maximumSignificantDigits", "useGrouping", "signDisplay"];
+  "minimumSignificantDigits", "maximumSignificantDigits", "roundingIncrement", "roundingMode",
+  "roundingPriority", "trailingZeroDisplay", "useGrouping", "signDisplay"];
 const numText = (x) => {
   if (typeof x === "bigint" || typeof x === "string") return String(x);
   x = Number(x);
@@ -94,14 +109,14 @@ class NumberFormat {
     return f;
   }
   formatToParts(x) {
-    const r = nfOf(this);
+    const r = nfOf(this, "formatToParts");
     return toParts(intlCall({ op: "nf", l: [r.locale], o: r, v: numText(x), p: true }).p);
   }
-  resolvedOptions() { return { ...nfOf(this) }; }
+  resolvedOptions() { return { ...nfOf(this, "resolvedOptions") }; }
 }
-function nfOf(nf) {
+function nfOf(nf, method = "format") {
   const r = nfResolved.get(nf);
-  if (r === undefined) throw new TypeError("Method Intl.NumberFormat.prototype.format called on incompatible receiver " + show(nf));
+  if (r === undefined) throw new TypeError(`Method Intl.NumberFormat.prototype.${method} called on incompatible receiver ` + show(nf));
   return r;
 }
 intlClass("NumberFormat", NumberFormat);

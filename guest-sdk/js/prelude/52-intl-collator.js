@@ -1,5 +1,5 @@
 // Part of the prelude: Intl.Collator and String.prototype.localeCompare.
-const COL_OPTS = ["usage", "sensitivity", "ignorePunctuation", "numeric", "caseFirst"];
+const COL_OPTS = ["usage", "collation", "numeric", "caseFirst", "sensitivity", "ignorePunctuation"];
 const colResolved = new WeakMap();
 class Collator {
   constructor(locales, options) {

@@ -38,7 +38,7 @@ function rtfValue(v) {
 }
 class RelativeTimeFormat {
   constructor(locales, options) {
-    rtfResolved.set(this, intlCall({ op: "rt", l: localeList(locales), o: readOpts(options, ["style", "numeric"]) }).r);
+    rtfResolved.set(this, intlCall({ op: "rt", l: localeList(locales), o: readOpts(options, ["numberingSystem", "style", "numeric"]) }).r);
   }
   format(value, unit) {
     const r = resolvedOf(rtfResolved, this, "RelativeTimeFormat.prototype.format");

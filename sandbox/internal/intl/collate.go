@@ -43,13 +43,19 @@ func languageOnly(lc loc) string {
 	return b.String()
 }
 
+// collations are the collations x/text has besides each language's
+// default (ICU has more: eor, emoji, trad, zhuyin, …, which resolve to the
+// default here).
+var collations = map[string]bool{"de-phonebk": true, "zh-stroke": true}
+
 // colOptions are Intl.Collator's options.
 type colOptions struct {
-	Usage             string `json:"usage"`
-	Sensitivity       string `json:"sensitivity"`
-	IgnorePunctuation *bool  `json:"ignorePunctuation"`
-	Numeric           *bool  `json:"numeric"`
-	CaseFirst         string `json:"caseFirst"`
+	Usage             string  `json:"usage"`
+	Sensitivity       string  `json:"sensitivity"`
+	IgnorePunctuation *bool   `json:"ignorePunctuation"`
+	Numeric           *bool   `json:"numeric"`
+	CaseFirst         string  `json:"caseFirst"`
+	Collation         *string `json:"collation"`
 }
 
 // colResolved is resolvedOptions(), in V8's order.
@@ -85,7 +91,19 @@ func (h *Handler) collator(req *request) (any, error) {
 	if err := options(req.O, &o); err != nil {
 		return nil, err
 	}
-	res := colResolved{Locale: languageOnly(lc), Collation: "default"}
+	res := colResolved{Collation: "default"}
+	kw, kept := keywords(lc), map[string]string{}
+	if o.Collation != nil && !typeSequence(*o.Collation) {
+		if err := checkLen("collation", *o.Collation); err != nil {
+			return nil, err
+		}
+		return nil, rangeErr("Invalid collation : %s", *o.Collation)
+	}
+	base := languageOnly(lc)
+	if co, _ := keyword(kw, "co", o.Collation, func(v string) bool { return collations[base+"-"+v] }); co != "" {
+		// V8 names the collation in the locale even when an option chose it.
+		res.Collation, kept["co"] = co, co
+	}
 	if res.Usage, err = enumOption("Collator", "usage", o.Usage, "sort", "sort", "search"); err != nil {
 		return nil, err
 	}
@@ -95,7 +113,27 @@ func (h *Handler) collator(req *request) (any, error) {
 	if res.CaseFirst, err = enumOption("Collator", "caseFirst", o.CaseFirst, "false", "upper", "lower", "false"); err != nil {
 		return nil, err
 	}
-	res.Numeric = o.Numeric != nil && *o.Numeric
+	// V8 keeps kn and kf in the locale as requested, even where the
+	// options override them.
+	if kn, ok := kw["kn"]; ok {
+		res.Numeric, kept["kn"] = kn != "false", kn
+		if kn != "false" {
+			kept["kn"] = "true"
+		}
+	}
+	if kf, ok := kw["kf"]; ok {
+		if kf != "upper" && kf != "lower" && kf != "false" {
+			return nil, rangeErr("Invalid language tag: %s", lc.req)
+		}
+		res.CaseFirst, kept["kf"] = kf, kf
+		if o.CaseFirst != "" {
+			res.CaseFirst = o.CaseFirst
+		}
+	}
+	if o.Numeric != nil {
+		res.Numeric = *o.Numeric
+	}
+	res.Locale = withKeywords(base, kept)
 	res.IgnorePunctuation = o.IgnorePunctuation != nil && *o.IgnorePunctuation
 	ans := &colAnswer{R: res}
 	if len(req.V) == 0 {
@@ -104,6 +142,11 @@ func (h *Handler) collator(req *request) (any, error) {
 	var a, b string
 	if json.Unmarshal(req.V, &a) != nil || json.Unmarshal(req.W, &b) != nil {
 		return nil, typeErr("malformed Intl value")
+	}
+	if res.Collation != "default" {
+		if t, err := lc.lang.SetTypeForKey("co", res.Collation); err == nil {
+			lc.lang, lc.tag = t, t.String()
+		}
 	}
 	lcol := h.collatorFor(lc, res.Sensitivity, res.Numeric, res.IgnorePunctuation)
 	if res.Sensitivity == "case" {

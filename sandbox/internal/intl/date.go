@@ -49,6 +49,10 @@ type dtOptions struct {
 	Hour12       *bool  `json:"hour12"`
 	HourCycle    string `json:"hourCycle"`
 	TimeZone     string `json:"timeZone"`
+	// Calendar and NumberingSystem are the options of the ca and nu
+	// keywords (extension.go).
+	Calendar        *string `json:"calendar"`
+	NumberingSystem *string `json:"numberingSystem"`
 	// Required and Defaults are ToDateTimeOptions' arguments: "date",
 	// "time" or "any", and "date", "time" or "all".
 	Required string `json:"required"`
@@ -140,6 +144,14 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 	if err := options(req.O, &o); err != nil {
 		return nil, err
 	}
+	kw, kept := keywords(lc), map[string]string{}
+	if err := calendarKeyword(kw, o.Calendar, kept); err != nil {
+		return nil, err
+	}
+	ns, err := numberingSystem(kw, o.NumberingSystem, kept)
+	if err != nil {
+		return nil, err
+	}
 	checks := []struct {
 		name, v string
 		allowed []string
@@ -167,8 +179,8 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 		return nil, err
 	}
 	cal := calendarOf(lc)
-	sym := h.cached("sym\x00"+lc.cur.String(), func() any { return readSymbols(lc.cur) }).(*symbols)
-	res := dtResolved{Locale: lc.tag, Calendar: "gregory", NumberingSystem: sym.numbering, TimeZone: zoneName}
+	sym := h.symbolsOf(lc, ns)
+	res := dtResolved{Calendar: "gregory", NumberingSystem: sym.numbering, TimeZone: zoneName}
 
 	styled := o.DateStyle != "" || o.TimeStyle != ""
 	if styled {
@@ -202,13 +214,14 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 	// The hour cycle: the locale's, from its short time pattern, unless
 	// hour12 or hourCycle says otherwise.
 	cycle := hourCycleOf(cal.time[3])
-	twelve := hourCycleOf(cal.avail["hm"])
-	if twelve == "h23" || twelve == "h24" {
-		twelve = "h12"
+	// The hc keyword: the locale's cycle, unless hour12 or a different
+	// hourCycle option overrides it (which drops it from the locale).
+	hc, hasHC := kw["hc"]
+	if hasHC = hasHC && (hc == "h11" || hc == "h12" || hc == "h23" || hc == "h24"); hasHC {
+		cycle = hc
 	}
 	// hour12 as V8 (ECMA-402 before 2023) reads it: relative to the
 	// locale's cycle, so en-US with hour12:false is h24 ("24:07").
-	_ = twelve
 	switch {
 	case o.Hour12 != nil && *o.Hour12:
 		if cycle == "h11" || cycle == "h23" {
@@ -225,6 +238,11 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 	case o.HourCycle != "":
 		cycle = o.HourCycle
 	}
+	// V8 keeps the keyword where the options end on the same cycle.
+	if hasHC && cycle == hc {
+		kept["hc"] = hc
+	}
+	res.Locale = withKeywords(lc.tag, kept)
 	var pattern string
 	if styled {
 		res.DateStyle, res.TimeStyle = o.DateStyle, o.TimeStyle
@@ -234,23 +252,19 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 		}
 		if o.TimeStyle != "" {
 			i := styleIndex[o.TimeStyle]
-			tp = setCycle(cal.time[i], cycle, cal)
+			base := cal.time[i]
+			if hasHC && is12(hc) != is12(hourCycleOf(base)) {
+				// ICU applies the hc keyword by generating the style's
+				// fields in that cycle (en-GB-u-hc-h11: K:mm a).
+				t := styleTimeFields(base, i, false)
+				base = buildPattern(cal, &t, hc)
+			}
+			tp = setCycle(base, cycle, cal)
 			if tp == "" {
 				// Between 12 and 24 hours: the locale's format for the
 				// style's fields in the other cycle.
 				// The hour keeps the style's width (HH:mm → KK:mm a).
-				t := dtOptions{Hour: "numeric", Minute: "numeric"}
-				for _, f := range skeletonFields(stripQuoted(cal.time[i])) {
-					if (f.c == 'H' || f.c == 'h' || f.c == 'K' || f.c == 'k') && f.n == 2 {
-						t.Hour = "2-digit"
-					}
-				}
-				if i < 3 {
-					t.Second = "numeric"
-				}
-				if i < 2 {
-					t.TimeZoneName = [2]string{"long", "short"}[i]
-				}
+				t := styleTimeFields(base, i, true)
 				tp = buildPattern(cal, &t, cycle)
 			}
 			res.HourCycle = cycle
@@ -352,13 +366,34 @@ func stripQuoted(p string) string {
 // setCycle rewrites a time pattern's hour field for the hour cycle; going
 // from a 12-hour to a 24-hour pattern drops the day period, and the other
 // way the locale's 12-hour pattern is used.
+// is12 reports whether an hour cycle counts 12 hours.
+func is12(c string) bool { return c == "h11" || c == "h12" }
+
+// styleTimeFields are the fields of the time style i's pattern p: hour,
+// minute, second (medium and longer) and zone name (long and full), the
+// hour two digits wide where p has it so and keepWidth says to.
+func styleTimeFields(p string, i int, keepWidth bool) dtOptions {
+	t := dtOptions{Hour: "numeric", Minute: "numeric"}
+	for _, f := range skeletonFields(stripQuoted(p)) {
+		if keepWidth && (f.c == 'H' || f.c == 'h' || f.c == 'K' || f.c == 'k') && f.n == 2 {
+			t.Hour = "2-digit"
+		}
+	}
+	if i < 3 {
+		t.Second = "numeric"
+	}
+	if i < 2 {
+		t.TimeZoneName = [2]string{"long", "short"}[i]
+	}
+	return t
+}
+
 func setCycle(p, cycle string, _ *calendar) string {
 	cur := hourCycleOf(p)
 	if cur == cycle {
 		return p
 	}
 	want := map[string]rune{"h11": 'K', "h12": 'h', "h23": 'H', "h24": 'k'}[cycle]
-	is12 := func(c string) bool { return c == "h11" || c == "h12" }
 	if is12(cur) != is12(cycle) {
 		return ""
 	}
@@ -883,7 +918,7 @@ func localizeDigits(s string, zero rune) string {
 	var b strings.Builder
 	for _, r := range s {
 		if r >= '0' && r <= '9' {
-			r = zero + (r - '0')
+			r = digit(zero, r-'0')
 		}
 		b.WriteRune(r)
 	}

@@ -149,6 +149,8 @@ func (h *Handler) handle(b []byte) (any, error) {
 		return h.dateTimeFormat(&req)
 	case "nf":
 		return h.numberFormat(&req)
+	case "dn":
+		return h.displayNames(&req)
 	}
 	return nil, typeErr("unknown Intl operation %q", req.Op)
 }

@@ -33,7 +33,7 @@ func TestHandle(t *testing.T) {
 		{"long value", `{"op":"nf","v":"` + strings.Repeat("1", 5000) + `"}`, `{"e":"RangeError","m":"Intl value of 5000 characters exceeds 4096"}`},
 		{"huge exponent", `{"op":"nf","v":"1e1001"}`, `"s":"NaN"`},
 		{"rounding carries", `{"op":"nf","o":{"maximumFractionDigits":2},"v":"9.999"}`, `"s":"10"`},
-		{"compact read back", `{"op":"nf","o":{"notation":"compact","roundingPriority":"morePrecision"},"v":"1234"}`, `"s":"1.2K"`},
+		{"compact read back", `{"op":"nf","o":{"notation":"compact","roundingPriority":"morePrecision","minimumSignificantDigits":1,"maximumSignificantDigits":2,"minimumFractionDigits":0,"maximumFractionDigits":0},"v":"1234"}`, `"s":"1.2K"`},
 		{"compact read back bounds", `{"op":"nf","o":{"notation":"compact","roundingPriority":"morePrecision","minimumFractionDigits":30},"v":"1"}`, `{"e":"RangeError","m":"minimumFractionDigits value is out of range."}`},
 		{"half expand", `{"op":"nf","o":{"maximumFractionDigits":0},"v":"-2.5"}`, `"s":"-3"`},
 	}

@@ -16,8 +16,9 @@ const defaultLocale = "en-US"
 
 // loc is a resolved locale.
 type loc struct {
-	tag  string // what resolvedOptions().locale reports
+	tag  string // what resolvedOptions().locale reports, without extensions
 	lang language.Tag
+	req  language.Tag       // the requested tag, with its extensions (extension.go)
 	tr   locales.Translator // names and patterns (go-playground/locales)
 	cur  currency.Locale    // numbers and currencies (bojanz/currency)
 }
@@ -107,7 +108,7 @@ func canonicalLocales(ls []string) (any, error) {
 // default locale.
 func resolve(ls []string) (loc, error) {
 	r := supported()
-	var pick language.Tag
+	var pick, req language.Tag
 	idx := -1
 	for _, s := range ls {
 		t, err := parseTag(s)
@@ -122,7 +123,7 @@ func resolve(ls []string) (loc, error) {
 		if conf >= language.High {
 			mb, _ := r.tags[i].Base()
 			if mb == base {
-				pick, idx = stripExt(t), i
+				pick, req, idx = stripExt(t), t, i
 			}
 		}
 	}
@@ -130,7 +131,7 @@ func resolve(ls []string) (loc, error) {
 		pick = language.MustParse(defaultLocale)
 		_, idx, _ = r.matcher.Match(pick)
 	}
-	return loc{tag: pick.String(), lang: pick, tr: r.trs[idx], cur: currency.NewLocale(bojanzID(pick))}, nil
+	return loc{tag: pick.String(), lang: pick, req: req, tr: r.trs[idx], cur: currency.NewLocale(bojanzID(pick))}, nil
 }
 
 // stripExt drops extensions and private use: the formatters use none.

@@ -1,6 +1,7 @@
 package intl
 
 import (
+	"cmp"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 // strings already converted, digit counts as integers (-1 for a value that
 // is not a finite number), absent ones omitted.
 type numOptions struct {
+	NumberingSystem *string         `json:"numberingSystem"`
 	Style           string          `json:"style"`
 	Currency        string          `json:"currency"`
 	CurrencyDisplay string          `json:"currencyDisplay"`
@@ -25,16 +27,19 @@ type numOptions struct {
 	Unit            string          `json:"unit"`
 	UnitDisplay     string          `json:"unitDisplay"`
 	Notation        string          `json:"notation"`
-	MinInt          *int            `json:"minimumIntegerDigits"`
-	MinFrac         *int            `json:"minimumFractionDigits"`
-	MaxFrac         *int            `json:"maximumFractionDigits"`
-	MinSig          *int            `json:"minimumSignificantDigits"`
-	MaxSig          *int            `json:"maximumSignificantDigits"`
+	MinInt          numOpt          `json:"minimumIntegerDigits"`
+	MinFrac         numOpt          `json:"minimumFractionDigits"`
+	MaxFrac         numOpt          `json:"maximumFractionDigits"`
+	MinSig          numOpt          `json:"minimumSignificantDigits"`
+	MaxSig          numOpt          `json:"maximumSignificantDigits"`
 	UseGrouping     json.RawMessage `json:"useGrouping"`
 	SignDisplay     string          `json:"signDisplay"`
 	CompactDisplay  string          `json:"compactDisplay"`
-	// RoundingPriority is only read back from resolved options.
-	RoundingPriority string `json:"roundingPriority"`
+	// The rounding options (rounding.go).
+	RoundingIncrement   numOpt `json:"roundingIncrement"`
+	RoundingMode        string `json:"roundingMode"`
+	RoundingPriority    string `json:"roundingPriority"`
+	TrailingZeroDisplay string `json:"trailingZeroDisplay"`
 }
 
 // numResolved is resolvedOptions(), in V8's property order.
@@ -76,16 +81,6 @@ const maxFractionDigits = 20
 
 const maxValueChars = 4096 // a BigInt of up to ~4000 digits; longer is a RangeError
 
-func digitOpt(name string, v *int, lo, hi, def int) (int, error) {
-	if v == nil {
-		return def, nil
-	}
-	if *v < lo || *v > hi {
-		return 0, rangeErr("%s value is out of range.", name)
-	}
-	return *v, nil
-}
-
 func (h *Handler) numberFormat(req *request) (any, error) {
 	lc, err := resolve(req.L)
 	if err != nil {
@@ -95,8 +90,12 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 	if err := options(req.O, &o); err != nil {
 		return nil, err
 	}
-	res := numResolved{Locale: lc.tag, RoundingMode: "halfExpand", RoundingIncrement: 1,
-		TrailingZeroDisplay: "auto", RoundingPriority: "auto"}
+	kept := map[string]string{}
+	ns, err := numberingSystem(keywords(lc), o.NumberingSystem, kept)
+	if err != nil {
+		return nil, err
+	}
+	res := numResolved{Locale: withKeywords(lc.tag, kept)}
 	if res.Style, err = enumOption("NumberFormat", "style", o.Style, "decimal", "decimal", "percent", "currency", "unit"); err != nil {
 		return nil, err
 	}
@@ -166,41 +165,14 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 		}
 		defMin, defMax = d, d
 	}
-	if compact && o.MinSig == nil && o.MaxSig == nil && o.MinFrac == nil && o.MaxFrac == nil {
-		// ECMA-402: compact notation rounds to two significant digits or
-		// to an integer, whichever keeps more.
-		one, two, zero := 1, 2, 0
-		res.MinSig, res.MaxSig, res.MinFrac, res.MaxFrac = &one, &two, &zero, &zero
-		res.RoundingPriority = "morePrecision"
-		if res.MinInt, err = digitOpt("minimumIntegerDigits", o.MinInt, 1, 21, 1); err != nil {
-			return nil, err
-		}
-	} else if o.RoundingPriority == "morePrecision" {
-		// Resolved options read back: both kinds of digits.
-		var f numOptions
-		f.MinInt, f.MinFrac, f.MaxFrac = o.MinInt, o.MinFrac, o.MaxFrac
-		if err := digitOptions(&f, 0, 0, &res); err != nil {
-			return nil, err
-		}
-		f = numOptions{MinSig: o.MinSig, MaxSig: o.MaxSig}
-		var sig numResolved
-		if err := digitOptions(&f, 0, 0, &sig); err != nil {
-			return nil, err
-		}
-		res.MinSig, res.MaxSig = sig.MinSig, sig.MaxSig
-		if res.MinSig == nil {
-			one, two := 1, 2
-			res.MinSig, res.MaxSig = &one, &two
-		}
-		res.RoundingPriority = "morePrecision"
-	} else if err := digitOptions(&o, defMin, defMax, &res); err != nil {
+	if err := digitOptions(&o, defMin, defMax, res.Notation, &res); err != nil {
 		return nil, err
 	}
 	affStyle := affStyle(&res)
-	nf := h.numFormat(lc, affStyle, res.Currency, display, sign)
+	nf := h.numFormat(lc, ns, affStyle, res.Currency, display, sign)
 	nf.lc = lc
 	if compact {
-		nf.compact = cldrOf(cldrCompact, lc)
+		nf.compact = cldrCompactData[nf.sym.data.compact]
 	}
 	res.NumberingSystem = nf.numbering
 	ans := &numAnswer{R: res}
@@ -274,8 +246,8 @@ func grouping(raw json.RawMessage) (any, error) {
 	return nil, rangeErr("Value %s out of range for Intl.NumberFormat options property useGrouping", s)
 }
 
-// symbols are a locale's number symbols, read from bojanz/currency's CLDR
-// data by formatting probe amounts.
+// symbols are a locale's number symbols and grouping (numbers.go reads
+// them from numbers_gen.go's CLDR data).
 type symbols struct {
 	numbering       string
 	zero            rune
@@ -283,12 +255,19 @@ type symbols struct {
 	primary, second int
 	minGrouping     int
 	minus, plus     string
+	percent         string
+	exp, nan, inf   string
+	data            *numberData
 }
 
 // affixes are the parts around the number for positive, negative and
 // explicitly positive values (and an accounting negative).
 type affixes struct {
 	pre, suf [3][][2]string
+	// bare are a currency's affixes without the space CLDR's currency
+	// spacing puts between a letter and a digit: ICU leaves it out next
+	// to NaN and ∞ ("USD∞").
+	barePre, bareSuf [3][][2]string
 }
 
 const (
@@ -307,11 +286,27 @@ type numFormat struct {
 }
 
 // numFormat returns the (cached) formatter data for a locale and style.
-func (h *Handler) numFormat(lc loc, style, code, display, sign string) *numFormat {
-	sym := h.cached("sym\x00"+lc.cur.String(), func() any { return readSymbols(lc.cur) }).(*symbols)
-	key := "aff\x00" + lc.cur.String() + "\x00" + lc.tr.Locale() + "\x00" + style + "\x00" + code + "\x00" + display + "\x00" + sign
+func (h *Handler) numFormat(lc loc, ns, style, code, display, sign string) *numFormat {
+	sym := h.symbolsOf(lc, ns)
+	data := sym.data
+	switch style {
+	case "percent":
+		// The percent pattern has its own grouping ("#,##,##0%").
+		s := *sym
+		s.primary, s.second = groupSizes(data.percentPattern)
+		sym = &s
+	case "currency":
+		// Some locales separate money otherwise ("1 234.50 CHF" in fr-CH).
+		if data.curDecimal != "" || data.curGroup != "" {
+			s := *sym
+			s.decimal = cmp.Or(data.curDecimal, s.decimal)
+			s.group = cmp.Or(data.curGroup, s.group)
+			sym = &s
+		}
+	}
+	key := "aff\x00" + data.key() + "\x00" + lc.cur.String() + "\x00" + lc.tr.Locale() + "\x00" + style + "\x00" + code + "\x00" + display + "\x00" + sign
 	aff := h.cached(key, func() any { return readAffixes(lc, sym, style, code, display, sign) }).(*affixes)
-	return &numFormat{numbering: sym.numbering, sym: sym, aff: aff, nanText: "NaN"}
+	return &numFormat{numbering: sym.numbering, sym: sym, aff: aff, nanText: sym.nan}
 }
 
 // core returns the part of s from its first to its last digit, and what
@@ -339,59 +334,6 @@ func probe(f *currency.Formatter, n, code string) string {
 		return n
 	}
 	return f.Format(a)
-}
-
-func readSymbols(cl currency.Locale) any {
-	s := &symbols{numbering: "latn", zero: '0', decimal: ".", group: ",", primary: 3, second: 3, minGrouping: 1, minus: "-", plus: "+"}
-	f := currency.NewFormatter(cl)
-	f.CurrencyDisplay = currency.DisplayNone
-	f.MinDigits, f.MaxDigits = 1, 1
-	_, mid, _ := core(probe(f, "12345678.5", "USD"))
-	var seps []string
-	var runs []int
-	cur, n := "", 0
-	for _, r := range mid {
-		if unicode.IsDigit(r) {
-			if cur != "" {
-				seps, runs = append(seps, cur), append(runs, n)
-				cur, n = "", 0
-			}
-			if n == 0 && len(runs) == 0 {
-				s.zero = r - 1
-			}
-			n++
-		} else {
-			cur += string(r)
-		}
-	}
-	runs = append(runs, n)
-	if len(seps) >= 1 {
-		s.decimal = seps[len(seps)-1]
-	}
-	if len(seps) >= 2 {
-		s.group = seps[0]
-		s.primary = runs[len(runs)-2]
-		if len(runs) >= 4 {
-			s.second = runs[len(runs)-3]
-		} else {
-			s.second = s.primary
-		}
-	} else {
-		s.primary = 0
-	}
-	if !strings.Contains(probe(f, "1234.5", "USD"), s.group) {
-		s.minGrouping = 2
-	}
-	if s.zero != '0' {
-		s.numbering = map[rune]string{'٠': "arab", '۰': "arabext", '০': "beng", '०': "deva", '၀': "mymr"}[s.zero]
-	}
-	posPre, _, _ := core(probe(f, "1", "USD"))
-	negPre, _, _ := core(probe(f, "-1", "USD"))
-	s.minus = strings.Replace(negPre, posPre, "", 1)
-	f.AddPlusSign = true
-	plusPre, _, _ := core(probe(f, "1", "USD"))
-	s.plus = strings.Replace(plusPre, posPre, "", 1)
-	return s
 }
 
 // tokenize splits an affix into parts: signs, percent signs, the currency
@@ -442,7 +384,9 @@ func readAffixes(lc loc, sym *symbols, style, code, display, sign string) any {
 		a.pre[negAffix] = tokenize(sym.minus, "")
 		a.pre[plusAffix] = tokenize(sym.plus, "")
 	case "percent":
-		pre, _, suf := core(lc.tr.FmtPercent(5, 0))
+		pre, suf := patternAffixes(sym.data.percentPattern)
+		pre = strings.ReplaceAll(pre, "%", sym.percent)
+		suf = strings.ReplaceAll(suf, "%", sym.percent)
 		for i, sg := range []string{"", sym.minus, sym.plus} {
 			a.pre[i] = tokenize(sg+pre, "")
 			a.suf[i] = tokenize(suf, "")
@@ -467,10 +411,18 @@ func readAffixes(lc loc, sym *symbols, style, code, display, sign string) any {
 		f.SymbolMap[probeCode] = text
 		for i, n := range []string{"1", "-1", "1"} {
 			f.AddPlusSign = i == plusAffix
+			f.SymbolMap[probeCode] = text
 			pre, _, suf := core(probe(f, n, probeCode))
 			a.pre[i] = tokenize(pre, text)
 			a.suf[i] = tokenize(suf, text)
+			f.SymbolMap[probeCode] = "\u00a4" // a sign, never spaced
+			pre, _, suf = core(probe(f, n, probeCode))
+			a.barePre[i] = tokenize(strings.Replace(pre, "\u00a4", text, 1), text)
+			a.bareSuf[i] = tokenize(strings.Replace(suf, "\u00a4", text, 1), text)
 		}
+	}
+	if style != "currency" {
+		a.barePre, a.bareSuf = a.pre, a.suf
 	}
 	return a
 }
@@ -651,7 +603,7 @@ func (nf *numFormat) format(res *numResolved, v string) ([][2]string, error) {
 		zero = true
 		x.neg = false
 	case x.inf:
-		num = [][2]string{{"infinity", "∞"}}
+		num = [][2]string{{"infinity", nf.sym.inf}}
 		zero = false
 	case res.Notation == "scientific" || res.Notation == "engineering":
 		if res.Style == "percent" && !zero {
@@ -671,12 +623,7 @@ func (nf *numFormat) format(res *numResolved, v string) ([][2]string, error) {
 		if res.Style == "percent" && !zero {
 			x.exp += 2
 		}
-		var ip, fp string
-		if res.RoundingPriority == "morePrecision" {
-			ip, fp = morePrecision(res, &x)
-		} else {
-			ip, fp = roundDigits(res, &x)
-		}
+		ip, fp := roundFor(res, &x)
 		zero = len(x.d) == 0
 		if len(ip) < res.MinInt {
 			ip = strings.Repeat("0", res.MinInt-len(ip)) + ip
@@ -706,10 +653,14 @@ func (nf *numFormat) format(res *numResolved, v string) ([][2]string, error) {
 			which = negAffix
 		}
 	}
+	pre, suf := nf.aff.pre[which], nf.aff.suf[which]
+	if x.nan || x.inf {
+		pre, suf = nf.aff.barePre[which], nf.aff.bareSuf[which]
+	}
 	out := make([][2]string, 0, len(num)+4)
-	out = append(out, nf.aff.pre[which]...)
+	out = append(out, pre...)
 	out = append(out, num...)
-	out = append(out, nf.aff.suf[which]...)
+	out = append(out, suf...)
 	if res.Style == "unit" && affStyle(res) != "percent" {
 		return nf.unitParts(res, x, out), nil
 	}
@@ -849,7 +800,7 @@ func (nf *numFormat) localize(s string) string {
 	}
 	var b strings.Builder
 	for _, r := range s {
-		b.WriteRune(nf.sym.zero + (r - '0'))
+		b.WriteRune(digit(nf.sym.zero, r-'0'))
 	}
 	return b.String()
 }
@@ -888,92 +839,6 @@ func (nf *numFormat) digits(ip, fp string, useGrouping any) [][2]string {
 		out = append(out, [2]string{"decimal", sym.decimal}, [2]string{"fraction", nf.localize(fp)})
 	}
 	return out
-}
-
-// digitOptions is SetNumberFormatDigitOptions (ECMA-402 15.1.3).
-func digitOptions(o *numOptions, defMin, defMax int, res *numResolved) error {
-	var err error
-	if res.MinInt, err = digitOpt("minimumIntegerDigits", o.MinInt, 1, 21, 1); err != nil {
-		return err
-	}
-	if o.MinSig != nil || o.MaxSig != nil {
-		mn, err := digitOpt("minimumSignificantDigits", o.MinSig, 1, 21, 1)
-		if err != nil {
-			return err
-		}
-		mx, err := digitOpt("maximumSignificantDigits", o.MaxSig, mn, 21, 21)
-		if err != nil {
-			return err
-		}
-		res.MinSig, res.MaxSig = &mn, &mx
-		return nil
-	}
-	mn, err := digitOpt("minimumFractionDigits", o.MinFrac, 0, maxFractionDigits, -1)
-	if err != nil {
-		return err
-	}
-	mx, err := digitOpt("maximumFractionDigits", o.MaxFrac, 0, maxFractionDigits, -1)
-	if err != nil {
-		return err
-	}
-	switch {
-	case mn < 0 && mx < 0:
-		mn, mx = defMin, defMax
-	case mn < 0:
-		mn = min(defMin, mx)
-	case mx < 0:
-		mx = max(defMax, mn)
-	case mn > mx:
-		return rangeErr("maximumFractionDigits value is out of range.")
-	}
-	res.MinFrac, res.MaxFrac = &mn, &mx
-	return nil
-}
-
-// morePrecision rounds to the significant digits or to the fraction
-// digits, whichever keeps more digits (ECMA-402 roundingPriority).
-func morePrecision(res *numResolved, x *dec) (ip, fp string) {
-	bySig, byFrac := *x, *x
-	bySig.d = append([]byte(nil), x.d...)
-	byFrac.d = append([]byte(nil), x.d...)
-	bySig.round(*res.MaxSig)
-	byFrac.round(byFrac.exp + *res.MaxFrac)
-	// More precision: the rounding position further right.
-	if *res.MaxSig-x.exp > *res.MaxFrac {
-		*x = bySig
-	} else {
-		*x = byFrac
-	}
-	ip, fp = x.split()
-	if len(fp) < *res.MinFrac {
-		fp += strings.Repeat("0", *res.MinFrac-len(fp))
-	}
-	return ip, fp
-}
-
-// roundFor rounds x as the resolved options say.
-func roundFor(res *numResolved, x *dec) (ip, fp string) {
-	switch {
-	case res.RoundingPriority == "morePrecision":
-		return morePrecision(res, x)
-	case res.MaxSig != nil:
-		x.round(*res.MaxSig)
-		ip, fp = x.split()
-		shown := max(len(x.d), x.exp)
-		if len(x.d) == 0 {
-			shown = 1
-		}
-		if shown < *res.MinSig {
-			fp += strings.Repeat("0", *res.MinSig-shown)
-		}
-	default:
-		x.round(x.exp + *res.MaxFrac)
-		ip, fp = x.split()
-		if len(fp) < *res.MinFrac {
-			fp += strings.Repeat("0", *res.MinFrac-len(fp))
-		}
-	}
-	return ip, fp
 }
 
 // formatCompact formats x with CLDR's compact decimal patterns: the
@@ -1107,10 +972,7 @@ func (nf *numFormat) formatScientific(res *numResolved, x dec) [][2]string {
 		ip = strings.Repeat("0", res.MinInt-len(ip)) + ip
 	}
 	out := nf.digits(ip, fp, false)
-	sep := cldrOf(cldrCompact, nf.lc)["exponential"]
-	if sep == "" {
-		sep = "E"
-	}
+	sep := nf.sym.exp
 	out = append(out, [2]string{"exponentSeparator", sep})
 	if e < 0 {
 		for _, p := range tokenize(nf.sym.minus, "") {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"golang.org/x/text/feature/plural"
+	"golang.org/x/text/language"
 )
 
 type plOptions struct {
@@ -49,8 +50,10 @@ func (h *Handler) pluralRules(req *request) (any, error) {
 	if err != nil {
 		return nil, rangeErr("Value %s out of range for Intl.PluralRules options property type", o.Type)
 	}
+	// V8 11.3's PluralRules reads only the digit options.
+	pluralDigits := numOptions{MinInt: o.MinInt, MinFrac: o.MinFrac, MaxFrac: o.MaxFrac, MinSig: o.MinSig, MaxSig: o.MaxSig}
 	var nr numResolved
-	if err := digitOptions(&o.numOptions, 0, 3, &nr); err != nil {
+	if err := digitOptions(&pluralDigits, 0, 3, "standard", &nr); err != nil {
 		return nil, err
 	}
 	rules := plural.Cardinal
@@ -147,7 +150,20 @@ func selectForm(rules *plural.Rules, lc loc, text string) plural.Form {
 	for _, c := range ft {
 		t = t*10 + int(c-'0')
 	}
-	return rules.MatchPlural(lc.lang, i, len(fp), len(ft), f, t)
+	return rules.MatchPlural(pluralTag(lc.lang), i, len(fp), len(ft), f, t)
+}
+
+// pluralTag is the tag whose rules ICU uses: plural rules fall back by
+// truncation, not through CLDR's parent locales, so only pt-PT has
+// European Portuguese's rules (pt-AO has Brazil's).
+func pluralTag(t language.Tag) language.Tag {
+	if b, _ := t.Base(); b.String() == "pt" {
+		if r, conf := t.Region(); conf == language.Exact && r.String() == "PT" {
+			return language.MustParse("pt-PT")
+		}
+		return language.MustParse("pt")
+	}
+	return t
 }
 
 // categories lists the forms the rules produce for sample values, sorted

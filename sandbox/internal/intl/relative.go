@@ -10,8 +10,9 @@ import (
 )
 
 type rtOptions struct {
-	Style   string `json:"style"`
-	Numeric string `json:"numeric"`
+	NumberingSystem *string `json:"numberingSystem"`
+	Style           string  `json:"style"`
+	Numeric         string  `json:"numeric"`
 }
 
 type rtResolved struct {
@@ -42,8 +43,13 @@ func (h *Handler) relativeTime(req *request) (any, error) {
 	if err := options(req.O, &o); err != nil {
 		return nil, err
 	}
-	sym := h.cached("sym\x00"+lc.cur.String(), func() any { return readSymbols(lc.cur) }).(*symbols)
-	res := rtResolved{Locale: lc.tag, NumberingSystem: sym.numbering}
+	kept := map[string]string{}
+	ns, err := numberingSystem(keywords(lc), o.NumberingSystem, kept)
+	if err != nil {
+		return nil, err
+	}
+	sym := h.symbolsOf(lc, ns)
+	res := rtResolved{Locale: withKeywords(lc.tag, kept), NumberingSystem: sym.numbering}
 	if res.Style, err = enumOption("RelativeTimeFormat", "style", o.Style, "long", "long", "short", "narrow"); err != nil {
 		return nil, err
 	}
@@ -80,7 +86,7 @@ func (h *Handler) relativeTime(req *request) (any, error) {
 	}
 	if parts == nil {
 		text := strconv.FormatFloat(math.Abs(v), 'g', -1, 64)
-		nf := h.numFormat(lc, "decimal", "", "", "")
+		nf := h.numFormat(lc, ns, "decimal", "", "", "")
 		nres := numResolved{Style: "decimal", MinInt: 1, UseGrouping: "auto", SignDisplay: "never"}
 		mn, mx := 0, 3
 		nres.MinFrac, nres.MaxFrac = &mn, &mx

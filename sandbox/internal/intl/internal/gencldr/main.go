@@ -8,10 +8,14 @@
 //	mkdir core bcp && tar xzf cldr-core-48.0.0.tgz -C core && tar xzf cldr-bcp47-48.2.0.tgz -C bcp
 //	go run ./internal/gencldr {dates,misc,numbers,units}/package/main core/package/supplemental bcp/package/bcp47 > cldr_gen.go
 //	gofmt -w cldr_gen.go
+//	go run ./internal/gennum numbers/package/main core/package/supplemental > numbers_gen.go
+//	gofmt -w numbers_gen.go
+//	npm pack cldr-localenames-full@48.0.0 && mkdir localenames && tar xzf cldr-localenames-full-48.0.0.tgz -C localenames
+//	go run ./internal/gennames localenames/package/main numbers/package/main dates/package/main > names_gen.go
+//	gofmt -w names_gen.go
 //
 // It also writes the list patterns (cldr-misc-full), the relative time
-// fields (dateFields.json), the compact decimal patterns
-// (cldr-numbers-full), the unit patterns (cldr-units-full) and the display
+// fields (dateFields.json), the unit patterns (cldr-units-full) and the display
 // names of common currencies, and the short names of metazones (cldr-core's
 // zone to metazone map).
 //
@@ -197,7 +201,6 @@ func main() {
 	fmt.Fprintln(w, "}")
 	writeLists(w, misc, dirs)
 	writeRelative(w, dir, dirs)
-	writeCompact(w, numbers, dirs)
 	writeUnits(w, units, dirs)
 	writeCurrencyNames(w, numbers, dirs)
 	writeZones(w, dir, core, bcp, dirs)
@@ -418,52 +421,6 @@ func writeUnits(w *os.File, units string, dirs []string) {
 						}
 					}
 				}
-			}
-		}
-		keys := make([]string, 0, len(out))
-		for k := range out {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		fmt.Fprintf(w, "\t%q: {", d)
-		for _, k := range keys {
-			fmt.Fprintf(w, "%q: %q, ", k, out[k])
-		}
-		fmt.Fprintln(w, "},")
-	}
-	fmt.Fprintln(w, "}")
-}
-
-// writeCompact writes cldrCompact: locale → "short|1000|one" → the compact
-// decimal pattern of the locale's default numbering system, and
-// "exponential" → its exponent separator.
-func writeCompact(w *os.File, numbers string, dirs []string) {
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "var cldrCompact = map[string]map[string]string{")
-	for _, d := range dirs {
-		b, err := os.ReadFile(filepath.Join(numbers, d, "numbers.json"))
-		must(err)
-		var top struct {
-			Main map[string]struct {
-				Numbers map[string]any `json:"numbers"`
-			} `json:"main"`
-		}
-		must(json.Unmarshal(b, &top))
-		n := top.Main[d].Numbers
-		ns, _ := n["defaultNumberingSystem"].(string)
-		df, _ := n["decimalFormats-numberSystem-"+ns].(map[string]any)
-		out := map[string]string{}
-		sy, _ := n["symbols-numberSystem-"+ns].(map[string]any)
-		out["exponential"], _ = sy["exponential"].(string)
-		for _, st := range []string{"short", "long"} {
-			m, _ := df[st].(map[string]any)
-			f, _ := m["decimalFormat"].(map[string]any)
-			for k, v := range f {
-				if strings.Contains(k, "-alt-") {
-					continue
-				}
-				mag, count, _ := strings.Cut(k, "-count-")
-				out[st+"|"+mag+"|"+count], _ = v.(string)
 			}
 		}
 		keys := make([]string, 0, len(out))
