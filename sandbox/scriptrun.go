@@ -46,9 +46,10 @@ import (
 //  5. When the evaluation returns with the script unsettled, nextEvent picks
 //     the next event, the earliest of the completions that arrived and the
 //     due timer, waiting for one if there is none (or until the deadline),
-//     and the host evaluates __airlock_pump() (precompiled): the prelude
-//     takes that completion (OP_TAKE) and settles its promise, or, handed
-//     none, runs the due timer; the job queue runs again before it returns.
+//     and the host calls the prelude's __airlock_pump with that completion,
+//     its payload parsed by the engine (quickjs.Instance.Pump), and the
+//     prelude settles its promise, or, handed none, runs the due timer; the
+//     job queue runs again before the call returns.
 //  6. The script's settlement calls OP_DONE or OP_FAIL; the host records the
 //     outcome and unwinds the guest by panicking out of the host function.
 //     Calls still queued then are dropped without reaching the Bridge.
@@ -107,7 +108,7 @@ type scriptRun struct {
 	clock    *runClock
 	wake     float64 // the guest's earliest timer, in ms on clock; -1: none
 	event    wire.Completion
-	hasEvent bool // event is the next completion OpTake hands over
+	hasEvent bool // event is the next completion pump hands over
 
 	inFlight int // made and not yet taken by the guest
 	nextID   int32
@@ -161,12 +162,13 @@ func (r *scriptRun) drive(ctx context.Context) {
 	}
 	code := fmt.Sprintf("__airlock_start(%d, %d, %d, %d, %d, %d, %d)", r.lim.MaxInFlight, r.lim.MaxResultBytes,
 		r.rngSeed[0], r.rngSeed[1], r.rngSeed[2], r.rngSeed[3], body)
+	pumping := false
 	if r.resumed {
 		// A restored guest is idle, waiting for its next event.
 		if !r.nextEvent(ctx) {
 			return
 		}
-		code = pumpCode
+		pumping = true
 	}
 	for {
 		if ctx.Err() != nil {
@@ -174,7 +176,16 @@ func (r *scriptRun) drive(ctx context.Context) {
 			return
 		}
 		r.stats.Entries++
-		exc, text, err := r.in.Eval(hctx, code, loopFilename)
+		var (
+			exc  bool
+			text string
+			err  error
+		)
+		if pumping {
+			exc, text, err = r.pump(hctx)
+		} else {
+			exc, text, err = r.in.Eval(hctx, code, loopFilename)
+		}
 		if r.finished {
 			return
 		}
@@ -189,8 +200,29 @@ func (r *scriptRun) drive(ctx context.Context) {
 		if !r.nextEvent(ctx) {
 			return
 		}
-		code = pumpCode
+		pumping = true
 	}
+}
+
+// pump hands the guest the event nextEvent chose: it calls the prelude's
+// __airlock_pump with the completion (its id, its kind and its payload,
+// which the engine parses: wire.Completion) or, with id 0, to run the
+// earliest due timer; the job queue runs before it returns.
+func (r *scriptRun) pump(ctx context.Context) (exc bool, text string, err error) {
+	fn, err := r.in.GlobalFunc(ctx, pumpFunc)
+	if err != nil {
+		return false, "", err
+	}
+	if !r.hasEvent {
+		return r.in.Pump(ctx, fn, 0, 0, nil)
+	}
+	c := r.event
+	r.inFlight--
+	r.event, r.hasEvent = wire.Completion{}, false
+	if c.Value != nil {
+		return r.in.Pump(ctx, fn, c.ID, 1, c.Value)
+	}
+	return r.in.Pump(ctx, fn, c.ID, 0, c.Envelope)
 }
 
 // nextEvent waits, with the guest idle, for the next event to hand it: the
@@ -285,9 +317,9 @@ func (r *scriptRun) drain() {
 	}
 }
 
-// pumpCode is the evaluation that delivers completions; the instance has it
-// precompiled (see newPreparedInstance).
-const pumpCode, loopFilename = "__airlock_pump()", "airlock-loop.js"
+// pumpFunc is the prelude's function that delivers events (pump), and
+// loopFilename the file name the host's evaluations run under.
+const pumpFunc, loopFilename = "__airlock_pump", "airlock-loop.js"
 
 // Yield implements quickjs.Yielder: the guest is computing, so queued calls
 // start now rather than when it goes idle.
@@ -354,8 +386,6 @@ func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []u
 	case wire.OpLog:
 		r.log(ctx, args)
 		return in.Undefined()
-	case wire.OpTake:
-		return r.take(ctx)
 	case wire.OpTimer:
 		return r.timer(ctx, args)
 	case wire.OpRead:
@@ -528,18 +558,6 @@ func (r *scriptRun) accept(c callResult) {
 		r.finished = true
 		r.exit = &ExitError{Kind: HostError, Message: c.err.Error(), Err: c.err}
 	}
-}
-
-// take hands the guest the completion nextEvent chose, or an empty batch,
-// which tells it to run its earliest due timer.
-func (r *scriptRun) take(ctx context.Context) uint64 {
-	r.batch = append(r.batch[:0], '[', ']')
-	if r.hasEvent {
-		r.batch = wire.AppendBatch(r.batch[:0], []wire.Completion{r.event})
-		r.inFlight--
-		r.event, r.hasEvent = wire.Completion{}, false
-	}
-	return r.newString(ctx, r.batch)
 }
 
 // timer handles OpTimer (due): due is the guest's earliest timer now, in

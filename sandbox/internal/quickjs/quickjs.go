@@ -198,6 +198,7 @@ type Instance struct {
 	rt, ctx                    uint64            // JSRuntime*, JSContext*
 	undefined                  uint64            // the JSValue encoding of undefined
 	compiled                   map[string]uint32 // code -> its JSFunctionBytecode*
+	funcs                      map[string]uint64 // global name -> the function it holds (GlobalFunc)
 	fns                        exports
 	closed                     bool
 	depth                      int    // guest calls in progress (re-entrant ones nest)
@@ -240,11 +241,15 @@ const (
 	fnExecutePendingJob
 	fnGetPropertyStr
 	fnSetPropertyStr
+	fnGetGlobalObject
+	fnParseJSON
+	fnCall
 	numFns
 )
 
 // exportNames are the module's exports behind the fnIDs.
-var exportNames = [numFns]string{"malloc", "free", "JS_Eval", "JS_EvalFunction", "JS_DupValue", "JS_ToCStringLen2", "JS_FreeCString", "JS_NewStringLen", "JS_FreeValue", "JS_HasException", "JS_GetException", "JS_ExecutePendingJob", "JS_GetPropertyStr", "JS_SetPropertyStr"}
+var exportNames = [numFns]string{"malloc", "free", "JS_Eval", "JS_EvalFunction", "JS_DupValue", "JS_ToCStringLen2", "JS_FreeCString", "JS_NewStringLen", "JS_FreeValue", "JS_HasException", "JS_GetException", "JS_ExecutePendingJob", "JS_GetPropertyStr", "JS_SetPropertyStr",
+	"JS_GetGlobalObject", "JS_ParseJSON", "JS_Call"}
 
 // exports calls the exports of exportNames through the dispatcher
 // (dispatch.go), with one api.Function per call depth, each made at its
