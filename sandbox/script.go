@@ -233,6 +233,11 @@ func newPreparedInstance(ctx context.Context, rt *quickjs.Runtime, heapLimit uin
 		// snapshot have it too.
 		_, err = in.GlobalFunc(ctx, pumpFunc)
 	}
+	for _, a := range []string{"<input>", "name"} { // for call sites (scriptRun.callSites)
+		if err == nil {
+			_, err = in.Atom(ctx, a)
+		}
+	}
 	if err != nil {
 		in.Close(ctx)
 		return nil, err

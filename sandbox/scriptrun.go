@@ -112,6 +112,10 @@ type scriptRun struct {
 
 	inFlight int // made and not yet taken by the guest
 	nextID   int32
+	// sites are the call sites read from the guest's stack (callSites) of
+	// the calls in flight that have one, for their failure.
+	sites map[int32][]quickjs.Site
+	site  []quickjs.Site // callSites' buffer
 
 	logs      []LogEntry
 	logBytes  int
@@ -214,15 +218,57 @@ func (r *scriptRun) pump(ctx context.Context) (exc bool, text string, err error)
 		return false, "", err
 	}
 	if !r.hasEvent {
-		return r.in.Pump(ctx, fn, 0, 0, nil)
+		return r.in.Pump(ctx, fn, 0, 0, nil, nil)
 	}
 	c := r.event
 	r.inFlight--
 	r.event, r.hasEvent = wire.Completion{}, false
-	if c.Value != nil {
-		return r.in.Pump(ctx, fn, c.ID, 1, c.Value)
+	sites, ok := r.sites[c.ID]
+	if ok {
+		delete(r.sites, c.ID)
 	}
-	return r.in.Pump(ctx, fn, c.ID, 0, c.Envelope)
+	if c.Value != nil {
+		return r.in.Pump(ctx, fn, c.ID, 1, c.Value, nil)
+	}
+	var where []byte
+	if ok {
+		where = appendSites(r.batch[:0], sites)
+		r.batch = where
+	}
+	return r.in.Pump(ctx, fn, c.ID, 0, c.Envelope, where)
+}
+
+// appendSites appends the JSON form of sites the prelude reads
+// (hostSites in guest-sdk/js/prelude/05-errors.js): [native, input, name,
+// line, column] for each, flags as 0 or 1 and name null when it has none.
+func appendSites(dst []byte, sites []quickjs.Site) []byte {
+	dst = append(dst, '[')
+	for i, s := range sites {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '[')
+		dst = append(dst, "01"[b2i(s.Native)], ',', "01"[b2i(s.Input)], ',')
+		if s.HasName {
+			name, _ := json.Marshal(s.Name) // a string: cannot fail
+			dst = append(dst, name...)
+		} else {
+			dst = append(dst, "null"...)
+		}
+		dst = append(dst, ',')
+		dst = strconv.AppendInt(dst, int64(s.Line), 10)
+		dst = append(dst, ',')
+		dst = strconv.AppendInt(dst, int64(s.Col), 10)
+		dst = append(dst, ']')
+	}
+	return append(dst, ']')
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // nextEvent waits, with the guest idle, for the next event to hand it: the
@@ -476,8 +522,53 @@ func (r *scriptRun) startCall(ctx context.Context, args []uint64) uint64 {
 	r.nextID++
 	r.inFlight++
 	r.queued = append(r.queued, queuedCall{id: id, tool: tool, args: argsJSON})
+	if len(args) < 4 {
+		return quickjs.Int(id)
+	}
+	if n, ok := quickjs.DecodeInt(args[3]); ok && !r.callSites(ctx, id, args[2], n) {
+		return quickjs.Int(-id) // the prelude captures the site itself
+	}
 	return quickjs.Int(id)
 }
+
+// callSites reads, for call id, the call site of the tools.x stub the
+// script called (the prelude passes it, and how many frames below it to
+// keep: siteFrames in guest-sdk/js/prelude/05-errors.js) from the guest's
+// stack, and keeps it for the call's failure. It reports false when it
+// could not.
+func (r *scriptRun) callSites(ctx context.Context, id int32, stub uint64, n int32) bool {
+	if n < 0 || n > maxSiteFrames {
+		return false
+	}
+	input, err := r.in.Atom(ctx, "<input>")
+	if err != nil {
+		r.guestErr(err)
+	}
+	name, err := r.in.Atom(ctx, "name")
+	if err != nil {
+		r.guestErr(err)
+	}
+	sites, ok := r.in.CallSites(stub, int(n), input, name, r.site[:0])
+	r.site = sites[:0]
+	if !ok {
+		return false
+	}
+	if r.sites == nil {
+		r.sites = map[int32][]quickjs.Site{}
+	}
+	r.sites[id] = slices.Clone(sites)
+	return true
+}
+
+// maxSiteFrames bounds the frames of a call site the host reads: the
+// prelude keeps at most Error.stackTraceLimit's default (10) less the
+// prelude's frames above the script's (6).
+const maxSiteFrames = 4
+
+// maxSiteName bounds the name of a call site's function in a parked state,
+// as quickjs.CallSites bounds it (in bytes, UTF-8: 3 for each of its 1024
+// characters at most).
+const maxSiteName = 3 << 10
 
 // count counts a call handed to the Bridge; a pending call retried was
 // counted when it was made.

@@ -142,8 +142,9 @@ function start(limit, resultLimit, s0, s1, s2, s3, body) {
 // calls in the slot it freed, or, with id 0, the earliest due timer
 // (30-timers.js). The host calls it directly, with the payload already
 // parsed by the engine's JSON parser: kind 1, the value of a plain ok
-// result, which resolves the call as it is; kind 0, the envelope.
-function pump(id, kind, payload) {
+// result, which resolves the call as it is; kind 0, the envelope, with
+// sites, the call site the host read when the call was made, if it did.
+function pump(id, kind, payload, sites) {
   if (id === 0) {
     runTimer();
     return;
@@ -153,7 +154,7 @@ function pump(id, kind, payload) {
   pending.delete(id);
   inFlight--;
   if (kind === 1) req.resolve(payload);
-  else settle(req, payload);
+  else settle(req, payload, sites);
   if (waitHead < waiting.length) startWaiting();
 }
 

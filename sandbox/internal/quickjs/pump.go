@@ -11,12 +11,12 @@ import (
 // buffer that holds a JSON value small enough, so that delivering one
 // needs no allocation.
 const (
-	pumpArgvAddr  = scratchAddr + 16 // 3 JSValues
-	jsonNameAddr  = pumpArgvAddr + 24
+	pumpArgvAddr  = scratchAddr + 16 // pumpArgs JSValues
+	jsonNameAddr  = pumpArgvAddr + 8*pumpArgs
 	jsonName      = "<input>\x00" // as JSON.parse names its text
 	jsonBufAddr   = jsonNameAddr + 8
 	jsonBufSize   = scratchAddr + scratchSize - jsonBufAddr
-	pumpArgs      = 3
+	pumpArgs      = 4
 	tagFirstRef   = 0xfffffff7 // JS_TAG_FIRST (-9): tags from it up are reference-counted
 	tagObjectType = 0xffffffff // JS_TAG_OBJECT (-1)
 )
@@ -60,35 +60,45 @@ func (in *Instance) GlobalFunc(ctx context.Context, name string) (uint64, error)
 	return f, nil
 }
 
-// Pump calls fn(a, b, v), where v is json parsed as JSON.parse parses it
-// (undefined when json is nil), then runs the job queue until it is empty.
-// It reports exceptions as Eval does; a json that does not parse is one.
-// fn is a value GlobalFunc returned.
-func (in *Instance) Pump(ctx context.Context, fn uint64, a, b int32, json []byte) (exception bool, text string, err error) {
+// Pump calls fn(a, b, v, w), where v and w are json and json2 parsed as
+// JSON.parse parses them (undefined for nil), then runs the job queue until
+// it is empty. It reports exceptions as Eval does; a JSON text that does not
+// parse is one. fn is a value GlobalFunc returned.
+func (in *Instance) Pump(ctx context.Context, fn uint64, a, b int32, json, json2 []byte) (exception bool, text string, err error) {
 	if in.closed {
 		return false, "", fmt.Errorf("%w: instance closed", ErrGuest)
 	}
-	v := in.undefined
-	if json != nil {
-		if v, err = in.parseJSON(ctx, json); err != nil {
+	args := [pumpArgs]uint64{Int(a), Int(b), in.undefined, in.undefined}
+	defer func() {
+		// Not after a failed guest call: the instance is done with.
+		for _, v := range args[2:] {
+			if err == nil {
+				err = in.freeValue(ctx, v)
+			}
+		}
+	}()
+	for i, j := range [][]byte{json, json2} {
+		if j == nil {
+			continue
+		}
+		v, err := in.parseJSON(ctx, j)
+		if err != nil {
 			return false, "", err
 		}
 		if v>>jsTagShift == tagException {
 			return in.takeException(ctx)
 		}
+		args[2+i] = v
 	}
 	argv, ok := in.mem.Read(pumpArgvAddr, 8*pumpArgs)
 	if !ok {
 		return false, "", fmt.Errorf("%w: scratch area out of bounds", ErrGuest)
 	}
-	for i, x := range [pumpArgs]uint64{Int(a), Int(b), v} {
+	for i, x := range args {
 		putU64(argv[8*i:], x)
 	}
 	r, err := in.call(ctx, fnCall, in.ctx, fn, in.undefined, pumpArgs, pumpArgvAddr)
 	if err != nil {
-		return false, "", err
-	}
-	if err := in.freeValue(ctx, v); err != nil {
 		return false, "", err
 	}
 	if r>>jsTagShift != tagException {

@@ -21,9 +21,9 @@ func TestPump(t *testing.T) {
 	defer in.Close(ctx)
 	exc, text, err := in.Eval(ctx, `
 		let got = [];
-		Object.defineProperty(globalThis, "deliver", { value: (a, b, v) => {
-			if (a === 9) throw new Error("thrown " + b);
-			got.push([a, b, JSON.stringify(v)]);
+		Object.defineProperty(globalThis, "deliver", { value: (a, b, v, w) => {
+			if (a === 9) throw new Error("thrown " + b + " " + w);
+			got.push(w === undefined ? [a, b, JSON.stringify(v)] : [a, b, JSON.stringify(v), w]);
 			Promise.resolve().then(() => got.push("job"));
 		} });`, "test.js")
 	require.NoError(t, err)
@@ -46,19 +46,19 @@ func TestPump(t *testing.T) {
 		if tt.json != "" {
 			payload = []byte(tt.json)
 		}
-		exc, text, err := in.Pump(ctx, fn, tt.a, tt.b, payload)
+		exc, text, err := in.Pump(ctx, fn, tt.a, tt.b, payload, nil)
 		require.NoError(t, err)
 		require.False(t, exc, text)
 		require.Equal(t, tt.want, evalText(t, in, "{ const g = got; got = []; throw JSON.stringify(g) }"))
 	}
-	exc, text, err = in.Pump(ctx, fn, 1, 1, []byte(`{"a":`))
+	exc, text, err = in.Pump(ctx, fn, 1, 1, []byte(`{"a":`), nil)
 	require.NoError(t, err)
 	require.True(t, exc)
 	require.Contains(t, text, "SyntaxError")
-	exc, text, err = in.Pump(ctx, fn, 9, 7, []byte(`1`))
+	exc, text, err = in.Pump(ctx, fn, 9, 7, []byte(`1`), []byte(`[2]`))
 	require.NoError(t, err)
 	require.True(t, exc)
-	require.Equal(t, "Error: thrown 7", text)
+	require.Equal(t, "Error: thrown 7 2", text)
 
 	_, err = in.GlobalFunc(ctx, "undefinedGlobal")
 	require.ErrorIs(t, err, ErrGuest)
@@ -71,10 +71,10 @@ func TestPump(t *testing.T) {
 	fn2, err := in2.GlobalFunc(ctx, "deliver")
 	require.NoError(t, err)
 	require.Equal(t, fn, fn2)
-	exc, text, err = in2.Pump(ctx, fn2, 5, 1, []byte(`"x"`))
+	exc, text, err = in2.Pump(ctx, fn2, 5, 1, []byte(`"x"`), []byte(`[[1,0,null,-1,-1]]`))
 	require.NoError(t, err)
 	require.False(t, exc, text)
-	require.Equal(t, `[[5,1,"\"x\""],"job"]`, evalText(t, in2, "throw JSON.stringify(got)"))
+	require.Equal(t, `[[5,1,"\"x\"",[[1,0,null,-1,-1]]],"job"]`, evalText(t, in2, "throw JSON.stringify(got)"))
 }
 
 func mustJSON(t *testing.T, s string) string {
