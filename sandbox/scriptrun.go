@@ -500,12 +500,20 @@ func (r *scriptRun) newString(ctx context.Context, b []byte) uint64 {
 }
 
 func (r *scriptRun) startCall(ctx context.Context, args []uint64) uint64 {
-	ref := r.str(ctx, args, 1)
-	if ref.Len() > r.lim.MaxArgsBytes+wire.MaxToolNameBytes+1 {
-		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitArgs,
-			Message: fmt.Sprintf("a tool call's arguments exceed %d bytes (%s)", r.lim.MaxArgsBytes, r.lim.setting("max_args_bytes"))})
+	limit := r.lim.MaxArgsBytes + wire.MaxToolNameBytes + 1
+	var payload []byte
+	if len(args) > 1 {
+		// Read in place when it can be: no guest call.
+		payload, _ = r.in.ReadString(args[1], limit)
 	}
-	payload := r.copyStr(ctx, ref, ref.Len())
+	if payload == nil || len(payload) > limit {
+		ref := r.str(ctx, args, 1)
+		if ref.Len() > limit {
+			r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitArgs,
+				Message: fmt.Sprintf("a tool call's arguments exceed %d bytes (%s)", r.lim.MaxArgsBytes, r.lim.setting("max_args_bytes"))})
+		}
+		payload = r.copyStr(ctx, ref, ref.Len())
+	}
 	tool, argsJSON, err := wire.DecodeCall(payload)
 	if err != nil {
 		r.stop(&ExitError{Kind: ScriptError, Message: "invalid tool call: " + err.Error()})

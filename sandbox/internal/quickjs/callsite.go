@@ -3,6 +3,7 @@ package quickjs
 import (
 	"context"
 	"fmt"
+	"math"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -232,23 +233,36 @@ func (in *Instance) funcName(obj, name uint32) (string, bool, bool) {
 		if uint32(v>>jsTagShift) != tagStringType {
 			return "", false, true
 		}
-		s, ok := in.readString(uint32(v))
-		return s, ok && s != "", ok
+		b, ok := in.readString(uint32(v), maxNameBytes)
+		return string(b), ok && len(b) > 0, ok
 	}
 	return "", false, true
 }
 
-// readString reads a JSString as UTF-8, as JS_ToCString converts it.
-func (in *Instance) readString(p uint32) (string, bool) {
+// ReadString returns the UTF-8 bytes of the JSValue string v, read
+// straight from the guest's memory (no guest call), when it holds at most
+// max characters and is laid out flat (not a rope; strings under 512
+// characters built by concatenation are). It reports false otherwise, and
+// for a string with a lone surrogate: ToString converts those.
+func (in *Instance) ReadString(v uint64, max int) ([]byte, bool) {
+	if in.closed || uint32(v>>jsTagShift) != tagStringType || max < 0 {
+		return nil, false
+	}
+	return in.readString(uint32(v), uint32(min(max, math.MaxInt32)))
+}
+
+// readString reads the JSString at p, of at most max characters, as
+// UTF-8, as JS_ToCString converts it.
+func (in *Instance) readString(p, max uint32) ([]byte, bool) {
 	m := in.mem
 	w, ok1 := m.ReadUint32Le(p + strLen)
 	k, ok2 := m.ReadUint32Le(p + strKind)
 	if !ok1 || !ok2 {
-		return "", false
+		return nil, false
 	}
 	n, wide := w&0x7fffffff, w>>31 != 0
-	if n > maxNameBytes {
-		return "", false
+	if n > max {
+		return nil, false
 	}
 	chars := p + strChars
 	switch (k >> 28) & 3 {
@@ -257,46 +271,58 @@ func (in *Instance) readString(p uint32) (string, bool) {
 		parent, ok1 := m.ReadUint32Le(chars)
 		start, ok2 := m.ReadUint32Le(chars + 4)
 		if !ok1 || !ok2 {
-			return "", false
+			return nil, false
 		}
 		chars = parent + strChars + start
 	case 2: // indirect
 		var ok bool
 		if chars, ok = m.ReadUint32Le(chars); !ok {
-			return "", false
+			return nil, false
 		}
 	default:
-		return "", false
+		return nil, false
 	}
 	if !wide {
 		b, ok := m.Read(chars, n)
 		if !ok {
-			return "", false
+			return nil, false
 		}
-		out := make([]byte, 0, n)
+		ascii := true
+		for _, c := range b {
+			ascii = ascii && c < utf8.RuneSelf
+		}
+		if ascii {
+			return append([]byte(nil), b...), true
+		}
+		out := make([]byte, 0, 2*n)
 		for _, c := range b {
 			out = utf8.AppendRune(out, rune(c))
 		}
-		return string(out), true
+		return out, true
 	}
 	b, ok := m.Read(chars, 2*n)
 	if !ok {
-		return "", false
+		return nil, false
 	}
-	u := make([]uint16, n)
-	for i := range u {
-		u[i] = uint16(b[2*i]) | uint16(b[2*i+1])<<8
-	}
-	// A lone surrogate, which the engine writes as WTF-8, is left to it.
-	for i := 0; i < len(u); i++ {
-		if utf16.IsSurrogate(rune(u[i])) {
-			if u[i] >= 0xdc00 || i+1 >= len(u) || u[i+1] < 0xdc00 || u[i+1] > 0xdfff {
-				return "", false
+	out := make([]byte, 0, 3*n)
+	for i := uint32(0); i < n; i++ {
+		r := rune(b[2*i]) | rune(b[2*i+1])<<8
+		if utf16.IsSurrogate(r) {
+			// A lone surrogate, which the engine writes as WTF-8, is left
+			// to it.
+			if r >= 0xdc00 || i+1 >= n {
+				return nil, false
 			}
+			r2 := rune(b[2*i+2]) | rune(b[2*i+3])<<8
+			if r2 < 0xdc00 || r2 > 0xdfff {
+				return nil, false
+			}
+			r = utf16.DecodeRune(r, r2)
 			i++
 		}
+		out = utf8.AppendRune(out, r)
 	}
-	return string(utf16.Decode(u)), true
+	return out, true
 }
 
 // lineCol decodes the line table of the function bytecode b for pc, as

@@ -203,3 +203,55 @@ func TestCallSitesHostile(t *testing.T) {
 }
 
 type stopGuest struct{}
+
+// TestReadString reads strings in place as ToString converts them, and
+// declines what it cannot read flat: ropes, lone surrogates, strings
+// longer than asked for, values that are not strings or point outside
+// memory.
+func TestReadString(t *testing.T) {
+	rt := testRuntime(t, Config{})
+	ctx := context.Background()
+	in, err := rt.NewInstance(ctx, 32<<20)
+	require.NoError(t, err)
+	defer in.Close(ctx)
+	for _, tt := range []struct {
+		expr string
+		ok   bool
+	}{
+		{`"plain ascii\n{}"`, true},
+		{`"latin1 é ÿ"`, true},
+		{`"bmp 名 and astral 🎉"`, true},
+		{`"a".repeat(300) + "b".repeat(100)`, true},  // concatenated, short: flat
+		{`"x".repeat(1000).slice(100, 900)`, true},   // a slice, if the engine makes one
+		{`"é".repeat(600) + "名".repeat(600)`, false}, // a rope
+		{`"lone \ud800 high"`, false},
+		{`"lone \udc00 low"`, false},
+		{`"x".repeat(5000)`, false}, // longer than asked for
+		{`12`, false},
+	} {
+		t.Run(tt.expr, func(t *testing.T) {
+			h := handlerFunc(func(ctx context.Context, in *Instance, args []uint64) uint64 {
+				got, ok := in.ReadString(args[0], 4096)
+				if tt.ok {
+					require.True(t, ok)
+				}
+				if ok {
+					ref, err := in.ToString(ctx, args[0])
+					require.NoError(t, err)
+					want, _ := ref.Bytes(1 << 20)
+					require.NoError(t, ref.Release(ctx))
+					require.Equal(t, string(want), string(got))
+				}
+				return in.Undefined()
+			})
+			exc, text, err := in.Eval(WithHandler(ctx, in, h), "__airlock_host("+tt.expr+"); throw 'ok'", "s.js")
+			require.NoError(t, err)
+			require.True(t, exc)
+			require.Equal(t, "ok", text)
+		})
+	}
+	for _, v := range []uint64{uint64(tagStringType)<<32 | 0xfffffff0, uint64(tagStringType)<<32 | uint64(in.mem.Size()-8)} {
+		_, ok := in.ReadString(v, 1<<20)
+		require.False(t, ok)
+	}
+}
