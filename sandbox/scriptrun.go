@@ -541,7 +541,7 @@ func (r *scriptRun) startCall(ctx context.Context, args []uint64) uint64 {
 
 // callSites reads, for call id, the call site of the tools.x stub the
 // script called (the prelude passes it, and how many frames below it to
-// keep: siteFrames in guest-sdk/js/prelude/05-errors.js) from the guest's
+// keep: limitFrames in guest-sdk/js/prelude/05-errors.js) from the guest's
 // stack, and keeps it for the call's failure. It reports false when it
 // could not.
 func (r *scriptRun) callSites(ctx context.Context, id int32, stub uint64, n int32) bool {

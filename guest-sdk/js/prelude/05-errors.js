@@ -737,13 +737,12 @@ function hereSite(fn) {
 const stackLimit = Object.getOwnPropertyDescriptor(ErrorCtor, "stackTraceLimit").get;
 const ABOVE_STUB = 6, FAST_LIMIT = 10;
 
-// siteFrames returns how many frames below a tools.x stub hereSite(stub)
+// limitFrames is how many frames below a tools.x stub hereSite(stub)
 // would keep, for the host to read them from the stack instead
-// (startCall), or -1 where only the engine's capture gives them. It
-// follows Error.stackTraceLimit through the prelude's own accessor, which
-// passes every read and write on to the engine's (reading it at every
-// call would cost a twentieth of one).
-const siteFrames = () => limitFrames;
+// (callTool), or -1 where only the engine's capture gives them. It follows
+// Error.stackTraceLimit through the prelude's own accessor, which passes
+// every read and write on to the engine's (reading it at every call would
+// cost a twentieth of one).
 const framesFor = (limit) =>
   typeof limit === "number" && (limit | 0) === limit && limit >= ABOVE_STUB && limit <= FAST_LIMIT ? limit - ABOVE_STUB : -1;
 let limitFrames = framesFor(stackLimit.call(ErrorCtor));
