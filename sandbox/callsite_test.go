@@ -77,3 +77,35 @@ func TestToolErrorSiteAcrossPark(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, string(want.Value), string(got.Value))
 }
+
+// TestCompletionMicrotaskOrder pins the order the host's direct delivery
+// (__airlock_pump called with each completion) keeps: every job a
+// completion's callback queues, chained ones included, runs before the next
+// completion's callback, and a failed call's rejection is delivered in its
+// turn like any other; the timer comes after the calls on the virtual clock.
+func TestCompletionMicrotaskOrder(t *testing.T) {
+	aDone := make(chan struct{})
+	br := func(ctx context.Context, tool string, args []byte) ([]byte, error) {
+		switch tool {
+		case "a":
+			defer close(aDone)
+		case "b":
+			<-aDone
+		case "c":
+			<-aDone
+			return failBridge(ctx, tool, args)
+		}
+		return okBridge(ctx, tool, args)
+	}
+	src := `const log = [];
+const a = tools.a({}).then(() => { log.push("a"); Promise.resolve().then(() => log.push("a1")).then(() => log.push("a2")); });
+const b = tools.b({}).then(() => { log.push("b"); queueMicrotask(() => log.push("b1")); });
+setTimeout(() => log.push("timer"), 1);
+await Promise.all([a, b]);
+await tools.c({}).catch((e) => { log.push(e.name); Promise.resolve().then(() => log.push("c1")); });
+await new Promise((r) => setTimeout(r, 5));
+return log;`
+	res, err := engine(t).Run(context.Background(), Script{Source: src, Guest: Guest{Clock: ClockVirtual}}, br, Limits{})
+	require.NoError(t, err)
+	require.JSONEq(t, `["a","a1","a2","b","b1","ToolError","c1","timer"]`, string(res.Value))
+}
