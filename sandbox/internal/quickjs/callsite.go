@@ -14,7 +14,9 @@ import (
 // call. The host reads it instead, while the guest waits in its host call:
 // QuickJS's chain of stack frames, each frame's function and the position
 // of the call it is making, decoded as the engine's own backtrace decodes
-// it (build_backtrace, find_line_num and get_func_name in quickjs.c). The
+// it (build_backtrace, find_line_num and get_func_name in quickjs.c; see
+// RATIONALE.md, "Why does the host read a tool call's site from the
+// engine's stack frames?"). The
 // offsets below are QuickJS-NG 0.15.1's on wasm32 (NaN-boxed JSValues);
 // TestCallSites checks them against the engine's own call sites.
 //
