@@ -136,6 +136,9 @@ type hostState struct {
 	Crypto    []byte        `json:"crypto,omitempty"` // a seeded run's crypto stream
 	Keys      []parkedKey   `json:"keys,omitempty"`   // the run's CryptoKeys (subtleops.go)
 	KeyNext   int32         `json:"key_next,omitempty"`
+	// Sites are the call sites the host read of pending calls
+	// (scriptRun.sites).
+	Sites map[int32][]quickjs.Site `json:"sites,omitempty"`
 }
 
 // canPark reports whether the run should park now: it may, something is
@@ -166,7 +169,7 @@ func (r *scriptRun) capture(ctx context.Context, e *ScriptEngine) (*Parked, erro
 		MaxArgsBytes: r.lim.MaxArgsBytes, MaxStackBytes: r.lim.MaxStackBytes, MaxReadBytes: r.lim.MaxReadBytes,
 		Virtual: r.clock.virtual, Start: r.clock.start.UnixNano(), Origin: r.clock.origin, VNow: r.clock.vnow,
 		Elapsed: r.clock.elapsed(), Active: r.active + time.Since(r.began),
-		Wake: r.wake, InFlight: r.inFlight, NextID: r.nextID, Pending: r.pending,
+		Wake: r.wake, InFlight: r.inFlight, NextID: r.nextID, Pending: r.pending, Sites: r.sites,
 		Logs: r.logs, LogBytes: r.logBytes, Truncated: r.truncated, ReadBytes: r.readBytes,
 		Calls: r.stats.Calls, Entries: r.stats.Entries,
 	}
@@ -250,6 +253,12 @@ func (h *hostState) check(lim Limits) error {
 	for _, p := range h.Pending {
 		bad = bad || p.ID < 1 || p.ID >= h.NextID || seen[p.ID]
 		seen[p.ID] = true
+	}
+	for id, sites := range h.Sites {
+		bad = bad || !seen[id] || len(sites) > maxSiteFrames
+		for _, s := range sites {
+			bad = bad || len(s.Name) > maxSiteName
+		}
 	}
 	if bad {
 		return fmt.Errorf("%w: inconsistent counters", ErrCorruptState)
@@ -400,7 +409,7 @@ func (r *scriptRun) restore(h *hostState, now func() time.Time) {
 		r.clock.lag = max(int64(r.clock.now().Sub(r.clock.start)-parkedAt), 0)
 	}
 	r.active = h.Active
-	r.wake, r.inFlight, r.nextID = h.Wake, h.InFlight, h.NextID
+	r.wake, r.inFlight, r.nextID, r.sites = h.Wake, h.InFlight, h.NextID, h.Sites
 	r.logs, r.logBytes, r.truncated, r.readBytes = h.Logs, h.LogBytes, h.Truncated, h.ReadBytes
 	r.stats.Calls, r.stats.Entries = h.Calls, h.Entries
 	for _, p := range h.Pending {

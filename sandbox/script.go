@@ -237,7 +237,14 @@ func newPreparedInstance(ctx context.Context, rt *quickjs.Runtime, heapLimit uin
 		err = fmt.Errorf("sandbox: evaluating the prelude: %s", text)
 	}
 	if err == nil {
-		err = in.Precompile(ctx, pumpCode, loopFilename)
+		// Looked up once here: instances restored from the prepared one's
+		// snapshot have it too.
+		_, err = in.GlobalFunc(ctx, pumpFunc)
+	}
+	for _, a := range []string{"<input>", "name"} { // for call sites (scriptRun.callSites)
+		if err == nil {
+			_, err = in.Atom(ctx, a)
+		}
 	}
 	if err != nil {
 		in.Close(ctx)

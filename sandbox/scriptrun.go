@@ -46,9 +46,10 @@ import (
 //  5. When the evaluation returns with the script unsettled, nextEvent picks
 //     the next event, the earliest of the completions that arrived and the
 //     due timer, waiting for one if there is none (or until the deadline),
-//     and the host evaluates __airlock_pump() (precompiled): the prelude
-//     takes that completion (OP_TAKE) and settles its promise, or, handed
-//     none, runs the due timer; the job queue runs again before it returns.
+//     and the host calls the prelude's __airlock_pump with that completion,
+//     its payload parsed by the engine (quickjs.Instance.Pump), and the
+//     prelude settles its promise, or, handed none, runs the due timer; the
+//     job queue runs again before the call returns.
 //  6. The script's settlement calls OP_DONE or OP_FAIL; the host records the
 //     outcome and unwinds the guest by panicking out of the host function.
 //     Calls still queued then are dropped without reaching the Bridge.
@@ -107,10 +108,14 @@ type scriptRun struct {
 	clock    *runClock
 	wake     float64 // the guest's earliest timer, in ms on clock; -1: none
 	event    wire.Completion
-	hasEvent bool // event is the next completion OpTake hands over
+	hasEvent bool // event is the next completion pump hands over
 
 	inFlight int // made and not yet taken by the guest
 	nextID   int32
+	// sites are the call sites read from the guest's stack (callSites) of
+	// the calls in flight that have one, for their failure.
+	sites map[int32][]quickjs.Site
+	site  []quickjs.Site // callSites' buffer
 
 	logs      []LogEntry
 	logBytes  int
@@ -161,12 +166,13 @@ func (r *scriptRun) drive(ctx context.Context) {
 	}
 	code := fmt.Sprintf("__airlock_start(%d, %d, %d, %d, %d, %d, %d)", r.lim.MaxInFlight, r.lim.MaxResultBytes,
 		r.rngSeed[0], r.rngSeed[1], r.rngSeed[2], r.rngSeed[3], body)
+	pumping := false
 	if r.resumed {
 		// A restored guest is idle, waiting for its next event.
 		if !r.nextEvent(ctx) {
 			return
 		}
-		code = pumpCode
+		pumping = true
 	}
 	for {
 		if ctx.Err() != nil {
@@ -174,7 +180,16 @@ func (r *scriptRun) drive(ctx context.Context) {
 			return
 		}
 		r.stats.Entries++
-		exc, text, err := r.in.Eval(hctx, code, loopFilename)
+		var (
+			exc  bool
+			text string
+			err  error
+		)
+		if pumping {
+			exc, text, err = r.pump(hctx)
+		} else {
+			exc, text, err = r.in.Eval(hctx, code, loopFilename)
+		}
 		if r.finished {
 			return
 		}
@@ -189,8 +204,71 @@ func (r *scriptRun) drive(ctx context.Context) {
 		if !r.nextEvent(ctx) {
 			return
 		}
-		code = pumpCode
+		pumping = true
 	}
+}
+
+// pump hands the guest the event nextEvent chose: it calls the prelude's
+// __airlock_pump with the completion (its id, its kind and its payload,
+// which the engine parses: wire.Completion) or, with id 0, to run the
+// earliest due timer; the job queue runs before it returns.
+func (r *scriptRun) pump(ctx context.Context) (exc bool, text string, err error) {
+	fn, err := r.in.GlobalFunc(ctx, pumpFunc)
+	if err != nil {
+		return false, "", err
+	}
+	if !r.hasEvent {
+		return r.in.Pump(ctx, fn, 0, 0, nil, nil)
+	}
+	c := r.event
+	r.inFlight--
+	r.event, r.hasEvent = wire.Completion{}, false
+	sites, ok := r.sites[c.ID]
+	if ok {
+		delete(r.sites, c.ID)
+	}
+	if c.Value != nil {
+		return r.in.Pump(ctx, fn, c.ID, 1, c.Value, nil)
+	}
+	var where []byte
+	if ok {
+		where = appendSites(r.batch[:0], sites)
+		r.batch = where
+	}
+	return r.in.Pump(ctx, fn, c.ID, 0, c.Envelope, where)
+}
+
+// appendSites appends the JSON form of sites the prelude reads
+// (hostSites in guest-sdk/js/prelude/05-errors.js): [native, input, name,
+// line, column] for each, flags as 0 or 1 and name null when it has none.
+func appendSites(dst []byte, sites []quickjs.Site) []byte {
+	dst = append(dst, '[')
+	for i, s := range sites {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '[')
+		dst = append(dst, "01"[b2i(s.Native)], ',', "01"[b2i(s.Input)], ',')
+		if s.HasName {
+			name, _ := json.Marshal(s.Name) // a string: cannot fail
+			dst = append(dst, name...)
+		} else {
+			dst = append(dst, "null"...)
+		}
+		dst = append(dst, ',')
+		dst = strconv.AppendInt(dst, int64(s.Line), 10)
+		dst = append(dst, ',')
+		dst = strconv.AppendInt(dst, int64(s.Col), 10)
+		dst = append(dst, ']')
+	}
+	return append(dst, ']')
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // nextEvent waits, with the guest idle, for the next event to hand it: the
@@ -291,9 +369,9 @@ func (r *scriptRun) drain() {
 	}
 }
 
-// pumpCode is the evaluation that delivers completions; the instance has it
-// precompiled (see newPreparedInstance).
-const pumpCode, loopFilename = "__airlock_pump()", "airlock-loop.js"
+// pumpFunc is the prelude's function that delivers events (pump), and
+// loopFilename the file name the host's evaluations run under.
+const pumpFunc, loopFilename = "__airlock_pump", "airlock-loop.js"
 
 // Yield implements quickjs.Yielder: the guest is computing, so queued calls
 // start now rather than when it goes idle.
@@ -360,8 +438,6 @@ func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []u
 	case wire.OpLog:
 		r.log(ctx, args)
 		return in.Undefined()
-	case wire.OpTake:
-		return r.take(ctx)
 	case wire.OpTimer:
 		return r.timer(ctx, args)
 	case wire.OpRead:
@@ -432,12 +508,20 @@ func (r *scriptRun) newString(ctx context.Context, b []byte) uint64 {
 }
 
 func (r *scriptRun) startCall(ctx context.Context, args []uint64) uint64 {
-	ref := r.str(ctx, args, 1)
-	if ref.Len() > r.lim.MaxArgsBytes+wire.MaxToolNameBytes+1 {
-		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitArgs,
-			Message: fmt.Sprintf("a tool call's arguments exceed %d bytes (%s)", r.lim.MaxArgsBytes, r.lim.setting("max_args_bytes"))})
+	limit := r.lim.MaxArgsBytes + wire.MaxToolNameBytes + 1
+	var payload []byte
+	if len(args) > 1 {
+		// Read in place when it can be: no guest call.
+		payload, _ = r.in.ReadString(args[1], limit)
 	}
-	payload := r.copyStr(ctx, ref, ref.Len())
+	if payload == nil || len(payload) > limit {
+		ref := r.str(ctx, args, 1)
+		if ref.Len() > limit {
+			r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitArgs,
+				Message: fmt.Sprintf("a tool call's arguments exceed %d bytes (%s)", r.lim.MaxArgsBytes, r.lim.setting("max_args_bytes"))})
+		}
+		payload = r.copyStr(ctx, ref, ref.Len())
+	}
 	tool, argsJSON, err := wire.DecodeCall(payload)
 	if err != nil {
 		r.stop(&ExitError{Kind: ScriptError, Message: "invalid tool call: " + err.Error()})
@@ -454,8 +538,53 @@ func (r *scriptRun) startCall(ctx context.Context, args []uint64) uint64 {
 	r.nextID++
 	r.inFlight++
 	r.queued = append(r.queued, queuedCall{id: id, tool: tool, args: argsJSON})
+	if len(args) < 4 {
+		return quickjs.Int(id)
+	}
+	if n, ok := quickjs.DecodeInt(args[3]); ok && !r.callSites(ctx, id, args[2], n) {
+		return quickjs.Int(-id) // the prelude captures the site itself
+	}
 	return quickjs.Int(id)
 }
+
+// callSites reads, for call id, the call site of the tools.x stub the
+// script called (the prelude passes it, and how many frames below it to
+// keep: limitFrames in guest-sdk/js/prelude/05-errors.js) from the guest's
+// stack, and keeps it for the call's failure. It reports false when it
+// could not.
+func (r *scriptRun) callSites(ctx context.Context, id int32, stub uint64, n int32) bool {
+	if n < 0 || n > maxSiteFrames {
+		return false
+	}
+	input, err := r.in.Atom(ctx, "<input>")
+	if err != nil {
+		r.guestErr(err)
+	}
+	name, err := r.in.Atom(ctx, "name")
+	if err != nil {
+		r.guestErr(err)
+	}
+	sites, ok := r.in.CallSites(stub, int(n), input, name, r.site[:0])
+	r.site = sites[:0]
+	if !ok {
+		return false
+	}
+	if r.sites == nil {
+		r.sites = map[int32][]quickjs.Site{}
+	}
+	r.sites[id] = slices.Clone(sites)
+	return true
+}
+
+// maxSiteFrames bounds the frames of a call site the host reads: the
+// prelude keeps at most Error.stackTraceLimit's default (10) less the
+// prelude's frames above the script's (6).
+const maxSiteFrames = 4
+
+// maxSiteName bounds the name of a call site's function in a parked state,
+// as quickjs.CallSites bounds it (in bytes, UTF-8: 3 for each of its 1024
+// characters at most).
+const maxSiteName = 3 << 10
 
 // count counts a call handed to the Bridge; a pending call retried was
 // counted when it was made.
@@ -536,18 +665,6 @@ func (r *scriptRun) accept(c callResult) {
 		r.finished = true
 		r.exit = &ExitError{Kind: HostError, Message: c.err.Error(), Err: c.err}
 	}
-}
-
-// take hands the guest the completion nextEvent chose, or an empty batch,
-// which tells it to run its earliest due timer.
-func (r *scriptRun) take(ctx context.Context) uint64 {
-	r.batch = append(r.batch[:0], '[', ']')
-	if r.hasEvent {
-		r.batch = wire.AppendBatch(r.batch[:0], []wire.Completion{r.event})
-		r.inFlight--
-		r.event, r.hasEvent = wire.Completion{}, false
-	}
-	return r.newString(ctx, r.batch)
 }
 
 // timer handles OpTimer (due): due is the guest's earliest timer now, in

@@ -1141,6 +1141,37 @@ function hereSite(fn) {
 const stackLimit = Object.getOwnPropertyDescriptor(ErrorCtor, "stackTraceLimit").get;
 const ABOVE_STUB = 6, FAST_LIMIT = 10;
 
+// limitFrames is how many frames below a tools.x stub hereSite(stub)
+// would keep, for the host to read them from the stack instead
+// (callTool), or -1 where only the engine's capture gives them. It follows
+// Error.stackTraceLimit through the prelude's own accessor, which passes
+// every read and write on to the engine's (reading it at every call would
+// cost a twentieth of one).
+const framesFor = (limit) =>
+  typeof limit === "number" && (limit | 0) === limit && limit >= ABOVE_STUB && limit <= FAST_LIMIT ? limit - ABOVE_STUB : -1;
+let limitFrames = framesFor(stackLimit.call(ErrorCtor));
+{
+  const d = Object.getOwnPropertyDescriptor(ErrorCtor, "stackTraceLimit");
+  const acc = Object.getOwnPropertyDescriptor({
+    get stackTraceLimit() { return d.get.call(this); },
+    set stackTraceLimit(v) { d.set.call(this, v); limitFrames = framesFor(v); },
+  }, "stackTraceLimit");
+  Object.defineProperty(ErrorCtor, "stackTraceLimit", { get: acc.get, set: acc.set, enumerable: d.enumerable, configurable: d.configurable });
+}
+
+// hostSites turns the frames the host read ([native, input, name, line,
+// column] each: sandbox/scriptrun.go) into what relocate takes.
+const hostSites = (frames) => frames.map((f) => new HostSite(f));
+class HostSite {
+  constructor(f) { this.f = f; }
+  isNative() { return this.f[0] === 1; }
+  getFileName() { return this.f[0] === 1 ? null : this.f[1] === 1 ? "<input>" : ""; }
+  getFunction() { return this.f[0] === 1 || this.f[1] === 1 ? true : null; }
+  getFunctionName() { return this.f[2]; }
+  getLineNumber() { return this.f[3]; }
+  getColumnNumber() { return this.f[4]; }
+}
+
 // relocate makes err report the place where hereSite was called as its
 // own.
 function relocate(err, sites) {

@@ -32,8 +32,16 @@ const pending = new Map(); // call id -> request
 const waiting = []; // requests queued behind maxInFlight
 let waitHead = 0;
 
-function startCall(req) {
-  const id = host(OP_CALL, req.payload);
+// startCall starts a call; given the tools.x stub the script called (and
+// limitFrames, not -1), the host reads the call site from the stack,
+// keeping it for the call's failure (pump), and returns the call id, or its
+// negation when it could not read it: the engine captures it then.
+function startCall(req, stub, frames) {
+  let id = host(OP_CALL, req.payload, stub, frames);
+  if (id < 0) {
+    req.where = hereSite(stub);
+    id = -id;
+  }
   inFlight++;
   pending.set(id, req);
 }
@@ -52,18 +60,32 @@ function callTool(name, valid, args, stub) {
     if (json === undefined) {
       throw new TypeError(`tools.${name}: arguments must be JSON-serializable`);
     }
-    const req = { name, payload: name + "\n" + json, resolve, reject, where: hereSite(stub) };
-    if (inFlight < maxInFlight) startCall(req);
-    else waiting.push(req);
+    const req = { name, payload: name + "\n" + json, resolve, reject, where: null };
+    if (inFlight < maxInFlight && limitFrames >= 0) {
+      // startCall, inlined: this is every call's path.
+      let id = host(OP_CALL, req.payload, stub, limitFrames);
+      if (id < 0) {
+        req.where = hereSite(stub);
+        id = -id;
+      }
+      inFlight++;
+      pending.set(id, req);
+    } else {
+      req.where = hereSite(stub);
+      if (inFlight < maxInFlight) startCall(req);
+      else waiting.push(req);
+    }
   });
 }
 
-function settle(req, env) {
+// settle settles a call with its envelope; sites is the call site the host
+// read (hostSites), if it did.
+function settle(req, env, sites) {
   if (env !== null && typeof env === "object" && env.status === "ok") {
     req.resolve(resultValue(env));
   } else {
     const e = new ToolError(req.name, env !== null && typeof env === "object" ? env : {});
-    relocate(e, req.where);
+    relocate(e, sites !== undefined ? hostSites(sites) : req.where);
     req.reject(e);
   }
 }
@@ -75,13 +97,12 @@ const notTools = new Set(["then", "catch", "finally", "toJSON", "constructor", "
 const stubs = new Map();
 const tools = new Proxy(Object.create(null), {
   get(_, prop) {
+    let f = stubs.get(prop); // first: the one lookup of every call
+    if (f !== undefined) return f;
     if (typeof prop !== "string" || notTools.has(prop)) return undefined;
-    let f = stubs.get(prop);
-    if (f === undefined) {
-      const valid = validName(prop);
-      f = (args) => callTool(prop, valid, args, f);
-      stubs.set(prop, f);
-    }
+    const valid = validName(prop);
+    f = (args) => callTool(prop, valid, args, f);
+    stubs.set(prop, f);
     return f;
   },
   has(_, prop) { return typeof prop === "string" && !notTools.has(prop); },

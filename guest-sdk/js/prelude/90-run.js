@@ -137,28 +137,28 @@ function start(limit, resultLimit, s0, s1, s2, s3, body) {
     .then(finish, fail);
 }
 
-// __airlock_pump handles one event the host chose: a completion, whose
-// promise it settles before starting queued calls in the slot it freed, or,
-// when the host hands over none, the earliest due timer (30-timers.js).
-// The batch is flat, [id, kind, payload, ...] (ABI.md): kind 1, the value
-// of a plain ok result, which resolves the call as it is; kind 0, the
-// envelope. It is parsed with the engine's JSON.parse (05-errors.js), as
-// the script may replace the global one.
-function pump() {
-  const batch = jsonParse(host(OP_TAKE));
-  if (batch.length === 0) {
+// __airlock_pump handles one event the host chose (../../ABI.md): the
+// completion of call id, whose promise it settles before starting queued
+// calls in the slot it freed, or, with id 0, the earliest due timer
+// (30-timers.js). The host calls it directly, with the payload already
+// parsed by the engine's JSON parser: kind 1, the value of a plain ok
+// result, which resolves the call as it is; kind 0, the envelope, with
+// sites, the call site the host read when the call was made, if it did.
+function pump(id, kind, payload, sites) {
+  if (id === 0) {
     runTimer();
     return;
   }
-  for (let i = 0; i < batch.length; i += 3) {
-    const id = batch[i];
-    const req = pending.get(id);
-    if (req === undefined) continue;
-    pending.delete(id);
-    inFlight--;
-    if (batch[i + 1] === 1) req.resolve(batch[i + 2]);
-    else settle(req, batch[i + 2]);
-  }
+  const req = pending.get(id);
+  if (req === undefined) return;
+  pending.delete(id);
+  inFlight--;
+  if (kind === 1) req.resolve(payload);
+  else settle(req, payload, sites);
+  if (waitHead < waiting.length) startWaiting();
+}
+
+function startWaiting() {
   while (inFlight < maxInFlight && waitHead < waiting.length) {
     const req = waiting[waitHead];
     waiting[waitHead++] = undefined;

@@ -198,6 +198,8 @@ type Instance struct {
 	rt, ctx                    uint64            // JSRuntime*, JSContext*
 	undefined                  uint64            // the JSValue encoding of undefined
 	compiled                   map[string]uint32 // code -> its JSFunctionBytecode*
+	funcs                      map[string]uint64 // global name -> the function it holds (GlobalFunc)
+	atoms                      map[string]uint32 // string -> its atom (Atom)
 	fns                        exports
 	closed                     bool
 	depth                      int    // guest calls in progress (re-entrant ones nest)
@@ -246,11 +248,16 @@ const (
 	fnSetPropertyStr
 	fnPromiseState
 	fnPromiseResult
+	fnGetGlobalObject
+	fnParseJSON
+	fnCall
+	fnNewAtomLen
 	numFns
 )
 
 // exportNames are the module's exports behind the fnIDs.
-var exportNames = [numFns]string{"malloc", "free", "JS_Eval", "JS_EvalFunction", "JS_DupValue", "JS_ToCStringLen2", "JS_FreeCString", "JS_NewStringLen", "JS_FreeValue", "JS_HasException", "JS_GetException", "JS_ExecutePendingJob", "JS_GetPropertyStr", "JS_SetPropertyStr", "JS_PromiseState", "JS_PromiseResult"}
+var exportNames = [numFns]string{"malloc", "free", "JS_Eval", "JS_EvalFunction", "JS_DupValue", "JS_ToCStringLen2", "JS_FreeCString", "JS_NewStringLen", "JS_FreeValue", "JS_HasException", "JS_GetException", "JS_ExecutePendingJob", "JS_GetPropertyStr", "JS_SetPropertyStr",
+	"JS_PromiseState", "JS_PromiseResult", "JS_GetGlobalObject", "JS_ParseJSON", "JS_Call", "JS_NewAtomLen"}
 
 // exports calls the exports of exportNames through the dispatcher
 // (dispatch.go), with one api.Function per call depth, each made at its

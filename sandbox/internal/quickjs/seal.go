@@ -36,13 +36,13 @@ import (
 
 // denyMessage is the import error's message, placed in linear memory at
 // denyMsgAddr, below the static data (the build leaves the first 1 KiB
-// unused). The host's scratch words (out-parameters of the calls it makes)
-// are at scratchAddr, also there.
+// unused). The host's scratch area (the out-parameters of the calls it
+// makes, and what Pump passes: pump.go) is at scratchAddr, also there.
 const (
 	denyMessage = "import is not available in chains: call tools.* instead"
 	denyMsgAddr = 256
 	scratchAddr = 512
-	scratchSize = 16
+	scratchSize = 512
 )
 
 // DenyMessage is the message of the ReferenceError every import throws.

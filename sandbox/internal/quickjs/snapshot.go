@@ -27,7 +27,9 @@ type Snapshot struct {
 	rt, ctx   uint64
 	undefined uint64
 	compiled  map[string]uint32
-	sys       sysState // counters only
+	funcs     map[string]uint64 // Instance.funcs; not marshalled: a parked instance looks them up again
+	atoms     map[string]uint32 // Instance.atoms; likewise
+	sys       sysState          // counters only
 	size      int
 	heapLimit uint64
 
@@ -106,7 +108,7 @@ func (r *Runtime) Snapshot(ctx context.Context, in *Instance) (*Snapshot, error)
 	base, _ := bare.mem.Read(0, bare.mem.Size())
 	cur, _ := in.mem.Read(0, in.mem.Size())
 	s := &Snapshot{heapLimit: in.heapLimit, pages: in.mem.Size() / PageSize, rt: in.rt, ctx: in.ctx, undefined: in.undefined,
-		compiled: maps.Clone(in.compiled), shared: true}
+		compiled: maps.Clone(in.compiled), funcs: maps.Clone(in.funcs), atoms: maps.Clone(in.atoms), shared: true}
 	s.chunks, s.size = diff(cur, base, false)
 	if s.globals, err = in.globals(); err != nil {
 		return nil, err
@@ -163,5 +165,7 @@ func (r *Runtime) Restore(ctx context.Context, s *Snapshot) (_ *Instance, err er
 	}
 	in.rt, in.ctx, in.undefined = s.rt, s.ctx, s.undefined
 	in.compiled = maps.Clone(s.compiled)
+	in.funcs = maps.Clone(s.funcs)
+	in.atoms = maps.Clone(s.atoms)
 	return in, nil
 }

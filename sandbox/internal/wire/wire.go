@@ -1,7 +1,7 @@
 // Package wire is the codec between the JavaScript prelude and the host: the
 // operation codes of __airlock_host, the decoding of the guest's tool-call
-// requests (untrusted input: fuzzed by FuzzDecodeCall) and the encoding of
-// completion batches handed back to the guest. guest-sdk/ABI.md specifies it.
+// requests (untrusted input: fuzzed by FuzzDecodeCall) and the form of
+// the completions handed back to the guest. guest-sdk/ABI.md specifies it.
 package wire
 
 import (
@@ -9,17 +9,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"unicode/utf8"
 )
 
 // Operation codes: the first argument of every __airlock_host call.
 const (
-	OpCall   = 1 // (payload) → call id: start a tool call
-	OpLog    = 2 // (level, text) → undefined: one console line
-	OpDone   = 3 // (result JSON) → never returns: the script finished
-	OpFail   = 4 // (error JSON) → never returns: the script failed
-	OpTake   = 5 // () → JSON batch of completions (AppendBatch)
+	OpCall = 1 // (payload) → call id: start a tool call
+	OpLog  = 2 // (level, text) → undefined: one console line
+	OpDone = 3 // (result JSON) → never returns: the script finished
+	OpFail = 4 // (error JSON) → never returns: the script failed
+	// 5 was TAKE, which handed the guest its completions: the host now
+	// calls the prelude's __airlock_pump with each (guest-sdk/ABI.md).
 	OpSource = 6 // () → the script source
 	// OpTooLarge (length) → never returns: the result's JSON has more than
 	// length UTF-16 code units, which already exceeds the result limit.
@@ -145,34 +145,13 @@ func OkValue(env []byte) (v []byte, ok bool) {
 }
 
 // Completion is one finished call: its id and envelope, or, for a plain
-// ok result, the envelope's value alone.
+// ok result, the envelope's value alone. The host hands it to the prelude's
+// __airlock_pump as (id, 1, Value) or (id, 0, Envelope), each parsed as
+// JSON; envelopes must already have passed CheckEnvelope.
 type Completion struct {
 	ID       int32
 	Envelope []byte // when Value is nil
 	Value    []byte // OkValue of the envelope, or nil
-}
-
-// AppendBatch appends the JSON array that OpTake returns: for each
-// completion its id, a kind and a payload, in one flat array
-// [id, kind, payload, ...]; kind 1: the payload is the value of a plain ok
-// envelope (Completion.Value); kind 0: it is the whole envelope. Envelopes
-// must already have passed CheckEnvelope.
-func AppendBatch(dst []byte, cs []Completion) []byte {
-	dst = append(dst, '[')
-	for i, c := range cs {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = strconv.AppendInt(dst, int64(c.ID), 10)
-		if c.Value != nil {
-			dst = append(dst, ",1,"...)
-			dst = append(dst, c.Value...)
-		} else {
-			dst = append(dst, ",0,"...)
-			dst = append(dst, c.Envelope...)
-		}
-	}
-	return append(dst, ']')
 }
 
 // Failure is the error report of OpFail.
