@@ -241,6 +241,9 @@ func newPreparedInstance(ctx context.Context, rt *quickjs.Runtime, heapLimit uin
 		// snapshot have it too.
 		_, err = in.GlobalFunc(ctx, pumpFunc)
 	}
+	if err == nil {
+		_, err = in.GlobalFunc(ctx, startFunc)
+	}
 	for _, a := range []string{"<input>", "name"} { // for call sites (scriptRun.callSites)
 		if err == nil {
 			_, err = in.Atom(ctx, a)

@@ -23,9 +23,9 @@ import (
 
 // The event loop (RATIONALE.md, "Why a host-driven event loop?"):
 //
-//  1. The host evaluates __airlock_start(...). The prelude compiles the
-//     script and starts it; Eval then runs the job queue until it is
-//     empty and returns.
+//  1. The host calls __airlock_start(...) (quickjs.Instance.Pump). The
+//     prelude compiles the script and starts it; the job queue then runs
+//     until it is empty and the call returns.
 //  2. Every tools.x(args) the script makes calls __airlock_host(OP_CALL),
 //     which queues the call and returns an id at once; the guest keeps
 //     running and may make more (up to MaxInFlight; the prelude queues the
@@ -164,8 +164,11 @@ func (r *scriptRun) drive(ctx context.Context) {
 	if r.prep.body {
 		body = 1
 	}
-	code := fmt.Sprintf("__airlock_start(%d, %d, %d, %d, %d, %d, %d)", r.lim.MaxInFlight, r.lim.MaxResultBytes,
-		r.rngSeed[0], r.rngSeed[1], r.rngSeed[2], r.rngSeed[3], body)
+	// __airlock_start(maxInFlight, body, [maxResult, seed…]), called as
+	// the completions are (quickjs.Instance.Pump): no source to compile.
+	params := fmt.Appendf(r.batch[:0], "[%d,%d,%d,%d,%d]", r.lim.MaxResultBytes,
+		r.rngSeed[0], r.rngSeed[1], r.rngSeed[2], r.rngSeed[3])
+	r.batch = params
 	pumping := false
 	if r.resumed {
 		// A restored guest is idle, waiting for its next event.
@@ -188,7 +191,7 @@ func (r *scriptRun) drive(ctx context.Context) {
 		if pumping {
 			exc, text, err = r.pump(hctx)
 		} else {
-			exc, text, err = r.in.Eval(hctx, code, loopFilename)
+			exc, text, err = r.start(hctx, int32(min(r.lim.MaxInFlight, math.MaxInt32)), int32(body), params)
 		}
 		if r.finished {
 			return
@@ -206,6 +209,16 @@ func (r *scriptRun) drive(ctx context.Context) {
 		}
 		pumping = true
 	}
+}
+
+// start calls the prelude's __airlock_start, which compiles the script and
+// starts it; the job queue runs before it returns.
+func (r *scriptRun) start(ctx context.Context, limit, body int32, params []byte) (exc bool, text string, err error) {
+	fn, err := r.in.GlobalFunc(ctx, startFunc)
+	if err != nil {
+		return false, "", err
+	}
+	return r.in.Pump(ctx, fn, limit, body, params, nil)
 }
 
 // pump hands the guest the event nextEvent chose: it calls the prelude's
@@ -370,8 +383,7 @@ func (r *scriptRun) drain() {
 }
 
 // pumpFunc is the prelude's function that delivers events (pump), and
-// loopFilename the file name the host's evaluations run under.
-const pumpFunc, loopFilename = "__airlock_pump", "airlock-loop.js"
+const pumpFunc, startFunc = "__airlock_pump", "__airlock_start"
 
 // Yield implements quickjs.Yielder: the guest is computing, so queued calls
 // start now rather than when it goes idle.

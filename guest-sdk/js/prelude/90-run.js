@@ -98,10 +98,10 @@ const rotl = (x, k) => ((x << k) | (x >>> (32 - k))) >>> 0;
 // script tells a compile error from a SyntaxError the script itself threw.
 // With body true (the host found a top-level return, which no script can
 // hold: sandbox/scriptform.go) the first, failing, compile is skipped.
-function start(limit, resultLimit, s0, s1, s2, s3, body) {
+function start(limit, body, params) {
   maxInFlight = limit;
-  maxResult = resultLimit;
-  seedRandom(s0, s1, s2, s3);
+  maxResult = params[0];
+  seedRandom(params[1], params[2], params[3], params[4]);
   const src = host(OP_SOURCE);
   const where = host(OP_WHERE);
   const nl = where.indexOf("\n");
