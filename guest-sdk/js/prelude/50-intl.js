@@ -11,6 +11,31 @@ function intlCall(req) {
   if (typeof r.e === "string") throw new (r.e === "TypeError" ? TypeError : RangeError)(r.m);
   return r;
 }
+// intlCompiled sends a compiled request (sandbox/internal/intl/compiled.go):
+// an op letter, options the host resolves once and keeps, and a payload;
+// the answer is "=" and the text, or a JSON error.
+function intlCompiled(req) {
+  const r = host(OP_INTL, req);
+  if (r.charCodeAt(0) === 61) return r.slice(1);
+  const e = JSON.parse(r);
+  throw new (e.e === "TypeError" ? TypeError : RangeError)(e.m);
+}
+// compiledPrefix is a compiled request's op and options, the same text for
+// the same options.
+const compiledPrefix = (op, l, o) => op + JSON.stringify({ l, o }) + "\n";
+// prefixCache returns a small cache of compiled prefixes by a key the
+// caller makes, emptied when it holds 64.
+function prefixCache() {
+  let m = Object.create(null), n = 0;
+  return (key, make) => {
+    let p = m[key];
+    if (p === undefined) {
+      if (++n > 64) { m = Object.create(null); n = 1; }
+      p = m[key] = make();
+    }
+    return p;
+  };
+}
 const defineMethod = (obj, name, value) =>
   Object.defineProperty(obj, name, { value, writable: true, enumerable: false, configurable: true });
 
@@ -89,7 +114,8 @@ class NumberFormat {
   }
   get format() {
     const r = nfOf(this);
-    const f = (x) => intlCall({ op: "nf", l: [r.locale], o: r, v: numText(x) }).s;
+    const p = compiledPrefix("N", [r.locale], r);
+    const f = (x) => intlCompiled(p + numText(x));
     Object.defineProperty(this, "format", { value: f, configurable: true });
     return f;
   }
@@ -106,13 +132,22 @@ function nfOf(nf) {
 }
 intlClass("NumberFormat", NumberFormat);
 const valueOfNumber = Number.prototype.valueOf, valueOfBigInt = BigInt.prototype.valueOf;
+// numberPrefix is the compiled prefix of toLocaleString's arguments:
+// cached for a locale string alone, made each time with options.
+const numberPrefixes = prefixCache();
+function numberPrefix(locales, options) {
+  if (options === undefined && (locales === undefined || typeof locales === "string")) {
+    return numberPrefixes(locales === undefined ? "" : "L" + locales, () => compiledPrefix("N", localeList(locales), {}));
+  }
+  return compiledPrefix("N", localeList(locales), readOpts(options, NF_OPTS));
+}
 defineMethod(Number.prototype, "toLocaleString", function toLocaleString(locales, options) {
   const x = valueOfNumber.call(this);
-  return intlCall({ op: "nf", l: localeList(locales), o: readOpts(options, NF_OPTS), v: numText(x) }).s;
+  return intlCompiled(numberPrefix(locales, options) + numText(x));
 });
 defineMethod(BigInt.prototype, "toLocaleString", function toLocaleString(locales, options) {
   const x = valueOfBigInt.call(this);
-  return intlCall({ op: "nf", l: localeList(locales), o: readOpts(options, NF_OPTS), v: String(x) }).s;
+  return intlCompiled(numberPrefix(locales, options) + String(x));
 });
 
 // ---- Date.prototype.toString -------------------------------------------

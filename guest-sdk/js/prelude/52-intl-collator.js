@@ -1,6 +1,106 @@
 // Part of the prelude: Intl.Collator and String.prototype.localeCompare.
+//
+// Comparing asks the host for each string's collation key once (compiled
+// "K" requests, many strings at a time) and compares keys in the guest, as
+// plain strings: a keyer holds the keys of one set of options. Sorting an
+// array with a Collator's compare asks for every key at once and sorts the
+// keys natively. Strings that are long or hold a NUL are compared by the
+// host, one request per comparison, as before.
 const COL_OPTS = ["usage", "sensitivity", "ignorePunctuation", "numeric", "caseFirst"];
 const colResolved = new WeakMap();
+// Bounds of a keyer's cache (its keys and strings, in UTF-16 units) and of
+// a request (strings, and their units).
+const KEYER_MAX_STRINGS = 50000, KEYER_MAX_UNITS = 4000000, KEY_MAX_UNITS = 1024;
+const KEY_BATCH_STRINGS = 4096, KEY_BATCH_UNITS = 16384;
+function newKeyer(l, o) {
+  return { l, o, prefix: compiledPrefix("K", l, o), keys: Object.create(null), n: 0, units: 0 };
+}
+const keyable = (s) => s.length <= KEY_MAX_UNITS && s.indexOf("\0") < 0;
+// fetchKeys asks for the keys of list (keyable strings), stores them and
+// returns them in order.
+function fetchKeys(k, list) {
+  const out = [];
+  for (let i = 0; i < list.length;) {
+    let j = i, units = 0;
+    while (j < list.length && j - i < KEY_BATCH_STRINGS && (j === i || units + list[j].length <= KEY_BATCH_UNITS)) units += list[j++].length;
+    const got = intlCompiled(k.prefix + list.slice(i, j).join("\0")).split("\u0001");
+    for (let m = 0; m < got.length; m++) {
+      const s = list[i + m], key = got[m];
+      if (++k.n > KEYER_MAX_STRINGS || (k.units += s.length + key.length) > KEYER_MAX_UNITS) {
+        k.keys = Object.create(null);
+        k.n = 1;
+        k.units = s.length + key.length;
+      }
+      k.keys[s] = key;
+      out.push(key);
+    }
+    i += got.length; // the host may answer fewer than asked for
+  }
+  return out;
+}
+function keyedCompare(k, a, b) {
+  let x = k.keys[a], y = k.keys[b];
+  if (x === undefined || y === undefined) {
+    if (!keyable(a) || !keyable(b)) {
+      return intlCall({ op: "col", l: k.l, o: k.o, v: a, w: b }).c;
+    }
+    if (x === undefined && y === undefined) [x, y] = a === b ? fetchKeys(k, [a, a]) : fetchKeys(k, [a, b]);
+    else if (x === undefined) x = fetchKeys(k, [a])[0];
+    else y = fetchKeys(k, [b])[0];
+  }
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+// keyers holds a keyer per options text, for instances and localeCompare;
+// emptied when it holds 64.
+const keyerOf = prefixCache();
+const defaultKeyer = newKeyer([], {});
+
+// sortByKeys sorts a (an array of keyable strings) by k's keys and says
+// whether it did; stable, as sort is: equal keys keep their order.
+const MAX_KEYED_SORT = 1 << 20;
+function sortByKeys(a, k) {
+  if (!Array.isArray(a) || !Object.isExtensible(a)) return false;
+  const n = a.length;
+  if (!(n >= 2 && n <= MAX_KEYED_SORT)) return false;
+  const vals = new Array(n), d = new Array(n), keys = k.keys, miss = [], missAt = [];
+  for (let i = 0; i < n; i++) {
+    const s = a[i];
+    if (typeof s !== "string" || !keyable(s)) return false;
+    vals[i] = s;
+    const key = keys[s];
+    if (key === undefined) {
+      miss.push(s);
+      missAt.push(i);
+    } else {
+      d[i] = key;
+    }
+  }
+  if (miss.length > 0) {
+    const got = fetchKeys(k, miss);
+    for (let m = 0; m < got.length; m++) d[missAt[m]] = got[m];
+  }
+  // Each key, then U+0001 (below every key unit), then the index in two
+  // units, which keeps equal keys in order.
+  for (let i = 0; i < n; i++) d[i] = d[i] + "\u0001" + String.fromCharCode(32 + (i >> 15), 32 + (i & 32767));
+  arraySort.call(d);
+  for (let j = 0; j < n; j++) {
+    const t = d[j], e = t.length;
+    a[j] = vals[((t.charCodeAt(e - 2) - 32) << 15) | (t.charCodeAt(e - 1) - 32)];
+  }
+  return true;
+}
+const compareKeyers = new WeakMap(); // a Collator's compare → its keyer
+const arraySort = Array.prototype.sort;
+defineMethod(Array.prototype, "sort", {
+  sort(comparefn) {
+    if (typeof comparefn === "function") {
+      const k = compareKeyers.get(comparefn);
+      if (k !== undefined && sortByKeys(this, k)) return this;
+    }
+    return arraySort.call(this, comparefn);
+  },
+}.sort);
+
 class Collator {
   constructor(locales, options) {
     colResolved.set(this, intlCall({ op: "col", l: localeList(locales), o: readOpts(options, COL_OPTS) }).r);
@@ -8,7 +108,9 @@ class Collator {
   get compare() {
     const r = colResolved.get(this);
     if (r === undefined) throw new TypeError("Method Intl.Collator.prototype.compare called on incompatible receiver " + show(this));
-    const f = (a, b) => intlCall({ op: "col", l: [r.locale], o: r, v: String(a), w: String(b) }).c;
+    const k = keyerOf(compiledPrefix("K", [r.locale], r), () => newKeyer([r.locale], r));
+    const f = (a, b) => keyedCompare(k, typeof a === "string" ? a : String(a), typeof b === "string" ? b : String(b));
+    compareKeyers.set(f, k);
     Object.defineProperty(this, "compare", { value: f, configurable: true });
     return f;
   }
@@ -21,5 +123,14 @@ class Collator {
 intlClass("Collator", Collator);
 defineMethod(String.prototype, "localeCompare", function localeCompare(that, locales, options) {
   if (this === undefined || this === null) throw new TypeError("String.prototype.localeCompare called on null or undefined");
-  return intlCall({ op: "col", l: localeList(locales), o: readOpts(options, COL_OPTS), v: String(this), w: String(that) }).c;
+  let k = defaultKeyer;
+  if (locales !== undefined || options !== undefined) {
+    if (options === undefined && typeof locales === "string") {
+      k = keyerOf("L" + locales, () => newKeyer([locales], {}));
+    } else {
+      const l = localeList(locales), o = readOpts(options, COL_OPTS);
+      k = keyerOf(compiledPrefix("K", l, o), () => newKeyer(l, o));
+    }
+  }
+  return keyedCompare(k, typeof this === "string" ? this : String(this), typeof that === "string" ? that : String(that));
 });

@@ -68,6 +68,8 @@ type numAnswer struct {
 	R numResolved `json:"r"`
 	S *string     `json:"s,omitempty"`
 	P [][2]string `json:"p,omitempty"`
+	// nf formats with R, for a compiled formatter (compiled.go).
+	nf *numFormat
 }
 
 // maxFractionDigits is Node 20's (V8 11.3) upper bound of the fraction
@@ -203,7 +205,7 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 		nf.compact = cldrOf(cldrCompact, lc)
 	}
 	res.NumberingSystem = nf.numbering
-	ans := &numAnswer{R: res}
+	ans := &numAnswer{R: res, nf: nf}
 	if len(req.V) > 0 {
 		var v string
 		if err := json.Unmarshal(req.V, &v); err != nil {

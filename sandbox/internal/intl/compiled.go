@@ -1,0 +1,279 @@
+package intl
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/collate"
+)
+
+// Compiled requests are the prelude's hot paths: a number or a date
+// formatted with an instance's options, and collation keys for strings a
+// collator compares. A JSON request pays for encoding, decoding and
+// resolving its options on every call; a compiled request names its
+// options once per instance, as the same text every time, and the handler
+// resolves that text once and keeps the result (bounded, maxCompiled).
+//
+//	request = op cfg "\n" payload
+//	op      = "N" (format a number) | "D" (format a date) | "K" (collation keys)
+//	cfg     = {"l": locales, "o": options}, as the JSON op of the kind reads
+//	          them ("nf", "dtf", "col")
+//	payload = N: the number as numText prints it; D: the time in ms, as JS
+//	          prints a number; K: strings separated by NUL (none holds one)
+//	answer  = "=" text, or the JSON error object {"e": …, "m": …}
+//
+// A K answer's text is one key per string, separated by U+0001, each byte
+// b of the key as the code point b+3 (a case-level key joins its two
+// parts with U+0002), so that comparing two keys as JavaScript strings (by
+// UTF-16 code units) orders them as the collator does. It may hold keys
+// for the first strings only, when the next would take the answer past
+// MaxKeyAnswerBytes; the guest asks again for the rest.
+//
+// Compiled requests are bounded as JSON ones: MaxRequestBytes in all (the
+// sandbox checks it before copying), cfg to maxCompiledConfig bytes,
+// maxKeyStrings strings of at most MaxKeyString bytes each.
+const (
+	// MaxKeyString bounds one string a K request asks a key for, in bytes.
+	MaxKeyString = 4096
+	// MaxKeyAnswerBytes bounds a K answer: the keys that fit, at least one.
+	MaxKeyAnswerBytes = 1 << 20
+	maxKeyStrings     = 8192
+	maxCompiledConfig = 4096
+	maxCompiled       = 512
+)
+
+// compiled is what a cfg compiles to, for one op.
+type compiled interface {
+	run(payload string) (string, error)
+}
+
+// isCompiled says whether req is a compiled request rather than JSON.
+func isCompiled(req []byte) bool {
+	return len(req) > 0 && (req[0] == 'N' || req[0] == 'D' || req[0] == 'K')
+}
+
+// handleCompiled answers a compiled request (isCompiled).
+func (h *Handler) handleCompiled(req []byte) []byte {
+	out, err := h.compiledAnswer(string(req))
+	if err != nil {
+		return errorAnswer(err)
+	}
+	return []byte(out)
+}
+
+func (h *Handler) compiledAnswer(req string) (string, error) {
+	if len(req) > MaxRequestBytes {
+		return "", rangeErr("Intl request of %d bytes exceeds %d", len(req), MaxRequestBytes)
+	}
+	cfg, payload, ok := strings.Cut(req[1:], "\n")
+	if !ok {
+		return "", typeErr("malformed Intl request")
+	}
+	if len(cfg) > maxCompiledConfig {
+		return "", rangeErr("Intl options of %d bytes exceed %d", len(cfg), maxCompiledConfig)
+	}
+	c, err := h.compile(req[0], cfg)
+	if err != nil {
+		return "", err
+	}
+	out, err := c.run(payload)
+	if err != nil {
+		return "", err
+	}
+	return "=" + out, nil
+}
+
+// compile returns the (cached) compiled form of cfg for op.
+func (h *Handler) compile(op byte, cfg string) (compiled, error) {
+	key := string(op) + cfg
+	h.mu.Lock()
+	c, ok := h.compiled[key]
+	h.mu.Unlock()
+	if ok {
+		return c, nil
+	}
+	var raw struct {
+		L []string        `json:"l"`
+		O json.RawMessage `json:"o"`
+	}
+	if err := json.Unmarshal([]byte(cfg), &raw); err != nil {
+		return nil, typeErr("malformed Intl request")
+	}
+	if len(raw.L) > maxLocales {
+		return nil, rangeErr("more than %d locales", maxLocales)
+	}
+	for _, l := range raw.L {
+		if len(l) > maxString {
+			return nil, rangeErr("Incorrect locale information provided")
+		}
+	}
+	req := &request{L: raw.L, O: raw.O}
+	switch op {
+	case 'N':
+		ans, err := h.numberFormat(req)
+		if err != nil {
+			return nil, err
+		}
+		a := ans.(*numAnswer)
+		c = &compiledNumber{nf: a.nf, res: a.R}
+	case 'D':
+		ans, err := h.dateTimeFormat(req)
+		if err != nil {
+			return nil, err
+		}
+		c = compiledDate(ans.(*dtAnswer).format)
+	default: // 'K'
+		k, err := h.compileKeys(req)
+		if err != nil {
+			return nil, err
+		}
+		c = k
+	}
+	h.mu.Lock()
+	if len(h.compiled) >= maxCompiled {
+		// One entry out, as in cached: a chain cycling through options
+		// cannot empty what every other chain relies on.
+		for k := range h.compiled {
+			delete(h.compiled, k)
+			break
+		}
+	}
+	h.compiled[key] = c
+	h.mu.Unlock()
+	return c, nil
+}
+
+// compiledNumber formats numbers with resolved options.
+type compiledNumber struct {
+	nf  *numFormat
+	res numResolved
+}
+
+func (c *compiledNumber) run(v string) (string, error) {
+	res := c.res // format reads it only, but a copy keeps instances apart
+	parts, err := c.nf.format(&res, v)
+	if err != nil {
+		return "", err
+	}
+	return joinParts(parts), nil
+}
+
+// compiledDate formats times with resolved options.
+type compiledDate func(ms float64) ([][2]string, error)
+
+func (c compiledDate) run(v string) (string, error) {
+	ms, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return "", typeErr("malformed Intl value")
+	}
+	parts, err := c(ms)
+	if err != nil {
+		return "", err
+	}
+	// As format() in dateTimeFormat: U+0020 where CLDR has U+202F.
+	return strings.ReplaceAll(joinParts(parts), "\u202f", " "), nil
+}
+
+// compiledKeys makes collation keys: the keys of two strings compare as
+// the collator (collator in collate.go) compares the strings.
+type compiledKeys struct {
+	main *lockedCollator
+	// base decides first for sensitivity "case", which x/text lacks: the
+	// key is base's, then main's of the text without diacritics.
+	base  *lockedCollator
+	upper bool // caseFirst "upper": main's key of the text with case swapped
+}
+
+func (h *Handler) compileKeys(req *request) (compiled, error) {
+	ans, err := h.collator(req)
+	if err != nil {
+		return nil, err
+	}
+	res := ans.(*colAnswer).R
+	lc, err := resolve(req.L)
+	if err != nil {
+		return nil, err
+	}
+	c := &compiledKeys{
+		main:  h.collatorFor(lc, res.Sensitivity, res.Numeric, res.IgnorePunctuation),
+		upper: res.CaseFirst == "upper",
+	}
+	if res.Sensitivity == "case" {
+		c.base = h.collatorFor(lc, "base", res.Numeric, res.IgnorePunctuation)
+	}
+	return c, nil
+}
+
+func (c *compiledKeys) run(payload string) (string, error) {
+	var b strings.Builder
+	var buf collate.Buffer
+	n := 0
+	for s := range strings.SplitSeq(payload, "\x00") {
+		if n++; n > maxKeyStrings {
+			return "", rangeErr("more than %d strings in an Intl request", maxKeyStrings)
+		}
+		if len(s) > MaxKeyString {
+			return "", rangeErr("Intl string of %d bytes exceeds %d", len(s), MaxKeyString)
+		}
+		s = fromWTF8(s)
+		mark := b.Len()
+		if n > 1 {
+			b.WriteByte(1)
+		}
+		if c.base != nil {
+			writeKey(&b, keyOf(c.base, &buf, s))
+			b.WriteByte(2)
+			s = stripMarks(s)
+		}
+		if c.upper {
+			s = swapCase(s)
+		}
+		writeKey(&b, keyOf(c.main, &buf, s))
+		if b.Len() > MaxKeyAnswerBytes && n > 1 {
+			// This key does not fit: the guest asks again from here.
+			return b.String()[:mark], nil
+		}
+	}
+	return b.String(), nil
+}
+
+func keyOf(c *lockedCollator, buf *collate.Buffer, s string) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	buf.Reset()
+	return c.c.KeyFromString(buf, s)
+}
+
+// writeKey writes each byte of key as the code point byte+3.
+func writeKey(b *strings.Builder, key []byte) {
+	for _, x := range key {
+		b.WriteRune(rune(x) + 3)
+	}
+}
+
+// fromWTF8 replaces each lone surrogate the engine encodes in a string
+// (ED A0–BF xx, which is not UTF-8) by U+FFFD, as decoding the JSON the
+// other requests carry does.
+func fromWTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if s[i] == 0xED && i+2 < len(s) && s[i+1] >= 0xA0 && s[i+1] <= 0xBF {
+			b.WriteString("\uFFFD")
+			i += 3
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.WriteByte(s[i])
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
