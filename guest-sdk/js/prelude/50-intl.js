@@ -107,6 +107,59 @@ const numText = (x) => {
   x = Number(x);
   return Object.is(x, -0) ? "-0" : String(x);
 };
+// fastNumber formats the number x with a compiled numberPattern p (the
+// host's "F" answer, sandbox/internal/intl/compiled.go) as the host would,
+// or returns undefined for what it leaves to the host: NaN, infinities,
+// -0, exponent forms, and rounding past 15 digits. It rounds the shortest
+// decimal (String(x)) half away from zero, as the host does.
+function fastNumber(p, x) {
+  if (!(x > -1e21 && x < 1e21) || (x > -1e-6 && x < 1e-6 && (x !== 0 || 1 / x < 0))) return undefined;
+  const neg = x < 0, s = String(neg ? -x : x);
+  const dot = s.indexOf(".");
+  let ip = s, fp = "";
+  if (dot >= 0) {
+    ip = s.slice(0, dot);
+    fp = s.slice(dot + 1);
+    if (fp.length > p.mx) {
+      const up = fp.charCodeAt(p.mx) >= 53; // "5"
+      fp = fp.slice(0, p.mx);
+      if (up) {
+        const all = ip + fp;
+        if (all.length > 15) return undefined;
+        const t = String(Number(all) + 1).padStart(p.mx + 1, "0");
+        ip = t.slice(0, t.length - p.mx);
+        fp = t.slice(t.length - p.mx);
+      }
+      let e = fp.length;
+      while (e > p.mn && fp.charCodeAt(e - 1) === 48) e--;
+      if (e < fp.length) fp = fp.slice(0, e);
+    }
+  }
+  if (fp.length < p.mn) fp = fp.padEnd(p.mn, "0");
+  const n = ip.length;
+  if (p.mg >= 0 && n >= p.mg + p.p) {
+    let end = n - p.p, out = ip.slice(end);
+    while (end > 0) {
+      const start = end > p.s ? end - p.s : 0;
+      out = ip.slice(start, end) + p.g + out;
+      end = start;
+    }
+    ip = out;
+  }
+  return (neg ? p.m : "") + (fp === "" ? ip : ip + p.d + fp);
+}
+// numberFormatter returns the formatter of a compiled prefix: the prefix
+// and its pattern (null: the host formats every number), cached.
+const numberFormatters = prefixCache();
+const numberFormatter = (prefix) =>
+  numberFormatters(prefix, () => ({ prefix, pattern: JSON.parse(intlCompiled("F" + prefix.slice(1))) }));
+function formatNumber(f, x) {
+  if (typeof x === "number" && f.pattern !== null) {
+    const s = fastNumber(f.pattern, x);
+    if (s !== undefined) return s;
+  }
+  return intlCompiled(f.prefix + numText(x));
+}
 const nfResolved = new WeakMap();
 class NumberFormat {
   constructor(locales, options) {
@@ -114,8 +167,8 @@ class NumberFormat {
   }
   get format() {
     const r = nfOf(this);
-    const p = compiledPrefix("N", [r.locale], r);
-    const f = (x) => intlCompiled(p + numText(x));
+    const nf = numberFormatter(compiledPrefix("N", [r.locale], r));
+    const f = (x) => formatNumber(nf, x);
     Object.defineProperty(this, "format", { value: f, configurable: true });
     return f;
   }
@@ -132,22 +185,32 @@ function nfOf(nf) {
 }
 intlClass("NumberFormat", NumberFormat);
 const valueOfNumber = Number.prototype.valueOf, valueOfBigInt = BigInt.prototype.valueOf;
-// numberPrefix is the compiled prefix of toLocaleString's arguments:
-// cached for a locale string alone, made each time with options.
-const numberPrefixes = prefixCache();
-function numberPrefix(locales, options) {
+// numberFormatterOf returns the formatter of toLocaleString's arguments:
+// found by the locale string alone, or by the options' compiled prefix.
+let numberByLocale = Object.create(null), numberLocales = 0;
+function numberFormatterOf(locales, options) {
   if (options === undefined && (locales === undefined || typeof locales === "string")) {
-    return numberPrefixes(locales === undefined ? "" : "L" + locales, () => compiledPrefix("N", localeList(locales), {}));
+    const key = locales === undefined ? "" : locales;
+    let f = numberByLocale[key];
+    if (f === undefined) {
+      f = numberFormatter(compiledPrefix("N", localeList(locales), {}));
+      if (++numberLocales > 64) {
+        numberByLocale = Object.create(null);
+        numberLocales = 1;
+      }
+      numberByLocale[key] = f;
+    }
+    return f;
   }
-  return compiledPrefix("N", localeList(locales), readOpts(options, NF_OPTS));
+  return numberFormatter(compiledPrefix("N", localeList(locales), readOpts(options, NF_OPTS)));
 }
 defineMethod(Number.prototype, "toLocaleString", function toLocaleString(locales, options) {
   const x = valueOfNumber.call(this);
-  return intlCompiled(numberPrefix(locales, options) + numText(x));
+  return formatNumber(numberFormatterOf(locales, options), x);
 });
 defineMethod(BigInt.prototype, "toLocaleString", function toLocaleString(locales, options) {
   const x = valueOfBigInt.call(this);
-  return intlCompiled(numberPrefix(locales, options) + String(x));
+  return intlCompiled(numberFormatterOf(locales, options).prefix + String(x));
 });
 
 // ---- Date.prototype.toString -------------------------------------------

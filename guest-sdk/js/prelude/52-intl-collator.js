@@ -38,8 +38,34 @@ function fetchKeys(k, list) {
   }
   return out;
 }
-function keyedCompare(k, a, b) {
+// sorting is the array a sort with a comparator is sorting (the innermost),
+// and prefetched the keyers that already asked for its strings' keys.
+let sorting = null, prefetched = null;
+// prefetch asks for the keys of the strings in the array being sorted, at
+// once, when a comparison in the sort first misses: a comparator that calls
+// localeCompare then makes one request instead of one per string. The
+// engine's sort has read every element before it compares, and reads them
+// again here (a getter on an element runs once more).
+function prefetch(k) {
+  if (prefetched === null) prefetched = [];
+  else if (prefetched.includes(k)) return;
+  prefetched.push(k);
+  const a = sorting, n = Math.min(a.length, MAX_KEYED_SORT), keys = k.keys, list = [];
+  for (let i = 0; i < n; i++) {
+    const s = a[i];
+    if (typeof s === "string" && keys[s] === undefined && keyable(s)) list.push(s);
+  }
+  if (list.length > 2) fetchKeys(k, list);
+}
+// keyedMiss compares a and b when k lacks the key of either (the callers
+// compare keys they have inline: this is the hot path of every sort).
+function keyedMiss(k, a, b) {
   let x = k.keys[a], y = k.keys[b];
+  if (sorting !== null) {
+    prefetch(k);
+    x = k.keys[a];
+    y = k.keys[b];
+  }
   if (x === undefined || y === undefined) {
     if (!keyable(a) || !keyable(b)) {
       return intlCall({ op: "col", l: k.l, o: k.o, v: a, w: b }).c;
@@ -93,11 +119,18 @@ const compareKeyers = new WeakMap(); // a Collator's compare → its keyer
 const arraySort = Array.prototype.sort;
 defineMethod(Array.prototype, "sort", {
   sort(comparefn) {
-    if (typeof comparefn === "function") {
-      const k = compareKeyers.get(comparefn);
-      if (k !== undefined && sortByKeys(this, k)) return this;
+    if (typeof comparefn !== "function") return arraySort.call(this, comparefn);
+    const k = compareKeyers.get(comparefn);
+    if (k !== undefined && sortByKeys(this, k)) return this;
+    const outer = sorting, outerPrefetched = prefetched;
+    sorting = this;
+    prefetched = null;
+    try {
+      return arraySort.call(this, comparefn);
+    } finally {
+      sorting = outer;
+      prefetched = outerPrefetched;
     }
-    return arraySort.call(this, comparefn);
   },
 }.sort);
 
@@ -109,7 +142,13 @@ class Collator {
     const r = colResolved.get(this);
     if (r === undefined) throw new TypeError("Method Intl.Collator.prototype.compare called on incompatible receiver " + show(this));
     const k = keyerOf(compiledPrefix("K", [r.locale], r), () => newKeyer([r.locale], r));
-    const f = (a, b) => keyedCompare(k, typeof a === "string" ? a : String(a), typeof b === "string" ? b : String(b));
+    const f = (a, b) => {
+      if (typeof a !== "string") a = String(a);
+      if (typeof b !== "string") b = String(b);
+      const keys = k.keys, x = keys[a], y = keys[b];
+      if (x === undefined || y === undefined) return keyedMiss(k, a, b);
+      return x < y ? -1 : x > y ? 1 : 0;
+    };
     compareKeyers.set(f, k);
     Object.defineProperty(this, "compare", { value: f, configurable: true });
     return f;
@@ -132,5 +171,8 @@ defineMethod(String.prototype, "localeCompare", function localeCompare(that, loc
       k = keyerOf(compiledPrefix("K", l, o), () => newKeyer(l, o));
     }
   }
-  return keyedCompare(k, typeof this === "string" ? this : String(this), typeof that === "string" ? that : String(that));
+  const a = typeof this === "string" ? this : String(this), b = typeof that === "string" ? that : String(that);
+  const keys = k.keys, x = keys[a], y = keys[b];
+  if (x === undefined || y === undefined) return keyedMiss(k, a, b);
+  return x < y ? -1 : x > y ? 1 : 0;
 });

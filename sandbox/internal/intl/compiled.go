@@ -18,11 +18,17 @@ import (
 //
 //	request = op cfg "\n" payload
 //	op      = "N" (format a number) | "D" (format a date) | "K" (collation keys)
+//	          | "F" (N's pattern, for the guest to format with)
 //	cfg     = {"l": locales, "o": options}, as the JSON op of the kind reads
 //	          them ("nf", "dtf", "col")
 //	payload = N: the number as numText prints it; D: the time in ms, as JS
-//	          prints a number; K: strings separated by NUL (none holds one)
+//	          prints a number; K: strings separated by NUL (none holds one);
+//	          F: empty
 //	answer  = "=" text, or the JSON error object {"e": …, "m": …}
+//
+// An F answer's text is a numberPattern in JSON, or null where the options
+// are not the plain decimal the guest formats itself (see fastNumber in
+// 50-intl.js).
 //
 // A K answer's text is one key per string, separated by U+0001, each byte
 // b of the key as the code point b+3 (a case-level key joins its two
@@ -51,7 +57,7 @@ type compiled interface {
 
 // isCompiled says whether req is a compiled request rather than JSON.
 func isCompiled(req []byte) bool {
-	return len(req) > 0 && (req[0] == 'N' || req[0] == 'D' || req[0] == 'K')
+	return len(req) > 0 && (req[0] == 'N' || req[0] == 'D' || req[0] == 'K' || req[0] == 'F')
 }
 
 // handleCompiled answers a compiled request (isCompiled).
@@ -74,9 +80,16 @@ func (h *Handler) compiledAnswer(req string) (string, error) {
 	if len(cfg) > maxCompiledConfig {
 		return "", rangeErr("Intl options of %d bytes exceed %d", len(cfg), maxCompiledConfig)
 	}
-	c, err := h.compile(req[0], cfg)
+	op := req[0]
+	if op == 'F' {
+		op = 'N'
+	}
+	c, err := h.compile(op, cfg)
 	if err != nil {
 		return "", err
+	}
+	if req[0] == 'F' {
+		return "=" + c.(*compiledNumber).pattern(), nil
 	}
 	out, err := c.run(payload)
 	if err != nil {
@@ -158,6 +171,78 @@ func (c *compiledNumber) run(v string) (string, error) {
 		return "", err
 	}
 	return joinParts(parts), nil
+}
+
+// numberPattern is what the guest needs to format a number with plain
+// decimal options itself, as nf.format would: symbols, grouping and
+// fraction digits.
+type numberPattern struct {
+	Decimal     string `json:"d"`
+	Group       string `json:"g"`
+	Minus       string `json:"m"`
+	Primary     int    `json:"p"`
+	Secondary   int    `json:"s"`
+	MinGrouping int    `json:"mg"` // -1: no grouping
+	MinFrac     int    `json:"mn"`
+	MaxFrac     int    `json:"mx"`
+}
+
+// plainNumberOptions are the resolved options a plain decimal may have,
+// with the values it must have (nil: any). Any other option, or another
+// value, leaves the formatting to the host: an option added later is not
+// formatted by a guest that does not know it.
+var plainNumberOptions = map[string]any{
+	"locale": nil, "numberingSystem": "latn", "style": "decimal", "minimumIntegerDigits": 1.0,
+	"minimumFractionDigits": nil, "maximumFractionDigits": nil, "useGrouping": nil, "notation": "standard",
+	"signDisplay": "auto", "roundingMode": "halfExpand", "roundingIncrement": 1.0, "trailingZeroDisplay": "auto",
+	"roundingPriority": "auto",
+}
+
+// pattern returns the JSON of c's numberPattern, or null.
+func (c *compiledNumber) pattern() string {
+	b, err := json.Marshal(c.res)
+	if err != nil {
+		return "null"
+	}
+	var opts map[string]any
+	if json.Unmarshal(b, &opts) != nil {
+		return "null"
+	}
+	for k, v := range opts {
+		want, ok := plainNumberOptions[k]
+		if !ok || want != nil && v != want {
+			return "null"
+		}
+	}
+	nf, sym := c.nf, c.nf.sym
+	if c.res.MinFrac == nil || c.res.MaxFrac == nil || nf.compact != nil || sym.zero != '0' ||
+		sym.primary <= 0 || sym.second <= 0 {
+		return "null"
+	}
+	aff := nf.aff
+	if len(aff.pre[posAffix]) != 0 || len(aff.suf[posAffix]) != 0 || len(aff.suf[negAffix]) != 0 ||
+		len(aff.pre[negAffix]) != 1 || aff.pre[negAffix][0][0] != "minusSign" {
+		return "null"
+	}
+	p := numberPattern{Decimal: sym.decimal, Group: sym.group, Minus: aff.pre[negAffix][0][1],
+		Primary: sym.primary, Secondary: sym.second, MinFrac: *c.res.MinFrac, MaxFrac: *c.res.MaxFrac}
+	switch c.res.UseGrouping {
+	case "auto":
+		p.MinGrouping = sym.minGrouping
+	case "always":
+		p.MinGrouping = 1
+	case "min2":
+		p.MinGrouping = 2
+	case false:
+		p.MinGrouping = -1
+	default:
+		return "null"
+	}
+	out, err := json.Marshal(p)
+	if err != nil {
+		return "null"
+	}
+	return string(out)
 }
 
 // compiledDate formats times with resolved options.
