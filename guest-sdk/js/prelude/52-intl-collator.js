@@ -45,15 +45,21 @@ let sorting = null, prefetched = null;
 // once, when a comparison in the sort first misses: a comparator that calls
 // localeCompare then makes one request instead of one per string. The
 // engine's sort has read every element before it compares, and reads them
-// again here (a getter on an element runs once more).
+// again here (a getter on an element runs once more; one that throws
+// leaves the comparisons to ask one string at a time).
 function prefetch(k) {
   if (prefetched === null) prefetched = [];
   else if (prefetched.includes(k)) return;
   prefetched.push(k);
-  const a = sorting, n = Math.min(a.length, MAX_KEYED_SORT), keys = k.keys, list = [];
-  for (let i = 0; i < n; i++) {
-    const s = a[i];
-    if (typeof s === "string" && keys[s] === undefined && keyable(s)) list.push(s);
+  const keys = k.keys, list = [];
+  try {
+    const a = sorting, n = Math.min(a.length, MAX_KEYED_SORT);
+    for (let i = 0; i < n; i++) {
+      const s = a[i];
+      if (typeof s === "string" && keys[s] === undefined && keyable(s)) list.push(s);
+    }
+  } catch {
+    return; // a getter or a proxy that throws: no prefetch
   }
   if (list.length > 2) fetchKeys(k, list);
 }

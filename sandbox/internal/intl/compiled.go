@@ -38,8 +38,10 @@ import (
 // MaxKeyAnswerBytes; the guest asks again for the rest.
 //
 // Compiled requests are bounded as JSON ones: MaxRequestBytes in all (the
-// sandbox checks it before copying), cfg to maxCompiledConfig bytes,
-// maxKeyStrings strings of at most MaxKeyString bytes each.
+// sandbox checks it before copying), maxKeyStrings strings of at most
+// MaxKeyString bytes each; a cfg longer than maxCompiledConfig bytes is
+// resolved for its request and not kept, so the cache holds at most
+// maxCompiled × maxCompiledConfig bytes of options.
 const (
 	// MaxKeyString bounds one string a K request asks a key for, in bytes.
 	MaxKeyString = 4096
@@ -77,9 +79,6 @@ func (h *Handler) compiledAnswer(req string) (string, error) {
 	if !ok {
 		return "", typeErr("malformed Intl request")
 	}
-	if len(cfg) > maxCompiledConfig {
-		return "", rangeErr("Intl options of %d bytes exceed %d", len(cfg), maxCompiledConfig)
-	}
 	op := req[0]
 	if op == 'F' {
 		op = 'N'
@@ -98,7 +97,8 @@ func (h *Handler) compiledAnswer(req string) (string, error) {
 	return "=" + out, nil
 }
 
-// compile returns the (cached) compiled form of cfg for op.
+// compile returns the compiled form of cfg for op, cached unless cfg is
+// longer than maxCompiledConfig.
 func (h *Handler) compile(op byte, cfg string) (compiled, error) {
 	key := string(op) + cfg
 	h.mu.Lock()
@@ -107,6 +107,25 @@ func (h *Handler) compile(op byte, cfg string) (compiled, error) {
 	if ok {
 		return c, nil
 	}
+	c, err := h.compileUncached(op, cfg)
+	if err != nil || len(cfg) > maxCompiledConfig {
+		return c, err
+	}
+	h.mu.Lock()
+	if len(h.compiled) >= maxCompiled {
+		// One entry out, as in cached: a chain cycling through options
+		// cannot empty what every other chain relies on.
+		for k := range h.compiled {
+			delete(h.compiled, k)
+			break
+		}
+	}
+	h.compiled[key] = c
+	h.mu.Unlock()
+	return c, nil
+}
+
+func (h *Handler) compileUncached(op byte, cfg string) (c compiled, err error) {
 	var raw struct {
 		L []string        `json:"l"`
 		O json.RawMessage `json:"o"`
@@ -144,17 +163,6 @@ func (h *Handler) compile(op byte, cfg string) (compiled, error) {
 		}
 		c = k
 	}
-	h.mu.Lock()
-	if len(h.compiled) >= maxCompiled {
-		// One entry out, as in cached: a chain cycling through options
-		// cannot empty what every other chain relies on.
-		for k := range h.compiled {
-			delete(h.compiled, k)
-			break
-		}
-	}
-	h.compiled[key] = c
-	h.mu.Unlock()
 	return c, nil
 }
 
