@@ -117,3 +117,33 @@ try { a.sort((x, y) => { if (++n === 2) throw new Error("boom"); return x.locale
 		})
 	}
 }
+
+// TestIntlSortPaths: a Collator's compare sorts an array of strings in the
+// host (up to 65536 strings) or by keys in the guest (more), both in
+// order and stable, as comparing pairs is.
+func TestIntlSortPaths(t *testing.T) {
+	res, err := engine(t).Run(context.Background(), Script{Source: `
+const c = new Intl.Collator("en", { sensitivity: "base" }).compare;
+const variants = (w) => {
+  let out = [""];
+  for (const ch of w) out = out.flatMap((p) => [p + ch, p + ch.toUpperCase(), p + ch.normalize("NFD").replace(/./, (x) => x + "\u0301")]);
+  return out;
+};
+const check = (n) => {
+  const a = [];
+  for (let i = 0; a.length < n; i++) for (const v of variants("resu")) a.push(v + (i * 7919 % 1000));
+  a.length = n;
+  for (let i = a.length - 1; i > 0; i--) { const j = (i * 2654435761) % (i + 1); [a[i], a[j]] = [a[j], a[i]]; }
+  const at = new Map(a.map((s, i) => [s, i]));
+  if (at.size !== n) return "duplicates";
+  const s = [...a].sort(c);
+  for (let i = 1; i < n; i++) {
+    const r = c(s[i - 1], s[i]);
+    if (r > 0 || (r === 0 && at.get(s[i - 1]) > at.get(s[i]))) return "out of order at " + i + ": " + s[i - 1] + " " + s[i];
+  }
+  return n;
+};
+return [check(1000), check(70000)];`}, okBridge, Limits{Timeout: 2 * time.Minute, MemoryBytes: 256 << 20})
+	require.NoError(t, err)
+	require.JSONEq(t, `[1000, 70000]`, string(res.Value))
+}

@@ -3,8 +3,9 @@
 // Comparing asks the host for each string's collation key once (compiled
 // "K" requests, many strings at a time) and compares keys in the guest, as
 // plain strings: a keyer holds the keys of one set of options. Sorting an
-// array with a Collator's compare asks for every key at once and sorts the
-// keys natively. Strings that are long or hold a NUL are compared by the
+// array of strings with a Collator's compare asks the host for their order
+// (one "S" request), or, for more strings than a request holds, for every
+// key at once and sorts the keys natively. Strings that are long or hold a NUL are compared by the
 // host, one request per comparison, as before.
 const COL_OPTS = ["usage", "sensitivity", "ignorePunctuation", "numeric", "caseFirst"];
 const colResolved = new WeakMap();
@@ -88,20 +89,32 @@ const keyerOf = prefixCache();
 const defaultKeyer = newKeyer([], {});
 
 // sortByKeys sorts a (an array of keyable strings) by k's keys and says
-// whether it did; stable, as sort is: equal keys keep their order.
-const MAX_KEYED_SORT = 1 << 20;
+// whether it did; stable, as sort is: equal keys keep their order. Up to
+// SORT_MAX_STRINGS strings that fit in one request are sorted by the host
+// (an "S" request answers their order); more, by keys in the guest.
+const MAX_KEYED_SORT = 1 << 20, SORT_MAX_STRINGS = 1 << 16, SORT_MAX_BYTES = 1 << 20;
 function sortByKeys(a, k) {
   if (!Array.isArray(a) || !Object.isExtensible(a)) return false;
   const n = a.length;
   if (!(n >= 2 && n <= MAX_KEYED_SORT)) return false;
-  const vals = new Array(n), d = new Array(n), keys = k.keys, miss = [], missAt = [];
+  const vals = new Array(n);
+  let units = 0;
   for (let i = 0; i < n; i++) {
     const s = a[i];
     if (typeof s !== "string" || !keyable(s)) return false;
     vals[i] = s;
-    const key = keys[s];
+    units += s.length;
+  }
+  if (n <= SORT_MAX_STRINGS && 3 * (units + k.prefix.length) + n < SORT_MAX_BYTES) {
+    const order = JSON.parse(intlCompiled("S" + k.prefix.slice(1) + vals.join("\0")));
+    for (let j = 0; j < n; j++) a[j] = vals[order[j]];
+    return true;
+  }
+  const d = new Array(n), keys = k.keys, miss = [], missAt = [];
+  for (let i = 0; i < n; i++) {
+    const key = keys[vals[i]];
     if (key === undefined) {
-      miss.push(s);
+      miss.push(vals[i]);
       missAt.push(i);
     } else {
       d[i] = key;
@@ -111,13 +124,16 @@ function sortByKeys(a, k) {
     const got = fetchKeys(k, miss);
     for (let m = 0; m < got.length; m++) d[missAt[m]] = got[m];
   }
-  // Each key, then U+0001 (below every key unit), then the index in two
-  // units, which keeps equal keys in order.
-  for (let i = 0; i < n; i++) d[i] = d[i] + "\u0001" + String.fromCharCode(32 + (i >> 15), 32 + (i & 32767));
+  // Each key, then U+0001 (below every key unit), then the index in three
+  // units base 224 from U+0020, which keeps equal keys in order and the
+  // string one byte a character.
+  for (let i = 0; i < n; i++) {
+    d[i] = d[i] + "\u0001" + String.fromCharCode(32 + ((i / 50176) | 0), 32 + (((i / 224) | 0) % 224), 32 + (i % 224));
+  }
   arraySort.call(d);
   for (let j = 0; j < n; j++) {
     const t = d[j], e = t.length;
-    a[j] = vals[((t.charCodeAt(e - 2) - 32) << 15) | (t.charCodeAt(e - 1) - 32)];
+    a[j] = vals[(t.charCodeAt(e - 3) - 32) * 50176 + (t.charCodeAt(e - 2) - 32) * 224 + (t.charCodeAt(e - 1) - 32)];
   }
   return true;
 }

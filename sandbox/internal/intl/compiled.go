@@ -2,6 +2,7 @@ package intl
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -19,21 +20,27 @@ import (
 //	request = op cfg "\n" payload
 //	op      = "N" (format a number) | "D" (format a date) | "K" (collation keys)
 //	          | "F" (N's pattern, for the guest to format with)
+//	          | "S" (sort strings by K's keys)
 //	cfg     = {"l": locales, "o": options}, as the JSON op of the kind reads
 //	          them ("nf", "dtf", "col")
 //	payload = N: the number as numText prints it; D: the time in ms, as JS
 //	          prints a number; K: strings separated by NUL (none holds one);
-//	          F: empty
+//	          F: empty; S: as K
 //	answer  = "=" text, or the JSON error object {"e": …, "m": …}
+//
+// An S answer's text is the strings' order by their keys, a JSON array of
+// their indexes (equal keys in the order given): an array of up to
+// maxSortStrings strings sorts in one request of up to MaxSortRequestBytes,
+// without its keys crossing to the guest.
 //
 // An F answer's text is a numberPattern in JSON, or null where the options
 // are not the plain decimal the guest formats itself (see fastNumber in
 // 50-intl.js).
 //
-// A K answer's text is one key per string, separated by U+0001, each byte
-// b of the key as the code point b+3 (a case-level key joins its two
-// parts with U+0002), so that comparing two keys as JavaScript strings (by
-// UTF-16 code units) orders them as the collator does. It may hold keys
+// A K answer's text is one key per string, separated by U+0001, written
+// by writeKey (a case-level key joins its two parts with U+0002), so that
+// comparing two keys as JavaScript strings (by UTF-16 code units) orders
+// them as the collator does. It may hold keys
 // for the first strings only, when the next would take the answer past
 // MaxKeyAnswerBytes; the guest asks again for the rest.
 //
@@ -48,8 +55,11 @@ const (
 	// MaxKeyAnswerBytes bounds a K answer: the keys that fit, at least one.
 	MaxKeyAnswerBytes = 1 << 20
 	maxKeyStrings     = 8192
-	maxCompiledConfig = 4096
-	maxCompiled       = 512
+	// MaxSortRequestBytes bounds an S request, in bytes.
+	MaxSortRequestBytes = 1 << 20
+	maxSortStrings      = 1 << 16
+	maxCompiledConfig   = 4096
+	maxCompiled         = 512
 )
 
 // compiled is what a cfg compiles to, for one op.
@@ -59,7 +69,16 @@ type compiled interface {
 
 // isCompiled says whether req is a compiled request rather than JSON.
 func isCompiled(req []byte) bool {
-	return len(req) > 0 && (req[0] == 'N' || req[0] == 'D' || req[0] == 'K' || req[0] == 'F')
+	return len(req) > 0 && strings.IndexByte("NDKFS", req[0]) >= 0
+}
+
+// RequestLimit is the most bytes a request starting with first may have:
+// MaxSortRequestBytes for a sort, MaxRequestBytes for any other.
+func RequestLimit(first byte) int {
+	if first == 'S' {
+		return MaxSortRequestBytes
+	}
+	return MaxRequestBytes
 }
 
 // handleCompiled answers a compiled request (isCompiled).
@@ -72,23 +91,33 @@ func (h *Handler) handleCompiled(req []byte) []byte {
 }
 
 func (h *Handler) compiledAnswer(req string) (string, error) {
-	if len(req) > MaxRequestBytes {
-		return "", rangeErr("Intl request of %d bytes exceeds %d", len(req), MaxRequestBytes)
+	if limit := RequestLimit(req[0]); len(req) > limit {
+		return "", rangeErr("Intl request of %d bytes exceeds %d", len(req), limit)
 	}
 	cfg, payload, ok := strings.Cut(req[1:], "\n")
 	if !ok {
 		return "", typeErr("malformed Intl request")
 	}
 	op := req[0]
-	if op == 'F' {
+	switch op {
+	case 'F':
 		op = 'N'
+	case 'S':
+		op = 'K'
 	}
 	c, err := h.compile(op, cfg)
 	if err != nil {
 		return "", err
 	}
-	if req[0] == 'F' {
+	switch req[0] {
+	case 'F':
 		return "=" + c.(*compiledNumber).pattern(), nil
+	case 'S':
+		out, err := c.(*compiledKeys).sort(payload)
+		if err != nil {
+			return "", err
+		}
+		return "=" + out, nil
 	}
 	out, err := c.run(payload)
 	if err != nil {
@@ -310,26 +339,67 @@ func (c *compiledKeys) run(payload string) (string, error) {
 		if len(s) > MaxKeyString {
 			return "", rangeErr("Intl string of %d bytes exceeds %d", len(s), MaxKeyString)
 		}
-		s = fromWTF8(s)
 		mark := b.Len()
 		if n > 1 {
 			b.WriteByte(1)
 		}
-		if c.base != nil {
-			writeKey(&b, keyOf(c.base, &buf, s))
-			b.WriteByte(2)
-			s = stripMarks(s)
-		}
-		if c.upper {
-			s = swapCase(s)
-		}
-		writeKey(&b, keyOf(c.main, &buf, s))
+		c.writeKey(&b, &buf, s)
 		if b.Len() > MaxKeyAnswerBytes && n > 1 {
 			// This key does not fit: the guest asks again from here.
 			return b.String()[:mark], nil
 		}
 	}
 	return b.String(), nil
+}
+
+// writeKey writes the key of s (the engine's encoding of a JavaScript
+// string) to b.
+func (c *compiledKeys) writeKey(b *strings.Builder, buf *collate.Buffer, s string) {
+	s = fromWTF8(s)
+	if c.base != nil {
+		writeKey(b, keyOf(c.base, buf, s))
+		b.WriteByte(2)
+		s = stripMarks(s)
+	}
+	if c.upper {
+		s = swapCase(s)
+	}
+	writeKey(b, keyOf(c.main, buf, s))
+}
+
+// sort answers an S request: the order of the strings in payload (NUL
+// separated) by their keys, as a JSON array of their indexes, equal keys
+// in the order given.
+func (c *compiledKeys) sort(payload string) (string, error) {
+	n := strings.Count(payload, "\x00") + 1
+	if n > maxSortStrings {
+		return "", rangeErr("more than %d strings in an Intl request", maxSortStrings)
+	}
+	keys := make([]string, 0, n)
+	var b strings.Builder
+	var buf collate.Buffer
+	for s := range strings.SplitSeq(payload, "\x00") {
+		if len(s) > MaxKeyString {
+			return "", rangeErr("Intl string of %d bytes exceeds %d", len(s), MaxKeyString)
+		}
+		b.Reset()
+		c.writeKey(&b, &buf, s)
+		keys = append(keys, b.String())
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(i, j int) int { return strings.Compare(keys[i], keys[j]) })
+	out := make([]byte, 0, n*6+2)
+	out = append(out, '[')
+	for i, x := range idx {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = strconv.AppendInt(out, int64(x), 10)
+	}
+	return string(append(out, ']')), nil
 }
 
 func keyOf(c *lockedCollator, buf *collate.Buffer, s string) []byte {
@@ -339,10 +409,20 @@ func keyOf(c *lockedCollator, buf *collate.Buffer, s string) []byte {
 	return c.c.KeyFromString(buf, s)
 }
 
-// writeKey writes each byte of key as the code point byte+3.
+// writeKey writes key so that keys compare by UTF-16 code unit as they
+// compare by byte, in code points U+0003–U+00FF (the engine keeps such
+// strings one byte a character, and compares them with memcmp): a byte b
+// below 0xFC as b+3, and 0xFC–0xFF as U+00FF then b−0xFC+3. Codes are
+// prefix-free and in the bytes' order, so sequences keep their order, and
+// U+0001 and U+0002, below every code, can end or join keys.
 func writeKey(b *strings.Builder, key []byte) {
 	for _, x := range key {
-		b.WriteRune(rune(x) + 3)
+		if x < 0xFC {
+			b.WriteRune(rune(x) + 3)
+		} else {
+			b.WriteRune(0xFF)
+			b.WriteRune(rune(x-0xFC) + 3)
+		}
 	}
 }
 

@@ -110,18 +110,18 @@ func TestCompiledMatchesJSON(t *testing.T) {
 		require.Equal(t, "="+ans.S, string(h.Handle([]byte(op+tt.cfg+"\n"+tt.v))), tt.cfg)
 	}
 	for cfg, want := range map[string]string{
-		`{"l":["en-US"],"o":{}}`:                              `={"d":".","g":",","m":"-","p":3,"s":3,"mg":1,"mn":0,"mx":3}`,
-		`{"l":["en-IN"],"o":{"useGrouping":false}}`:           `={"d":".","g":",","m":"-","p":3,"s":2,"mg":-1,"mn":0,"mx":3}`,
-		`{"l":["es-ES"],"o":{"minimumFractionDigits":2}}`:     `={"d":",","g":".","m":"-","p":3,"s":3,"mg":2,"mn":2,"mx":3}`,
-		`{"l":[],"o":{"style":"percent"}}`:                    `=null`,
-		`{"l":[],"o":{"maximumSignificantDigits":2}}`:         `=null`,
-		`{"l":[],"o":{"minimumIntegerDigits":2}}`:             `=null`,
-		`{"l":["ar-EG"],"o":{}}`:                              `=null`,
-		`{"l":[],"o":{"signDisplay":"always"}}`:               `=null`,
-		`{"l":[],"o":{"notation":"compact"}}`:                 `=null`,
-		`{"l":[],"o":{"style":"currency","currency":"USD"}}`:  `=null`,
-		`{"l":[],"o":{"style":"unit","unit":"meter"}}`:        `=null`,
-		`{"l":[],"o":{"roundingPriority":"morePrecision"}}`:   `=null`,
+		`{"l":["en-US"],"o":{}}`:                             `={"d":".","g":",","m":"-","p":3,"s":3,"mg":1,"mn":0,"mx":3}`,
+		`{"l":["en-IN"],"o":{"useGrouping":false}}`:          `={"d":".","g":",","m":"-","p":3,"s":2,"mg":-1,"mn":0,"mx":3}`,
+		`{"l":["es-ES"],"o":{"minimumFractionDigits":2}}`:    `={"d":",","g":".","m":"-","p":3,"s":3,"mg":2,"mn":2,"mx":3}`,
+		`{"l":[],"o":{"style":"percent"}}`:                   `=null`,
+		`{"l":[],"o":{"maximumSignificantDigits":2}}`:        `=null`,
+		`{"l":[],"o":{"minimumIntegerDigits":2}}`:            `=null`,
+		`{"l":["ar-EG"],"o":{}}`:                             `=null`,
+		`{"l":[],"o":{"signDisplay":"always"}}`:              `=null`,
+		`{"l":[],"o":{"notation":"compact"}}`:                `=null`,
+		`{"l":[],"o":{"style":"currency","currency":"USD"}}`: `=null`,
+		`{"l":[],"o":{"style":"unit","unit":"meter"}}`:       `=null`,
+		`{"l":[],"o":{"roundingPriority":"morePrecision"}}`:  `=null`,
 	} {
 		require.Equal(t, want, string(h.Handle([]byte("F"+cfg+"\n"))), cfg)
 	}
@@ -148,6 +148,11 @@ func TestCompiledHostile(t *testing.T) {
 		{"long key string", "K{\"l\":[]}\n" + strings.Repeat("a", MaxKeyString+1), `{"e":"RangeError","m":"Intl string of 4097 bytes exceeds 4096"}`},
 		{"too many strings", "K{\"l\":[]}\n" + strings.Repeat("\x00", maxKeyStrings), `{"e":"RangeError","m":"more than 8192 strings in an Intl request"}`},
 		{"too large", "K{\"l\":[]}\n" + strings.Repeat("a\x00", MaxRequestBytes/2), `{"e":"RangeError","m":"Intl request of 65546 bytes exceeds 65536"}`},
+		{"sort", "S{\"l\":[]}\nb\x00a\x00B\x00c\x00a", `=[1,4,0,2,3]`},
+		{"sort case level", "S{\"l\":[],\"o\":{\"sensitivity\":\"case\"}}\nB\x00\u00e1\x00b\x00a", `=[1,3,2,0]`},
+		{"sort too many", "S{\"l\":[]}\n" + strings.Repeat("\x00", maxSortStrings), `{"e":"RangeError","m":"more than 65536 strings in an Intl request"}`},
+		{"sort long string", "S{\"l\":[]}\na\x00" + strings.Repeat("a", MaxKeyString+1), `{"e":"RangeError","m":"Intl string of 4097 bytes exceeds 4096"}`},
+		{"sort too large", "S{\"l\":[]}\n" + strings.Repeat("a\x00", MaxSortRequestBytes/2), `{"e":"RangeError","m":"Intl request of 1048586 bytes exceeds 1048576"}`},
 		{"lone surrogate", "K{\"l\":[]}\n\xed\xa0\x80\x00\xef\xbf\xbd", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
