@@ -113,7 +113,7 @@ const numText = (x) => {
 // -0, exponent forms, and rounding past 15 digits. It rounds the shortest
 // decimal (String(x)) half away from zero, as the host does.
 function fastNumber(p, x) {
-  if (!(x > -1e21 && x < 1e21) || (x > -1e-6 && x < 1e-6 && (x !== 0 || 1 / x < 0))) return undefined;
+  if (!(x > -1e21 && x < 1e21) || (x > -1e-6 && x < 1e-6 && (x !== 0 || 1 / x < 0))) return void 0;
   const neg = x < 0, s = String(neg ? -x : x);
   const dot = s.indexOf(".");
   let ip = s, fp = "";
@@ -125,7 +125,7 @@ function fastNumber(p, x) {
       fp = fp.slice(0, p.mx);
       if (up) {
         const all = ip + fp;
-        if (all.length > 15) return undefined;
+        if (all.length > 15) return void 0;
         const t = String(Number(all) + 1).padStart(p.mx + 1, "0");
         ip = t.slice(0, t.length - p.mx);
         fp = t.slice(t.length - p.mx);
@@ -156,7 +156,7 @@ const numberFormatter = (prefix) =>
 function formatNumber(f, x) {
   if (typeof x === "number" && f.pattern !== null) {
     const s = fastNumber(f.pattern, x);
-    if (s !== undefined) return s;
+    if (s !== void 0) return s;
   }
   return intlCompiled(f.prefix + numText(x));
 }
@@ -189,10 +189,10 @@ const valueOfNumber = Number.prototype.valueOf, valueOfBigInt = BigInt.prototype
 // found by the locale string alone, or by the options' compiled prefix.
 let numberByLocale = Object.create(null), numberLocales = 0;
 function numberFormatterOf(locales, options) {
-  if (options === undefined && (locales === undefined || typeof locales === "string")) {
-    const key = locales === undefined ? "" : locales;
+  if (options === void 0 && (locales === void 0 || typeof locales === "string")) {
+    const key = locales === void 0 ? "" : locales;
     let f = numberByLocale[key];
-    if (f === undefined) {
+    if (f === void 0) {
       f = numberFormatter(compiledPrefix("N", localeList(locales), {}));
       if (++numberLocales > 64) {
         numberByLocale = Object.create(null);

@@ -168,7 +168,7 @@ class Collator {
       if (typeof a !== "string") a = String(a);
       if (typeof b !== "string") b = String(b);
       const keys = k.keys, x = keys[a], y = keys[b];
-      if (x === undefined || y === undefined) return keyedMiss(k, a, b);
+      if (x === void 0 || y === void 0) return keyedMiss(k, a, b);
       return x < y ? -1 : x > y ? 1 : 0;
     };
     compareKeyers.set(f, k);
@@ -182,7 +182,13 @@ class Collator {
   }
 }
 intlClass("Collator", Collator);
+// The hot paths below write `void 0`, a constant, for undefined, which is a
+// global variable (a lookup) to the engine.
 defineMethod(String.prototype, "localeCompare", function localeCompare(that, locales, options) {
+  if (locales === void 0 && options === void 0 && typeof this === "string" && typeof that === "string") {
+    const keys = defaultKeyer.keys, x = keys[this], y = keys[that];
+    if (x !== void 0 && y !== void 0) return x < y ? -1 : x > y ? 1 : 0;
+  }
   if (this === undefined || this === null) throw new TypeError("String.prototype.localeCompare called on null or undefined");
   let k = defaultKeyer;
   if (locales !== undefined || options !== undefined) {
