@@ -115,9 +115,9 @@ const numText = (x) => {
 function fastNumber(p, x) {
   if (!(x > -1e21 && x < 1e21) || (x > -1e-6 && x < 1e-6 && (x !== 0 || 1 / x < 0))) return void 0;
   const neg = x < 0, s = String(neg ? -x : x);
-  const dot = s.indexOf(".");
   let ip = s, fp = "";
-  if (dot >= 0) {
+  if (x % 1 !== 0) {
+    const dot = s.indexOf(".");
     ip = s.slice(0, dot);
     fp = s.slice(dot + 1);
     if (fp.length > p.mx) {
@@ -205,8 +205,12 @@ function numberFormatterOf(locales, options) {
   return numberFormatter(compiledPrefix("N", localeList(locales), readOpts(options, NF_OPTS)));
 }
 defineMethod(Number.prototype, "toLocaleString", function toLocaleString(locales, options) {
-  const x = valueOfNumber.call(this);
-  return formatNumber(numberFormatterOf(locales, options), x);
+  const x = valueOfNumber.call(this), f = numberFormatterOf(locales, options);
+  if (f.pattern !== null) {
+    const s = fastNumber(f.pattern, x);
+    if (s !== void 0) return s;
+  }
+  return intlCompiled(f.prefix + numText(x));
 });
 defineMethod(BigInt.prototype, "toLocaleString", function toLocaleString(locales, options) {
   const x = valueOfBigInt.call(this);
