@@ -83,6 +83,8 @@ function keyedMiss(k, a, b) {
   }
   return x < y ? -1 : x > y ? 1 : 0;
 }
+// optKey is an option value in a keyer's key: its type, then its text.
+const optKey = (v) => "\u0001" + (typeof v)[0] + v;
 // keyers holds a keyer per options text, for instances and localeCompare;
 // emptied when it holds 64.
 const keyerOf = prefixCache();
@@ -195,8 +197,12 @@ defineMethod(String.prototype, "localeCompare", function localeCompare(that, loc
     if (options === undefined && typeof locales === "string") {
       k = keyerOf("L" + locales, () => newKeyer([locales], {}));
     } else {
+      // Options are read on every call, as a new Collator would; the
+      // keyer is found by their values, without JSON.
       const l = localeList(locales), o = readOpts(options, COL_OPTS);
-      k = keyerOf(compiledPrefix("K", l, o), () => newKeyer(l, o));
+      const key = "O" + l.join("\0") + optKey(o.usage) + optKey(o.sensitivity) + optKey(o.ignorePunctuation) +
+        optKey(o.numeric) + optKey(o.caseFirst);
+      k = keyerOf(key, () => newKeyer(l, o));
     }
   }
   const a = typeof this === "string" ? this : String(this), b = typeof that === "string" ? that : String(that);
