@@ -73,6 +73,11 @@ const c = new Intl.Collator().compare, out = [];
 out.push(c("a\u0000b", "a\u0000c"), c("b".repeat(2000), "a".repeat(2000)), ["b".repeat(1100), "a"].sort(c)[0] === "a" ? -1 : 1, c("x".repeat(5000), "x".repeat(5000)));
 try { c("y".repeat(70000), "y"); } catch (e) { out.push(e.name + ": " + e.message); }
 return out;`},
+		{name: "strings whose keys expand", want: `true`, lim: Limits{Timeout: time.Minute}, src: `
+const c = new Intl.Collator().compare;
+const a = Array.from({ length: 60 }, (_, i) => "\ufdfa".repeat(1000) + ((i * 7) % 60));
+const s = [...a].sort(c);
+return s.every((x, i) => i === 0 || c(s[i - 1], x) <= 0) && s[0].endsWith("\ufdfa0") && s[59].endsWith("\ufdfa9");`},
 		{name: "many options", want: `500`, lim: Limits{Timeout: time.Minute}, src: `
 let n = 0;
 for (let i = 0; i < 500; i++) {

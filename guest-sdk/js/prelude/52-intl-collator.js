@@ -109,8 +109,10 @@ function sortByKeys(a, k) {
   }
   if (n <= SORT_MAX_STRINGS && 3 * (units + k.prefix.length) + n < SORT_MAX_BYTES) {
     const order = JSON.parse(intlCompiled("S" + k.prefix.slice(1) + vals.join("\0")));
-    for (let j = 0; j < n; j++) a[j] = vals[order[j]];
-    return true;
+    if (order !== null) {
+      for (let j = 0; j < n; j++) a[j] = vals[order[j]];
+      return true;
+    }
   }
   const d = new Array(n), keys = k.keys, miss = [], missAt = [];
   for (let i = 0; i < n; i++) {

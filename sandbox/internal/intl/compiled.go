@@ -31,7 +31,9 @@ import (
 // An S answer's text is the strings' order by their keys, a JSON array of
 // their indexes (equal keys in the order given): an array of up to
 // maxSortStrings strings sorts in one request of up to MaxSortRequestBytes,
-// without its keys crossing to the guest.
+// without its keys crossing to the guest. It is null when the keys would
+// take more than maxSortKeyBytes (a collation key can be tens of times its
+// string): the guest then sorts by keys from K requests.
 //
 // An F answer's text is a numberPattern in JSON, or null where the options
 // are not the plain decimal the guest formats itself (see fastNumber in
@@ -58,6 +60,7 @@ const (
 	// MaxSortRequestBytes bounds an S request, in bytes.
 	MaxSortRequestBytes = 1 << 20
 	maxSortStrings      = 1 << 16
+	maxSortKeyBytes     = 4 << 20
 	maxCompiledConfig   = 4096
 	maxCompiled         = 512
 )
@@ -378,12 +381,18 @@ func (c *compiledKeys) sort(payload string) (string, error) {
 	keys := make([]string, 0, n)
 	var b strings.Builder
 	var buf collate.Buffer
+	total := 0
 	for s := range strings.SplitSeq(payload, "\x00") {
 		if len(s) > MaxKeyString {
 			return "", rangeErr("Intl string of %d bytes exceeds %d", len(s), MaxKeyString)
 		}
 		b.Reset()
 		c.writeKey(&b, &buf, s)
+		if total += b.Len(); total > maxSortKeyBytes {
+			// Keys this large (long expansions) are not held at once:
+			// the guest sorts by keys it asks for in K requests.
+			return "null", nil
+		}
 		keys = append(keys, b.String())
 	}
 	idx := make([]int, n)

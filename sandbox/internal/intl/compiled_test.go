@@ -189,6 +189,17 @@ func TestCompiledHostile(t *testing.T) {
 		require.Equal(t, len(ss), got)
 	})
 
+	t.Run("sort keys bounded", func(t *testing.T) {
+		// U+FDFA expands to 18 characters' weights: a request of 1 MiB
+		// would make keys of tens of MiB; the host answers null instead.
+		s := strings.Repeat("\ufdfa", MaxKeyString/3)
+		ss := make([]string, MaxSortRequestBytes/(len(s)+1)-1)
+		for i := range ss {
+			ss[i] = s
+		}
+		require.Equal(t, "=null", string(h.Handle([]byte("S{\"l\":[]}\n"+strings.Join(ss, "\x00")))))
+	})
+
 	t.Run("compiled cache bounded", func(t *testing.T) {
 		var wg sync.WaitGroup
 		for g := range 4 {
