@@ -114,7 +114,7 @@ const numText = (x) => {
 // decimal (String(x)) half away from zero, as the host does.
 function fastNumber(p, x) {
   if (!(x > -1e21 && x < 1e21) || (x > -1e-6 && x < 1e-6 && (x !== 0 || 1 / x < 0))) return void 0;
-  const neg = x < 0, s = String(neg ? -x : x);
+  const neg = x < 0, s = "" + (neg ? -x : x);
   let ip = s, fp = "";
   if (x % 1 !== 0) {
     const dot = s.indexOf(".");
@@ -126,7 +126,7 @@ function fastNumber(p, x) {
       if (up) {
         const all = ip + fp;
         if (all.length > 15) return void 0;
-        const t = String(Number(all) + 1).padStart(p.mx + 1, "0");
+        const t = ("" + (+all + 1)).padStart(p.mx + 1, "0");
         ip = t.slice(0, t.length - p.mx);
         fp = t.slice(t.length - p.mx);
       }
