@@ -188,6 +188,33 @@ const valueOfNumber = Number.prototype.valueOf, valueOfBigInt = BigInt.prototype
 // numberFormatterOf returns the formatter of toLocaleString's arguments:
 // found by the locale string alone, or by the options' compiled prefix.
 let numberByLocale = Object.create(null), numberLocales = 0;
+const numberByOptions = prefixCache();
+// textKey and localesKey write a text and locales into a cache key with
+// their lengths, so that no two inputs make the same key.
+const textKey = (s) => s.length + ":" + s;
+function localesKey(l) {
+  let key = l.length + ";";
+  for (let i = 0; i < l.length; i++) key += textKey(l[i]);
+  return key;
+}
+// readRaw reads the named options once each, as readOpts would, into
+// values (for readOpts to convert) and a key naming them: each present
+// option's name, type and value. The key is null when a value is an
+// object, whose conversion the script can observe and must see each call.
+function readRaw(options, names) {
+  if (options === void 0) return { values: void 0, key: "" };
+  if (options === null) throw new TypeError("Cannot convert undefined or null to object");
+  const o = Object(options), values = {};
+  let key = "";
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i], v = o[name];
+    if (v === void 0) continue;
+    values[name] = v;
+    const t = typeof v;
+    if (key !== null) key = t === "object" || t === "function" || t === "symbol" ? null : key + textKey(name + t[0] + v);
+  }
+  return { values, key };
+}
 function numberFormatterOf(locales, options) {
   if (options === void 0 && (locales === void 0 || typeof locales === "string")) {
     const key = locales === void 0 ? "" : locales;
@@ -202,7 +229,9 @@ function numberFormatterOf(locales, options) {
     }
     return f;
   }
-  return numberFormatter(compiledPrefix("N", localeList(locales), readOpts(options, NF_OPTS)));
+  const l = localeList(locales), raw = readRaw(options, NF_OPTS);
+  if (raw.key === null) return numberFormatter(compiledPrefix("N", l, readOpts(raw.values, NF_OPTS)));
+  return numberByOptions(localesKey(l) + raw.key, () => numberFormatter(compiledPrefix("N", l, readOpts(raw.values, NF_OPTS))));
 }
 defineMethod(Number.prototype, "toLocaleString", function toLocaleString(locales, options) {
   const x = valueOfNumber.call(this), f = numberFormatterOf(locales, options);

@@ -61,7 +61,9 @@ for (const [name, required, defaults] of [["toLocaleString", "any", "all"], ["to
       return datePrefixes(name + (locales === undefined ? "" : "\0" + locales),
         () => compiledPrefix("D", localeList(locales), dateOpts(undefined, required, defaults)));
     }
-    return compiledPrefix("D", localeList(locales), dateOpts(options, required, defaults));
+    const l = localeList(locales), raw = readRaw(options, DTF_OPTS);
+    if (raw.key === null) return compiledPrefix("D", l, dateOpts(raw.values, required, defaults));
+    return datePrefixes(name + ";" + localesKey(l) + raw.key, () => compiledPrefix("D", l, dateOpts(raw.values, required, defaults)));
   };
   defineMethod(Date.prototype, name, {
     [name](locales, options) {

@@ -84,7 +84,7 @@ function keyedMiss(k, a, b) {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 // optKey is an option value in a keyer's key: its type, then its text.
-const optKey = (v) => "\u0001" + (typeof v)[0] + v;
+const optKey = (v) => textKey((typeof v)[0] + v);
 // keyers holds a keyer per options text, for instances and localeCompare;
 // emptied when it holds 64.
 const keyerOf = prefixCache();
@@ -202,7 +202,7 @@ defineMethod(String.prototype, "localeCompare", function localeCompare(that, loc
       // Options are read on every call, as a new Collator would; the
       // keyer is found by their values, without JSON.
       const l = localeList(locales), o = readOpts(options, COL_OPTS);
-      const key = "O" + l.join("\0") + optKey(o.usage) + optKey(o.sensitivity) + optKey(o.ignorePunctuation) +
+      const key = "O" + localesKey(l) + optKey(o.usage) + optKey(o.sensitivity) + optKey(o.ignorePunctuation) +
         optKey(o.numeric) + optKey(o.caseFirst);
       k = keyerOf(key, () => newKeyer(l, o));
     }

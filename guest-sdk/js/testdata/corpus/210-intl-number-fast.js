@@ -26,5 +26,13 @@ for (let i = 0; i < 50; i++) {
     v.toLocaleString("en-IN"), v.toLocaleString(["fr-FR"]), 12345678901234567890n.toLocaleString("de-DE"));
 }
 out.push(mixed.join(","));
+// Options that print alike in a cache key must not share a formatter.
+const odd = [];
+for (const [l, o] of [["de", { style: "decimal" }], ["de", { style: "decimal\u0001currency\u0002sEUR" }],
+  ["de", { maximumFractionDigits: 1 }], ["de", { maximumFractionDigits: "1" }], ["de", { maximumFractionDigits: { valueOf: () => 1 } }],
+  [["de", "fr"], undefined], ["de\u0000fr", undefined], [["de"], { style: "percent" }]]) {
+  try { odd.push((1234.56).toLocaleString(l, o)); } catch (e) { odd.push(e.name); }
+}
+out.push(odd.join(" | "));
 console.log(out[0]);
 return out;
