@@ -1,7 +1,9 @@
 // Part of the prelude: Intl and the locale-aware methods. The engine has no
-// Intl; every operation is one OP_INTL request to the host
-// (sandbox/internal/intl), which formats from CLDR data. The default locale
-// is en-US and the time zone UTC, whatever the host's.
+// Intl; operations are OP_INTL requests to the host (sandbox/internal/intl),
+// which formats from CLDR data: JSON ones, and compiled ones for the hot
+// paths (options resolved once on the host; collation keys compared and
+// plain decimals formatted in the guest). The default locale is en-US and
+// the time zone UTC, whatever the host's.
 const OP_INTL = 11;
 const MAX_INTL_REQUEST = 65536;
 function intlCall(req) {

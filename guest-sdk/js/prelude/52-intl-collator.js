@@ -5,8 +5,8 @@
 // plain strings: a keyer holds the keys of one set of options. Sorting an
 // array of strings with a Collator's compare asks the host for their order
 // (one "S" request), or, for more strings than a request holds, for every
-// key at once and sorts the keys natively. Strings that are long or hold a NUL are compared by the
-// host, one request per comparison, as before.
+// key at once and sorts the keys natively. Strings that are long or hold a
+// NUL are compared by the host, one request per comparison, as before.
 const COL_OPTS = ["usage", "sensitivity", "ignorePunctuation", "numeric", "caseFirst"];
 const colResolved = new WeakMap();
 // Bounds of a keyer's cache (its keys and strings, in UTF-16 units) and of
