@@ -12,6 +12,9 @@
 #   make bench-peer  airlock against QuickJS as quickjs-emscripten ships it, on
 #                Node: the ratios of issue 22 (internal/peerbench; BENCHMARKS.md,
 #                "Against the peer")
+#   make bench-intl  airlock's Intl against Node 20's on the workloads of
+#                issue 23 item 3 (internal/intlbench; BENCHMARKS.md, "Intl
+#                against Node"); make bench runs it too
 #   make lint    go vet + staticcheck (installed at a pinned version)
 #   make fuzz    runs every fuzz target for FUZZTIME each
 #   make soak    drives the fleet through SOAK_OPS randomised operations on a
@@ -33,7 +36,7 @@ SOAK_SEEDS  ?= 1,2,3
 BENCH_BASE  ?= 309923e
 GUEST_WASM  := examples/chains/go-guest/chain.wasm
 
-.PHONY: all build test test-go guest lint fuzz bench bench-peer soak clean
+.PHONY: all build test test-go guest lint fuzz bench bench-peer bench-intl soak clean
 
 all: build
 
@@ -82,11 +85,17 @@ bench: guest $(BENCHSTAT)
 	BENCHCOUNT=$(BENCHCOUNT) BENCHSTAT=$(BENCHSTAT) scripts/minio.sh run -- scripts/bench.sh
 	BENCHCOUNT=$(BENCHCOUNT) BENCHSTAT=$(BENCHSTAT) scripts/bench-compare.sh $(BENCH_BASE)
 	$(MAKE) --no-print-directory bench-peer
+	$(MAKE) --no-print-directory bench-intl
 
 # bench-peer writes its table to bench/peer.txt too.
 bench-peer:
 	scripts/peer-deps.sh >/dev/null
 	$(GO) run ./internal/peerbench | tee bench/peer.txt
+
+# bench-intl needs node (20) on the PATH; it writes its table to
+# bench/intl.txt too.
+bench-intl:
+	$(GO) run ./internal/intlbench | tee bench/intl.txt
 
 # soak is TestFleetUnderFaults (service/fleet_faults_test.go) at length:
 # make test runs it with a small count and one seed. It prints its figures

@@ -12,11 +12,22 @@ import (
 var intlHandler = intl.New()
 
 // intl answers OpIntl: one Intl request from the prelude (50-intl.js). A
-// request larger than intl.MaxRequestBytes is answered with a RangeError
-// without copying it.
+// request larger than its limit (intl.RequestLimit: intl.MaxRequestBytes,
+// or MaxSortRequestBytes for a sort) is answered with a RangeError without
+// copying it.
 func (r *scriptRun) intl(ctx context.Context, args []uint64) uint64 {
 	ref := r.str(ctx, args, 1)
-	if ref.Len() > intl.MaxRequestBytes {
+	limit := intl.MaxRequestBytes
+	if ref.Len() > limit {
+		first, err := ref.Bytes(1)
+		if err != nil {
+			r.guestErr(err)
+		}
+		if len(first) == 1 {
+			limit = intl.RequestLimit(first[0])
+		}
+	}
+	if ref.Len() > limit {
 		r.copyStr(ctx, ref, 0)
 		return r.newString(ctx, []byte(`{"e":"RangeError","m":"Intl request too large"}`))
 	}

@@ -1,7 +1,9 @@
 // Part of the prelude: Intl and the locale-aware methods. The engine has no
-// Intl; every operation is one OP_INTL request to the host
-// (sandbox/internal/intl), which formats from CLDR data. The default locale
-// is en-US and the time zone UTC, whatever the host's.
+// Intl; operations are OP_INTL requests to the host (sandbox/internal/intl),
+// which formats from CLDR data: JSON ones, and compiled ones for the hot
+// paths (options resolved once on the host; collation keys compared and
+// plain decimals formatted in the guest). The default locale is en-US and
+// the time zone UTC, whatever the host's.
 const OP_INTL = 11;
 const MAX_INTL_REQUEST = 65536;
 function intlCall(req) {
@@ -10,6 +12,31 @@ function intlCall(req) {
   const r = JSON.parse(host(OP_INTL, noNul(json)));
   if (typeof r.e === "string") throw new (r.e === "TypeError" ? TypeError : RangeError)(r.m);
   return r;
+}
+// intlCompiled sends a compiled request (sandbox/internal/intl/compiled.go):
+// an op letter, options the host resolves once and keeps, and a payload;
+// the answer is "=" and the text, or a JSON error.
+function intlCompiled(req) {
+  const r = host(OP_INTL, req);
+  if (r.charCodeAt(0) === 61) return r.slice(1);
+  const e = JSON.parse(r);
+  throw new (e.e === "TypeError" ? TypeError : RangeError)(e.m);
+}
+// compiledPrefix is a compiled request's op and options, the same text for
+// the same options.
+const compiledPrefix = (op, l, o) => op + JSON.stringify({ l, o }) + "\n";
+// prefixCache returns a small cache of compiled prefixes by a key the
+// caller makes, emptied when it holds 64.
+function prefixCache() {
+  let m = Object.create(null), n = 0;
+  return (key, make) => {
+    let p = m[key];
+    if (p === undefined) {
+      if (++n > 64) { m = Object.create(null); n = 1; }
+      p = m[key] = make();
+    }
+    return p;
+  };
 }
 const defineMethod = (obj, name, value) =>
   Object.defineProperty(obj, name, { value, writable: true, enumerable: false, configurable: true });
@@ -97,6 +124,59 @@ const numText = (x) => {
   x = Number(x);
   return Object.is(x, -0) ? "-0" : String(x);
 };
+// fastNumber formats the number x with a compiled numberPattern p (the
+// host's "F" answer, sandbox/internal/intl/compiled.go) as the host would,
+// or returns undefined for what it leaves to the host: NaN, infinities,
+// -0, exponent forms, and rounding past 15 digits. It rounds the shortest
+// decimal (String(x)) half away from zero, as the host does.
+function fastNumber(p, x) {
+  if (!(x > -1e21 && x < 1e21) || (x > -1e-6 && x < 1e-6 && (x !== 0 || 1 / x < 0))) return void 0;
+  const neg = x < 0, s = "" + (neg ? -x : x);
+  let ip = s, fp = "";
+  if (x % 1 !== 0) {
+    const dot = s.indexOf(".");
+    ip = s.slice(0, dot);
+    fp = s.slice(dot + 1);
+    if (fp.length > p.mx) {
+      const up = fp.charCodeAt(p.mx) >= 53; // "5"
+      fp = fp.slice(0, p.mx);
+      if (up) {
+        const all = ip + fp;
+        if (all.length > 15) return void 0;
+        const t = ("" + (+all + 1)).padStart(p.mx + 1, "0");
+        ip = t.slice(0, t.length - p.mx);
+        fp = t.slice(t.length - p.mx);
+      }
+      let e = fp.length;
+      while (e > p.mn && fp.charCodeAt(e - 1) === 48) e--;
+      if (e < fp.length) fp = fp.slice(0, e);
+    }
+  }
+  if (fp.length < p.mn) fp = fp.padEnd(p.mn, "0");
+  const n = ip.length;
+  if (p.mg >= 0 && n >= p.mg + p.p) {
+    let end = n - p.p, out = ip.slice(end);
+    while (end > 0) {
+      const start = end > p.s ? end - p.s : 0;
+      out = ip.slice(start, end) + p.g + out;
+      end = start;
+    }
+    ip = out;
+  }
+  return (neg ? p.m : "") + (fp === "" ? ip : ip + p.d + fp);
+}
+// numberFormatter returns the formatter of a compiled prefix: the prefix
+// and its pattern (null: the host formats every number), cached.
+const numberFormatters = prefixCache();
+const numberFormatter = (prefix) =>
+  numberFormatters(prefix, () => ({ prefix, pattern: JSON.parse(intlCompiled("F" + prefix.slice(1))) }));
+function formatNumber(f, x) {
+  if (typeof x === "number" && f.pattern !== null) {
+    const s = fastNumber(f.pattern, x);
+    if (s !== void 0) return s;
+  }
+  return intlCompiled(f.prefix + numText(x));
+}
 const nfResolved = new WeakMap();
 class NumberFormat {
   constructor(locales, options) {
@@ -104,7 +184,8 @@ class NumberFormat {
   }
   get format() {
     const r = nfOf(this);
-    const f = (x) => intlCall({ op: "nf", l: [r.locale], o: r, v: numText(x) }).s;
+    const nf = numberFormatter(compiledPrefix("N", [r.locale], r));
+    const f = (x) => formatNumber(nf, x);
     Object.defineProperty(this, "format", { value: f, configurable: true });
     return f;
   }
@@ -121,13 +202,65 @@ function nfOf(nf, method = "format") {
 }
 intlClass("NumberFormat", NumberFormat);
 const valueOfNumber = Number.prototype.valueOf, valueOfBigInt = BigInt.prototype.valueOf;
+// numberFormatterOf returns the formatter of toLocaleString's arguments:
+// found by the locale string alone, or by the options' compiled prefix.
+let numberByLocale = Object.create(null), numberLocales = 0;
+const numberByOptions = prefixCache();
+// textKey and localesKey write a text and locales into a cache key with
+// their lengths, so that no two inputs make the same key.
+const textKey = (s) => s.length + ":" + s;
+function localesKey(l) {
+  let key = l.length + ";";
+  for (let i = 0; i < l.length; i++) key += textKey(l[i]);
+  return key;
+}
+// readRaw reads the named options once each, as readOpts would, into
+// values (for readOpts to convert) and a key naming them: each present
+// option's name, type and value. The key is null when a value is an
+// object, whose conversion the script can observe and must see each call.
+function readRaw(options, names) {
+  if (options === void 0) return { values: void 0, key: "" };
+  if (options === null) throw new TypeError("Cannot convert undefined or null to object");
+  const o = Object(options), values = {};
+  let key = "";
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i], v = o[name];
+    if (v === void 0) continue;
+    values[name] = v;
+    const t = typeof v;
+    if (key !== null) key = t === "object" || t === "function" || t === "symbol" ? null : key + textKey(name + t[0] + v);
+  }
+  return { values, key };
+}
+function numberFormatterOf(locales, options) {
+  if (options === void 0 && (locales === void 0 || typeof locales === "string")) {
+    const key = locales === void 0 ? "" : locales;
+    let f = numberByLocale[key];
+    if (f === void 0) {
+      f = numberFormatter(compiledPrefix("N", localeList(locales), {}));
+      if (++numberLocales > 64) {
+        numberByLocale = Object.create(null);
+        numberLocales = 1;
+      }
+      numberByLocale[key] = f;
+    }
+    return f;
+  }
+  const l = localeList(locales), raw = readRaw(options, NF_OPTS);
+  if (raw.key === null) return numberFormatter(compiledPrefix("N", l, readOpts(raw.values, NF_OPTS)));
+  return numberByOptions(localesKey(l) + raw.key, () => numberFormatter(compiledPrefix("N", l, readOpts(raw.values, NF_OPTS))));
+}
 defineMethod(Number.prototype, "toLocaleString", function toLocaleString(locales, options) {
-  const x = valueOfNumber.call(this);
-  return intlCall({ op: "nf", l: localeList(locales), o: readOpts(options, NF_OPTS), v: numText(x) }).s;
+  const x = valueOfNumber.call(this), f = numberFormatterOf(locales, options);
+  if (f.pattern !== null) {
+    const s = fastNumber(f.pattern, x);
+    if (s !== void 0) return s;
+  }
+  return intlCompiled(f.prefix + numText(x));
 });
 defineMethod(BigInt.prototype, "toLocaleString", function toLocaleString(locales, options) {
   const x = valueOfBigInt.call(this);
-  return intlCall({ op: "nf", l: localeList(locales), o: readOpts(options, NF_OPTS), v: String(x) }).s;
+  return intlCompiled(numberFormatterOf(locales, options).prefix + String(x));
 });
 
 // ---- Date.prototype.toString -------------------------------------------

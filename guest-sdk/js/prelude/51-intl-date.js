@@ -29,8 +29,8 @@ class DateTimeFormat {
   }
   get format() {
     const r = dtfOf(this);
-    const o = DateTimeFormat.#back(r);
-    const f = (d) => intlCall({ op: "dtf", l: [r.locale], o, v: timeOf(d) }).s;
+    const p = compiledPrefix("D", [r.locale], DateTimeFormat.#back(r));
+    const f = (d) => intlCompiled(p + timeOf(d));
     Object.defineProperty(this, "format", { value: f, configurable: true });
     return f;
   }
@@ -51,13 +51,25 @@ function dtfOf(f) {
   return r;
 }
 intlClass("DateTimeFormat", DateTimeFormat);
+const datePrefixes = prefixCache();
 for (const [name, required, defaults] of [["toLocaleString", "any", "all"], ["toLocaleDateString", "date", "date"],
   ["toLocaleTimeString", "time", "time"]]) {
+  // The compiled prefix of the arguments: cached for a locale string
+  // alone, made each time with options.
+  const prefix = (locales, options) => {
+    if (options === undefined && (locales === undefined || typeof locales === "string")) {
+      return datePrefixes(name + (locales === undefined ? "" : "\0" + locales),
+        () => compiledPrefix("D", localeList(locales), dateOpts(undefined, required, defaults)));
+    }
+    const l = localeList(locales), raw = readRaw(options, DTF_OPTS);
+    if (raw.key === null) return compiledPrefix("D", l, dateOpts(raw.values, required, defaults));
+    return datePrefixes(name + ";" + localesKey(l) + raw.key, () => compiledPrefix("D", l, dateOpts(raw.values, required, defaults)));
+  };
   defineMethod(Date.prototype, name, {
     [name](locales, options) {
       const x = dateValue.call(this);
       if (Number.isNaN(x)) return "Invalid Date";
-      return intlCall({ op: "dtf", l: localeList(locales), o: dateOpts(options, required, defaults), v: x }).s;
+      return intlCompiled(prefix(locales, options) + x);
     },
   }[name]);
 }

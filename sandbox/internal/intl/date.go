@@ -84,6 +84,9 @@ type dtAnswer struct {
 	R dtResolved  `json:"r"`
 	S *string     `json:"s,omitempty"`
 	P [][2]string `json:"p,omitempty"`
+	// format renders a time (ms since the epoch) with R, for a compiled
+	// formatter (compiled.go).
+	format func(ms float64) ([][2]string, error)
 }
 
 var styleIndex = map[string]int{"full": 0, "long": 1, "medium": 2, "short": 3}
@@ -290,23 +293,23 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 		b := res.HourCycle == "h11" || res.HourCycle == "h12"
 		res.Hour12 = &b
 	}
-	ans := &dtAnswer{R: res}
+	if strings.HasSuffix(o.TimeZoneName, "Offset") {
+		zoneName = "" // the GMT format even for UTC
+	}
+	format := func(ms float64) ([][2]string, error) {
+		if math.IsNaN(ms) || math.Abs(ms) > 8.64e15 {
+			return nil, rangeErr("Invalid time value")
+		}
+		t := time.UnixMilli(int64(ms)).In(loc)
+		return renderDate(cal, lc, sym, pattern, t, zoneName, o.TimeZoneName), nil
+	}
+	ans := &dtAnswer{R: res, format: format}
 	if len(req.V) > 0 {
-		if strings.HasSuffix(o.TimeZoneName, "Offset") {
-			zoneName = "" // the GMT format even for UTC
+		var ms float64
+		if err := json.Unmarshal(req.V, &ms); err != nil {
+			return nil, typeErr("malformed Intl value")
 		}
-		format := func(raw json.RawMessage) ([][2]string, error) {
-			var ms float64
-			if err := json.Unmarshal(raw, &ms); err != nil {
-				return nil, typeErr("malformed Intl value")
-			}
-			if math.IsNaN(ms) || math.Abs(ms) > 8.64e15 {
-				return nil, rangeErr("Invalid time value")
-			}
-			t := time.UnixMilli(int64(ms)).In(loc)
-			return renderDate(cal, lc, sym, pattern, t, zoneName, o.TimeZoneName), nil
-		}
-		parts, err := format(req.V)
+		parts, err := format(ms)
 		if err != nil {
 			return nil, err
 		}
@@ -316,7 +319,11 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 		if len(req.W) > 0 {
 			// formatRange: CLDR's interval fallback, without collapsing
 			// the fields the two dates share.
-			p2, err := format(req.W)
+			var ms2 float64
+			if err := json.Unmarshal(req.W, &ms2); err != nil {
+				return nil, typeErr("malformed Intl value")
+			}
+			p2, err := format(ms2)
 			if err != nil {
 				return nil, err
 			}

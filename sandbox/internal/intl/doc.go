@@ -30,8 +30,17 @@
 // before it is used: the request (MaxRequestBytes), strings, the number of
 // locales and list items, and fraction and significant digits (V8's ranges).
 //
+// The hot paths use compiled requests instead (compiled.go): a letter ("N"
+// format a number, "D" a date, "K" collation keys, "S" sort strings, "F"
+// a number pattern), options as the same text every time, which the
+// Handler resolves once and keeps, and a payload; the answer is "=" and
+// text. The guest compares collation keys itself and formats plain
+// decimals itself from an F pattern, so most comparisons and many number
+// formats make no request at all (RATIONALE.md, "Why does the guest
+// compare collation keys and format plain numbers itself?").
+//
 // # Concurrency
 //
-// A Handler is safe for concurrent use; it caches per-locale data in a
-// bounded cache.
+// A Handler is safe for concurrent use; it caches per-locale data and
+// compiled options in bounded caches.
 package intl

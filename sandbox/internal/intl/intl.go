@@ -53,10 +53,14 @@ func typeErr(format string, a ...any) error {
 type Handler struct {
 	mu    sync.Mutex
 	cache map[string]any
+	// compiled holds compiled requests' options, resolved (compiled.go).
+	compiled map[string]compiled
 }
 
-// New returns a Handler with an empty cache.
-func New() *Handler { return &Handler{cache: make(map[string]any)} }
+// New returns a Handler with empty caches.
+func New() *Handler {
+	return &Handler{cache: make(map[string]any), compiled: make(map[string]compiled)}
+}
 
 // cached returns the value cached under key, computing it with f when
 // absent. The cache holds at most maxCache entries: when full, one entry
@@ -90,25 +94,33 @@ func (h *Handler) lookup(key string) (any, bool) {
 	return v, ok
 }
 
-// Handle answers one request. It never panics on bad input: a malformed
-// request is a TypeError.
+// Handle answers one request, JSON or compiled (compiled.go). It never
+// panics on bad input: a malformed request is a TypeError.
 func (h *Handler) Handle(req []byte) []byte {
+	if isCompiled(req) {
+		return h.handleCompiled(req)
+	}
 	out, err := h.handle(req)
 	if err != nil {
-		var e *Error
-		if !errors.As(err, &e) {
-			e = &Error{Name: "TypeError", Message: err.Error()}
-		}
-		b, _ := json.Marshal(struct {
-			E string `json:"e"`
-			M string `json:"m"`
-		}{e.Name, e.Message})
-		return b
+		return errorAnswer(err)
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
 		return []byte(`{"e":"TypeError","m":"intl: unencodable answer"}`)
 	}
+	return b
+}
+
+// errorAnswer is the answer that makes the guest throw err.
+func errorAnswer(err error) []byte {
+	var e *Error
+	if !errors.As(err, &e) {
+		e = &Error{Name: "TypeError", Message: err.Error()}
+	}
+	b, _ := json.Marshal(struct {
+		E string `json:"e"`
+		M string `json:"m"`
+	}{e.Name, e.Message})
 	return b
 }
 

@@ -73,6 +73,8 @@ type numAnswer struct {
 	R numResolved `json:"r"`
 	S *string     `json:"s,omitempty"`
 	P [][2]string `json:"p,omitempty"`
+	// nf formats with R, for a compiled formatter (compiled.go).
+	nf *numFormat
 }
 
 // maxFractionDigits is Node 20's (V8 11.3) upper bound of the fraction
@@ -175,7 +177,7 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 		nf.compact = cldrCompactData[nf.sym.data.compact]
 	}
 	res.NumberingSystem = nf.numbering
-	ans := &numAnswer{R: res}
+	ans := &numAnswer{R: res, nf: nf}
 	if len(req.V) > 0 {
 		var v string
 		if err := json.Unmarshal(req.V, &v); err != nil {

@@ -1,0 +1,154 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestIntlGuestFormatsAsHost: numbers the guest formats itself (plain
+// decimal options, 50-intl.js fastNumber) print what the host prints for
+// the same options (formatToParts always asks the host), for random
+// values that round, carry and group.
+func TestIntlGuestFormatsAsHost(t *testing.T) {
+	res, err := engine(t).Run(context.Background(), Script{Source: `
+let seed = 7;
+const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+const bad = [];
+const formats = [];
+for (const l of ["en-US", "de-DE", "fr-FR", "es-ES", "pl-PL", "en-IN", "sv-SE", "de-CH", "pt-PT", "it-IT"]) {
+  for (const o of [undefined, { maximumFractionDigits: 0 }, { maximumFractionDigits: 2 }, { minimumFractionDigits: 3, maximumFractionDigits: 5 },
+    { useGrouping: false }, { useGrouping: "always" }, { useGrouping: "min2" }, { maximumFractionDigits: 20 }]) {
+    formats.push(new Intl.NumberFormat(l, o));
+  }
+}
+let n = 0;
+for (let i = 0; i < 3000; i++) {
+  const scale = 10 ** Math.floor(rnd() * 24 - 8);
+  let x = Math.round(rnd() * 1e6) / 1e3 * scale;
+  if (i % 3 === 0) x = -x;
+  if (i % 7 === 0) x = Math.round(x * 2) / 2;
+  if (i % 11 === 0) x = Math.floor(x) + 0.5 - 1e-9 * (i % 2);
+  const f = formats[i % formats.length];
+  const got = f.format(x), want = f.formatToParts(x).map((p) => p.value).join("");
+  n++;
+  if (got !== want) bad.push([f.resolvedOptions().locale, JSON.stringify(f.resolvedOptions().maximumFractionDigits), x, got, want]);
+  const s = x.toLocaleString("en-US");
+  if (s !== formats[0].formatToParts(x).map((p) => p.value).join("")) bad.push(["toLocaleString", x, s]);
+}
+return { n, bad: bad.slice(0, 10) };`}, okBridge, Limits{Timeout: 2 * time.Minute})
+	require.NoError(t, err)
+	var got struct {
+		N   int
+		Bad []any
+	}
+	require.NoError(t, json.Unmarshal(res.Value, &got))
+	require.Equal(t, 3000, got.N)
+	require.Empty(t, got.Bad)
+}
+
+// TestIntlHostile: what a script can make the compiled Intl paths do
+// (many keys, long and odd strings, many options, throwing getters) ends
+// in a result or a typed limit, with a healthy chain finishing alongside.
+func TestIntlHostile(t *testing.T) {
+	e := engine(t)
+	for _, tt := range []struct {
+		name, src string
+		lim       Limits
+		want      string // the result's JSON; empty: the run hits lim's memory or time limit
+	}{
+		{name: "keys past the guest cache", want: `"done"`, lim: Limits{Timeout: time.Minute}, src: `
+const c = new Intl.Collator().compare;
+for (let r = 0; r < 3; r++) { const a = Array.from({length: 30000}, (_, i) => "k" + r + "_" + (i * 7919 % 30000)); a.sort(c); }
+for (let i = 0; i < 60000; i++) ("s" + i).localeCompare("t" + i);
+return "done";`},
+		{name: "keys under a small memory limit", lim: Limits{MemoryBytes: 8 << 20, Timeout: time.Minute}, src: `
+const c = new Intl.Collator().compare, a = [];
+for (let i = 0; ; i++) { a.push("x".repeat(1000) + i); if (a.length % 1000 === 0) a.sort(c); }`},
+		{name: "strings keys are not used for", want: `[-1,1,-1,0,"RangeError: Intl request too large"]`, src: `
+const c = new Intl.Collator().compare, out = [];
+out.push(c("a\u0000b", "a\u0000c"), c("b".repeat(2000), "a".repeat(2000)), ["b".repeat(1100), "a"].sort(c)[0] === "a" ? -1 : 1, c("x".repeat(5000), "x".repeat(5000)));
+try { c("y".repeat(70000), "y"); } catch (e) { out.push(e.name + ": " + e.message); }
+return out;`},
+		{name: "strings whose keys expand", want: `true`, lim: Limits{Timeout: time.Minute}, src: `
+const c = new Intl.Collator().compare;
+const a = Array.from({ length: 60 }, (_, i) => "\ufdfa".repeat(1000) + ((i * 7) % 60));
+const s = [...a].sort(c);
+return s.every((x, i) => i === 0 || c(s[i - 1], x) <= 0) && s[0].endsWith("\ufdfa0") && s[59].endsWith("\ufdfa9");`},
+		{name: "many options", want: `500`, lim: Limits{Timeout: time.Minute}, src: `
+let n = 0;
+for (let i = 0; i < 500; i++) {
+  const o = { maximumFractionDigits: i % 21, minimumIntegerDigits: 1 + i % 21 };
+  if ((1234.5).toLocaleString("en-u-nu-latn-x-" + i.toString(36).padStart(3, "0"), o).length > 0) n++;
+  "a".localeCompare("b", "de-x-" + i.toString(36).padStart(3, "0"), { sensitivity: ["base", "accent", "case", "variant"][i % 4] });
+  new Date(i).toLocaleString("en-x-" + i.toString(36).padStart(3, "0"), { timeZone: "UTC" });
+}
+return n;`},
+		{name: "a throwing getter in a sorted array", want: `["a","b","c"]`, src: `
+const a = ["c", "a", "b"];
+let reads = 0;
+Object.defineProperty(a, 1, { get() { if (++reads > 1) throw new Error("read twice"); return "a"; }, configurable: true });
+const b = [...a];
+return b.sort((x, y) => x.localeCompare(y));`},
+		{name: "a proxy sorted with a Collator", want: `["a","b","c"]`, src: `
+const p = new Proxy(["c", "a", "b"], {});
+Array.prototype.sort.call(p, new Intl.Collator().compare);
+return [...p];`},
+		{name: "a frozen array", want: `"TypeError"`, src: `
+try { Object.freeze(["b", "a"]).sort(new Intl.Collator().compare); } catch (e) { return e.name; }`},
+		{name: "a comparator that throws mid-sort", want: `[["c","a","b"],"boom"]`, src: `
+const a = ["c", "a", "b"];
+let n = 0;
+try { a.sort((x, y) => { if (++n === 2) throw new Error("boom"); return x.localeCompare(y); }); } catch (e) { return [a, e.message]; }`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			wait := bystander(t, e)
+			res, err := e.Run(context.Background(), Script{Source: tt.src}, okBridge, tt.lim)
+			wait()
+			if tt.want == "" {
+				var xe *ExitError
+				require.ErrorAs(t, err, &xe)
+				require.Contains(t, []ExitKind{LimitExceeded, Timeout}, xe.Kind, "%v", err)
+			} else {
+				require.NoError(t, err)
+				require.JSONEq(t, tt.want, string(res.Value))
+			}
+			res, err = e.Run(context.Background(), Script{Source: "return 'alive'"}, okBridge, Limits{})
+			require.NoError(t, err)
+			require.JSONEq(t, `"alive"`, string(res.Value))
+		})
+	}
+}
+
+// TestIntlSortPaths: a Collator's compare sorts an array of strings in the
+// host (up to 65536 strings) or by keys in the guest (more), both in
+// order and stable, as comparing pairs is.
+func TestIntlSortPaths(t *testing.T) {
+	res, err := engine(t).Run(context.Background(), Script{Source: `
+const c = new Intl.Collator("en", { sensitivity: "base" }).compare;
+const variants = (w) => {
+  let out = [""];
+  for (const ch of w) out = out.flatMap((p) => [p + ch, p + ch.toUpperCase(), p + ch.normalize("NFD").replace(/./, (x) => x + "\u0301")]);
+  return out;
+};
+const check = (n) => {
+  const a = [];
+  for (let i = 0; a.length < n; i++) for (const v of variants("resu")) a.push(v + (i * 7919 % 1000));
+  a.length = n;
+  for (let i = a.length - 1; i > 0; i--) { const j = (i * 2654435761) % (i + 1); [a[i], a[j]] = [a[j], a[i]]; }
+  const at = new Map(a.map((s, i) => [s, i]));
+  if (at.size !== n) return "duplicates";
+  const s = [...a].sort(c);
+  for (let i = 1; i < n; i++) {
+    const r = c(s[i - 1], s[i]);
+    if (r > 0 || (r === 0 && at.get(s[i - 1]) > at.get(s[i]))) return "out of order at " + i + ": " + s[i - 1] + " " + s[i];
+  }
+  return n;
+};
+return [check(1000), check(70000)];`}, okBridge, Limits{Timeout: 2 * time.Minute, MemoryBytes: 256 << 20})
+	require.NoError(t, err)
+	require.JSONEq(t, `[1000, 70000]`, string(res.Value))
+}
