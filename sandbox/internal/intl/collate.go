@@ -143,11 +143,7 @@ func (h *Handler) collator(req *request) (any, error) {
 	if json.Unmarshal(req.V, &a) != nil || json.Unmarshal(req.W, &b) != nil {
 		return nil, typeErr("malformed Intl value")
 	}
-	if res.Collation != "default" {
-		if t, err := lc.lang.SetTypeForKey("co", res.Collation); err == nil {
-			lc.lang, lc.tag = t, t.String()
-		}
-	}
+	lc = res.withCollation(lc)
 	lcol := h.collatorFor(lc, res.Sensitivity, res.Numeric, res.IgnorePunctuation)
 	if res.Sensitivity == "case" {
 		// x/text has no case level: the base comparison decides, and
@@ -172,6 +168,17 @@ func (h *Handler) collator(req *request) (any, error) {
 	lcol.mu.Unlock()
 	ans.C = &c
 	return ans, nil
+}
+
+// withCollation returns lc with the collation res resolved (phonebk,
+// stroke…) as its co keyword, which is how x/text selects one.
+func (res colResolved) withCollation(lc loc) loc {
+	if res.Collation != "default" {
+		if t, err := lc.lang.SetTypeForKey("co", res.Collation); err == nil {
+			lc.lang, lc.tag = t, t.String()
+		}
+	}
+	return lc
 }
 
 // collatorFor returns the (cached) collator for a locale and options.

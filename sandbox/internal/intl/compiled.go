@@ -321,6 +321,7 @@ func (h *Handler) compileKeys(req *request) (compiled, error) {
 	if err != nil {
 		return nil, err
 	}
+	lc = res.withCollation(lc)
 	c := &compiledKeys{
 		main:  h.collatorFor(lc, res.Sensitivity, res.Numeric, res.IgnorePunctuation),
 		upper: res.CaseFirst == "upper",

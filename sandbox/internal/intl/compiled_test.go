@@ -63,7 +63,7 @@ func TestKeysOrderAsCompare(t *testing.T) {
 	opts := []string{`{}`, `{"sensitivity":"base"}`, `{"sensitivity":"accent"}`, `{"sensitivity":"case"}`,
 		`{"sensitivity":"variant"}`, `{"numeric":true}`, `{"caseFirst":"upper"}`, `{"caseFirst":"lower"}`,
 		`{"ignorePunctuation":true}`, `{"sensitivity":"case","caseFirst":"upper","numeric":true}`}
-	for _, locale := range []string{``, `"de"`, `"sv"`, `"tr"`, `"ja"`} {
+	for _, locale := range []string{``, `"de"`, `"de-u-co-phonebk"`, `"sv"`, `"tr"`, `"ja"`} {
 		for _, o := range opts {
 			t.Run(locale+o, func(t *testing.T) {
 				keys := keysOf(t, h, locale, o, words)
