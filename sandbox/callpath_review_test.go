@@ -1,0 +1,47 @@
+package sandbox
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestToolResultInvalidUTF8 has a tool (T4: a hostile MCP server or HTTP
+// upstream) answer with bytes that are not UTF-8 inside a JSON string,
+// which wire.OkValue and wire.CheckEnvelope accept (encoding/json does not
+// check UTF-8). The call must settle as it did when the completion reached
+// the guest as a string made by JS_NewStringLen and parsed by JSON.parse
+// (invalid bytes become U+FFFD, one for each byte; an encoded surrogate
+// stays one), in a plain value and in a whole envelope: the upstream must
+// not be able to end the chain with an uncaught SyntaxError of the
+// engine's JSON parser ("Bad UTF-8 sequence"), which blames the script.
+//
+// Fails on callpath: Instance.Pump hands the bytes to JS_ParseJSON, which
+// refuses what JS_NewStringLen decoded.
+func TestToolResultInvalidUTF8(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		env  string
+		want string // the code points of the string the script receives
+	}{
+		{"plain value", "{\"status\":\"ok\",\"value\":\"a\xffb\"}", `["61","fffd","62"]`},
+		{"plain value, truncated sequence", "{\"status\":\"ok\",\"value\":[\"\xe2\x82\"]}", `["fffd","fffd"]`},
+		{"plain value, encoded surrogate, overlong, above U+10FFFF", "{\"status\":\"ok\",\"value\":\"\xed\xa0\x80|\xc0\x80|\xf4\x90\x80\x80\"}",
+			`["d800","7c","fffd","fffd","7c","fffd","fffd","fffd","fffd"]`},
+		{"envelope", "{\"status\":\"error\",\"reason\":\"r\",\"message\":\"m\xc3\"}", `["6d","fffd"]`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := engine(t)
+			wait := bystander(t, e)
+			br := func(context.Context, string, []byte) ([]byte, error) { return []byte(tt.env), nil }
+			res, err := e.Run(context.Background(), Script{Source: `let v;
+				try { v = await tools.x({}); } catch (e) { v = e.message; }
+				if (Array.isArray(v)) v = v[0];
+				return [...v].map((c) => c.codePointAt(0).toString(16));`}, br, Limits{})
+			wait()
+			require.NoError(t, err)
+			require.JSONEq(t, tt.want, string(res.Value))
+		})
+	}
+}
