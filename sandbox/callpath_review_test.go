@@ -45,3 +45,25 @@ func TestToolResultInvalidUTF8(t *testing.T) {
 		})
 	}
 }
+
+// TestPumpNotForgeable has the script call the prelude's __airlock_pump
+// itself, which it can reach (a fixed global), with a call id of its own
+// and a made-up result: the call must still settle with what the tool
+// returned. When the host asked the guest for its completion (OP_TAKE),
+// calling it handed over nothing; called with the completion as arguments,
+// it settles whatever call the script names, with whatever it passes, and
+// frees a slot of MaxInFlight the host still counts.
+func TestPumpNotForgeable(t *testing.T) {
+	for _, tt := range []struct{ name, forge string }{
+		{"plain value", `__airlock_pump(1, 1, "forged")`},
+		{"envelope", `__airlock_pump(1, 0, { status: "error", reason: "r", message: "forged" }, [[0, 1, "f", 1, 1]])`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := run(t, `const p = tools.slow({});
+				try { `+tt.forge+`; } catch (_) { /* refused: fine */ }
+				try { return await p; } catch (e) { return e.message; }`, okBridge, Limits{})
+			require.NoError(t, err)
+			require.JSONEq(t, `{"tool":"slow","args":{}}`, string(res.Value))
+		})
+	}
+}
