@@ -297,3 +297,40 @@ func TestPumpScratchNotInherited(t *testing.T) {
 		b.Close(ctx)
 	}
 }
+
+// TestReadStringCopies checks that the bytes ReadString returns are the
+// host's own: the guest rewriting the string's characters afterwards (as
+// it may, through an engine bug, between a call's arguments being read and
+// being approved or run) changes nothing the host holds.
+func TestReadStringCopies(t *testing.T) {
+	rt := testRuntime(t, Config{})
+	ctx := context.Background()
+	in, err := rt.NewInstance(ctx, 32<<20)
+	require.NoError(t, err)
+	defer in.Close(ctx)
+	for _, expr := range []string{`"ascii args {\"a\":1}"`, `"latin1 é"`, `"wide 名"`} {
+		t.Run(expr, func(t *testing.T) {
+			h := handlerFunc(func(ctx context.Context, in *Instance, args []uint64) uint64 {
+				got, ok := in.ReadString(args[0], 4096)
+				require.True(t, ok)
+				want := string(got)
+				p := uint32(args[0])
+				w, _ := in.mem.ReadUint32Le(p + strLen)
+				n := w & 0x7fffffff
+				if w>>31 != 0 {
+					n *= 2
+				}
+				chars, _ := in.mem.Read(p+strChars, n)
+				for i := range chars {
+					chars[i] = 'X'
+				}
+				require.Equal(t, want, string(got))
+				return in.Undefined()
+			})
+			exc, text, err := in.Eval(WithHandler(ctx, in, h), "__airlock_host("+expr+"); throw 'ok'", "s.js")
+			require.NoError(t, err)
+			require.True(t, exc)
+			require.Equal(t, "ok", text)
+		})
+	}
+}
