@@ -67,3 +67,40 @@ func TestPumpNotForgeable(t *testing.T) {
 		})
 	}
 }
+
+// TestPumpNotReplaceable has the script try to replace, redefine or
+// delete the entry points the host calls (__airlock_pump, __airlock_start)
+// before its run parks on a pending call: the run resumed in another
+// engine (which looks __airlock_pump up again: quickjs.GlobalFunc) still
+// delivers the call's result and its ToolError, with the stack read when
+// the call was made, through the prelude's own function.
+func TestPumpNotReplaceable(t *testing.T) {
+	const src = `const tries = [];
+for (const name of ["__airlock_pump", "__airlock_start"]) {
+  try { globalThis[name] = () => { throw new Error("hijacked"); }; } catch (e) { tries.push(e.name); }
+  try { Object.defineProperty(globalThis, name, { value: () => { throw new Error("hijacked"); } }); } catch (e) { tries.push(e.name); }
+  try { delete globalThis[name]; } catch (e) { tries.push(e.name); }
+}
+function ask(n) { return tools.risky({n}); }
+const r = await Promise.allSettled([ask(1), ask(2)]);
+return [tries, r.map((x) => x.status === "rejected" ? x.reason.stack : x.value)];`
+	e := engine(t)
+	wait := bystander(t, e)
+	res, err := e.Run(context.Background(), Script{Source: src, Park: true}, parkBridge, Limits{})
+	require.NoError(t, err)
+	require.NotNil(t, res.Parked)
+	other, err := NewScriptEngine(context.Background(), ScriptOptions{CompilationCacheDir: cacheDir()})
+	require.NoError(t, err)
+	defer other.Close(context.Background())
+	got, err := other.Resume(context.Background(), Resumption{State: res.Parked.State, Bridge: okBridge,
+		Retry: func(ctx context.Context, token []byte) ([]byte, error) {
+			if string(token) == `{"n":2}` {
+				return []byte(`{"status":"denied","reason":"approval_denied","message":"no"}`), nil
+			}
+			return approveAll(ctx, token)
+		}})
+	wait()
+	require.NoError(t, err)
+	require.JSONEq(t, `[["TypeError","TypeError","TypeError","TypeError","TypeError","TypeError"],
+		[{"tool":"risky","args":{"n":1}}, "ToolError: no\n    at ask (script.js:7:32)\n    at script.js:8:45"]]`, string(got.Value))
+}
