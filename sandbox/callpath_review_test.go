@@ -2,7 +2,13 @@ package sandbox
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/airlockrt/airlock/sandbox/internal/quickjs"
 
 	"github.com/stretchr/testify/require"
 )
@@ -103,4 +109,46 @@ return [tries, r.map((x) => x.status === "rejected" ? x.reason.stack : x.value)]
 	require.NoError(t, err)
 	require.JSONEq(t, `[["TypeError","TypeError","TypeError","TypeError","TypeError","TypeError"],
 		[{"tool":"risky","args":{"n":1}}, "ToolError: no\n    at ask (script.js:7:32)\n    at script.js:8:45"]]`, string(got.Value))
+}
+
+// TestResumeRefusesForgedSites edits the call sites a parked state keeps
+// (hostState.Sites): a site for a call that is not pending, more frames
+// than the host ever reads, a name longer than it ever reads. Each is
+// refused as a corrupt state before the instance is restored; the state
+// as parked resumes.
+func TestResumeRefusesForgedSites(t *testing.T) {
+	e := engine(t)
+	res, err := e.Run(context.Background(), Script{Source: `function ask(n) { return tools.risky({n}); }
+const r = await Promise.allSettled([ask(1)]); return r[0].reason.stack;`, Park: true}, parkBridge, Limits{})
+	require.NoError(t, err)
+	require.NotNil(t, res.Parked)
+	h, inst, err := decodeState(res.Parked.State)
+	require.NoError(t, err)
+	require.Len(t, h.Sites, 1, "the host read the site of the pending call")
+	id := h.Pending[0].ID
+	encode := func(c hostState) []byte {
+		js, err := json.Marshal(c)
+		require.NoError(t, err)
+		state := append([]byte(parkMagic), binary.AppendUvarint(nil, parkVersion)...)
+		state = binary.AppendUvarint(state, uint64(len(js)))
+		return append(append(state, js...), inst...)
+	}
+	deny := func(context.Context, []byte) ([]byte, error) {
+		return []byte(`{"status":"denied","reason":"approval_denied","message":"no"}`), nil
+	}
+	for name, sites := range map[string]map[int32][]quickjs.Site{
+		"site of a call not pending": {id: h.Sites[id], id + 1: h.Sites[id]},
+		"too many frames":            {id: slices.Repeat(h.Sites[id][:1], maxSiteFrames+1)},
+		"name too long":              {id: {{Input: true, HasName: true, Name: strings.Repeat("é", maxSiteName), Line: 1, Col: 1}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := *h
+			c.Sites = sites
+			_, err := e.Resume(context.Background(), Resumption{State: encode(c), Bridge: okBridge, Retry: deny})
+			require.ErrorIs(t, err, ErrCorruptState)
+		})
+	}
+	got, err := e.Resume(context.Background(), Resumption{State: encode(*h), Bridge: okBridge, Retry: deny})
+	require.NoError(t, err)
+	require.JSONEq(t, `"ToolError: no\n    at ask (script.js:1:32)\n    at script.js:2:37"`, string(got.Value))
 }
