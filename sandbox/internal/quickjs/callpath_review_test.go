@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -331,6 +333,73 @@ func TestReadStringCopies(t *testing.T) {
 			require.NoError(t, err)
 			require.True(t, exc)
 			require.Equal(t, "ok", text)
+		})
+	}
+}
+
+// TestPumpScratchBoundary delivers JSON texts of lengths around the
+// scratch buffer's size: each is parsed whole, from the buffer or from an
+// allocation, and the static data right above the scratch area is left as
+// it was.
+func TestPumpScratchBoundary(t *testing.T) {
+	rt := testRuntime(t, Config{})
+	ctx := context.Background()
+	in, err := rt.NewInstance(ctx, 32<<20)
+	require.NoError(t, err)
+	defer in.Close(ctx)
+	exc, text, err := in.Eval(ctx, `Object.defineProperty(globalThis, "deliver", { value: (a, b, v) => { globalThis.last = v; } });`, "t.js")
+	require.NoError(t, err)
+	require.False(t, exc, text)
+	fn, err := in.GlobalFunc(ctx, "deliver")
+	require.NoError(t, err)
+	above, ok := in.mem.Read(scratchAddr+scratchSize, 256)
+	require.True(t, ok)
+	want := bytes.Clone(above)
+	for _, n := range []int{jsonBufSize - 2, jsonBufSize - 1, jsonBufSize, jsonBufSize + 1} {
+		s := strings.Repeat("z", n-2)
+		exc, text, err := in.Pump(ctx, fn, 1, 1, []byte(`"`+s+`"`), nil)
+		require.NoError(t, err)
+		require.False(t, exc, text)
+		require.Equal(t, strconv.Itoa(n-2), evalText(t, in, "throw String(last.length)"))
+		require.Equal(t, want, above, "length %d", n)
+	}
+}
+
+// TestPumpCorruptFunction has the guest corrupt the function Pump calls,
+// which the instance keeps (GlobalFunc): its object out of bounds, its
+// bytecode out of bounds. The call traps, Pump returns an error wrapping
+// ErrGuest, never a panic, and an instance beside it runs as usual.
+func TestPumpCorruptFunction(t *testing.T) {
+	rt := testRuntime(t, Config{})
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name string
+		do   func(in *Instance, fn uint64)
+	}{
+		{"object out of bounds", func(in *Instance, _ uint64) {
+			in.funcs["deliver"] = uint64(tagObjectType)<<32 | uint64(in.mem.Size()-4)
+		}},
+		{"bytecode out of bounds", func(in *Instance, fn uint64) { in.mem.WriteUint32Le(uint32(fn)+objFuncB, 0xfffffff0) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in, err := rt.NewInstance(ctx, 32<<20)
+			require.NoError(t, err)
+			defer in.Close(ctx)
+			exc, text, err := in.Eval(ctx, `Object.defineProperty(globalThis, "deliver", { value: function deliver(a, b, v) { globalThis.last = v; } });`, "t.js")
+			require.NoError(t, err)
+			require.False(t, exc, text)
+			fn, err := in.GlobalFunc(ctx, "deliver")
+			require.NoError(t, err)
+			tt.do(in, fn)
+			fn, err = in.GlobalFunc(ctx, "deliver")
+			require.NoError(t, err)
+			_, _, err = in.Pump(ctx, fn, 1, 1, []byte(`{"a":1}`), []byte(`[]`))
+			require.ErrorIs(t, err, ErrGuest)
+
+			by, err := rt.NewInstance(ctx, 32<<20)
+			require.NoError(t, err)
+			defer by.Close(ctx)
+			require.Equal(t, "499500", evalText(t, by, "let s = 0; for (let i = 0; i < 1000; i++) s += i; throw String(s)"))
 		})
 	}
 }
