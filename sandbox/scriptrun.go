@@ -110,8 +110,9 @@ type scriptRun struct {
 	event    wire.Completion
 	hasEvent bool // event is the next completion pump hands over
 
-	inFlight int // made and not yet taken by the guest
-	nextID   int32
+	inFlight   int  // made and not yet taken by the guest
+	delivering bool // the host called __airlock_pump and the guest has not asked OpPumped yet
+	nextID     int32
 	// sites are the call sites read from the guest's stack (callSites) of
 	// the calls in flight that have one, for their failure.
 	sites map[int32][]quickjs.Site
@@ -230,6 +231,10 @@ func (r *scriptRun) pump(ctx context.Context) (exc bool, text string, err error)
 	if err != nil {
 		return false, "", err
 	}
+	// The prelude's pump asks first (OpPumped); a call the script makes
+	// later, as the jobs run, is not the host's.
+	r.delivering = true
+	defer func() { r.delivering = false }()
 	if !r.hasEvent {
 		return r.in.Pump(ctx, fn, 0, 0, nil, nil)
 	}
@@ -241,14 +246,14 @@ func (r *scriptRun) pump(ctx context.Context) (exc bool, text string, err error)
 		delete(r.sites, c.ID)
 	}
 	if c.Value != nil {
-		return r.in.Pump(ctx, fn, c.ID, 1, c.Value, nil)
+		return r.in.Pump(ctx, fn, c.ID, 1, wire.EngineText(c.Value), nil)
 	}
 	var where []byte
 	if ok {
 		where = appendSites(r.batch[:0], sites)
 		r.batch = where
 	}
-	return r.in.Pump(ctx, fn, c.ID, 0, c.Envelope, where)
+	return r.in.Pump(ctx, fn, c.ID, 0, wire.EngineText(c.Envelope), where)
 }
 
 // appendSites appends the JSON form of sites the prelude reads
@@ -468,6 +473,13 @@ func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []u
 		return r.opSubtle(ctx, args)
 	case wire.OpPromise:
 		return r.opPromise(ctx, args)
+	case wire.OpPumped:
+		delivered := r.delivering
+		r.delivering = false
+		if delivered {
+			return quickjs.Int(1)
+		}
+		return quickjs.Int(0)
 	case wire.OpWhere:
 		return r.newString(ctx, r.where(args))
 	case wire.OpTooLarge:

@@ -145,6 +145,7 @@ function start(limit, body, params) {
 // result, which resolves the call as it is; kind 0, the envelope, with
 // sites, the call site the host read when the call was made, if it did.
 function pump(id, kind, payload, sites) {
+  if (host(OP_PUMPED) !== 1) return; // called by the script, not the host
   if (id === 0) {
     runTimer();
     return;

@@ -58,6 +58,11 @@ const (
 	// Promise { … } (guest-sdk/js/prelude/20-console.js); it runs no
 	// JavaScript.
 	OpPromise = 15
+	// OpPumped () → 1 the first time it is asked after the host called
+	// __airlock_pump with an event, else 0: the prelude's pump acts only
+	// on an event the host delivered, not on one a script calling it
+	// made up.
+	OpPumped = 16
 )
 
 // MaxToolNameBytes bounds a tool name.
@@ -184,4 +189,36 @@ func DecodeFailure(b []byte) Failure {
 		return Failure{Message: "the script failed with an error that could not be described"}
 	}
 	return f
+}
+
+// EngineText returns the JSON text b as the engine's JSON parser must read
+// it to see what its UTF-8 decoder makes of b: b itself when it is valid UTF-8,
+// else a copy in which every byte that is not part of a valid sequence
+// reads as U+FFFD and an encoded surrogate (ED A0–BF xx) as that lone
+// surrogate, written as a \u escape. A Bridge may answer with bytes that
+// are not UTF-8 inside JSON strings (encoding/json does not check them);
+// the engine's JSON.parse refuses them, where a string the engine decodes
+// keeps them as those code points. Outside strings such bytes are not
+// valid JSON, which CheckEnvelope has refused already.
+func EngineText(b []byte) []byte {
+	if utf8.Valid(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		switch {
+		case r != utf8.RuneError || n > 1:
+			out = append(out, b[i:i+n]...)
+			i += n
+		case b[i] == 0xED && i+2 < len(b) && b[i+1] >= 0xA0 && b[i+1] <= 0xBF && b[i+2]&0xC0 == 0x80:
+			u := 0xD000 | uint16(b[i+1]&0x3F)<<6 | uint16(b[i+2]&0x3F)
+			out = fmt.Appendf(out, `\u%04x`, u)
+			i += 3
+		default:
+			out = append(out, "\uFFFD"...)
+			i++
+		}
+	}
+	return out
 }

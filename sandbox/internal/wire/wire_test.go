@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 )
@@ -100,4 +101,24 @@ func FuzzDecodeCall(f *testing.F) {
 		env := []byte(`{"status":"ok","value":` + string(args) + `}`)
 		require.NoError(t, CheckEnvelope(env))
 	})
+}
+
+// TestEngineText: valid UTF-8 is kept as it is (the same slice); what the
+// engine's decoder reads as U+FFFD or a lone surrogate is written so that
+// its JSON parser reads the same, and the result is valid JSON.
+func TestEngineText(t *testing.T) {
+	valid := []byte(`{"a":"é😀"}`)
+	require.Same(t, &valid[0], &EngineText(valid)[0])
+	for in, want := range map[string]string{
+		"\"a\xffb\"":                   "\"a\uFFFDb\"",
+		"[\"\xe2\x82\"]":               "[\"\uFFFD\uFFFD\"]",
+		"\"\xed\xa0\x80|\xc0\x80\"":    `"\ud800|` + "\uFFFD\uFFFD\"",
+		"\"\xf4\x90\x80\x80\"":         "\"\uFFFD\uFFFD\uFFFD\uFFFD\"",
+		"\"\xed\xa0\xbd\xed\xb8\x80\"": `"\ud83d\ude00"`,
+		"\"x\xed\xa0\"":                "\"x\uFFFD\uFFFD\"",
+	} {
+		got := EngineText([]byte(in))
+		require.Equal(t, want, string(got), "%q", in)
+		require.True(t, json.Valid(got) && utf8.Valid(got), "%q", got)
+	}
 }
