@@ -404,7 +404,7 @@ func densityChild(chains string, w io.Writer) error {
 
 // blockedFor is how long the density child's chains have all been
 // blocked when it measures.
-const blockedFor = 100 * time.Millisecond
+const blockedFor = 500 * time.Millisecond
 
 // settle collects garbage and returns freed memory to the OS, so that RSS
 // counts what is live.

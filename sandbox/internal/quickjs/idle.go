@@ -2,6 +2,7 @@ package quickjs
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,9 +30,10 @@ type idler struct {
 	timer  *time.Timer
 }
 
-// dropSlots bounds the drops running at once, process-wide: a drop that
-// finds none free tries again after another idleCompact.
-var dropSlots = make(chan struct{}, 1)
+// dropSlots bounds the drops running at once, process-wide, to the
+// processors Go runs on: a drop that finds none free tries again after
+// another idleCompact.
+var dropSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
 
 // IdleBegin tells the instance that no guest call will be made and nothing
 // will write its memory until IdleEnd, which the caller must call before
@@ -110,14 +112,26 @@ func (in *Instance) closeIdle() {
 // engine's allocations). It returns how many chunks it took; it does at
 // most maxFillCalls allocations.
 func (in *Instance) FillFreeChunks(ctx context.Context) (int, error) {
-	// An allocation larger than any hole comes from the top; everything
-	// the allocator hands out below its address came from a hole.
-	probe, err := in.call(ctx, fnMalloc, fillProbeBytes)
-	if err != nil || probe == 0 {
-		return 0, err
-	}
-	if _, err := in.call(ctx, fnFree, probe); err != nil {
-		return 0, err
+	// An allocation that grows the memory came from the top: everything
+	// the allocator hands out below its address came from a hole. Probes
+	// too small to grow it may have landed in a hole: freed, and twice as
+	// large tried.
+	var probe uint64
+	for size := uint64(fillFirstProbe); probe == 0; size *= 2 {
+		if size > fillLastProbe {
+			return 0, nil // no hole is this large: nothing to fill
+		}
+		before := in.mem.Size()
+		p, err := in.call(ctx, fnMalloc, size)
+		if err != nil || p == 0 {
+			return 0, err
+		}
+		if in.mem.Size() > before {
+			probe = p
+		}
+		if _, err := in.call(ctx, fnFree, p); err != nil {
+			return 0, err
+		}
 	}
 	n, calls := 0, 0
 	for _, size := range fillSizes {
@@ -142,7 +156,8 @@ func (in *Instance) FillFreeChunks(ctx context.Context) (int, error) {
 }
 
 const (
-	fillProbeBytes = 128 << 10
+	fillFirstProbe = 64 << 10
+	fillLastProbe  = 64 << 20
 	maxFillCalls   = 20000
 )
 

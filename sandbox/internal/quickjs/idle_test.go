@@ -96,3 +96,32 @@ func TestIdleRace(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestFillFreeChunksBigHole: a hole larger than any first probe (a 2 MiB
+// string freed) is filled too: the probe doubles until it grows the
+// memory, so it comes from the top, not from the hole.
+func TestFillFreeChunksBigHole(t *testing.T) {
+	rt := testRuntime(t, Config{})
+	ctx := context.Background()
+	in, err := rt.NewInstance(ctx, 32<<20)
+	require.NoError(t, err)
+	defer in.Close(ctx)
+	// A 2 MiB string with a 1 MiB one kept after it: freed, the first
+	// leaves a hole below the top.
+	require.Equal(t, "ok", evalText(t, in, `{ let big = "x".repeat(2 << 20) + "y"; globalThis.kept = "z".repeat(1 << 20) + "w"; big = null; } throw "ok"`))
+	at := func() uint64 {
+		t.Helper()
+		p, err := in.call(ctx, fnMalloc, 512<<10)
+		require.NoError(t, err)
+		require.NotZero(t, p)
+		_, err = in.call(ctx, fnFree, p)
+		require.NoError(t, err)
+		return p
+	}
+	hole := at() // in the freed string's hole
+	n, err := in.FillFreeChunks(ctx)
+	require.NoError(t, err)
+	require.Positive(t, n)
+	require.Greater(t, at(), hole, "the hole is filled: 512 KiB come from the top, above it")
+	require.Equal(t, "3", evalText(t, in, `throw String(1 + 2)`))
+}
