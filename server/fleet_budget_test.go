@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -196,8 +198,17 @@ func TestFleetParkedChainsPerTenant(t *testing.T) {
 // tenant's chain parks and finishes alongside; once the first chain
 // resumed here, its state no longer counts and the tenant parks again.
 func TestFleetParkedStatesChargeTenantQuota(t *testing.T) {
-	// A parked state of these scripts is about 14 KB: one fits, two do not.
-	f := newFleet(t, 2, func(o *setup) { o.MaxTenantArtifactBytes = 20_000 })
+	// One parked state of these scripts fits, two do not, whatever size
+	// the engine makes one: a fleet whose quota holds none says the size.
+	small := newFleet(t, 1, func(o *setup) { o.MaxTenantArtifactBytes = 1 })
+	probe := small.envs[0].submit(t, keyAcme, map[string]any{"script": `return await tools.notify({to: "q0"})`}, false)
+	require.Equal(t, "limit_exceeded", probe.Status, "%+v", probe.Result)
+	m := regexp.MustCompile(`^parking needs (\d+) bytes`).FindStringSubmatch(probe.Result.Error)
+	require.NotNil(t, m, probe.Result.Error)
+	need, err := strconv.Atoi(m[1])
+	require.NoError(t, err)
+	quota := need * 3 / 2
+	f := newFleet(t, 2, func(o *setup) { o.MaxTenantArtifactBytes = int64(quota) })
 	a := f.envs[0]
 	first := a.submit(t, keyAcme, map[string]any{"script": `return await tools.notify({to: "q1"})`}, false)
 	require.Equal(t, "parked", first.Status, "%+v", first.Result)
@@ -205,7 +216,7 @@ func TestFleetParkedStatesChargeTenantQuota(t *testing.T) {
 	require.Equal(t, "limit_exceeded", v.Status, "%+v", v.Result)
 	require.Equal(t, server.ReasonTenantQuota, v.Result.Reason)
 	require.Equal(t, "quota_exceeded", v.Result.Reason)
-	require.Regexp(t, `^parking needs \d+ bytes of the tenant's artifact quota and \d+ of its 20000 \(store.max_tenant_artifact_bytes\) are left; it ended without its waiting calls$`, v.Result.Error)
+	require.Regexp(t, `^parking needs \d+ bytes of the tenant's artifact quota and \d+ of its `+strconv.Itoa(quota)+` \(store.max_tenant_artifact_bytes\) are left; it ended without its waiting calls$`, v.Result.Error)
 	require.Empty(t, v.Pending)
 	require.Equal(t, int32(0), f.count("q2"))
 	require.Equal(t, "limit_exceeded", a.view(t, keyAcme, v.ID).Status, "its record says so on every process")
