@@ -152,3 +152,16 @@ const r = await Promise.allSettled([ask(1)]); return r[0].reason.stack;`, Park: 
 	require.NoError(t, err)
 	require.JSONEq(t, `"ToolError: no\n    at ask (script.js:1:32)\n    at script.js:2:37"`, string(got.Value))
 }
+
+// TestStartNotRepeatable has the script call __airlock_start itself,
+// which it can reach (a fixed global): the run is started once, by the
+// host; the script's call starts nothing (its source does not run again,
+// its result and limits stay its own).
+func TestStartNotRepeatable(t *testing.T) {
+	res, err := run(t, `globalThis.runs = (globalThis.runs ?? 0) + 1;
+		if (globalThis.runs === 1) { __airlock_start(1, 1, [10, 1, 2, 3, 4]); }
+		await tools.slow({});
+		return globalThis.runs;`, okBridge, Limits{})
+	require.NoError(t, err)
+	require.JSONEq(t, `1`, string(res.Value))
+}

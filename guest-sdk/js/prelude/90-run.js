@@ -98,7 +98,10 @@ const rotl = (x, k) => ((x << k) | (x >>> (32 - k))) >>> 0;
 // script tells a compile error from a SyntaxError the script itself threw.
 // With body true (the host found a top-level return, which no script can
 // hold: sandbox/scriptform.go) the first, failing, compile is skipped.
+let started = false;
 function start(limit, body, params) {
+  if (started) return; // the host starts a run once; a script calling it again starts nothing
+  started = true;
   maxInFlight = limit;
   maxResult = params[0];
   seedRandom(params[1], params[2], params[3], params[4]);
