@@ -14,6 +14,9 @@ import (
 
 func ExampleQueue() {
 	q := approval.NewQueue(approval.Options{})
+	// The decided event and the call's return race each other; the example
+	// prints the decision it was told about before the call's result.
+	decided := make(chan invoker.Decision, 1)
 	// A server would emit approval_required here; this example decides at
 	// once, on the arguments it was shown.
 	stop := q.Subscribe(func(ev approval.Event) {
@@ -22,7 +25,7 @@ func ExampleQueue() {
 			fmt.Printf("approval required: %s %s\n", ev.Request.Tool, ev.Request.Args)
 			go q.Decide(ev.Request.Tenant, ev.Request.ID, invoker.Approved, ev.Request.ArgsHash)
 		case approval.Decided:
-			fmt.Println("decided:", ev.Decision)
+			decided <- ev.Decision
 		}
 	})
 	defer stop()
@@ -39,6 +42,7 @@ func ExampleQueue() {
 	sess := inv.NewSession(session.Options{Tenant: "acme"})
 	defer sess.Close(context.Background())
 	res := inv.Invoke(context.Background(), sess, invoker.Call{Tool: "send_message", Args: json.RawMessage(`{"to":"ops"}`)})
+	fmt.Println("decided:", <-decided)
 	fmt.Println(res.Status, string(res.Value))
 	// Output:
 	// approval required: send_message {"to":"ops"}
