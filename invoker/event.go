@@ -210,6 +210,13 @@ type Hooks struct {
 	// happens; see EventKind); a call that parks ends with approval.parked
 	// instead of tool.after.
 	OnEvent func(ctx context.Context, ev Event)
+	// StartCall runs once per call, right after OnToolStart, and returns
+	// the context the call goes on with: the tool runs under a context
+	// derived from it, and the call's later hooks receive it. A tracer
+	// starts the call's span here, so the tool sees its trace context
+	// (internal/tracing). It must return ctx or a context derived from
+	// it; nil keeps ctx.
+	StartCall func(ctx context.Context, ev Event) context.Context
 }
 
 // ProgressFunc receives ToolCall and ToolResult events, for UIs that show a

@@ -94,7 +94,7 @@ func (inv *Invoker) preview(ctx context.Context, sess *session.Session, st *call
 		}
 		args = resolved
 	}
-	out, r, failed, _ := inv.execute(ctx, sess, previewTool{pv, entry.Tool()}, args, inv.policy.CallTimeout)
+	out, r, failed, _ := inv.execute(ctx, inv.caller(sess, st, ""), previewTool{pv, entry.Tool()}, args, inv.policy.CallTimeout)
 	if failed {
 		return r
 	}

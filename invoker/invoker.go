@@ -225,6 +225,7 @@ func (inv *Invoker) Invoke(ctx context.Context, sess *session.Session, call Call
 		st.risk = e.Info().Risk
 	}
 	inv.notify(ctx, &st, inv.event(ToolStart, sess, &st))
+	ctx = inv.startCall(ctx, &st, sess)
 	defer func() {
 		if p := recover(); p != nil {
 			inv.log.Error("invoker: contained panic", "tool", st.tool, "panic_type", fmt.Sprintf("%T", p))
@@ -276,6 +277,7 @@ type callState struct {
 	maxOutChars int
 	refs        []string
 	approval    string // Event.Approval
+	seq         int    // the call's number, once the budget gave it one
 	reserved    int64  // artifact bytes counted against maxResolving
 	held        int64  // bytes counted against the tenant's MaxTenantInFlightBytes
 	obs         *Observer
@@ -296,6 +298,7 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 		return fail(session.StatusError, ReasonBudgetExhausted,
 			fmt.Sprintf("this chain used its budget of %d tool calls; no further calls will run", p.MaxToolCalls))
 	}
+	st.seq = seq
 	// 2. Registry.
 	entry, ok := inv.box.Lookup(call.Tool)
 	if !ok || !sess.Allows(call.Tool) {
@@ -454,7 +457,14 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	if info.LatencyBudget > 0 && info.LatencyBudget < timeout {
 		timeout = info.LatencyBudget
 	}
-	out, r, failed, outcome := inv.execute(ctx, sess, entry.Tool(), args, timeout)
+	// The tool sees the key the call runs under: the one recorded (given
+	// or derived), else a valid one given for a tool that records none.
+	if st.idemKey != "" {
+		key = st.idemKey
+	} else if !govern.ValidKey(key) {
+		key = ""
+	}
+	out, r, failed, outcome := inv.execute(ctx, inv.caller(sess, st, key), entry.Tool(), args, timeout)
 	inv.health(gc.Tenant, info.Name, r, failed)
 	// 9. Progress: the tool is done.
 	ev := inv.event(ToolResult, sess, st)
@@ -504,10 +514,10 @@ type outcome struct {
 	panicked bool
 }
 
-func (inv *Invoker) execute(ctx context.Context, sess *session.Session, tool toolbox.Tool, args json.RawMessage, timeout time.Duration) (toolbox.Output, Result, bool, govern.OutcomeState) {
+func (inv *Invoker) execute(ctx context.Context, caller *callCaller, tool toolbox.Tool, args json.RawMessage, timeout time.Duration) (toolbox.Output, Result, bool, govern.OutcomeState) {
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	toolCtx := toolbox.WithCaller(callCtx, sess.View())
+	toolCtx := toolbox.WithCaller(callCtx, caller)
 	// done is buffered, so an abandoned tool never blocks on its send. A channel
 	// that was drained goes back to the pool; one an abandoned tool still holds
 	// does not.

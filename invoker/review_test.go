@@ -201,7 +201,9 @@ func TestToolsSeeTheirCaller(t *testing.T) {
 		c, ok := toolbox.CallerFrom(ctx)
 		if ok {
 			tenant, id = c.Tenant(), c.ID()
-			_, isSession = c.(*session.Session)
+			_, isSession = c.(interface {
+				Append(session.Record) session.Record
+			})
 		}
 		return ok, nil
 	}))

@@ -255,19 +255,17 @@ func TestRisk(t *testing.T) {
 	require.Equal(t, "hosted", toolbox.KindHosted.String())
 }
 
-type fakeCaller struct{ id, tenant string }
-
-func (f fakeCaller) ID() string     { return f.id }
-func (f fakeCaller) Tenant() string { return f.tenant }
-
 func TestCaller(t *testing.T) {
 	_, ok := toolbox.CallerFrom(context.Background())
 	require.False(t, ok)
-	ctx := toolbox.WithCaller(context.Background(), fakeCaller{"s1", "acme"})
+	ctx := toolbox.WithCaller(context.Background(), toolbox.StaticCaller{ChainID: "s1", TenantID: "acme", CallSeq: 3, GrantedScopes: []string{"a"}})
 	c, ok := toolbox.CallerFrom(ctx)
 	require.True(t, ok)
 	require.Equal(t, "acme", c.Tenant())
 	require.Equal(t, "s1", c.ID())
+	require.Equal(t, 3, c.Seq())
+	c.Scopes()[0] = "changed"
+	require.Equal(t, []string{"a"}, c.Scopes(), "Scopes hands out copies")
 	_, ok = toolbox.CallerFrom(toolbox.WithCaller(context.Background(), nil))
 	require.False(t, ok)
 }

@@ -206,7 +206,13 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (p *Process, e
 		Store:    m.Store(p.Store),
 		Hooks: invoker.Hooks{
 			OnToolStart: hooks.OnToolStart,
-			OnEvent:     hooks.OnEvent,
+			StartCall:   p.startCall(hooks.StartCall),
+			OnEvent: func(ctx context.Context, ev invoker.Event) {
+				p.Tracer.Parked(ctx, ev)
+				if hooks.OnEvent != nil {
+					hooks.OnEvent(ctx, ev)
+				}
+			},
 			OnToolEnd: func(ctx context.Context, ev invoker.Event) {
 				m.ToolEnd(ev)
 				p.Tracer.ToolEnd(ctx, ev)
@@ -359,4 +365,21 @@ func moduleEngine(ctx context.Context, diskCache bool) (*sandbox.ModuleEngine, e
 		return nil, fmt.Errorf("starting the module engine: %w", err)
 	}
 	return e, nil
+}
+
+// startCall is the invoker's StartCall hook: the call's span (so tools
+// send the chain's trace context on), then the embedder's own hook, if any.
+func (p *Process) startCall(next func(context.Context, invoker.Event) context.Context) func(context.Context, invoker.Event) context.Context {
+	if !p.Tracer.Enabled() {
+		return next
+	}
+	return func(ctx context.Context, ev invoker.Event) context.Context {
+		ctx = p.Tracer.StartCall(ctx, ev)
+		if next != nil {
+			if c := next(ctx, ev); c != nil {
+				ctx = c
+			}
+		}
+		return ctx
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"time"
@@ -55,16 +56,34 @@ func SetupTracing(ctx context.Context, cfg config.Tracing, stdout io.Writer) (tr
 	if name == "" {
 		name = "airlock"
 	}
-	// A tool call follows its chain (a local parent); a remote parent's
-	// sampled flag is ignored, so a client's traceparent cannot force spans.
+	// A tool call follows its chain (a local parent). A chain continuing a
+	// client's trace (a remote parent) is sampled at the same ratio, by a
+	// draw of its own: neither the client's sampled flag nor its trace id
+	// (which it may pick to pass the ratio sampler) can force spans.
 	root := sdktrace.TraceIDRatioBased(cfg.SampleRatio)
+	remote := drawRatio(cfg.SampleRatio)
 	tp := sdktrace.NewTracerProvider(opt,
 		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", name))),
 		sdktrace.WithSampler(sdktrace.ParentBased(root,
-			sdktrace.WithRemoteParentSampled(root), sdktrace.WithRemoteParentNotSampled(root))),
+			sdktrace.WithRemoteParentSampled(remote), sdktrace.WithRemoteParentNotSampled(remote))),
 	)
 	return tp, tp.Shutdown, nil
 }
+
+// drawRatio samples a fraction of spans by a random draw per span, not by
+// the trace id: for spans whose trace id a client chose.
+type drawRatio float64
+
+func (r drawRatio) ShouldSample(p sdktrace.SamplingParameters) sdktrace.SamplingResult {
+	res := sdktrace.SamplingResult{Decision: sdktrace.Drop,
+		Tracestate: trace.SpanContextFromContext(p.ParentContext).TraceState()}
+	if r >= 1 || (r > 0 && rand.Float64() < float64(r)) {
+		res.Decision = sdktrace.RecordAndSample
+	}
+	return res
+}
+
+func (r drawRatio) Description() string { return fmt.Sprintf("DrawRatio{%g}", float64(r)) }
 
 // jsonExporter writes each span as one line of JSON: a debugging aid, not a
 // stable format.

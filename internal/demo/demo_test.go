@@ -374,10 +374,9 @@ func TestWeather(t *testing.T) {
 	require.ErrorContains(t, err, `no demo station in "Atlantis"`)
 }
 
-type caller string
-
-func (c caller) ID() string     { return "s_" + string(c) }
-func (c caller) Tenant() string { return string(c) }
+func caller(tenant string) toolbox.StaticCaller {
+	return toolbox.StaticCaller{ChainID: "s_" + tenant, TenantID: tenant}
+}
 
 // TestTenantsAreApart: one tenant's keys and messages are invisible to
 // another, and filling one tenant's store leaves the others usable.

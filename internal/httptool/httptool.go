@@ -278,6 +278,7 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) (toolbox.Output, 
 	cctx, cancel := context.WithTimeout(ctx, t.spec.Timeout)
 	defer cancel()
 	req = req.WithContext(cctx)
+	callHeaders(ctx, req.Header)
 	maps.Copy(req.Header, hdr)
 
 	resp, err := t.client.Do(req)
@@ -425,6 +426,20 @@ func (t *Tool) request(ctx context.Context, args json.RawMessage) (*http.Request
 	req.Header.Set("Accept", "application/json, text/*;q=0.9, */*;q=0.5")
 	req.Header.Set("User-Agent", "airlock-httptool")
 	return req, nil
+}
+
+// callHeaders sets what the upstream may learn of the call: the trace
+// context of the call's span (toolbox.TraceContext) and, for a call that
+// has one, its Idempotency-Key. Headers the tool's configuration sets win.
+func callHeaders(ctx context.Context, h http.Header) {
+	for k, v := range toolbox.TraceContext(ctx) {
+		h.Set(k, v)
+	}
+	if c, ok := toolbox.CallerFrom(ctx); ok {
+		if key := c.IdempotencyKey(); key != "" {
+			h.Set("Idempotency-Key", key)
+		}
+	}
 }
 
 // addQuery adds one argument as query parameters: scalars as text, arrays of

@@ -124,10 +124,9 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 // caller is a toolbox.Caller of a tenant.
-type caller struct{ id, tenant string }
-
-func (c caller) ID() string     { return c.id }
-func (c caller) Tenant() string { return c.tenant }
+func caller(id, tenant string) toolbox.StaticCaller {
+	return toolbox.StaticCaller{ChainID: id, TenantID: tenant}
+}
 
 // syncBuffer is a goroutine-safe log sink.
 type syncBuffer struct {

@@ -88,7 +88,7 @@ func TestTenantStartFails(t *testing.T) {
 	m, box := start(t, nil, []mcptool.ServerSpec{spec}, mcptool.Options{})
 	require.NoError(t, os.WriteFile(block, nil, 0o600))
 
-	_, err := call(toolbox.WithCaller(ctx, caller{"s1", "acme"}), t, box, "everything_get_sum", `{"a": 1, "b": 2}`)
+	_, err := call(toolbox.WithCaller(ctx, caller("s1", "acme")), t, box, "everything_get_sum", `{"a": 1, "b": 2}`)
 	var unavailable *toolbox.UnavailableError
 	require.ErrorAs(t, err, &unavailable)
 	require.NotContains(t, err.Error(), "it is starting", "the call waited for the first start")

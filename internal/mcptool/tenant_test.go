@@ -29,7 +29,7 @@ func TestPerTenant(t *testing.T) {
 	require.Zero(t, m.TenantSessions("everything"), "no tenant called yet")
 
 	sum := func(tenant string) (string, error) {
-		out, err := call(toolbox.WithCaller(ctx, caller{"s_" + tenant, tenant}), t, box, "everything_get_sum", `{"a": 1, "b": 2}`)
+		out, err := call(toolbox.WithCaller(ctx, caller("s_"+tenant, tenant)), t, box, "everything_get_sum", `{"a": 1, "b": 2}`)
 		if err != nil {
 			return "", err
 		}
@@ -80,7 +80,7 @@ func TestPerTenant(t *testing.T) {
 	done := make(chan error, 2)
 	for _, tenant := range []string{"acme", "initech"} {
 		go func() {
-			cctx := toolbox.WithCaller(ctx, caller{"s_" + tenant, tenant})
+			cctx := toolbox.WithCaller(ctx, caller("s_"+tenant, tenant))
 			started <- struct{}{}
 			_, err := call(cctx, t, box, "everything_trigger_long_running_operation", `{"duration": 3, "steps": 1}`)
 			done <- err
@@ -129,7 +129,7 @@ func TestPerTenantHTTP(t *testing.T) {
 	url, _ := goServer(t, srv)
 	m, box := start(t, nil, []mcptool.ServerSpec{{Name: "go", URL: url, PerTenant: true}}, mcptool.Options{})
 	whoami := func(tenant string) string {
-		out, err := call(toolbox.WithCaller(ctx, caller{"s_" + tenant, tenant}), t, box, "go_whoami", `{}`)
+		out, err := call(toolbox.WithCaller(ctx, caller("s_"+tenant, tenant)), t, box, "go_whoami", `{}`)
 		require.NoError(t, err)
 		var id string
 		require.NoError(t, json.Unmarshal(out.JSON, &id))

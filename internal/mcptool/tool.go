@@ -165,7 +165,15 @@ func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (toolbox.Outpu
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(t.srv.m.ctx, cancel)()
-	res, err := sess.CallTool(callCtx, &sdk.CallToolParams{Name: t.name, Arguments: args})
+	params := &sdk.CallToolParams{Name: t.name, Arguments: args}
+	// The call's trace context, where MCP puts it: in _meta.
+	for k, v := range toolbox.TraceContext(ctx) {
+		if params.Meta == nil {
+			params.Meta = sdk.Meta{}
+		}
+		params.Meta[k] = v
+	}
+	res, err := sess.CallTool(callCtx, params)
 	if err != nil {
 		var wire *jsonrpc.Error
 		switch {

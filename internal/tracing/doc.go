@@ -4,7 +4,8 @@
 // provider every method is a cheap no-op.
 //
 //	tr := tracing.New(tp, "queue")
-//	inv, _ := invoker.New(box, invoker.Options{Hooks: invoker.Hooks{OnToolEnd: tr.ToolEnd}})
+//	inv, _ := invoker.New(box, invoker.Options{Hooks: invoker.Hooks{
+//		StartCall: tr.StartCall, OnToolEnd: tr.ToolEnd, OnEvent: tr.Parked}})
 //	ctx, end := tr.StartChain(ctx, tracing.Chain{ID: id, Tenant: "acme", Language: "js"})
 //	res, err := runner.Run(ctx, script, chain.Options{SessionID: id})
 //	end(res)
@@ -20,7 +21,8 @@
 // and each tool call one child span, "airlock.tool_call", with
 //
 //	airlock.tool, airlock.tool.risk, airlock.call.status, airlock.call.reason,
-//	airlock.call.seq, airlock.approval.mode, airlock.approval.outcome
+//	airlock.call.seq, airlock.approval.mode, airlock.approval.outcome,
+//	airlock.policy.gate, airlock.policy.decision_id, airlock.policy.rule
 //
 // where the approval outcome is not_required, approved, denied, timeout,
 // no_handler, failed or cancelled (invoker's Approval* values). A span whose status or call status is not
@@ -30,14 +32,18 @@
 // The approval outcome is the one the invoker recorded on the event
 // (invoker.Event.Approval), not a guess from the reason code.
 //
-// A chain span is the child of a local span in its context. A remote parent
-// (a client's traceparent header) is only linked: the chain span starts a
-// trace of its own, and the sampler internal/assemble sets up ignores a remote parent's sampled
-// flag, so clients can neither force spans nor choose the sampled trace ids.
+// A chain span is the child of the span in its context, local or remote:
+// a client's traceparent header is continued. The sampler internal/assemble
+// sets up samples a chain under a remote parent by a draw of its own, so a
+// client can neither force spans with its sampled flag nor with a trace id
+// picked to pass the ratio sampler.
 //
-// The tool-call span is recorded when the call ends (from the invoker's
-// ToolEnd event), with its start time set back by the call's duration, so
-// concurrent calls of one chain need no bookkeeping.
+// The tool-call span starts before the call's first gate (StartCall, the
+// invoker's hook), so the tool runs under it and sends its trace context on
+// (toolbox.TraceContext); it ends with the call (ToolEnd), or when the call
+// parks (Parked: call status parked; the resumption is a span of its own).
+// Without the StartCall hook, ToolEnd records a span covering the call's
+// duration.
 //
 // # Concurrency
 //

@@ -55,11 +55,11 @@ type Chain struct {
 
 // StartChain starts the chain's span and returns a context carrying it, to
 // run the chain with, and the function to call once with the chain's result
-// (nil if the run failed to start). A local span in ctx becomes the chain
-// span's parent. A remote one (a client's traceparent) does not: the chain
-// span starts a new trace, linked to the remote span, so the sampler decides
-// on a trace id of airlock's own and a client cannot force sampling (or
-// pick the trace id the ratio sampler looks at).
+// (nil if the run failed to start). A span in ctx, local or remote (a
+// client's traceparent), becomes the chain span's parent, so the chain
+// continues the caller's trace. Whether it is sampled is the tracer
+// provider's choice: the sampler internal/assemble sets up ignores a remote
+// parent's sampled flag and trace id, so a client cannot force spans.
 func (t *Tracer) StartChain(ctx context.Context, c Chain) (context.Context, func(*chain.RunResult)) {
 	if !t.Enabled() {
 		return ctx, func(*chain.RunResult) {}
@@ -70,9 +70,6 @@ func (t *Tracer) StartChain(ctx context.Context, c Chain) (context.Context, func
 		attribute.String("airlock.chain.language", c.Language),
 		attribute.String("airlock.approval.mode", t.mode),
 	)}
-	if remote := trace.SpanContextFromContext(ctx); remote.IsValid() && remote.IsRemote() {
-		opts = append(opts, trace.WithNewRoot(), trace.WithLinks(trace.Link{SpanContext: remote}))
-	}
 	ctx, span := t.tr.Start(ctx, ChainSpan, opts...)
 	return ctx, func(res *chain.RunResult) {
 		if res == nil {
@@ -93,15 +90,45 @@ func (t *Tracer) StartChain(ctx context.Context, c Chain) (context.Context, func
 	}
 }
 
-// ToolEnd records the span of one finished call from the invoker's ToolEnd
-// event; other events are ignored. ctx is the chain's context as the
-// invoker passes it to hooks, so the span is a child of the chain's.
+// toolSpanKey marks a context whose span is a tool-call span StartCall
+// started, for ToolEnd and Parked to end.
+type toolSpanKey struct{}
+
+// callSpan returns the span StartCall put into ctx, if it is still ctx's
+// current span (a chain started inside a tool has spans of its own).
+func callSpan(ctx context.Context) (trace.Span, bool) {
+	span, ok := ctx.Value(toolSpanKey{}).(trace.Span)
+	// Spans are compared by their contexts: a span that is not sampled is
+	// a value whose type cannot be compared.
+	return span, ok && trace.SpanFromContext(ctx).SpanContext().Equal(span.SpanContext())
+}
+
+// StartCall starts the span of one call, a child of the chain's span in
+// ctx, and returns a context carrying it: the invoker's StartCall hook, so
+// the tool runs under the span and sends its trace context on (HTTP tools
+// as a traceparent header, MCP tools in _meta).
+func (t *Tracer) StartCall(ctx context.Context, ev invoker.Event) context.Context {
+	if !t.Enabled() {
+		return ctx
+	}
+	ctx, span := t.tr.Start(ctx, ToolSpan, trace.WithAttributes(
+		attribute.String("airlock.tool", ev.Tool),
+		attribute.String("airlock.approval.mode", t.mode),
+	))
+	return context.WithValue(ctx, toolSpanKey{}, span)
+}
+
+// ToolEnd ends the span of one finished call from the invoker's ToolEnd
+// event (other events are ignored), with the call's outcome and the
+// policy decision's attributes. ctx is the call's context as the invoker
+// passes it to hooks: the span StartCall put there ends; without one (no
+// StartCall hook) a span covering the call's duration is recorded as a
+// child of the chain's.
 func (t *Tracer) ToolEnd(ctx context.Context, ev invoker.Event) {
 	if !t.Enabled() || ev.Kind != invoker.ToolEnd {
 		return
 	}
-	end := time.Now()
-	_, span := t.tr.Start(ctx, ToolSpan, trace.WithTimestamp(end.Add(-ev.Duration)), trace.WithAttributes(
+	attrs := []attribute.KeyValue{
 		attribute.String("airlock.tool", ev.Tool),
 		attribute.String("airlock.tool.risk", riskName(ev.Risk)),
 		attribute.String("airlock.call.status", string(ev.Status)),
@@ -112,11 +139,39 @@ func (t *Tracer) ToolEnd(ctx context.Context, ev invoker.Event) {
 		attribute.String("airlock.policy.gate", ev.Gate),
 		attribute.String("airlock.policy.decision_id", ev.DecisionID),
 		attribute.String("airlock.policy.rule", ev.Rule),
-	))
+	}
+	span, ok := callSpan(ctx)
+	end := time.Now()
+	if !ok {
+		_, span = t.tr.Start(ctx, ToolSpan, trace.WithTimestamp(end.Add(-ev.Duration)), trace.WithAttributes(attrs...))
+	} else {
+		span.SetAttributes(attrs...)
+	}
 	if ev.Status != session.StatusOK {
 		span.SetStatus(codes.Error, ev.Reason)
 	}
 	span.End(trace.WithTimestamp(end))
+}
+
+// Parked ends the span StartCall began for a call that parked (the
+// invoker's ApprovalParked event; other events are ignored): the call has
+// not ended, its resumption is a span of its own.
+func (t *Tracer) Parked(ctx context.Context, ev invoker.Event) {
+	if !t.Enabled() || ev.Kind != invoker.ApprovalParked {
+		return
+	}
+	span, ok := callSpan(ctx)
+	if !ok {
+		return
+	}
+	span.SetAttributes(
+		attribute.String("airlock.tool.risk", riskName(ev.Risk)),
+		attribute.String("airlock.call.status", string(session.StatusParked)),
+		attribute.String("airlock.policy.gate", ev.Gate),
+		attribute.String("airlock.policy.decision_id", ev.DecisionID),
+		attribute.String("airlock.policy.rule", ev.Rule),
+	)
+	span.End()
 }
 
 // ApprovalOutcome says what approval did for the call ev ended, from
