@@ -232,7 +232,13 @@ func (s *Service) settle(ctx context.Context, rn *run, res *chain.RunResult) *ch
 		} else {
 			s.metrics.Parked()
 			s.releasePark(ctx, rn.tenant, rn.id, rn.fleet.gen)
-			go s.tryResume(rn.tenant, rn.id) // a decision may have come in already
+			// A decision may have come in already, or its timer be due:
+			// checked here, before Submit answers parked, so a caller that
+			// then decides with Hold and resumes elsewhere is not raced by
+			// a late resume of this process's own.
+			if s.resumeDue(ctx, rn, res) {
+				go s.tryResume(rn.tenant, rn.id)
+			}
 			return res
 		}
 	}
@@ -251,6 +257,19 @@ func (s *Service) settle(ctx context.Context, rn *run, res *chain.RunResult) *ch
 		s.log.Warn("fleet: the chain was already ended elsewhere (its lease lapsed, or it was cancelled); this process's result is not recorded", "chain", rn.id)
 	}
 	return res
+}
+
+// resumeDue reports whether a chain that just parked can resume at once:
+// its wake time has come, or one of its calls was decided already.
+func (s *Service) resumeDue(ctx context.Context, rn *run, res *chain.RunResult) bool {
+	if w := res.Parked.Wake; !w.IsZero() && !s.now().Before(w) {
+		return true
+	}
+	pending := make([]durable.Approval, 0, len(res.Parked.Approvals))
+	for _, a := range res.Parked.Approvals {
+		pending = append(pending, durable.Approval{ID: durable.ApprovalID(rn.id, a.Seq)})
+	}
+	return s.anyDecided(ctx, rn.tenant, rn.id, pending)
 }
 
 // releaseEnded lets go of what an ended chain still holds in the store:
