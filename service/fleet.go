@@ -87,6 +87,10 @@ type fleetRun struct {
 	wakes     int
 	parkBytes int64
 	dirty     chan struct{} // a call started: write the record soon
+	// parkedAs is the record this stretch parked the chain with: what a
+	// synchronous submission answers, even once a resume (here or
+	// elsewhere) has moved the stored record on.
+	parkedAs *durable.Chain
 }
 
 func newFleetRun(profile string, gen int) *fleetRun {
@@ -468,5 +472,6 @@ func (s *Service) savePark(ctx context.Context, rn *run, res *chain.RunResult) e
 		_ = s.opts.Fleet.ReleasePark(context.WithoutCancel(ctx), rn.tenant, rn.id, p.Gen)
 		return err
 	}
+	rn.fleet.parkedAs = c
 	return nil
 }

@@ -28,9 +28,14 @@ func (s *Service) Chain(ctx context.Context, tenant, id string) (ChainView, erro
 	return rn.view(), nil
 }
 
-// endView is the view of a chain whose stretch here ended: from the store
-// when it parked (with the approvals it waits for).
+// endView is the view of a chain whose stretch here ended: when it parked,
+// the record it parked with (with the approvals it waits for), even if a
+// resume has started since.
 func (s *Service) endView(ctx context.Context, rn *run) ChainView {
+	if rn.parked() && rn.fleet != nil && rn.fleet.parkedAs != nil {
+		// Set before the run finished (rn.done), read after.
+		return storedView(rn.fleet.parkedAs)
+	}
 	if rn.parked() {
 		if c, ok := s.storedChain(ctx, rn.tenant, rn.id); ok {
 			return storedView(c)
