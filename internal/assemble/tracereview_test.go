@@ -1,0 +1,196 @@
+package assemble_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/internal/assemble"
+	"github.com/airlockrt/airlock/internal/config"
+	"github.com/airlockrt/airlock/internal/tracing"
+	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/service"
+	"github.com/airlockrt/airlock/session"
+	"github.com/airlockrt/airlock/toolbox"
+)
+
+// recorder is an HTTP upstream that keeps the trace and idempotency
+// headers of every request it gets.
+type recorder struct {
+	mu   sync.Mutex
+	reqs []http.Header
+	url  string
+}
+
+func newRecorder(t *testing.T) *recorder {
+	r := &recorder{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.mu.Lock()
+		r.reqs = append(r.reqs, req.Header.Clone())
+		r.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"ok":true}`)
+	}))
+	t.Cleanup(srv.Close)
+	r.url = srv.URL
+	return r
+}
+
+func (r *recorder) headers() []http.Header {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]http.Header(nil), r.reqs...)
+}
+
+// runWith runs script on a process with tracing on (ratio 1) and one HTTP
+// tool, forecast, calling rec; hooks are the embedder's. It returns the
+// spans exported.
+func runWith(t *testing.T, rec *recorder, hooks invoker.Hooks, remote trace.SpanContext, tenant, script string) []map[string]any {
+	t.Helper()
+	ctx := context.Background()
+	cfg := load(t, fmt.Sprintf(`
+tracing:
+  exporter: stdout
+  sample_ratio: 1
+tools:
+  builtin: []
+  http:
+    - name: forecast
+      description: the forecast
+      url: %s/forecast
+      method: GET
+      input_schema: {type: object, properties: {city: {type: string}}}
+`, rec.url))
+	var spans bytes.Buffer
+	p, err := assemble.Build(ctx, cfg, assemble.Options{Scripts: true, Service: true, TraceOutput: &spans, Hooks: hooks})
+	require.NoError(t, err)
+	defer p.Close(ctx)
+	p.Service.Start(ctx)
+	sctx := ctx
+	if remote.IsValid() {
+		sctx = trace.ContextWithRemoteSpanContext(ctx, remote)
+	}
+	v, err := p.Service.Submit(sctx, service.Caller{Tenant: tenant}, &service.SubmitRequest{Script: script}, service.SubmitOptions{})
+	require.NoError(t, err)
+	require.NotNil(t, v.Result)
+	require.Equal(t, chain.StatusOK, v.Result.Status, "%+v", v.Result)
+	require.NoError(t, p.Close(ctx))
+	return readSpans(t, &spans)
+}
+
+// toolSpanIDs returns the span ids of the exported tool-call spans.
+func toolSpanIDs(spans []map[string]any) []string {
+	var ids []string
+	for _, s := range spans {
+		if s["name"] == tracing.ToolSpan {
+			ids = append(ids, s["span_id"].(string))
+		}
+	}
+	return ids
+}
+
+// spanIDOf is the parent-id field of a W3C traceparent.
+func spanIDOf(t *testing.T, traceparent string) string {
+	parts := strings.Split(traceparent, "-")
+	require.Len(t, parts, 4, "traceparent %q", traceparent)
+	return parts[2]
+}
+
+// TestEmbedderStartCallKeepsTheCallSpan: an embedder's own StartCall hook
+// (assemble.Options.Hooks) that starts a span of its own, panics or
+// returns nil does not cost the call its span: the upstream gets a
+// traceparent, and exactly one tool-call span is exported, the one that
+// traceparent names.
+func TestEmbedderStartCallKeepsTheCallSpan(t *testing.T) {
+	mem := tracetest.NewInMemoryExporter()
+	own := sdktrace.NewTracerProvider(sdktrace.WithSyncer(mem)) // the embedder's tracer
+	t.Cleanup(func() { _ = own.Shutdown(context.Background()) })
+	for _, tc := range []struct {
+		name  string
+		start func(context.Context, invoker.Event) context.Context
+	}{
+		{"own span", func(ctx context.Context, _ invoker.Event) context.Context {
+			ctx, span := own.Tracer("embedder").Start(ctx, "embedder.call")
+			span.End()
+			return ctx
+		}},
+		{"panic", func(context.Context, invoker.Event) context.Context { panic("embedder hook") }},
+		{"nil", func(context.Context, invoker.Event) context.Context { return nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := newRecorder(t)
+			spans := runWith(t, rec, invoker.Hooks{StartCall: tc.start}, trace.SpanContext{}, "acme",
+				`await tools.forecast({city: "Oslo"}); return 1;`)
+			ids := toolSpanIDs(spans)
+			require.Len(t, ids, 1, "one span per call")
+			hs := rec.headers()
+			require.Len(t, hs, 1)
+			tp := hs[0].Get("Traceparent")
+			require.NotEmpty(t, tp, "the tool runs under the call's span")
+			want := spanIDOf(t, tp)
+			if tc.name == "own span" { // the embedder's span, a child of the call's, is the tool's parent
+				got := mem.GetSpans()
+				require.Len(t, got, 1)
+				require.Equal(t, want, got[0].SpanContext.SpanID().String())
+				want = got[0].Parent.SpanID().String()
+				mem.Reset()
+			}
+			require.Equal(t, ids[0], want, "the span the upstream was told of is the one exported")
+		})
+	}
+}
+
+// TestCallSpanEndsUnderAnotherSpan: ToolEnd and Parked end the span
+// StartCall began even when a later hook put a span of its own into the
+// call's context; a chain started inside the tool (other session) leaves
+// the outer call's span alone.
+func TestCallSpanEndsUnderAnotherSpan(t *testing.T) {
+	own := sdktrace.NewTracerProvider()
+	t.Cleanup(func() { _ = own.Shutdown(context.Background()) })
+	for _, kind := range []invoker.EventKind{invoker.ToolEnd, invoker.ApprovalParked} {
+		t.Run(kind.String(), func(t *testing.T) {
+			var out bytes.Buffer
+			tp, shutdown, err := assemble.SetupTracing(context.Background(), config.Tracing{Exporter: "stdout", SampleRatio: 1}, &out)
+			require.NoError(t, err)
+			tr := tracing.New(tp, "queue")
+			cctx, end := tr.StartChain(context.Background(), tracing.Chain{ID: "ch_outer", Tenant: "acme", Language: "js"})
+			call := tr.StartCall(cctx, invoker.Event{SessionID: "ch_outer", Tool: "send"})
+			sent := toolbox.TraceContext(call)["traceparent"]
+			// The embedder's hook wraps the call's context in a span of its own.
+			wrapped, es := own.Tracer("embedder").Start(call, "embedder.call")
+			es.End()
+			// A chain the tool starts, whose invoker has no StartCall hook.
+			nctx, nend := tr.StartChain(wrapped, tracing.Chain{ID: "ch_inner", Tenant: "acme", Language: "js"})
+			tr.ToolEnd(nctx, invoker.Event{Kind: invoker.ToolEnd, SessionID: "ch_inner", Tool: "inner", Status: session.StatusOK, Seq: 1})
+			nend(&chain.RunResult{Status: chain.StatusOK})
+			tr.Parked(nctx, invoker.Event{Kind: invoker.ApprovalParked, SessionID: "ch_inner", Tool: "inner"})
+			ev := invoker.Event{Kind: kind, SessionID: "ch_outer", Tool: "send", Status: session.StatusOK, Seq: 1}
+			if kind == invoker.ToolEnd {
+				tr.ToolEnd(wrapped, ev)
+			} else {
+				tr.Parked(wrapped, ev)
+			}
+			end(&chain.RunResult{Status: chain.StatusOK})
+			require.NoError(t, shutdown(context.Background()))
+			var outer []map[string]any
+			for _, s := range readSpans(t, &out) {
+				if s["name"] == tracing.ToolSpan && s["attributes"].(map[string]any)["airlock.tool"] == "send" {
+					outer = append(outer, s)
+				}
+			}
+			require.Len(t, outer, 1, "the outer call has one span")
+			require.Equal(t, spanIDOf(t, sent), outer[0]["span_id"], "and it is the one its tool sent on")
+		})
+	}
+}
