@@ -194,3 +194,50 @@ func TestCallSpanEndsUnderAnotherSpan(t *testing.T) {
 		})
 	}
 }
+
+// TestClientTraceStateIsBounded: a client's tracestate (up to 32 members
+// of 512 characters each on POST /v1/chains) is cut to the 512 characters
+// W3C asks a participant to propagate before it rides on every tool
+// call's request and span: entries longer than 128 characters go first,
+// then entries from the end.
+func TestClientTraceStateIsBounded(t *testing.T) {
+	long := strings.Repeat("v", 250)
+	var members []string
+	for i := range 32 {
+		members = append(members, fmt.Sprintf("k%02d=%s", i, long))
+	}
+	members[3] = "small=1"
+	huge, err := trace.ParseTraceState(strings.Join(members, ","))
+	require.NoError(t, err)
+	short := "vendor=abc,other=def"
+	var fits []string
+	for i := range 60 {
+		fits = append(fits, fmt.Sprintf("m%02d=%s", i, strings.Repeat("x", 12)))
+	}
+	many, err := trace.ParseTraceState(strings.Join(fits[:32], ","))
+	require.NoError(t, err)
+	small, err := trace.ParseTraceState(short)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name string
+		ts   trace.TraceState
+		want string
+	}{
+		{"small passes as it came", small, short},
+		{"long entries go first", huge, "small=1"},
+		{"then entries from the end", many, strings.Join(fits[:30], ",")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := newRecorder(t)
+			remote := trace.NewSpanContext(trace.SpanContextConfig{
+				TraceID: trace.TraceID{0xa1}, SpanID: trace.SpanID{0xc1}, TraceState: tc.ts, Remote: true,
+			})
+			runWith(t, rec, invoker.Hooks{}, remote, "acme", `await tools.forecast({city: "Oslo"}); return 1;`)
+			hs := rec.headers()
+			require.Len(t, hs, 1)
+			got := hs[0].Get("Tracestate")
+			require.LessOrEqual(t, len(got), 512)
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
