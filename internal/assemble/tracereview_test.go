@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -238,6 +239,179 @@ func TestClientTraceStateIsBounded(t *testing.T) {
 			got := hs[0].Get("Tracestate")
 			require.LessOrEqual(t, len(got), 512)
 			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// TestParallelCallsEachHaveTheirSpan: many calls of one chain in flight
+// at once (-race) each run under a span of their own: every upstream
+// request names a distinct span, and each is exported exactly once.
+func TestParallelCallsEachHaveTheirSpan(t *testing.T) {
+	const n = 24
+	rec := newRecorder(t)
+	spans := runWith(t, rec, invoker.Hooks{}, trace.SpanContext{}, "acme", fmt.Sprintf(`
+const calls = [];
+for (let i = 0; i < %d; i++) calls.push(tools.forecast({city: "c" + i}));
+await Promise.all(calls);
+return 1;`, n))
+	ids := toolSpanIDs(spans)
+	require.Len(t, ids, n)
+	hs := rec.headers()
+	require.Len(t, hs, n)
+	var sent []string
+	for _, h := range hs {
+		sent = append(sent, spanIDOf(t, h.Get("Traceparent")))
+	}
+	require.ElementsMatch(t, ids, sent)
+}
+
+// TestUnsampledChainStillCalls: at sample ratio 0 nothing is exported, the
+// call runs, and the upstream is told the trace is not sampled.
+func TestUnsampledChainStillCalls(t *testing.T) {
+	rec := newRecorder(t)
+	ctx := context.Background()
+	cfg := load(t, fmt.Sprintf(`
+tracing:
+  exporter: stdout
+  sample_ratio: 0
+tools:
+  builtin: []
+  http:
+    - {name: forecast, description: the forecast, url: '%s/f', method: GET}
+`, rec.url))
+	var spans bytes.Buffer
+	p, err := assemble.Build(ctx, cfg, assemble.Options{Scripts: true, Service: true, TraceOutput: &spans})
+	require.NoError(t, err)
+	defer p.Close(ctx)
+	p.Service.Start(ctx)
+	v, err := p.Service.Submit(ctx, service.Caller{Tenant: "acme"}, &service.SubmitRequest{Script: `await tools.forecast({}); return 1;`}, service.SubmitOptions{})
+	require.NoError(t, err)
+	require.Equal(t, chain.StatusOK, v.Result.Status, "%+v", v.Result)
+	require.NoError(t, p.Close(ctx))
+	require.Empty(t, readSpans(t, &spans))
+	hs := rec.headers()
+	require.Len(t, hs, 1)
+	require.True(t, strings.HasSuffix(hs[0].Get("Traceparent"), "-00"), hs[0].Get("Traceparent"))
+}
+
+// TestParkedAndResumedCallSpans: through the invoker, a call that parks
+// ends its span once (call status parked) and fires no ToolEnd; its
+// resumption runs under a span of its own, which the tool sees and which
+// ends once with the call's outcome.
+func TestParkedAndResumedCallSpans(t *testing.T) {
+	var out bytes.Buffer
+	tp, shutdown, err := assemble.SetupTracing(context.Background(), config.Tracing{Exporter: "stdout", SampleRatio: 1}, &out)
+	require.NoError(t, err)
+	tr := tracing.New(tp, "park")
+	var inTool []string
+	box, err := toolbox.New(toolbox.Func("send", "sends", func(ctx context.Context, _ struct{}) (bool, error) {
+		inTool = append(inTool, spanIDOf(t, toolbox.TraceContext(ctx)["traceparent"]))
+		return true, nil
+	}).WithRisk(toolbox.High))
+	require.NoError(t, err)
+	inv, err := invoker.New(box, invoker.Options{Hooks: invoker.Hooks{StartCall: tr.StartCall, OnToolEnd: tr.ToolEnd, OnEvent: tr.Parked}})
+	require.NoError(t, err)
+	sess := inv.NewSession(session.Options{ID: "ch_1", Tenant: "acme", ParkApprovals: true})
+	defer sess.Close(context.Background())
+	cctx, end := tr.StartChain(context.Background(), tracing.Chain{ID: "ch_1", Tenant: "acme", Language: "js"})
+	res := inv.Invoke(cctx, sess, invoker.Call{Tool: "send"})
+	require.Equal(t, session.StatusParked, res.Status, res.Message)
+	p := res.Parked
+	res = inv.Invoke(cctx, sess, invoker.Call{Tool: "send", Resume: &invoker.Resumption{
+		Seq: p.Seq, Start: p.Start, ArgsHash: p.Request.ArgsHash, Decision: invoker.Approved}})
+	require.True(t, res.OK(), res.Message)
+	end(&chain.RunResult{Status: chain.StatusOK})
+	require.NoError(t, shutdown(context.Background()))
+	var statuses []string
+	var ids []string
+	for _, s := range readSpans(t, &out) {
+		if s["name"] == tracing.ToolSpan {
+			statuses = append(statuses, s["attributes"].(map[string]any)["airlock.call.status"].(string))
+			ids = append(ids, s["span_id"].(string))
+		}
+	}
+	require.Equal(t, []string{"parked", "ok"}, statuses)
+	require.NotEqual(t, ids[0], ids[1])
+	require.Equal(t, []string{ids[1]}, inTool, "the resumed call runs under its own span")
+}
+
+// spanCount counts the spans started and ended on a tracer provider.
+type spanCount struct {
+	mu           sync.Mutex
+	start, ended map[string]int // by span id
+}
+
+func (c *spanCount) OnStart(_ context.Context, s sdktrace.ReadWriteSpan) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.start[s.SpanContext().SpanID().String()]++
+}
+
+func (c *spanCount) OnEnd(s sdktrace.ReadOnlySpan) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ended[s.SpanContext().SpanID().String()]++
+}
+func (c *spanCount) Shutdown(context.Context) error   { return nil }
+func (c *spanCount) ForceFlush(context.Context) error { return nil }
+
+// TestEveryCallSpanEndsOnce: whatever ends the call (success, a tool
+// panic, its timeout, the chain's cancellation, an unknown tool, a spent
+// budget, a refused approval), the span StartCall began ends exactly once
+// and no other tool-call span is started.
+func TestEveryCallSpanEndsOnce(t *testing.T) {
+	block := func(ctx context.Context, _ struct{}) (bool, error) { <-ctx.Done(); return false, ctx.Err() }
+	box, err := toolbox.New(
+		toolbox.Func("ok", "succeeds", func(context.Context, struct{}) (bool, error) { return true, nil }),
+		toolbox.Func("boom", "panics", func(context.Context, struct{}) (bool, error) { panic("tool") }),
+		toolbox.Func("slow", "waits for its context", block),
+		toolbox.Func("send", "needs approval", func(context.Context, struct{}) (bool, error) { return true, nil }).WithRisk(toolbox.High),
+	)
+	require.NoError(t, err)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		name, tool string
+		ctx        context.Context
+		reason     string
+	}{
+		{"ok", "ok", context.Background(), ""},
+		{"tool panic", "boom", context.Background(), invoker.ReasonToolPanic},
+		{"timeout", "slow", context.Background(), invoker.ReasonCallTimeout},
+		{"cancelled", "ok", cancelled, invoker.ReasonCancelled},
+		{"unknown tool", "nope", context.Background(), invoker.ReasonUnknownTool},
+		{"budget", "ok", context.Background(), invoker.ReasonBudgetExhausted},
+		{"no approver", "send", context.Background(), invoker.ReasonNoApprovalHandler},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cnt := &spanCount{start: map[string]int{}, ended: map[string]int{}}
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(cnt))
+			defer func() { _ = tp.Shutdown(context.Background()) }()
+			tr := tracing.New(tp, "ask")
+			pol := invoker.Policy{CallTimeout: 50 * time.Millisecond}
+			if tc.name == "budget" {
+				pol.MaxToolCalls = 1
+			}
+			inv, err := invoker.New(box, invoker.Options{Policy: pol,
+				Hooks: invoker.Hooks{StartCall: tr.StartCall, OnToolEnd: tr.ToolEnd, OnEvent: tr.Parked}})
+			require.NoError(t, err)
+			sess := inv.NewSession(session.Options{ID: "ch_1", Tenant: "acme"})
+			defer sess.Close(context.Background())
+			cctx, end := tr.StartChain(tc.ctx, tracing.Chain{ID: "ch_1", Tenant: "acme", Language: "js"})
+			if tc.name == "budget" {
+				require.True(t, inv.Invoke(cctx, sess, invoker.Call{Tool: "ok"}).OK())
+			}
+			res := inv.Invoke(cctx, sess, invoker.Call{Tool: tc.tool})
+			require.Equal(t, tc.reason, res.Reason, res.Message)
+			end(&chain.RunResult{Status: chain.StatusOK})
+			cnt.mu.Lock()
+			defer cnt.mu.Unlock()
+			require.Equal(t, cnt.start, cnt.ended, "every span started ends, once")
+			calls := 1
+			if tc.name == "budget" {
+				calls = 2
+			}
+			require.Len(t, cnt.start, calls+1, "one span per call and the chain's")
 		})
 	}
 }
