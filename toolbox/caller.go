@@ -24,8 +24,10 @@ type Caller interface {
 	// keeps the number it parked with.
 	Seq() int
 	// IdempotencyKey is the key the call runs under: the one the chain
-	// gave, or the one derived for a write-class call; "" if none. An HTTP
-	// tool sends it as the Idempotency-Key header.
+	// gave, or the one derived for a write-class call; "" if none. Keys
+	// are per tenant: a tool that hands the key to a service every tenant
+	// shares binds it to Tenant first, as HTTP tools do for their
+	// Idempotency-Key header.
 	IdempotencyKey() string
 	// Autonomy is the chain's autonomy level (restricted, supervised or
 	// autonomous), "" when the chain has no profile.

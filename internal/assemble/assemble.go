@@ -206,7 +206,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (p *Process, e
 		Store:    m.Store(p.Store),
 		Hooks: invoker.Hooks{
 			OnToolStart: hooks.OnToolStart,
-			StartCall:   p.startCall(hooks.StartCall),
+			StartCall:   p.startCall(hooks.StartCall, log),
 			OnEvent: func(ctx context.Context, ev invoker.Event) {
 				p.Tracer.Parked(ctx, ev)
 				if hooks.OnEvent != nil {
@@ -369,17 +369,25 @@ func moduleEngine(ctx context.Context, diskCache bool) (*sandbox.ModuleEngine, e
 
 // startCall is the invoker's StartCall hook: the call's span (so tools
 // send the chain's trace context on), then the embedder's own hook, if any.
-func (p *Process) startCall(next func(context.Context, invoker.Event) context.Context) func(context.Context, invoker.Event) context.Context {
+// A panic in the embedder's hook is contained here, after the span
+// started: the call keeps its span, which ToolEnd or Parked ends.
+func (p *Process) startCall(next func(context.Context, invoker.Event) context.Context, log *slog.Logger) func(context.Context, invoker.Event) context.Context {
 	if !p.Tracer.Enabled() {
 		return next
 	}
-	return func(ctx context.Context, ev invoker.Event) context.Context {
-		ctx = p.Tracer.StartCall(ctx, ev)
-		if next != nil {
-			if c := next(ctx, ev); c != nil {
-				ctx = c
-			}
+	return func(ctx context.Context, ev invoker.Event) (out context.Context) {
+		out = p.Tracer.StartCall(ctx, ev)
+		if next == nil {
+			return out
 		}
-		return ctx
+		defer func() {
+			if v := recover(); v != nil {
+				log.Error("invoker: hook panicked", "event", "START_CALL", "tool", ev.Tool, "panic_type", fmt.Sprintf("%T", v))
+			}
+		}()
+		if c := next(out, ev); c != nil {
+			out = c
+		}
+		return out
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/internal/assemble"
+	"github.com/airlockrt/airlock/internal/httptool"
 	"github.com/airlockrt/airlock/internal/tracing"
 	"github.com/airlockrt/airlock/service"
 )
@@ -145,7 +146,7 @@ func TestToolsReceiveTraceContext(t *testing.T) {
 	require.Equal(t, want("forecast"), u.http["/forecast"].Get("Traceparent"))
 	require.Empty(t, u.http["/forecast"].Get("Idempotency-Key"), "a read has no key")
 	require.Equal(t, want("notify"), u.http["/notify"].Get("Traceparent"))
-	require.Equal(t, "notify-42", u.http["/notify"].Get("Idempotency-Key"))
+	require.Equal(t, httptool.IdempotencyKey("acme", "notify-42"), u.http["/notify"].Get("Idempotency-Key"), "the key, bound to the tenant")
 	require.Equal(t, want("go_echo"), u.meta["traceparent"], "MCP carries it in _meta")
 }
 
@@ -163,7 +164,7 @@ func TestNoTraceContextWhenTracingIsOff(t *testing.T) {
 		require.Empty(t, h.Get("Traceparent"), path)
 		require.Empty(t, h.Get("Tracestate"), path)
 	}
-	require.Equal(t, "notify-42", u.http["/notify"].Get("Idempotency-Key"))
+	require.Equal(t, httptool.IdempotencyKey("acme", "notify-42"), u.http["/notify"].Get("Idempotency-Key"), "the key, bound to the tenant")
 	for k := range u.meta {
 		require.False(t, strings.HasPrefix(k, "trace"), "no trace context in _meta: %v", u.meta)
 	}

@@ -76,11 +76,45 @@ type drawRatio float64
 
 func (r drawRatio) ShouldSample(p sdktrace.SamplingParameters) sdktrace.SamplingResult {
 	res := sdktrace.SamplingResult{Decision: sdktrace.Drop,
-		Tracestate: trace.SpanContextFromContext(p.ParentContext).TraceState()}
+		Tracestate: boundTraceState(trace.SpanContextFromContext(p.ParentContext).TraceState())}
 	if r >= 1 || (r > 0 && rand.Float64() < float64(r)) {
 		res.Decision = sdktrace.RecordAndSample
 	}
 	return res
+}
+
+// maxTraceState is how much of a client's tracestate a chain carries on
+// (to every tool call's span and request): the 512 characters W3C Trace
+// Context asks every participant to propagate.
+const maxTraceState = 512
+
+// boundTraceState cuts a client's tracestate to maxTraceState characters
+// as W3C Trace Context says: entries longer than 128 characters go first,
+// then entries from the end.
+func boundTraceState(ts trace.TraceState) trace.TraceState {
+	if len(ts.String()) <= maxTraceState {
+		return ts
+	}
+	type member struct{ k, v string }
+	var keep []member
+	n := -1 // no comma before the first entry
+	ts.Walk(func(k, v string) bool {
+		m := len(k) + 1 + len(v)
+		if m > 128 {
+			return true
+		}
+		if n+1+m > maxTraceState {
+			return false
+		}
+		n += 1 + m
+		keep = append(keep, member{k, v})
+		return true
+	})
+	var out trace.TraceState
+	for i := len(keep) - 1; i >= 0; i-- { // Insert puts a member first
+		out, _ = out.Insert(keep[i].k, keep[i].v)
+	}
+	return out
 }
 
 func (r drawRatio) Description() string { return fmt.Sprintf("DrawRatio{%g}", float64(r)) }

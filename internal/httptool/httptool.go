@@ -3,6 +3,9 @@ package httptool
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -430,14 +433,15 @@ func (t *Tool) request(ctx context.Context, args json.RawMessage) (*http.Request
 
 // callHeaders sets what the upstream may learn of the call: the trace
 // context of the call's span (toolbox.TraceContext) and, for a call that
-// has one, its Idempotency-Key. Headers the tool's configuration sets win.
+// has one, its Idempotency-Key, bound to the tenant (IdempotencyKey).
+// Headers the tool's configuration sets win.
 func callHeaders(ctx context.Context, h http.Header) {
 	for k, v := range toolbox.TraceContext(ctx) {
 		h.Set(k, v)
 	}
 	if c, ok := toolbox.CallerFrom(ctx); ok {
 		if key := c.IdempotencyKey(); key != "" {
-			h.Set("Idempotency-Key", key)
+			h.Set("Idempotency-Key", IdempotencyKey(c.Tenant(), key))
 		}
 	}
 }
@@ -581,4 +585,24 @@ func validHeaderName(s string) bool {
 		}
 	}
 	return true
+}
+
+// IdempotencyKey is the Idempotency-Key header an HTTP tool sends for a
+// call of tenant running under key (toolbox.Caller.IdempotencyKey): the
+// hex SHA-256 of the tenant and the key, each length-prefixed. Every
+// tenant reaches the upstream with the tool's one set of credentials, so
+// the key is bound to the tenant: two tenants giving the same key are two
+// keys upstream (neither can claim the other's, or read its recorded
+// response), while one tenant's retries keep theirs. The tenant's name
+// does not reach the upstream, and the value is header-safe whatever key
+// a Caller holds.
+func IdempotencyKey(tenant, key string) string {
+	h := sha256.New()
+	for _, s := range []string{tenant, key} {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

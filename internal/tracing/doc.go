@@ -36,12 +36,16 @@
 // a client's traceparent header is continued. The sampler internal/assemble
 // sets up samples a chain under a remote parent by a draw of its own, so a
 // client can neither force spans with its sampled flag nor with a trace id
-// picked to pass the ratio sampler.
+// picked to pass the ratio sampler; it carries on at most 512 characters of
+// the client's tracestate (W3C's truncation rule).
 //
 // The tool-call span starts before the call's first gate (StartCall, the
 // invoker's hook), so the tool runs under it and sends its trace context on
 // (toolbox.TraceContext); it ends with the call (ToolEnd), or when the call
 // parks (Parked: call status parked; the resumption is a span of its own).
+// ToolEnd and Parked find that span in the call's context by the event's
+// session id, so a span a later hook (an embedder's StartCall) put on top
+// does not hide it, and a chain started inside the tool does not end it.
 // Without the StartCall hook, ToolEnd records a span covering the call's
 // duration.
 //

@@ -90,17 +90,28 @@ func (t *Tracer) StartChain(ctx context.Context, c Chain) (context.Context, func
 	}
 }
 
-// toolSpanKey marks a context whose span is a tool-call span StartCall
-// started, for ToolEnd and Parked to end.
+// toolSpanKey marks a context holding a tool-call span StartCall started,
+// as a *callSpanValue, for ToolEnd and Parked to end.
 type toolSpanKey struct{}
 
-// callSpan returns the span StartCall put into ctx, if it is still ctx's
-// current span (a chain started inside a tool has spans of its own).
-func callSpan(ctx context.Context) (trace.Span, bool) {
-	span, ok := ctx.Value(toolSpanKey{}).(trace.Span)
-	// Spans are compared by their contexts: a span that is not sampled is
-	// a value whose type cannot be compared.
-	return span, ok && trace.SpanFromContext(ctx).SpanContext().Equal(span.SpanContext())
+// callSpanValue is the span StartCall started and the session whose call
+// it is.
+type callSpanValue struct {
+	span    trace.Span
+	session string
+}
+
+// callSpan returns the span StartCall put into ctx for a call of session
+// ev.SessionID. The call's context may carry spans started after it (an
+// embedder's StartCall hook): the span is found by its key, not as ctx's
+// current span. A chain started inside a tool runs calls of a session of
+// its own, so it never ends the outer call's span.
+func callSpan(ctx context.Context, ev invoker.Event) (trace.Span, bool) {
+	v, ok := ctx.Value(toolSpanKey{}).(*callSpanValue)
+	if !ok || v.session != ev.SessionID {
+		return nil, false
+	}
+	return v.span, true
 }
 
 // StartCall starts the span of one call, a child of the chain's span in
@@ -115,7 +126,7 @@ func (t *Tracer) StartCall(ctx context.Context, ev invoker.Event) context.Contex
 		attribute.String("airlock.tool", ev.Tool),
 		attribute.String("airlock.approval.mode", t.mode),
 	))
-	return context.WithValue(ctx, toolSpanKey{}, span)
+	return context.WithValue(ctx, toolSpanKey{}, &callSpanValue{span: span, session: ev.SessionID})
 }
 
 // ToolEnd ends the span of one finished call from the invoker's ToolEnd
@@ -140,7 +151,7 @@ func (t *Tracer) ToolEnd(ctx context.Context, ev invoker.Event) {
 		attribute.String("airlock.policy.decision_id", ev.DecisionID),
 		attribute.String("airlock.policy.rule", ev.Rule),
 	}
-	span, ok := callSpan(ctx)
+	span, ok := callSpan(ctx, ev)
 	end := time.Now()
 	if !ok {
 		_, span = t.tr.Start(ctx, ToolSpan, trace.WithTimestamp(end.Add(-ev.Duration)), trace.WithAttributes(attrs...))
@@ -160,7 +171,7 @@ func (t *Tracer) Parked(ctx context.Context, ev invoker.Event) {
 	if !t.Enabled() || ev.Kind != invoker.ApprovalParked {
 		return
 	}
-	span, ok := callSpan(ctx)
+	span, ok := callSpan(ctx, ev)
 	if !ok {
 		return
 	}
