@@ -37,6 +37,11 @@ type parkMeta struct {
 	// travel in the sealed state, so a bucket writer cannot reset them.
 	Wakes     int   `json:"wakes,omitempty"`
 	ParkBytes int64 `json:"park_bytes,omitempty"`
+	// Traceparent is the W3C trace context of the chain span of the
+	// stretch that parked (none with tracing off): the resumed stretch's
+	// span continues it, so both halves are one trace. Sealed with the
+	// state like the rest.
+	Traceparent string `json:"traceparent,omitempty"`
 }
 
 const payloadMagic = "ALSV"
@@ -87,6 +92,9 @@ type fleetRun struct {
 	wakes     int
 	parkBytes int64
 	dirty     chan struct{} // a call started: write the record soon
+	// span is the trace context of this stretch's chain span (runGuarded
+	// sets it before the chain runs), for parkMeta.Traceparent.
+	span string
 	// parkedAs is the record this stretch parked the chain with: what a
 	// synchronous submission answers, even once a resume (here or
 	// elsewhere) has moved the stored record on.
@@ -440,7 +448,7 @@ func (s *Service) savePark(ctx context.Context, rn *run, res *chain.RunResult) e
 	now := s.now().UTC()
 	p := &durable.Park{Tenant: rn.tenant, ChainID: rn.id, Gen: rn.fleet.gen + 1, Created: now, Expires: now.Add(s.opts.ParkTTL),
 		State: encodePayload(parkMeta{Profile: rn.fleet.profile, Language: rn.lang, Created: rn.created,
-			Wakes: rn.fleet.wakes, ParkBytes: rn.fleet.parkBytes + int64(len(res.Parked.State))}, res.Parked.State)}
+			Wakes: rn.fleet.wakes, ParkBytes: rn.fleet.parkBytes + int64(len(res.Parked.State)), Traceparent: rn.fleet.span}, res.Parked.State)}
 	for i, a := range res.Parked.Approvals {
 		ap := durable.Approval{
 			ID: durable.ApprovalID(rn.id, a.Seq), Tenant: rn.tenant, ChainID: rn.id, Seq: a.Seq,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/durable"
+	"github.com/airlockrt/airlock/internal/tracing"
 )
 
 // decisionFor answers a resumed chain's waiting calls from the store.
@@ -190,7 +191,9 @@ func (s *Service) endUnresumable(ctx context.Context, c *durable.Chain, cause er
 // resume runs a claimed parked chain here. The caller holds a slot and has
 // counted it running.
 func (s *Service) resume(c *durable.Chain, meta parkMeta, state []byte, expired bool) *run {
-	ctx, cancel := context.WithCancelCause(s.baseCtx)
+	// The resumed stretch's span continues the trace of the one that
+	// parked (sampled by the server's own draw, like any remote parent).
+	ctx, cancel := context.WithCancelCause(tracing.WithTraceparent(s.baseCtx, meta.Traceparent))
 	rn := newRun(c.ID, c.Tenant, meta.Language, cancel)
 	rn.created = meta.Created
 	rn.fleet = newFleetRun(meta.Profile, c.Gen)

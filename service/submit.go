@@ -440,6 +440,9 @@ func (s *Service) runGuarded(ctx context.Context, rn *run, body func(context.Con
 		}
 	}()
 	ctx, endSpan := s.tracer.StartChain(ctx, tracing.Chain{ID: rn.id, Tenant: rn.tenant, Language: rn.lang})
+	if rn.fleet != nil {
+		rn.fleet.span = tracing.Traceparent(ctx)
+	}
 	res, err := body(ctx)
 	if err != nil {
 		s.log.Error("chain could not run", "chain", rn.id, "err", err)

@@ -6,6 +6,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/airlockrt/airlock/chain"
@@ -88,6 +89,27 @@ func (t *Tracer) StartChain(ctx context.Context, c Chain) (context.Context, func
 		}
 		span.End()
 	}
+}
+
+// Traceparent returns the W3C traceparent of the span in ctx, "" when it
+// has none (tracing off): what a parked chain keeps to continue its trace
+// when it resumes (WithTraceparent).
+func Traceparent(ctx context.Context) string {
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		return ""
+	}
+	m := propagation.MapCarrier{}
+	propagation.TraceContext{}.Inject(ctx, m)
+	return m.Get("traceparent")
+}
+
+// WithTraceparent returns ctx with the remote span context tp describes,
+// for a chain span to continue; ctx itself when tp is empty or not valid.
+func WithTraceparent(ctx context.Context, tp string) context.Context {
+	if tp == "" {
+		return ctx
+	}
+	return propagation.TraceContext{}.Extract(ctx, propagation.MapCarrier{"traceparent": tp})
 }
 
 // toolSpanKey marks a context holding a tool-call span StartCall started,
