@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/airlockrt/airlock/approval"
@@ -40,6 +42,7 @@ var taskFleetKey = []byte("mcp-task-fleet-key-0123456789abcdef")
 type taskProc struct {
 	url   string
 	svc   *service.Service
+	mcp   *mcp.Server
 	close func()
 }
 
@@ -106,7 +109,7 @@ func newTaskProc(t *testing.T, counts *sent, o procOptions) *taskProc {
 	require.NoError(t, err)
 	api.Mount("/mcp", ms.Handler())
 	hs := httptest.NewServer(api.Handler())
-	p := &taskProc{url: hs.URL + "/mcp", svc: svc}
+	p := &taskProc{url: hs.URL + "/mcp", svc: svc, mcp: ms}
 	p.close = sync.OnceFunc(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -735,4 +738,116 @@ func TestTaskNoKey(t *testing.T) {
 		}
 	}
 	healthy(t, p)
+}
+
+// TestTaskWithSDKClient: the official Go SDK's client on protocol
+// 2026-07-28 (stateless HTTP, capabilities in each request's _meta),
+// declaring the extension, follows, decides and reads a task through the
+// task methods as custom methods (its CallTool cannot read a task handle,
+// so the task is created by a raw client).
+func TestTaskWithSDKClient(t *testing.T) {
+	counts := &sent{}
+	p := newTaskProc(t, counts, procOptions{shared: blobstore.New(memblob.New(), blobstore.Options{}), node: "solo"})
+	id := dial(t, p, keyAcme, capsExtension).startTask(notifyScript, nil)
+
+	caps := &sdk.ClientCapabilities{}
+	caps.AddExtension(mcp.TasksExtension, nil)
+	client := sdk.NewClient(&sdk.Implementation{Name: "sdk", Version: "1"}, &sdk.ClientOptions{Capabilities: caps})
+	require.NoError(t, sdk.AddSendingCustomMethod[*mcp.TaskParams, *mcp.TaskResult](client, "tasks/get"))
+	require.NoError(t, sdk.AddSendingCustomMethod[*mcp.UpdateTaskParams, *mcp.UpdateTaskResult](client, "tasks/update"))
+	require.NoError(t, sdk.AddSendingCustomMethod[*mcp.TaskParams, *sdk.CallToolResult](client, "tasks/result"))
+	ctx := context.Background()
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: p.url, HTTPClient: &http.Client{Transport: bearer{keyAcme}}, MaxRetries: -1},
+		&sdk.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close() })
+
+	var got *mcp.TaskResult
+	require.Eventually(t, func() bool {
+		got, err = sdk.CallCustomMethod[*mcp.TaskParams, *mcp.TaskResult](ctx, cs, "tasks/get", &mcp.TaskParams{TaskID: id})
+		require.NoError(t, err)
+		return got.Status == mcp.TaskInputRequired && len(got.Approvals) == 1
+	}, 20*time.Second, 20*time.Millisecond)
+	a := got.Approvals[0]
+	require.Equal(t, "notify", a.Tool)
+	up, err := sdk.CallCustomMethod[*mcp.UpdateTaskParams, *mcp.UpdateTaskResult](ctx, cs, "tasks/update", &mcp.UpdateTaskParams{TaskID: id,
+		Decisions: []mcp.TaskDecision{{ApprovalID: a.ID, Decision: "approve", ArgsHash: a.ArgsHash}}})
+	require.NoError(t, err)
+	require.Equal(t, []mcp.DecisionOutcome{{ApprovalID: a.ID, Decision: "approved"}}, up.Decisions)
+	res, err := sdk.CallCustomMethod[*mcp.TaskParams, *sdk.CallToolResult](ctx, cs, "tasks/result", &mcp.TaskParams{TaskID: id})
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	require.Contains(t, res.Content[0].(*sdk.TextContent).Text, "notified ops")
+	require.Equal(t, int32(1), counts.count("ops"))
+
+	// Without the extension declared, the same methods are refused.
+	plain := sdk.NewClient(&sdk.Implementation{Name: "sdk", Version: "1"}, nil)
+	require.NoError(t, sdk.AddSendingCustomMethod[*mcp.TaskParams, *mcp.TaskResult](plain, "tasks/get"))
+	pcs, err := plain.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: p.url, HTTPClient: &http.Client{Transport: bearer{keyAcme}}, MaxRetries: -1},
+		&sdk.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = pcs.Close() })
+	_, err = sdk.CallCustomMethod[*mcp.TaskParams, *mcp.TaskResult](ctx, pcs, "tasks/get", &mcp.TaskParams{TaskID: id})
+	require.ErrorContains(t, err, "Missing required client capability")
+}
+
+// TestTaskOverStdio: over stdio (airlock mcp), the 2025-11-25 tasks
+// capability and task param, which the SDK drops, reach run_chain: the
+// chain becomes a task of the local caller, decided with tasks/update.
+func TestTaskOverStdio(t *testing.T) {
+	counts := &sent{}
+	p := newTaskProc(t, counts, procOptions{})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- p.mcp.ServeStdio(ctx, inR, outW) }()
+	t.Cleanup(func() {
+		cancel()
+		_ = inW.Close()
+		_ = outR.Close()
+		<-served
+	})
+	lines := bufio.NewScanner(outR)
+	lines.Buffer(nil, 16<<20)
+	n := 0
+	call := func(method string, params any) json.RawMessage {
+		t.Helper()
+		n++
+		b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": n, "method": method, "params": params})
+		require.NoError(t, err)
+		_, err = inW.Write(append(b, '\n'))
+		require.NoError(t, err)
+		for lines.Scan() {
+			var a struct {
+				ID     int             `json:"id"`
+				Result json.RawMessage `json:"result"`
+				Error  *rpcError       `json:"error"`
+			}
+			if json.Unmarshal(lines.Bytes(), &a) == nil && a.ID == n {
+				require.Nil(t, a.Error, "%s", method)
+				return a.Result
+			}
+		}
+		t.Fatalf("%s: no answer", method)
+		return nil
+	}
+	init := call("initialize", json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":`+capsCore+`,"clientInfo":{"name":"stdio","version":"1"}}`))
+	require.Contains(t, string(init), `"tasks":{"cancel":{}`)
+	_, err := inW.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+	require.NoError(t, err)
+	a := decode[taskAnswer](t, call("tools/call", map[string]any{"name": mcp.RunChainTool, "arguments": map[string]any{"script": notifyScript}, "task": map[string]any{"ttl": 60000}}))
+	require.Equal(t, "task", a.ResultType)
+	require.Equal(t, int64(60000), a.Task.TTL)
+	var got taskAnswer
+	require.Eventually(t, func() bool {
+		got = decode[taskAnswer](t, call("tasks/get", map[string]any{"taskId": a.TaskID}))
+		return len(got.Approvals) == 1
+	}, 20*time.Second, 20*time.Millisecond)
+	ap := got.Approvals[0]
+	out := decode[mcp.UpdateTaskResult](t, call("tasks/update", map[string]any{"taskId": a.TaskID,
+		"decisions": []map[string]any{{"approvalId": ap.ID, "decision": "approve", "argsHash": ap.ArgsHash}}}))
+	require.Equal(t, "approved", out.Decisions[0].Decision)
+	res := decode[callResult](t, call("tasks/result", map[string]any{"taskId": a.TaskID}))
+	require.Equal(t, map[string]any{"sent": "notified ops"}, res.StructuredContent.Value)
 }
