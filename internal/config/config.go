@@ -12,7 +12,6 @@ import (
 	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/internal/setting"
 	"github.com/airlockrt/airlock/invoker"
-	"github.com/airlockrt/airlock/mcp"
 	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/service"
 	"github.com/airlockrt/airlock/toolbox"
@@ -308,7 +307,9 @@ type Server struct {
 	LogLevel string `yaml:"log_level"`
 	// MCPTaskAfter is how long MCP's run_chain waits for the chain of a
 	// client that declared tasks before it answers with a task (at once
-	// when a call waits for approval; docs/mcp.md, "Tasks"). Default 2s.
+	// when a call waits for approval; 0: mcp.DefaultTaskAfter, 2s;
+	// docs/mcp.md, "Tasks"). It is loaded into mcp.ServerOptions.TaskAfter,
+	// its owner; the config package does not import the MCP face.
 	MCPTaskAfter Duration `yaml:"mcp_task_after"`
 	// Max are the largest policy and limit values a request may ask for,
 	// under the keys of policy and limits. A zero field means the
@@ -465,7 +466,6 @@ func (c *Config) Effective() *Config {
 	e.Governance.DedupWindow = cmp.Or(e.Governance.DedupWindow, Duration(govern.DefaultDedupWindow))
 	e.Governance.Idempotency = cmp.Or(e.Governance.Idempotency, "on")
 	e.Server.LogLevel = cmp.Or(e.Server.LogLevel, "info")
-	e.Server.MCPTaskAfter = cmp.Or(e.Server.MCPTaskAfter, Duration(mcp.DefaultTaskAfter))
 	h := e.Governance.HealthOptions().WithDefaults()
 	e.Governance.Health = Health{DegradedAfter: h.DegradedAfter, UnavailableAfter: h.UnavailableAfter, Quiet: Duration(h.Quiet)}
 	return e
