@@ -102,8 +102,9 @@ type Server struct {
 	// rounds are the run_chain calls of new-protocol clients between
 	// their rounds (rounds.go).
 	rounds continuations
-	// tasks counts the task chains each tenant runs here (tasks.go).
-	tasks taskCounts
+	// tasks counts the task chains each tenant runs here, waits its
+	// waiting tasks/result requests (tasks.go).
+	tasks, waits taskCounts
 }
 
 // NewServer builds the MCP face of svc, which runs the chains:

@@ -55,11 +55,15 @@ const (
 	// MaxTenantTasks bounds the task chains of one tenant this process
 	// runs at once; a run_chain past it is refused (too_many_tasks).
 	MaxTenantTasks = 16
+	// MaxTenantResultWaits bounds the tasks/result requests of one tenant
+	// waiting on this process at once; one more is refused
+	// (too_many_waits).
+	MaxTenantResultWaits = 16
 	// taskPollInterval is the polling interval a task suggests.
 	taskPollInterval = time.Second
-	// resultPoll is how often tasks/result reads a chain another process
-	// runs, or a parked one.
-	resultPoll = 250 * time.Millisecond
+	// resultPoll is how often a waiting tasks/result reads a chain another
+	// process runs, or a parked one (from the fleet's store).
+	resultPoll = taskPollInterval
 	// maxTaskDecisions bounds the decisions and input responses of one
 	// tasks/update.
 	maxTaskDecisions = 64
@@ -72,6 +76,7 @@ const (
 	ReasonTaskExpired      = "task_expired"
 	ReasonTaskFinished     = "task_finished"
 	ReasonTooManyTasks     = "too_many_tasks"
+	ReasonTooManyWaits     = "too_many_waits"
 	ReasonForbiddenRole    = service.ReasonForbiddenRole
 	ReasonInvalidRequest   = service.ReasonInvalidRequest
 	ReasonStoreUnavailable = service.ReasonStoreUnavailable
@@ -277,19 +282,21 @@ func taskMode(req *sdk.CallToolRequest) (time.Duration, bool) {
 	return ttl, true
 }
 
-// taskCounts counts the task chains each tenant runs in this process.
+// taskCounts counts what each tenant holds in this process: its task
+// chains, or its waiting tasks/result requests.
 type taskCounts struct {
 	mu sync.Mutex
 	n  map[string]int
 }
 
-func (t *taskCounts) acquire(tenant string) bool {
+// acquire counts one more for tenant, false when it holds max already.
+func (t *taskCounts) acquire(tenant string, max int) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.n == nil {
 		t.n = map[string]int{}
 	}
-	if t.n[tenant] >= MaxTenantTasks {
+	if t.n[tenant] >= max {
 		return false
 	}
 	t.n[tenant]++
@@ -308,7 +315,7 @@ func (t *taskCounts) release(tenant string) {
 // detached; run_chain answers with its result when it ends within
 // TaskAfter without waiting for a person, and otherwise with a task.
 func (s *Server) runTask(ctx context.Context, req *sdk.CallToolRequest, c service.Caller, args RunChainArgs, ttl time.Duration) (*sdk.CallToolResult, ChainOutput, error) {
-	if !s.tasks.acquire(c.Tenant) {
+	if !s.tasks.acquire(c.Tenant, MaxTenantTasks) {
 		return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf(
 			"%s: this tenant runs %d chains as tasks on this server already; wait for one to end or park, or cancel one with tasks/cancel", ReasonTooManyTasks, MaxTenantTasks)}}}, ChainOutput{}, nil
 	}
@@ -514,6 +521,10 @@ func (s *Server) addTaskMethods() {
 // and returns run_chain's result.
 func (s *Server) taskResult(ctx context.Context, _ *sdk.ServerSession, p *TaskParams) (*sdk.CallToolResult, error) {
 	c := taskCaller(ctx)
+	if !s.waits.acquire(c.Tenant, MaxTenantResultWaits) {
+		return nil, taskErr(codeInvalidParams, ReasonTooManyWaits, "this tenant has %d tasks/result requests waiting on this server already; poll with tasks/get instead", MaxTenantResultWaits)
+	}
+	defer s.waits.release(c.Tenant)
 	for {
 		t, err := s.taskState(ctx, c, p.TaskID)
 		if err != nil {

@@ -590,11 +590,17 @@ func healthy(t *testing.T, p *taskProc) {
 
 // TestTaskFloodBoundedPerTenant (THREATS.md, T1): a tenant holds at most
 // MaxTenantTasks chains as tasks on a process; one more is refused
-// (too_many_tasks) and runs nothing, while another tenant's chain runs.
+// (too_many_tasks) and runs nothing; at most MaxTenantResultWaits of its
+// tasks/result requests wait at once (too_many_waits); another tenant's
+// chain runs meanwhile.
 func TestTaskFloodBoundedPerTenant(t *testing.T) {
 	p := newTaskProc(t, &sent{}, procOptions{taskAfter: 20 * time.Millisecond})
 	c := dial(t, p, keyAcme, capsExtension)
 	const wait = `await new Promise(r => setTimeout(r, 60000)); return 1`
+	// A task that ended, whose tasks/result answers at once.
+	ended := c.startTask(wait, nil)
+	_, rerr := c.call("tasks/cancel", map[string]any{"taskId": ended})
+	require.Nil(t, rerr)
 	var ids []string
 	for range mcp.MaxTenantTasks {
 		ids = append(ids, c.startTask(wait, nil))
@@ -610,16 +616,43 @@ func TestTaskFloodBoundedPerTenant(t *testing.T) {
 	require.True(t, res.IsError)
 	require.True(t, strings.HasPrefix(res.Content[0].Text, mcp.ReasonTooManyTasks+":"), res.Content[0].Text)
 	healthy(t, p)
-	// Once one ends, there is room again.
-	_, rerr = c.call("tasks/cancel", map[string]any{"taskId": ids[0]})
-	require.Nil(t, rerr)
-	require.Eventually(t, func() bool {
-		raw, rerr := c.runChainTask(wait, nil)
-		return rerr == nil && strings.Contains(string(raw), `"resultType":"task"`) && func() bool {
-			ids[0] = decode[taskAnswer](t, raw).TaskID
-			return true
+
+	// Waiting tasks/result requests are bounded per tenant too.
+	var waiting sync.WaitGroup
+	for _, id := range ids {
+		w := dial(t, p, keyAcme, capsExtension)
+		waiting.Add(1)
+		go func() {
+			defer waiting.Done()
+			body := `{"jsonrpc":"2.0","id":"w","method":"tasks/result","params":{"taskId":"` + id + `"}}`
+			req, _ := http.NewRequest("POST", w.url, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Authorization", "Bearer "+w.key)
+			req.Header.Set("Mcp-Session-Id", w.session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				_ = resp.Body.Close()
+			}
 		}()
-	}, 10*time.Second, 50*time.Millisecond)
+	}
+	require.Eventually(t, func() bool {
+		_, rerr := c.call("tasks/result", map[string]any{"taskId": ended})
+		return rerr != nil && rerr.reason() == mcp.ReasonTooManyWaits
+	}, 20*time.Second, 50*time.Millisecond, "the %d+1st waiting tasks/result is refused", mcp.MaxTenantResultWaits)
+	healthy(t, p)
+	for _, id := range ids {
+		_, rerr := c.call("tasks/cancel", map[string]any{"taskId": id})
+		require.Nil(t, rerr)
+	}
+	waiting.Wait() // each ended with its cancelled chain
+	ids = nil
+	for range mcp.MaxTenantTasks - 1 {
+		ids = append(ids, c.startTask(wait, nil))
+	}
+	// Once they ended, there is room again.
+	ids = append(ids, c.startTask(wait, nil))
 	for _, id := range ids {
 		_, _ = c.call("tasks/cancel", map[string]any{"taskId": id})
 	}
