@@ -23,6 +23,11 @@
 // protocol 2026-07-28 or later, which is asked in rounds (input requests
 // in the result, answers in the retry), the chain runs on a goroutine of
 // its own between rounds, until it ends or no retry came for 10 minutes.
+// For a client that declared MCP tasks (tasks.go), a run_chain that
+// became a task leaves its chain running detached, with one goroutine
+// that waits for the chain's stretch here to end (it finishes or parks);
+// a waiting tasks/result holds its request's goroutine until the task
+// ends, at most MaxTenantResultWaits per tenant.
 //
 // # Errors
 //
@@ -30,7 +35,11 @@
 // a tool result with isError set and the service's reason code and
 // message (and line and column for invalid_script); an unauthenticated
 // request is a JSON-RPC error; an HTTP request without a valid submitting
-// key is 401 before its body is read.
+// key is 401 before its body is read. The task methods answer JSON-RPC
+// errors whose data.reason is stable (task_not_found, task_expired,
+// task_finished, forbidden_role, too_many_waits, …; docs/mcp.md), and a
+// client that declared no tasks gets -32021 (Missing Required Client
+// Capability).
 //
 // The protocol is the official Go SDK's (github.com/modelcontextprotocol/go-sdk).
 package mcp

@@ -82,6 +82,11 @@ type ServerOptions struct {
 	// SessionTimeout closes an HTTP session idle this long. Default
 	// DefaultSessionTimeout.
 	SessionTimeout time.Duration
+	// TaskAfter is how long run_chain waits for a chain of a client that
+	// declared tasks before it answers with a task (at once when a call
+	// waits for approval). Default DefaultTaskAfter (2s); config
+	// server.mcp_task_after.
+	TaskAfter time.Duration
 }
 
 // DefaultSessionTimeout is how long an idle HTTP session is kept.
@@ -97,6 +102,9 @@ type Server struct {
 	// rounds are the run_chain calls of new-protocol clients between
 	// their rounds (rounds.go).
 	rounds continuations
+	// tasks counts the task chains each tenant runs here, waits its
+	// waiting tasks/result requests (tasks.go).
+	tasks, waits taskCounts
 }
 
 // NewServer builds the MCP face of svc, which runs the chains:
@@ -108,6 +116,10 @@ func NewServer(svc *service.Service, opts ServerOptions) (*Server, error) {
 	}
 	opts.MaxDescribed = cmp.Or(opts.MaxDescribed, DefaultMaxDescribed)
 	opts.SessionTimeout = cmp.Or(opts.SessionTimeout, DefaultSessionTimeout)
+	if opts.TaskAfter < 0 {
+		return nil, fmt.Errorf("mcp: TaskAfter (%s) must not be negative", opts.TaskAfter)
+	}
+	opts.TaskAfter = cmp.Or(opts.TaskAfter, DefaultTaskAfter)
 	s := &Server{svc: svc, opts: opts, log: opts.Logger}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -155,9 +167,14 @@ func NewServer(svc *service.Service, opts ServerOptions) (*Server, error) {
 					tailored.Tools[i] = &own
 				}
 			}
+			if declaresTasks(req) {
+				return &taskTools{&tailored}, nil
+			}
 			return &tailored, nil
 		}
 	})
+	s.addTaskMethods()
+	s.srv.AddReceivingMiddleware(s.taskMiddleware)
 	return s, nil
 }
 
@@ -307,6 +324,9 @@ func (s *Server) runChain(ctx context.Context, req *sdk.CallToolRequest, args Ru
 	// Only a caller that may decide approvals is asked (a submit-only key
 	// cannot approve its own calls, here as on the HTTP API), and only a
 	// client that declared elicitation.
+	if ttl, ok := taskMode(req); ok {
+		return s.runTask(ctx, req, c, args, ttl)
+	}
 	asks := c.MayApprove() && s.opts.Elicit && canElicit(req)
 	if asks && multiRound(req) {
 		return s.runRounds(ctx, req, c, args)
@@ -729,13 +749,15 @@ func (s *Server) Handler() http.Handler {
 	stateless := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, &sdk.StreamableHTTPOptions{
 		Logger: s.log, Stateless: true, DisableLocalhostProtection: true, PropagateRequestCancellation: true,
 	})
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// Tasks' fields the SDK drops are lifted first (lift.go); a body longer
+	// than a submission may be passes as it is.
+	h := liftHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Mcp-Protocol-Version") >= newProtocol {
 			stateless.ServeHTTP(w, r)
 			return
 		}
 		sessions.ServeHTTP(w, r)
-	})
+	}), 4*s.svc.MaxRequestBytes()+1<<20)
 	if !s.svc.NeedsKeys() {
 		return h
 	}
@@ -765,7 +787,7 @@ func (s *Server) Handler() http.Handler {
 // ServeStdio serves MCP on in and out (airlock mcp) for the local caller
 // until the client disconnects or ctx ends.
 func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	return s.srv.Run(ctx, &sdk.IOTransport{Reader: in, Writer: out, MaxLineLength: MaxMessageBytes})
+	return s.srv.Run(ctx, liftTransport{&sdk.IOTransport{Reader: in, Writer: out, MaxLineLength: MaxMessageBytes}})
 }
 
 // clip bounds text echoed in messages to n bytes.

@@ -135,3 +135,22 @@ func (s *Service) storedChain(ctx context.Context, tenant, id string) (*durable.
 	}
 	return c, true
 }
+
+// Wait returns the view of the tenant's chain id once its stretch in this
+// process ended (it finished, or parked), or at once for a chain this
+// process does not run (from the fleet's store when it has it). ctx bounds
+// the wait: when it ends first, Wait returns the chain's view as it is
+// then, with ctx's error. ErrNotFound for a chain the tenant does not
+// have. Faces use it to hand a long chain over to polling (MCP tasks).
+func (s *Service) Wait(ctx context.Context, tenant, id string) (ChainView, error) {
+	rn := s.lookup(tenant, id)
+	if rn == nil {
+		return s.Chain(ctx, tenant, id)
+	}
+	select {
+	case <-rn.done:
+		return s.endView(ctx, rn), nil
+	case <-ctx.Done():
+		return rn.view(), ctx.Err()
+	}
+}

@@ -137,7 +137,8 @@ func faces(p *assemble.Process, cfg *config.Config, log *slog.Logger) (*server.S
 	if err != nil {
 		return nil, nil, err
 	}
-	ms, err := mcp.NewServer(p.Service, mcp.ServerOptions{Elicit: true, Store: p.Store, Logger: log, Version: version()})
+	ms, err := mcp.NewServer(p.Service, mcp.ServerOptions{Elicit: true, Store: p.Store, Logger: log, Version: version(),
+		TaskAfter: cfg.Server.MCPTaskAfter.D()})
 	if err != nil {
 		return nil, nil, err
 	}

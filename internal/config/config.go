@@ -305,6 +305,12 @@ type Server struct {
 	// (adds a line per lifecycle event of every tool call), info (the
 	// default), warn or error.
 	LogLevel string `yaml:"log_level"`
+	// MCPTaskAfter is how long MCP's run_chain waits for the chain of a
+	// client that declared tasks before it answers with a task (at once
+	// when a call waits for approval; 0: mcp.DefaultTaskAfter, 2s;
+	// docs/mcp.md, "Tasks"). It is loaded into mcp.ServerOptions.TaskAfter,
+	// its owner; the config package does not import the MCP face.
+	MCPTaskAfter Duration `yaml:"mcp_task_after"`
 	// Max are the largest policy and limit values a request may ask for,
 	// under the keys of policy and limits. A zero field means the
 	// configured chain value: requests may lower it but not raise it.

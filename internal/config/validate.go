@@ -118,6 +118,9 @@ func (c *Config) Validate() error {
 	if c.Approval.Mode == ApprovalPark && c.Fleet.Key == "" {
 		v.fail("approval.mode", "park keeps chains in the fleet's store: set fleet.key too")
 	}
+	if d := c.Server.MCPTaskAfter.D(); d < 0 {
+		v.fail("server.mcp_task_after", "%s must not be negative (0 or unset: the default)", d)
+	}
 	switch c.Server.LogLevel {
 	case "", "debug", "info", "warn", "error":
 	default:
@@ -218,6 +221,7 @@ func keyBounds() map[string]string {
 		"approval.max_park_bytes":        "0 or more (0: the default)",
 		"approval.max_parked_per_tenant": "0 or more (0: the default)",
 		"governance.dedup_window":        "at most " + blobstore.DefaultRecordTTL.String(),
+		"server.mcp_task_after":          "0 or more (0: the default)",
 	}
 	for _, k := range positiveKeys {
 		b[k] = "above 0"
