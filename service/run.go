@@ -23,8 +23,12 @@ const (
 type run struct {
 	id, tenant, lang string
 	created          time.Time
-	cancel           func(cause error)
-	done             chan struct{} // closed once the result is set and the run filed
+	// script is the chain's source while it runs (JavaScript or
+	// TypeScript; empty for a module), for the approval console
+	// (ApprovalContext); finish drops it.
+	script string
+	cancel func(cause error)
+	done   chan struct{} // closed once the result is set and the run filed
 
 	mu       sync.Mutex
 	result   *chain.RunResult
@@ -168,7 +172,7 @@ func (r *run) wakeLocked() {
 // closes done once the run is filed among the finished ones.
 func (r *run) finish(res *chain.RunResult) {
 	r.mu.Lock()
-	r.result, r.finished, r.pending = res, time.Now().UTC(), nil
+	r.result, r.finished, r.pending, r.script = res, time.Now().UTC(), nil, ""
 	for i := range r.events {
 		if e := &r.events[i]; e.settled != nil {
 			r.settleLocked(e)
