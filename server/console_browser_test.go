@@ -230,6 +230,9 @@ func TestConsoleParkedInBrowser(t *testing.T) {
 	p := pendingOf(t, a, v.ID, 1).Pending[0]
 	require.True(t, strings.HasPrefix(p.ID, durable.ApprovalPrefix))
 
+	r := b.do(t, "GET", "/v1/chains?status=parked", keyAcme, nil)
+	require.Contains(t, string(r.body), v.ID, "the other process lists the parked chain")
+
 	signInPage(t, ctx, b.http.URL, keyAcme)
 	browse(t, ctx, chromedp.WaitVisible(css(card(p.ID)+" .args")))
 	require.Contains(t, value(t, ctx, chromedp.Text(css(card(p.ID)+" .args"))), `"to": "ops"`)
