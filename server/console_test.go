@@ -291,7 +291,7 @@ func TestConsoleNeedsASession(t *testing.T) {
 // while a chain of globex runs alongside.
 func TestConsoleTenantsApart(t *testing.T) {
 	e := newConsoleEnv(t, nil)
-	v := e.submit(t, keyAcme, map[string]any{"script": approvalScript}, true)
+	v := e.submit(t, keyAcme, map[string]any{"script": `await tools.kv_get({key: "k"});` + approvalScript}, true)
 	req := e.pending(t, keyAcme)
 	id, hash := req["id"].(string), req["args_hash"].(string)
 
@@ -327,6 +327,10 @@ func TestConsoleTenantsApart(t *testing.T) {
 	require.NotEmpty(t, c.Description)
 	require.Equal(t, "confirm", c.Gate)
 	require.Contains(t, c.Script, "tools.send_message")
+	require.Equal(t, "matrix[supervised][HIGH]", c.Rule)
+	require.Len(t, c.Calls, 1, "the calls so far")
+	require.Equal(t, "kv_get", c.Calls[0].Tool)
+	require.Equal(t, 1, c.Calls[0].Seq)
 	r = a.send("GET", "/ui/api/v1/chains?status=waiting_approval", nil, true)
 	require.Contains(t, string(r.body), v.ID)
 
