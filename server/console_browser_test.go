@@ -163,9 +163,16 @@ func TestConsoleInBrowser(t *testing.T) {
 	browse(t, ctx,
 		chromedp.Navigate(e.http.URL+"/ui/#/approvals"),
 		chromedp.WaitVisible(css(card(id)+" button.deny")),
-		chromedp.Click(css(card(id)+" button.deny")),
+		// With the keyboard, on a phone's screen.
+		chromedp.EmulateViewport(375, 740),
+		chromedp.Focus(css(card(id)+" button.deny")),
+		chromedp.KeyEvent("\r"),
 		chromedp.WaitVisible(css(card(id)+" .decision-msg.ok")),
 	)
+	require.True(t, value(t, ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth <= window.innerWidth`)),
+		"nothing is wider than a phone's screen")
+	screenshot(t, ctx, "phone")
+	browse(t, ctx, chromedp.EmulateViewport(1000, 760))
 	done := e.wait(t, keyAcme, v.ID)
 	require.JSONEq(t, `{"sent":false,"reason":"approval_denied"}`, string(done.Result.Value))
 

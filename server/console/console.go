@@ -213,6 +213,9 @@ func (c *Console) signIn(w http.ResponseWriter, r *http.Request) {
 			"this API key has role \""+string(caller.Role)+"\"; the console needs a key with role approver or all")
 		return
 	}
+	if ck, err := r.Cookie(CookieName); err == nil {
+		c.sessions.drop(ck.Value) // a sign-in replaces the browser's session
+	}
 	tok, se, ok := c.sessions.create(body.Key, caller, now)
 	if !ok {
 		writeError(w, http.StatusServiceUnavailable, ReasonTooManySessions, "the console holds as many sessions as it may; retry later")

@@ -251,7 +251,7 @@
     every(async () => {
       const r = await api("GET", "/approvals");
       if (r.status !== 200) { status.textContent = errText(r); return; }
-      const reqs = (r.data.approvals || []).slice().sort((a, b) => (b.created || "").localeCompare(a.created || ""));
+      const reqs = (r.data.approvals || []).slice().sort((a, b) => (Date.parse(b.created) || 0) - (Date.parse(a.created) || 0));
       $("pending-count").textContent = reqs.length ? String(reqs.length) : "";
       status.textContent = reqs.length ? "" : "No approval is waiting. This page updates by itself.";
       const ids = new Set(reqs.map((q) => q.id));
