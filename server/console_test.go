@@ -202,6 +202,10 @@ func TestConsoleSignIn(t *testing.T) {
 	b.client.Jar.SetCookies(mustURL(t, b.base+"/ui/"), []*http.Cookie{ck}) // the old cookie, replayed
 	require.Equal(t, http.StatusUnauthorized, b.send("GET", "/ui/api/v1/approvals", nil, true).code)
 
+	// Without the console, /ui is not served.
+	off := newConsoleEnv(t, func(o *setup) { o.httpOptions.NoConsole = true })
+	require.Equal(t, http.StatusNotFound, off.browser(t).send("GET", "/ui/", nil, true).code)
+
 	// A key of role all signs in too.
 	require.Equal(t, http.StatusOK, e.browser(t).signIn(keyAcme).code)
 	e.noSecrets(t, keyApprover, keyAcme, ck.Value)
@@ -264,6 +268,12 @@ func TestConsoleNeedsASession(t *testing.T) {
 	require.Equal(t, console.ReasonForbiddenOrigin, b.send("POST", path, decide, false).reason(t), "no Origin")
 	b.origin = e.http.URL
 	require.Equal(t, req["id"], e.pending(t, keyAcme)["id"], "none of these decided: the request still waits")
+
+	// The session reaches the API's /v1/ routes only.
+	for _, p := range []string{"/ui/api/metrics", "/ui/api/mcp", "/ui/api/v1/../../metrics", "/ui/api/ui/session"} {
+		got := b.send("GET", p, nil, true)
+		require.Equal(t, http.StatusNotFound, got.code, "%s: %s", p, got.body)
+	}
 
 	// An approver key may decide but not cancel.
 	got = b.send("DELETE", "/ui/api/v1/chains/"+v.ID, nil, false)

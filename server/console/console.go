@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 	"time"
 
@@ -267,7 +268,8 @@ func (c *Console) stateChange(w http.ResponseWriter, r *http.Request, se *sessio
 // api hands /ui/api/v1/… to the HTTP API as the session's caller.
 func (c *Console) api(w http.ResponseWriter, r *http.Request, api http.Handler) {
 	rest := strings.TrimPrefix(r.URL.Path, "/ui/api")
-	if !strings.HasPrefix(rest, "/v1/") {
+	if !strings.HasPrefix(rest, "/v1/") || path.Clean(rest) != rest {
+		// Only clean paths under /v1/: "/v1/../metrics" would leave it.
 		writeError(w, http.StatusNotFound, ReasonNotFound, "the console reaches the API's /v1/ routes only")
 		return
 	}
