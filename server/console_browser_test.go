@@ -254,4 +254,14 @@ func TestConsoleParkedInBrowser(t *testing.T) {
 		chromedp.Navigate(b.http.URL+"/ui/#/chains/"+v.ID),
 		chromedp.WaitVisible(css("#chain-status.status-ok")),
 	)
+
+	// Cancel a running chain from its page (a key of role all).
+	v = b.submit(t, keyAcme, map[string]any{"script": `await tools.slow({ms: 60000}); return 1`}, true)
+	browse(t, ctx,
+		chromedp.Navigate(b.http.URL+"/ui/#/chains/"+v.ID),
+		chromedp.WaitVisible(chromedp.ID("chain-cancel")),
+		chromedp.Click(chromedp.ID("chain-cancel")),
+		chromedp.WaitVisible(css("#chain-status.status-cancelled")),
+	)
+	require.Equal(t, "cancelled", settled(t, b, v.ID).Status)
 }

@@ -178,6 +178,7 @@
   function showSignIn(msg) {
     stop();
     state.csrf = "";
+    state.route = "";
     $("nav").hidden = true;
     $("view").hidden = true;
     clear($("view"));
@@ -216,7 +217,13 @@
 
   function stop() { if (state.timer) { clearTimeout(state.timer); state.timer = 0; } }
   function every(fn) {
-    const tick = async () => { state.timer = 0; const route = state.route; await fn(); if (state.route === route && !state.timer) state.timer = setTimeout(tick, POLL_MS); };
+    const tick = async () => {
+      state.timer = 0;
+      const route = state.route;
+      await fn();
+      // Poll on while the page is the same and the session lives.
+      if (state.csrf && state.route === route && !state.timer) state.timer = setTimeout(tick, POLL_MS);
+    };
     tick();
   }
 
@@ -455,7 +462,7 @@
       el("dt", {}, "Created"), el("dd", {}, when(v.created)),
       v.finished ? [el("dt", {}, "Finished"), el("dd", {}, when(v.finished))] : "",
     ));
-    if (!FINAL.has(v.status)) {
+    if (!FINAL.has(v.status) && state.role === "all") {
       const cancel = el("button", { type: "button", class: "cancel", id: "chain-cancel" }, "Cancel chain");
       cancel.addEventListener("click", async () => {
         cancel.disabled = true;
