@@ -23,12 +23,13 @@ const (
 type run struct {
 	id, tenant, lang string
 	created          time.Time
+	cancel           func(cause error)
+	done             chan struct{} // closed once the result is set and the run filed
 	// script is the chain's source while it runs (JavaScript or
 	// TypeScript; empty for a module), for the approval console
-	// (ApprovalContext); finish drops it.
+	// (ApprovalContext); set before the run is filed, then under mu:
+	// finish drops it.
 	script string
-	cancel func(cause error)
-	done   chan struct{} // closed once the result is set and the run filed
 
 	mu       sync.Mutex
 	result   *chain.RunResult
