@@ -340,15 +340,25 @@
     ));
     box.append(el("h3", {}, "Arguments"));
     const args = member(r.raw, "request", "args");
+    let laid = null;
     if (args) {
-      box.append(el("div", { class: "json args" }, renderJSON(args)));
+      try { laid = renderJSON(args); } catch (e) { laid = null; }
+    }
+    if (laid) {
+      box.append(el("div", { class: "json args" }, laid));
+    } else if (req.args && req.args_text) {
+      // Too deep to lay out here: the server's rendering (internal/visible), whole.
+      box.append(el("p", { class: "note" }, "The arguments nest too deeply to lay out; their exact text:"),
+        el("pre", { class: "json args" }, req.args_text));
     } else if (req.args_preview) {
       box.append(el("p", { class: "note" }, "The arguments are " + req.args_size + " bytes; the first part is shown, the whole is in a download:"),
         el("div", { class: "json args" }, visible(req.args_preview), el("span", { class: "esc" }, "⟨" + (req.args_size - new TextEncoder().encode(req.args_preview).length) + " more bytes not shown⟩")),
         el("a", { href: "/ui/api/v1/artifacts/" + encodeURIComponent(req.args_ref), download: "" }, "Download the whole arguments"));
     }
     if (req.args_text) {
-      box.append(el("details", {}, el("summary", {}, "Exact canonical text (as the server renders it)"), el("pre", { class: "args-text" }, visible(req.args_text))));
+      // args_text is already made visible by the server (internal/visible):
+      // shown as it is, as text.
+      box.append(el("details", {}, el("summary", {}, "Exact canonical text (as the server renders it)"), el("pre", { class: "args-text" }, req.args_text)));
     }
     box.append(el("h3", {}, "Calls so far"));
     const calls = c.calls || [];
