@@ -166,6 +166,9 @@ func TestConsoleInBrowser(t *testing.T) {
 		// With the keyboard, on a phone's screen.
 		chromedp.EmulateViewport(375, 740),
 		chromedp.Focus(css(card(id)+" button.deny")),
+		// The page polls every 2 s: the focus stays on the button across a poll.
+		chromedp.Sleep(2500*time.Millisecond),
+		chromedp.Poll[chromedp.Void](`document.activeElement && document.activeElement.classList.contains("deny")`),
 		chromedp.KeyEvent("\r"),
 		chromedp.WaitVisible(css(card(id)+" .decision-msg.ok")),
 	)

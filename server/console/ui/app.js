@@ -265,11 +265,14 @@
       for (const [id, card] of cards) {
         if (!ids.has(id) && !card.classList.contains("decided")) { card.remove(); cards.delete(id); }
       }
+      // Newest first. A card already in place is not moved: moving it
+      // would take the focus from its buttons.
       let prev = null;
       for (const q of reqs) {
         let card = cards.get(q.id);
         if (!card) { card = approvalCard(q); cards.set(q.id, card); }
-        if (prev) prev.after(card); else list.prepend(card);
+        const want = prev ? prev.nextSibling : list.firstChild;
+        if (want !== card) list.insertBefore(card, want);
         prev = card;
       }
     });
