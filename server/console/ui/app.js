@@ -422,11 +422,11 @@
         el("div", {}, el("label", { for: "chain-id-filter" }, "Id"), text)),
       note,
       el("table", { class: "chains" }, el("thead", {}, el("tr", {}, el("th", {}, "chain"), el("th", {}, "status"), el("th", {}, "created"), el("th", {}, "finished"))), body));
-    let last = [];
+    let last = null;
     const draw = () => {
       clear(body);
       const f = text.value.trim();
-      const rows = last.filter((c) => !f || c.id.includes(f));
+      const rows = (last || []).filter((c) => !f || c.id.includes(f));
       note.textContent = rows.length ? "" : "No chain matches.";
       for (const c of rows) {
         body.append(el("tr", { "data-id": c.id },
@@ -439,7 +439,10 @@
       const q = sel.value ? "?status=" + encodeURIComponent(sel.value) : "";
       const r = await api("GET", "/chains" + q);
       if (r.status !== 200) { note.textContent = errText(r); return; }
-      last = r.data.chains || [];
+      const next = r.data.chains || [];
+      // Redraw only on a change, so the focus stays on a row's link.
+      if (JSON.stringify(next) === JSON.stringify(last)) return;
+      last = next;
       draw();
     };
     sel.addEventListener("change", load);
