@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"flag"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -205,6 +206,17 @@ func TestConsoleInBrowser(t *testing.T) {
 	)
 	require.JSONEq(t, `"approval_denied"`, string(e.wait(t, keyAcme, v.ID).Result.Value))
 
+	// A request decided elsewhere says so, and cannot be decided here.
+	v = e.submit(t, keyAcme, map[string]any{"script": approvalScript}, true)
+	req = e.pending(t, keyAcme)
+	id = req["id"].(string)
+	browse(t, ctx, chromedp.WaitVisible(css(card(id)+" button.approve")))
+	r := e.do(t, "POST", "/v1/approvals/"+id, keyApprover, map[string]any{"decision": "approve", "args_hash": req["args_hash"]})
+	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+	browse(t, ctx, chromedp.WaitVisible(css(card(id)+" .decision-msg.gone")))
+	require.True(t, value(t, ctx, chromedp.Evaluate[bool](`document.querySelector('`+card(id)+` button.approve').disabled`)))
+	require.Equal(t, "ok", e.wait(t, keyAcme, v.ID).Status)
+
 	// Another tenant's approver sees nothing of acme's.
 	v = e.submit(t, keyAcme, map[string]any{"script": approvalScript}, true)
 	id = e.pending(t, keyAcme)["id"].(string)
@@ -217,7 +229,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	signInPage(t, ctx, e.http.URL, keyGlobexApprover)
 	browse(t, ctx,
 		chromedp.Navigate(e.http.URL+"/ui/#/approvals"),
-		chromedp.Poll[chromedp.Void](`document.getElementById("approvals-status").textContent.includes("No approval is waiting")`),
+		chromedp.Poll[chromedp.Void](`((document.getElementById("approvals-status") || {}).textContent || "").includes("No approval is waiting")`),
 	)
 	require.Zero(t, value(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll("article.approval").length`)))
 	browse(t, ctx,

@@ -8,6 +8,9 @@
 (function () {
   const state = { csrf: "", tenant: "", role: "", timer: 0, route: "" };
   const POLL_MS = 2000;
+  // LINGER_POLLS is how many polls a card stays once its request is no
+  // longer pending.
+  const LINGER_POLLS = 15;
 
   // ---- DOM helpers -------------------------------------------------------
 
@@ -261,9 +264,20 @@
       const reqs = (r.data.approvals || []).slice().sort((a, b) => (Date.parse(b.created) || 0) - (Date.parse(a.created) || 0));
       $("pending-count").textContent = reqs.length ? String(reqs.length) : "";
       status.textContent = reqs.length ? "" : "No approval is waiting. This page updates by itself.";
+      // A request no longer pending stays a while, saying so: decided
+      // here (its card says how), or elsewhere, or its wait ended.
       const ids = new Set(reqs.map((q) => q.id));
       for (const [id, card] of cards) {
-        if (!ids.has(id) && !card.classList.contains("decided")) { card.remove(); cards.delete(id); }
+        if (ids.has(id)) continue;
+        if (!card.classList.contains("decided")) {
+          card.classList.add("decided");
+          for (const b of card.querySelectorAll("button")) b.disabled = true;
+          const msg = card.querySelector(".decision-msg");
+          msg.className = "msg decision-msg bad gone";
+          msg.textContent = "No longer pending: decided elsewhere, or its wait ended, or its chain ended.";
+        }
+        card.dataset.stale = String(Number(card.dataset.stale || 0) + 1);
+        if (Number(card.dataset.stale) > LINGER_POLLS) { card.remove(); cards.delete(id); }
       }
       // Newest first. A card already in place is not moved: moving it
       // would take the focus from its buttons.
