@@ -11,6 +11,9 @@
 #     curl     scripts/minio.sh waits for its server with it; the docs' curl
 #              examples (cmd/airlock/docs_examples_test.go)
 #     jq       a docs example (examples/profiles/README.md)
+#     chromium the headless browser the approval console's tests drive
+#              (server/console, with chromedp); under CI=true they fail
+#              without it
 #   npm packages: the pinned ones of scripts/mcp-deps.sh, into
 #     ${XDG_CACHE_HOME:-$HOME/.cache}/airlock/npm, and the benchmarks' peer,
 #     bench/peer/package-lock.json, by scripts/peer-deps.sh into
@@ -39,9 +42,9 @@ apt_install() {
 	fi
 }
 
-stage 1 "installing system packages (python3, nodejs, npm, curl, jq) if missing"
+stage 1 "installing system packages (python3, nodejs, npm, curl, jq, chromium) if missing"
 missing=()
-for tool in python3:python3 node:nodejs npm:npm curl:curl jq:jq; do
+for tool in python3:python3 node:nodejs npm:npm curl:curl jq:jq chromium:chromium; do
 	command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool#*:}")
 done
 if ((${#missing[@]} > 0)); then

@@ -85,3 +85,14 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request, c service.Caller
 		approvalNotFound(w, id)
 	}
 }
+
+// approvalContext handles GET /v1/approvals/{id}/context: the request with
+// what a person needs beside it to decide (service.ApprovalContext).
+func (s *Server) approvalContext(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	out, err := s.svc.ApprovalContext(r.Context(), c.Tenant, r.PathValue("id"))
+	if err != nil {
+		approvalNotFound(w, r.PathValue("id"))
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}

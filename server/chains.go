@@ -121,3 +121,19 @@ func clip(s string) string {
 	}
 	return s
 }
+
+// listChains handles GET /v1/chains: the tenant's chains, newest first,
+// optionally of one status (?status=).
+func (s *Server) listChains(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	status := r.URL.Query().Get("status")
+	if len(status) > 32 {
+		writeError(w, http.StatusBadRequest, ReasonInvalidRequest, "status must be a chain status (running, waiting_approval, parked, ok, error, …)")
+		return
+	}
+	list, err := s.svc.Chains(r.Context(), c.Tenant, status)
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, ReasonStoreUnavailable, "the fleet's store could not be read; retry")
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string][]service.ChainSummary{"chains": list})
+}

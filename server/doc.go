@@ -22,6 +22,11 @@
 // its own, everything else (validation, ceilings, profiles, concurrency,
 // retention, approvals, the fleet) is the service's.
 //
+// The handler also serves the approval console at /ui (package
+// server/console, docs/console.md; Options.NoConsole leaves it out): its
+// pages reach these routes under /ui/api with a session cookie, which the
+// console turns into the signed-in key's caller, in place of a bearer key.
+//
 // # Tenants
 //
 // Every request acts for one tenant: the one its bearer API key is bound to,

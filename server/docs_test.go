@@ -14,6 +14,7 @@ import (
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/server"
+	"github.com/airlockrt/airlock/server/console"
 	"github.com/airlockrt/airlock/service"
 	"github.com/airlockrt/airlock/session"
 )
@@ -30,14 +31,15 @@ var reasons = []string{
 	server.ReasonUnsupportedMediaType, server.ReasonTooManyChains, server.ReasonInternal,
 	server.ReasonShuttingDown, server.ReasonForbiddenHost, server.ReasonForbiddenOrigin, server.ReasonForbiddenRole,
 	server.ReasonStoreUnavailable, server.ReasonRunningElsewhere, server.ReasonTooManyStreams,
+	console.ReasonCSRF, console.ReasonTooManySignIns, console.ReasonTooManySessions,
 }
 
 // routes are the server's routes, as "METHOD path".
 var routes = []string{
-	"post /v1/chains", "get /v1/chains/{id}", "delete /v1/chains/{id}", "get /v1/chains/{id}/events",
-	"get /v1/approvals", "get /v1/approvals/{id}", "post /v1/approvals/{id}", "get /v1/artifacts/{ref}",
+	"post /v1/chains", "get /v1/chains", "get /v1/chains/{id}", "delete /v1/chains/{id}", "get /v1/chains/{id}/events",
+	"get /v1/approvals", "get /v1/approvals/{id}", "get /v1/approvals/{id}/context", "post /v1/approvals/{id}", "get /v1/artifacts/{ref}",
 	"get /v1/tools", "get /v1/tools.d.ts", "get /healthz", "get /readyz", "get /metrics",
-	"post /mcp", "get /mcp", "delete /mcp",
+	"post /mcp", "get /mcp", "delete /mcp", "get /ui/session", "post /ui/session", "delete /ui/session",
 }
 
 // TestDocsCoverTheAPI keeps docs/openapi.yaml and docs/http-api.md in step

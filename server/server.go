@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/airlockrt/airlock/blobstore"
+	"github.com/airlockrt/airlock/server/console"
 	"github.com/airlockrt/airlock/service"
 )
 
@@ -52,6 +53,11 @@ type Options struct {
 	ShutdownTimeout time.Duration
 	// Logger receives the server's log lines. Nil discards them.
 	Logger *slog.Logger
+	// Console configures the approval console served at /ui
+	// (docs/console.md); its zero value works.
+	Console console.Options
+	// NoConsole drops the console: /ui answers 404.
+	NoConsole bool
 }
 
 // Server is airlock's HTTP API over a service. Build it with New; serve it
@@ -86,11 +92,13 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	s.mux = mux
 	mux.HandleFunc("POST /v1/chains", s.auth(service.RoleSubmit, s.submit))
+	mux.HandleFunc("GET /v1/chains", s.auth(service.RoleAll, s.listChains))
 	mux.HandleFunc("GET /v1/chains/{id}", s.auth(service.RoleAll, s.getChain))
 	mux.HandleFunc("DELETE /v1/chains/{id}", s.auth(service.RoleSubmit, s.cancelChain))
 	mux.HandleFunc("GET /v1/chains/{id}/events", s.auth(service.RoleAll, s.events))
 	mux.HandleFunc("GET /v1/approvals", s.auth(service.RoleAll, s.listApprovals))
 	mux.HandleFunc("GET /v1/approvals/{id}", s.auth(service.RoleAll, s.getApproval))
+	mux.HandleFunc("GET /v1/approvals/{id}/context", s.auth(service.RoleAll, s.approvalContext))
 	mux.HandleFunc("POST /v1/approvals/{id}", s.auth(service.RoleApprover, s.decide))
 	mux.HandleFunc("GET /v1/artifacts/{ref}", s.auth(service.RoleAll, s.artifact))
 	mux.HandleFunc("GET /v1/tools", s.auth(service.RoleAll, s.tools))
@@ -108,6 +116,18 @@ func (s *Server) routes() http.Handler {
 	if s.opts.Gatherer != nil && !s.opts.NoMetrics {
 		mux.Handle("GET /metrics", s.metricsAuth(promhttp.HandlerFor(s.opts.Gatherer, promhttp.HandlerOpts{})))
 	}
+	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := mux.Handler(r); pattern == "" {
+			// ServeMux's own 404 or 405: answer in JSON.
+			mux.ServeHTTP(&muxErrors{ResponseWriter: w}, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+	var ui http.Handler
+	if !s.opts.NoConsole {
+		ui = console.New(s.svc, s.opts.Console).Handler(api)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.svc.NeedsKeys() && !s.localRequest(w, r) {
 			return
@@ -118,12 +138,11 @@ func (s *Server) routes() http.Handler {
 			// is read keeps it, so the server's discard of the body ends too.
 			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.opts.BodyTimeout))
 		}
-		if _, pattern := mux.Handler(r); pattern == "" {
-			// ServeMux's own 404 or 405: answer in JSON.
-			mux.ServeHTTP(&muxErrors{ResponseWriter: w}, r)
+		if ui != nil && (r.URL.Path == "/ui" || strings.HasPrefix(r.URL.Path, "/ui/")) {
+			ui.ServeHTTP(w, r)
 			return
 		}
-		mux.ServeHTTP(w, r)
+		api.ServeHTTP(w, r)
 	})
 }
 
@@ -163,6 +182,16 @@ func (s *Server) metricsAuth(h http.Handler) http.Handler {
 // key whose role does not allow what need names.
 func (s *Server) auth(need service.Role, h callerHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if c, ok := console.CallerFrom(r.Context()); ok {
+			// A request of the console, signed in with a key it checked.
+			if !c.Role.Allows(need) {
+				writeError(w, http.StatusForbidden, ReasonForbiddenRole,
+					fmt.Sprintf("this console session's key has role %q; this request needs a key with role %q", clip(string(c.Role)), need))
+				return
+			}
+			h(w, r, c)
+			return
+		}
 		if !s.svc.NeedsKeys() {
 			h(w, r, s.svc.LocalCaller())
 			return

@@ -25,6 +25,11 @@ type run struct {
 	created          time.Time
 	cancel           func(cause error)
 	done             chan struct{} // closed once the result is set and the run filed
+	// script is the chain's source while it runs (JavaScript or
+	// TypeScript; empty for a module), for the approval console
+	// (ApprovalContext); set before the run is filed, then under mu:
+	// finish drops it.
+	script string
 
 	mu       sync.Mutex
 	result   *chain.RunResult
@@ -168,7 +173,7 @@ func (r *run) wakeLocked() {
 // closes done once the run is filed among the finished ones.
 func (r *run) finish(res *chain.RunResult) {
 	r.mu.Lock()
-	r.result, r.finished, r.pending = res, time.Now().UTC(), nil
+	r.result, r.finished, r.pending, r.script = res, time.Now().UTC(), nil, ""
 	for i := range r.events {
 		if e := &r.events[i]; e.settled != nil {
 			r.settleLocked(e)

@@ -359,6 +359,9 @@ func (s *Service) start(parent, client, buildCtx context.Context, tenant string,
 	}
 	rn := newRun(chain.NewID(), tenant, j.lang, cancel)
 	rn.watch = watch
+	if j.module == nil {
+		rn.script = req.Script
+	}
 	if s.opts.Fleet != nil {
 		name := ""
 		if prof != nil {
