@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/airlockrt/airlock/approval"
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/durable"
 	"github.com/airlockrt/airlock/invoker"
@@ -153,4 +154,19 @@ func (s *Service) Wait(ctx context.Context, tenant, id string) (ChainView, error
 	case <-ctx.Done():
 		return rn.view(), ctx.Err()
 	}
+}
+
+// Undecided is Approval for a request a person may still answer: a
+// parked chain's call that was decided, or whose wait ran out, is
+// ErrNotFound here while its chain has not yet resumed (Approval still
+// returns it). Faces use it to show what waits for a person (MCP tasks).
+func (s *Service) Undecided(ctx context.Context, tenant, id string) (approval.Request, error) {
+	if !s.parkedApproval(id) {
+		return s.Approval(ctx, tenant, id)
+	}
+	a, d, err := s.opts.Fleet.GetApproval(ctx, tenant, id)
+	if err != nil || d != nil || !s.now().Before(a.Expires) {
+		return approval.Request{}, ErrNotFound
+	}
+	return requestOf(a), nil
 }

@@ -1,0 +1,80 @@
+package mcp_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/airlockrt/airlock/blobstore"
+	"github.com/airlockrt/airlock/blobstore/memblob"
+	"github.com/airlockrt/airlock/mcp"
+	"github.com/airlockrt/airlock/service"
+)
+
+// TestTaskDecidedParkedCallIsNotAskedAgain: a parked chain's call that was
+// decided (here held, as an elicitation answer or a process killed before
+// it resumed leaves it) is no longer input_required: tasks/get offers no
+// approval or input request for it, and an input response to its key, or
+// a repeated one once the task finished, is ignored, as docs/mcp.md says
+// of a key that names no request waiting now.
+func TestTaskDecidedParkedCallIsNotAskedAgain(t *testing.T) {
+	counts := &sent{}
+	p := newTaskProc(t, counts, procOptions{shared: blobstore.New(memblob.New(), blobstore.Options{}), node: "solo"})
+	c := dial(t, p, keyAcme, capsExtension)
+	id := c.startTask(notifyScript, nil)
+	got := c.waitInput(id, 1)
+	a := got.Approvals[0]
+	var key string
+	for k := range got.InputRequests {
+		key = k
+	}
+	_, err := p.svc.Decide(context.Background(), "acme", a.ID, service.Decision{Approve: true, ArgsHash: a.ArgsHash, Hold: true})
+	require.NoError(t, err)
+
+	now := c.get(id)
+	require.Equal(t, mcp.TaskWorking, now.Status, "decided, not yet running on: %s", now.StatusMessage)
+	require.Empty(t, now.Approvals)
+	require.Empty(t, now.InputRequests)
+	deny := map[string]any{"inputResponses": map[string]any{key: map[string]any{"action": "decline"}}}
+	require.Empty(t, c.update(id, deny), "an answered key is ignored")
+
+	chainID := now.ChainID
+	_, err = p.svc.Resume(context.Background(), "acme", chainID)
+	require.NoError(t, err)
+	require.Equal(t, map[string]any{"sent": "notified ops"}, c.result(id).StructuredContent.Value)
+	require.Empty(t, c.update(id, deny), "an answered key is ignored once the task finished too")
+	require.Equal(t, int32(1), counts.count("ops"))
+}
+
+// TestTaskReplayedDecisionIsAlreadyDecided (THREATS.md, T2): a decision
+// sent again through tasks/update, with the call waiting in the queue as
+// with it parked, answers already_decided with the first decision in
+// force (docs/mcp.md), and changes nothing.
+func TestTaskReplayedDecisionIsAlreadyDecided(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    procOptions
+	}{
+		{"queue", procOptions{}},
+		{"parked", procOptions{shared: blobstore.New(memblob.New(), blobstore.Options{}), node: "solo"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			counts := &sent{}
+			p := newTaskProc(t, counts, tc.o)
+			c := dial(t, p, keyAcme, capsExtension)
+			id := c.startTask(notifyScript, nil)
+			a := c.waitInput(id, 1).Approvals[0]
+			decide := func(verdict string) []mcp.DecisionOutcome {
+				return c.update(id, map[string]any{"decisions": []map[string]any{{"approvalId": a.ID, "decision": verdict, "argsHash": a.ArgsHash}}})
+			}
+			require.Equal(t, []mcp.DecisionOutcome{{ApprovalID: a.ID, Decision: "approved"}}, decide("approve"))
+			require.Equal(t, "ok", c.result(id).StructuredContent.Status)
+			again := decide("deny")
+			require.Len(t, again, 1)
+			require.Equal(t, mcp.ReasonAlreadyDecided, again[0].Reason, "%+v", again)
+			require.Equal(t, "approved", again[0].Decision)
+			require.Equal(t, int32(1), counts.count("ops"))
+		})
+	}
+}
