@@ -2,6 +2,9 @@ package mcp_test
 
 import (
 	"context"
+	"errors"
+	"io"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -77,4 +80,40 @@ func TestTaskReplayedDecisionIsAlreadyDecided(t *testing.T) {
 			require.Equal(t, int32(1), counts.count("ops"))
 		})
 	}
+}
+
+// flaky is a bucket whose reads fail while fail is set (THREATS.md, T6).
+type flaky struct {
+	blobstore.Driver
+	fail atomic.Bool
+}
+
+func (f *flaky) Get(ctx context.Context, key string, off, n int64) (io.ReadCloser, error) {
+	if f.fail.Load() {
+		return nil, errors.New("flaky: the bucket is unreachable")
+	}
+	return f.Driver.Get(ctx, key, off, n)
+}
+
+// TestTaskStoreFailureIsNotTaskNotFound (THREATS.md, T6): while the
+// fleet's store fails, a task of a chain another process parked answers
+// store_unavailable (-32603, retry), as docs/mcp.md's error table says,
+// not task_not_found, which tells a client the task is gone for good.
+func TestTaskStoreFailureIsNotTaskNotFound(t *testing.T) {
+	drv := &flaky{Driver: memblob.New()}
+	shared := blobstore.New(drv, blobstore.Options{})
+	t.Cleanup(func() { _ = shared.Close() })
+	a := newTaskProc(t, &sent{}, procOptions{shared: shared, node: "node-a"})
+	b := newTaskProc(t, &sent{}, procOptions{shared: shared, node: "node-b"})
+	id := dial(t, a, keyAcme, capsExtension).startTask(notifyScript, nil)
+	cb := dial(t, b, keyAcme, capsExtension)
+	cb.waitInput(id, 1)
+
+	drv.fail.Store(true)
+	_, rerr := cb.call("tasks/get", map[string]any{"taskId": id})
+	drv.fail.Store(false)
+	require.NotNil(t, rerr)
+	require.Equal(t, mcp.ReasonStoreUnavailable, rerr.reason(), "%s", rerr.Message)
+	require.Equal(t, int64(-32603), rerr.Code)
+	require.Equal(t, mcp.TaskInputRequired, cb.get(id).Status)
 }
