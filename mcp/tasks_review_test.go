@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -116,4 +120,80 @@ func TestTaskStoreFailureIsNotTaskNotFound(t *testing.T) {
 	require.Equal(t, mcp.ReasonStoreUnavailable, rerr.reason(), "%s", rerr.Message)
 	require.Equal(t, int64(-32603), rerr.Code)
 	require.Equal(t, mcp.TaskInputRequired, cb.get(id).Status)
+}
+
+// TestTaskOwnTaskCannotReachAnotherTenantsApproval (THREATS.md, T2): a
+// tenant that names another tenant's approval in tasks/update of its own
+// task (a decision, or an input response keyed for it) decides nothing
+// and learns nothing: approval_not_found while it waits, and still once
+// its tenant decided it (not already_decided with the decision).
+func TestTaskOwnTaskCannotReachAnotherTenantsApproval(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    procOptions
+	}{
+		{"queue", procOptions{taskAfter: 50 * time.Millisecond}},
+		{"parked", procOptions{taskAfter: 50 * time.Millisecond, shared: blobstore.New(memblob.New(), blobstore.Options{}), node: "solo"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			counts := &sent{}
+			p := newTaskProc(t, counts, tc.o)
+			acme := dial(t, p, keyAcme, capsExtension)
+			id := acme.startTask(notifyScript, nil)
+			got := acme.waitInput(id, 1)
+			a := got.Approvals[0]
+			var key string
+			for k := range got.InputRequests {
+				key = k
+			}
+			globex := dial(t, p, keyGlobex, capsExtension)
+			own := globex.startTask(`await new Promise(r => setTimeout(r, 60000)); return 1`, nil)
+			try := func() []mcp.DecisionOutcome {
+				return globex.update(own, map[string]any{
+					"decisions":      []map[string]any{{"approvalId": a.ID, "decision": "approve", "argsHash": a.ArgsHash}},
+					"inputResponses": map[string]any{key: map[string]any{"action": "accept", "content": map[string]any{"approve": true}}},
+				})
+			}
+			out := try()
+			require.Len(t, out, 1, "the input response is ignored: %+v", out)
+			require.Equal(t, mcp.ReasonApprovalNotFound, out[0].Reason)
+			require.Empty(t, out[0].Decision)
+			require.Equal(t, mcp.TaskInputRequired, acme.waitInput(id, 1).Status)
+
+			require.Equal(t, "approved", acme.update(id, map[string]any{"decisions": []map[string]any{{"approvalId": a.ID, "decision": "approve", "argsHash": a.ArgsHash}}})[0].Decision)
+			require.Equal(t, "ok", acme.result(id).StructuredContent.Status)
+			out = try()
+			require.Len(t, out, 1, "%+v", out)
+			require.Equal(t, mcp.ReasonApprovalNotFound, out[0].Reason, "%+v", out)
+			require.Empty(t, out[0].Decision, "another tenant's decision is not shown")
+			require.Equal(t, int32(1), counts.count("ops"))
+			_, rerr := globex.call("tasks/cancel", map[string]any{"taskId": own})
+			require.Nil(t, rerr)
+		})
+	}
+}
+
+// TestTaskHandlerRefusesNoKey (THREATS.md, T5): mcp.Server.Handler on its
+// own (a library user's mux, not server.Mount, which checks keys itself
+// and so answers TestTaskNoKey before the MCP face sees the request)
+// refuses task requests without a valid key with 401.
+func TestTaskHandlerRefusesNoKey(t *testing.T) {
+	p := newTaskProc(t, &sent{}, procOptions{})
+	hs := httptest.NewServer(p.mcp.Handler())
+	t.Cleanup(hs.Close)
+	for _, key := range []string{"", "not-a-key-0123456789abcdef"} {
+		for _, m := range []string{"initialize", "tasks/get", "tasks/update", "tasks/cancel", "tasks/result"} {
+			req, err := http.NewRequest("POST", hs.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"`+m+`","params":{"taskId":"ch_a.1000"}}`))
+			require.NoError(t, err)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if key != "" {
+				req.Header.Set("Authorization", "Bearer "+key)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			_ = resp.Body.Close()
+			require.Equal(t, http.StatusUnauthorized, resp.StatusCode, "%s with key %q", m, key)
+		}
+	}
 }
