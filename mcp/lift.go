@@ -69,9 +69,17 @@ func present(v json.RawMessage) bool {
 	return len(v) > 0 && string(bytes.TrimSpace(v)) != "null"
 }
 
+// marshal encodes v without escaping <, > and & (json.Marshal writes
+// each as six bytes, RawMessage values included): a lifted message is the
+// size of the one that arrived, give or take the keys moved.
 func marshal(v any) json.RawMessage {
-	b, _ := json.Marshal(v)
-	return b
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return nil
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // liftBody is liftParams for one JSON-RPC request's body (a batch, or

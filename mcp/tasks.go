@@ -17,6 +17,7 @@ import (
 
 	"github.com/airlockrt/airlock/approval"
 	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/durable"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/service"
 )
@@ -414,8 +415,10 @@ func (s *Server) taskState(ctx context.Context, c service.Caller, id string) (*T
 	case chain.StatusWaitingApproval, chain.StatusParked:
 		var pending []approval.Request
 		if view.Status == string(chain.StatusParked) {
+			// Decided or expired calls of a chain not yet resumed wait for
+			// nobody: they are not asked again.
 			for _, p := range view.Pending {
-				if req, err := s.svc.Approval(ctx, c.Tenant, p.ID); err == nil {
+				if req, err := s.svc.Undecided(ctx, c.Tenant, p.ID); err == nil && req.SessionID == chainID {
 					pending = append(pending, req)
 				}
 			}
@@ -589,10 +592,10 @@ func (s *Server) updateTask(ctx context.Context, _ *sdk.ServerSession, p *Update
 	}
 	// The extension's input responses: each key names an approval and the
 	// start of its arguments' hash (inputKey); a key that names no
-	// approval of this chain waiting now is ignored.
+	// approval of this chain waiting now (answered included) is ignored.
 	for key, raw := range p.InputResponses {
 		id, _, _ := strings.Cut(key, ".")
-		req, err := s.svc.Approval(ctx, c.Tenant, id)
+		req, err := s.svc.Undecided(ctx, c.Tenant, id)
 		if err != nil || req.SessionID != t.ChainID || inputKey(req) != key {
 			continue
 		}
@@ -610,13 +613,24 @@ func (s *Server) updateTask(ctx context.Context, _ *sdk.ServerSession, p *Update
 func (s *Server) decideFor(ctx context.Context, c service.Caller, chainID, id string, approve bool, hash string) DecisionOutcome {
 	o := DecisionOutcome{ApprovalID: id}
 	req, err := s.svc.Approval(ctx, c.Tenant, id)
-	if err == nil && req.SessionID != chainID {
+	switch {
+	case err == nil && req.SessionID != chainID:
 		err = service.ErrNotFound // another chain's: not this task's to decide
-	}
-	if err == nil {
+	case err == nil:
 		var res approval.Outcome
 		res, err = s.svc.Decide(ctx, c.Tenant, id, service.Decision{Approve: approve, ArgsHash: hash})
 		o.Decision = res.Decision.String()
+	case errors.Is(err, service.ErrNotFound) && !strings.HasPrefix(id, durable.ApprovalPrefix):
+		// No longer pending in the queue (settled), or none of the
+		// tenant's: the queue remembers what a settled request's decision
+		// was, and a Decide of it changes nothing (already_decided), for
+		// a request of this chain only. (A parked call's request is read
+		// decided or not, above; one not read, maybe for a store error,
+		// is not decided blind.)
+		res, derr := s.svc.Decide(ctx, c.Tenant, id, service.Decision{Approve: approve, ArgsHash: hash})
+		if res.Request.SessionID == chainID && (errors.Is(derr, approval.ErrAlreadyDecided) || errors.As(derr, new(*service.ExpiredError))) {
+			err, o.Decision = derr, res.Decision.String()
+		}
 	}
 	var expired *service.ExpiredError
 	switch {

@@ -3,7 +3,9 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 
+	"github.com/airlockrt/airlock/approval"
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/durable"
 	"github.com/airlockrt/airlock/invoker"
@@ -13,19 +15,35 @@ import (
 
 // Chain returns the tenant's chain id: from this process, or in a fleet
 // from the shared store (a chain another process runs, or one that
-// parked). ErrNotFound for a chain the tenant does not have.
+// parked). ErrNotFound for a chain the tenant does not have (or whose
+// record the fleet key does not authenticate); ErrStoreUnavailable when
+// the store could not be read and this process does not run the chain.
 func (s *Service) Chain(ctx context.Context, tenant, id string) (ChainView, error) {
 	rn := s.lookup(tenant, id)
 	if rn != nil && !rn.parked() {
 		return rn.view(), nil
 	}
-	if c, ok := s.storedChain(ctx, tenant, id); ok {
+	c, err := s.readChain(ctx, tenant, id)
+	switch {
+	case err == nil:
 		return storedView(c), nil
-	}
-	if rn == nil {
+	case rn != nil:
+		return rn.view(), nil
+	case refused(err):
 		return ChainView{}, ErrNotFound
 	}
-	return rn.view(), nil
+	return ChainView{}, fmt.Errorf("%w: %w", ErrStoreUnavailable, err)
+}
+
+// refused reports whether err of a store read is about the object (none,
+// or one the fleet key does not authenticate), not the store failing.
+func refused(err error) bool {
+	for _, e := range []error{durable.ErrNotFound, durable.ErrForged, durable.ErrMalformed, durable.ErrTampered, durable.ErrIncompatible, durable.ErrStale} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // endView is the view of a chain whose stretch here ended: when it parked,
@@ -123,17 +141,21 @@ func withArrays(res *chain.RunResult) *chain.RunResult {
 
 // storedChain reads tenant's chain id from the fleet's store.
 func (s *Service) storedChain(ctx context.Context, tenant, id string) (*durable.Chain, bool) {
+	c, err := s.readChain(ctx, tenant, id)
+	return c, err == nil
+}
+
+// readChain is storedChain with the store's error (durable.ErrNotFound
+// without a fleet).
+func (s *Service) readChain(ctx context.Context, tenant, id string) (*durable.Chain, error) {
 	if s.opts.Fleet == nil {
-		return nil, false
+		return nil, durable.ErrNotFound
 	}
 	c, err := s.opts.Fleet.GetChain(ctx, tenant, id)
-	if err != nil {
-		if !errors.Is(err, durable.ErrNotFound) {
-			s.log.Warn("fleet: reading a chain record failed", "chain", id, "err", err)
-		}
-		return nil, false
+	if err != nil && !errors.Is(err, durable.ErrNotFound) {
+		s.log.Warn("fleet: reading a chain record failed", "chain", id, "err", err)
 	}
-	return c, true
+	return c, err
 }
 
 // Wait returns the view of the tenant's chain id once its stretch in this
@@ -153,4 +175,19 @@ func (s *Service) Wait(ctx context.Context, tenant, id string) (ChainView, error
 	case <-ctx.Done():
 		return rn.view(), ctx.Err()
 	}
+}
+
+// Undecided is Approval for a request a person may still answer: a
+// parked chain's call that was decided, or whose wait ran out, is
+// ErrNotFound here while its chain has not yet resumed (Approval still
+// returns it). Faces use it to show what waits for a person (MCP tasks).
+func (s *Service) Undecided(ctx context.Context, tenant, id string) (approval.Request, error) {
+	if !s.parkedApproval(id) {
+		return s.Approval(ctx, tenant, id)
+	}
+	a, d, err := s.opts.Fleet.GetApproval(ctx, tenant, id)
+	if err != nil || d != nil || !s.now().Before(a.Expires) {
+		return approval.Request{}, ErrNotFound
+	}
+	return requestOf(a), nil
 }
