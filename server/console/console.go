@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"path"
 	"strings"
@@ -307,13 +308,24 @@ func sameOrigin(r *http.Request) bool {
 	return strings.EqualFold(u.Host, r.Host)
 }
 
-// clientAddr is the address failed sign-ins are counted by.
+// clientAddr is the address failed sign-ins are counted by: the client's
+// IPv4 address, or the /64 network of its IPv6 address (one host holds a
+// whole /64, and would otherwise have 2^64 addresses to fail from).
 func clientAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
 	}
-	return host
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return "?" + host // never empty: "" is the overflow count
+	}
+	ip = ip.Unmap()
+	if ip.Is4() {
+		return ip.String()
+	}
+	p, _ := ip.WithZone("").Prefix(64)
+	return p.String()
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
