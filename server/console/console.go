@@ -60,8 +60,8 @@ type Options struct {
 	// MaxSessionsPerTenant caps one tenant's sessions; a sign-in beyond it
 	// ends the tenant's oldest session. Default 64.
 	MaxSessionsPerTenant int
-	// MaxFailedSignIns is how many failed sign-ins a client address may
-	// make in a minute before its sign-ins are refused (429
+	// MaxFailedSignIns is how many failed sign-ins a client address (an
+	// IPv6 client's /64) may make in a minute before its sign-ins are refused (429
 	// too_many_sign_ins) for the rest of that minute. Default 10.
 	MaxFailedSignIns int
 	// SecureCookie sets the cookie's Secure attribute on every answer, for
