@@ -146,6 +146,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	require.Contains(t, value(t, ctx, chromedp.Text(css(card(id)+" .why"))), "confirm")
 	screenshot(t, ctx, "approvals")
 	browse(t, ctx,
+		chromedp.WaitEnabled(css(card(id)+" button.approve")),
 		chromedp.Click(css(card(id)+" button.approve")),
 		chromedp.WaitVisible(css(card(id)+" .decision-msg.ok")),
 	)
@@ -164,6 +165,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	browse(t, ctx,
 		chromedp.Navigate(e.http.URL+"/ui/#/approvals"),
 		chromedp.WaitVisible(css(card(id)+" button.deny")),
+		chromedp.WaitEnabled(css(card(id)+" button.deny")), // once the arguments are shown
 		// With the keyboard, on a phone's screen.
 		chromedp.EmulateViewport(375, 740),
 		chromedp.Focus(css(card(id)+" button.deny")),
@@ -201,6 +203,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	require.Equal(t, 2, value(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll('`+card(id)+` .args .esc').length`)),
 		"each invisible character is marked")
 	browse(t, ctx,
+		chromedp.WaitEnabled(css(card(id)+" button.deny")),
 		chromedp.Click(css(card(id)+" button.deny")),
 		chromedp.WaitVisible(css(card(id)+" .decision-msg.ok")),
 	)
@@ -260,6 +263,7 @@ func TestConsoleParkedInBrowser(t *testing.T) {
 	require.Contains(t, value(t, ctx, chromedp.Text(css(card(p.ID)+" .args"))), `"to": "ops"`)
 	screenshot(t, ctx, "parked")
 	browse(t, ctx,
+		chromedp.WaitEnabled(css(card(p.ID)+" button.approve")),
 		chromedp.Click(css(card(p.ID)+" button.approve")),
 		chromedp.WaitVisible(css(card(p.ID)+" .decision-msg.ok")),
 	)

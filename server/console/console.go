@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"path"
 	"strings"
@@ -59,8 +60,8 @@ type Options struct {
 	// MaxSessionsPerTenant caps one tenant's sessions; a sign-in beyond it
 	// ends the tenant's oldest session. Default 64.
 	MaxSessionsPerTenant int
-	// MaxFailedSignIns is how many failed sign-ins a client address may
-	// make in a minute before its sign-ins are refused (429
+	// MaxFailedSignIns is how many failed sign-ins a client address (an
+	// IPv6 client's /64) may make in a minute before its sign-ins are refused (429
 	// too_many_sign_ins) for the rest of that minute. Default 10.
 	MaxFailedSignIns int
 	// SecureCookie sets the cookie's Secure attribute on every answer, for
@@ -307,13 +308,24 @@ func sameOrigin(r *http.Request) bool {
 	return strings.EqualFold(u.Host, r.Host)
 }
 
-// clientAddr is the address failed sign-ins are counted by.
+// clientAddr is the address failed sign-ins are counted by: the client's
+// IPv4 address, or the /64 network of its IPv6 address (one host holds a
+// whole /64, and would otherwise have 2^64 addresses to fail from).
 func clientAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
 	}
-	return host
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return "?" + host // never empty: "" is the overflow count
+	}
+	ip = ip.Unmap()
+	if ip.Is4() {
+		return ip.String()
+	}
+	p, _ := ip.WithZone("").Prefix(64)
+	return p.String()
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

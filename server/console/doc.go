@@ -27,8 +27,9 @@
 // Sessions are capped per tenant (Options.MaxSessionsPerTenant: a new
 // sign-in ends the tenant's oldest) and in all (Options.MaxSessions: a
 // sign-in beyond it is refused until one expires). Failed sign-ins are
-// counted per client address (Options.MaxFailedSignIns a minute); a
-// sign-in body is at most MaxSignInBytes.
+// counted per client address, an IPv6 one by its /64
+// (Options.MaxFailedSignIns a minute); a sign-in body is at most
+// MaxSignInBytes.
 //
 // # Concurrency
 //

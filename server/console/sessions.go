@@ -122,8 +122,11 @@ func (s *sessions) len() int {
 	return len(s.byToken)
 }
 
-// failures counts failed sign-ins per client address in fixed windows of a
-// minute, for at most maxAddrs addresses (beyond, the window starts over).
+// failures counts failed sign-ins per client address (clientAddr: an
+// IPv4 address, or the /64 of an IPv6 one) in fixed windows of a minute,
+// for at most maxAddrs addresses. Beyond that, the addresses not yet
+// counted share one count (overflow): a flood of new addresses never
+// resets the counts of those already held.
 type failures struct {
 	max      int
 	maxAddrs int
@@ -133,10 +136,22 @@ type failures struct {
 	count  map[string]int
 }
 
+// overflow is the count shared by the addresses beyond maxAddrs (no
+// clientAddr is empty).
+const overflow = ""
+
 func (f *failures) rollLocked(now time.Time) {
-	if now.Sub(f.window) >= time.Minute || len(f.count) >= f.maxAddrs {
+	if f.count == nil || now.Sub(f.window) >= time.Minute {
 		f.window, f.count = now, map[string]int{}
 	}
+}
+
+// keyLocked is the count addr is counted under.
+func (f *failures) keyLocked(addr string) string {
+	if _, ok := f.count[addr]; ok || len(f.count) < f.maxAddrs {
+		return addr
+	}
+	return overflow
 }
 
 // blocked reports whether addr used up its failed sign-ins this minute.
@@ -144,7 +159,7 @@ func (f *failures) blocked(addr string, now time.Time) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.rollLocked(now)
-	return f.count[addr] >= f.max
+	return f.count[f.keyLocked(addr)] >= f.max
 }
 
 // fail counts a failed sign-in of addr.
@@ -152,5 +167,5 @@ func (f *failures) fail(addr string, now time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.rollLocked(now)
-	f.count[addr]++
+	f.count[f.keyLocked(addr)]++
 }

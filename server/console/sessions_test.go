@@ -1,6 +1,7 @@
 package console
 
 import (
+	"fmt"
 	"net/http/httptest"
 	"sync"
 	"testing"
@@ -89,7 +90,52 @@ func TestFailures(t *testing.T) {
 	for _, a := range []string{"a", "b", "c", "d"} {
 		f.fail(a, now.Add(time.Minute))
 	}
-	require.LessOrEqual(t, len(f.count), 3, "bounded")
+	require.LessOrEqual(t, len(f.count), 3+1, "bounded: the addresses held and the overflow count")
+}
+
+// TestFailuresFloodOfAddresses (T5): failing from more addresses than
+// the table holds does not reset the count of an address already blocked
+// (it used to start the window over: a bypass of the limit), and the
+// addresses beyond the table share one count.
+func TestFailuresFloodOfAddresses(t *testing.T) {
+	now := time.Unix(1_000_000, 0)
+	f := &failures{max: 2, maxAddrs: 3}
+	f.fail("1.1.1.1", now)
+	f.fail("1.1.1.1", now)
+	require.True(t, f.blocked("1.1.1.1", now))
+	for i := range 100 {
+		f.fail(fmt.Sprintf("10.0.0.%d", i), now)
+		require.True(t, f.blocked("1.1.1.1", now), "after %d other addresses", i+1)
+	}
+	require.True(t, f.blocked("10.0.0.99", now), "the addresses beyond the table share one count")
+	require.LessOrEqual(t, len(f.count), 3+1)
+	require.False(t, f.blocked("1.1.1.1", now.Add(time.Minute)), "a new minute")
+}
+
+// TestClientAddr (T5): failed sign-ins of IPv6 clients are counted per
+// /64 (one host holds a whole /64); IPv4, mapped IPv4 per address.
+func TestClientAddr(t *testing.T) {
+	for _, c := range []struct{ a, b string }{
+		{"[2001:db8:1:2::1]:1000", "[2001:db8:1:2:ffff:ffff:ffff:ffff]:2000"},
+		{"[2001:db8:1:2::1%eth0]:1000", "[2001:db8:1:2::2]:1000"},
+		{"192.0.2.1:1000", "[::ffff:192.0.2.1]:2000"},
+	} {
+		ra, rb := httptest.NewRequest("GET", "/", nil), httptest.NewRequest("GET", "/", nil)
+		ra.RemoteAddr, rb.RemoteAddr = c.a, c.b
+		require.Equal(t, clientAddr(ra), clientAddr(rb), "%s %s", c.a, c.b)
+		require.NotEmpty(t, clientAddr(ra))
+	}
+	for _, c := range []struct{ a, b string }{
+		{"[2001:db8:1:2::1]:1000", "[2001:db8:1:3::1]:1000"},
+		{"192.0.2.1:1000", "192.0.2.2:1000"},
+	} {
+		ra, rb := httptest.NewRequest("GET", "/", nil), httptest.NewRequest("GET", "/", nil)
+		ra.RemoteAddr, rb.RemoteAddr = c.a, c.b
+		require.NotEqual(t, clientAddr(ra), clientAddr(rb), "%s %s", c.a, c.b)
+	}
+	r := httptest.NewRequest("GET", "/", nil)
+	r.RemoteAddr = ""
+	require.NotEmpty(t, clientAddr(r), "never the overflow count")
 }
 
 func TestSameOrigin(t *testing.T) {

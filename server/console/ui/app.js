@@ -285,6 +285,7 @@
       for (const q of reqs) {
         let card = cards.get(q.id);
         if (!card) { card = approvalCard(q); cards.set(q.id, card); }
+        else if (card.dataset.context === "failed") card.reload();
         const want = prev ? prev.nextSibling : list.firstChild;
         if (want !== card) list.insertBefore(card, want);
         prev = card;
@@ -296,11 +297,16 @@
     const card = el("article", { class: "card approval", "data-id": q.id, "aria-label": "approval of " + q.tool });
     const details = el("div", { class: "context" }, el("p", { class: "note" }, "Loading the request…"));
     const msg = el("p", { class: "msg decision-msg", role: "status" });
-    const approve = el("button", { type: "button", class: "approve" }, "Approve");
-    const deny = el("button", { type: "button", class: "deny" }, "Deny");
+    // The buttons wait for the arguments to be on the card: a decision is
+    // bound to the args hash of what the card shows (shown), never to one
+    // the person has not seen.
+    const approve = el("button", { type: "button", class: "approve", disabled: true }, "Approve");
+    const deny = el("button", { type: "button", class: "deny", disabled: true }, "Deny");
+    let shown = "";
     const decide = async (decision) => {
+      if (!shown) return;
       approve.disabled = deny.disabled = true;
-      const r = await api("POST", "/approvals/" + encodeURIComponent(q.id), { decision, args_hash: q.args_hash });
+      const r = await api("POST", "/approvals/" + encodeURIComponent(q.id), { decision, args_hash: shown });
       if (r.status === 200) {
         msg.className = "msg decision-msg ok";
         msg.textContent = (decision === "approve" ? "Approved" : "Denied") + ": the chain goes on.";
@@ -321,7 +327,14 @@
       el("div", { class: "actions" }, approve, deny),
       msg,
     );
-    loadContext(q, details);
+    const load = async () => {
+      card.dataset.context = "loading";
+      shown = await loadContext(q, details);
+      card.dataset.context = shown ? "shown" : "failed";
+      if (shown && !card.classList.contains("decided")) approve.disabled = deny.disabled = false;
+    };
+    card.reload = load;
+    load();
     return card;
   }
 
@@ -338,11 +351,21 @@
     }
   }
 
+  // loadContext fills box with request q's context and returns the args
+  // hash of the arguments it shows; "" when it shows none (the buttons stay
+  // disabled, and the next poll tries again).
   async function loadContext(q, box) {
     const r = await api("GET", "/approvals/" + encodeURIComponent(q.id) + "/context");
     clear(box);
-    if (r.status !== 200) { box.append(el("p", { class: "error" }, errText(r))); return; }
+    if (r.status !== 200 || !r.data || !r.data.request) {
+      box.append(el("p", { class: "error" }, "The request's arguments could not be loaded, so it cannot be decided here yet: " + errText(r)));
+      return "";
+    }
     const c = r.data, req = c.request;
+    if (req.id !== q.id || req.args_hash !== q.args_hash) {
+      box.append(el("p", { class: "error" }, "The request's arguments changed while loading; it cannot be decided here."));
+      return "";
+    }
     const why = c.gate
       ? ["gate ", el("code", {}, c.gate), c.rule ? [" by rule ", el("code", {}, visible(c.rule))] : "", c.decision_id ? [" (decision ", el("code", {}, c.decision_id), ")"] : ""]
       : ["risk ", el("code", {}, req.risk), " is above what the chain may run unapproved"];
@@ -357,21 +380,25 @@
     ));
     box.append(el("h3", {}, "Arguments"));
     const args = member(r.raw, "request", "args");
-    let laid = null;
+    let laid = null, seen = false;
     if (args) {
       try { laid = renderJSON(args); } catch (e) { laid = null; }
     }
     if (laid) {
       box.append(el("div", { class: "json args" }, laid));
+      seen = true;
     } else if (req.args && req.args_text) {
       // Too deep to lay out here: the server's rendering (internal/visible), whole.
       box.append(el("p", { class: "note" }, "The arguments nest too deeply to lay out; their exact text:"),
         el("pre", { class: "json args" }, req.args_text));
+      seen = true;
     } else if (req.args_preview) {
       box.append(el("p", { class: "note" }, "The arguments are " + req.args_size + " bytes; the first part is shown, the whole is in a download:"),
         el("div", { class: "json args" }, visible(req.args_preview), el("span", { class: "esc" }, "⟨" + (req.args_size - new TextEncoder().encode(req.args_preview).length) + " more bytes not shown⟩")),
         el("a", { href: "/ui/api/v1/artifacts/" + encodeURIComponent(req.args_ref), download: "" }, "Download the whole arguments"));
+      seen = true;
     }
+    if (!seen) box.append(el("p", { class: "error" }, "The request carries no arguments to show; it cannot be decided here."));
     if (req.args_text) {
       // args_text is already made visible by the server (internal/visible):
       // shown as it is, as text.
@@ -384,6 +411,7 @@
     if (c.script) {
       box.append(el("details", { class: "script-box" }, el("summary", {}, "Script"), scriptBlock(c.script, q.tool)));
     }
+    return seen ? req.args_hash : "";
   }
 
   // member returns the tree of the value at keys in the JSON text raw
