@@ -432,7 +432,7 @@
     return el("table", { class: "calls" },
       el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", {}, "tool"), el("th", {}, "status"), el("th", {}, "reason"))),
       el("tbody", {}, calls.map((k) => el("tr", {}, el("td", {}, String(k.seq)), el("td", {}, visible(k.tool)),
-        el("td", { class: "status status-" + k.status }, k.status), el("td", {}, k.reason || "")))));
+        el("td", { class: "status status-" + k.status }, k.status), el("td", {}, visible(k.reason || ""))))));
   }
 
   // scriptBlock shows a script with line numbers, marking the lines that
@@ -473,7 +473,7 @@
       for (const c of rows) {
         body.append(el("tr", { "data-id": c.id },
           el("td", {}, el("a", { href: "#/chains/" + encodeURIComponent(c.id), class: "mono" }, c.id)),
-          el("td", { class: "status status-" + c.status }, c.status + (c.reason ? " (" + c.reason + ")" : "") + (c.pending ? " · " + c.pending + " pending" : "")),
+          el("td", { class: "status status-" + c.status }, c.status, visible(c.reason ? " (" + c.reason + ")" : "") + (c.pending ? " · " + c.pending + " pending" : "")),
           el("td", {}, when(c.created)), el("td", {}, when(c.finished))));
       }
     };
@@ -515,7 +515,7 @@
     const res = v.result || {};
     const msg = el("p", { class: "msg", role: "status" });
     box.append(el("dl", { class: "facts" },
-      el("dt", {}, "Status"), el("dd", { id: "chain-status", class: "status status-" + v.status }, v.status + (res.reason ? " (" + res.reason + ")" : "")),
+      el("dt", {}, "Status"), el("dd", { id: "chain-status", class: "status status-" + v.status }, v.status, visible(res.reason ? " (" + res.reason + ")" : "")),
       el("dt", {}, "Language"), el("dd", {}, v.language),
       el("dt", {}, "Created"), el("dd", {}, when(v.created)),
       v.finished ? [el("dt", {}, "Finished"), el("dd", {}, when(v.finished))] : "",
@@ -536,7 +536,11 @@
     }
     if (res.error) box.append(el("h2", {}, "Error"), el("pre", { class: "error" }, visible(res.error + (res.line ? " (line " + res.line + (res.column ? ":" + res.column : "") + ")" : ""))));
     const value = member(raw, "result", "value");
-    if (value && FINAL.has(v.status)) box.append(el("h2", {}, "Result"), el("div", { class: "json result" }, renderJSON(value)));
+    if (value && FINAL.has(v.status)) {
+      let laid;
+      try { laid = renderJSON(value); } catch (e) { laid = el("p", { class: "note" }, "The result nests too deeply to lay out here: read it with GET /v1/chains/", visible(v.id), "."); }
+      box.append(el("h2", {}, "Result"), el("div", { class: "json result" }, laid));
+    }
     const logs = res.logs || [];
     box.append(el("h2", {}, "Logs"), logs.length
       ? el("pre", { class: "logs" }, logs.map((l) => el("div", {}, el("span", { class: "note" }, (l.level || "log") + " "), visible(l.text || ""))))
@@ -546,7 +550,7 @@
     box.append(el("h2", {}, "Trace"), trace.length ? callsTable(trace) : el("p", { class: "empty" }, "no call yet"));
     const arts = res.artifacts || [];
     box.append(el("h2", {}, "Artifacts"), arts.length
-      ? el("ul", {}, arts.map((a) => el("li", {}, el("a", { href: "/ui/api/v1/artifacts/" + encodeURIComponent(a.ref), download: "" }, a.ref), " ", (a.mime || "") + (a.size !== undefined ? ", " + a.size + " bytes" : ""))))
+      ? el("ul", {}, arts.map((a) => el("li", {}, el("a", { href: "/ui/api/v1/artifacts/" + encodeURIComponent(a.ref), download: "" }, visible(a.ref)), " ", visible(a.mime || "") + (a.size !== undefined ? ", " + a.size + " bytes" : ""))))
       : el("p", { class: "empty" }, "none"));
   }
 
