@@ -112,6 +112,9 @@ return [s.length, ok, rev];`},
 		{name: "NUL and long strings with a recognised comparator", want: `[["a","a\u0000b","a\u0000z","b"],[5000,1]]`, src: `
 const asc = (x, y) => x.localeCompare(y);
 return [["b", "a\u0000z", "a", "a\u0000b"].sort(asc), ["a", "b".repeat(5000)].sort((x, y) => y.localeCompare(x)).map((s) => s.length)];`},
+		{name: "property escapes with the i flag", want: `[1000,true,false]`, lim: Limits{Timeout: time.Minute}, src: `
+const re = new RegExp("\\p{Lu}".repeat(1000), "iu");
+return [re.exec("a".repeat(1000))[0].length, /\p{Lu}/iu.test("1".repeat(100000) + "a"), /\p{Lu}/iu.test("1".repeat(100000))];`},
 		{name: "a comparator that throws mid-sort", want: `[["c","a","b"],"boom"]`, src: `
 const a = ["c", "a", "b"];
 let n = 0;
