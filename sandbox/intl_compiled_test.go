@@ -99,6 +99,22 @@ Array.prototype.sort.call(p, new Intl.Collator().compare);
 return [...p];`},
 		{name: "a frozen array", want: `"TypeError"`, src: `
 try { Object.freeze(["b", "a"]).sort(new Intl.Collator().compare); } catch (e) { return e.name; }`},
+		{name: "a recognised localeCompare comparator past the host's sort", want: `[66000,true,true]`, lim: Limits{Timeout: 2 * time.Minute}, src: `
+const a = [];
+for (let i = 0; i < 66000; i++) a.push("k" + (i * 7919 % 66000));
+const s = [...a].sort((x, y) => x.localeCompare(y)), d = [...a].sort((x, y) => y.localeCompare(x));
+let ok = s.length === 66000 && d.length === 66000, rev = true;
+for (let i = 1; i < 66000; i += 97) {
+  ok = ok && s[i - 1].localeCompare(s[i]) <= 0 && d[i - 1].localeCompare(d[i]) >= 0;
+  rev = rev && s[i] === d[65999 - i];
+}
+return [s.length, ok, rev];`},
+		{name: "NUL and long strings with a recognised comparator", want: `[["a","a\u0000b","a\u0000z","b"],[5000,1]]`, src: `
+const asc = (x, y) => x.localeCompare(y);
+return [["b", "a\u0000z", "a", "a\u0000b"].sort(asc), ["a", "b".repeat(5000)].sort((x, y) => y.localeCompare(x)).map((s) => s.length)];`},
+		{name: "property escapes with the i flag", want: `[1000,true,false]`, lim: Limits{Timeout: time.Minute}, src: `
+const re = new RegExp("\\p{Lu}".repeat(1000), "iu");
+return [re.exec("a".repeat(1000))[0].length, /\p{Lu}/iu.test("1".repeat(100000) + "a"), /\p{Lu}/iu.test("1".repeat(100000))];`},
 		{name: "a comparator that throws mid-sort", want: `[["c","a","b"],"boom"]`, src: `
 const a = ["c", "a", "b"];
 let n = 0;

@@ -27,6 +27,12 @@
 // once a v-flag RegExp is made or the script's text may hold a v literal
 // (a v literal in code given to eval or new Function, in a script without
 // one, is the engine's).
+//
+// The same twins fix the engine's u-flag patterns with the i flag: a
+// property escape outside a class (/\p{Lu}/iu) matches only characters
+// whose case folding has the property, so it runs as the twin with the
+// escape in a class (uiTwinSource), which the engine matches as
+// ECMAScript says.
 const NativeRegExp = RegExp;
 const reProto = NativeRegExp.prototype;
 const nativeExec = reProto.exec;
@@ -345,7 +351,12 @@ const RegExpCtor = function RegExp(pattern, flags) {
   const target = nt === undefined ? RegExpCtor : nt;
   const fs = fl === undefined ? "" : String(fl);
   try {
-    if (!fs.includes("v") || fs.includes("u")) return Reflect.construct(NativeRegExp, [isRe ? src : pattern, isRe ? fs : fl], target);
+    if (!fs.includes("v") || fs.includes("u")) {
+      // A u-flag pattern with the i flag and a property escape runs as its
+      // twin (uiTwinSource), made at its first use.
+      if (!vInstalled && fs.includes("u") && fs.includes("i")) installV();
+      return Reflect.construct(NativeRegExp, [isRe ? src : pattern, isRe ? fs : fl], target);
+    }
     Reflect.construct(NativeRegExp, ["", fs], NativeRegExp); // the flags alone
   } catch (e) {
     if (e instanceof SyntaxError && e.message === "invalid regular expression flags") {
@@ -365,25 +376,63 @@ Object.defineProperty(g, "RegExp", { value: RegExpCtor, writable: true, enumerab
 
 let protoExec = null;
 
-// twinOf returns the u-flag twin of a v-flag RegExp (a literal's made at
-// its first use), or undefined for any other value.
+// twinOf returns the u-flag twin of a v-flag RegExp, or of a u-flag one
+// with the i flag and a property escape outside a class (uiTwinSource;
+// either made at its first use), or undefined for any other value
+// (remembered as null).
+const reIgnoreCaseOf = reGetter("ignoreCase"), reUnicodeOf = reGetter("unicode");
 function twinOf(re) {
   if (re === null || typeof re !== "object") return undefined;
   let twin = vTwins.get(re);
-  if (twin !== undefined || reUnicodeSetsOf === undefined) return twin;
-  let v;
-  try { v = reUnicodeSetsOf.call(re); } catch (_) { v = false; }
-  if (!v) return undefined;
-  const made = vRegExp(reSourceOf.call(re), reFlagsOf.call(re), NativeRegExp);
-  twin = vTwins.get(made);
+  if (twin !== undefined) return twin === null ? undefined : twin;
+  let v = false, ui = false;
+  try {
+    v = reUnicodeSetsOf !== undefined && reUnicodeSetsOf.call(re);
+    ui = !v && reUnicodeOf.call(re) && reIgnoreCaseOf.call(re);
+  } catch (_) {
+    return undefined; // not a RegExp: the engine's exec throws
+  }
+  twin = null;
+  if (v) {
+    twin = vTwins.get(vRegExp(reSourceOf.call(re), reFlagsOf.call(re), NativeRegExp));
+  } else if (ui) {
+    const src = uiTwinSource(reSourceOf.call(re));
+    if (src !== null) twin = Reflect.construct(NativeRegExp, [src, reFlagsOf.call(re)], NativeRegExp);
+  }
   vTwins.set(re, twin);
-  return twin;
+  return twin === null ? undefined : twin;
 }
 
-// isVLiteral tells a RegExp the engine compiled with the v flag.
-function isVLiteral(re) {
-  if (reUnicodeSetsOf === undefined || re === null || typeof re !== "object") return false;
-  try { return reUnicodeSetsOf.call(re); } catch (_) { return false; }
+// uiTwinSource returns src, a u-flag pattern, with each property escape
+// outside a class put in one (\p{Lu} as [\p{Lu}]), or null when it has
+// none. With the i flag the engine matches a property escape outside a
+// class against the case-folded character only (/\p{Lu}/iu matches no
+// letter, /\p{Lt}/iu not ǅ), where ECMAScript (and the engine inside a
+// class) matches any character whose folding is in the property's.
+function uiTwinSource(src) {
+  let out = "", inClass = false, changed = false;
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i];
+    if (c === "\\") {
+      const d = src[i + 1];
+      if (!inClass && (d === "p" || d === "P") && src[i + 2] === "{") {
+        const e = src.indexOf("}", i + 3);
+        if (e > 0) {
+          out += "[" + src.slice(i, e + 1) + "]";
+          i = e;
+          changed = true;
+          continue;
+        }
+      }
+      out += c + (d === undefined ? "" : d);
+      i++;
+      continue;
+    }
+    if (c === "[") inClass = true;
+    else if (c === "]") inClass = false;
+    out += c;
+  }
+  return changed ? out : null;
 }
 
 // installV puts the v flag's exec and Symbol methods (below) on
@@ -398,8 +447,8 @@ function installV() {
   Object.defineProperty(reProto, "exec", {
     value: {
       exec(string) {
-        if (!isVLiteral(this)) return nativeExec.call(this, string);
         const twin = twinOf(this);
+        if (twin === undefined) return nativeExec.call(this, string);
         twin.lastIndex = this.lastIndex;
         const r = nativeExec.call(twin, string);
         if (twin.global || twin.sticky) this.lastIndex = twin.lastIndex;
@@ -435,8 +484,10 @@ function installV() {
 }
 
 // mayHoldVLiteral tells whether text may hold a regular expression literal
-// with the v flag: a slash, then flags with a v, then no name character.
+// with the v flag (a slash, then flags with a v, then no name character)
+// or a property escape (\p{ or \P{, for u-flag literals with the i flag).
 function mayHoldVLiteral(text) {
+  if (text.indexOf("\\p{") >= 0 || text.indexOf("\\P{") >= 0) return true;
   for (let i = text.indexOf("/"); i >= 0; i = text.indexOf("/", i + 1)) {
     let j = i + 1, v = false;
     for (; j < text.length && j - i < 9; j++) {

@@ -129,8 +129,57 @@ const numText = (x) => {
 // or returns undefined for what it leaves to the host: NaN, infinities,
 // -0, exponent forms, and rounding past 15 digits. It rounds the shortest
 // decimal (String(x)) half away from zero, as the host does.
+//
+// Every operation here costs hundreds of machine instructions in this
+// engine, so the common cases take the fewest: a fraction that needs
+// rounding is rounded by the engine's toFixed, which agrees with rounding
+// the shortest decimal unless the digits past the last kept one are
+// exactly "5" (then fastNumberTie does it digit by digit), and its
+// trailing zeros go by reading the result back as a number.
 function fastNumber(p, x) {
   if (!(x > -1e21 && x < 1e21) || (x > -1e-6 && x < 1e-6 && (x !== 0 || 1 / x < 0))) return void 0;
+  const neg = x < 0, ax = neg ? -x : x;
+  let s = "" + ax, ip = s, fp = "";
+  if (ax % 1 !== 0) {
+    let dot = s.indexOf(".");
+    if (s.length - dot - 1 > p.mx) {
+      // toFixed's digits are exact for up to 15 of them, and a kept
+      // nonzero value of at least 1e-6 reads back without an exponent.
+      if (p.mx > 6 || (s.length - dot - 2 === p.mx && s.charCodeAt(s.length - 1) === 53)) return fastNumberTie(p, x);
+      const t = ax.toFixed(p.mx);
+      if (t.length > 16) return fastNumberTie(p, x);
+      s = "" + +t;
+      dot = s.indexOf(".");
+    }
+    if (dot >= 0) {
+      ip = s.slice(0, dot);
+      fp = s.slice(dot + 1);
+    } else {
+      ip = s;
+    }
+  }
+  if (fp.length < p.mn) fp = fp.padEnd(p.mn, "0");
+  const n = ip.length;
+  if (n >= p.mg + p.p && p.mg >= 0) {
+    const e = n - p.p;
+    if (e <= p.s) {
+      ip = ip.slice(0, e) + p.g + ip.slice(e);
+    } else if (e <= 2 * p.s) {
+      ip = ip.slice(0, e - p.s) + p.g + ip.slice(e - p.s, e) + p.g + ip.slice(e);
+    } else {
+      let end = n - p.p, out = ip.slice(end);
+      while (end > 0) {
+        const start = end > p.s ? end - p.s : 0;
+        out = ip.slice(start, end) + p.g + out;
+        end = start;
+      }
+      ip = out;
+    }
+  }
+  return neg ? (fp === "" ? p.m + ip : p.m + ip + p.d + fp) : (fp === "" ? ip : ip + p.d + fp);
+}
+// fastNumberTie is fastNumber digit by digit, for the cases it leaves.
+function fastNumberTie(p, x) {
   const neg = x < 0, s = "" + (neg ? -x : x);
   let ip = s, fp = "";
   if (x % 1 !== 0) {
@@ -251,7 +300,14 @@ function numberFormatterOf(locales, options) {
   return numberByOptions(localesKey(l) + raw.key, () => numberFormatter(compiledPrefix("N", l, readOpts(raw.values, NF_OPTS))));
 }
 defineMethod(Number.prototype, "toLocaleString", function toLocaleString(locales, options) {
-  const x = valueOfNumber.call(this), f = numberFormatterOf(locales, options);
+  const x = typeof this === "number" ? this : valueOfNumber.call(this);
+  let f;
+  if (options === void 0 && typeof locales === "string") {
+    f = numberByLocale[locales];
+    if (f === void 0) f = numberFormatterOf(locales, options);
+  } else {
+    f = numberFormatterOf(locales, options);
+  }
   if (f.pattern !== null) {
     const s = fastNumber(f.pattern, x);
     if (s !== void 0) return s;

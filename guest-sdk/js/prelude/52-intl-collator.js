@@ -95,25 +95,27 @@ const defaultKeyer = newKeyer([], {});
 // SORT_MAX_STRINGS strings that fit in one request are sorted by the host
 // (an "S" request answers their order); more, by keys in the guest.
 const MAX_KEYED_SORT = 1 << 20, SORT_MAX_STRINGS = 1 << 16, SORT_MAX_BYTES = 1 << 20;
-function sortByKeys(a, k) {
+function sortByKeys(a, k, desc) {
   if (!Array.isArray(a) || !Object.isExtensible(a)) return false;
   const n = a.length;
   if (!(n >= 2 && n <= MAX_KEYED_SORT)) return false;
   const vals = new Array(n);
-  let units = 0;
   for (let i = 0; i < n; i++) {
     const s = a[i];
-    if (typeof s !== "string" || !keyable(s)) return false;
+    if (typeof s !== "string" || s.length > KEY_MAX_UNITS) return false;
     vals[i] = s;
-    units += s.length;
   }
-  if (n <= SORT_MAX_STRINGS && 3 * (units + k.prefix.length) + n < SORT_MAX_BYTES) {
-    const order = JSON.parse(intlCompiled("S" + k.prefix.slice(1) + vals.join("\0")));
-    if (order !== null) {
-      for (let j = 0; j < n; j++) a[j] = vals[order[j]];
+  // The host answers the strings in order, NUL separated (a string that
+  // holds a NUL makes more pieces than n, and "null" fewer: then the keys).
+  const joined = vals.join("\0");
+  if (!desc && n <= SORT_MAX_STRINGS && 3 * (joined.length + k.prefix.length) < SORT_MAX_BYTES) {
+    const sorted = intlCompiled("S" + k.prefix.slice(1) + joined).split("\0");
+    if (sorted.length === n) {
+      for (let j = 0; j < n; j++) a[j] = sorted[j];
       return true;
     }
   }
+  for (let i = 0; i < n; i++) if (vals[i].indexOf("\0") >= 0) return false;
   const d = new Array(n), keys = k.keys, miss = [], missAt = [];
   for (let i = 0; i < n; i++) {
     const key = keys[vals[i]];
@@ -130,16 +132,53 @@ function sortByKeys(a, k) {
   }
   // Each key, then U+0001 (below every key unit), then the index in three
   // units base 224 from U+0020, which keeps equal keys in order and the
-  // string one byte a character.
+  // string one byte a character. Descending: the index counts down, and
+  // the sorted list is read from its end (equal keys keep their order).
   for (let i = 0; i < n; i++) {
-    d[i] = d[i] + "\u0001" + String.fromCharCode(32 + ((i / 50176) | 0), 32 + (((i / 224) | 0) % 224), 32 + (i % 224));
+    const j = desc ? n - 1 - i : i;
+    d[i] = d[i] + "\u0001" + String.fromCharCode(32 + ((j / 50176) | 0), 32 + (((j / 224) | 0) % 224), 32 + (j % 224));
   }
   arraySort.call(d);
+  if (desc) d.reverse();
   for (let j = 0; j < n; j++) {
-    const t = d[j], e = t.length;
-    a[j] = vals[(t.charCodeAt(e - 3) - 32) * 50176 + (t.charCodeAt(e - 2) - 32) * 224 + (t.charCodeAt(e - 1) - 32)];
+    const t = d[j], e = t.length, at = (t.charCodeAt(e - 3) - 32) * 50176 + (t.charCodeAt(e - 2) - 32) * 224 + (t.charCodeAt(e - 1) - 32);
+    a[j] = vals[desc ? n - 1 - at : at];
   }
   return true;
+}
+// A comparator that only calls localeCompare on its two arguments, in the
+// forms scripts write it — `(a, b) => a.localeCompare(b)`, `b.localeCompare(a)`
+// (descending), with a locale string literal, as an arrow with a block or a
+// function expression with one return — is recognised from its source text:
+// for an array of keyable strings (whose localeCompare is the prelude's, and
+// reads nothing else) the stable sort it asks for is the keys' order, so
+// the array is sorted by keys (sortByKeys) without calling it, which no
+// script can tell apart but by time. Anything else (another shape, a
+// comment, a locale that is not a plain literal, options) is called as
+// written.
+const LC_ID = "([A-Za-z_$][\\w$]*)";
+const LC_COMPARATOR = new RegExp("^(?:\\(\\s*" + LC_ID + "\\s*,\\s*" + LC_ID + "\\s*\\)\\s*=>\\s*(\\{\\s*return\\s+)?" +
+  "|function\\s*(?:[A-Za-z_$][\\w$]*)?\\s*\\(\\s*" + LC_ID + "\\s*,\\s*" + LC_ID + "\\s*\\)\\s*(\\{\\s*return\\s+))" +
+  LC_ID + "\\.localeCompare\\(\\s*" + LC_ID + "\\s*(?:,\\s*(\"[A-Za-z0-9-]+\"|'[A-Za-z0-9-]+')\\s*)?\\)(\\s*;?\\s*\\})?$");
+const LC_MAX_SOURCE = 200;
+const lcComparators = new WeakMap(); // a comparator → {k, desc}, or null
+function lcComparator(fn) {
+  let c = lcComparators.get(fn);
+  if (c !== undefined) return c;
+  c = null;
+  let src = "";
+  try { src = fnToString.call(fn); } catch (_) { /* a revoked proxy */ }
+  const m = src.length <= LC_MAX_SOURCE ? LC_COMPARATOR.exec(src) : null;
+  if (m !== null) {
+    const p = m[1] !== undefined ? m[1] : m[4], q = m[1] !== undefined ? m[2] : m[5];
+    const block = m[1] !== undefined ? m[3] !== undefined : true, x = m[7], y = m[8], loc = m[9];
+    if (p !== q && block === (m[10] !== undefined) && ((x === p && y === q) || (x === q && y === p))) {
+      const l = loc === undefined ? undefined : loc.slice(1, -1);
+      c = { l, desc: x === q };
+    }
+  }
+  lcComparators.set(fn, c);
+  return c;
 }
 const compareKeyers = new WeakMap(); // a Collator's compare → its keyer
 const arraySort = Array.prototype.sort;
@@ -147,7 +186,11 @@ defineMethod(Array.prototype, "sort", {
   sort(comparefn) {
     if (typeof comparefn !== "function") return arraySort.call(this, comparefn);
     const k = compareKeyers.get(comparefn);
-    if (k !== undefined && sortByKeys(this, k)) return this;
+    if (k !== undefined && sortByKeys(this, k, false)) return this;
+    if (k === undefined && String.prototype.localeCompare === localeCompare) {
+      const c = lcComparator(comparefn);
+      if (c !== null && sortByKeys(this, c.l === undefined ? defaultKeyer : localeKeyer(c.l), c.desc)) return this;
+    }
     const outer = sorting, outerPrefetched = prefetched;
     sorting = this;
     prefetched = null;
@@ -188,7 +231,8 @@ class Collator {
 intlClass("Collator", Collator);
 // The hot paths below write `void 0`, a constant, for undefined, which is a
 // global variable (a lookup) to the engine.
-defineMethod(String.prototype, "localeCompare", function localeCompare(that, locales, options) {
+const localeKeyer = (locale) => keyerOf("L" + locale, () => newKeyer([locale], {}));
+function localeCompare(that, locales, options) {
   if (locales === void 0 && options === void 0 && typeof this === "string" && typeof that === "string") {
     const keys = defaultKeyer.keys, x = keys[this], y = keys[that];
     if (x !== void 0 && y !== void 0) return x < y ? -1 : x > y ? 1 : 0;
@@ -197,7 +241,7 @@ defineMethod(String.prototype, "localeCompare", function localeCompare(that, loc
   let k = defaultKeyer;
   if (locales !== undefined || options !== undefined) {
     if (options === undefined && typeof locales === "string") {
-      k = keyerOf("L" + locales, () => newKeyer([locales], {}));
+      k = localeKeyer(locales);
     } else {
       // Options are read on every call, as a new Collator would; the
       // keyer is found by their values, without JSON.
@@ -211,4 +255,5 @@ defineMethod(String.prototype, "localeCompare", function localeCompare(that, loc
   const keys = k.keys, x = keys[a], y = keys[b];
   if (x === undefined || y === undefined) return keyedMiss(k, a, b);
   return x < y ? -1 : x > y ? 1 : 0;
-});
+}
+defineMethod(String.prototype, "localeCompare", localeCompare);

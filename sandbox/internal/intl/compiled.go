@@ -28,12 +28,15 @@ import (
 //	          F: empty; S: as K
 //	answer  = "=" text, or the JSON error object {"e": …, "m": …}
 //
-// An S answer's text is the strings' order by their keys, a JSON array of
-// their indexes (equal keys in the order given): an array of up to
-// maxSortStrings strings sorts in one request of up to MaxSortRequestBytes,
-// without its keys crossing to the guest. It is null when the keys would
+// An S answer's text is the strings sorted by their keys (equal keys in
+// the order given), separated by NUL: an array of up to maxSortStrings
+// strings sorts in one request of up to MaxSortRequestBytes, without its
+// keys crossing to the guest, and the guest splits the answer natively
+// instead of running a loop over indexes. It is "null" when the keys would
 // take more than maxSortKeyBytes (a collation key can be tens of times its
-// string): the guest then sorts by keys from K requests.
+// string), when the payload splits into more than maxSortStrings pieces or
+// a piece is longer than MaxKeyString (the guest's strings held a NUL: it
+// counts the pieces), so that the guest sorts another way.
 //
 // An F answer's text is a numberPattern in JSON, or null where the options
 // are not the plain decimal the guest formats itself (see fastNumber in
@@ -377,16 +380,18 @@ func (c *compiledKeys) writeKey(b *strings.Builder, buf *collate.Buffer, s strin
 func (c *compiledKeys) sort(payload string) (string, error) {
 	n := strings.Count(payload, "\x00") + 1
 	if n > maxSortStrings {
-		return "", rangeErr("more than %d strings in an Intl request", maxSortStrings)
+		return "null", nil
 	}
+	strs := make([]string, 0, n)
 	keys := make([]string, 0, n)
 	var b strings.Builder
 	var buf collate.Buffer
 	total := 0
 	for s := range strings.SplitSeq(payload, "\x00") {
 		if len(s) > MaxKeyString {
-			return "", rangeErr("Intl string of %d bytes exceeds %d", len(s), MaxKeyString)
+			return "null", nil
 		}
+		strs = append(strs, s)
 		b.Reset()
 		c.writeKey(&b, &buf, s)
 		if total += b.Len(); total > maxSortKeyBytes {
@@ -401,15 +406,14 @@ func (c *compiledKeys) sort(payload string) (string, error) {
 		idx[i] = i
 	}
 	slices.SortStableFunc(idx, func(i, j int) int { return strings.Compare(keys[i], keys[j]) })
-	out := make([]byte, 0, n*6+2)
-	out = append(out, '[')
+	out := make([]byte, 0, len(payload))
 	for i, x := range idx {
 		if i > 0 {
-			out = append(out, ',')
+			out = append(out, 0)
 		}
-		out = strconv.AppendInt(out, int64(x), 10)
+		out = append(out, strs[x]...)
 	}
-	return string(append(out, ']')), nil
+	return string(out), nil
 }
 
 func keyOf(c *lockedCollator, buf *collate.Buffer, s string) []byte {
