@@ -394,21 +394,32 @@ func (rw *rewriter) funcType(f uint32) (funcType, bool) {
 //		budget = yieldEvery
 //		if (host(0, 0, 0, 0) != 0) { reason = ReasonInterrupt; unreachable }
 //	}
-func (rw *rewriter) appendLoopCheck(dst []byte) []byte {
+//
+// as a block that the common case leaves with one conditional branch:
+// the decremented budget is kept in the scratch local $s rather than read
+// back from the global, and a non-zero budget branches past the yield.
+// The loop-header check is most of what the rewrite costs a running
+// script (RATIONALE.md, "Why an interrupt check at loop headers, not
+// close-on-context-done?"): QuickJS's interpreter passes a loop header
+// once per bytecode.
+func (rw *rewriter) appendLoopCheck(dst []byte, scratch uint32) []byte {
 	b := appendU(nil, uint64(rw.budgetGlobal))
-	dst = append(append(dst, 0x23), b...)           // global.get budget
-	dst = append(dst, 0x41, 0x7f, 0x6a)             // i32.const -1; i32.add
-	dst = append(append(dst, 0x24), b...)           // global.set budget
-	dst = append(append(dst, 0x23), b...)           // global.get budget
-	dst = append(dst, 0x45, 0x04, 0x40, 0x41)       // i32.eqz; if; i32.const
-	dst = wasmcode.AppendSLEB(dst, yieldEvery)      //   yieldEvery
+	s := appendU(nil, uint64(scratch))
+	dst = append(dst, 0x02, 0x40)                   // block
+	dst = append(append(dst, 0x23), b...)           //   global.get budget
+	dst = append(dst, 0x41, 0x01, 0x6b)             //   i32.const 1; i32.sub
+	dst = append(append(dst, 0x22), s...)           //   local.tee s
+	dst = append(append(dst, 0x24), b...)           //   global.set budget
+	dst = append(append(dst, 0x20), s...)           //   local.get s
+	dst = append(dst, 0x0d, 0x00, 0x41)             //   br_if 0; i32.const
+	dst = wasmcode.AppendSLEB(dst, yieldEvery)      //     yieldEvery
 	dst = append(append(dst, 0x24), b...)           //   global.set budget
 	dst = append(dst, 0x41, 0x00, 0x42, 0x00, 0x41) //   i32.const 0; i64.const 0; i32.const
 	dst = append(dst, 0x00, 0x41, 0x00, 0x10)       //   0; i32.const 0; call
 	dst = appendU(dst, uint64(rw.hostFunc))
-	dst = append(dst, 0x50, 0x45, 0x04, 0x40) //   i64.eqz; i32.eqz; if
+	dst = append(dst, 0x50, 0x0d, 0x00) //   i64.eqz; br_if 0
 	dst = rw.appendTrap(dst, ReasonInterrupt)
-	return append(dst, 0x0b, 0x0b) // end; end
+	return append(dst, 0x0b) // end
 }
 
 // code rewrites every function body of the code section and appends the
@@ -471,7 +482,7 @@ func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe 
 	if locals >= 50000 {
 		return nil, nil, errors.New("too many locals")
 	}
-	scratch := uint32(locals) // the local the stack check adds, if needed
+	scratch := uint32(locals) // the local the checks add, if needed
 	needScratch := false
 	isSetMaxStack := rw.funcImports+i == rw.setMaxStack
 	var window [3]instr // the last instructions, for the stack-field pattern
@@ -505,7 +516,8 @@ func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe 
 			code = appendU(append(code, op), rw.shift(f))
 		case wasmcode.OpLoop:
 			code = append(code, ins...)
-			code = rw.appendLoopCheck(code)
+			code = rw.appendLoopCheck(code, scratch)
+			needScratch = true
 			lay.Loops++
 		case 0x41: // i32.const
 			if v, _, _ := wasmcode.SLEB(ins[1:]); v == int64(rw.oomAddr) && throwsOOM(fn[q+l:]) {

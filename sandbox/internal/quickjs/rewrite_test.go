@@ -312,7 +312,7 @@ func forEachInstr(t *testing.T, wasm []byte, f func(ins []byte)) {
 func TestChecksUseNoMemory(t *testing.T) {
 	rw := &rewriter{budgetGlobal: 5, floorGlobal: 6, reasonGlobal: 7, oomGlobal: 8, stackTop: 165408, hostFunc: 0}
 	for name, code := range map[string][]byte{
-		"loop":  rw.appendLoopCheck(nil),
+		"loop":  rw.appendLoopCheck(nil, 3),
 		"stack": rw.appendStackCheck(nil, 3),
 	} {
 		t.Run(name, func(t *testing.T) {

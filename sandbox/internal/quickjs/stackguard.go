@@ -26,7 +26,8 @@ import (
 // becomes
 //
 //	local.tee $s
-//	if ($s <u floor || $s >u StackTop) { reason = ReasonStack; unreachable }
+//	if ($s <u floor) { reason = ReasonStack; unreachable }
+//	if ($s >u StackTop) { reason = ReasonStack; unreachable }
 //	global.set 0
 //
 // where $s is a scratch i32 local the rewrite adds to the function, floor is
@@ -48,17 +49,21 @@ const (
 )
 
 // appendStackCheck appends the checked form of global.set 0 (above); the
-// value to store is on the operand stack.
+// value to store is on the operand stack. The two bounds are two ifs, each
+// a compare and a branch, rather than one if on their or, which wazero
+// compiles to two flag materialisations, an or and a test.
 func (rw *rewriter) appendStackCheck(dst []byte, scratch uint32) []byte {
 	s := appendU(nil, uint64(scratch))
 	dst = append(append(dst, 0x22), s...)                                    // local.tee s
 	dst = append(append(dst, 0x20), s...)                                    // local.get s
 	dst = append(append(dst, 0x23), appendU(nil, uint64(rw.floorGlobal))...) // global.get floor
-	dst = append(dst, 0x49)                                                  // i32.lt_u
-	dst = append(append(dst, 0x20), s...)                                    // local.get s
-	dst = append(dst, 0x41)                                                  // i32.const
-	dst = wasmcode.AppendSLEB(dst, int64(int32(rw.stackTop)))                //   StackTop
-	dst = append(dst, 0x4b, 0x72, 0x04, 0x40)                                // i32.gt_u; i32.or; if
+	dst = append(dst, 0x49, 0x04, 0x40)                                      // i32.lt_u; if
+	dst = rw.appendTrap(dst, ReasonStack)
+	dst = append(dst, 0x0b)                                   // end
+	dst = append(append(dst, 0x20), s...)                     // local.get s
+	dst = append(dst, 0x41)                                   // i32.const
+	dst = wasmcode.AppendSLEB(dst, int64(int32(rw.stackTop))) //   StackTop
+	dst = append(dst, 0x4b, 0x04, 0x40)                       // i32.gt_u; if
 	dst = rw.appendTrap(dst, ReasonStack)
 	dst = append(dst, 0x0b)        // end
 	return append(dst, 0x24, 0x00) // global.set 0
