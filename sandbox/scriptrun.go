@@ -531,25 +531,30 @@ func (r *scriptRun) newString(ctx context.Context, b []byte) uint64 {
 	return v
 }
 
+// startCall handles CALL(args JSON, tool name[, stub, frames]): the two
+// strings are read as one "<tool>\n<args JSON>" payload was (wire.DecodeCall),
+// with the same limits, checks and messages, without the guest joining them.
 func (r *scriptRun) startCall(ctx context.Context, args []uint64) uint64 {
 	limit := r.lim.MaxArgsBytes + wire.MaxToolNameBytes + 1
-	var payload []byte
-	if len(args) > 1 {
-		// Read in place when it can be: no guest call.
-		payload, _ = r.in.ReadString(args[1], limit)
+	if len(args) < 3 {
+		r.stop(&ExitError{Kind: Trap, Message: "the guest broke the host protocol (missing argument)"})
 	}
-	if payload == nil || len(payload) > limit {
-		ref := r.str(ctx, args, 1)
-		if ref.Len() > limit {
-			r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitArgs,
-				Message: fmt.Sprintf("a tool call's arguments exceed %d bytes (%s)", r.lim.MaxArgsBytes, r.lim.setting("max_args_bytes"))})
-		}
-		payload = r.copyStr(ctx, ref, ref.Len())
+	name := r.strArg(ctx, args[2], limit)
+	var argsJSON []byte
+	if name != nil {
+		argsJSON = r.strArg(ctx, args[1], limit-len(name)-1)
 	}
-	tool, argsJSON, err := wire.DecodeCall(payload)
-	if err != nil {
+	if argsJSON == nil {
+		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitArgs,
+			Message: fmt.Sprintf("a tool call's arguments exceed %d bytes (%s)", r.lim.MaxArgsBytes, r.lim.setting("max_args_bytes"))})
+	}
+	if err := wire.CheckToolName(name); err != nil {
 		r.stop(&ExitError{Kind: ScriptError, Message: "invalid tool call: " + err.Error()})
 	}
+	if err := wire.CheckArgs(argsJSON); err != nil {
+		r.stop(&ExitError{Kind: ScriptError, Message: "invalid tool call: " + err.Error()})
+	}
+	tool := string(name)
 	if len(argsJSON) > r.lim.MaxArgsBytes {
 		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitArgs,
 			Message: fmt.Sprintf("tools.%s: arguments of %d bytes exceed %d (%s)", tool, len(argsJSON), r.lim.MaxArgsBytes, r.lim.setting("max_args_bytes"))})
@@ -562,13 +567,37 @@ func (r *scriptRun) startCall(ctx context.Context, args []uint64) uint64 {
 	r.nextID++
 	r.inFlight++
 	r.queued = append(r.queued, queuedCall{id: id, tool: tool, args: argsJSON})
-	if len(args) < 4 {
+	if len(args) < 5 {
 		return quickjs.Int(id)
 	}
-	if n, ok := quickjs.DecodeInt(args[3]); ok && !r.callSites(ctx, id, args[2], n) {
+	if n, ok := quickjs.DecodeInt(args[4]); ok && !r.callSites(ctx, id, args[3], n) {
 		return quickjs.Int(-id) // the prelude captures the site itself
 	}
 	return quickjs.Int(id)
+}
+
+// strArg returns the string v as UTF-8 (non-nil), read in place when it
+// can be (no guest call); nil when it has more than max bytes (the guest's
+// copy is then left to the run's end, which follows).
+func (r *scriptRun) strArg(ctx context.Context, v uint64, max int) []byte {
+	if max < 0 {
+		return nil
+	}
+	b, ok := r.in.ReadString(v, max)
+	if !ok || len(b) > max {
+		ref, err := r.in.ToString(ctx, v)
+		if err != nil {
+			r.guestErr(err)
+		}
+		if ref.Len() > max {
+			return nil
+		}
+		b = r.copyStr(ctx, ref, ref.Len())
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	return b
 }
 
 // callSites reads, for call id, the call site of the tools.x stub the

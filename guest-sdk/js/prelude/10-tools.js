@@ -28,6 +28,9 @@ class ToolError extends Error {
 let maxInFlight = 64;
 let maxResult = Infinity;
 let inFlight = 0;
+// A request is an array, [name, args JSON, resolve, reject, where] (REQ_*):
+// an array literal costs a third of an object literal of five members.
+const REQ_NAME = 0, REQ_JSON = 1, REQ_RESOLVE = 2, REQ_REJECT = 3, REQ_WHERE = 4;
 const pending = new Map(); // call id -> request
 const waiting = []; // requests queued behind maxInFlight
 let waitHead = 0;
@@ -37,9 +40,9 @@ let waitHead = 0;
 // keeping it for the call's failure (pump), and returns the call id, or its
 // negation when it could not read it: the engine captures it then.
 function startCall(req, stub, frames) {
-  let id = host(OP_CALL, req.payload, stub, frames);
+  let id = host(OP_CALL, req[REQ_JSON], req[REQ_NAME], stub, frames);
   if (id < 0) {
-    req.where = hereSite(stub);
+    req[REQ_WHERE] = hereSite(stub);
     id = -id;
   }
   inFlight++;
@@ -50,43 +53,61 @@ const validName = (name) => name !== "" && name.length <= 256 && !/[\u0000-\u001
 
 // callTool makes one call; valid says whether name passed validName (the
 // stub checked it once, when it was created); stub is the tools.x function
-// the script called, where the call site's capture starts.
+// the script called, where the call site's capture starts. Its promise's
+// executor is one shared function, makeCall, which takes the call from
+// the variables below: making a closure per call cost more than the rest of
+// the executor. Only the engine's own Promise runs the executor before any
+// other code can make a call; a Promise the script put in its place gets a
+// closure (one more frame above the stub, which only a capture that takes
+// every frame sees).
+const NativePromise = Promise;
+let callName = "", callValid = false, callArgs, callStub;
 function callTool(name, valid, args, stub) {
-  return new Promise((resolve, reject) => {
-    if (!valid) {
-      throw new TypeError(`invalid tool name ${JSON.stringify(name)}`);
-    }
-    const json = args === undefined ? "{}" : JSON.stringify(args);
-    if (json === undefined) {
-      throw new TypeError(`tools.${name}: arguments must be JSON-serializable`);
-    }
-    const req = { name, payload: name + "\n" + json, resolve, reject, where: null };
-    if (inFlight < maxInFlight && limitFrames >= 0) {
-      // startCall, inlined: this is every call's path.
-      let id = host(OP_CALL, req.payload, stub, limitFrames);
-      if (id < 0) {
-        req.where = hereSite(stub);
-        id = -id;
-      }
-      inFlight++;
-      pending.set(id, req);
-    } else {
-      req.where = hereSite(stub);
-      if (inFlight < maxInFlight) startCall(req);
-      else waiting.push(req);
-    }
+  const P = Promise;
+  callName = name; callValid = valid; callArgs = args; callStub = stub;
+  if (P === NativePromise) return new P(makeCall);
+  return new P((resolve, reject) => {
+    callName = name; callValid = valid; callArgs = args; callStub = stub;
+    makeCall(resolve, reject);
   });
+}
+
+function makeCall(resolve, reject) {
+  const name = callName, valid = callValid, args = callArgs, stub = callStub;
+  callArgs = undefined; callStub = undefined; // not kept alive by the prelude
+  if (!valid) {
+    throw new TypeError(`invalid tool name ${JSON.stringify(name)}`);
+  }
+  const json = args === undefined ? "{}" : JSON.stringify(args);
+  if (json === undefined) {
+    throw new TypeError(`tools.${name}: arguments must be JSON-serializable`);
+  }
+  const req = [name, json, resolve, reject, null];
+  if (inFlight < maxInFlight && limitFrames >= 0) {
+    // startCall, inlined: this is every call's path.
+    let id = host(OP_CALL, json, name, stub, limitFrames);
+    if (id < 0) {
+      req[REQ_WHERE] = hereSite(stub);
+      id = -id;
+    }
+    inFlight++;
+    pending.set(id, req);
+  } else {
+    req[REQ_WHERE] = hereSite(stub);
+    if (inFlight < maxInFlight) startCall(req);
+    else waiting.push(req);
+  }
 }
 
 // settle settles a call with its envelope; sites is the call site the host
 // read (hostSites), if it did.
 function settle(req, env, sites) {
   if (env !== null && typeof env === "object" && env.status === "ok") {
-    req.resolve(resultValue(env));
+    req[REQ_RESOLVE](resultValue(env));
   } else {
-    const e = new ToolError(req.name, env !== null && typeof env === "object" ? env : {});
-    relocate(e, sites !== undefined ? hostSites(sites) : req.where);
-    req.reject(e);
+    const e = new ToolError(req[REQ_NAME], env !== null && typeof env === "object" ? env : {});
+    relocate(e, sites !== undefined ? hostSites(sites) : req[REQ_WHERE]);
+    req[REQ_REJECT](e);
   }
 }
 
@@ -94,15 +115,15 @@ function settle(req, env, sites) {
 // "then", JSON.stringify looks up "toJSON", and so on.
 const notTools = new Set(["then", "catch", "finally", "toJSON", "constructor", "valueOf", "toString",
   "toLocaleString", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable", "__proto__"]);
-const stubs = new Map();
+const stubs = Object.create(null); // name -> stub
 const tools = new Proxy(Object.create(null), {
   get(_, prop) {
-    let f = stubs.get(prop); // first: the one lookup of every call
+    let f = stubs[prop]; // first: the one lookup of every call
     if (f !== undefined) return f;
     if (typeof prop !== "string" || notTools.has(prop)) return undefined;
     const valid = validName(prop);
     f = (args) => callTool(prop, valid, args, f);
-    stubs.set(prop, f);
+    stubs[prop] = f;
     return f;
   },
   has(_, prop) { return typeof prop === "string" && !notTools.has(prop); },

@@ -157,7 +157,7 @@ function pump(id, kind, payload, sites) {
   if (req === undefined) return;
   pending.delete(id);
   inFlight--;
-  if (kind === 1) req.resolve(payload);
+  if (kind === 1) req[REQ_RESOLVE](payload);
   else settle(req, payload, sites);
   if (waitHead < waiting.length) startWaiting();
 }

@@ -84,10 +84,19 @@ func DecodeCall(payload []byte) (tool string, args []byte, err error) {
 	if err := CheckToolName(name); err != nil {
 		return "", nil, err
 	}
-	if !json.Valid(args) {
-		return "", nil, fmt.Errorf("%w: arguments are not valid JSON", ErrBadRequest)
+	if err := CheckArgs(args); err != nil {
+		return "", nil, err
 	}
 	return string(name), args, nil
+}
+
+// CheckArgs reports whether args, a call's arguments, are one valid JSON
+// value.
+func CheckArgs(args []byte) error {
+	if !json.Valid(args) {
+		return fmt.Errorf("%w: arguments are not valid JSON", ErrBadRequest)
+	}
+	return nil
 }
 
 // CheckToolName reports whether name is acceptable as a tool name.
