@@ -221,3 +221,36 @@ func TestCallSharedExecutor(t *testing.T) {
 		})
 	}
 }
+
+// TestToolNameRefusedCatchably calls tools whose names the host refuses
+// (wire.CheckToolName) although they are at most 256 UTF-16 units: more
+// than 256 bytes of UTF-8, or a lone surrogate (not UTF-8 at all). Like a
+// name with a control character, each must reject with a TypeError the
+// script catches, not end the run with a script_error it cannot; a name of
+// exactly 256 bytes still calls.
+//
+// Fails on callpath's review: the prelude's validName counted UTF-16 units
+// and let lone surrogates through, so the host stopped the run.
+func TestToolNameRefusedCatchably(t *testing.T) {
+	for _, tt := range []struct{ name, expr, want string }{
+		{"257 bytes", `"é".repeat(128) + "a"`, `"TypeError"`},
+		{"400 bytes", `"é".repeat(200)`, `"TypeError"`},
+		{"65 emoji", `"😀".repeat(65)`, `"TypeError"`},
+		{"lone high surrogate", `"a\ud800"`, `"TypeError"`},
+		{"lone low surrogate", `"\udc00b"`, `"TypeError"`},
+		{"swapped pair", `"\ude00\ud83d"`, `"TypeError"`},
+		{"256 bytes", `"é".repeat(128)`, `256`},
+		{"64 emoji", `"😀".repeat(64)`, `256`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := engine(t)
+			wait := bystander(t, e)
+			res, err := e.Run(context.Background(), Script{Source: `const name = ` + tt.expr + `;
+				try { const r = await tools[name]({}); return new TextEncoder().encode(r.tool).length; }
+				catch (e) { return e.name; }`}, okBridge, Limits{})
+			wait()
+			require.NoError(t, err)
+			require.JSONEq(t, tt.want, string(res.Value))
+		})
+	}
+}
