@@ -165,3 +165,92 @@ func TestStartNotRepeatable(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, `1`, string(res.Value))
 }
+
+// TestCallSharedExecutor attacks the shared promise executor (makeCall)
+// and the prelude variables it reads the call from: a tool call made
+// while another's arguments are being encoded (a getter, toJSON, a Proxy
+// trap), from the constructor of a Promise the script put in place of the
+// engine's, and an executor the script kept and calls again. Each call
+// must go out with its own name and arguments, once per executor run.
+func TestCallSharedExecutor(t *testing.T) {
+	for _, tt := range []struct{ name, src, want string }{
+		{"getter", `let inner;
+			const outer = await tools.outer({ get a() { inner = tools.inner({ b: 2 }); return 1; } });
+			return [outer, await inner];`,
+			`[{"tool":"outer","args":{"a":1}},{"tool":"inner","args":{"b":2}}]`},
+		{"toJSON", `let inner;
+			const outer = await tools.outer({ toJSON() { inner = tools.inner({ b: 2 }); return { a: 1 }; } });
+			return [outer, await inner];`,
+			`[{"tool":"outer","args":{"a":1}},{"tool":"inner","args":{"b":2}}]`},
+		{"toJSON throws after a call", `let inner;
+			const e = await tools.outer({ toJSON() { inner = tools.inner({ b: 2 }); throw new Error("no"); } }).catch((e) => e.message);
+			return [e, await inner, await tools.third()];`,
+			`["no",{"tool":"inner","args":{"b":2}},{"tool":"third","args":{}}]`},
+		{"proxy trap", `let inner;
+			const args = new Proxy({ a: 1 }, { ownKeys(t) { inner = tools.inner({ b: 2 }); return Reflect.ownKeys(t); } });
+			const outer = await tools.outer(args);
+			return [outer, await inner];`,
+			`[{"tool":"outer","args":{"a":1}},{"tool":"inner","args":{"b":2}}]`},
+		{"replaced Promise calls first", `const NP = Promise; let inner, once = false;
+			globalThis.Promise = class extends NP { constructor(ex) { if (!once) { once = true; inner = tools.inner({ b: 2 }); } super(ex); } };
+			const outer = tools.outer({ a: 1 });
+			globalThis.Promise = NP;
+			return [await outer, await inner];`,
+			`[{"tool":"outer","args":{"a":1}},{"tool":"inner","args":{"b":2}}]`},
+		{"executor kept and run later", `const NP = Promise; let kept;
+			globalThis.Promise = function (ex) { kept = ex; return new NP(() => {}); };
+			tools.first({ a: 1 });
+			globalThis.Promise = NP;
+			const second = await tools.second({ b: 2 });
+			return [second, await new NP((res, rej) => kept(res, rej)), await new NP((res, rej) => kept(res, rej))];`,
+			`[{"tool":"second","args":{"b":2}},{"tool":"first","args":{"a":1}},{"tool":"first","args":{"a":1}}]`},
+		{"stub cache names", `const r = [];
+			for (const n of ["__proto__", "constructor", "hasOwnProperty", "toString", "then", "valueOf"]) r.push(tools[n] === undefined);
+			for (const n of ["__defineGetter__", "__lookupGetter__", "prototype", "length", "0"]) r.push((await tools[n]()).tool);
+			r.push(({}).__defineGetter__ === Object.prototype.__defineGetter__, typeof Object.prototype.length, await tools === tools);
+			return r;`,
+			`[true,true,true,true,true,true,"__defineGetter__","__lookupGetter__","prototype","length","0",true,"undefined",true]`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := engine(t)
+			wait := bystander(t, e)
+			res, err := e.Run(context.Background(), Script{Source: tt.src}, okBridge, Limits{})
+			wait()
+			require.NoError(t, err)
+			require.JSONEq(t, tt.want, string(res.Value))
+		})
+	}
+}
+
+// TestToolNameRefusedCatchably calls tools whose names the host refuses
+// (wire.CheckToolName) although they are at most 256 UTF-16 units: more
+// than 256 bytes of UTF-8, or a lone surrogate (not UTF-8 at all). Like a
+// name with a control character, each must reject with a TypeError the
+// script catches, not end the run with a script_error it cannot; a name of
+// exactly 256 bytes still calls.
+//
+// Fails on callpath's review: the prelude's validName counted UTF-16 units
+// and let lone surrogates through, so the host stopped the run.
+func TestToolNameRefusedCatchably(t *testing.T) {
+	for _, tt := range []struct{ name, expr, want string }{
+		{"257 bytes", `"é".repeat(128) + "a"`, `"TypeError"`},
+		{"400 bytes", `"é".repeat(200)`, `"TypeError"`},
+		{"65 emoji", `"😀".repeat(65)`, `"TypeError"`},
+		{"lone high surrogate", `"a\ud800"`, `"TypeError"`},
+		{"lone low surrogate", `"\udc00b"`, `"TypeError"`},
+		{"swapped pair", `"\ude00\ud83d"`, `"TypeError"`},
+		{"256 bytes", `"é".repeat(128)`, `256`},
+		{"64 emoji", `"😀".repeat(64)`, `256`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := engine(t)
+			wait := bystander(t, e)
+			res, err := e.Run(context.Background(), Script{Source: `const name = ` + tt.expr + `;
+				try { const r = await tools[name]({}); return new TextEncoder().encode(r.tool).length; }
+				catch (e) { return e.name; }`}, okBridge, Limits{})
+			wait()
+			require.NoError(t, err)
+			require.JSONEq(t, tt.want, string(res.Value))
+		})
+	}
+}

@@ -4,14 +4,18 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"time"
 
+	jsprelude "github.com/airlockrt/airlock/guest-sdk/js"
 	"github.com/airlockrt/airlock/sandbox/internal/quickjs"
 )
 
@@ -101,6 +105,12 @@ const (
 
 // hostState is the host's half of a parked run.
 type hostState struct {
+	// Prelude is the SHA-256 of the prelude the run started with: the
+	// guest's memory holds that prelude's code, which speaks the host
+	// protocol of its day, so a state is resumed only by an engine with the
+	// same prelude (a state captured against the bare module is not
+	// covered by the base image's identity).
+	Prelude  string `json:"prelude"`
 	Source   string `json:"source"`
 	Filename string `json:"filename"`
 	Lang     Lang   `json:"lang"`
@@ -163,7 +173,7 @@ func (r *scriptRun) capture(ctx context.Context, e *ScriptEngine) (*Parked, erro
 		return nil, fmt.Errorf("sandbox: parking: %w", err)
 	}
 	h := hostState{
-		Source: r.prep.source, Filename: r.prep.filename, Lang: r.prep.lang, Guest: r.guest,
+		Prelude: preludeHash(), Source: r.prep.source, Filename: r.prep.filename, Lang: r.prep.lang, Guest: r.guest,
 		Timeout: r.lim.Timeout, MemoryBytes: r.lim.MemoryBytes, MaxLogBytes: r.lim.MaxLogBytes,
 		MaxLogEntries: r.lim.MaxLogEntries, MaxResultBytes: r.lim.MaxResultBytes, MaxInFlight: r.lim.MaxInFlight,
 		MaxArgsBytes: r.lim.MaxArgsBytes, MaxStackBytes: r.lim.MaxStackBytes, MaxReadBytes: r.lim.MaxReadBytes,
@@ -204,6 +214,12 @@ func (r *scriptRun) capture(ctx context.Context, e *ScriptEngine) (*Parked, erro
 	}
 	return p, nil
 }
+
+// preludeHash is the hex SHA-256 of the embedded prelude.
+var preludeHash = sync.OnceValue(func() string {
+	sum := sha256.Sum256([]byte(jsprelude.Source))
+	return hex.EncodeToString(sum[:])
+})
 
 // decodeState splits a parked state into its host half and the instance's
 // bytes.
@@ -316,6 +332,9 @@ func (e *ScriptEngine) Resume(ctx context.Context, res Resumption) (*Result, err
 	h, inst, err := decodeState(res.State)
 	if err != nil {
 		return nil, err
+	}
+	if h.Prelude != preludeHash() {
+		return nil, fmt.Errorf("%w: it was parked by an engine with another prelude", ErrIncompatibleState)
 	}
 	lim, err := h.limits()
 	if err != nil {

@@ -251,3 +251,29 @@ func TestResumeRefusesChunkOffsetsThatWrap(t *testing.T) {
 	}
 	require.NoError(t, <-healthy)
 }
+
+// TestResumeRefusesAnotherPrelude: a state parked by an engine with another
+// prelude (whose code, in the guest's memory, speaks another host protocol),
+// or by one that recorded none, is refused as incompatible, whatever base
+// its memory was captured against.
+func TestResumeRefusesAnotherPrelude(t *testing.T) {
+	e := engine(t)
+	res, err := e.Run(context.Background(), Script{Source: parkScript, Park: true}, parkBridge, Limits{})
+	require.NoError(t, err)
+	h, inst, err := decodeState(res.Parked.State)
+	require.NoError(t, err)
+	require.Equal(t, preludeHash(), h.Prelude)
+	for name, prelude := range map[string]string{"another": strings.Repeat("0", 64), "none": ""} {
+		t.Run(name, func(t *testing.T) {
+			c := *h
+			c.Prelude = prelude
+			js, err := json.Marshal(c)
+			require.NoError(t, err)
+			state := binary.AppendUvarint([]byte("ALPS\x01"), uint64(len(js)))
+			state = append(append(state, js...), inst...)
+			_, err = e.Resume(context.Background(), Resumption{State: state, Bridge: okBridge, Retry: approveAll})
+			require.ErrorIs(t, err, ErrIncompatibleState)
+			require.ErrorContains(t, err, "another prelude")
+		})
+	}
+}

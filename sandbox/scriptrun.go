@@ -532,8 +532,9 @@ func (r *scriptRun) newString(ctx context.Context, b []byte) uint64 {
 }
 
 // startCall handles CALL(args JSON, tool name[, stub, frames]): the two
-// strings are read as one "<tool>\n<args JSON>" payload was (wire.DecodeCall),
-// with the same limits, checks and messages, without the guest joining them.
+// strings are read as one "<tool>\n<args JSON>" payload was, with the same
+// limits and messages, and checked as wire.DecodeCall checks its halves
+// (wire.CheckCall), without the guest joining them.
 func (r *scriptRun) startCall(ctx context.Context, args []uint64) uint64 {
 	limit := r.lim.MaxArgsBytes + wire.MaxToolNameBytes + 1
 	if len(args) < 3 {
@@ -548,10 +549,7 @@ func (r *scriptRun) startCall(ctx context.Context, args []uint64) uint64 {
 		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitArgs,
 			Message: fmt.Sprintf("a tool call's arguments exceed %d bytes (%s)", r.lim.MaxArgsBytes, r.lim.setting("max_args_bytes"))})
 	}
-	if err := wire.CheckToolName(name); err != nil {
-		r.stop(&ExitError{Kind: ScriptError, Message: "invalid tool call: " + err.Error()})
-	}
-	if err := wire.CheckArgs(argsJSON); err != nil {
+	if err := wire.CheckCall(name, argsJSON); err != nil {
 		r.stop(&ExitError{Kind: ScriptError, Message: "invalid tool call: " + err.Error()})
 	}
 	tool := string(name)

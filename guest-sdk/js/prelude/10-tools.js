@@ -49,7 +49,23 @@ function startCall(req, stub, frames) {
   pending.set(id, req);
 }
 
-const validName = (name) => name !== "" && name.length <= 256 && !/[\u0000-\u001f\u007f]/.test(name);
+// validName is the host's check (wire.CheckToolName: 1 to 256 bytes of
+// UTF-8 without control characters), made here so that a bad name is a
+// TypeError the script can catch: the host ends the run on one. A lone
+// surrogate has no UTF-8.
+const validName = (name) => {
+  if (name === "" || name.length > 256 || /[\u0000-\u001f\u007f]/.test(name)) return false;
+  let bytes = 0;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c < 0xd800 || c > 0xdfff) bytes += 3;
+    else if (c < 0xdc00 && i + 1 < name.length && (name.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { bytes += 4; i++; }
+    else return false;
+  }
+  return bytes <= 256;
+};
 
 // callTool makes one call; valid says whether name passed validName (the
 // stub checked it once, when it was created); stub is the tools.x function

@@ -81,13 +81,20 @@ func DecodeCall(payload []byte) (tool string, args []byte, err error) {
 		return "", nil, fmt.Errorf("%w: no separator", ErrBadRequest)
 	}
 	name, args := payload[:i], payload[i+1:]
-	if err := CheckToolName(name); err != nil {
-		return "", nil, err
-	}
-	if err := CheckArgs(args); err != nil {
+	if err := CheckCall(name, args); err != nil {
 		return "", nil, err
 	}
 	return string(name), args, nil
+}
+
+// CheckCall checks a call's tool name and arguments, given apart (the
+// CALL operation's two strings), as DecodeCall checks the halves of its
+// payload: CheckToolName, then CheckArgs.
+func CheckCall(name, args []byte) error {
+	if err := CheckToolName(name); err != nil {
+		return err
+	}
+	return CheckArgs(args)
 }
 
 // CheckArgs reports whether args, a call's arguments, are one valid JSON

@@ -103,6 +103,47 @@ func FuzzDecodeCall(f *testing.F) {
 	})
 }
 
+// FuzzCheckCall feeds arbitrary tool names and arguments, apart, to the
+// check the CALL operation makes (the host reads them as two strings): it
+// must never panic, must agree with DecodeCall on the payload the two
+// would join into, and whatever it accepts must satisfy DecodeCall's
+// contract.
+func FuzzCheckCall(f *testing.F) {
+	for _, s := range [][2]string{
+		{"search", "{\"q\":\"x\"}"},
+		{"a", string(bytes.Repeat([]byte("["), 10000))},
+		{"", "{}"},
+		{"x", "null"},
+		{"x", ""},
+		{"x", "{} {}"},
+		{"名前", "\"\\u0000\""},
+		{"a\x00b", "{}"},
+		{"\xed\xa0\x80", "{}"},
+		{string(bytes.Repeat([]byte("n"), MaxToolNameBytes+1)), "{}"},
+	} {
+		f.Add([]byte(s[0]), []byte(s[1]))
+	}
+	f.Fuzz(func(t *testing.T, name, args []byte) {
+		err := CheckCall(name, args)
+		if !bytes.Contains(name, []byte("\n")) {
+			tool, decoded, derr := DecodeCall(append(append(append([]byte(nil), name...), '\n'), args...))
+			require.Equal(t, derr == nil, err == nil, "CheckCall: %v, DecodeCall: %v", err, derr)
+			if derr == nil {
+				require.Equal(t, string(name), tool)
+				require.Equal(t, args, decoded)
+			}
+		}
+		if err != nil {
+			require.ErrorIs(t, err, ErrBadRequest)
+			return
+		}
+		require.NoError(t, CheckToolName(name))
+		require.True(t, json.Valid(args))
+		env := []byte(`{"status":"ok","value":` + string(args) + `}`)
+		require.NoError(t, CheckEnvelope(env))
+	})
+}
+
 // TestEngineText: valid UTF-8 is kept as it is (the same slice); what the
 // engine's decoder reads as U+FFFD or a lone surrogate is written so that
 // its JSON parser reads the same, and the result is valid JSON.
