@@ -27,7 +27,10 @@ func (c *callCaller) Scopes() []string       { return slices.Clone(c.scopes) }
 // The scopes are the profile's as the call was decided; Scopes hands out
 // copies, so a tool cannot change what the next call sees.
 func (inv *Invoker) caller(sess *session.Session, st *callState, key string) *callCaller {
-	c := &callCaller{View: sess.View(), seq: st.seq, key: key}
+	// Kept in the call's state, which lives on the heap already: no
+	// allocation of its own on every call.
+	c := &st.caller
+	*c = callCaller{View: sess.View(), seq: st.seq, key: key}
 	if p := sess.Governance().Profile(); p != nil {
 		c.autonomy, c.scopes = p.Autonomy.String(), p.Scopes
 	}

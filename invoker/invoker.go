@@ -276,10 +276,11 @@ type callState struct {
 	resultBytes int
 	maxOutChars int
 	refs        []string
-	approval    string // Event.Approval
-	seq         int    // the call's number, once the budget gave it one
-	reserved    int64  // artifact bytes counted against maxResolving
-	held        int64  // bytes counted against the tenant's MaxTenantInFlightBytes
+	approval    string     // Event.Approval
+	seq         int        // the call's number, once the budget gave it one
+	caller      callCaller // what the tool sees of its call (invoker.caller)
+	reserved    int64      // artifact bytes counted against maxResolving
+	held        int64      // bytes counted against the tenant's MaxTenantInFlightBytes
 	obs         *Observer
 }
 
