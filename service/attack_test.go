@@ -15,6 +15,7 @@ import (
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/durable"
 	"github.com/airlockrt/airlock/internal/demo"
+	"github.com/airlockrt/airlock/internal/tracing"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/service"
 	"github.com/airlockrt/airlock/toolbox"
@@ -35,6 +36,12 @@ type quotaProc struct {
 
 func newQuotaProc(t *testing.T, drv blobstore.Driver, node string, maxTenant int64, sent *atomic.Int32) quotaProc {
 	t.Helper()
+	return newTracedProc(t, drv, node, maxTenant, sent, tracing.New(nil, ""))
+}
+
+// newTracedProc is newQuotaProc recording its chain and call spans with tr.
+func newTracedProc(t *testing.T, drv blobstore.Driver, node string, maxTenant int64, sent *atomic.Int32, tr *tracing.Tracer) quotaProc {
+	t.Helper()
 	bs := blobstore.New(drv, blobstore.Options{})
 	fleet, err := durable.New(durable.Options{Blobs: bs, Key: faultsKey, Node: node})
 	require.NoError(t, err)
@@ -46,11 +53,12 @@ func newQuotaProc(t *testing.T, drv blobstore.Driver, node string, maxTenant int
 		return "sent " + in.To, nil
 	}).WithRisk(toolbox.High)))
 	queue := approval.NewQueue(approval.Options{})
-	inv, err := invoker.New(box, invoker.Options{Approver: queue, Store: bs, MaxTenantArtifactBytes: maxTenant})
+	inv, err := invoker.New(box, invoker.Options{Approver: queue, Store: bs, MaxTenantArtifactBytes: maxTenant,
+		Hooks: invoker.Hooks{StartCall: tr.StartCall, OnToolEnd: tr.ToolEnd, OnEvent: tr.Parked}})
 	require.NoError(t, err)
 	runner, err := chain.New(inv, chain.Engines{Scripts: scripts(t)})
 	require.NoError(t, err)
-	svc, err := service.New(runner, service.Options{Queue: queue, Fleet: fleet, Park: true, ParkTTL: time.Hour})
+	svc, err := service.New(runner, service.Options{Queue: queue, Fleet: fleet, Park: true, ParkTTL: time.Hour, Tracer: tr})
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -9,16 +10,9 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
-	"github.com/airlockrt/airlock/approval"
-	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/blobstore/memblob"
-	"github.com/airlockrt/airlock/chain"
-	"github.com/airlockrt/airlock/durable"
-	"github.com/airlockrt/airlock/internal/demo"
 	"github.com/airlockrt/airlock/internal/tracing"
-	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/service"
-	"github.com/airlockrt/airlock/toolbox"
 )
 
 // TestResumedChainContinuesItsTrace: a chain that parks on process A and
@@ -28,32 +22,11 @@ import (
 func TestResumedChainContinuesItsTrace(t *testing.T) {
 	ctx := context.Background()
 	drv := memblob.New()
+	var sent atomic.Int32
 	proc := func(node string) (*service.Service, *tracetest.SpanRecorder) {
-		bs := blobstore.New(drv, blobstore.Options{})
-		fleet, err := durable.New(durable.Options{Blobs: bs, Key: faultsKey, Node: node})
-		require.NoError(t, err)
-		box, _ := demo.Toolbox()
-		require.NoError(t, box.Add(toolbox.Func("send", "Sends a message", func(_ context.Context, in struct {
-			To string `json:"to"`
-		}) (string, error) {
-			return "sent " + in.To, nil
-		}).WithRisk(toolbox.High)))
 		rec := tracetest.NewSpanRecorder()
 		tr := tracing.New(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec)), "park")
-		queue := approval.NewQueue(approval.Options{})
-		inv, err := invoker.New(box, invoker.Options{Approver: queue, Store: bs,
-			Hooks: invoker.Hooks{StartCall: tr.StartCall, OnToolEnd: tr.ToolEnd, OnEvent: tr.Parked}})
-		require.NoError(t, err)
-		runner, err := chain.New(inv, chain.Engines{Scripts: scripts(t)})
-		require.NoError(t, err)
-		svc, err := service.New(runner, service.Options{Queue: queue, Fleet: fleet, Park: true, ParkTTL: time.Hour, Tracer: tr})
-		require.NoError(t, err)
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			_ = svc.Close(ctx)
-		})
-		return svc, rec
+		return newTracedProc(t, drv, node, 256<<20, &sent, tr).svc, rec
 	}
 	a, recA := proc("node-a")
 	b, recB := proc("node-b")
