@@ -670,6 +670,28 @@ func TestFleetAPIMatchesOpenAPI(t *testing.T) {
 	code(a, http.StatusConflict, "DELETE", "/v1/chains/"+v.ID, nil)
 	drain(t, a.stream(t, keyAcme, v.ID, ""))
 
+	// A caller tool's call parks its chain; it is listed, refused and
+	// answered on the other process, which resumes the chain.
+	callers := []map[string]any{{"name": "lookup", "description": "Finds a customer.",
+		"output_schema": map[string]any{"type": "object", "required": []string{"name"}}}}
+	v = a.submit(t, keyAcme, map[string]any{"script": `return (await tools.lookup({})).name`, "caller_tools": callers}, false)
+	require.Equal(t, "parked", v.Status, "%+v", v.Result)
+	require.Len(t, v.Pending, 1)
+	call := v.Pending[0]
+	require.Equal(t, "call", call.Kind)
+	code(b, http.StatusOK, "GET", "/v1/calls", nil)
+	code(b, http.StatusOK, "GET", "/v1/calls/"+call.ID, nil)
+	code(b, http.StatusOK, "GET", "/v1/chains/"+v.ID+"/calls", nil)
+	code(b, http.StatusNotFound, "GET", "/v1/approvals/"+call.ID, nil)
+	code(b, http.StatusConflict, "POST", "/v1/calls/"+call.ID, map[string]any{"args_hash": strings.Repeat("0", 64), "result": map[string]any{"name": "Ann"}})
+	code(b, http.StatusUnprocessableEntity, "POST", "/v1/calls/"+call.ID, map[string]any{"args_hash": call.ArgsHash, "result": 1})
+	code(b, http.StatusOK, "POST", "/v1/calls/"+call.ID, map[string]any{"args_hash": call.ArgsHash, "result": map[string]any{"name": "Ann"}})
+	code(a, http.StatusConflict, "POST", "/v1/calls/"+call.ID, map[string]any{"args_hash": call.ArgsHash, "result": map[string]any{"name": "Bob"}})
+	v = settled(t, a, v.ID)
+	require.Equal(t, "ok", v.Status, "%+v", v.Result)
+	require.JSONEq(t, `"Ann"`, string(v.Result.Value))
+	code(a, http.StatusNotFound, "GET", "/v1/calls/"+call.ID, nil)
+
 	// A parked chain cancelled on the other process.
 	v = a.submit(t, keyAcme, map[string]any{"script": `console.log("c"); return await tools.notify({to: "c"})`}, false)
 	require.Equal(t, "parked", v.Status)
