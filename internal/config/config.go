@@ -283,6 +283,14 @@ type Server struct {
 	// /v1/chains/{id}/events) one tenant has open on this server; more
 	// are refused with 429 too_many_streams. Default 64.
 	MaxStreamsPerTenant int `yaml:"max_streams_per_tenant"`
+	// MaxPendingCalls caps the calls of caller tools one tenant has
+	// waiting for their answers on this server; a call past it fails in
+	// the script with tool_unavailable. Default 256.
+	MaxPendingCalls int `yaml:"max_pending_calls"`
+	// MaxCallerResultBytes caps the result of an answer to a caller
+	// tool's call (POST /v1/calls/{id}); a larger one is refused with 413
+	// result_too_large. Default and, in a fleet, most 512 KiB.
+	MaxCallerResultBytes Size `yaml:"max_caller_result_bytes"`
 	// ResultTTL is how long a finished chain's result stays readable
 	// through GET /v1/chains/{id}. Default 15m.
 	ResultTTL Duration `yaml:"result_ttl"`
@@ -427,7 +435,8 @@ func Default() *Config {
 		Store: Store{Kind: "fs"},
 		Server: Server{
 			Addr: "127.0.0.1:8080", MaxRequestBytes: 1 << 20, ShutdownTimeout: Duration(30 * time.Second),
-			MaxConcurrentChains: service.DefaultMaxConcurrentChains, MaxStreamsPerTenant: service.DefaultMaxStreamsPerTenant, ResultTTL: Duration(15 * time.Minute), MaxResults: 1000,
+			MaxConcurrentChains: service.DefaultMaxConcurrentChains, MaxStreamsPerTenant: service.DefaultMaxStreamsPerTenant,
+			MaxPendingCalls: service.DefaultMaxPendingCalls, MaxCallerResultBytes: service.DefaultMaxCallerResultBytes, ResultTTL: Duration(15 * time.Minute), MaxResults: 1000,
 			MaxResultsBytes: 256 << 20, BodyTimeout: Duration(30 * time.Second),
 		},
 		Tracing: Tracing{SampleRatio: 1, ServiceName: "airlock"},

@@ -204,6 +204,7 @@ func (c *Config) nearest(key string) string {
 // positiveKeys are the keys whose value must be greater than zero.
 var positiveKeys = []string{
 	"server.max_request_bytes", "server.shutdown_timeout", "server.max_concurrent_chains", "server.max_streams_per_tenant",
+	"server.max_pending_calls", "server.max_caller_result_bytes",
 	"server.result_ttl", "server.max_results", "server.max_results_bytes", "server.body_timeout",
 }
 
