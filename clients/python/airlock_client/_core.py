@@ -257,7 +257,9 @@ class Follow:
             return [], Chain.from_json(ev.data)
         if ev.name == "call_pending":
             call = PendingCall.from_json(ev.data)
-            if call.chain_id == self.chain_id and call.tool in self.tools and self._take("call", call.id):
+            # A replayed call that was answered or ended has no args.
+            if (call.chain_id == self.chain_id and call.has_args and call.tool in self.tools
+                    and self._take("call", call.id)):
                 return [Serve("call", call.id, call, verify=self.attached)], None
             return [], None
         if ev.name == "approval_required":

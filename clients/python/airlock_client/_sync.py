@@ -85,6 +85,7 @@ class Airlock:
         except (OSError, http.client.HTTPException) as e:
             raise AirlockError(CONNECTION_FAILED, "reading the answer: %s" % e) from None
         finally:
+            resp.close()
             conn.close()
         if len(data) > self.max_response_bytes:
             raise AirlockError(BAD_RESPONSE, "the answer is larger than %d bytes" % self.max_response_bytes,
@@ -404,6 +405,7 @@ class EventStream:
         self._lock = threading.Lock()
         self._conn: Optional[http.client.HTTPConnection] = None
         self._sock: Optional[socket.socket] = None
+        self._reading = False
         self._closed = False
         self._done = False
         self._pending: List[Event] = []
@@ -425,39 +427,59 @@ class EventStream:
         return self
 
     def __next__(self) -> Event:
+        try:
+            ev = self._next()
+        except BaseException:
+            self._release()
+            raise
+        if ev is None:
+            self._release()
+            raise StopIteration
+        if ev.name == "done":
+            self._done = True
+            self._pending.clear()
+            self._release()
+        return ev
+
+    def _next(self) -> Optional[Event]:
+        """_next returns the next event, None at the end of the stream."""
         while True:
             if self._pending:
-                ev = self._pending.pop(0)
-                if ev.name == "done":
-                    self._done = True
-                    self._pending.clear()
-                    self.close()
-                return ev
+                return self._pending.pop(0)
             if self._done or self._closed:
-                raise StopIteration
+                return None
             if self._resp is None:
-                self._open()
+                if not self._open():
+                    return None
                 continue
+            with self._lock:
+                if self._closed:
+                    return None
+                self._reading = True
+                resp = self._resp
+            err: Optional[BaseException] = None
             try:
-                chunk = self._resp.read1(1 << 16)
+                chunk = resp.read1(1 << 16)
             except (OSError, http.client.HTTPException) as e:
                 chunk, err = b"", e
-            else:
-                err = None
+            finally:
+                with self._lock:
+                    self._reading = False
             if chunk:
                 before = self._parser.last_id
                 self._pending.extend(_core.event_of(n, d, i) for n, d, i in self._parser.feed(chunk))
                 if self._parser.last_id != before:
                     self._failures = 0  # the stream moved on: a break after this is a new one
                 continue
-            self._drop()
             if self._closed:
-                raise StopIteration
+                return None
+            self._drop()
             if not self._reconnect:
                 raise AirlockError(CONNECTION_FAILED, "the stream of chain %s broke: %s"
                                    % (self._chain_id, err or "closed before done"))
 
-    def _open(self) -> None:
+    def _open(self) -> bool:
+        """_open opens the stream (again); False once the stream was closed."""
         reopening = self._failures > 0 or self._parser.last_id != ""
         while True:
             extra = {"Last-Event-ID": self._parser.last_id} if self._parser.last_id else None
@@ -473,7 +495,7 @@ class EventStream:
                     raise
                 time.sleep(0.25 * 2 ** min(self._failures - 1, 3))
                 if self._closed:
-                    raise StopIteration from None
+                    return False
                 continue
             if resp.status != 200:
                 raise _core.error_of(resp.status, self._client._read(conn, resp))
@@ -484,21 +506,25 @@ class EventStream:
             with self._lock:
                 if self._closed:
                     conn.close()
-                    raise StopIteration
+                    return False
                 self._conn, self._resp, self._sock = conn, resp, sock
             break
         # A fresh parse state: a line cut by the break is dropped whole.
         self._parser = SSEParser(self._client.max_response_bytes, self._parser.last_id)
         if reopening and self.on_reconnect is not None:
             self.on_reconnect()
+        return True
 
-    def _drop(self) -> None:
+    def _release(self) -> None:
         with self._lock:
             conn, resp, self._conn, self._resp, self._sock = self._conn, self._resp, None, None, None
         if resp is not None:
             resp.close()
         if conn is not None:
             conn.close()
+
+    def _drop(self) -> None:
+        self._release()
         self._failures += 1
         if self._failures > self.max_failures:
             raise AirlockError(CONNECTION_FAILED, "the stream of chain %s broke %d times in a row"
@@ -510,8 +536,12 @@ class EventStream:
         """close ends the stream; a thread blocked reading it returns."""
         with self._lock:
             self._closed = True
-            sock = self._sock
-        if sock is not None:
+            sock, reading = self._sock, self._reading
+        if not reading:
+            self._release()
+        elif sock is not None:
+            # The reading thread wakes up, sees closed and releases the
+            # connection itself.
             try:
                 sock.shutdown(socket.SHUT_RDWR)
             except OSError:

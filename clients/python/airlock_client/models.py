@@ -310,7 +310,8 @@ class PendingCall:
     """PendingCall is a call of a chain to one of its caller tools that waits
     for the caller's answer (``answer(call, result=...)``) until ``deadline``.
 
-    ``args`` are the canonical arguments (artifact refs resolved) and
+    ``args`` are the canonical arguments (artifact refs resolved; absent,
+    ``has_args`` False, once the call was answered or ended) and
     ``args_hash`` the hex SHA-256 an answer must carry. ``id`` is opaque.
     """
 
@@ -319,6 +320,7 @@ class PendingCall:
     tool: str
     args_hash: str
     args: JSON = None
+    has_args: bool = False
     tenant: str = ""
     seq: int = 0
     args_size: int = 0
@@ -331,7 +333,8 @@ class PendingCall:
         d = _obj(v, "a pending call")
         w = "a pending call"
         return cls(id=_str(d, "id", w), chain_id=_str(d, "chain_id", w), tool=_str(d, "tool", w),
-                   args_hash=_str(d, "args_hash", w), args=d.get("args"), tenant=_str(d, "tenant", "", False),
+                   args_hash=_str(d, "args_hash", w), args=d.get("args"), has_args="args" in d,
+                   tenant=_str(d, "tenant", "", False),
                    seq=_int(d, "seq"), args_size=_int(d, "args_size"), created=_str(d, "created", "", False),
                    deadline=_str(d, "deadline", "", False), raw=d)
 
@@ -361,7 +364,8 @@ class Event:
     id: str = ""
 
 
-_TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+# The server's rule for a caller tool's name (docs/http-api.md, "Caller tools").
+_TOOL_NAME = re.compile(r"^[a-z0-9_-]{1,64}$")
 
 #: Handler is a caller tool's implementation: it gets the call's arguments
 #: and returns a JSON-able result or raises (the message becomes the error
@@ -375,31 +379,39 @@ class Tool:
     """Tool is a caller tool: a function of this program that a chain calls
     as ``tools.<name>(args)``.
 
-    ``input_schema`` (JSON Schema, default any object) checks the arguments
-    on the server before ``handler`` sees them; ``output_schema`` (optional)
-    checks the result; ``risk`` (SAFE by default on the server) above the
-    chain's max_risk_unapproved makes each call wait for an approval first;
-    ``scopes`` are the tool's governance scopes.
+    ``name`` is lower-case letters, digits, _ and - (at most 64);
+    ``description`` (required, at most 200 characters) is what the model
+    reads. ``input_schema`` (JSON Schema of an object; None: the tool takes
+    no arguments) checks the arguments on the server before ``handler``
+    sees them; ``output_schema`` (optional) checks each result; ``risk``
+    (SAFE by default; LOW, MEDIUM, HIGH, CRITICAL) above the chain's
+    max_risk_unapproved makes each call wait for an approval first;
+    ``scopes`` are the scopes the chain's profile must grant. The server
+    checks the declaration (400 invalid_caller_tools); the constructor
+    checks the name and that there is a description.
     """
 
     name: str
     handler: Handler = field(repr=False)
     description: str = ""
-    input_schema: Mapping[str, Any] = field(default_factory=lambda: {"type": "object"})
+    input_schema: Optional[Mapping[str, Any]] = None
     output_schema: Optional[Mapping[str, Any]] = None
     risk: Optional[str] = None
     scopes: Optional[Sequence[str]] = None
 
     def __post_init__(self) -> None:
-        if not _TOOL_NAME.match(self.name):
-            raise ValueError("caller tool name %r: use letters, digits and _ (not first), at most 64" % self.name)
+        if not isinstance(self.name, str) or not _TOOL_NAME.match(self.name):
+            raise ValueError("caller tool name %r: use a-z, 0-9, _ and -, at most 64" % (self.name,))
+        if not self.description:
+            raise ValueError("caller tool %s: give it a description, what the model reads" % self.name)
         if not callable(self.handler):
             raise ValueError("caller tool %s: handler is not callable" % self.name)
 
     def declaration(self) -> Dict[str, Any]:
         """declaration is the tool's entry of a request's ``caller_tools``."""
-        d: Dict[str, Any] = {"name": self.name, "description": self.description,
-                             "input_schema": dict(self.input_schema)}
+        d: Dict[str, Any] = {"name": self.name, "description": self.description}
+        if self.input_schema is not None:
+            d["input_schema"] = dict(self.input_schema)
         if self.output_schema is not None:
             d["output_schema"] = dict(self.output_schema)
         if self.risk is not None:
@@ -423,8 +435,7 @@ def tool(name: Optional[str] = None, *, description: Optional[str] = None,
 
     def wrap(fn: Handler) -> Tool:
         doc = description if description is not None else " ".join((fn.__doc__ or "").split())
-        return Tool(name=name or fn.__name__, handler=fn, description=doc,
-                    input_schema=input_schema if input_schema is not None else {"type": "object"},
+        return Tool(name=name or fn.__name__, handler=fn, description=doc, input_schema=input_schema,
                     output_schema=output_schema, risk=risk, scopes=scopes)
 
     return wrap

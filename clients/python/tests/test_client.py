@@ -27,6 +27,11 @@ from .stub import (DROP, Reply, Stub, approval_doc, call_doc, chain_doc, error_r
 KEY = "stub-key-0123456789"
 
 
+def T(name: Any, fn: Any) -> Tool:
+    """T is a caller tool for tests."""
+    return Tool(name, fn, description="A tool of the tests.")
+
+
 class AsyncFacade:
     """AsyncFacade calls an AsyncAirlock as if it were an Airlock: each
     coroutine runs to its end in a fresh event loop."""
@@ -162,7 +167,7 @@ class ContractTests:
     def test_declarations(self):
         self.stub.routes[("POST", "/v1/tools.d.ts")] = lambda r: raw_reply(
             200, b"declare const tools: { lookup(args: {}): Promise<unknown> };", "text/plain; charset=utf-8")
-        t = Tool("lookup", lambda a: a)
+        t = T("lookup", lambda a: a)
         d = self.c.declarations(tools=[t], server_tools=["demo"])
         self.assertIn("lookup(args", d)
         self.assertEqual(self.stub.requests[0].body, {"tools": ["demo"], "caller_tools": [t.declaration()]})
@@ -351,7 +356,7 @@ class ContractTests:
                        sse("call_pending", call_doc("c2", 2, "failing", {"n": 2}), 2),
                        answered, sse("done", chain_doc(status="ok", value=3), 3)], answers=answer)
         seen = []
-        ch = self.c.run("return 3", tools=[Tool("slow", slow), Tool("failing", failing)], on_event=seen.append)
+        ch = self.c.run("return 3", tools=[T("slow", slow), T("failing", failing)], on_event=seen.append)
         self.assertEqual((ch.status, ch.value), ("ok", 3))
         self.assertEqual(self.answers(), {"c1": {"args_hash": "h-c1", "result": {"echo": 1}},
                                           "c2": {"args_hash": "h-c2", "error": "no customer 2"}})
@@ -373,7 +378,7 @@ class ContractTests:
         self.run_stub([sse("call_pending", call_doc("c1", 1, "t", {}), 1),
                        sse("call_pending", call_doc("c2", 2, "t", {}), 2), 0.5,
                        sse("done", chain_doc(status="ok"), 3)], answers=answer)
-        self.c.run("x", tools=[Tool("t", lambda a: {"x": 1})])
+        self.c.run("x", tools=[T("t", lambda a: {"x": 1})])
         got = self.answers()
         self.assertEqual(got["c1"], {"args_hash": "h-c1",
                                      "error": "the caller's result was refused (output_schema_mismatch): bad result"})
@@ -383,7 +388,7 @@ class ContractTests:
     def test_run_result_that_is_not_json_becomes_an_error(self):
         self.run_stub([sse("call_pending", call_doc("c1", 1, "t", {}), 1), 0.5,
                        sse("done", chain_doc(status="ok"), 2)])
-        self.c.run("x", tools=[Tool("t", lambda a: {"when": object()})])
+        self.c.run("x", tools=[T("t", lambda a: {"when": object()})])
         self.assertTrue(self.answers()["c1"]["error"].startswith("the caller tool's result is not JSON"))
 
     def test_run_ignores_settled_calls(self):
@@ -393,7 +398,7 @@ class ContractTests:
                 self.run_stub([sse("call_pending", call_doc("c1", 1, "t", {}), 1), 0.3,
                                sse("done", chain_doc(status="error"), 2)],
                               answers=lambda r, s=status, n=reason: error_reply(s, n))
-                ch = self.c.run("x", tools=[Tool("t", lambda a: 1)])
+                ch = self.c.run("x", tools=[T("t", lambda a: 1)])
                 self.assertEqual(ch.status, "error")
                 self.assertEqual(self.stub.seen("DELETE", "/v1/chains/ch_1"), [])
 
@@ -401,7 +406,7 @@ class ContractTests:
         self.run_stub([sse("call_pending", call_doc("c1", 1, "t", {}), 1), 5.0,
                        sse("done", chain_doc(status="ok"), 2)],
                       answers=lambda r: error_reply(403, "forbidden_role"))
-        e = self.refused(self.c.run, "x", tools=[Tool("t", lambda a: 1)])
+        e = self.refused(self.c.run, "x", tools=[T("t", lambda a: 1)])
         self.assertEqual((e.reason, e.status), ("forbidden_role", 403))
         self.assertEqual(len(self.stub.seen("DELETE", "/v1/chains/ch_1")), 1)
 
@@ -446,7 +451,7 @@ class ContractTests:
                        sse("done", chain_doc(status="ok", value="v"), 3)],
                       answers=answer, calls=lambda r: json_reply(200, call_doc("pk_c1", 1, "t", {"q": 1})),
                       chain=lambda r: json_reply(200, parked))
-        ch = self.c.run("x", tools=[Tool("t", lambda a: a["q"] + 1)], on_approval=lambda r: True)
+        ch = self.c.run("x", tools=[T("t", lambda a: a["q"] + 1)], on_approval=lambda r: True)
         self.assertEqual(ch.value, "v")
         self.assertEqual(self.answers(), {"pk_c1": {"args_hash": "h-pk_c1", "result": 2}})
         self.assertEqual(len(self.stub.seen("POST", "/v1/approvals/pk_a1")), 1)
@@ -466,7 +471,7 @@ class ContractTests:
                       calls=lambda r: json_reply(200, call_doc("pk_2", 2, "t", {})),
                       chain=lambda r: json_reply(200, views[0]))
         self.c.poll_interval = 0.1
-        self.c.run("x", tools=[Tool("t", lambda a: "ok")])
+        self.c.run("x", tools=[T("t", lambda a: "ok")])
         self.assertEqual(self.answers(), {"pk_2": {"args_hash": "h-pk_2", "result": "ok"}})
 
     def test_wait_reads_a_replayed_call_again(self):
@@ -476,7 +481,7 @@ class ContractTests:
                        sse("done", chain_doc(status="ok"), 3)],
                       calls=lambda r: error_reply(404, "call_not_found") if r.path.endswith("c1")
                       else json_reply(200, call_doc("c2", 2, "t", {"n": 2})))
-        self.c.wait("ch_1", tools=[Tool("t", lambda a: ran.append(a["n"]))])
+        self.c.wait("ch_1", tools=[T("t", lambda a: ran.append(a["n"]))])
         self.assertEqual(ran, [2])
         self.assertEqual(list(self.answers()), ["c2"])
 
@@ -493,7 +498,7 @@ class ContractTests:
         self.stub.routes[("GET", "/v1/chains/ch_1/events")] = events
         self.stub.routes[("GET", "/v1/chains/ch_1/calls")] = lambda r: json_reply(
             200, {"calls": [call_doc("c9", 9, "t", {})]})
-        self.c.run("x", tools=[Tool("t", lambda a: 9)])
+        self.c.run("x", tools=[T("t", lambda a: 9)])
         self.assertEqual(self.answers(), {"c9": {"args_hash": "h-c9", "result": 9}})
 
     def test_run_timeout_cancels_the_chain(self):
@@ -585,7 +590,7 @@ class AsyncTest(ContractTests, unittest.TestCase):
         self.run_stub([sse("call_pending", call_doc("c1", 1, "t", {"n": 1}), 1),
                        sse("call_pending", call_doc("c2", 2, "t", {"n": 2}), 2), answered,
                        sse("done", chain_doc(status="ok"), 3)], answers=answer)
-        self.c.run("x", tools=[Tool("t", handler)])
+        self.c.run("x", tools=[T("t", handler)])
         self.assertEqual(self.answers(), {"c1": {"args_hash": "h-c1", "result": 10},
                                           "c2": {"args_hash": "h-c2", "result": 20}})
 
@@ -603,12 +608,19 @@ class ToolTest(unittest.TestCase):
             "input_schema": {"type": "object", "properties": {"email": {"type": "string"}}}, "risk": "LOW"})
 
     def test_bad_names_and_duplicates(self):
-        for bad in ["", "1a", "a-b", "a" * 65, "tools.x"]:
+        for bad in ["", "A", "a.b", "a b", "a" * 65, "tools.x", None]:
             with self.assertRaises(ValueError, msg=bad):
-                Tool(bad, lambda a: a)
-        Tool("a" * 64, lambda a: a)
+                T(bad, lambda a: a)
+        for good in ["a" * 64, "1a", "a-b", "lookup_customer"]:
+            T(good, lambda a: a)
         with self.assertRaises(ValueError):
-            Airlock().run("x", tools=[Tool("a", lambda a: a), Tool("a", lambda a: a)])
+            Tool("a", lambda a: a)  # no description
+        with self.assertRaises(ValueError):
+            Tool("a", "not callable", description="x")
+        with self.assertRaises(ValueError):
+            Airlock().run("x", tools=[T("a", lambda a: a), T("a", lambda a: a)])
+        with self.assertRaises(TypeError):
+            Airlock().run("x", tools=[{"name": "a"}])
 
     def test_bad_base_urls(self):
         for bad in ["ftp://x", "127.0.0.1:8080", "http://", "http://u:p@x", "http://x/?q=1"]:

@@ -26,7 +26,7 @@ class CodeModeTest(unittest.TestCase):
             sse("done", chain_doc(status="ok", value={"id": 7}, logs=[{"level": "info", "text": "hi"}]), 2))
         self.stub.routes[("POST", "/v1/calls/c1")] = lambda r: json_reply(200, {"call": call_doc("c1", 1, "lookup", {}),
                                                                                 "answered": "x"})
-        self.lookup = Tool("lookup", lambda a: {"id": 7}, input_schema={
+        self.lookup = Tool("lookup", lambda a: {"id": 7}, description="Find a customer.", input_schema={
             "type": "object", "properties": {"email": {"type": "string"}}})
 
     def check_shapes(self, make):

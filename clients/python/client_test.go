@@ -1,0 +1,98 @@
+// Package python_test runs the tests of the Python client (clients/python,
+// package airlock_client) from go test: its unit tests against a stub
+// server (tests/), and its live tests (livetests/) against real `airlock
+// serve` processes that internal/servetest starts: one process in approval
+// mode queue, and a fleet of two in park mode.
+package python_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/airlockrt/airlock/internal/servetest"
+)
+
+func TestMain(m *testing.M) { os.Exit(servetest.Main(m)) }
+
+// python3 returns the interpreter; without one the test fails under
+// CI=true (scripts/deps.sh installs it) and skips elsewhere.
+func python3(t *testing.T) string {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("python3 is not installed; make test installs it (scripts/deps.sh)")
+		}
+		t.Skip("python3 is not installed")
+	}
+	return py
+}
+
+// unittest runs python3 -B -m unittest ARGS in clients/python and
+// returns its output once every test passed; it fails the test otherwise,
+// and when fewer than min tests ran.
+func unittest(t *testing.T, env []string, min int, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, python3(t), append([]string{"-B", "-m", "unittest"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	m := regexp.MustCompile(`(?m)^Ran (\d+) tests? in`).FindStringSubmatch(string(out))
+	require.NotNil(t, m, "%s", out)
+	require.GreaterOrEqual(t, atoi(t, m[1]), min, "%s", out)
+	require.Regexp(t, `(?m)^OK$`, string(out))
+	require.NotContains(t, string(out), "skipped", "no live or unit test may skip")
+	return string(out)
+}
+
+func atoi(t *testing.T, s string) int {
+	n := 0
+	for _, c := range s {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// TestUnit runs the unit tests: both clients against a stub server (every
+// refusal by its reason code, bad answers, streams, run and wait).
+func TestUnit(t *testing.T) {
+	out := unittest(t, nil, 90, "discover", "-v", "-s", "tests", "-t", ".")
+	for _, name := range []string{"test_every_answer_refusal_keeps_its_reason", "test_bad_answers_are_bad_response",
+		"test_run_answers_two_calls_at_once", "test_events_reconnect_with_last_event_id"} {
+		require.Contains(t, out, name+" (tests.test_client.SyncTest")
+		require.Contains(t, out, name+" (tests.test_client.AsyncTest")
+	}
+}
+
+// TestLive runs the live tests against real servers.
+func TestLive(t *testing.T) {
+	python3(t)
+	t.Run("one process", func(t *testing.T) {
+		s := servetest.Start(t, servetest.Options{Config: "server: {max_caller_result_bytes: 8KiB}"})
+		out := unittest(t, s.Env(), 20, "-v", "livetests.test_live")
+		require.Contains(t, out, "test_every_refused_answer_has_its_reason (livetests.test_live.LiveAsync")
+	})
+	t.Run("fleet in park mode", func(t *testing.T) {
+		s := servetest.Start(t, servetest.Options{Processes: 2, ApprovalMode: "park"})
+		out := unittest(t, s.Env(), 8, "-v", "livetests.test_fleet")
+		// The chains the tests parked on the first process and answered
+		// on the second ended on the second.
+		ids := regexp.MustCompile(`(?m)^RESUMED_ON_SECOND (ch_\w+)$`).FindAllStringSubmatch(out, -1)
+		require.Len(t, ids, 4, "%s", out) // two tests, each with both clients
+		for _, m := range ids {
+			finished := regexp.MustCompile(`msg="chain finished" chain=` + m[1] + ` status=ok`)
+			require.Regexp(t, finished, s.Processes[1].Logs())
+			require.NotRegexp(t, finished, s.Processes[0].Logs())
+			require.True(t, strings.Contains(s.Processes[0].Logs(), m[1]), "the first process ran it first")
+		}
+	})
+}
