@@ -66,7 +66,7 @@ func atoi(t *testing.T, s string) int {
 // refusal by its reason code, bad answers, streams, run and wait).
 func TestUnit(t *testing.T) {
 	out := unittest(t, nil, 90, "discover", "-v", "-s", "tests", "-t", ".")
-	for _, name := range []string{"test_every_answer_refusal_keeps_its_reason", "test_bad_answers_are_bad_response",
+	for _, name := range []string{"test_every_answer_refusal_keeps_its_reason", "test_bad_answers_are_unexpected_response",
 		"test_run_answers_two_calls_at_once", "test_events_reconnect_with_last_event_id"} {
 		require.Contains(t, out, name+" (tests.test_client.SyncTest")
 		require.Contains(t, out, name+" (tests.test_client.AsyncTest")

@@ -14,15 +14,17 @@ its requests). Both have the same methods::
     client = Airlock("http://127.0.0.1:8080", api_key="...")
     chain = client.run("return await tools.lookup_customer({email: 'a@example.com'})",
                        tools=[lookup_customer])
-    print(chain.status, chain.value)
+    print(chain.value)  # a chain that ends other than ok raises ChainError
 
 ``code_mode_tool`` turns a client and caller tools into one tool for a
 model (OpenAI, Anthropic or generic shape) whose description carries the
 TypeScript declarations and whose executor runs the model's script.
 
-Every failure raises ``AirlockError`` with ``reason`` (the server's reason
-code, or BAD_RESPONSE, CONNECTION_FAILED, CLIENT_TIMEOUT, CLIENT_CANCELLED)
-and ``status`` (HTTP status, None for the client's own). docs/clients.md
+Every refusal and failure raises ``AirlockError`` with ``reason`` (the
+server's reason code, or UNEXPECTED_RESPONSE, NETWORK_ERROR, CLIENT_TIMEOUT,
+CLIENT_CANCELLED, WAIT_TIMEOUT) and ``status`` (HTTP status, None for the
+client's own); ``run`` and ``resume`` raise ``ChainError`` for a chain that
+ended other than ok. docs/clients.md
 has the whole guide; docs/http-api.md the API.
 """
 
@@ -30,13 +32,14 @@ from ._aio import AsyncAirlock, AsyncEventStream
 from ._core import VERSION as __version__
 from ._sync import Airlock, EventStream
 from .codemode import async_code_mode_tool, chain_summary, code_mode_tool
-from .errors import BAD_RESPONSE, CLIENT_CANCELLED, CLIENT_TIMEOUT, CONNECTION_FAILED, AirlockError
+from .errors import (CLIENT_CANCELLED, CLIENT_TIMEOUT, NETWORK_ERROR, UNEXPECTED_RESPONSE, WAIT_TIMEOUT, AirlockError,
+                     ChainError)
 from .models import (ApprovalRequest, Artifact, CallAnswer, Chain, ChainSummary, Decision, Event, LogLine, MediaFile,
                      Pending, PendingCall, RunResult, Tool, TraceRecord, tool)
 
 __all__ = [
-    "Airlock", "AsyncAirlock", "EventStream", "AsyncEventStream", "AirlockError", "BAD_RESPONSE", "CLIENT_CANCELLED",
-    "CLIENT_TIMEOUT", "CONNECTION_FAILED", "ApprovalRequest", "Artifact", "CallAnswer", "Chain", "ChainSummary",
+    "Airlock", "AsyncAirlock", "EventStream", "AsyncEventStream", "AirlockError", "ChainError", "UNEXPECTED_RESPONSE",
+    "CLIENT_CANCELLED", "CLIENT_TIMEOUT", "NETWORK_ERROR", "WAIT_TIMEOUT", "ApprovalRequest", "Artifact", "CallAnswer", "Chain", "ChainSummary",
     "Decision", "Event", "LogLine", "MediaFile", "Pending", "PendingCall", "RunResult", "Tool", "TraceRecord", "tool",
     "code_mode_tool", "async_code_mode_tool", "chain_summary", "__version__",
 ]

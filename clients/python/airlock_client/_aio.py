@@ -9,7 +9,7 @@ from typing import (IO, Any, AsyncIterator, Awaitable, Callable, Dict, List, Map
                     Union)
 
 from . import _core
-from .errors import BAD_RESPONSE, CLIENT_TIMEOUT, CONNECTION_FAILED, AirlockError
+from .errors import CLIENT_TIMEOUT, NETWORK_ERROR, UNEXPECTED_RESPONSE, WAIT_TIMEOUT, AirlockError
 from .models import (ApprovalRequest, CallAnswer, Chain, ChainSummary, Decision, Event, PendingCall, Tool)
 from .sse import SSEParser
 
@@ -83,7 +83,7 @@ class _Response:
                 return bytes(buf)
             buf += data
             if len(buf) > limit:
-                raise AirlockError(BAD_RESPONSE, "the answer is larger than %d bytes" % limit, self.status)
+                raise AirlockError(UNEXPECTED_RESPONSE, "the answer is larger than %d bytes" % limit, self.status)
 
     def close(self) -> None:
         self._writer.close()
@@ -135,7 +135,7 @@ class AsyncAirlock:
             line = await reader.readline()
             parts = line.decode("latin-1").split(" ", 2)
             if len(parts) < 2 or not parts[0].startswith("HTTP/1.") or not parts[1].isdigit():
-                raise AirlockError(BAD_RESPONSE, "not an HTTP/1.x answer: %.100r" % line)
+                raise AirlockError(UNEXPECTED_RESPONSE, "not an HTTP/1.x answer: %.100r" % line)
             hdrs: Dict[str, str] = {}
             for _ in range(_MAX_HEADER_LINES):
                 line = await reader.readline()
@@ -145,7 +145,7 @@ class AsyncAirlock:
                     raise EOFError("the connection closed inside the answer's header")
                 k, _, v = line.decode("latin-1").partition(":")
                 hdrs[k.strip().lower()] = v.strip()
-            raise AirlockError(BAD_RESPONSE, "the answer has more than %d header lines" % _MAX_HEADER_LINES)
+            raise AirlockError(UNEXPECTED_RESPONSE, "the answer has more than %d header lines" % _MAX_HEADER_LINES)
         except BaseException:
             writer.close()
             raise
@@ -156,18 +156,18 @@ class AsyncAirlock:
             return await asyncio.wait_for(self._exchange(method, path, body, accept, extra),
                                           timeout if timeout is not None else self.timeout)
         except asyncio.TimeoutError:
-            raise AirlockError(CONNECTION_FAILED, "%s %s: no answer within %gs" % (method, path, self.timeout)) \
+            raise AirlockError(NETWORK_ERROR, "%s %s: no answer within %gs" % (method, path, self.timeout)) \
                 from None
         except _NET_ERRORS as e:
-            raise AirlockError(CONNECTION_FAILED, "%s %s: %s" % (method, path, e)) from None
+            raise AirlockError(NETWORK_ERROR, "%s %s: %s" % (method, path, e)) from None
 
     async def _read(self, resp: _Response) -> bytes:
         try:
             return await asyncio.wait_for(resp.read(self.max_response_bytes), self.timeout)
         except asyncio.TimeoutError:
-            raise AirlockError(CONNECTION_FAILED, "the answer did not arrive within %gs" % self.timeout) from None
+            raise AirlockError(NETWORK_ERROR, "the answer did not arrive within %gs" % self.timeout) from None
         except _NET_ERRORS as e:
-            raise AirlockError(CONNECTION_FAILED, "reading the answer: %s" % e) from None
+            raise AirlockError(NETWORK_ERROR, "reading the answer: %s" % e) from None
         finally:
             resp.close()
 
@@ -276,29 +276,35 @@ class AsyncAirlock:
                 dest.write(chunk)
                 n += len(chunk)
         except asyncio.TimeoutError:
-            raise AirlockError(CONNECTION_FAILED, "downloading %s: the server went silent" % ref) from None
+            raise AirlockError(NETWORK_ERROR, "downloading %s: the server went silent" % ref) from None
         except _NET_ERRORS as e:
-            raise AirlockError(CONNECTION_FAILED, "downloading %s: %s" % (ref, e)) from None
+            raise AirlockError(NETWORK_ERROR, "downloading %s: %s" % (ref, e)) from None
         finally:
             resp.close()
 
     # -- following --------------------------------------------------------
 
     async def run(self, script: str, *, tools: Optional[Sequence[Tool]] = None,
-                  on_approval: Optional[AsyncApprovalHandler] = None,
-                  on_event: Optional[Callable[[Event], Any]] = None, timeout: Optional[float] = None,
+                  on_approval: Optional[AsyncApprovalHandler] = None, approver: Optional["AsyncAirlock"] = None,
+                  on_event: Optional[Callable[[Event], Any]] = None,
+                  on_submitted: Optional[Callable[[Chain], Any]] = None, timeout: Optional[float] = None,
                   language: Optional[str] = None, server_tools: Optional[Sequence[str]] = None,
                   policy: Optional[Mapping[str, Any]] = None, limits: Optional[Mapping[str, Any]] = None,
                   guest: Optional[Mapping[str, Any]] = None) -> Chain:
         """run is Airlock.run. Cancel the task to stop it (the chain is
         cancelled and CancelledError goes on); ``timeout`` raises
-        CLIENT_TIMEOUT after cancelling the chain."""
+        CLIENT_TIMEOUT after cancelling the chain. ``on_event``,
+        ``on_submitted`` and ``on_approval`` may be coroutine functions."""
         tmap = _core.tool_map(tools)
         ch = await self.submit(script, tools=tools, language=language, server_tools=server_tools, policy=policy,
                                limits=limits, guest=guest)
         try:
-            return await self._bounded(self._follow(ch.id, tmap, on_approval, on_event, attached=False),
-                                       ch.id, timeout)
+            if on_submitted is not None:
+                r = on_submitted(ch)
+                if inspect.isawaitable(r):
+                    await r
+            final = await self._bounded(self._follow(ch.id, tmap, on_approval, approver, on_event, attached=False),
+                                        ch.id, timeout)
         except BaseException:
             stop = asyncio.ensure_future(self._cancel_quietly(ch.id))
             try:
@@ -306,14 +312,35 @@ class AsyncAirlock:
             except BaseException:
                 pass
             raise
+        return _core.ended_ok(final)
 
-    async def wait(self, chain_id: str, *, tools: Optional[Sequence[Tool]] = None,
-                   on_approval: Optional[AsyncApprovalHandler] = None,
-                   on_event: Optional[Callable[[Event], Any]] = None, timeout: Optional[float] = None) -> Chain:
-        """wait is Airlock.wait; cancelling it or its ``timeout`` leaves the
-        chain be."""
-        return await self._bounded(self._follow(chain_id, _core.tool_map(tools), on_approval, on_event,
-                                                attached=True), chain_id, timeout)
+    async def resume(self, chain_id: str, *, tools: Optional[Sequence[Tool]] = None,
+                     on_approval: Optional[AsyncApprovalHandler] = None, approver: Optional["AsyncAirlock"] = None,
+                     on_event: Optional[Callable[[Event], Any]] = None, timeout: Optional[float] = None) -> Chain:
+        """resume is Airlock.resume; cancelling it or its ``timeout``
+        leaves the chain be."""
+        return _core.ended_ok(await self._bounded(
+            self._follow(chain_id, _core.tool_map(tools), on_approval, approver, on_event, attached=True),
+            chain_id, timeout))
+
+    async def wait(self, chain_id: str, *, on_event: Optional[Callable[[Event], Any]] = None,
+                   timeout: Optional[float] = None) -> Chain:
+        """wait is Airlock.wait."""
+        return await self._bounded(self._follow(chain_id, {}, None, None, on_event, attached=True), chain_id,
+                                   timeout)
+
+    async def wait_parked(self, chain_id: str, *, timeout: float = 30.0, interval: float = 0.1) -> Chain:
+        """wait_parked is Airlock.wait_parked."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            ch = await self.chain(chain_id)
+            if (ch.status == "parked" and ch.pending) or ch.done:
+                return ch
+            if loop.time() > deadline:
+                raise AirlockError(WAIT_TIMEOUT, "chain %s is %s, not parked, after %gs" % (chain_id, ch.status,
+                                                                                          timeout))
+            await asyncio.sleep(interval)
 
     async def _cancel_quietly(self, chain_id: str) -> None:
         try:
@@ -331,7 +358,8 @@ class AsyncAirlock:
             raise AirlockError(CLIENT_TIMEOUT, "chain %s did not end within %gs" % (chain_id, timeout)) from None
 
     async def _follow(self, chain_id: str, tools: Dict[str, Tool], on_approval: Optional[AsyncApprovalHandler],
-                      on_event: Optional[Callable[[Event], Any]], attached: bool) -> Chain:
+                      approver: Optional["AsyncAirlock"], on_event: Optional[Callable[[Event], Any]],
+                      attached: bool) -> Chain:
         fol = _core.Follow(chain_id, tools, on_approval is not None, attached)
         inbox: "asyncio.Queue[Tuple[str, Any]]" = asyncio.Queue()
         tasks: Set["asyncio.Task[None]"] = set()
@@ -390,37 +418,38 @@ class AsyncAirlock:
                     if final is not None:
                         return final
                     for s in serves:
-                        spawn(self._serve(fol, s, on_approval))
+                        spawn(self._serve(fol, s, on_approval, approver or self))
                 elif kind in ("chain", "calls"):
                     if kind == "chain" and v.done:
                         return v
                     for s in fol.view(v) if kind == "chain" else fol.calls(v):
-                        spawn(self._serve(fol, s, on_approval))
+                        spawn(self._serve(fol, s, on_approval, approver or self))
                 elif kind == "error":
                     raise v
                 elif kind in ("end", "lost"):
                     # As in Airlock._follow: the chain may have ended.
-                    if kind == "lost" and v.reason != CONNECTION_FAILED:
+                    if kind == "lost" and v.reason != NETWORK_ERROR:
                         raise v
                     ch = await self.chain(chain_id)
                     if ch.done:
                         return ch
                     if v is not None:
                         raise v
-                    raise AirlockError(BAD_RESPONSE, "the stream of chain %s ended before done" % chain_id)
+                    raise AirlockError(UNEXPECTED_RESPONSE, "the stream of chain %s ended before done" % chain_id)
         finally:
             for t in list(tasks):
                 t.cancel()
             await stream.aclose()
 
-    async def _serve(self, fol: _core.Follow, s: _core.Serve, on_approval: Optional[AsyncApprovalHandler]) -> None:
+    async def _serve(self, fol: _core.Follow, s: _core.Serve, on_approval: Optional[AsyncApprovalHandler],
+                     approver: "AsyncAirlock") -> None:
         if s.kind == "approval":
             assert on_approval is not None
             try:
                 req = s.item if isinstance(s.item, ApprovalRequest) else await self.approval(s.id)
                 d = await _call(on_approval, req)
                 if d is not None:
-                    await self.decide(req, d)
+                    await approver.decide(req, d)
             except AirlockError as e:
                 if e.reason not in _core.APPROVAL_SETTLED:
                     raise
@@ -526,7 +555,7 @@ class AsyncEventStream:
                 continue
             await self._drop()
             if not self._reconnect:
-                raise AirlockError(CONNECTION_FAILED, "the stream of chain %s broke: %s"
+                raise AirlockError(NETWORK_ERROR, "the stream of chain %s broke: %s"
                                    % (self._chain_id, err or "closed before done"))
 
     async def _open(self) -> None:
@@ -537,7 +566,7 @@ class AsyncEventStream:
                 resp = await self._client._open("GET", "/v1/chains/%s/events" % _core.quote(self._chain_id),
                                                 accept="text/event-stream", extra=extra)
             except AirlockError as e:
-                if not self._reconnect or e.reason != CONNECTION_FAILED:
+                if not self._reconnect or e.reason != NETWORK_ERROR:
                     raise
                 self._failures += 1
                 if self._failures > self.max_failures:
@@ -549,7 +578,7 @@ class AsyncEventStream:
             ct = resp.headers.get("content-type", "")
             if not ct.startswith("text/event-stream"):
                 resp.close()
-                raise AirlockError(BAD_RESPONSE, "the event stream is %r, not text/event-stream" % ct, resp.status)
+                raise AirlockError(UNEXPECTED_RESPONSE, "the event stream is %r, not text/event-stream" % ct, resp.status)
             self._resp = resp
             break
         self._parser = SSEParser(self._client.max_response_bytes, self._parser.last_id)
@@ -562,7 +591,7 @@ class AsyncEventStream:
             resp.close()
         self._failures += 1
         if self._failures > self.max_failures:
-            raise AirlockError(CONNECTION_FAILED, "the stream of chain %s broke %d times in a row"
+            raise AirlockError(NETWORK_ERROR, "the stream of chain %s broke %d times in a row"
                                % (self._chain_id, self._failures))
         if self._failures > 1:
             await asyncio.sleep(0.25 * 2 ** min(self._failures - 2, 3))

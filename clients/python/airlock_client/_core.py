@@ -9,13 +9,13 @@ import urllib.parse
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
-from .errors import BAD_RESPONSE, AirlockError
+from .errors import UNEXPECTED_RESPONSE, AirlockError, ChainError
 from .models import (ApprovalRequest, Chain, Event, Pending, PendingCall, Tool)
 
 VERSION = "0.1.0"
 USER_AGENT = "airlock-python/" + VERSION
 
-# An answer body larger than this (bytes) is refused with BAD_RESPONSE before
+# An answer body larger than this (bytes) is refused with UNEXPECTED_RESPONSE before
 # it is decoded: a chain's result holds at most its final value (1 MiB by
 # default), its logs (1 MiB) and its trace.
 DEFAULT_MAX_RESPONSE_BYTES = 64 << 20
@@ -72,7 +72,7 @@ def encode(body: Any) -> bytes:
 
 def error_of(status: int, body: bytes) -> AirlockError:
     """error_of is the AirlockError for an answer the request did not want:
-    the server's ``{"error": {"reason", "message"}}``, or BAD_RESPONSE when
+    the server's ``{"error": {"reason", "message"}}``, or UNEXPECTED_RESPONSE when
     the body is not that."""
     try:
         doc = json.loads(body.decode("utf-8"))
@@ -82,7 +82,7 @@ def error_of(status: int, body: bytes) -> AirlockError:
     if isinstance(err, dict) and isinstance(err.get("reason"), str) and err["reason"]:
         msg = err.get("message")
         return AirlockError(err["reason"], msg if isinstance(msg, str) else "", status, err)
-    return AirlockError(BAD_RESPONSE, "HTTP %d without an error body: %.200r" % (status, body), status)
+    return AirlockError(UNEXPECTED_RESPONSE, "HTTP %d without an error body: %.200r" % (status, body), status)
 
 
 def decode(status: int, content_type: str, body: bytes, want: Sequence[int]) -> Any:
@@ -91,12 +91,12 @@ def decode(status: int, content_type: str, body: bytes, want: Sequence[int]) -> 
     if status not in want:
         raise error_of(status, body)
     if content_type.split(";")[0].strip().lower() != "application/json":
-        raise AirlockError(BAD_RESPONSE, "HTTP %d answer is %r, not application/json" % (status, content_type),
+        raise AirlockError(UNEXPECTED_RESPONSE, "HTTP %d answer is %r, not application/json" % (status, content_type),
                            status)
     try:
         return json.loads(body.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
-        raise AirlockError(BAD_RESPONSE, "HTTP %d answer is not JSON: %s" % (status, e), status) from None
+        raise AirlockError(UNEXPECTED_RESPONSE, "HTTP %d answer is not JSON: %s" % (status, e), status) from None
 
 
 def check_text(status: int, body: bytes, want: int = 200) -> str:
@@ -105,14 +105,14 @@ def check_text(status: int, body: bytes, want: int = 200) -> str:
     try:
         return body.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise AirlockError(BAD_RESPONSE, "HTTP %d answer is not UTF-8: %s" % (status, e), status) from None
+        raise AirlockError(UNEXPECTED_RESPONSE, "HTTP %d answer is not UTF-8: %s" % (status, e), status) from None
 
 
 def field(doc: Any, key: str) -> List[Any]:
     """field is the array doc[key] of a list answer ({"calls": [...]})."""
     v = doc.get(key) if isinstance(doc, dict) else None
     if not isinstance(v, list):
-        raise AirlockError(BAD_RESPONSE, "the answer has no array %r: %.200r" % (key, doc))
+        raise AirlockError(UNEXPECTED_RESPONSE, "the answer has no array %r: %.200r" % (key, doc))
     return v
 
 
@@ -300,5 +300,13 @@ def event_of(name: str, data: str, id: str) -> Event:
     try:
         doc = json.loads(data)
     except ValueError as e:
-        raise AirlockError(BAD_RESPONSE, "event %r has data that is not JSON: %s" % (name, e)) from None
+        raise AirlockError(UNEXPECTED_RESPONSE, "event %r has data that is not JSON: %s" % (name, e)) from None
     return Event(name=name, data=doc, id=id)
+
+
+def ended_ok(chain: Chain) -> Chain:
+    """ended_ok returns a chain that ended ok and raises ChainError for any
+    other."""
+    if chain.status != "ok":
+        raise ChainError(chain)
+    return chain

@@ -11,7 +11,7 @@ import time
 from typing import IO, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _core
-from .errors import (BAD_RESPONSE, CLIENT_CANCELLED, CLIENT_TIMEOUT, CONNECTION_FAILED, AirlockError)
+from .errors import CLIENT_CANCELLED, CLIENT_TIMEOUT, NETWORK_ERROR, UNEXPECTED_RESPONSE, WAIT_TIMEOUT, AirlockError
 from .models import (ApprovalRequest, CallAnswer, Chain, ChainSummary, Decision, Event, PendingCall, Tool)
 from .sse import SSEParser
 
@@ -38,7 +38,7 @@ class Airlock:
     until it returns (its late answer is refused and dropped).
 
     Every failure raises AirlockError: the server's reason code, or one of
-    BAD_RESPONSE, CONNECTION_FAILED, CLIENT_TIMEOUT, CLIENT_CANCELLED.
+    UNEXPECTED_RESPONSE, NETWORK_ERROR, CLIENT_TIMEOUT, CLIENT_CANCELLED.
     """
 
     def __init__(self, base_url: str = "http://127.0.0.1:8080", api_key: Optional[str] = None, *,
@@ -77,18 +77,18 @@ class Airlock:
             return conn, conn.getresponse(), sock
         except (OSError, http.client.HTTPException) as e:
             conn.close()
-            raise AirlockError(CONNECTION_FAILED, "%s %s: %s" % (method, path, e)) from None
+            raise AirlockError(NETWORK_ERROR, "%s %s: %s" % (method, path, e)) from None
 
     def _read(self, conn: http.client.HTTPConnection, resp: http.client.HTTPResponse) -> bytes:
         try:
             data = resp.read(self.max_response_bytes + 1)
         except (OSError, http.client.HTTPException) as e:
-            raise AirlockError(CONNECTION_FAILED, "reading the answer: %s" % e) from None
+            raise AirlockError(NETWORK_ERROR, "reading the answer: %s" % e) from None
         finally:
             resp.close()
             conn.close()
         if len(data) > self.max_response_bytes:
-            raise AirlockError(BAD_RESPONSE, "the answer is larger than %d bytes" % self.max_response_bytes,
+            raise AirlockError(UNEXPECTED_RESPONSE, "the answer is larger than %d bytes" % self.max_response_bytes,
                                resp.status)
         return data
 
@@ -219,28 +219,35 @@ class Airlock:
                 dest.write(chunk)
                 n += len(chunk)
         except (OSError, http.client.HTTPException) as e:
-            raise AirlockError(CONNECTION_FAILED, "downloading %s: %s" % (ref, e)) from None
+            raise AirlockError(NETWORK_ERROR, "downloading %s: %s" % (ref, e)) from None
         finally:
             conn.close()
 
     # -- following --------------------------------------------------------
 
     def run(self, script: str, *, tools: Optional[Sequence[Tool]] = None,
-            on_approval: Optional[ApprovalHandler] = None, on_event: Optional[Callable[[Event], None]] = None,
+            on_approval: Optional[ApprovalHandler] = None, approver: Optional["Airlock"] = None,
+            on_event: Optional[Callable[[Event], None]] = None, on_submitted: Optional[Callable[[Chain], None]] = None,
             timeout: Optional[float] = None, cancel: Optional[threading.Event] = None,
             language: Optional[str] = None, server_tools: Optional[Sequence[str]] = None,
             policy: Optional[Mapping[str, Any]] = None, limits: Optional[Mapping[str, Any]] = None,
             guest: Optional[Mapping[str, Any]] = None) -> Chain:
         """run submits a chain with caller ``tools``, answers their calls and
-        the approvals (``on_approval``) until it ends, and returns it.
+        its approvals until it ends, and returns it once it ended ok; a
+        chain that ends otherwise raises ChainError (its ``chain`` holds
+        the whole result).
 
         Each call_pending runs its tool's handler in a thread of its own
         (several at once for Promise.all) and posts its return value, or,
         when it raised, its message as the error the script sees. A result
         the server refuses (result_too_large, output_schema_mismatch) is
         answered with an error that names the refusal instead, so that the
-        script does not wait for call_timeout. ``on_event`` sees every event.
-        A parked chain (fleet, park mode) is followed wherever it resumes.
+        script does not wait for call_timeout. ``on_approval`` decides each
+        approval request (True/"approve", False/"deny", None: leave it to
+        someone else), posted through ``approver`` (a client with a key of
+        role approver; default this one). ``on_event`` sees every event,
+        ``on_submitted`` the chain as submitted (its id). A parked chain
+        (fleet, park mode) is followed wherever it resumes.
 
         ``timeout`` (seconds, default none) and ``cancel`` (set it from
         another thread) stop the wait: run then cancels the chain and raises
@@ -250,28 +257,55 @@ class Airlock:
         tmap = _core.tool_map(tools)
         ch = self.submit(script, tools=tools, language=language, server_tools=server_tools, policy=policy,
                          limits=limits, guest=guest)
+        if on_submitted is not None:
+            on_submitted(ch)
         try:
-            return self._follow(ch.id, tmap, on_approval, on_event, timeout, cancel, attached=False)
+            final = self._follow(ch.id, tmap, on_approval, approver, on_event, timeout, cancel, attached=False)
         except BaseException:
             try:
                 self._json("DELETE", "/v1/chains/" + _core.quote(ch.id), want=(200, 202), timeout=10)
             except AirlockError:
                 pass
             raise
+        return _core.ended_ok(final)
 
-    def wait(self, chain_id: str, *, tools: Optional[Sequence[Tool]] = None,
-             on_approval: Optional[ApprovalHandler] = None, on_event: Optional[Callable[[Event], None]] = None,
+    def resume(self, chain_id: str, *, tools: Optional[Sequence[Tool]] = None,
+               on_approval: Optional[ApprovalHandler] = None, approver: Optional["Airlock"] = None,
+               on_event: Optional[Callable[[Event], None]] = None, timeout: Optional[float] = None,
+               cancel: Optional[threading.Event] = None) -> Chain:
+        """resume follows a chain that already runs or is parked (submitted
+        by anyone of the tenant, to this process or, in a fleet, another),
+        answers its calls to ``tools`` and its approvals as run does, and
+        returns it once it ended ok (ChainError otherwise). A call seen in
+        the stream's replay is read again first, so a handler runs only for
+        a call that still waits. ``timeout`` and ``cancel`` stop it
+        (CLIENT_TIMEOUT, CLIENT_CANCELLED) but leave the chain be."""
+        return _core.ended_ok(self._follow(chain_id, _core.tool_map(tools), on_approval, approver, on_event,
+                                           timeout, cancel, attached=True))
+
+    def wait(self, chain_id: str, *, on_event: Optional[Callable[[Event], None]] = None,
              timeout: Optional[float] = None, cancel: Optional[threading.Event] = None) -> Chain:
-        """wait follows a chain that is already running or parked, submitted
-        by anyone of the tenant, until it ends, and returns it; it answers
-        its calls to ``tools`` and its approvals as run does. A call seen in
-        the stream's replay is read again first, so a handler runs only
-        for a call that still waits. ``timeout`` and ``cancel`` stop the
-        wait (CLIENT_TIMEOUT, CLIENT_CANCELLED) but leave the chain be."""
-        return self._follow(chain_id, _core.tool_map(tools), on_approval, on_event, timeout, cancel, attached=True)
+        """wait follows a chain, across parks and reconnects, and returns it
+        once it ended, whatever its status; it answers nothing. ``timeout``
+        and ``cancel`` stop it (CLIENT_TIMEOUT, CLIENT_CANCELLED)."""
+        return self._follow(chain_id, {}, None, None, on_event, timeout, cancel, attached=True)
+
+    def wait_parked(self, chain_id: str, *, timeout: float = 30.0, interval: float = 0.1) -> Chain:
+        """wait_parked reads the chain every ``interval`` seconds until it
+        is parked with something pending, or ended, and returns it;
+        WAIT_TIMEOUT after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            ch = self.chain(chain_id)
+            if (ch.status == "parked" and ch.pending) or ch.done:
+                return ch
+            if time.monotonic() > deadline:
+                raise AirlockError(WAIT_TIMEOUT, "chain %s is %s, not parked, after %gs" % (chain_id, ch.status,
+                                                                                          timeout))
+            time.sleep(interval)
 
     def _follow(self, chain_id: str, tools: Dict[str, Tool], on_approval: Optional[ApprovalHandler],
-                on_event: Optional[Callable[[Event], None]], timeout: Optional[float],
+                approver: Optional["Airlock"], on_event: Optional[Callable[[Event], None]], timeout: Optional[float],
                 cancel: Optional[threading.Event], attached: bool) -> Chain:
         deadline = time.monotonic() + timeout if timeout is not None else None
         fol = _core.Follow(chain_id, tools, on_approval is not None, attached)
@@ -310,25 +344,25 @@ class Airlock:
                     if final is not None:
                         return final
                     for s in serves:
-                        self._spawn(inbox, self._serve, fol, s, on_approval)
+                        self._spawn(inbox, self._serve, fol, s, on_approval, approver or self)
                 elif kind in ("chain", "calls"):
                     if kind == "chain" and v.done:
                         return v
                     for s in fol.view(v) if kind == "chain" else fol.calls(v):
-                        self._spawn(inbox, self._serve, fol, s, on_approval)
+                        self._spawn(inbox, self._serve, fol, s, on_approval, approver or self)
                 elif kind == "error":
                     raise v
                 elif kind in ("end", "lost"):
                     # The stream ended without done, or could not be kept
                     # open: the chain may have ended all the same.
-                    if kind == "lost" and not (isinstance(v, AirlockError) and v.reason == CONNECTION_FAILED):
+                    if kind == "lost" and not (isinstance(v, AirlockError) and v.reason == NETWORK_ERROR):
                         raise v
                     ch = self.chain(chain_id)
                     if ch.done:
                         return ch
                     if v is not None:
                         raise v
-                    raise AirlockError(BAD_RESPONSE, "the stream of chain %s ended before done" % chain_id)
+                    raise AirlockError(UNEXPECTED_RESPONSE, "the stream of chain %s ended before done" % chain_id)
         finally:
             stream.close()
 
@@ -350,14 +384,14 @@ class Airlock:
             inbox.put(("calls", self.calls(fol.chain_id)))
 
     def _serve(self, inbox: "queue.Queue[Tuple[str, Any]]", fol: _core.Follow, s: _core.Serve,
-               on_approval: Optional[ApprovalHandler]) -> None:
+               on_approval: Optional[ApprovalHandler], approver: "Airlock") -> None:
         if s.kind == "approval":
             assert on_approval is not None
             try:
                 req = s.item if isinstance(s.item, ApprovalRequest) else self.approval(s.id)
                 d = on_approval(req)
                 if d is not None:
-                    self.decide(req, d)
+                    approver.decide(req, d)
             except AirlockError as e:
                 if e.reason not in _core.APPROVAL_SETTLED:
                     raise
@@ -415,7 +449,7 @@ class EventStream:
         self.on_reconnect: Optional[Callable[[], None]] = None
         #: max_failures is how many attempts in a row to reopen a broken
         #: stream may fail (0.25 s, 0.5 s, 1 s, 2 s apart) before
-        #: CONNECTION_FAILED.
+        #: NETWORK_ERROR.
         self.max_failures = 5
 
     @property
@@ -475,7 +509,7 @@ class EventStream:
                 return None
             self._drop()
             if not self._reconnect:
-                raise AirlockError(CONNECTION_FAILED, "the stream of chain %s broke: %s"
+                raise AirlockError(NETWORK_ERROR, "the stream of chain %s broke: %s"
                                    % (self._chain_id, err or "closed before done"))
 
     def _open(self) -> bool:
@@ -488,7 +522,7 @@ class EventStream:
                                                 accept="text/event-stream", extra=extra,
                                                 timeout=self._client.stream_timeout)
             except AirlockError as e:
-                if not self._reconnect or e.reason != CONNECTION_FAILED:
+                if not self._reconnect or e.reason != NETWORK_ERROR:
                     raise
                 self._failures += 1
                 if self._failures > self.max_failures:
@@ -502,7 +536,7 @@ class EventStream:
             ct = resp.getheader("Content-Type", "")
             if not ct.startswith("text/event-stream"):
                 conn.close()
-                raise AirlockError(BAD_RESPONSE, "the event stream is %r, not text/event-stream" % ct, resp.status)
+                raise AirlockError(UNEXPECTED_RESPONSE, "the event stream is %r, not text/event-stream" % ct, resp.status)
             with self._lock:
                 if self._closed:
                     conn.close()
@@ -527,7 +561,7 @@ class EventStream:
         self._release()
         self._failures += 1
         if self._failures > self.max_failures:
-            raise AirlockError(CONNECTION_FAILED, "the stream of chain %s broke %d times in a row"
+            raise AirlockError(NETWORK_ERROR, "the stream of chain %s broke %d times in a row"
                                % (self._chain_id, self._failures))
         if self._failures > 1:
             time.sleep(0.25 * 2 ** min(self._failures - 2, 3))

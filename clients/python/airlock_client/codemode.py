@@ -10,11 +10,11 @@ against exact signatures.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Union
+from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from ._aio import AsyncAirlock, AsyncApprovalHandler
 from ._sync import Airlock, ApprovalHandler
-from .errors import AirlockError
+from .errors import AirlockError, ChainError
 from .models import Chain, Tool
 
 FORMATS = ("generic", "openai", "anthropic")
@@ -34,12 +34,24 @@ class CodeModeTool(dict):  # type: ignore[type-arg]
     """CodeModeTool is the tool definition as a plain dict in the shape its
     format asks for (json.dumps it, or hand it to the model's SDK), with
     the executor as the attribute ``execute``: it takes the model's tool
-    arguments (a mapping, or the JSON text of one) and returns
-    ``chain_summary`` of the chain it ran. ``declarations`` is the
-    TypeScript the description carries."""
+    arguments (a mapping, or the JSON text of one, as OpenAI sends them)
+    and returns ``chain_summary`` of the chain it ran; ``call`` returns the
+    same as JSON text, the content of the tool's answer to the model.
+    (Both are coroutine functions for the asyncio client.)
+    ``declarations`` is the TypeScript the description carries."""
 
     execute: Callable[[Union[str, Mapping[str, Any]]], Any]
     declarations: str
+
+    def call(self, args: Union[str, Mapping[str, Any]]) -> Union[str, Awaitable[str]]:
+        """call is json.dumps(execute(args)), awaitable for the asyncio client."""
+        out = self.execute(args)
+        if isinstance(out, dict):
+            return json.dumps(out)
+
+        async def text() -> str:
+            return json.dumps(await out)
+        return text()
 
 
 def describe(declarations: str) -> str:
@@ -49,35 +61,34 @@ def describe(declarations: str) -> str:
             "an error whose `reason` says why. Only these tools exist:\n\n```ts\n%s\n```" % declarations.strip())
 
 
+def _logs(chain: Chain) -> List[Dict[str, str]]:
+    return [{"level": e.level, "text": e.text} for e in chain.result.logs] if chain.result is not None else []
+
+
 def chain_summary(chain: Chain) -> Dict[str, Any]:
-    """chain_summary is what a model is shown of a chain that ended: status
-    and value when ok; otherwise status, reason, error and where (line,
-    column); with the console lines and artifact refs when there are any."""
-    out: Dict[str, Any] = {"status": chain.status}
+    """chain_summary is what a model is shown of a chain that ended:
+    ``{"ok": true, "value", "logs"}`` when it ended ok, otherwise
+    ``{"ok": false, "reason", "error", "logs"}`` with ``line`` and
+    ``column`` when the script's error has a place. ``logs`` are
+    ``{"level", "text"}`` objects."""
     r = chain.result
-    if r is None:
-        return out
     if chain.status == "ok":
-        out["value"] = r.value
-    else:
-        out["reason"] = r.reason
-        if r.error:
-            out["error"] = r.error
-        if r.line:
-            out["line"], out["column"] = r.line, r.column
-    if r.logs:
-        out["logs"] = ["%s: %s" % (e.level, e.text) for e in r.logs]
-    if r.artifacts:
-        out["artifacts"] = [{"$artifact": a.ref, "size": a.size, "mime": a.mime} for a in r.artifacts]
+        return {"ok": True, "value": r.value if r is not None else None, "logs": _logs(chain)}
+    out: Dict[str, Any] = {"ok": False, "reason": (r.reason if r is not None else "") or chain.status,
+                           "error": (r.error if r is not None else "") or "the chain ended " + chain.status}
+    if r is not None and r.line:
+        out["line"], out["column"] = r.line, r.column
+    out["logs"] = _logs(chain)
     return out
 
 
 def error_summary(e: AirlockError) -> Dict[str, Any]:
     """error_summary is what a model is shown when the chain was refused
     (invalid_script, with line and column, and every other reason)."""
-    out: Dict[str, Any] = {"status": "refused", "reason": e.reason, "error": e.message}
+    out: Dict[str, Any] = {"ok": False, "reason": e.reason, "error": e.message}
     if e.line:
         out["line"], out["column"] = e.line, e.column or 0
+    out["logs"] = []
     return out
 
 
@@ -117,9 +128,10 @@ def code_mode_tool(client: Airlock, tools: Sequence[Tool] = (), format: str = "g
     input_schema}``) or "generic" (``{name, description, input_schema,
     execute}``). It reads the declarations from the server once, now.
     ``execute(args)`` returns what the model is shown and raises nothing
-    the model caused: a refusal comes back as ``error_summary`` (status
-    "refused" and the reason), arguments without a string ``script`` as
-    reason "invalid_arguments". ``on_approval``, ``timeout``,
+    the model caused: a chain that failed is ``chain_summary``'s ok false, a
+    refusal ``error_summary`` (ok false and the reason: invalid_script with
+    line and column, ...), arguments without a string ``script`` reason
+    invalid_request. ``on_approval``, ``timeout``,
     ``policy`` and ``limits`` go to every run.
     """
     decl = client.declarations(tools=tools, server_tools=server_tools)
@@ -129,10 +141,12 @@ def code_mode_tool(client: Airlock, tools: Sequence[Tool] = (), format: str = "g
         try:
             script = _script(args)
         except ValueError as e:
-            return {"status": "refused", "reason": "invalid_arguments", "error": str(e)}
+            return {"ok": False, "reason": "invalid_request", "error": str(e), "logs": []}
         try:
             ch = client.run(script, tools=tools, server_tools=server_tools, on_approval=on_approval,
                             timeout=timeout, policy=policy, limits=limits)
+        except ChainError as e:
+            return chain_summary(e.chain)
         except AirlockError as e:
             return error_summary(e)
         return chain_summary(ch)
@@ -157,10 +171,12 @@ async def async_code_mode_tool(client: AsyncAirlock, tools: Sequence[Tool] = (),
         try:
             script = _script(args)
         except ValueError as e:
-            return {"status": "refused", "reason": "invalid_arguments", "error": str(e)}
+            return {"ok": False, "reason": "invalid_request", "error": str(e), "logs": []}
         try:
             ch = await client.run(script, tools=tools, server_tools=server_tools, on_approval=on_approval,
                                   timeout=timeout, policy=policy, limits=limits)
+        except ChainError as e:
+            return chain_summary(e.chain)
         except AirlockError as e:
             return error_summary(e)
         return chain_summary(ch)

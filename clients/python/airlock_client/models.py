@@ -3,7 +3,7 @@
 Every model keeps the decoded object it was made from in ``raw``, so a field
 a newer server adds is still reachable. Times are the server's RFC 3339
 strings, unchanged. Decoding checks the fields the client relies on and
-raises AirlockError(BAD_RESPONSE) when one is missing or of the wrong type;
+raises AirlockError(UNEXPECTED_RESPONSE) when one is missing or of the wrong type;
 other fields default when absent.
 """
 
@@ -13,14 +13,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
-from .errors import BAD_RESPONSE, AirlockError
+from .errors import UNEXPECTED_RESPONSE, AirlockError
 
 JSON = Any
 
 
 def _obj(v: Any, what: str) -> Mapping[str, Any]:
     if not isinstance(v, dict):
-        raise AirlockError(BAD_RESPONSE, "%s is not a JSON object: %.200r" % (what, v))
+        raise AirlockError(UNEXPECTED_RESPONSE, "%s is not a JSON object: %.200r" % (what, v))
     return v
 
 
@@ -29,14 +29,14 @@ def _str(d: Mapping[str, Any], key: str, what: str, required: bool = True) -> st
     if v is None and not required:
         return ""
     if not isinstance(v, str) or (required and v == ""):
-        raise AirlockError(BAD_RESPONSE, "%s has no string %r: %.200r" % (what, key, d))
+        raise AirlockError(UNEXPECTED_RESPONSE, "%s has no string %r: %.200r" % (what, key, d))
     return v
 
 
 def _int(d: Mapping[str, Any], key: str, default: int = 0) -> int:
     v = d.get(key, default)
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise AirlockError(BAD_RESPONSE, "field %r is not a number: %.200r" % (key, v))
+        raise AirlockError(UNEXPECTED_RESPONSE, "field %r is not a number: %.200r" % (key, v))
     return int(v)
 
 
@@ -45,7 +45,7 @@ def _list(d: Mapping[str, Any], key: str, what: str) -> List[Any]:
     if v is None:
         return []
     if not isinstance(v, list):
-        raise AirlockError(BAD_RESPONSE, "%s field %r is not an array: %.200r" % (what, key, v))
+        raise AirlockError(UNEXPECTED_RESPONSE, "%s field %r is not an array: %.200r" % (what, key, v))
     return v
 
 

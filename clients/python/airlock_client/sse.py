@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-from .errors import BAD_RESPONSE, AirlockError
+from .errors import UNEXPECTED_RESPONSE, AirlockError
 
 RawEvent = Tuple[str, str, str]  # (name, data, id)
 
@@ -20,7 +20,7 @@ RawEvent = Tuple[str, str, str]  # (name, data, id)
 class SSEParser:
     """SSEParser turns the bytes of a stream, fed in pieces of any size, into
     (name, data, id) events. A line longer than ``max_line`` bytes raises
-    AirlockError(BAD_RESPONSE) instead of growing without bound."""
+    AirlockError(UNEXPECTED_RESPONSE) instead of growing without bound."""
 
     def __init__(self, max_line: int, last_id: str = "") -> None:
         self.max_line = max_line
@@ -49,7 +49,7 @@ class SSEParser:
                 j += 1
             self._buf += chunk[i:j]
             if len(self._buf) > self.max_line:
-                raise AirlockError(BAD_RESPONSE, "an event stream line is longer than %d bytes" % self.max_line)
+                raise AirlockError(UNEXPECTED_RESPONSE, "an event stream line is longer than %d bytes" % self.max_line)
             if j == n:
                 break
             if chunk[j] == 0x0D:
@@ -66,7 +66,7 @@ class SSEParser:
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as e:
-            raise AirlockError(BAD_RESPONSE, "an event stream line is not UTF-8: %s" % e) from None
+            raise AirlockError(UNEXPECTED_RESPONSE, "an event stream line is not UTF-8: %s" % e) from None
         if line == "":
             # The id takes effect when its event is complete, not before: a
             # stream cut inside an event resumes before that event.

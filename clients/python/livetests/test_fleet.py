@@ -47,7 +47,7 @@ class Fleet(LiveBase):
         self.assertEqual((e.status, e.reason), (404, "call_not_found"))
         e = self.refused(self.second.answer, call, 1, args_hash="0" * 64)
         self.assertEqual((e.status, e.reason), (409, "args_mismatch"))
-        done = self.second.wait(ch.id, tools=[t], timeout=120)
+        done = self.second.resume(ch.id, tools=[t], timeout=120)
         watcher.join(130)
         self.assertEqual((done.status, done.value), ("ok", 42), done.result)
         self.assertEqual((seen["end"].status, seen["end"].value), ("ok", 42))
@@ -68,7 +68,7 @@ class Fleet(LiveBase):
             decided.append(req.args["to"])
             return req.args["to"] == "ops@example.com"
 
-        done = self.second.wait(ch.id, tools=[send], on_approval=on_approval, timeout=120)
+        done = self.second.resume(ch.id, tools=[send], on_approval=on_approval, timeout=120)
         self.assertEqual((done.status, done.value), ("ok", [{"sent": "ops@example.com"}, "approval_denied"]),
                          done.result)
         self.assertEqual(decided, ["ops@example.com", "all@example.com"])
@@ -86,15 +86,9 @@ class Fleet(LiveBase):
         self.assertEqual(self.first.wait(ch.id, timeout=60).status, "cancelled")
 
     def _parked(self, chain_id, kind):
-        import time
-        end = time.monotonic() + 60
-        while True:
-            ch = self.second.chain(chain_id)
-            if ch.status == "parked" and ch.pending and ch.pending[0].kind == kind:
-                return ch
-            if time.monotonic() > end:
-                self.fail("chain %s did not park on a %s: %s %s" % (chain_id, kind, ch.status, ch.pending))
-            time.sleep(0.1)
+        ch = self.second.wait_parked(chain_id, timeout=60)
+        self.assertEqual((ch.status, [p.kind for p in ch.pending]), ("parked", [kind]))
+        return ch
 
 
 class FleetAsync(Fleet):

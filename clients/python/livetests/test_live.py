@@ -8,7 +8,7 @@ import threading
 import time
 import unittest
 
-from airlock_client import (AirlockError, AsyncAirlock, Tool, async_code_mode_tool, code_mode_tool)
+from airlock_client import AirlockError, AsyncAirlock, ChainError, Tool, async_code_mode_tool, code_mode_tool
 
 from .live import KEY, MODE, OTHER_KEY, SUBMIT_KEY, APPROVER_KEY, URLS, LiveBase, tool
 
@@ -170,6 +170,14 @@ class Live(LiveBase):
         e = self.refused(self.c.submit, "return (;")
         self.assertEqual((e.line, e.column), (1, 9))
 
+    def test_a_chain_that_fails_raises_chain_error(self):
+        with self.assertRaises(ChainError) as cm:
+            self.c.run("console.log('before');\nthrow new Error('nope');", timeout=60)
+        e = cm.exception
+        self.assertEqual((e.status, e.reason, e.line), ("error", "script_error", 2))
+        self.assertEqual([x.text for x in e.chain.result.logs], ["before"])
+        self.assertEqual(self.c.wait(e.chain.id, timeout=30).status, "error")
+
     def test_other_tenants_and_roles(self):
         ch = self.c.run("return 1", timeout=60)
         other = self.client(OTHER_KEY)
@@ -189,7 +197,7 @@ class Live(LiveBase):
     def test_wait_answers_calls_of_a_chain_submitted_elsewhere(self):
         t = tool("count", lambda a: a["n"] + 1, input_schema=NUMBER)
         ch = self.client(SUBMIT_KEY).submit("return await tools.count({n: 41});", tools=[t])
-        done = self.c.wait(ch.id, tools=[t], timeout=60)
+        done = self.c.resume(ch.id, tools=[t], timeout=60)
         self.assertEqual(done.value, 42)
 
     def test_declarations_and_code_mode(self):
@@ -205,9 +213,9 @@ class Live(LiveBase):
             run = lambda args: asyncio.run(t.execute(args))  # noqa: E731
         self.assertIn(d.strip(), t["description"])
         self.assertEqual(run({"script": "return await tools.lookup({email: 'a@example.com'});"}),
-                         {"status": "ok", "value": {"id": 7}})
+                         {"ok": True, "value": {"id": 7}, "logs": []})
         out = run({"script": "return await tools.search_docs({query: 'x'});"})
-        self.assertEqual((out["status"], out["reason"]), ("error", "script_error"))
+        self.assertEqual((out["ok"], out["reason"]), (False, "script_error"))
         self.assertIn('no tool named "search_docs"', out["error"])  # outside the selection
         self.assertEqual(run({"script": "return (;"})["reason"], "invalid_script")
 

@@ -1,6 +1,6 @@
 """Tests of both clients against the stub server: every request's shape,
 every refusal by its reason code, every bad answer refused as
-bad_response, streams, and run/wait answering calls and approvals.
+unexpected_response, streams, and run/wait answering calls and approvals.
 
 ContractTests runs twice: with Airlock (SyncTest) and with AsyncAirlock
 through a facade that runs each coroutine in its own event loop
@@ -18,8 +18,8 @@ import time
 import unittest
 from typing import Any
 
-from airlock_client import (BAD_RESPONSE, CLIENT_CANCELLED, CLIENT_TIMEOUT, CONNECTION_FAILED, Airlock, AirlockError,
-                            AsyncAirlock, Tool, tool)
+from airlock_client import (CLIENT_CANCELLED, CLIENT_TIMEOUT, NETWORK_ERROR, UNEXPECTED_RESPONSE, WAIT_TIMEOUT, Airlock,
+                            AirlockError, AsyncAirlock, ChainError, Tool, tool)
 
 from .stub import (DROP, Reply, Stub, approval_doc, call_doc, chain_doc, error_reply, json_reply, raw_reply, sse,
                    sse_reply)
@@ -209,7 +209,7 @@ class ContractTests:
         e = self.refused(self.c.submit, "return (;")
         self.assertEqual((e.status, e.reason, e.line, e.column), (400, "invalid_script", 3, 5))
 
-    def test_bad_answers_are_bad_response(self):
+    def test_bad_answers_are_unexpected_response(self):
         cases = [
             ("html error page", raw_reply(502, b"<html>bad gateway</html>"), 502),
             ("error without reason", json_reply(500, {"error": {"message": "x"}}), 500),
@@ -229,38 +229,38 @@ class ContractTests:
             with self.subTest(name):
                 self.stub.routes[("GET", "/v1/chains/ch_1")] = lambda r, reply=reply: reply
                 e = self.refused(self.c.chain, "ch_1")
-                self.assertEqual(e.reason, BAD_RESPONSE, e)
+                self.assertEqual(e.reason, UNEXPECTED_RESPONSE, e)
                 self.assertEqual(e.status, status)
 
-    def test_list_without_its_array_is_bad_response(self):
+    def test_list_without_its_array_is_unexpected_response(self):
         self.stub.routes[("GET", "/v1/calls")] = lambda r: json_reply(200, {"pending": []})
-        self.assertEqual(self.refused(self.c.calls).reason, BAD_RESPONSE)
+        self.assertEqual(self.refused(self.c.calls).reason, UNEXPECTED_RESPONSE)
         self.stub.routes[("GET", "/v1/calls")] = lambda r: json_reply(200, {"calls": [{"id": "c1"}]})
-        self.assertEqual(self.refused(self.c.calls).reason, BAD_RESPONSE)
+        self.assertEqual(self.refused(self.c.calls).reason, UNEXPECTED_RESPONSE)
 
     def test_answer_larger_than_the_cap_is_refused(self):
         c = self.make(self.stub.url, max_response_bytes=1000)
         self.stub.routes[("GET", "/v1/chains/ch_1")] = lambda r: json_reply(200, chain_doc(status="ok",
                                                                                            value="x" * 2000))
         e = self.refused(c.chain, "ch_1")
-        self.assertEqual((e.reason, e.status), (BAD_RESPONSE, 200))
+        self.assertEqual((e.reason, e.status), (UNEXPECTED_RESPONSE, 200))
 
-    def test_unreachable_server_is_connection_failed(self):
+    def test_unreachable_server_is_network_error(self):
         s = socket.socket()
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
         s.close()
         c = self.make("http://127.0.0.1:%d" % port)
         e = self.refused(c.chain, "ch_1")
-        self.assertEqual((e.reason, e.status), (CONNECTION_FAILED, None))
+        self.assertEqual((e.reason, e.status), (NETWORK_ERROR, None))
 
-    def test_silent_server_is_connection_failed(self):
+    def test_silent_server_is_network_error(self):
         c = self.make(self.stub.url, timeout=0.3)
         self.stub.routes[("GET", "/v1/chains/ch_1")] = lambda r: Reply(
             200, "application/json", json.dumps(chain_doc()).encode(), hang=2.0)
         t = time.monotonic()
         e = self.refused(c.chain, "ch_1")
-        self.assertEqual(e.reason, CONNECTION_FAILED)
+        self.assertEqual(e.reason, NETWORK_ERROR)
         self.assertLess(time.monotonic() - t, 1.5)
 
     # -- streams ----------------------------------------------------------
@@ -298,16 +298,16 @@ class ContractTests:
     def test_events_without_reconnect_fail_on_a_break(self):
         self.stub.routes[("GET", "/v1/chains/ch_1/events")] = lambda r: sse_reply(sse("tool_call", {}, 1), DROP)
         e = self.refused(lambda: list(self.c.events("ch_1", reconnect=False)))
-        self.assertEqual(e.reason, CONNECTION_FAILED)
+        self.assertEqual(e.reason, NETWORK_ERROR)
 
     def test_events_refusals(self):
         cases = [
             (error_reply(404, "chain_not_found"), "chain_not_found", 404),
             (error_reply(429, "too_many_streams"), "too_many_streams", 429),
-            (sse_reply(sse("done", chain_doc(), 1), content_type="text/html"), BAD_RESPONSE, 200),
-            (sse_reply(b"event: done\ndata: {oops\n\n"), BAD_RESPONSE, None),
-            (sse_reply(b"event: done\ndata: " + b"x" * 3000 + b"\n\n"), BAD_RESPONSE, None),
-            (sse_reply(sse("done", {"status": "ok"}, 1)), BAD_RESPONSE, None),
+            (sse_reply(sse("done", chain_doc(), 1), content_type="text/html"), UNEXPECTED_RESPONSE, 200),
+            (sse_reply(b"event: done\ndata: {oops\n\n"), UNEXPECTED_RESPONSE, None),
+            (sse_reply(b"event: done\ndata: " + b"x" * 3000 + b"\n\n"), UNEXPECTED_RESPONSE, None),
+            (sse_reply(sse("done", {"status": "ok"}, 1)), UNEXPECTED_RESPONSE, None),
         ]
         c = self.make(self.stub.url, max_response_bytes=2000)
         for reply, reason, status in cases:
@@ -398,8 +398,10 @@ class ContractTests:
                 self.run_stub([sse("call_pending", call_doc("c1", 1, "t", {}), 1), 0.3,
                                sse("done", chain_doc(status="error"), 2)],
                               answers=lambda r, s=status, n=reason: error_reply(s, n))
-                ch = self.c.run("x", tools=[T("t", lambda a: 1)])
-                self.assertEqual(ch.status, "error")
+                with self.assertRaises(ChainError) as cm:
+                    self.c.run("x", tools=[T("t", lambda a: 1)])
+                self.assertEqual((cm.exception.status, cm.exception.reason), ("error", "error"))
+                self.assertEqual(cm.exception.chain.id, "ch_1")
                 self.assertEqual(self.stub.seen("DELETE", "/v1/chains/ch_1"), [])
 
     def test_run_fails_on_an_answer_refused_otherwise_and_cancels(self):
@@ -481,7 +483,7 @@ class ContractTests:
                        sse("done", chain_doc(status="ok"), 3)],
                       calls=lambda r: error_reply(404, "call_not_found") if r.path.endswith("c1")
                       else json_reply(200, call_doc("c2", 2, "t", {"n": 2})))
-        self.c.wait("ch_1", tools=[T("t", lambda a: ran.append(a["n"]))])
+        self.c.resume("ch_1", tools=[T("t", lambda a: ran.append(a["n"]))])
         self.assertEqual(ran, [2])
         self.assertEqual(list(self.answers()), ["c2"])
 
@@ -518,9 +520,52 @@ class ContractTests:
     def test_stream_that_ends_before_done_reads_the_chain(self):
         self.run_stub([sse("tool_call", {}, 1)], chain=lambda r: json_reply(200, chain_doc(status="ok", value=1)))
         # Every reconnect ends at once too: after the failures the client
-        # gives up with connection_failed, or reads the chain if it ended.
+        # gives up with network_error, or reads the chain if it ended.
         ch = self.c.wait("ch_1")
         self.assertEqual(ch.value, 1)
+
+    def test_chain_errors_carry_the_result(self):
+        self.run_stub([sse("done", chain_doc(status="error", reason="script_error", error="Error: boom", line=2,
+                                             column=9), 1)])
+        submitted = []
+        with self.assertRaises(ChainError) as cm:
+            self.c.run("throw new Error('boom')", on_submitted=submitted.append)
+        e = cm.exception
+        self.assertEqual((e.status, e.reason, e.line, e.column), ("error", "script_error", 2, 9))
+        self.assertEqual(e.chain.result.error, "Error: boom")
+        self.assertEqual([c.id for c in submitted], ["ch_1"])
+        # wait returns the chain whatever its status; resume raises.
+        self.assertEqual(self.c.wait("ch_1").status, "error")
+        with self.assertRaises(ChainError):
+            self.c.resume("ch_1")
+
+    def test_run_skips_replayed_calls_without_args(self):
+        settled = {k: v for k, v in call_doc("c1", 1, "t", {"n": 1}).items() if k != "args"}
+        ran = []
+        self.run_stub([sse("call_pending", settled, 1), 0.3, sse("done", chain_doc(status="ok"), 2)])
+        self.c.run("x", tools=[T("t", lambda a: ran.append(a))])
+        self.assertEqual((ran, self.answers()), ([], {}))
+
+    def test_approvals_are_posted_by_the_approver(self):
+        approver = self.make(self.stub.url, "approver-key-0123456789")
+        self.stub.routes[("POST", "/v1/approvals/a1")] = lambda r: json_reply(
+            200, {"request": approval_doc("a1"), "decision": "approved", "decided": "x"})
+        self.run_stub([sse("approval_required", approval_doc("a1", args={}), 1), 0.5,
+                       sse("done", chain_doc(status="ok"), 2)])
+        self.c.run("x", on_approval=lambda r: "approve", approver=getattr(approver, "client", approver))
+        d = self.stub.seen("POST", "/v1/approvals/a1")
+        self.assertEqual([r.header("Authorization") for r in d], ["Bearer approver-key-0123456789"])
+        self.assertEqual(self.stub.seen("POST", "/v1/chains")[0].header("Authorization"), "Bearer " + KEY)
+
+    def test_wait_parked(self):
+        views = iter([chain_doc(status="running"), dict(chain_doc(status="parked"), pending=[]),
+                      dict(chain_doc(status="parked"), pending=[{"id": "pc_1", "kind": "call", "tool": "t"}])])
+        self.stub.routes[("GET", "/v1/chains/ch_1")] = lambda r: json_reply(200, next(views))
+        ch = self.c.wait_parked("ch_1", interval=0.01)
+        self.assertEqual((ch.status, ch.pending[0].kind, ch.pending[0].id), ("parked", "call", "pc_1"))
+        self.stub.routes[("GET", "/v1/chains/ch_1")] = lambda r: json_reply(200, chain_doc(status="running"))
+        e = self.refused(self.c.wait_parked, "ch_1", timeout=0.2, interval=0.05)
+        self.assertEqual((e.reason, e.status), (WAIT_TIMEOUT, None))
 
 
 def approval_doc_obj():

@@ -55,7 +55,8 @@ class CodeModeTest(unittest.TestCase):
         c = Airlock(self.stub.url, "k")
         t = self.check_shapes(lambda f: code_mode_tool(c, [self.lookup], f, server_tools=["demo"]))
         out = t.execute(json.dumps({"script": "return await tools.lookup({email: 'a@example.com'})"}))
-        self.assertEqual(out, {"status": "ok", "value": {"id": 7}, "logs": ["info: hi"]})
+        self.assertEqual(out, {"ok": True, "value": {"id": 7}, "logs": [{"level": "info", "text": "hi"}]})
+        self.assertEqual(json.loads(t.call({"script": "return 1"})), out)
         self.assertEqual(self.stub.seen("POST", "/v1/calls/c1")[0].body, {"args_hash": "h-c1", "result": {"id": 7}})
         sub = self.stub.seen("POST", "/v1/chains")[0].body
         self.assertEqual((sub["tools"], sub["caller_tools"][0]["name"]), (["demo"], "lookup"))
@@ -65,25 +66,27 @@ class CodeModeTest(unittest.TestCase):
         t = self.check_shapes(lambda f: asyncio.run(async_code_mode_tool(c, [self.lookup], f, server_tools=["demo"])))
         out = asyncio.run(t.execute({"script": "return 1"}))
         self.assertEqual(out["value"], {"id": 7})
+        self.assertEqual(json.loads(asyncio.run(t.call('{"script": "return 1"}'))), out)
 
     def test_refusals_come_back_as_values(self):
         self.stub.routes[("POST", "/v1/chains")] = lambda r: error_reply(400, "invalid_script", "SyntaxError: x",
                                                                           line=2, column=4)
         t = code_mode_tool(Airlock(self.stub.url, "k"), [self.lookup])
         self.assertEqual(t.execute({"script": "return (;"}),
-                         {"status": "refused", "reason": "invalid_script", "error": "SyntaxError: x", "line": 2,
-                          "column": 4})
+                         {"ok": False, "reason": "invalid_script", "error": "SyntaxError: x", "line": 2,
+                          "column": 4, "logs": []})
         self.stub.routes[("POST", "/v1/chains")] = lambda r: json_reply(202, chain_doc())
         self.stub.routes[("GET", "/v1/chains/ch_1/events")] = lambda r: sse_reply(sse("done", chain_doc(
             status="error", reason="script_error", error="Error: boom", line=1, column=7), 1))
         self.assertEqual(t.execute({"script": "throw new Error('boom')"}),
-                         {"status": "error", "reason": "script_error", "error": "Error: boom", "line": 1, "column": 7})
+                         {"ok": False, "reason": "script_error", "error": "Error: boom", "line": 1, "column": 7,
+                          "logs": []})
 
     def test_bad_arguments(self):
         t = code_mode_tool(Airlock(self.stub.url, "k"))
         for bad in ["{not json", {"code": "x"}, {"script": 1}, "[1]"]:
             out = t.execute(bad)
-            self.assertEqual((out["status"], out["reason"]), ("refused", "invalid_arguments"), bad)
+            self.assertEqual((out["ok"], out["reason"]), (False, "invalid_request"), bad)
         self.assertEqual(self.stub.seen("POST", "/v1/chains"), [])
 
 

@@ -2,7 +2,7 @@
 
 import unittest
 
-from airlock_client import BAD_RESPONSE, AirlockError
+from airlock_client import UNEXPECTED_RESPONSE, AirlockError
 from airlock_client.sse import SSEParser
 
 STREAM = (b": chain ch_1\n\n"
@@ -57,13 +57,13 @@ class SSEParserTest(unittest.TestCase):
         with self.assertRaises(AirlockError) as cm:
             p.feed(b"data: " + b"x" * 8)
             p.feed(b"x" * 8)
-        self.assertEqual(cm.exception.reason, BAD_RESPONSE)
+        self.assertEqual(cm.exception.reason, UNEXPECTED_RESPONSE)
         self.assertIsNone(cm.exception.status)
 
     def test_not_utf8_refused(self):
         with self.assertRaises(AirlockError) as cm:
             SSEParser(1 << 20).feed(b"data: \xff\xfe\n\n")
-        self.assertEqual(cm.exception.reason, BAD_RESPONSE)
+        self.assertEqual(cm.exception.reason, UNEXPECTED_RESPONSE)
 
 
 if __name__ == "__main__":
