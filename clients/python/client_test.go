@@ -2,13 +2,19 @@
 // package airlock_client) from go test: its unit tests against a stub
 // server (tests/), and its live tests (livetests/) against real `airlock
 // serve` processes that internal/servetest starts: one process in approval
-// mode queue, and a fleet of two in park mode.
+// mode queue, and a fleet of two in park mode; and the examples of
+// docs/clients.md's Python section.
+//
+// python3 comes from scripts/deps.sh (make test runs it). Without it the
+// tests skip, except under CI=true where they fail.
 package python_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -95,4 +101,84 @@ func TestLive(t *testing.T) {
 			require.True(t, strings.Contains(s.Processes[0].Logs(), m[1]), "the first process ran it first")
 		}
 	})
+}
+
+// example is a Python example of docs/clients.md: how it is checked (run:
+// against one process; run fleet: against a fleet of two in park mode;
+// parse: only parsed), its code and the output it shows.
+type example struct {
+	mode, code, output string
+}
+
+var exampleBlock = regexp.MustCompile("(?s)<!-- example: ([a-z ]+) -->\n```python\n(.*?)```(?:\n\n```text\n(.*?)```)?")
+
+// docExamples returns the examples of the Python section of
+// docs/clients.md; every python block there must be marked as one.
+func docExamples(t *testing.T) []example {
+	t.Helper()
+	b, err := os.ReadFile("../../docs/clients.md")
+	require.NoError(t, err)
+	doc := string(b)
+	start := strings.Index(doc, "\n## Python\n")
+	require.GreaterOrEqual(t, start, 0, "docs/clients.md has no ## Python section")
+	section := doc[start+1:]
+	if end := strings.Index(section[3:], "\n## "); end >= 0 {
+		section = section[:end+3]
+	}
+	var out []example
+	for _, m := range exampleBlock.FindAllStringSubmatch(section, -1) {
+		require.Contains(t, []string{"run", "run fleet", "parse"}, m[1], "unknown example mode")
+		out = append(out, example{mode: m[1], code: m[2], output: m[3]})
+	}
+	require.Equal(t, strings.Count(section, "```python\n"), len(out),
+		"every python block of docs/clients.md's Python section needs an <!-- example: run|run fleet|parse --> line before it")
+	require.NotEmpty(t, out)
+	return out
+}
+
+// TestDocExamples runs the Python examples of docs/clients.md against real
+// servers (the package on PYTHONPATH, the server's address and keys in
+// AIRLOCK_URL, AIRLOCK_URLS, AIRLOCK_API_KEY (role submit) and
+// AIRLOCK_APPROVER_KEY) and compares what each prints with the output the
+// page shows.
+func TestDocExamples(t *testing.T) {
+	py := python3(t)
+	examples := docExamples(t)
+	pkg, err := filepath.Abs(".")
+	require.NoError(t, err)
+	servers := map[string]*servetest.Served{}
+	for _, ex := range examples {
+		if servers[ex.mode] != nil || ex.mode == "parse" {
+			continue
+		}
+		o := servetest.Options{}
+		if ex.mode == "run fleet" {
+			o = servetest.Options{Processes: 2, ApprovalMode: "park"}
+		}
+		servers[ex.mode] = servetest.Start(t, o)
+	}
+	for i, ex := range examples {
+		t.Run(fmt.Sprintf("ex%d", i), func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), fmt.Sprintf("ex%d.py", i))
+			require.NoError(t, os.WriteFile(file, []byte(ex.code), 0o600))
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			if ex.mode == "parse" {
+				out, err := exec.CommandContext(ctx, py, "-B", "-m", "py_compile", file).CombinedOutput()
+				require.NoError(t, err, "example %d:\n%s\n%s", i, ex.code, out)
+				return
+			}
+			var urls []string
+			for _, p := range servers[ex.mode].Processes {
+				urls = append(urls, p.URL)
+			}
+			cmd := exec.CommandContext(ctx, py, "-B", file)
+			cmd.Env = append(os.Environ(), "PYTHONPATH="+pkg, "AIRLOCK_URL="+urls[0], "AIRLOCK_URLS="+strings.Join(urls, ","),
+				"AIRLOCK_API_KEY="+servetest.Acme.Submit, "AIRLOCK_APPROVER_KEY="+servetest.Acme.Approver)
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "example %d:\n%s\n%s", i, ex.code, out)
+			require.Equal(t, strings.TrimSpace(ex.output), strings.TrimSpace(string(out)),
+				"example %d prints other than docs/clients.md shows:\n%s", i, ex.code)
+		})
+	}
 }

@@ -104,6 +104,8 @@ type docTally struct {
 //     distinct placeholder of at least 40 characters).
 //   - json: parsed. js, ts: `airlock check`, then run with `airlock run`.
 //     go: parsed (chain's TestReadmeExample runs README.md's program).
+//   - python: parsed with python3 (clients/python's TestDocExamples runs
+//     docs/clients.md's against real servers).
 //   - go.mod: the lines a user adds to their module's go.mod; the page's
 //     Go program (its go block with package main) is built and run in a
 //     fresh module with those lines (/path/to/airlock the repository, no
@@ -223,6 +225,21 @@ func checkDocBlock(t *testing.T, root string, b docBlock, page []docBlock, expor
 		r = airlock(t, "", nil, "run", "--approve", "deny", file)
 		require.Equal(t, 0, r.code, "%s: airlock run:\n%s%s", b, r.stdout, r.stderr)
 		tally.executed++
+	case b.lang == "python":
+		// Parsed here; clients/python's TestDocExamples runs the examples of
+		// docs/clients.md against real servers.
+		py, err := exec.LookPath("python3")
+		if err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s: python3 is not installed; make test installs it (scripts/deps.sh)", b)
+			}
+			t.Skipf("%s: python3 is not installed", b)
+		}
+		file := filepath.Join(t.TempDir(), "example.py")
+		require.NoError(t, os.WriteFile(file, []byte(b.text), 0o600))
+		out, err := exec.Command(py, "-B", "-c", "import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])", file).CombinedOutput()
+		require.NoError(t, err, "%s: the Python does not parse:\n%s", b, out)
+		tally.parsed++
 	case b.lang == "go":
 		_, err := parser.ParseFile(token.NewFileSet(), b.String(), b.text, 0)
 		require.NoError(t, err, "%s: the Go does not parse", b)
