@@ -80,8 +80,15 @@ class Airlock:
             raise AirlockError(NETWORK_ERROR, "%s %s: %s" % (method, path, e)) from None
 
     def _read(self, conn: http.client.HTTPConnection, resp: http.client.HTTPResponse) -> bytes:
+        buf = bytearray()
         try:
-            data = resp.read(self.max_response_bytes + 1)
+            # In pieces: read(n) of some Pythons allocates n bytes first.
+            while len(buf) <= self.max_response_bytes:
+                chunk = resp.read(min(1 << 16, self.max_response_bytes + 1 - len(buf)))
+                if not chunk:
+                    break
+                buf += chunk
+            data = bytes(buf)
         except (OSError, http.client.HTTPException) as e:
             raise AirlockError(NETWORK_ERROR, "reading the answer: %s" % e) from None
         finally:

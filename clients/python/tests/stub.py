@@ -67,6 +67,7 @@ def sse_reply(*pieces: Any, content_type: str = "text/event-stream") -> Reply:
 
 class _Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body are written apart
     server: "Stub"
 
     def log_message(self, *args: Any) -> None:
