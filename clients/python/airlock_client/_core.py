@@ -76,7 +76,7 @@ def error_of(status: int, body: bytes) -> AirlockError:
     the body is not that."""
     try:
         doc = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         doc = None
     err = doc.get("error") if isinstance(doc, dict) else None
     if isinstance(err, dict) and isinstance(err.get("reason"), str) and err["reason"]:
@@ -95,7 +95,7 @@ def decode(status: int, content_type: str, body: bytes, want: Sequence[int]) -> 
                            status)
     try:
         return json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as e:
+    except (ValueError, RecursionError) as e:  # nested deeper than Python recurses
         raise AirlockError(UNEXPECTED_RESPONSE, "HTTP %d answer is not JSON: %s" % (status, e), status) from None
 
 
@@ -299,7 +299,7 @@ def event_of(name: str, data: str, id: str) -> Event:
     """event_of decodes one stream event; its data must be JSON."""
     try:
         doc = json.loads(data)
-    except ValueError as e:
+    except (ValueError, RecursionError) as e:
         raise AirlockError(UNEXPECTED_RESPONSE, "event %r has data that is not JSON: %s" % (name, e)) from None
     return Event(name=name, data=doc, id=id)
 

@@ -224,6 +224,11 @@ class ContractTests:
             ("trace record without tool", json_reply(200, chain_doc(status="ok", trace=[{"seq": 1, "status": "ok"}])),
              None),
             ("unexpected success status", json_reply(201, chain_doc()), 201),
+            ("nested deeper than Python recurses", raw_reply(200, b"[" * 200000 + b"]" * 200000,
+                                                             "application/json"), 200),
+            ("error nested too deep", raw_reply(500, b'{"error": ' + b"[" * 200000 + b"]" * 200000 + b"}",
+                                                "application/json"), 500),
+            ("redirect", Reply(302, "text/html", b"elsewhere"), 302),
         ]
         for name, reply, status in cases:
             with self.subTest(name):
@@ -306,10 +311,12 @@ class ContractTests:
             (error_reply(429, "too_many_streams"), "too_many_streams", 429),
             (sse_reply(sse("done", chain_doc(), 1), content_type="text/html"), UNEXPECTED_RESPONSE, 200),
             (sse_reply(b"event: done\ndata: {oops\n\n"), UNEXPECTED_RESPONSE, None),
-            (sse_reply(b"event: done\ndata: " + b"x" * 3000 + b"\n\n"), UNEXPECTED_RESPONSE, None),
+            (sse_reply(b"event: done\ndata: " + b"x" * 300000 + b"\n\n"), UNEXPECTED_RESPONSE, None),
             (sse_reply(sse("done", {"status": "ok"}, 1)), UNEXPECTED_RESPONSE, None),
+            (sse_reply(b"event: done\ndata: " + b"[" * 100000 + b"]" * 100000 + b"\n\n"), UNEXPECTED_RESPONSE,
+             None),
         ]
-        c = self.make(self.stub.url, max_response_bytes=2000)
+        c = self.make(self.stub.url, max_response_bytes=250000)
         for reply, reason, status in cases:
             with self.subTest(reason=reason, status=status):
                 self.stub.routes[("GET", "/v1/chains/ch_1/events")] = lambda r, reply=reply: reply
