@@ -414,7 +414,7 @@ func (t *Tool) resolveHeaders(ctx context.Context) (http.Header, []string, error
 			}
 			v, why, err := t.secret(ctx, p)
 			switch {
-			case err != nil:
+			case why != "":
 			case v == "":
 				why = "the secret is empty"
 			case strings.ContainsAny(v, "\r\n\x00"):
