@@ -452,7 +452,12 @@ func (t *Tool) secret(ctx context.Context, p part) (v, why string, err error) {
 		return "", "the call has no tenant", nil
 	}
 	v, err = t.tenant.TenantSecret(ctx, c.Tenant(), p.text)
-	if err != nil {
+	switch {
+	case errors.Is(err, tenantsecret.ErrTooLarge):
+		return "", "this tenant's secret is larger than the configured bound", err
+	case errors.Is(err, tenantsecret.ErrInvalidName):
+		return "", "the secret source cannot name this tenant's secret", err
+	case err != nil:
 		return "", "it is not set for this tenant", err
 	}
 	return v, "", nil

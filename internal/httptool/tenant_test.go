@@ -146,6 +146,7 @@ func TestTenantSecretFromDirectory(t *testing.T) {
 		var ce *toolbox.CredentialUnavailableError
 		require.True(t, errors.As(err, &ce), "tenant %q: %v", tenant, err)
 		require.ErrorIs(t, err, tenantsecret.ErrInvalidName)
+		require.EqualError(t, err, `http tool "crm": header Authorization: credential ${tenant:crm_token} is not available: the secret source cannot name this tenant's secret`)
 	}
 	require.Len(t, got, 2)
 }
