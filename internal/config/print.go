@@ -15,7 +15,8 @@ import (
 
 // Print writes the effective configuration (every default filled in) as
 // YAML. Secrets are redacted: API keys, the S3 secret key, and header values
-// other than ${env:NAME} references and headers that never carry secrets.
+// other than ${env:NAME} and ${tenant:NAME} references and headers that
+// never carry secrets.
 func (c *Config) Print(w io.Writer) error {
 	e := c.Effective()
 	var doc yaml.Node
