@@ -2,9 +2,11 @@ package tenantsecret_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -312,4 +314,54 @@ func TestOptionsValidate(t *testing.T) {
 			require.Equal(t, tc.o.Dir == "" && tc.o.EnvPrefix == "", src == nil)
 		})
 	}
+}
+
+// TestDirReadsDuringRotation: while the kubelet swaps ..data again and
+// again, concurrent reads see the old or the new value, whole, and never
+// another tenant's.
+func TestDirReadsDuringRotation(t *testing.T) {
+	dir := t.TempDir()
+	tdir := filepath.Join(dir, "acme")
+	kubernetesSecret(t, tdir, map[string]string{"crm_token": "value-0"})
+	kubernetesSecret(t, filepath.Join(dir, "globex"), map[string]string{"crm_token": "globex-value"})
+	src := tenantsecret.NewDir(dir, 0)
+	stop := make(chan struct{})
+	swapped := make(chan struct{})
+	go func() {
+		defer close(swapped)
+		for i := 1; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			ts := fmt.Sprintf("..gen_%d", i)
+			if err := os.Mkdir(filepath.Join(tdir, ts), 0o755); err != nil {
+				panic(err)
+			}
+			if err := os.WriteFile(filepath.Join(tdir, ts, "crm_token"), []byte(fmt.Sprintf("value-%d", i)), 0o600); err != nil {
+				panic(err)
+			}
+			tmp := filepath.Join(tdir, "..data_tmp")
+			if err := os.Symlink(ts, tmp); err != nil {
+				panic(err)
+			}
+			if err := os.Rename(tmp, filepath.Join(tdir, "..data")); err != nil {
+				panic(err)
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 200 {
+				v, err := src.TenantSecret(context.Background(), "acme", "crm_token")
+				require.NoError(t, err)
+				require.True(t, strings.HasPrefix(v, "value-"), v)
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	<-swapped
 }
