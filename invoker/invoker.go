@@ -595,6 +595,7 @@ func (inv *Invoker) execute(ctx context.Context, caller *callCaller, tool toolbo
 func (inv *Invoker) toolFailed(tool toolbox.Tool, err error) (Result, govern.OutcomeState) {
 	var limited *toolbox.RateLimitedError
 	var unavailable *toolbox.UnavailableError
+	var credential *toolbox.CredentialUnavailableError
 	switch {
 	case errors.As(err, &limited):
 		r := fail(session.StatusError, ReasonRateLimited, fmt.Sprintf("the tool's upstream refused the call for now: %v", err))
@@ -604,6 +605,11 @@ func (inv *Invoker) toolFailed(tool toolbox.Tool, err error) (Result, govern.Out
 		r := fail(session.StatusError, ReasonToolUnavailable, fmt.Sprintf("tool %q is unavailable: %v", tool.Info().Name, err))
 		r.RetryAfter = max(unavailable.RetryAfter, 0)
 		return r, govern.OutcomeFailed
+	case errors.As(err, &credential):
+		// Nothing was sent: the outcome is failed, and the tool's health
+		// does not suffer for one tenant's missing secret.
+		return fail(session.StatusError, ReasonCredentialUnavailable,
+			fmt.Sprintf("tool %q: %v; the call was not sent", tool.Info().Name, credential)), govern.OutcomeFailed
 	case errors.Is(err, toolbox.ErrOutcomeUnknown):
 		return fail(session.StatusError, ReasonToolError, err.Error()), govern.OutcomeUnknown
 	}
