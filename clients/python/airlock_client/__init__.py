@@ -30,6 +30,7 @@ has the whole guide; docs/http-api.md the API.
 
 from ._aio import AsyncAirlock, AsyncEventStream
 from ._core import VERSION as __version__
+from ._core import current_call
 from ._sync import Airlock, EventStream
 from .codemode import async_code_mode_tool, chain_summary, code_mode_tool
 from .errors import (CLIENT_CANCELLED, CLIENT_TIMEOUT, NETWORK_ERROR, UNEXPECTED_RESPONSE, WAIT_TIMEOUT, AirlockError,
@@ -41,5 +42,5 @@ __all__ = [
     "Airlock", "AsyncAirlock", "EventStream", "AsyncEventStream", "AirlockError", "ChainError", "UNEXPECTED_RESPONSE",
     "CLIENT_CANCELLED", "CLIENT_TIMEOUT", "NETWORK_ERROR", "WAIT_TIMEOUT", "ApprovalRequest", "Artifact", "CallAnswer", "Chain", "ChainSummary",
     "Decision", "Event", "LogLine", "MediaFile", "Pending", "PendingCall", "RunResult", "Tool", "TraceRecord", "tool",
-    "code_mode_tool", "async_code_mode_tool", "chain_summary", "__version__",
+    "code_mode_tool", "async_code_mode_tool", "chain_summary", "current_call", "__version__",
 ]

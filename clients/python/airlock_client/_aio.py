@@ -461,6 +461,7 @@ class AsyncAirlock:
                 return
             raise
         tool = fol.tools[call.tool]
+        _core.CALL.set(call)  # this task's own context
         try:
             body = _core.result_answer(call.args_hash, await _call(tool.handler, call.args))
         except asyncio.CancelledError:

@@ -4,6 +4,7 @@ chain being followed (which event asks for which action)."""
 
 from __future__ import annotations
 
+import contextvars
 import json
 import urllib.parse
 from dataclasses import dataclass
@@ -13,6 +14,17 @@ from .errors import UNEXPECTED_RESPONSE, AirlockError, ChainError
 from .models import (ApprovalRequest, Chain, Event, Pending, PendingCall, Tool)
 
 VERSION = "0.1.0"
+
+# CALL holds the pending call a handler answers, for current_call.
+CALL: "contextvars.ContextVar[Optional[PendingCall]]" = contextvars.ContextVar("airlock_call", default=None)
+
+
+def current_call() -> Optional[PendingCall]:
+    """current_call is, inside a caller tool's handler that run or resume
+    called, the PendingCall it answers (its ``id``, ``seq``, ``chain_id``,
+    ``deadline``, ...); None elsewhere. It follows the handler into the
+    thread asyncio.to_thread runs a plain handler in."""
+    return CALL.get()
 USER_AGENT = "airlock-python/" + VERSION
 
 # An answer body larger than this (bytes) is refused with UNEXPECTED_RESPONSE before

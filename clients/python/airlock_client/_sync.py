@@ -410,10 +410,13 @@ class Airlock:
                 return
             raise
         tool = fol.tools[call.tool]
+        token = _core.CALL.set(call)
         try:
             body = _core.result_answer(call.args_hash, tool.handler(call.args))
         except Exception as e:
             body = _core.answer_body(call.args_hash, error=_core.handler_error(e))
+        finally:
+            _core.CALL.reset(token)
         try:
             try:
                 self._json("POST", "/v1/calls/" + _core.quote(call.id), body)

@@ -19,7 +19,7 @@ import unittest
 from typing import Any
 
 from airlock_client import (CLIENT_CANCELLED, CLIENT_TIMEOUT, NETWORK_ERROR, UNEXPECTED_RESPONSE, WAIT_TIMEOUT, Airlock,
-                            AirlockError, AsyncAirlock, ChainError, Tool, tool)
+                            AirlockError, AsyncAirlock, ChainError, Tool, current_call, tool)
 
 from .stub import (DROP, Reply, Stub, approval_doc, call_doc, chain_doc, error_reply, json_reply, raw_reply, sse,
                    sse_reply)
@@ -546,6 +546,22 @@ class ContractTests:
         with self.assertRaises(ChainError):
             self.c.resume("ch_1")
 
+    def test_handlers_see_their_call(self):
+        seen = []
+
+        def handler(args):
+            c = current_call()
+            seen.append((c.id, c.seq, c.deadline, args["n"]))
+            return None
+
+        self.run_stub([sse("call_pending", call_doc("c1", 1, "t", {"n": 1}), 1),
+                       sse("call_pending", call_doc("c2", 2, "t", {"n": 2}), 2), 0.5,
+                       sse("done", chain_doc(status="ok"), 3)])
+        self.assertIsNone(current_call())
+        self.c.run("x", tools=[T("t", handler)])
+        self.assertEqual(sorted(seen), [("c1", 1, "2026-11-27T21:01:00Z", 1), ("c2", 2, "2026-11-27T21:01:00Z", 2)])
+        self.assertIsNone(current_call())
+
     def test_run_skips_replayed_calls_without_args(self):
         settled = {k: v for k, v in call_doc("c1", 1, "t", {"n": 1}).items() if k != "args"}
         ran = []
@@ -627,6 +643,7 @@ class AsyncTest(ContractTests, unittest.TestCase):
         started = []
 
         async def handler(args):
+            self.assertEqual(current_call().args, args)  # each task its own call
             started.append(args["n"])
             while len(started) < 2:  # both started before either returns
                 await asyncio.sleep(0.01)
