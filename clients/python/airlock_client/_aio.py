@@ -381,7 +381,10 @@ class AsyncAirlock:
 
         async def sweep() -> None:
             if fol.tools:
-                inbox.put_nowait(("calls", await self.calls(chain_id)))
+                try:
+                    inbox.put_nowait(("calls", await _retried(self.calls, chain_id)))
+                except AirlockError:
+                    pass  # a call it would have found still comes as an event or a parked entry
 
         stream.on_reconnect = lambda: spawn(sweep())
 
@@ -395,7 +398,10 @@ class AsyncAirlock:
             inbox.put_nowait(("end", None))
 
         async def poll() -> None:
-            inbox.put_nowait(("chain", await self.chain(chain_id)))
+            try:
+                inbox.put_nowait(("chain", await self.chain(chain_id)))
+            except AirlockError:
+                pass  # the stream or the next poll tells
 
         spawn(read())
         loop = asyncio.get_running_loop()
@@ -446,16 +452,17 @@ class AsyncAirlock:
         if s.kind == "approval":
             assert on_approval is not None
             try:
-                req = s.item if isinstance(s.item, ApprovalRequest) else await self.approval(s.id)
+                req = s.item if isinstance(s.item, ApprovalRequest) else await _retried(self.approval, s.id)
                 d = await _call(on_approval, req)
                 if d is not None:
-                    await approver.decide(req, d)
+                    await _retried(approver.decide, req, d)
             except AirlockError as e:
                 if e.reason not in _core.APPROVAL_SETTLED:
                     raise
             return
         try:
-            call = s.item if isinstance(s.item, PendingCall) and not s.verify else await self.call(s.id)
+            call = (s.item if isinstance(s.item, PendingCall) and not s.verify
+                    else await _retried(self.call, s.id))
         except AirlockError as e:
             if e.reason in _core.CALL_SETTLED:
                 return
@@ -471,14 +478,25 @@ class AsyncAirlock:
         path = "/v1/calls/" + _core.quote(call.id)
         try:
             try:
-                await self._json("POST", path, body)
+                await _retried(self._json, "POST", path, body)
             except AirlockError as e:
                 if e.reason not in _core.RESULT_REFUSED:
                     raise
-                await self._json("POST", path, _core.answer_body(call.args_hash, error=_core.refused_text(e)))
+                await _retried(self._json, "POST", path, _core.answer_body(call.args_hash, error=_core.refused_text(e)))
         except AirlockError as e:
             if e.reason not in _core.CALL_SETTLED:
                 raise
+
+
+async def _retried(fn: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+    """_retried awaits fn(*args), again after each failure in _core.RETRIED."""
+    for pause in _core.RETRY_DELAYS + (None,):
+        try:
+            return await fn(*args)
+        except AirlockError as e:
+            if pause is None or e.reason not in _core.RETRIED:
+                raise
+            await asyncio.sleep(pause)
 
 
 async def _call(fn: Callable[..., Any], arg: Any) -> Any:

@@ -223,6 +223,15 @@ CALL_SETTLED = frozenset({"already_answered", "call_expired", "call_not_found"})
 APPROVAL_SETTLED = frozenset({"already_decided", "approval_expired", "approval_not_found"})
 
 
+# Failures a follow retries a request after (its answers, decisions and
+# reads): the fleet's bucket could not be read or written, or no answer
+# came (a lost answer to a POST is safe to repeat: the first answer wins,
+# and a repeat is refused as already answered).
+RETRIED = frozenset({"store_unavailable", "network_error"})
+#: RETRY_DELAYS are the pauses (seconds) before each retry.
+RETRY_DELAYS = (0.25, 1.0, 2.0)
+
+
 def refused_text(e: AirlockError) -> str:
     return "the caller's result was refused (%s): %s" % (e.reason, e.message)
 

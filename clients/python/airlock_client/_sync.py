@@ -384,27 +384,44 @@ class Airlock:
         threading.Thread(target=work, name="airlock-serve", daemon=True).start()
 
     def _poll(self, inbox: "queue.Queue[Tuple[str, Any]]", fol: _core.Follow) -> None:
-        inbox.put(("chain", self.chain(fol.chain_id)))
+        try:
+            inbox.put(("chain", self.chain(fol.chain_id)))
+        except AirlockError:
+            pass  # the stream or the next poll tells
 
     def _sweep(self, inbox: "queue.Queue[Tuple[str, Any]]", fol: _core.Follow) -> None:
         if fol.tools:
-            inbox.put(("calls", self.calls(fol.chain_id)))
+            try:
+                inbox.put(("calls", self._retried(self.calls, fol.chain_id)))
+            except AirlockError:
+                pass  # a call it would have found still comes as an event or a parked entry
+
+    @staticmethod
+    def _retried(fn: Callable[..., Any], *args: Any) -> Any:
+        """_retried calls fn, again after each failure in _core.RETRIED."""
+        for pause in _core.RETRY_DELAYS + (None,):
+            try:
+                return fn(*args)
+            except AirlockError as e:
+                if pause is None or e.reason not in _core.RETRIED:
+                    raise
+                time.sleep(pause)
 
     def _serve(self, inbox: "queue.Queue[Tuple[str, Any]]", fol: _core.Follow, s: _core.Serve,
                on_approval: Optional[ApprovalHandler], approver: "Airlock") -> None:
         if s.kind == "approval":
             assert on_approval is not None
             try:
-                req = s.item if isinstance(s.item, ApprovalRequest) else self.approval(s.id)
+                req = s.item if isinstance(s.item, ApprovalRequest) else self._retried(self.approval, s.id)
                 d = on_approval(req)
                 if d is not None:
-                    approver.decide(req, d)
+                    self._retried(approver.decide, req, d)
             except AirlockError as e:
                 if e.reason not in _core.APPROVAL_SETTLED:
                     raise
             return
         try:
-            call = s.item if isinstance(s.item, PendingCall) and not s.verify else self.call(s.id)
+            call = s.item if isinstance(s.item, PendingCall) and not s.verify else self._retried(self.call, s.id)
         except AirlockError as e:
             if e.reason in _core.CALL_SETTLED:
                 return
@@ -417,14 +434,14 @@ class Airlock:
             body = _core.answer_body(call.args_hash, error=_core.handler_error(e))
         finally:
             _core.CALL.reset(token)
+        path = "/v1/calls/" + _core.quote(call.id)
         try:
             try:
-                self._json("POST", "/v1/calls/" + _core.quote(call.id), body)
+                self._retried(self._json, "POST", path, body)
             except AirlockError as e:
                 if e.reason not in _core.RESULT_REFUSED:
                     raise
-                self._json("POST", "/v1/calls/" + _core.quote(call.id),
-                           _core.answer_body(call.args_hash, error=_core.refused_text(e)))
+                self._retried(self._json, "POST", path, _core.answer_body(call.args_hash, error=_core.refused_text(e)))
         except AirlockError as e:
             if e.reason not in _core.CALL_SETTLED:
                 raise

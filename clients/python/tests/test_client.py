@@ -411,6 +411,22 @@ class ContractTests:
                 self.assertEqual(cm.exception.chain.id, "ch_1")
                 self.assertEqual(self.stub.seen("DELETE", "/v1/chains/ch_1"), [])
 
+    def test_run_retries_an_answer_the_store_could_not_record(self):
+        tries = []
+        taken = threading.Event()
+
+        def answer(r):
+            tries.append(r.body)
+            if len(tries) < 3:
+                return error_reply(503, "store_unavailable")
+            taken.set()
+            return json_reply(200, {"call": call_doc("c1", 1, "t", {}), "answered": "x"})
+
+        self.run_stub([sse("call_pending", call_doc("c1", 1, "t", {}), 1), taken,
+                       sse("done", chain_doc(status="ok"), 2)], answers=answer)
+        self.c.run("x", tools=[T("t", lambda a: 5)])
+        self.assertEqual(tries, [{"args_hash": "h-c1", "result": 5}] * 3)
+
     def test_run_fails_on_an_answer_refused_otherwise_and_cancels(self):
         self.run_stub([sse("call_pending", call_doc("c1", 1, "t", {}), 1), 5.0,
                        sse("done", chain_doc(status="ok"), 2)],
