@@ -152,12 +152,11 @@ class AsyncAirlock:
 
     async def _open(self, method: str, path: str, body: Any = None, *, accept: str = "application/json",
                     extra: Optional[Mapping[str, str]] = None, timeout: Optional[float] = None) -> _Response:
+        limit = timeout if timeout is not None else self.timeout
         try:
-            return await asyncio.wait_for(self._exchange(method, path, body, accept, extra),
-                                          timeout if timeout is not None else self.timeout)
+            return await asyncio.wait_for(self._exchange(method, path, body, accept, extra), limit)
         except asyncio.TimeoutError:
-            raise AirlockError(NETWORK_ERROR, "%s %s: no answer within %gs" % (method, path, self.timeout)) \
-                from None
+            raise AirlockError(NETWORK_ERROR, "%s %s: no answer within %gs" % (method, path, limit)) from None
         except _NET_ERRORS as e:
             raise AirlockError(NETWORK_ERROR, "%s %s: %s" % (method, path, e)) from None
 

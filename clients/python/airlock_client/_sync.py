@@ -264,9 +264,9 @@ class Airlock:
         tmap = _core.tool_map(tools)
         ch = self.submit(script, tools=tools, language=language, server_tools=server_tools, policy=policy,
                          limits=limits, guest=guest)
-        if on_submitted is not None:
-            on_submitted(ch)
         try:
+            if on_submitted is not None:
+                on_submitted(ch)
             final = self._follow(ch.id, tmap, on_approval, approver, on_event, timeout, cancel, attached=False)
         except BaseException:
             try:
