@@ -40,6 +40,8 @@ class Reply:
     body: bytes = b""
     stream: Optional[List[Any]] = None
     hang: float = 0.0
+    #: until_close: no Content-Length, the body ends with the connection.
+    until_close: bool = False
 
 
 def json_reply(status: int, body: Any) -> Reply:
@@ -101,7 +103,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if reply.stream is None:
             self.send_response(reply.status)
             self.send_header("Content-Type", reply.content_type)
-            self.send_header("Content-Length", str(len(reply.body)))
+            if not reply.until_close:
+                self.send_header("Content-Length", str(len(reply.body)))
             self.send_header("Connection", "close")
             self.end_headers()
             self.wfile.write(reply.body)

@@ -243,6 +243,12 @@ class ContractTests:
         self.stub.routes[("GET", "/v1/calls")] = lambda r: json_reply(200, {"calls": [{"id": "c1"}]})
         self.assertEqual(self.refused(self.c.calls).reason, UNEXPECTED_RESPONSE)
 
+    def test_body_that_ends_with_the_connection(self):
+        body = json.dumps(chain_doc(status="ok", value="v" * 100000)).encode()
+        self.stub.routes[("GET", "/v1/chains/ch_1")] = lambda r: Reply(200, "application/json", body,
+                                                                       until_close=True)
+        self.assertEqual(self.c.chain("ch_1").value, "v" * 100000)
+
     def test_answer_larger_than_the_cap_is_refused(self):
         c = self.make(self.stub.url, max_response_bytes=1000)
         self.stub.routes[("GET", "/v1/chains/ch_1")] = lambda r: json_reply(200, chain_doc(status="ok",
