@@ -205,7 +205,7 @@ class AsyncAirlock:
     def events(self, chain_id: str, *, last_event_id: Optional[str] = None,
                reconnect: bool = True) -> "AsyncEventStream":
         """events is Airlock.events: an async iterator of Event (``async
-        for``); aclose() ends it."""
+        for``); aclose() ends it, and so does leaving ``async with``."""
         return AsyncEventStream(self, chain_id, last_event_id or "", reconnect)
 
     # -- approvals --------------------------------------------------------
@@ -543,6 +543,12 @@ class AsyncEventStream:
 
     def __aiter__(self) -> AsyncIterator[Event]:
         return self
+
+    async def __aenter__(self) -> "AsyncEventStream":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
 
     async def __anext__(self) -> Event:
         while True:

@@ -145,7 +145,7 @@ class Airlock:
         its start, or after ``last_event_id``, until ``done``. A broken
         stream is opened again with Last-Event-ID (unless reconnect is
         False). The stream is an iterator of Event; close() ends it, also
-        from another thread."""
+        from another thread, and so does leaving ``with``."""
         return EventStream(self, chain_id, last_event_id or "", reconnect)
 
     # -- approvals --------------------------------------------------------
@@ -486,6 +486,12 @@ class EventStream:
 
     def __iter__(self) -> Iterator[Event]:
         return self
+
+    def __enter__(self) -> "EventStream":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
     def __next__(self) -> Event:
         try:

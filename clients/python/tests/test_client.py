@@ -632,6 +632,12 @@ class SyncTest(ContractTests, unittest.TestCase):
         self.assertLess(time.monotonic() - t, 2.0)
         self.assertEqual(len(self.stub.seen("DELETE", "/v1/chains/ch_1")), 1)
 
+    def test_stream_as_a_context_manager(self):
+        self.stub.routes[("GET", "/v1/chains/ch_1/events")] = lambda r: sse_reply(sse("tool_call", {}, 1), 5.0)
+        with self.c.events("ch_1") as stream:
+            self.assertEqual(next(stream).name, "tool_call")
+        self.assertEqual(list(stream), [])
+
     def test_close_unblocks_a_reading_thread(self):
         self.stub.routes[("GET", "/v1/chains/ch_1/events")] = lambda r: sse_reply(sse("tool_call", {}, 1), 5.0)
         stream = self.c.events("ch_1")
@@ -660,6 +666,18 @@ class AsyncTest(ContractTests, unittest.TestCase):
         asyncio.run(main())
         self.assertLess(time.monotonic() - t, 2.0)
         self.assertEqual(len(self.stub.seen("DELETE", "/v1/chains/ch_1")), 1)
+
+    def test_stream_as_a_context_manager(self):
+        self.stub.routes[("GET", "/v1/chains/ch_1/events")] = lambda r: sse_reply(sse("tool_call", {}, 1), 5.0)
+
+        async def main():
+            async with self.c.client.events("ch_1") as stream:
+                self.assertEqual((await stream.__anext__()).name, "tool_call")
+            self.assertEqual([ev async for ev in stream], [])
+
+        t = time.monotonic()
+        asyncio.run(main())
+        self.assertLess(time.monotonic() - t, 2.0)
 
     def test_coroutine_handlers_run_concurrently_on_the_loop(self):
         started = []
