@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,18 +55,12 @@ func unittest(t *testing.T, env []string, min int, args ...string) string {
 	require.NoError(t, err, "%s", out)
 	m := regexp.MustCompile(`(?m)^Ran (\d+) tests? in`).FindStringSubmatch(string(out))
 	require.NotNil(t, m, "%s", out)
-	require.GreaterOrEqual(t, atoi(t, m[1]), min, "%s", out)
+	ran, err := strconv.Atoi(m[1])
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, ran, min, "%s", out)
 	require.Regexp(t, `(?m)^OK$`, string(out))
 	require.NotContains(t, string(out), "skipped", "no live or unit test may skip")
 	return string(out)
-}
-
-func atoi(t *testing.T, s string) int {
-	n := 0
-	for _, c := range s {
-		n = n*10 + int(c-'0')
-	}
-	return n
 }
 
 // TestUnit runs the unit tests: both clients against a stub server (every
