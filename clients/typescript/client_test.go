@@ -84,18 +84,74 @@ var compiled struct {
 	err  error
 }
 
-// build compiles src and test with tsc, once per test binary, and returns
-// the output directory (its test/ holds the compiled tests).
+// build compiles src, test and the TypeScript examples of docs/clients.md
+// (as examples/exN.ts, importing the client by a relative path) with tsc,
+// once per test binary, and returns the output directory: its dist/test
+// holds the compiled tests, dist/examples the examples.
 func build(t *testing.T, bin string) string {
 	t.Helper()
 	compiled.once.Do(func() {
 		compiled.dir, compiled.err = os.MkdirTemp("", "airlock-ts-client-")
-		if compiled.err == nil {
-			compiled.out, compiled.err = run(t, 5*time.Minute, nil, filepath.Join(bin, "tsc"), "-p", ".", "--outDir", compiled.dir)
+		if compiled.err != nil {
+			return
 		}
+		d := compiled.dir
+		copyTree(t, "src", filepath.Join(d, "src"))
+		copyTree(t, "test", filepath.Join(d, "test"))
+		pkg, err := os.ReadFile("package.json") // "type": "module"
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(d, "package.json"), pkg, 0o600))
+		require.NoError(t, os.MkdirAll(filepath.Join(d, "examples"), 0o755))
+		for i, ex := range docExamples(t) {
+			src := strings.ReplaceAll(ex.code, `from "@airlockrt/client"`, `from "../src/index.js"`)
+			require.NoError(t, os.WriteFile(filepath.Join(d, "examples", fmt.Sprintf("ex%d.ts", i)), []byte(src), 0o600))
+		}
+		writeTSConfig(t, d, `"outDir": "dist"`, `"src/**/*.ts", "test/**/*.ts", "examples/*.ts"`)
+		compiled.out, compiled.err = run(t, 5*time.Minute, nil, filepath.Join(bin, "tsc"), "-p", d)
 	})
 	require.NoError(t, compiled.err, "tsc:\n%s", compiled.out)
-	return compiled.dir
+	return filepath.Join(compiled.dir, "dist")
+}
+
+// writeTSConfig writes dir/tsconfig.json: the package's, with these
+// compiler options and inputs, its types found in the package's
+// node_modules.
+func writeTSConfig(t *testing.T, dir, options, include string) {
+	t.Helper()
+	c := fmt.Sprintf(`{"extends": %q, "compilerOptions": {"rootDir": ".", "typeRoots": [%q], %s}, "include": [%s]}`,
+		filepath.Join(mustAbs(t, "."), "tsconfig.json"), mustAbs(t, "node_modules/@types"), options, include)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "tsconfig.json"), []byte(c), 0o600))
+}
+
+// example is a TypeScript example of docs/clients.md: its code, how it is
+// checked (run, run fleet, compile) and the output it shows.
+type example struct {
+	mode, code, output string
+}
+
+var exampleBlock = regexp.MustCompile("(?s)<!-- example: ([a-z ]+) -->\n```ts\n(.*?)```(?:\n\n```text\n(.*?)```)?")
+
+// docExamples returns the examples of the TypeScript section of
+// docs/clients.md; every ts block there must be marked as one.
+func docExamples(t *testing.T) []example {
+	t.Helper()
+	b, err := os.ReadFile("../../docs/clients.md")
+	require.NoError(t, err)
+	doc := string(b)
+	start := strings.Index(doc, "\n## TypeScript\n")
+	require.GreaterOrEqual(t, start, 0, "docs/clients.md has no ## TypeScript section")
+	section := doc[start+1:]
+	if end := strings.Index(section[3:], "\n## "); end >= 0 {
+		section = section[:end+3]
+	}
+	var out []example
+	for _, m := range exampleBlock.FindAllStringSubmatch(section, -1) {
+		require.Contains(t, []string{"run", "run fleet", "compile"}, m[1], "unknown example mode")
+		out = append(out, example{mode: m[1], code: m[2], output: m[3]})
+	}
+	require.Equal(t, strings.Count(section, "```ts\n"), len(out), "every ts block of docs/clients.md's TypeScript section needs an <!-- example: run|run fleet|compile --> line before it")
+	require.NotEmpty(t, out)
+	return out
 }
 
 var counts = regexp.MustCompile(`(?m)^# (tests|pass|fail|cancelled|skipped|todo) (\d+)$`)
@@ -132,6 +188,53 @@ func TestLive(t *testing.T) {
 	s := servetest.Start(t, servetest.Options{})
 	out := nodeTest(t, node, s.Env(), 9, filepath.Join(dist, "test", "live.test.js"))
 	require.Contains(t, out, "a denied call throws a ToolError with reason approval_denied in the script")
+}
+
+// TestLiveFleet runs the fleet tests against two processes sharing one
+// bucket in approval mode park.
+func TestLiveFleet(t *testing.T) {
+	node, bin := tools(t)
+	dist := build(t, bin)
+	s := servetest.Start(t, servetest.Options{Processes: 2, ApprovalMode: "park"})
+	out := nodeTest(t, node, s.Env(), 3, filepath.Join(dist, "test", "fleet.test.js"))
+	require.Contains(t, out, "a chain parked on one process is resumed through the other")
+}
+
+// TestDocExamples runs the TypeScript examples of docs/clients.md marked
+// run against one process (those marked run fleet against a fleet of two
+// in park mode) and compares what each prints with the output the page
+// shows; tsc has compiled every one of them (build).
+func TestDocExamples(t *testing.T) {
+	node, bin := tools(t)
+	dist := build(t, bin)
+	examples := docExamples(t)
+	servers := map[string]*servetest.Served{}
+	for _, ex := range examples {
+		if servers[ex.mode] != nil || ex.mode == "compile" {
+			continue
+		}
+		o := servetest.Options{}
+		if ex.mode == "run fleet" {
+			o = servetest.Options{Processes: 2, ApprovalMode: "park"}
+		}
+		servers[ex.mode] = servetest.Start(t, o)
+	}
+	for i, ex := range examples {
+		t.Run(fmt.Sprintf("ex%d", i), func(t *testing.T) {
+			if ex.mode == "compile" {
+				return // compiled by build
+			}
+			var urls []string
+			for _, p := range servers[ex.mode].Processes {
+				urls = append(urls, p.URL)
+			}
+			env := []string{"AIRLOCK_URL=" + urls[0], "AIRLOCK_URLS=" + strings.Join(urls, ","),
+				"AIRLOCK_API_KEY=" + servetest.Acme.Submit, "AIRLOCK_APPROVER_KEY=" + servetest.Acme.Approver}
+			out, err := run(t, 2*time.Minute, env, node, filepath.Join(dist, "examples", fmt.Sprintf("ex%d.js", i)))
+			require.NoError(t, err, "example %d:\n%s\n%s", i, ex.code, out)
+			require.Equal(t, strings.TrimSpace(ex.output), strings.TrimSpace(out), "example %d prints other than docs/clients.md shows:\n%s", i, ex.code)
+		})
+	}
 }
 
 // TestGenerated: src/openapi.ts is exactly what the pinned
@@ -186,8 +289,7 @@ func TestClientFollowsSpec(t *testing.T) {
 			copyTree(t, "src", filepath.Join(dir, "src"))
 			out, err := run(t, 2*time.Minute, nil, filepath.Join(bin, "openapi-typescript"), generateArgs(t, mutated, filepath.Join(dir, "src", "openapi.ts"))...)
 			require.NoError(t, err, "%s", out)
-			tsconfig := `{"extends": "` + filepath.Join(mustAbs(t, "."), "tsconfig.json") + `", "compilerOptions": {"rootDir": ".", "noEmit": true, "typeRoots": ["` + mustAbs(t, "node_modules/@types") + `"]}, "include": ["src/**/*.ts"]}`
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "tsconfig.json"), []byte(tsconfig), 0o600))
+			writeTSConfig(t, dir, `"noEmit": true`, `"src/**/*.ts"`)
 			out, err = run(t, 2*time.Minute, nil, filepath.Join(bin, "tsc"), "-p", dir)
 			require.Error(t, err, "tsc accepted the client against a spec where %s:\n%s", c.name, out)
 			require.Contains(t, out, "error TS")
@@ -197,8 +299,7 @@ func TestClientFollowsSpec(t *testing.T) {
 	// The control: the unchanged spec compiles the same way.
 	dir := t.TempDir()
 	copyTree(t, "src", filepath.Join(dir, "src"))
-	tsconfig := `{"extends": "` + filepath.Join(mustAbs(t, "."), "tsconfig.json") + `", "compilerOptions": {"rootDir": ".", "noEmit": true, "typeRoots": ["` + mustAbs(t, "node_modules/@types") + `"]}, "include": ["src/**/*.ts"]}`
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "tsconfig.json"), []byte(tsconfig), 0o600))
+	writeTSConfig(t, dir, `"noEmit": true`, `"src/**/*.ts"`)
 	out, err := run(t, 2*time.Minute, nil, filepath.Join(bin, "tsc"), "-p", dir)
 	require.NoError(t, err, "%s", out)
 }

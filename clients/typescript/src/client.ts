@@ -32,11 +32,11 @@ export interface AirlockOptions {
   /** The server's base URL, e.g. http://127.0.0.1:8080. Required. */
   baseUrl: string;
   /** The bearer API key; none for a loopback server without keys. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** The fetch to use; default globalThis.fetch. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** Headers added to every request (a traceparent, say). */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
 }
 
 /** Options of one request. */

@@ -98,8 +98,13 @@ const decided = new Set(["already_decided", "approval_expired", "approval_not_fo
 export async function follow<T>(client: Airlock, id: string, opts: FollowOptions): Promise<RunOutcome<T>> {
   const tools = opts.tools ?? {};
   const approver = opts.approver ?? client;
-  const inner = new AbortController(); // ends handlers and the stream when the run ends
+  const inner = new AbortController(); // aborted when a handler's answer fails: ends the stream
   const signal = opts.signal ? AbortSignal.any([opts.signal, inner.signal]) : inner.signal;
+  // Aborted when the run ends, for the handlers still running. The stream's
+  // own requests are not aborted after a clean end: undici reports an abort
+  // of a finished response as an unhandled rejection.
+  const ended = new AbortController();
+  const handlerSignal = AbortSignal.any([signal, ended.signal]);
   const seen = new Set<string>();
   const work = new Set<Promise<void>>();
   let failure: unknown;
@@ -119,7 +124,7 @@ export async function follow<T>(client: Airlock, id: string, opts: FollowOptions
     const ctl = new AbortController();
     const ms = Date.parse(call.deadline) - Date.now();
     const timer = Number.isFinite(ms) ? setTimeout(() => ctl.abort(new Error(`call ${call.id} passed its deadline`)), Math.max(ms, 0)) : undefined;
-    const callSignal = AbortSignal.any([signal, ctl.signal]);
+    const callSignal = AbortSignal.any([handlerSignal, ctl.signal]);
     try {
       if (!tool) throw new Error(`no handler for caller tool ${call.tool} in this client`);
       // A handler that ignores its signal is abandoned when the signal aborts.
@@ -129,7 +134,7 @@ export async function follow<T>(client: Airlock, id: string, opts: FollowOptions
     } finally {
       clearTimeout(timer);
     }
-    if (signal.aborted) return;
+    if (handlerSignal.aborted) return;
     try {
       await client.calls.answer(call, out, { signal });
     } catch (err) {
@@ -217,7 +222,7 @@ export async function follow<T>(client: Airlock, id: string, opts: FollowOptions
     }
     throw err;
   } finally {
-    inner.abort();
+    ended.abort();
     await Promise.allSettled([...work]);
   }
   if (failure !== undefined) throw failure;
