@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/airlockrt/airlock/internal/servetest"
 )
@@ -188,6 +189,51 @@ func TestLive(t *testing.T) {
 	s := servetest.Start(t, servetest.Options{})
 	out := nodeTest(t, node, s.Env(), 9, filepath.Join(dist, "test", "live.test.js"))
 	require.Contains(t, out, "a denied call throws a ToolError with reason approval_denied in the script")
+}
+
+// TestLiveCallerTools runs the caller-tool tests against one `airlock
+// serve` whose caller tools take results of at most 1 KiB.
+func TestLiveCallerTools(t *testing.T) {
+	node, bin := tools(t)
+	dist := build(t, bin)
+	s := servetest.Start(t, servetest.Options{Config: "caller_tools: {max_result_bytes: 1KiB}"})
+	out := nodeTest(t, node, s.Env(), 8, filepath.Join(dist, "test", "callers.test.js"))
+	require.Contains(t, out, "refuses every bad answer by its reason code")
+}
+
+// TestEventNames: the client knows every event the specification lists
+// in x-sse-events, and every event it knows is there or call_pending.
+func TestEventNames(t *testing.T) {
+	spec, err := os.ReadFile("../../docs/openapi.yaml")
+	require.NoError(t, err)
+	var doc map[string]any
+	require.NoError(t, yaml.Unmarshal(spec, &doc))
+	var events map[string]any
+	node := any(doc)
+	for _, k := range []string{"paths", "/v1/chains/{id}/events", "get", "responses", "200", "content", "text/event-stream", "x-sse-events"} {
+		m, ok := node.(map[string]any)
+		require.True(t, ok, "openapi.yaml has no %s where the events are expected", k)
+		node = m[k]
+	}
+	events, _ = node.(map[string]any)
+	require.NotEmpty(t, events)
+	src, err := os.ReadFile("src/client.ts")
+	require.NoError(t, err)
+	block := regexp.MustCompile(`(?s)export interface EventMap \{(.*?)\n\}`).FindSubmatch(src)
+	require.NotNil(t, block)
+	known := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^\s+"?([a-z_.]+)"?: `).FindAllSubmatch(block[1], -1) {
+		known[string(m[1])] = true
+	}
+	for name := range events {
+		require.True(t, known[name], "the client's EventMap lacks the event %s of openapi.yaml", name)
+		require.Contains(t, string(src), `"`+name+`"`, "knownEvents lacks %s", name)
+	}
+	for name := range known {
+		if name != "call_pending" {
+			require.Contains(t, events, name, "the client knows an event %s that openapi.yaml does not list", name)
+		}
+	}
 }
 
 // TestLiveFleet runs the fleet tests against two processes sharing one

@@ -38,6 +38,32 @@ describe("live fleet: parked chains", () => {
     assert.equal(out.value, "approval_denied");
   });
 
+  it("a chain parked on a caller tool's call is answered and resumed through the other process", async () => {
+    const tools = {
+      lookup_customer: {
+        description: "Find a customer by email.",
+        schema: { type: "object", properties: { email: { type: "string" } }, required: ["email"] },
+        handler: ({ email }: { email: string }) => ({ id: 11, email }),
+      },
+    };
+    const c = await agentA.submit(`const r = await tools.lookup_customer({email: "f@example.com"}); return r.id;`, { tools });
+    const parked = await agentB.waitParked(c.id);
+    assert.equal(parked.status, "parked");
+    const entry = parked.pending?.[0] as { kind?: string; tool?: string } | undefined;
+    assert.deepEqual([entry?.kind, entry?.tool], ["call", "lookup_customer"]);
+    const out = await agentB.resume<number>(c.id, { tools });
+    assert.equal(out.value, 11);
+    assert.equal((await agentA.chain(c.id)).status, "ok");
+  });
+
+  it("run answers its caller tools across parks", async () => {
+    const out = await agentA.run<number[]>(
+      `return await Promise.all([tools.n({i: 1}), tools.n({i: 2})]);`,
+      { tools: { n: { description: "Echo i.", schema: { type: "object" }, handler: ({ i }: { i: number }) => i * 10 } } },
+    );
+    assert.deepEqual(out.value, [10, 20]);
+  });
+
   it("a parked chain is cancelled from the other process", async () => {
     const c = await agentA.submit(`await tools.send_message({to: "ops@example.com", text: "never"}); return 1;`);
     await agentB.waitParked(c.id);
