@@ -196,7 +196,7 @@ func TestLive(t *testing.T) {
 func TestLiveCallerTools(t *testing.T) {
 	node, bin := tools(t)
 	dist := build(t, bin)
-	s := servetest.Start(t, servetest.Options{Config: "caller_tools: {max_result_bytes: 1KiB}"})
+	s := servetest.Start(t, servetest.Options{Config: "server: {max_caller_result_bytes: 1KiB}"})
 	out := nodeTest(t, node, s.Env(), 8, filepath.Join(dist, "test", "callers.test.js"))
 	require.Contains(t, out, "refuses every bad answer by its reason code")
 }

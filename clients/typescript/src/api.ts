@@ -48,64 +48,22 @@ export type ErrorBody = Schemas["Error"];
 /** A risk level of a configured tool. */
 export type Risk = Schemas["Risk"];
 
-// ---------------------------------------------------------------------------
-// Caller tools (issue 25). These follow the HTTP contract of the caller tools
-// until docs/openapi.yaml declares them; then they become aliases of the
-// generated schemas like the ones above.
-
-/** The risk a caller tool may declare (default SAFE). */
-export type CallerRisk = "SAFE" | "LOW" | "MEDIUM" | "HIGH" | "CRITICAL";
-
 /** A JSON Schema, as a plain object. */
 export type JSONSchema = { [key: string]: unknown };
-
 /** A caller tool as a submission declares it (`caller_tools[]`). */
-export interface CallerToolSpec {
-  name: string;
-  description: string;
-  input_schema: JSONSchema;
-  output_schema?: JSONSchema;
-  risk?: CallerRisk;
-  scopes?: string[];
-}
-
-/** A submission: the specification's body plus the caller tools. */
-export type Submission = SubmitRequest & { caller_tools?: CallerToolSpec[] };
-
+export type CallerToolSpec = Schemas["CallerTool"];
+/** A submission (`POST /v1/chains`), caller tools included. */
+export type Submission = SubmitRequest;
 /** A call of a caller tool that waits for its answer. */
-export interface PendingCall {
-  /** Opaque: never parse it. */
-  id: string;
-  chain_id: string;
-  tenant: string;
-  seq: number;
-  tool: string;
-  /** The canonical arguments, artifact refs resolved. */
-  args?: unknown;
-  /** Hex SHA-256 of the canonical arguments; an answer must carry it. */
-  args_hash: string;
-  args_size: number;
-  created: string;
-  /** When the call times out (call_timeout, or a park's expiry). */
-  deadline: string;
-}
-
+export type PendingCall = Schemas["PendingCall"];
 /** The body of `POST /v1/calls/{id}`: exactly one of result and error. */
-export type CallAnswer =
-  | { args_hash: string; result: unknown; error?: never }
-  | { args_hash: string; error: string; result?: never };
-
+export type CallAnswer = Schemas["AnswerRequest"];
 /** The answer to `POST /v1/calls/{id}`. */
-export interface CallAnswered {
-  call: PendingCall;
-  answered: string;
-}
-
-/** An entry of a parked chain's `pending`: an approval or a caller call. */
-export type PendingEntry = NonNullable<Chain["pending"]>[number] & {
-  kind?: "approval" | "call";
-  deadline?: string;
-};
+export type CallAnswered = Schemas["AnswerResponse"];
+/** The body of `POST /v1/tools.d.ts`. */
+export type DeclarationsRequest = Schemas["DeclarationsRequest"];
+/** An entry of a parked chain's `pending`: an approval, or a caller tool's call (kind "call"). */
+export type PendingEntry = NonNullable<Chain["pending"]>[number];
 
 // ---------------------------------------------------------------------------
 // Typed requests.

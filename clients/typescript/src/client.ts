@@ -197,9 +197,8 @@ export class Airlock {
     if (opts.guest !== undefined) body.guest = opts.guest;
     if (opts.configuredTools !== undefined) body.tools = opts.configuredTools;
     if (opts.tools !== undefined && Object.keys(opts.tools).length > 0) body.caller_tools = callerToolSpecs(opts.tools);
-    // caller_tools is not in the specification's SubmitRequest yet: the body goes through #send.
-    const resp = await this.#send("post", "/v1/chains" + (opts.wait ? "" : "?async=1"), { body, signal: opts.signal });
-    return (await this.#json(resp, "post", "/v1/chains", opts.wait ? [200] : [202])) as Answer<"/v1/chains", "post", 200 | 202>;
+    if (opts.wait) return this.request("post", "/v1/chains", { body, signal: opts.signal, ok: [200] });
+    return this.request("post", "/v1/chains", { body, query: { async: "1" }, signal: opts.signal, ok: [202] });
   }
 
   /** chain returns a chain's status and, once it ended, its result. */
@@ -358,31 +357,26 @@ export class Airlock {
   readonly calls = {
     /** list returns the pending calls of one chain, or with no chain id of the whole tenant. */
     list: async (chainId?: string, opts: RequestOptions = {}): Promise<PendingCall[]> => {
-      const path = chainId === undefined ? "/v1/calls" : `/v1/chains/${encodeURIComponent(chainId)}/calls`;
-      const resp = await this.#send("get", path, { signal: opts.signal });
-      const a = (await this.#json(resp, "get", path, [200])) as { calls?: unknown };
-      if (!Array.isArray(a.calls)) throw new AirlockError(200, clientReasons.unexpectedResponse, `GET ${path}: no calls array`);
-      return a.calls as PendingCall[];
+      const a = chainId === undefined
+        ? await this.request("get", "/v1/calls", { signal: opts.signal, ok: [200] })
+        : await this.request("get", "/v1/chains/{id}/calls", { params: { id: chainId }, signal: opts.signal, ok: [200] });
+      return a.calls;
     },
-    /** get returns one pending call (call_not_found once answered or expired). */
-    get: async (id: string, opts: RequestOptions = {}): Promise<PendingCall> => {
-      const path = `/v1/calls/${encodeURIComponent(id)}`;
-      const resp = await this.#send("get", path, { signal: opts.signal });
-      return (await this.#json(resp, "get", path, [200])) as PendingCall;
-    },
+    /** get returns one pending call, its arguments included (call_not_found once answered or ended). */
+    get: (id: string, opts: RequestOptions = {}): Promise<PendingCall> =>
+      this.request("get", "/v1/calls/{id}", { params: { id }, signal: opts.signal, ok: [200] }),
     /**
-     * answer answers a pending call with its result ({result}) or an error
-     * message the script's call throws ({error}), bound to the call's
-     * args_hash. Refusals: args_mismatch, already_answered, call_expired,
-     * call_not_found, result_too_large, output_schema_mismatch.
+     * answer answers a pending call with its result ({result}; undefined is
+     * sent as null) or an error message the script's call throws ({error}),
+     * bound to the call's args_hash. Refusals: args_mismatch,
+     * already_answered, call_expired, call_not_found, result_too_large,
+     * output_schema_mismatch, invalid_request (an empty error).
      */
-    answer: async (call: Pick<PendingCall, "id" | "args_hash">, answer: { result: unknown } | { error: string }, opts: RequestOptions = {}): Promise<CallAnswered> => {
+    answer: (call: Pick<PendingCall, "id" | "args_hash">, answer: { result: unknown } | { error: string }, opts: RequestOptions = {}): Promise<CallAnswered> => {
       const body: CallAnswer = "error" in answer
         ? { args_hash: call.args_hash, error: answer.error }
         : { args_hash: call.args_hash, result: answer.result === undefined ? null : answer.result };
-      const path = `/v1/calls/${encodeURIComponent(call.id)}`;
-      const resp = await this.#send("post", path, { body, signal: opts.signal });
-      return (await this.#json(resp, "post", path, [200])) as CallAnswered;
+      return this.request("post", "/v1/calls/{id}", { params: { id: call.id }, body, signal: opts.signal, ok: [200] });
     },
   };
 
@@ -416,7 +410,7 @@ export class Airlock {
     if (tools === undefined && opts.configuredTools === undefined) {
       resp = await this.#send("get", "/v1/tools.d.ts", { signal: opts.signal });
     } else {
-      const body: { tools?: string[]; caller_tools?: ReturnType<typeof callerToolSpecs> } = {};
+      const body: RequestBody<"/v1/tools.d.ts", "post"> = {};
       if (opts.configuredTools !== undefined) body.tools = opts.configuredTools;
       if (tools !== undefined) body.caller_tools = callerToolSpecs(tools);
       resp = await this.#send("post", "/v1/tools.d.ts", { body, signal: opts.signal });

@@ -63,7 +63,8 @@ export interface paths {
          * The chain's events as Server-Sent Events
          * @description Events (each with an increasing id; the data of each is one JSON
          *     value, its schema named in x-sse-events): approval_required
-         *     (ApprovalRequest), tool_call (ToolCallEvent), tool_result
+         *     (ApprovalRequest), call_pending (PendingCall: a caller tool's call
+         *     waits for its answer; args only while it waits), tool_call (ToolCallEvent), tool_result
          *     (ToolResultEvent), the governance lifecycle events tool.before,
          *     policy.before, policy.deny, gate.required, tool_call.deduped,
          *     tool.after and approval.parked (LifecycleEvent), log (LogEntry;
@@ -132,6 +133,62 @@ export interface paths {
         };
         /** One pending approval request with what a person needs beside it to decide */
         get: operations["getApprovalContext"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's calls of caller tools waiting for their answers, oldest first */
+        get: operations["listCalls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/calls/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** One pending call of a caller tool, with its arguments */
+        get: operations["getCall"];
+        put?: never;
+        /** Answer a call of a caller tool with its result or error, bound to its arguments */
+        post: operations["answerCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/chains/{id}/calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** The chain's calls of caller tools waiting for their answers */
+        get: operations["listChainCalls"];
         put?: never;
         post?: never;
         delete?: never;
@@ -214,7 +271,8 @@ export interface paths {
         /** The TypeScript declaration of `tools`, for a model's prompt */
         get: operations["toolsTypeScript"];
         put?: never;
-        post?: never;
+        /** The TypeScript declaration of the tools a chain with this selection and these caller tools would have */
+        post: operations["declarations"];
         delete?: never;
         options?: never;
         head?: never;
@@ -302,7 +360,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                reason: "malformed_json" | "unknown_field" | "invalid_request" | "invalid_language" | "invalid_script" | "invalid_module" | "unknown_tools" | "invalid_policy" | "above_operator_limit" | "unauthenticated" | "tenant_mismatch" | "not_found" | "chain_not_found" | "approval_not_found" | "artifact_not_found" | "method_not_allowed" | "chain_finished" | "already_decided" | "args_mismatch" | "approval_expired" | "body_too_large" | "body_timeout" | "unsupported_media_type" | "too_many_chains" | "internal_error" | "shutting_down" | "forbidden_host" | "forbidden_origin" | "forbidden_role" | "store_unavailable" | "running_elsewhere" | "too_many_streams" | "csrf_token_invalid" | "too_many_sign_ins" | "too_many_sessions";
+                reason: "malformed_json" | "unknown_field" | "invalid_request" | "invalid_language" | "invalid_script" | "invalid_module" | "unknown_tools" | "invalid_policy" | "above_operator_limit" | "unauthenticated" | "tenant_mismatch" | "not_found" | "chain_not_found" | "approval_not_found" | "artifact_not_found" | "method_not_allowed" | "chain_finished" | "already_decided" | "args_mismatch" | "approval_expired" | "body_too_large" | "body_timeout" | "unsupported_media_type" | "too_many_chains" | "internal_error" | "shutting_down" | "forbidden_host" | "forbidden_origin" | "forbidden_role" | "store_unavailable" | "running_elsewhere" | "too_many_streams" | "csrf_token_invalid" | "too_many_sign_ins" | "too_many_sessions" | "invalid_caller_tools" | "call_not_found" | "already_answered" | "call_expired" | "result_too_large" | "output_schema_mismatch";
                 /** @description What was wrong and what to do. */
                 message: string;
                 /** @description invalid_script: 1-based line. */
@@ -342,6 +400,8 @@ export interface components {
             guest?: components["schemas"]["Guest"];
             /** @description The input document of a wasm module; refused for scripts. */
             input?: unknown;
+            /** @description Tools the submitter runs; each call waits for its answer (POST /v1/calls/{id}). */
+            caller_tools?: components["schemas"]["CallerTool"][];
         };
         /**
          * @description Each value at most the operator's ceiling (server.max); on a server
@@ -401,8 +461,13 @@ export interface components {
             result?: components["schemas"]["RunResult"];
             /** @description Fleet, status parked: the approval requests the chain waits for (arguments omitted; GET /v1/approvals/{id}). */
             pending?: {
-                /** @description pk_ and 26 characters */
+                /** @description pk_ (an approval) or pc_ (a caller tool's call) and 26 characters */
                 id?: string;
+                /**
+                 * @description call for a caller tool's call waiting for its answer (POST /v1/calls/{id}); absent for an approval request
+                 * @enum {string}
+                 */
+                kind?: "call";
                 chain_id?: string;
                 seq?: number;
                 tool?: string;
@@ -464,7 +529,7 @@ export interface components {
              * @description The invoker's reason code (invoker/reasons.go; the governance codes: docs/governance.md).
              * @enum {string}
              */
-            reason?: "budget_exhausted" | "unknown_tool" | "not_callable_from_chain" | "arguments_too_large" | "invalid_arguments" | "no_approval_handler" | "approval_timeout" | "approval_denied" | "approval_failed" | "approval_expired" | "artifact_not_found" | "artifact_too_large" | "host_busy" | "tenant_memory" | "cancelled" | "call_timeout" | "tool_error" | "tool_panic" | "invalid_result" | "quota_exceeded" | "store_error" | "internal_error" | "scope_violation" | "gate_denied" | "preview_required" | "approval_mode_upgraded" | "dependency_unmet" | "read_before_write" | "call_limit_exceeded" | "argument_not_allowed" | "argument_pattern_mismatch" | "argument_too_long" | "policy_failed" | "tool_unavailable" | "rate_limited" | "outcome_unknown" | "idempotency_pending" | "idempotency_key_reused" | "call_interrupted";
+            reason?: "budget_exhausted" | "unknown_tool" | "not_callable_from_chain" | "arguments_too_large" | "invalid_arguments" | "no_approval_handler" | "approval_timeout" | "approval_denied" | "approval_failed" | "approval_expired" | "artifact_not_found" | "artifact_too_large" | "host_busy" | "tenant_memory" | "cancelled" | "call_timeout" | "tool_error" | "tool_panic" | "invalid_result" | "quota_exceeded" | "store_error" | "internal_error" | "scope_violation" | "gate_denied" | "preview_required" | "approval_mode_upgraded" | "dependency_unmet" | "read_before_write" | "call_limit_exceeded" | "argument_not_allowed" | "argument_pattern_mismatch" | "argument_too_long" | "policy_failed" | "tool_unavailable" | "rate_limited" | "outcome_unknown" | "idempotency_pending" | "idempotency_key_reused" | "call_interrupted" | "credential_unavailable";
             message?: string;
             /** Format: date-time */
             start: string;
@@ -523,7 +588,7 @@ export interface components {
              * @description The invoker's reason code, as the trace record's.
              * @enum {string}
              */
-            reason?: "budget_exhausted" | "unknown_tool" | "not_callable_from_chain" | "arguments_too_large" | "invalid_arguments" | "no_approval_handler" | "approval_timeout" | "approval_denied" | "approval_failed" | "approval_expired" | "artifact_not_found" | "artifact_too_large" | "host_busy" | "tenant_memory" | "cancelled" | "call_timeout" | "tool_error" | "tool_panic" | "invalid_result" | "quota_exceeded" | "store_error" | "internal_error" | "scope_violation" | "gate_denied" | "preview_required" | "approval_mode_upgraded" | "dependency_unmet" | "read_before_write" | "call_limit_exceeded" | "argument_not_allowed" | "argument_pattern_mismatch" | "argument_too_long" | "policy_failed" | "tool_unavailable" | "rate_limited" | "outcome_unknown" | "idempotency_pending" | "idempotency_key_reused" | "call_interrupted";
+            reason?: "budget_exhausted" | "unknown_tool" | "not_callable_from_chain" | "arguments_too_large" | "invalid_arguments" | "no_approval_handler" | "approval_timeout" | "approval_denied" | "approval_failed" | "approval_expired" | "artifact_not_found" | "artifact_too_large" | "host_busy" | "tenant_memory" | "cancelled" | "call_timeout" | "tool_error" | "tool_panic" | "invalid_result" | "quota_exceeded" | "store_error" | "internal_error" | "scope_violation" | "gate_denied" | "preview_required" | "approval_mode_upgraded" | "dependency_unmet" | "read_before_write" | "call_limit_exceeded" | "argument_not_allowed" | "argument_pattern_mismatch" | "argument_too_long" | "policy_failed" | "tool_unavailable" | "rate_limited" | "outcome_unknown" | "idempotency_pending" | "idempotency_key_reused" | "call_interrupted" | "credential_unavailable";
             duration_ms?: number;
             seq?: number;
         };
@@ -640,6 +705,57 @@ export interface components {
             /** Format: date-time */
             expires?: string;
         };
+        CallerTool: {
+            /** @description tools.<name> in the chain; not a configured tool's name. */
+            name: string;
+            description: string;
+            /** @description JSON Schema of its arguments (an object); absent: none. At most 256 KiB, 64 levels deep. */
+            input_schema?: Record<string, unknown>;
+            /** @description JSON Schema every answer's result must match. */
+            output_schema?: Record<string, unknown>;
+            risk?: components["schemas"]["Risk"];
+            scopes?: string[];
+        };
+        PendingCall: {
+            /** @description Opaque: <chain id>.<seq> while the chain runs in a process, pc_… when it parked. */
+            id: string;
+            chain_id: string;
+            tenant: string;
+            /** @description The call's number in the chain. */
+            seq: number;
+            tool: string;
+            /** @description Canonical arguments (sorted keys; artifact refs resolved). Only while the call waits. */
+            args?: Record<string, unknown>;
+            /** @description Hex SHA-256 of args; an answer must carry it. */
+            args_hash: string;
+            args_size: number;
+            /** Format: date-time */
+            created: string;
+            /**
+             * Format: date-time
+             * @description When the call ends call_timeout unanswered.
+             */
+            deadline: string;
+        };
+        /** @description Exactly one of result and error. */
+        AnswerRequest: {
+            /** @description The args_hash of the call as shown. */
+            args_hash: string;
+            /** @description The tool's result: any JSON, at most 512 KiB. */
+            result?: unknown;
+            /** @description The call fails with tool_error and this message. */
+            error?: string;
+        };
+        AnswerResponse: {
+            call: components["schemas"]["PendingCall"];
+            /** Format: date-time */
+            answered: string;
+        };
+        DeclarationsRequest: {
+            /** @description Tool names or tool sets, as in SubmitRequest.tools. Absent, every configured tool. */
+            tools?: string[];
+            caller_tools?: components["schemas"]["CallerTool"][];
+        };
         DecisionRequest: {
             /** @enum {string} */
             decision: "approve" | "deny";
@@ -706,7 +822,7 @@ export interface components {
              * @description The invoker's reason code (absent for ok).
              * @enum {string}
              */
-            reason?: "budget_exhausted" | "unknown_tool" | "not_callable_from_chain" | "arguments_too_large" | "invalid_arguments" | "no_approval_handler" | "approval_timeout" | "approval_denied" | "approval_failed" | "approval_expired" | "artifact_not_found" | "artifact_too_large" | "host_busy" | "tenant_memory" | "cancelled" | "call_timeout" | "tool_error" | "tool_panic" | "invalid_result" | "quota_exceeded" | "store_error" | "internal_error" | "scope_violation" | "gate_denied" | "preview_required" | "approval_mode_upgraded" | "dependency_unmet" | "read_before_write" | "call_limit_exceeded" | "argument_not_allowed" | "argument_pattern_mismatch" | "argument_too_long" | "policy_failed" | "tool_unavailable" | "rate_limited" | "outcome_unknown" | "idempotency_pending" | "idempotency_key_reused" | "call_interrupted";
+            reason?: "budget_exhausted" | "unknown_tool" | "not_callable_from_chain" | "arguments_too_large" | "invalid_arguments" | "no_approval_handler" | "approval_timeout" | "approval_denied" | "approval_failed" | "approval_expired" | "artifact_not_found" | "artifact_too_large" | "host_busy" | "tenant_memory" | "cancelled" | "call_timeout" | "tool_error" | "tool_panic" | "invalid_result" | "quota_exceeded" | "store_error" | "internal_error" | "scope_violation" | "gate_denied" | "preview_required" | "approval_mode_upgraded" | "dependency_unmet" | "read_before_write" | "call_limit_exceeded" | "argument_not_allowed" | "argument_pattern_mismatch" | "argument_too_long" | "policy_failed" | "tool_unavailable" | "rate_limited" | "outcome_unknown" | "idempotency_pending" | "idempotency_key_reused" | "call_interrupted" | "credential_unavailable";
             duration_ms: number;
         };
     };
@@ -1196,6 +1312,170 @@ export interface operations {
             404: components["responses"]["NotFound"];
         };
     };
+    listCalls: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Pending calls. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        calls: components["schemas"]["PendingCall"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["LocalOnly"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    getCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The call. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PendingCall"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["LocalOnly"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    answerCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnswerRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer was taken; the chain goes on. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnswerResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description body_timeout: the body did not arrive within server.body_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description args_mismatch (refused; the call still waits) or already_answered (no-op) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description call_expired: the call ended (deadline, or its chain ended) before the answer */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description result_too_large (the call still waits) or body_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body came without Content-Type: application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description output_schema_mismatch: the result breaks the tool's output schema; the call still waits */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    listChainCalls: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Pending calls. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        calls: components["schemas"]["PendingCall"][];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["LocalOnly"];
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
     getConsoleSession: {
         parameters: {
             query?: never;
@@ -1391,6 +1671,60 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["LocalOnly"];
+        };
+    };
+    declarations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeclarationsRequest"];
+            };
+        };
+        responses: {
+            /** @description TypeScript source. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/typescript": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["LocalOnly"];
+            /** @description body_timeout: the body did not arrive within server.body_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description body_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unsupported_media_type: the body came without Content-Type: application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     mcpGet: {

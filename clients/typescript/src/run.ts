@@ -2,7 +2,7 @@
 // pending call by running its handler and each approval request with the
 // caller's decision, and return the result once the chain ends.
 
-import type { ApprovalRequest, CallerRisk, CallerToolSpec, Chain, JSONSchema, PendingCall, PendingEntry, RunResult } from "./api.js";
+import type { ApprovalRequest, CallerToolSpec, Chain, JSONSchema, PendingCall, PendingEntry, Risk, RunResult } from "./api.js";
 import type { Airlock, SubmitOptions } from "./client.js";
 import { AirlockError, ChainError } from "./errors.js";
 
@@ -20,14 +20,14 @@ export interface ToolContext {
  * script's call throw a ToolError (reason tool_error) with its message.
  */
 export interface Tool<A = any, R = unknown> {
-  /** What the tool does, for the model. */
+  /** What the tool does, for the model: 1 to 200 characters. */
   description: string;
-  /** The JSON Schema of its arguments (an object schema). */
-  schema: JSONSchema;
+  /** The JSON Schema of its arguments (an object schema); absent, it takes none. */
+  schema?: JSONSchema;
   /** The JSON Schema of its result; the server refuses results that break it. */
   outputSchema?: JSONSchema;
   /** Its risk; above the chain's max_risk_unapproved a call needs approval. Default SAFE. */
-  risk?: CallerRisk;
+  risk?: Risk;
   /** The scopes a call needs (docs/governance.md). */
   scopes?: string[];
   /** Runs one call; its value (JSON) is the call's result. */
@@ -70,16 +70,18 @@ export interface RunOutcome<T = unknown> {
   chain: Chain;
 }
 
-const namePattern = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+/** The names the server accepts for caller tools (docs/http-api.md, "Caller tools"). */
+const namePattern = /^[a-z0-9_-]{1,64}$/;
 
 /** callerToolSpecs turns tools into the `caller_tools` of a submission. */
 export function callerToolSpecs(tools: Tools): CallerToolSpec[] {
   return Object.entries(tools).map(([name, t]) => {
-    if (!namePattern.test(name) || name.length > 64) {
-      throw new TypeError(`airlock: caller tool name ${JSON.stringify(name)} is not an identifier of at most 64 characters`);
+    if (!namePattern.test(name)) {
+      throw new TypeError(`airlock: caller tool name ${JSON.stringify(name)} is not 1 to 64 of a-z, 0-9, _ and -`);
     }
     if (typeof t?.handler !== "function") throw new TypeError(`airlock: caller tool ${name} has no handler`);
-    const spec: CallerToolSpec = { name, description: t.description, input_schema: t.schema };
+    const spec: CallerToolSpec = { name, description: t.description };
+    if (t.schema !== undefined) spec.input_schema = t.schema;
     if (t.outputSchema !== undefined) spec.output_schema = t.outputSchema;
     if (t.risk !== undefined) spec.risk = t.risk;
     if (t.scopes !== undefined) spec.scopes = t.scopes;
@@ -162,7 +164,8 @@ export async function follow<T>(client: Airlock, id: string, opts: FollowOptions
   };
 
   const onCall = (call: PendingCall) => {
-    if (seen.has(call.id)) return;
+    // A replayed event of a call that ended has no args: nothing to answer.
+    if (seen.has(call.id) || call.args === undefined) return;
     seen.add(call.id);
     track(answer(call));
   };
@@ -244,12 +247,24 @@ function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/** The most bytes of an error answer the server takes (docs/http-api.md). */
+const maxErrorBytes = 8192;
+
+/** message is the error text a throwing handler answers: never empty, at most maxErrorBytes of UTF-8. */
 function message(err: unknown): string {
-  if (err instanceof Error) return err.message || err.name;
-  if (typeof err === "string") return err;
-  try {
-    return JSON.stringify(err) ?? String(err);
-  } catch {
-    return String(err);
+  let m: string;
+  if (err instanceof Error) m = err.message || err.name;
+  else if (typeof err === "string") m = err;
+  else {
+    try {
+      m = JSON.stringify(err) ?? String(err);
+    } catch {
+      m = String(err);
+    }
   }
+  if (m === "") m = "the handler failed";
+  const bytes = new TextEncoder().encode(m);
+  if (bytes.length <= maxErrorBytes) return m;
+  const cut = new TextDecoder().decode(bytes.slice(0, maxErrorBytes - 8)).replace(/\uFFFD$/, "");
+  return cut + "…";
 }

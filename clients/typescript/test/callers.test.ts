@@ -106,7 +106,10 @@ describe("live: caller tools", () => {
     assert.deepEqual(await reasonOf(other.calls.get(plain.id)), [404, "call_not_found"]);
     assert.deepEqual(await reasonOf(keyless.calls.answer(plain, { result: 1 })), [401, "unauthenticated"]);
     assert.deepEqual(await reasonOf(approver.calls.answer(plain, { result: 1 })), [403, "forbidden_role"]);
-    assert.deepEqual(await reasonOf(agent.calls.answer(plain, { result: 1, error: "both" } as never)), [400, "invalid_request"]);
+    // Bodies the client never sends, posted raw.
+    for (const body of [{ args_hash: plain.args_hash, result: 1, error: "both" }, { args_hash: plain.args_hash }, { args_hash: plain.args_hash, error: "" }, { result: 1 }]) {
+      assert.deepEqual(await rawPost(`/v1/calls/${encodeURIComponent(plain.id)}`, body), [400, "invalid_request"], JSON.stringify(body));
+    }
     assert.deepEqual(await reasonOf(agent.calls.answer(plain, { result: "x".repeat(4096) })), [413, "result_too_large"]);
     assert.deepEqual(await reasonOf(agent.calls.answer(typed, { result: { n: "not a number" } })), [422, "output_schema_mismatch"]);
     assert.deepEqual(await reasonOf(agent.calls.answer({ id: "no-such-call", args_hash: plain.args_hash }, { result: 1 })), [404, "call_not_found"]);
@@ -140,7 +143,7 @@ describe("live: caller tools", () => {
     assert.match(dts, /kv_get/);
     assert.doesNotMatch(dts, /send_message/);
     await assert.rejects(agent.declarations({ "bad name": { description: "", schema: {}, handler: () => 0 } }), TypeError);
-    assert.deepEqual(await badNameRefusal(), [400, "invalid_caller_tools"]);
+    assert.deepEqual(await rawPost("/v1/tools.d.ts", { caller_tools: [{ name: "Bad Name", description: "x", input_schema: { type: "object" } }] }), [400, "invalid_caller_tools"]);
     assert.deepEqual(await reasonOf(agent.submit("return 1", { tools: { kv_get: { description: "clash", schema: object, handler: () => 0 } } })), [400, "invalid_caller_tools"]);
   });
 
@@ -156,15 +159,15 @@ describe("live: caller tools", () => {
   });
 });
 
-/** badNameRefusal posts a caller tool with a bad name past the client's own check. */
-async function badNameRefusal(): Promise<[number, string]> {
-  const resp = await fetch(`${e.url}/v1/tools.d.ts`, {
+/** rawPost posts body to path with the submit key, past the client's own checks, and returns [status, reason]. */
+async function rawPost(path: string, body: unknown): Promise<[number, string]> {
+  const resp = await fetch(`${e.url}${path}`, {
     method: "POST",
     headers: { "Content-Type": "application/json", Authorization: `Bearer ${e.submitKey}` },
-    body: JSON.stringify({ caller_tools: [{ name: "bad name", description: "", input_schema: { type: "object" } }] }),
+    body: JSON.stringify(body),
   });
-  const body = (await resp.json()) as { error?: { reason?: string } };
-  return [resp.status, body.error?.reason ?? ""];
+  const got = (await resp.json()) as { error?: { reason?: string } };
+  return [resp.status, got.error?.reason ?? ""];
 }
 
 async function until<T>(f: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
