@@ -178,7 +178,7 @@ func nodeTest(t *testing.T, node string, env []string, min int, files ...string)
 func TestUnit(t *testing.T) {
 	node, bin := tools(t)
 	dist := build(t, bin)
-	out := nodeTest(t, node, nil, 13, filepath.Join(dist, "test", "client.test.js"))
+	out := nodeTest(t, node, nil, 14, filepath.Join(dist, "test", "client.test.js"))
 	require.Contains(t, out, "refuses every bad answer with its reason code")
 }
 

@@ -293,7 +293,7 @@ export class Airlock {
       const c = await this.chain(id, opts);
       if ((c.status === "parked" && (c.pending?.length ?? 0) > 0) || c.finished !== undefined) return c;
       if (Date.now() > deadline) {
-        throw new AirlockError(0, "wait_timeout", `chain ${id} is ${c.status}, not parked, after ${opts.timeoutMs ?? 30_000} ms`);
+        throw new AirlockError(0, clientReasons.waitTimeout, `chain ${id} is ${c.status}, not parked, after ${opts.timeoutMs ?? 30_000} ms`);
       }
       await sleep(opts.intervalMs ?? 100, opts.signal);
     }

@@ -10,6 +10,8 @@ export const clientReasons = {
   unexpectedResponse: "unexpected_response",
   /** The request never got an answer (connection refused, reset, DNS). */
   network: "network_error",
+  /** waitParked: the chain did not park within its timeout. */
+  waitTimeout: "wait_timeout",
 } as const;
 
 /**

@@ -164,6 +164,16 @@ describe("Airlock", () => {
     });
   });
 
+  it("gives up waiting for a park with wait_timeout", async () => {
+    await withStub({ calls: [{ tool: "hang", args: {} }] }, async (client) => {
+      const c = await client.submit("stub");
+      const err = await client.waitParked(c.id, { timeoutMs: 200, intervalMs: 20 }).catch((x: unknown) => x);
+      assert.ok(err instanceof AirlockError);
+      assert.deepEqual([err.status, err.reason], [0, "wait_timeout"]);
+      await client.cancel(c.id);
+    });
+  });
+
   it("throws ChainError with the result's reason for a chain that did not end ok", async () => {
     await withStub({ endStatus: "error" }, async (client) => {
       const err = await client.run("stub").catch((e: unknown) => e);
