@@ -125,7 +125,10 @@ export async function follow<T>(client: Airlock, id: string, opts: FollowOptions
     let out: { result: unknown } | { error: string };
     const ctl = new AbortController();
     const ms = Date.parse(call.deadline) - Date.now();
-    const timer = Number.isFinite(ms) ? setTimeout(() => ctl.abort(new Error(`call ${call.id} passed its deadline`)), Math.max(ms, 0)) : undefined;
+    // setTimeout fires at once past 2^31-1 ms; no deadline (a park's 7 days at most) is that far.
+    const timer = Number.isFinite(ms)
+      ? setTimeout(() => ctl.abort(new Error(`call ${call.id} passed its deadline`)), Math.min(Math.max(ms, 0), 2 ** 31 - 1))
+      : undefined;
     const callSignal = AbortSignal.any([handlerSignal, ctl.signal]);
     try {
       if (!tool) throw new Error(`no handler for caller tool ${call.tool} in this client`);
