@@ -242,7 +242,7 @@ func TestLiveFleet(t *testing.T) {
 	node, bin := tools(t)
 	dist := build(t, bin)
 	s := servetest.Start(t, servetest.Options{Processes: 2, ApprovalMode: "park"})
-	out := nodeTest(t, node, s.Env(), 3, filepath.Join(dist, "test", "fleet.test.js"))
+	out := nodeTest(t, node, s.Env(), 5, filepath.Join(dist, "test", "fleet.test.js"))
 	require.Contains(t, out, "a chain parked on one process is resumed through the other")
 }
 
