@@ -368,7 +368,10 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	inv.notify(ctx, st, inv.event(PolicyBefore, sess, st))
 	st.dec = inv.decide(ch, gc)
 	st.risk = st.dec.Risk
-	if ok, until := inv.gov.Health().CheckCall(gc.Tenant, info.Name); !ok {
+	// A caller tool (toolbox.External) is one chain's own: its name is
+	// the submitter's choice, so it has no health shared between chains.
+	_, external := entry.Tool().(toolbox.External)
+	if ok, until := inv.gov.Health().CheckCall(gc.Tenant, info.Name); !external && !ok {
 		r := fail(session.StatusError, ReasonToolUnavailable,
 			fmt.Sprintf("tool %q failed repeatedly or was rate-limited upstream; it rests until %s", st.tool, until.UTC().Format(time.RFC3339)))
 		r.RetryAfter = max(until.Sub(inv.gov.Now()), 0)
@@ -457,7 +460,6 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	}
 	// 6b. Idempotency: a write-class call whose key has an outcome returns
 	// it. A caller tool's caller keeps its own outcomes.
-	_, external := entry.Tool().(toolbox.External)
 	idem := inv.gov.Outcomes() != nil && info.EffectiveClass().Write() && !external
 	if idem {
 		if r, stop := inv.beginOutcome(ctx, sess, st, gc, key, sent); stop {
@@ -495,7 +497,9 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 		key = ""
 	}
 	out, r, failed, outcome := inv.execute(ctx, inv.caller(sess, st, key), entry.Tool(), args, timeout)
-	inv.health(gc.Tenant, info.Name, r, failed)
+	if !external {
+		inv.health(gc.Tenant, info.Name, r, failed)
+	}
 	// 9. Progress: the tool is done.
 	ev := inv.event(ToolResult, sess, st)
 	ev.Status, ev.Reason, ev.Duration = session.StatusOK, r.Reason, time.Since(st.start)
