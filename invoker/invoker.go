@@ -572,9 +572,8 @@ func (inv *Invoker) execute(ctx context.Context, caller *callCaller, tool toolbo
 	case <-callCtx.Done():
 		// A tool that finished just as the deadline passed did its work:
 		// report its result, not a timeout.
-		select {
-		case o = <-done:
-		default:
+		var ok bool
+		if o, ok = settled(tool, done); !ok {
 			inv.abandoned.Add(1)
 			go func() { <-done; inv.abandoned.Add(-1) }()
 			return toolbox.Output{}, inv.ended(ctx, timeout), true, govern.OutcomeUnknown
@@ -584,13 +583,47 @@ func (inv *Invoker) execute(ctx context.Context, caller *callCaller, tool toolbo
 	switch {
 	case o.panicked:
 		return toolbox.Output{}, fail(session.StatusError, ReasonToolPanic, "the tool crashed (panic); its effects are unknown"), true, govern.OutcomeUnknown
-	case o.err != nil && callCtx.Err() != nil:
+	case o.err != nil && callCtx.Err() != nil && !answeredError(tool, o.err):
 		return toolbox.Output{}, inv.ended(ctx, timeout), true, govern.OutcomeUnknown
 	case o.err != nil:
 		r, state := inv.toolFailed(tool, o.err)
 		return toolbox.Output{}, r, true, state
 	}
 	return o.out, Result{}, false, govern.OutcomeOK
+}
+
+// externalGrace bounds the wait for an External tool's Call once its
+// context ended: it returns at once then, with the answer it took if one
+// was (toolbox.External).
+const externalGrace = time.Second
+
+// settled takes the outcome of a tool whose call context ended, if it has
+// one: at once, or, for an External tool, within externalGrace, so that
+// an answer taken just as the deadline passed is the call's result.
+func settled(tool toolbox.Tool, done chan outcome) (outcome, bool) {
+	select {
+	case o := <-done:
+		return o, true
+	default:
+	}
+	if _, ext := tool.(toolbox.External); !ext {
+		return outcome{}, false
+	}
+	t := time.NewTimer(externalGrace)
+	defer t.Stop()
+	select {
+	case o := <-done:
+		return o, true
+	case <-t.C:
+		return outcome{}, false
+	}
+}
+
+// answeredError reports whether err, returned by an External tool, is the
+// answer it took (an error answer) rather than the end of its context.
+func answeredError(tool toolbox.Tool, err error) bool {
+	_, ext := tool.(toolbox.External)
+	return ext && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
 // toolFailed classifies the error a tool returned. It is a function of
