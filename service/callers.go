@@ -428,6 +428,14 @@ func (s *Service) Call(ctx context.Context, tenant, id string) (CallView, error)
 		if d != nil || !s.now().Before(a.Expires) {
 			return CallView{}, ErrNotFound
 		}
+		// Its chain must still wait for it (not ended or cancelled).
+		c, err := s.opts.Fleet.GetChain(ctx, tenant, a.ChainID)
+		if err != nil {
+			return CallView{}, s.storeErr(err)
+		}
+		if !waitsFor(c, id) {
+			return CallView{}, ErrNotFound
+		}
 		return storedCallView(a), nil
 	}
 	chainID, _, ok := strings.Cut(id, ".")
@@ -567,8 +575,7 @@ func (s *Service) answerParked(ctx context.Context, tenant, id, hash string, a i
 	if err != nil {
 		return v, time.Time{}, s.storeErr(err)
 	}
-	if c.Status != durable.StatusRunning &&
-		(c.Status != durable.StatusParked || !slices.ContainsFunc(c.Pending, func(p durable.Approval) bool { return p.ID == id })) {
+	if !waitsFor(c, id) {
 		return v, time.Time{}, ErrCallExpired
 	}
 	// The output schema travels in the call's authenticated request.
@@ -593,6 +600,14 @@ func (s *Service) answerParked(ctx context.Context, tenant, id, hash string, a i
 	}
 	s.log.Error("fleet: recording an answer failed", "call", id, "err", err)
 	return v, time.Time{}, fmt.Errorf("%w: %w", ErrStoreUnavailable, err)
+}
+
+// waitsFor reports whether stored chain c may still wait for parked call
+// id: it runs (a timer woke it; it parks again on the call), or it is
+// parked on it.
+func waitsFor(c *durable.Chain, id string) bool {
+	return c.Status == durable.StatusRunning ||
+		c.Status == durable.StatusParked && slices.ContainsFunc(c.Pending, func(p durable.Approval) bool { return p.ID == id })
 }
 
 // checkStoredOutput checks a result against the output schema a parked

@@ -1,10 +1,14 @@
 package service_test
 
 import (
+	"sync/atomic"
+
 	"context"
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/airlockrt/airlock/blobstore/memblob"
 
 	"github.com/stretchr/testify/require"
 
@@ -64,4 +68,38 @@ return n;`,
 	}
 	_, _, err = svc.AnswerCall(ctx, "acme", got[0].ID, service.CallAnswer{ArgsHash: got[0].ArgsHash, Result: json.RawMessage(`7`)})
 	require.NoError(t, err)
+}
+
+// TestReviewParkedCallOfCancelledChainIsGone: once a parked chain waiting
+// for a caller tool's answer is cancelled, its call is neither listed nor
+// shown (GET /v1/calls/{id} is 404 once the call ended), and an answer is
+// refused as expired.
+func TestReviewParkedCallOfCancelledChainIsGone(t *testing.T) {
+	ctx := context.Background()
+	drv := memblob.New()
+	var sent atomic.Int32
+	a, b := newQuotaProc(t, drv, "node-a", 0, &sent), newQuotaProc(t, drv, "node-b", 0, &sent)
+	acme := service.Caller{Tenant: "acme", Role: service.RoleAll}
+	v, err := a.svc.Submit(ctx, acme, &service.SubmitRequest{
+		Script: `return await tools.lookup({email: "a@example.com"});`, CallerTools: []service.CallerTool{lookupTool},
+	}, service.SubmitOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "parked", v.Status, "%+v", v.Result)
+	id := v.Pending[0].ID
+	c, err := b.svc.Call(ctx, "acme", id)
+	require.NoError(t, err)
+
+	_, err = b.svc.Cancel(ctx, "acme", v.ID)
+	require.NoError(t, err)
+	end, err := a.svc.Chain(ctx, "acme", v.ID)
+	require.NoError(t, err)
+	require.Equal(t, "cancelled", end.Status)
+
+	list, err := b.svc.Calls(ctx, "acme")
+	require.NoError(t, err)
+	require.Empty(t, list)
+	_, _, err = b.svc.AnswerCall(ctx, "acme", id, service.CallAnswer{ArgsHash: c.ArgsHash, Result: json.RawMessage(`{"name":"Ann"}`)})
+	require.ErrorIs(t, err, service.ErrCallExpired)
+	_, err = b.svc.Call(ctx, "acme", id)
+	require.ErrorIs(t, err, service.ErrNotFound, "the ended call is not shown with its arguments")
 }
