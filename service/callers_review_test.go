@@ -1,6 +1,8 @@
 package service_test
 
 import (
+	"bytes"
+	"io"
 	"sync/atomic"
 
 	"context"
@@ -8,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/blobstore/memblob"
 
 	"github.com/stretchr/testify/require"
@@ -102,4 +105,107 @@ func TestReviewParkedCallOfCancelledChainIsGone(t *testing.T) {
 	require.ErrorIs(t, err, service.ErrCallExpired)
 	_, err = b.svc.Call(ctx, "acme", id)
 	require.ErrorIs(t, err, service.ErrNotFound, "the ended call is not shown with its arguments")
+}
+
+// TestReviewCallOfEndedChainFreesItsSlot: a script that returns while a
+// call to a caller tool waits ends that call with the chain: it is no
+// longer listed, and it does not hold the tenant's pending-call bound.
+func TestReviewCallOfEndedChainFreesItsSlot(t *testing.T) {
+	svc, _ := newService(t, func(o *service.Options) { o.MaxPendingCallsPerTenant = 1 })
+	ctx := context.Background()
+	acme := service.Caller{Tenant: "acme", Role: service.RoleAll}
+	v, err := svc.Submit(ctx, acme, &service.SubmitRequest{
+		Script:      `tools.price({sku: "forgotten"}).catch(() => {}); await new Promise(r => setTimeout(r, 200)); return 1;`,
+		CallerTools: []service.CallerTool{priceTool},
+	}, service.SubmitOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "ok", v.Status, "%+v", v.Result)
+	require.Eventually(t, func() bool {
+		list, err := svc.Calls(ctx, "acme")
+		return err == nil && len(list) == 0
+	}, 5*time.Second, 10*time.Millisecond, "the ended chain's call is still listed")
+
+	w, err := svc.Submit(ctx, acme, &service.SubmitRequest{
+		Script:      `try { return await tools.price({sku: "next"}); } catch (e) { return e.reason; }`,
+		CallerTools: []service.CallerTool{priceTool},
+	}, service.SubmitOptions{Detach: true})
+	require.NoError(t, err)
+	var got []service.CallView
+	for deadline := time.Now().Add(20 * time.Second); len(got) == 0; time.Sleep(5 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "the next chain's call never became pending")
+		got, err = svc.ChainCalls(ctx, "acme", w.ID)
+		require.NoError(t, err)
+		if v, err := svc.Chain(ctx, "acme", w.ID); err == nil && len(got) == 0 && v.Result != nil {
+			t.Fatalf("the next chain's call was refused: %s", v.Result.Value)
+		}
+	}
+	_, _, err = svc.AnswerCall(ctx, "acme", got[0].ID, service.CallAnswer{ArgsHash: got[0].ArgsHash, Result: json.RawMessage(`2`)})
+	require.NoError(t, err)
+}
+
+// TestReviewMovedDecisionIsNotAnAnswer: a bucket writer who copies the
+// approval of a caller tool's call (pk_) or another call's answer (pc_)
+// under the decision name of a call waiting for its answer answers
+// nothing: the call still waits, takes its caller's answer, and the chain
+// ends with that answer.
+func TestReviewMovedDecisionIsNotAnAnswer(t *testing.T) {
+	ctx := context.Background()
+	drv := memblob.New()
+	var sent atomic.Int32
+	a, b := newQuotaProc(t, drv, "node-a", 0, &sent), newQuotaProc(t, drv, "node-b", 0, &sent)
+	acme := service.Caller{Tenant: "acme", Role: service.RoleAll}
+	risky := service.CallerTool{Name: "wire", Description: "Wires money.", Risk: "HIGH",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"usd":{"type":"number"}}}`)}
+	v, err := a.svc.Submit(ctx, acme, &service.SubmitRequest{
+		Script:      `const c = await tools.lookup({email: "a@example.com"}); const w = await tools.wire({usd: 5}); return [c.name, w];`,
+		CallerTools: []service.CallerTool{lookupTool, risky},
+	}, service.SubmitOptions{})
+	require.NoError(t, err)
+	lookup := v.Pending[0].ID
+	c, err := b.svc.Call(ctx, "acme", lookup)
+	require.NoError(t, err)
+	_, _, err = b.svc.AnswerCall(ctx, "acme", lookup, service.CallAnswer{ArgsHash: c.ArgsHash, Result: json.RawMessage(`{"name":"Ann"}`)})
+	require.NoError(t, err)
+	out, err := b.svc.Resume(ctx, "acme", v.ID)
+	require.NoError(t, err)
+	approvalID := out.Pending[0].ID
+	req, err := a.svc.Approval(ctx, "acme", approvalID)
+	require.NoError(t, err)
+	_, err = a.svc.Decide(ctx, "acme", approvalID, service.Decision{Approve: true, ArgsHash: req.ArgsHash, Hold: true})
+	require.NoError(t, err)
+	out, err = a.svc.Resume(ctx, "acme", v.ID)
+	require.NoError(t, err)
+	require.Equal(t, "parked", out.Status, "%+v", out.Result)
+	wire := out.Pending[0].ID
+	require.Equal(t, "call", out.Pending[0].Kind)
+
+	read := func(key string) []byte {
+		rc, err := drv.Get(ctx, key, 0, -1)
+		require.NoError(t, err, key)
+		defer rc.Close()
+		b, err := io.ReadAll(rc)
+		require.NoError(t, err)
+		return b
+	}
+	for _, from := range []string{approvalID, lookup} {
+		rec := read("r/acme/approvals/" + from + "/decision")
+		require.NoError(t, drv.Put(ctx, "r/acme/approvals/"+wire+"/decision", bytes.NewReader(rec), blobstore.PutOptions{}))
+		w, err := b.svc.Call(ctx, "acme", wire)
+		require.NoError(t, err, "the call still waits after %s's decision was moved onto it", from)
+		_, err = a.svc.Resume(ctx, "acme", v.ID)
+		require.Error(t, err, "nothing to resume on a moved decision")
+		list, err := a.svc.Calls(ctx, "acme")
+		require.NoError(t, err)
+		require.Len(t, list, 1)
+		require.Equal(t, w.ID, list[0].ID)
+	}
+	require.NoError(t, drv.Delete(ctx, "r/acme/approvals/"+wire+"/decision"))
+	w, err := b.svc.Call(ctx, "acme", wire)
+	require.NoError(t, err)
+	_, _, err = b.svc.AnswerCall(ctx, "acme", wire, service.CallAnswer{ArgsHash: w.ArgsHash, Result: json.RawMessage(`"wired"`)})
+	require.NoError(t, err)
+	out, err = b.svc.Resume(ctx, "acme", v.ID)
+	require.NoError(t, err)
+	require.Equal(t, "ok", out.Status, "%+v", out.Result)
+	require.JSONEq(t, `["Ann","wired"]`, string(out.Result.Value))
 }
