@@ -61,6 +61,12 @@ type CallerTool struct {
 	Scopes []string `json:"scopes,omitempty"`
 }
 
+// guestReserved are the valid tool names the script's tools object
+// answers itself, never as a tool call (notTools in
+// guest-sdk/js/prelude/10-tools.js): a caller tool so named could not be
+// called.
+var guestReserved = []string{"then", "catch", "finally", "constructor", "__proto__"}
+
 // callerTool is a CallerTool in its chain: an External tool whose calls
 // wait for the submitter's answer.
 type callerTool struct {
@@ -95,6 +101,9 @@ func (s *Service) callerTools(specs []CallerTool) ([]toolbox.Tool, *toolbox.Tool
 		}
 		if !toolbox.ValidName(c.Name) {
 			return nil, nil, bad("a name must match ^[a-z0-9_-]{1,64}$")
+		}
+		if slices.Contains(guestReserved, c.Name) {
+			return nil, nil, bad("the script's tools object keeps this name for itself (tools.%s is not a tool); name it otherwise", c.Name)
 		}
 		if s.box.Has(c.Name) {
 			return nil, nil, bad("a configured tool has this name (GET /v1/tools); name it otherwise")

@@ -2,7 +2,9 @@ package service_test
 
 import (
 	"bytes"
+	"errors"
 	"io"
+	"strconv"
 	"sync/atomic"
 
 	"context"
@@ -208,4 +210,31 @@ func TestReviewMovedDecisionIsNotAnAnswer(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "ok", out.Status, "%+v", out.Result)
 	require.JSONEq(t, `["Ann","wired"]`, string(out.Result.Value))
+}
+
+// TestReviewCallerToolNameTheGuestReserves: a caller tool the script could
+// never call (the guest's tools object answers "then", "constructor", …
+// itself, so that `await tools` and JSON.stringify work) is refused at
+// submission, not accepted, declared and then unreachable.
+func TestReviewCallerToolNameTheGuestReserves(t *testing.T) {
+	svc, _ := newService(t, nil)
+	acme := service.Caller{Tenant: "acme", Role: service.RoleAll}
+	for _, name := range []string{"then", "catch", "finally", "constructor", "__proto__", "valueof"} {
+		t.Run(name, func(t *testing.T) {
+			v, err := svc.Submit(context.Background(), acme, &service.SubmitRequest{
+				Script:      `try { return await tools[` + strconv.Quote(name) + `]({}); } catch (e) { return String(e); }`,
+				CallerTools: []service.CallerTool{{Name: name, Description: "d"}},
+			}, service.SubmitOptions{Detach: true})
+			if name == "valueof" {
+				// Not reserved (names are lower case): callable.
+				require.NoError(t, err)
+				waitCalls(t, svc, "acme", v.ID, 1)
+				_, _ = svc.Cancel(context.Background(), "acme", v.ID)
+				return
+			}
+			var se *service.SubmitError
+			require.True(t, errors.As(err, &se), "accepted %q: %v", name, err)
+			require.Equal(t, service.ReasonInvalidCallerTools, se.Reason, se.Message)
+		})
+	}
 }
