@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"context"
@@ -237,4 +238,33 @@ func TestReviewCallerToolNameTheGuestReserves(t *testing.T) {
 			require.Equal(t, service.ReasonInvalidCallerTools, se.Reason, se.Message)
 		})
 	}
+}
+
+// TestReviewDeepAnswerIsBounded: an answer nested as deep as the JSON
+// decoder allows ends the call with a typed outcome, and the process and
+// the chain go on.
+func TestReviewDeepAnswerIsBounded(t *testing.T) {
+	svc, _ := newService(t, nil)
+	ctx := context.Background()
+	acme := service.Caller{Tenant: "acme", Role: service.RoleAll}
+	v, err := svc.Submit(ctx, acme, &service.SubmitRequest{
+		Script:      `try { const r = await tools.price({sku: "x"}); return typeof r; } catch (e) { return e.reason || String(e); }`,
+		CallerTools: []service.CallerTool{priceTool},
+	}, service.SubmitOptions{Detach: true})
+	require.NoError(t, err)
+	c := waitCalls(t, svc, "acme", v.ID, 1)[0]
+	deep := strings.Repeat("[", 9000) + strings.Repeat("]", 9000)
+	_, _, err = svc.AnswerCall(ctx, "acme", c.ID, service.CallAnswer{ArgsHash: c.ArgsHash, Result: json.RawMessage(deep)})
+	if err != nil {
+		require.ErrorIs(t, err, service.ErrOutputMismatch)
+		return
+	}
+	var end service.ChainView
+	require.Eventually(t, func() bool {
+		end, err = svc.Chain(ctx, "acme", v.ID)
+		return err == nil && end.Finished.After(time.Time{})
+	}, 20*time.Second, 10*time.Millisecond)
+	// The guest cannot build a value that deep: the chain ends with a
+	// typed error (as for any tool's result), the process goes on.
+	require.Contains(t, []string{"ok", "error"}, end.Status, "%+v", end.Result)
 }
