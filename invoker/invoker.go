@@ -101,7 +101,10 @@ const (
 //
 // An Invoker is safe for concurrent use.
 type Invoker struct {
-	box       *toolbox.Toolbox
+	box *toolbox.Toolbox
+	// own, when set, holds a chain's own tools, looked up before box
+	// (WithChainTools).
+	own       *toolbox.Toolbox
 	policy    Policy
 	approver  ApprovalHandler
 	store     Store
@@ -168,13 +171,24 @@ func (inv *Invoker) WithPolicy(p Policy) (*Invoker, error) {
 	return &c, nil
 }
 
-// WithToolbox returns a copy of inv that looks tools up in box instead (for
-// a chain with tools of its own: chain.Options.ChainTools). Everything
-// else is shared.
-func (inv *Invoker) WithToolbox(box *toolbox.Toolbox) *Invoker {
+// WithChainTools returns a copy of inv that looks tools up in own first,
+// then in its toolbox, live (for a chain with tools of its own:
+// chain.Options.ChainTools): a configured tool withdrawn or re-registered
+// while the chain runs is so for it too. Everything else is shared.
+func (inv *Invoker) WithChainTools(own *toolbox.Toolbox) *Invoker {
 	c := *inv
-	c.box = box
+	c.own = own
 	return &c
+}
+
+// lookup finds tool name: among the chain's own tools, then the toolbox.
+func (inv *Invoker) lookup(name string) (*toolbox.Entry, bool) {
+	if inv.own != nil {
+		if e, ok := inv.own.Lookup(name); ok {
+			return e, true
+		}
+	}
+	return inv.box.Lookup(name)
 }
 
 // Policy returns the policy in force, defaults filled in.
@@ -183,8 +197,19 @@ func (inv *Invoker) Policy() Policy { return inv.policy }
 // Governor returns the process-wide governance state.
 func (inv *Invoker) Governor() *govern.Governor { return inv.gov }
 
-// Toolbox returns the registry the invoker looks tools up in.
-func (inv *Invoker) Toolbox() *toolbox.Toolbox { return inv.box }
+// Toolbox returns the registry the invoker looks tools up in: with tools
+// of a chain's own (WithChainTools), a snapshot of the toolbox with them.
+func (inv *Invoker) Toolbox() *toolbox.Toolbox {
+	if inv.own == nil {
+		return inv.box
+	}
+	b := inv.box.Clone()
+	for _, e := range inv.own.Entries() {
+		b.Remove(e.Info().Name)
+		_ = b.Add(e.Tool())
+	}
+	return b
+}
 
 // NewSession opens a session whose pins go to the invoker's store.
 // opts.Pins, when set, wins. The invoker watches the session's unpins to
@@ -230,7 +255,7 @@ func (inv *Invoker) Invoke(ctx context.Context, sess *session.Session, call Call
 	// tool as High before any gate ran. This lookup only reports: the
 	// registry gate (step 2) looks the tool up again and decides, so the
 	// gate order is unchanged. An unknown or disallowed tool stays Safe.
-	if e, ok := inv.box.Lookup(call.Tool); ok && sess.Allows(call.Tool) {
+	if e, ok := inv.lookup(call.Tool); ok && sess.Allows(call.Tool) {
 		st.risk = e.Info().Risk
 	}
 	inv.notify(ctx, &st, inv.event(ToolStart, sess, &st))
@@ -310,7 +335,7 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	}
 	st.seq = seq
 	// 2. Registry.
-	entry, ok := inv.box.Lookup(call.Tool)
+	entry, ok := inv.lookup(call.Tool)
 	if !ok || !sess.Allows(call.Tool) {
 		return fail(session.StatusError, ReasonUnknownTool,
 			fmt.Sprintf("no tool named %q; call one of the tools declared on `tools`", st.tool))
@@ -436,7 +461,7 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 		gc.Args, gc.Action = args, govern.ActionOf(info, args)
 		st.action = clipTo(gc.Action, 64)
 	}
-	if latest, _ := inv.box.Lookup(call.Tool); hasRefs || latest != entry || ch.Profile() != prof {
+	if latest, _ := inv.lookup(call.Tool); hasRefs || latest != entry || ch.Profile() != prof {
 		if r, refused := inv.recheck(ctx, sess, st, latest, gc); refused {
 			return r
 		}
