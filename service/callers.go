@@ -508,6 +508,8 @@ func (s *Service) checkAnswer(ans CallAnswer) (invoker.Answer, error) {
 		return invoker.Answer{}, fmt.Errorf("%w: error is %d bytes, above %d", ErrResultTooLarge, len(*ans.Error), maxCallerError)
 	case len(ans.Result) > s.opts.MaxCallerResultBytes:
 		return invoker.Answer{}, fmt.Errorf("%w: the result is %d bytes, above the server's %d", ErrResultTooLarge, len(ans.Result), s.opts.MaxCallerResultBytes)
+	case hasResult && !json.Valid(ans.Result):
+		return invoker.Answer{}, fmt.Errorf("%w: the result is not valid JSON", ErrOutputMismatch)
 	}
 	if ans.Error != nil {
 		return invoker.Answer{Error: toolbox.ClipText(*ans.Error, maxCallerError)}, nil

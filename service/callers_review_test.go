@@ -268,3 +268,25 @@ func TestReviewDeepAnswerIsBounded(t *testing.T) {
 	// typed error (as for any tool's result), the process goes on.
 	require.Contains(t, []string{"ok", "error"}, end.Status, "%+v", end.Result)
 }
+
+// TestReviewParkedAnswerNotJSONIsRefusedAsLive: a result that is not JSON
+// (the Go API takes any bytes) is refused the same on a parked call as on
+// a live one (ErrOutputMismatch, the call still waits), not taken for a
+// store failure.
+func TestReviewParkedAnswerNotJSONIsRefusedAsLive(t *testing.T) {
+	ctx := context.Background()
+	drv := memblob.New()
+	var sent atomic.Int32
+	a := newQuotaProc(t, drv, "node-a", 0, &sent)
+	acme := service.Caller{Tenant: "acme", Role: service.RoleAll}
+	v, err := a.svc.Submit(ctx, acme, &service.SubmitRequest{Script: `return await tools.price({sku: "x"});`,
+		CallerTools: []service.CallerTool{priceTool}}, service.SubmitOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "parked", v.Status, "%+v", v.Result)
+	c, err := a.svc.Call(ctx, "acme", v.Pending[0].ID)
+	require.NoError(t, err)
+	_, _, err = a.svc.AnswerCall(ctx, "acme", c.ID, service.CallAnswer{ArgsHash: c.ArgsHash, Result: json.RawMessage(`{not json`)})
+	require.ErrorIs(t, err, service.ErrOutputMismatch)
+	_, _, err = a.svc.AnswerCall(ctx, "acme", c.ID, service.CallAnswer{ArgsHash: c.ArgsHash, Result: json.RawMessage(`12`)})
+	require.NoError(t, err, "the call still waited")
+}
