@@ -200,6 +200,9 @@ type pendingCall struct {
 	view   CallView
 	entry  *toolbox.Entry
 	answer chan invoker.Answer // buffered; sent once, under the run's mu
+	// ctx is the call's context: once it ended (timeout, the chain's
+	// cancellation or end) no answer is taken.
+	ctx context.Context
 }
 
 // Call states a run keeps of its ended calls, for late answers.
@@ -234,7 +237,7 @@ func (s *Service) await(ctx context.Context, tool string, args json.RawMessage) 
 	sum := sha256.Sum256(args)
 	now := s.now().UTC()
 	deadline, _ := ctx.Deadline()
-	pc := &pendingCall{entry: entry, answer: make(chan invoker.Answer, 1), view: CallView{
+	pc := &pendingCall{entry: entry, answer: make(chan invoker.Answer, 1), ctx: ctx, view: CallView{
 		ID: liveCallID(rn.id, c.Seq()), ChainID: rn.id, Tenant: rn.tenant, Seq: c.Seq(), Tool: tool,
 		Args: args, ArgsHash: hex.EncodeToString(sum[:]), ArgsSize: len(args), Created: now, Deadline: deadline.UTC(),
 	}}
@@ -484,7 +487,7 @@ func (s *Service) AnswerCall(ctx context.Context, tenant, id string, ans CallAns
 		if ans.ArgsHash != pc.view.ArgsHash {
 			return approval.ErrArgsMismatch
 		}
-		if !pc.view.Deadline.IsZero() && !s.now().Before(pc.view.Deadline) {
+		if !pc.view.Deadline.IsZero() && !s.now().Before(pc.view.Deadline) || pc.ctx != nil && pc.ctx.Err() != nil {
 			return ErrCallExpired
 		}
 		return s.checkOutput(pc.entry, a)
