@@ -3,6 +3,7 @@ package service_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -13,8 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlockrt/airlock/approval"
 	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/blobstore/memblob"
+	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/durable"
+	"github.com/airlockrt/airlock/internal/demo"
+	"github.com/airlockrt/airlock/invoker"
 
 	"github.com/stretchr/testify/require"
 
@@ -289,4 +295,65 @@ func TestReviewParkedAnswerNotJSONIsRefusedAsLive(t *testing.T) {
 	require.ErrorIs(t, err, service.ErrOutputMismatch)
 	_, _, err = a.svc.AnswerCall(ctx, "acme", c.ID, service.CallAnswer{ArgsHash: c.ArgsHash, Result: json.RawMessage(`12`)})
 	require.NoError(t, err, "the call still waited")
+}
+
+// parkProc is a fleet process that parks, with MaxParkBytes maxPark.
+func parkProc(t *testing.T, drv *memblob.Driver, maxPark int64) *service.Service {
+	t.Helper()
+	bs := blobstore.New(drv, blobstore.Options{})
+	fleet, err := durable.New(durable.Options{Blobs: bs, Key: faultsKey, Node: "node-p"})
+	require.NoError(t, err)
+	box, _ := demo.Toolbox()
+	queue := approval.NewQueue(approval.Options{})
+	inv, err := invoker.New(box, invoker.Options{Approver: queue, Store: bs})
+	require.NoError(t, err)
+	runner, err := chain.New(inv, chain.Engines{Scripts: scripts(t)})
+	require.NoError(t, err)
+	svc, err := service.New(runner, service.Options{Queue: queue, Fleet: fleet, Park: true, ParkTTL: time.Hour, MaxParkBytes: maxPark})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = svc.Close(ctx)
+	})
+	return svc
+}
+
+// TestReviewParkedCallsPayForTheirOutputSchemas: each call of a caller
+// tool that parks writes its own copy of the tool's output schema to the
+// store, and every park the caller tools' declarations: what a submission
+// of one schema makes a chain write, many times over, counts against
+// approval.max_park_bytes like the state does.
+func TestReviewParkedCallsPayForTheirOutputSchemas(t *testing.T) {
+	ctx := context.Background()
+	// An output schema of about 200 KiB (a long enum), and 10 calls at once.
+	enum := make([]string, 0, 20000)
+	for i := range 20000 {
+		enum = append(enum, fmt.Sprintf("v%08d", i))
+	}
+	out, err := json.Marshal(map[string]any{"enum": enum})
+	require.NoError(t, err)
+	big := service.CallerTool{Name: "pick", Description: "Picks one.", OutputSchema: out,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"i":{"type":"number"}}}`)}
+	const calls = 10
+	script := `return await Promise.all(Array.from({length: 10}, (_, i) => tools.pick({i})));`
+	budget := int64(calls * len(out) / 2) // above the state, below what the schemas' copies take
+
+	svc := parkProc(t, memblob.New(), budget)
+	small := big
+	small.OutputSchema = nil
+	v, err := svc.Submit(ctx, service.Caller{Tenant: "acme", Role: service.RoleAll},
+		&service.SubmitRequest{Script: script, CallerTools: []service.CallerTool{small},
+			Policy: map[string]json.RawMessage{"max_tool_calls": json.RawMessage(`20`)}},
+		service.SubmitOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "parked", v.Status, "the state alone fits the budget: %+v", v.Result)
+
+	v, err = svc.Submit(ctx, service.Caller{Tenant: "acme", Role: service.RoleAll},
+		&service.SubmitRequest{Script: script, CallerTools: []service.CallerTool{big},
+			Policy: map[string]json.RawMessage{"max_tool_calls": json.RawMessage(`20`)}},
+		service.SubmitOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "limit_exceeded", v.Status, "a park writing %d bytes of schema copies passed a park budget of %d: %+v", calls*len(out), budget, v.Result)
+	require.Equal(t, service.ReasonParkBytes, v.Result.Reason)
 }
