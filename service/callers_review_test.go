@@ -357,3 +357,40 @@ func TestReviewParkedCallsPayForTheirOutputSchemas(t *testing.T) {
 	require.Equal(t, "limit_exceeded", v.Status, "a park writing %d bytes of schema copies passed a park budget of %d: %+v", calls*len(out), budget, v.Result)
 	require.Equal(t, service.ReasonParkBytes, v.Result.Reason)
 }
+
+// TestReviewAnswerAtTheDeadlineIsConsistent: answers sent around a call's
+// deadline are either taken, and then the script has them, or refused as
+// expired, and then the script saw call_timeout: never "taken" for a
+// call_timeout.
+func TestReviewAnswerAtTheDeadlineIsConsistent(t *testing.T) {
+	svc, _ := newService(t, nil)
+	ctx := context.Background()
+	acme := service.Caller{Tenant: "acme", Role: service.RoleAll}
+	taken, expired := 0, 0
+	for i := range 7 {
+		v, err := svc.Submit(ctx, acme, &service.SubmitRequest{
+			Script:      `try { return await tools.price({sku: "x"}); } catch (e) { return e.reason; }`,
+			CallerTools: []service.CallerTool{priceTool},
+			Policy:      map[string]json.RawMessage{"call_timeout": json.RawMessage(`"150ms"`), "approval_timeout": json.RawMessage(`"100ms"`)},
+		}, service.SubmitOptions{Detach: true})
+		require.NoError(t, err)
+		c := waitCalls(t, svc, "acme", v.ID, 1)[0]
+		// Around the deadline: from 3ms before to 3ms after.
+		time.Sleep(time.Until(c.Deadline.Add(time.Duration(i%7-3) * time.Millisecond)))
+		_, _, aerr := svc.AnswerCall(ctx, "acme", c.ID, service.CallAnswer{ArgsHash: c.ArgsHash, Result: json.RawMessage(`"answered"`)})
+		var end service.ChainView
+		require.Eventually(t, func() bool {
+			end, err = svc.Chain(ctx, "acme", v.ID)
+			return err == nil && end.Finished.After(time.Time{})
+		}, 20*time.Second, 5*time.Millisecond)
+		if aerr == nil {
+			taken++
+			require.JSONEq(t, `"answered"`, string(end.Result.Value), "run %d: the answer was taken, the script saw otherwise", i)
+		} else {
+			expired++
+			require.ErrorIs(t, aerr, service.ErrCallExpired)
+			require.JSONEq(t, `"call_timeout"`, string(end.Result.Value), "run %d", i)
+		}
+	}
+	t.Logf("taken %d, expired %d", taken, expired)
+}
