@@ -217,6 +217,15 @@ func TestReviewMovedDecisionIsNotAnAnswer(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "ok", out.Status, "%+v", out.Result)
 	require.JSONEq(t, `["Ann","wired"]`, string(out.Result.Value))
+
+	// Rolled back: the answer deleted after the chain ended (its first
+	// version still reads), a second answer is refused, nothing runs again.
+	require.NoError(t, drv.Delete(ctx, "r/acme/approvals/"+wire+"/decision"))
+	_, _, err = a.svc.AnswerCall(ctx, "acme", wire, service.CallAnswer{ArgsHash: w.ArgsHash, Result: json.RawMessage(`"twice"`)})
+	require.True(t, errors.Is(err, service.ErrAlreadyAnswered) || errors.Is(err, service.ErrCallExpired), "%v", err)
+	end, err := a.svc.Chain(ctx, "acme", v.ID)
+	require.NoError(t, err)
+	require.JSONEq(t, `["Ann","wired"]`, string(end.Result.Value))
 }
 
 // TestReviewCallerToolNameTheGuestReserves: a caller tool the script could
