@@ -189,19 +189,22 @@ func (r *Runner) invoker(opts Options) (*invoker.Invoker, error) {
 	if len(opts.ChainTools) == 0 {
 		return inv, nil
 	}
-	box := inv.Toolbox().Clone()
+	own, err := toolbox.New()
+	if err != nil {
+		return nil, err
+	}
 	for _, t := range opts.ChainTools {
 		if t == nil {
 			return nil, errors.New("chain: a nil tool in Options.ChainTools")
 		}
-		if name := t.Info().Name; box.Has(name) {
+		if name := t.Info().Name; inv.Toolbox().Has(name) {
 			return nil, fmt.Errorf("%w: %q", ErrToolNameTaken, name)
 		}
-		if err := box.Add(t); err != nil {
+		if err := own.Add(t); err != nil {
 			return nil, fmt.Errorf("chain: a tool of Options.ChainTools: %w", err)
 		}
 	}
-	return inv.WithToolbox(box), nil
+	return inv.WithChainTools(own), nil
 }
 
 // chainRun is one stretch of a chain: from its start, or from a resumption,
