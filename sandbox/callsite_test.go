@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -108,4 +109,62 @@ return log;`
 	res, err := engine(t).Run(context.Background(), Script{Source: src, Guest: Guest{Clock: ClockVirtual}}, br, Limits{})
 	require.NoError(t, err)
 	require.JSONEq(t, `["a","a1","a2","b","b1","ToolError","c1","timer"]`, string(res.Value))
+}
+
+// TestCallSiteOf hands each Bridge call the line and column of the
+// script's call (CallSiteOf), in the script as submitted: a TypeScript
+// line where the transpiled JavaScript's differs, UTF-16 columns after
+// non-ASCII text, the script's frame under a built-in's, and no site where
+// the host does not read one.
+func TestCallSiteOf(t *testing.T) {
+	type site struct {
+		Tool string
+		Site CallSite
+		OK   bool
+	}
+	for _, tt := range []struct {
+		name string
+		lang Lang
+		src  string
+		lim  Limits
+		want []site
+	}{
+		{name: "two calls of one tool", src: "const a = 1;\nawait tools.x({});\n// between\n  await tools.x({n: 2});\nreturn 1;",
+			want: []site{{"x", CallSite{2, 13}, true}, {"x", CallSite{4, 15}, true}}},
+		{name: "object over lines", src: "const a = 1;\nawait tools.x({\n  n: 1,\n});",
+			want: []site{{"x", CallSite{2, 13}, true}}},
+		{name: "argument on the next line", src: "const a = 1;\nawait tools.x(\n  a,\n);",
+			want: []site{{"x", CallSite{2, 13}, true}}},
+		{name: "a call among the arguments", src: "const f = (v) => ({v});\nconst a = 1;\nawait tools.x(f(\n  a));",
+			want: []site{{"x", CallSite{3, 13}, true}}},
+		{name: "non-ASCII before", src: "let s = 'é😀';\nlet t = 'é😀'; await tools.y({s});",
+			want: []site{{"y", CallSite{2, 28}, true}}},
+		{name: "first line, body form", src: "await tools.x({}); return 1;",
+			want: []site{{"x", CallSite{1, 13}, true}}},
+		{name: "first line, script form", src: "tools.x({a: 1})",
+			want: []site{{"x", CallSite{1, 7}, true}}},
+		{name: "first line, compiled as a body", src: "const v = await tools.x({a: 1});\nv;",
+			want: []site{{"x", CallSite{1, 23}, true}}},
+		{name: "in a function a built-in calls", src: "const ids = [1];\nawait Promise.all(ids.map((id) =>\n  tools.get({id})));",
+			want: []site{{"get", CallSite{3, 9}, true}}},
+		{name: "queued behind max in flight", src: "\nawait Promise.all([tools.a({}), tools.b({})]);", lim: Limits{MaxInFlight: 1},
+			want: []site{{"a", CallSite{2, 26}, true}, {"b", CallSite{}, false}}},
+		{name: "typescript", lang: LangTS, src: "interface A {\n  n: number;\n}\nconst a: A = {n: 1};\n\nawait tools.x(\n  a);",
+			want: []site{{"x", CallSite{6, 13}, true}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var got []site
+			br := func(ctx context.Context, tool string, args []byte) ([]byte, error) {
+				s, ok := CallSiteOf(ctx)
+				mu.Lock()
+				got = append(got, site{tool, s, ok})
+				mu.Unlock()
+				return okBridge(ctx, tool, args)
+			}
+			_, err := engine(t).Run(context.Background(), Script{Source: tt.src, Lang: tt.lang}, br, tt.lim)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, got)
+		})
+	}
 }
