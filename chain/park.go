@@ -41,6 +41,10 @@ type Approval struct {
 	Request invoker.ApprovalRequest `json:"request"`
 	// DecisionID is the policy decision that asked for approval.
 	DecisionID string `json:"decision_id"`
+	// Gate and Rule say why the call waits (invoker.ParkedCall.Gate and
+	// Rule): "confirm", and the governance rule that chose it.
+	Gate string `json:"gate,omitempty"`
+	Rule string `json:"rule,omitempty"`
 }
 
 // Decision is what was decided for a parked call.
@@ -101,7 +105,8 @@ type token struct {
 }
 
 func encodeToken(p *invoker.ParkedCall, tool string, args []byte) []byte {
-	b, _ := json.Marshal(token{Approval: Approval{Seq: p.Seq, Start: p.Start, Request: p.Request, DecisionID: p.DecisionID},
+	b, _ := json.Marshal(token{Approval: Approval{Seq: p.Seq, Start: p.Start, Request: p.Request, DecisionID: p.DecisionID,
+		Gate: p.Gate, Rule: p.Rule},
 		Tool: tool, Args: args})
 	return b
 }
@@ -221,6 +226,7 @@ func (r *Runner) Resume(ctx context.Context, state []byte, opts ResumeOptions) (
 			a = invoker.Denied
 		}
 		return c.outcome(c.inv.Invoke(ctx, c.sess, invoker.Call{Tool: t.Tool, Args: t.Args,
+			Line: t.Approval.Request.Line, Column: t.Approval.Request.Column,
 			Resume: &invoker.Resumption{Seq: t.Approval.Seq, Start: t.Approval.Start, ArgsHash: d.ArgsHash, Decision: a, Expired: d.Expired}}),
 			t.Tool, t.Args)
 	}
