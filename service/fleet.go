@@ -454,6 +454,7 @@ func (s *Service) savePark(ctx context.Context, rn *run, res *chain.RunResult) e
 			ID: durable.ApprovalID(rn.id, a.Seq), Tenant: rn.tenant, ChainID: rn.id, Seq: a.Seq,
 			Tool: a.Request.Tool, Risk: a.Request.Risk.String(), Args: a.Request.Args, ArgsHash: a.Request.ArgsHash,
 			ArgsSize: len(a.Request.Args), DecisionID: a.DecisionID, Created: now, Expires: now.Add(s.opts.ParkTTL),
+			Gate: a.Gate, Rule: a.Rule, Line: a.Request.Line, Column: a.Request.Column,
 		}
 		// A call that waited before (the chain parked again on it) keeps
 		// the time it was first asked about: park_ttl counts from then.
@@ -464,6 +465,14 @@ func (s *Service) savePark(ctx context.Context, rn *run, res *chain.RunResult) e
 			p.Expires = ap.Expires
 		}
 		p.Approvals = append(p.Approvals, ap)
+	}
+	if rn.fleet.gen == 0 {
+		// The first park keeps the script for the console
+		// (ApprovalContext), once: the state holds it only sealed, and a
+		// process resuming the chain knows it no more than the bucket.
+		rn.mu.Lock()
+		p.Script = rn.script
+		rn.mu.Unlock()
 	}
 	c := s.record(rn)
 	c.Status, c.Gen, c.Expires, c.Lease, c.Open, c.Trace = durable.StatusParked, p.Gen, p.Expires, time.Time{}, nil, res.Trace
