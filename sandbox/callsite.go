@@ -77,25 +77,53 @@ const maxCallScan = 4096
 // to it) and of the prelude are passed over. The zero CallSite when no
 // frame is the script's or the position falls outside it (the prelude's
 // wrapper).
+//
+// A site is worked out once per engine position and tool (siteMemo, up to
+// maxSiteMemo of them): a loop calling from one line costs one scan of it.
 func (r *scriptRun) callSite(tool string, sites []quickjs.Site) CallSite {
 	for _, s := range sites {
 		if s.Native || !s.Input {
 			continue
 		}
-		line, col := r.codePosition(int(s.Line), int(s.Col), tool)
-		if line == 0 || r.prep.lang != LangTS {
-			return CallSite{Line: line, Column: col}
+		key := siteKeyOf{line: s.Line, col: s.Col, tool: tool}
+		if cs, ok := r.siteMemo[key]; ok {
+			return cs
 		}
-		l, c, ok := r.prep.mapTS(line, max(col, 1))
-		if !ok {
-			return CallSite{}
+		cs := r.scriptPosition(int(s.Line), int(s.Col), tool)
+		if r.siteMemo == nil {
+			r.siteMemo = map[siteKeyOf]CallSite{}
 		}
-		if col == 0 {
-			c = 0
+		if len(r.siteMemo) < maxSiteMemo {
+			r.siteMemo[key] = cs
 		}
-		return CallSite{Line: l, Column: c}
+		return cs
 	}
 	return CallSite{}
+}
+
+// siteKeyOf is what a call site's position depends on.
+type siteKeyOf struct {
+	line, col int32
+	tool      string
+}
+
+// maxSiteMemo bounds the call sites a run remembers.
+const maxSiteMemo = 1024
+
+// scriptPosition is callSite for one frame of the script's code.
+func (r *scriptRun) scriptPosition(engineLine, engineCol int, tool string) CallSite {
+	line, col := r.codePosition(engineLine, engineCol, tool)
+	if line == 0 || r.prep.lang != LangTS {
+		return CallSite{Line: line, Column: col}
+	}
+	l, c, ok := r.prep.mapTS(line, max(col, 1))
+	if !ok {
+		return CallSite{}
+	}
+	if col == 0 {
+		c = 0
+	}
+	return CallSite{Line: l, Column: c}
 }
 
 // codePosition turns an engine position of a call of tool in the code the

@@ -149,6 +149,8 @@ func TestCallSiteOf(t *testing.T) {
 			want: []site{{"get", CallSite{3, 9}, true}}},
 		{name: "queued behind max in flight", src: "\nawait Promise.all([tools.a({}), tools.b({})]);", lim: Limits{MaxInFlight: 1},
 			want: []site{{"a", CallSite{2, 26}, true}, {"b", CallSite{}, false}}},
+		{name: "a loop on one line", src: "let n = 0;\nfor (const i of [1, 2, 3]) n += (await tools.x({i})).args.i;\nreturn n;",
+			want: []site{{"x", CallSite{2, 46}, true}, {"x", CallSite{2, 46}, true}, {"x", CallSite{2, 46}, true}}},
 		{name: "typescript", lang: LangTS, src: "interface A {\n  n: number;\n}\nconst a: A = {n: 1};\n\nawait tools.x(\n  a);",
 			want: []site{{"x", CallSite{6, 13}, true}}},
 	} {
@@ -167,4 +169,32 @@ func TestCallSiteOf(t *testing.T) {
 			require.Equal(t, tt.want, got)
 		})
 	}
+}
+
+// TestCallSiteOfManySites: past the sites a run remembers (maxSiteMemo),
+// every call still gets its own line, and a loop's calls their line.
+func TestCallSiteOfManySites(t *testing.T) {
+	var b strings.Builder
+	n := maxSiteMemo + 100
+	for i := 0; i < n; i++ {
+		b.WriteString("await tools.x({});\n")
+	}
+	b.WriteString("for (let i = 0; i < 3; i++) await tools.y({});\nreturn 1;")
+	var mu sync.Mutex
+	var lines []int
+	br := func(ctx context.Context, tool string, args []byte) ([]byte, error) {
+		s, ok := CallSiteOf(ctx)
+		require.True(t, ok)
+		mu.Lock()
+		lines = append(lines, s.Line)
+		mu.Unlock()
+		return okBridge(ctx, tool, args)
+	}
+	_, err := engine(t).Run(context.Background(), Script{Source: b.String()}, br, Limits{})
+	require.NoError(t, err)
+	require.Len(t, lines, n+3)
+	for i := 0; i < n; i++ {
+		require.Equal(t, i+1, lines[i])
+	}
+	require.Equal(t, []int{n + 1, n + 1, n + 1}, lines[n:])
 }

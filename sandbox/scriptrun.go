@@ -118,8 +118,10 @@ type scriptRun struct {
 	// the calls in flight that have one, for their failure.
 	sites map[int32][]quickjs.Site
 	site  []quickjs.Site // callSites' buffer
-	// lineStarts are the offsets of the lines of prep.code, for callSite.
+	// lineStarts are the offsets of the lines of prep.code, and siteMemo
+	// the positions worked out, for callSite.
 	lineStarts []int
+	siteMemo   map[siteKeyOf]CallSite
 
 	logs      []LogEntry
 	logBytes  int
