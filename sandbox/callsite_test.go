@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -197,4 +198,27 @@ func TestCallSiteOfManySites(t *testing.T) {
 		require.Equal(t, i+1, lines[i])
 	}
 	require.Equal(t, []int{n + 1, n + 1, n + 1}, lines[n:])
+}
+
+// TestMapTSShared maps positions of one TypeScript Program from several
+// goroutines at once, as its runs do (a Program is safe for concurrent use;
+// the call sites of every call map through it now, besides errors): the
+// line tables it splits on first use are split once (run with -race).
+func TestMapTSShared(t *testing.T) {
+	p, err := engine(t).Compile(context.Background(), Script{Source: "const n: number = 1;\nawait tools.save({n});", Lang: LangTS})
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Inside a segment (column 14, past its start at 13): the path
+			// that compares the lines' text.
+			l, c, ok := p.prep.mapTS(2, 14)
+			assert.True(t, ok)
+			assert.Equal(t, [2]int{2, 14}, [2]int{l, c})
+		}()
+	}
+	wg.Wait()
+	require.NotNil(t, p.prep.codeLines)
 }
