@@ -4,11 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/airlockrt/airlock/govern"
+	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/airlockrt/airlock/govern"
+	"github.com/airlockrt/airlock/toolbox"
 
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
@@ -35,6 +39,12 @@ type Options struct {
 	// any other ends unknown_tool, as for a tool that does not exist. Nil
 	// allows every tool of the invoker's toolbox.
 	Tools []string
+	// ChainTools are tools of this chain alone, beside the invoker's: a
+	// caller's own tools (toolbox.External tools answered by the chain's
+	// submitter, or plain Go tools). They are callable whatever Tools
+	// allows, and search and describe find them. A name the invoker's
+	// toolbox already has is ErrToolNameTaken.
+	ChainTools []toolbox.Tool
 	// Policy, when set, replaces the invoker's policy for this chain.
 	Policy *invoker.Policy
 	// Profile is the governance profile the chain runs under: granted
@@ -153,7 +163,14 @@ func (r *Runner) run(ctx context.Context, opts Options, guest func(context.Conte
 	if err != nil {
 		return nil, err
 	}
-	sess := inv.NewSession(session.Options{ID: opts.SessionID, Tenant: opts.Tenant, Grants: opts.Grants, Tools: opts.Tools,
+	allowed := opts.Tools
+	if allowed != nil {
+		allowed = slices.Clip(allowed)
+		for _, t := range opts.ChainTools {
+			allowed = append(allowed, t.Info().Name)
+		}
+	}
+	sess := inv.NewSession(session.Options{ID: opts.SessionID, Tenant: opts.Tenant, Grants: opts.Grants, Tools: allowed,
 		Governance: govern.NewChain(opts.Profile), ParkApprovals: opts.Park})
 	c := &chainRun{inv: inv, sess: sess, opts: opts, start: time.Now(), col: &collector{}}
 	c.disc = &discovery{inv: inv, sess: sess}
@@ -162,10 +179,29 @@ func (r *Runner) run(ctx context.Context, opts Options, guest func(context.Conte
 
 // invoker returns the invoker for a chain under opts.Policy.
 func (r *Runner) invoker(opts Options) (*invoker.Invoker, error) {
-	if opts.Policy == nil {
-		return r.inv, nil
+	inv := r.inv
+	if opts.Policy != nil {
+		var err error
+		if inv, err = inv.WithPolicy(*opts.Policy); err != nil {
+			return nil, err
+		}
 	}
-	return r.inv.WithPolicy(*opts.Policy)
+	if len(opts.ChainTools) == 0 {
+		return inv, nil
+	}
+	box := inv.Toolbox().Clone()
+	for _, t := range opts.ChainTools {
+		if t == nil {
+			return nil, errors.New("chain: a nil tool in Options.ChainTools")
+		}
+		if name := t.Info().Name; box.Has(name) {
+			return nil, fmt.Errorf("%w: %q", ErrToolNameTaken, name)
+		}
+		if err := box.Add(t); err != nil {
+			return nil, fmt.Errorf("chain: a tool of Options.ChainTools: %w", err)
+		}
+	}
+	return inv.WithToolbox(box), nil
 }
 
 // chainRun is one stretch of a chain: from its start, or from a resumption,

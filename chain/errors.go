@@ -10,4 +10,7 @@ var (
 	ErrNoEngine = errors.New("chain: no sandbox engine for this kind of chain")
 	// ErrNilModule is returned by RunModule for a nil module.
 	ErrNilModule = errors.New("chain: nil module")
+	// ErrToolNameTaken is returned by Run for an Options.ChainTools tool
+	// whose name a tool of the invoker's toolbox has.
+	ErrToolNameTaken = errors.New("chain: a chain tool has the name of a registered tool")
 )

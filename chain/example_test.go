@@ -84,3 +84,44 @@ func Example() {
 	// 1 search ok
 	// 2 send_message ok
 }
+
+// ExampleOptions_chainTools gives one chain a tool of its own: a caller's
+// function (here, the user's session) that no other chain sees. It goes
+// through every gate of the shared invoker like any tool.
+func ExampleOptions_chainTools() {
+	ctx := context.Background()
+	box, err := toolbox.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	inv, err := invoker.New(box, invoker.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	engine, err := sandbox.NewScriptEngine(ctx, sandbox.ScriptOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer engine.Close(ctx)
+	runner, err := chain.New(inv, chain.Engines{Scripts: engine})
+	if err != nil {
+		log.Fatal(err)
+	}
+	type In struct {
+		Key string `json:"key"`
+	}
+	user := map[string]string{"name": "Ann", "plan": "pro"}
+	profile := toolbox.Func("user_profile", "Reads the signed-in user's profile",
+		func(ctx context.Context, in In) (string, error) { return user[in.Key], nil })
+
+	res, err := runner.Run(ctx, sandbox.Script{Source: `
+		const name = await tools.user_profile({key: "name"});
+		return name + " is on " + await tools.user_profile({key: "plan"});`},
+		chain.Options{Tenant: "acme", ChainTools: []toolbox.Tool{profile}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Status, string(res.Value))
+	// Output:
+	// ok "Ann is on pro"
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/session"
+	"github.com/airlockrt/airlock/toolbox"
 )
 
 // Parked is a chain that stopped to wait for approvals (Options.Park).
@@ -41,6 +42,9 @@ type Approval struct {
 	Request invoker.ApprovalRequest `json:"request"`
 	// DecisionID is the policy decision that asked for approval.
 	DecisionID string `json:"decision_id"`
+	// Kind is invoker.ParkKindCall for a caller tool's call waiting for its
+	// answer (Decision.Answer); empty for a call waiting for a decision.
+	Kind string `json:"kind,omitempty"`
 	// Gate and Rule say why the call waits (invoker.ParkedCall.Gate and
 	// Rule): "confirm", and the governance rule that chose it.
 	Gate string `json:"gate,omitempty"`
@@ -56,6 +60,10 @@ type Decision struct {
 	// Expired: nobody decided before the parked chain's deadline; the call
 	// ends approval_expired.
 	Expired bool
+	// Answer answers a call of Kind invoker.ParkKindCall (a caller tool's):
+	// its result or error, or Expired (call_timeout). The other fields are
+	// not read for such a call, and Answer must be set for it.
+	Answer *invoker.Answer
 }
 
 // ResumeOptions configure Resume.
@@ -69,6 +77,9 @@ type ResumeOptions struct {
 	Profile *govern.Profile
 	// Park lets the chain park again.
 	Park bool
+	// ChainTools are the chain's own tools, as at its start
+	// (Options.ChainTools): like profiles, tools are not state.
+	ChainTools []toolbox.Tool
 	// Logger and Observer as in Options.
 	Logger   *slog.Logger
 	Observer *invoker.Observer
@@ -105,7 +116,7 @@ type token struct {
 }
 
 func encodeToken(p *invoker.ParkedCall, tool string, args []byte) []byte {
-	b, _ := json.Marshal(token{Approval: Approval{Seq: p.Seq, Start: p.Start, Request: p.Request, DecisionID: p.DecisionID,
+	b, _ := json.Marshal(token{Approval: Approval{Seq: p.Seq, Start: p.Start, Request: p.Request, DecisionID: p.DecisionID, Kind: p.Kind,
 		Gate: p.Gate, Rule: p.Rule},
 		Tool: tool, Args: args})
 	return b
@@ -171,13 +182,13 @@ func Approvals(state []byte) ([]Approval, error) {
 }
 
 // restore rebuilds the chain's host half from a parked state.
-func (r *Runner) restore(state []byte, profile *govern.Profile, park bool, logger *slog.Logger, observer *invoker.Observer) (*chainRun, []byte, error) {
+func (r *Runner) restore(state []byte, profile *govern.Profile, park bool, logger *slog.Logger, observer *invoker.Observer, tools []toolbox.Tool) (*chainRun, []byte, error) {
 	meta, guest, err := decodeChainState(state)
 	if err != nil {
 		return nil, nil, err
 	}
 	opts := Options{Policy: meta.Policy, Profile: profile, Logger: logger, Observer: observer, Tenant: meta.Session.Tenant,
-		SessionID: meta.Session.ID, Park: park}
+		SessionID: meta.Session.ID, Park: park, ChainTools: tools}
 	inv, err := r.invoker(opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: its policy: %v", ErrBadState, err)
@@ -205,7 +216,7 @@ func (r *Runner) Resume(ctx context.Context, state []byte, opts ResumeOptions) (
 	if opts.Decide == nil {
 		return nil, errors.New("chain: ResumeOptions.Decide is required")
 	}
-	c, guest, err := r.restore(state, opts.Profile, opts.Park, opts.Logger, opts.Observer)
+	c, guest, err := r.restore(state, opts.Profile, opts.Park, opts.Logger, opts.Observer, opts.ChainTools)
 	if err != nil {
 		return nil, err
 	}
@@ -220,6 +231,13 @@ func (r *Runner) Resume(ctx context.Context, state []byte, opts ResumeOptions) (
 		}
 		if !ok {
 			return nil, &sandbox.Pending{Token: tok}
+		}
+		if t.Approval.Kind == invoker.ParkKindCall {
+			if d.Answer == nil {
+				return nil, fmt.Errorf("chain: the call to %q waits for an answer, and Decide gave a decision instead", t.Tool)
+			}
+			return c.outcome(c.inv.Invoke(ctx, c.sess, invoker.Call{Tool: t.Tool, Args: t.Args,
+				Resume: &invoker.Resumption{Seq: t.Approval.Seq, Start: t.Approval.Start, Answer: d.Answer}}), t.Tool, t.Args)
 		}
 		a := invoker.Approved
 		if !d.Approved {
@@ -246,7 +264,7 @@ func (r *Runner) Resume(ctx context.Context, state []byte, opts ResumeOptions) (
 // reason as given and the trace so far (its waiting calls never ran, and
 // have no record).
 func (r *Runner) Discard(ctx context.Context, state []byte, status Status, reason, message string) (*RunResult, error) {
-	c, _, err := r.restore(state, nil, false, nil, nil)
+	c, _, err := r.restore(state, nil, false, nil, nil, nil)
 	if err != nil {
 		return nil, err
 	}

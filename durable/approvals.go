@@ -9,11 +9,21 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/toolbox"
 )
 
-// Approval is a parked call's approval request.
+// KindCall is Approval.Kind for a caller tool's call waiting for its
+// answer (invoker.ParkKindCall); an approval request has no kind.
+const KindCall = invoker.ParkKindCall
+
+// Approval is a parked call's approval request, or (Kind KindCall) a
+// caller tool's call waiting for its answer.
 type Approval struct {
-	ID      string `json:"id"`
+	ID string `json:"id"`
+	// Kind is empty for an approval request, KindCall for a call.
+	Kind    string `json:"kind,omitempty"`
 	Tenant  string `json:"tenant"`
 	ChainID string `json:"chain_id"`
 	Seq     int    `json:"seq"`
@@ -35,18 +45,28 @@ type Approval struct {
 	Column  int       `json:"column,omitempty"`
 	Created time.Time `json:"created"`
 	Expires time.Time `json:"expires"`
+	// OutputSchema, for a call, is its tool's declared output schema: an
+	// answer's result must match it (omitted from a chain record's
+	// Pending).
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 }
 
-// Decision is what was decided on an approval request.
+// Decision is what was decided on an approval request, or the answer to a
+// call (Answer set, Approved unread).
 type Decision struct {
 	Approved bool      `json:"approved"`
 	ArgsHash string    `json:"args_hash"`
 	By       string    `json:"by,omitempty"`
 	At       time.Time `json:"at"`
+	// Answer answers a call of kind KindCall: its result or its error.
+	Answer *invoker.Answer `json:"answer,omitempty"`
 }
 
 // MaxArgsBytes caps an approval request's arguments.
 const MaxArgsBytes = 512 << 10
+
+// MaxAnswerBytes caps an answer's result and error together.
+const MaxAnswerBytes = 512 << 10
 
 func approvalName(id, leaf string) string { return "approvals/" + id + "/" + leaf }
 
@@ -58,12 +78,23 @@ func decisionBinding(tenant, id string) binding {
 }
 
 func validApprovalID(id string) bool {
-	return strings.HasPrefix(id, ApprovalPrefix) && validID(id)
+	return (strings.HasPrefix(id, ApprovalPrefix) || strings.HasPrefix(id, CallPrefix)) && validID(id)
+}
+
+// kindOf is the Kind an approval id names.
+func kindOf(id string) string {
+	if strings.HasPrefix(id, CallPrefix) {
+		return KindCall
+	}
+	return ""
 }
 
 func (s *Store) putApproval(ctx context.Context, a *Approval) error {
-	if !validApprovalID(a.ID) {
-		return fmt.Errorf("durable: invalid approval id %q", a.ID)
+	if !validApprovalID(a.ID) || kindOf(a.ID) != a.Kind {
+		return fmt.Errorf("durable: invalid approval id %q for its kind %q", a.ID, a.Kind)
+	}
+	if len(a.OutputSchema) > toolbox.MaxSchemaBytes {
+		return fmt.Errorf("durable: a call's output schema of %d bytes is over %d", len(a.OutputSchema), toolbox.MaxSchemaBytes)
 	}
 	if len(a.Args) > MaxArgsBytes {
 		return fmt.Errorf("durable: approval arguments of %d bytes are over %d", len(a.Args), MaxArgsBytes)
@@ -94,7 +125,13 @@ func (s *Store) GetApproval(ctx context.Context, tenant, id string) (*Approval, 
 	if err != nil {
 		return nil, nil, err
 	}
+	if a.Kind != kindOf(id) {
+		return nil, nil, fmt.Errorf("%w: %w: approval %s's record is of kind %q", ErrNotFound, ErrMalformed, id, a.Kind)
+	}
 	d, err := s.decision(ctx, tenant, id)
+	if d != nil && (d.Answer != nil) != (a.Kind == KindCall) {
+		d = nil // a decision where an answer belongs, or the reverse: not one
+	}
 	return a, d, err
 }
 
@@ -149,6 +186,12 @@ func (s *Store) Decide(ctx context.Context, tenant, id string, d Decision) (Deci
 	}
 	if prev != nil {
 		return *prev, ErrAlreadyDecided
+	}
+	if (d.Answer != nil) != (a.Kind == KindCall) {
+		return Decision{}, fmt.Errorf("durable: %s takes %s", id, map[bool]string{true: "an answer, not a decision", false: "a decision, not an answer"}[a.Kind == KindCall])
+	}
+	if d.Answer != nil && len(d.Answer.Result)+len(d.Answer.Error) > MaxAnswerBytes {
+		return Decision{}, fmt.Errorf("durable: an answer of %d bytes is over %d", len(d.Answer.Result)+len(d.Answer.Error), MaxAnswerBytes)
 	}
 	if d.ArgsHash != a.ArgsHash {
 		return Decision{}, ErrHashMismatch

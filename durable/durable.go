@@ -64,6 +64,10 @@ const retentionSlack = time.Hour
 // ApprovalPrefix starts every parked call's approval id.
 const ApprovalPrefix = "pk_"
 
+// CallPrefix starts the id of every parked call of a caller tool waiting
+// for its answer (an Approval of Kind KindCall).
+const CallPrefix = "pc_"
+
 // Options configure New.
 type Options struct {
 	// Blobs is the shared store. Required.
@@ -821,6 +825,23 @@ func (s *Store) Abandon(ctx context.Context, tenant, id string) (bool, error) {
 func ApprovalID(chainID string, seq int) string {
 	sum := sha256.Sum256([]byte(chainID + "\x00" + strconv.Itoa(seq)))
 	return ApprovalPrefix + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:]))[:26]
+}
+
+// CallID is the id of call seq of chain chainID waiting for a caller
+// tool's answer: unlike ApprovalID's, so that a call approved and then
+// handed to its caller keeps its decision and gets an answer of its own.
+func CallID(chainID string, seq int) string {
+	sum := sha256.Sum256([]byte(chainID + "\x00call\x00" + strconv.Itoa(seq)))
+	return CallPrefix + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:]))[:26]
+}
+
+// PendingID is the id of a parked call: CallID for kind KindCall, else
+// ApprovalID.
+func PendingID(chainID string, seq int, kind string) string {
+	if kind == KindCall {
+		return CallID(chainID, seq)
+	}
+	return ApprovalID(chainID, seq)
 }
 
 // CountParked counts the tenant's chains the fleet's index lists as parked,

@@ -168,6 +168,15 @@ func (inv *Invoker) WithPolicy(p Policy) (*Invoker, error) {
 	return &c, nil
 }
 
+// WithToolbox returns a copy of inv that looks tools up in box instead (for
+// a chain with tools of its own: chain.Options.ChainTools). Everything
+// else is shared.
+func (inv *Invoker) WithToolbox(box *toolbox.Toolbox) *Invoker {
+	c := *inv
+	c.box = box
+	return &c
+}
+
 // Policy returns the policy in force, defaults filled in.
 func (inv *Invoker) Policy() Policy { return inv.policy }
 
@@ -310,6 +319,11 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	}
 	info := entry.Info()
 	st.risk, st.maxOutChars = info.Risk, info.MaxOutputChars
+	// 2a. A caller tool's parked call, answered: its gates ran before it
+	// was handed out.
+	if call.Resume != nil && call.Resume.Answer != nil {
+		return inv.answered(ctx, sess, st, entry, call.Resume.Answer)
+	}
 	// 3. Type gate.
 	if info.Kind != toolbox.KindLocal {
 		return fail(session.StatusError, ReasonNotCallable,
@@ -443,8 +457,10 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 		r.RetryAfter = after
 		return inv.refuse(ctx, sess, st, r)
 	}
-	// 6b. Idempotency: a write-class call whose key has an outcome returns it.
-	idem := inv.gov.Outcomes() != nil && info.EffectiveClass().Write()
+	// 6b. Idempotency: a write-class call whose key has an outcome returns
+	// it. A caller tool's caller keeps its own outcomes.
+	_, external := entry.Tool().(toolbox.External)
+	idem := inv.gov.Outcomes() != nil && info.EffectiveClass().Write() && !external
 	if idem {
 		if r, stop := inv.beginOutcome(ctx, sess, st, gc, key, sent); stop {
 			// A recorded result is not a success of this chain: call
@@ -455,6 +471,19 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	}
 	// 7. Progress: the call runs.
 	inv.notify(ctx, st, inv.event(ToolCall, sess, st))
+	// 7a. A caller tool's call is handed out in canonical form, bound to
+	// its hash; in a session that parks, the chain parks until its answer.
+	if external {
+		frozen, req, r, failed := inv.request(sess, st, args)
+		if failed {
+			return r
+		}
+		if sess.ParksApprovals() {
+			req.Args = bytes.Clone(frozen)
+			return inv.parkCall(ctx, sess, st, seq, req)
+		}
+		args = frozen
+	}
 	// 8. Execute.
 	timeout := p.CallTimeout
 	if info.LatencyBudget > 0 && info.LatencyBudget < timeout {
@@ -568,6 +597,7 @@ func (inv *Invoker) execute(ctx context.Context, caller *callCaller, tool toolbo
 func (inv *Invoker) toolFailed(tool toolbox.Tool, err error) (Result, govern.OutcomeState) {
 	var limited *toolbox.RateLimitedError
 	var unavailable *toolbox.UnavailableError
+	var credential *toolbox.CredentialUnavailableError
 	switch {
 	case errors.As(err, &limited):
 		r := fail(session.StatusError, ReasonRateLimited, fmt.Sprintf("the tool's upstream refused the call for now: %v", err))
@@ -577,6 +607,11 @@ func (inv *Invoker) toolFailed(tool toolbox.Tool, err error) (Result, govern.Out
 		r := fail(session.StatusError, ReasonToolUnavailable, fmt.Sprintf("tool %q is unavailable: %v", tool.Info().Name, err))
 		r.RetryAfter = max(unavailable.RetryAfter, 0)
 		return r, govern.OutcomeFailed
+	case errors.As(err, &credential):
+		// Nothing was sent: the outcome is failed, and the tool's health
+		// does not suffer for one tenant's missing secret.
+		return fail(session.StatusError, ReasonCredentialUnavailable,
+			fmt.Sprintf("tool %q: %v; the call was not sent", tool.Info().Name, credential)), govern.OutcomeFailed
 	case errors.Is(err, toolbox.ErrOutcomeUnknown):
 		return fail(session.StatusError, ReasonToolError, err.Error()), govern.OutcomeUnknown
 	}

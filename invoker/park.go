@@ -2,10 +2,12 @@ package invoker
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/airlockrt/airlock/session"
+	"github.com/airlockrt/airlock/toolbox"
 )
 
 // ParkedCall is a call that met the confirm gate in a session that parks
@@ -31,6 +33,28 @@ type ParkedCall struct {
 	// govern.Decision.Rule).
 	Gate string `json:"gate,omitempty"`
 	Rule string `json:"rule,omitempty"`
+	// Kind is what the call waits for: empty for a decision on it,
+	// ParkKindCall for the answer of a caller tool (toolbox.External),
+	// which comes as Resumption.Answer. Request then holds the canonical
+	// arguments the answer is bound to.
+	Kind string `json:"kind,omitempty"`
+}
+
+// ParkKindCall is ParkedCall.Kind for a call to a toolbox.External tool
+// that waits for its answer.
+const ParkKindCall = "call"
+
+// Answer is the answer to a parked call of a toolbox.External tool
+// (Resumption.Answer): its result, an error the script sees, or none
+// before the chain's park expired.
+type Answer struct {
+	// Result is the tool's JSON result, when it succeeded.
+	Result json.RawMessage `json:"result,omitempty"`
+	// Error, when set, fails the call with tool_error and this message.
+	Error string `json:"error,omitempty"`
+	// Expired: nobody answered before the parked chain's deadline; the
+	// call ends call_timeout.
+	Expired bool `json:"expired,omitempty"`
 }
 
 // Resumption is the decision on a parked call (Call.Resume). Invoke then
@@ -60,6 +84,11 @@ type Resumption struct {
 	// Expired says no decision came before the parked chain's deadline:
 	// the call ends with approval_expired and does not run.
 	Expired bool `json:"expired,omitempty"`
+	// Answer, when set, ends a call parked with Kind ParkKindCall: no gate
+	// runs again (they ran before the call was handed out) and Decision,
+	// Expired and ArgsHash are not read; the answer was bound to the
+	// request's hash when it was taken.
+	Answer *Answer `json:"answer,omitempty"`
 }
 
 // resumedNumber is the budget gate of a resumed call: it takes no new
@@ -69,7 +98,7 @@ func resumedNumber(sess *session.Session, rs *Resumption) (int, Result, bool) {
 		return 0, fail(session.StatusError, ReasonInternal,
 			fmt.Sprintf("the resumption names call %d, but this chain made %d calls; resume a call with the Seq of its ParkedCall", rs.Seq, n)), false
 	}
-	if !rs.Expired && rs.Decision != Approved && rs.Decision != Denied {
+	if rs.Answer == nil && !rs.Expired && rs.Decision != Approved && rs.Decision != Denied {
 		return 0, fail(session.StatusError, ReasonInternal,
 			fmt.Sprintf("the resumption's decision (%d) is neither Approved nor Denied; the call did not run", int(rs.Decision))), false
 	}
@@ -120,6 +149,49 @@ func (inv *Invoker) park(ctx context.Context, sess *session.Session, st *callSta
 		Parked: &ParkedCall{Seq: seq, Start: st.start, Request: req, DecisionID: st.dec.ID,
 			Gate: st.dec.Gate.String(), Rule: st.dec.Rule},
 	}
+}
+
+// parkCall ends the invocation of a call to an External tool in a session
+// that parks: the call waits for its answer elsewhere.
+func (inv *Invoker) parkCall(ctx context.Context, sess *session.Session, st *callState, seq int, req ApprovalRequest) Result {
+	inv.notify(ctx, st, inv.event(ApprovalParked, sess, st))
+	return Result{
+		Status:     session.StatusParked,
+		Message:    fmt.Sprintf("tool %q is answered by the chain's caller; the chain parks until the answer comes", st.tool),
+		DecisionID: st.dec.ID,
+		Parked:     &ParkedCall{Seq: seq, Start: st.start, Request: req, DecisionID: st.dec.ID, Kind: ParkKindCall},
+	}
+}
+
+// answered ends a resumed call of an External tool with its answer. The
+// gates ran before the call was handed out; the answer is shaped like
+// any tool's result.
+func (inv *Invoker) answered(ctx context.Context, sess *session.Session, st *callState, entry *toolbox.Entry, a *Answer) Result {
+	if _, ok := entry.Tool().(toolbox.External); !ok {
+		return fail(session.StatusError, ReasonInternal,
+			fmt.Sprintf("the resumption answers a call to %q, which is not a caller tool; the call did not run", st.tool))
+	}
+	var r Result
+	failed := true
+	switch {
+	case a.Expired:
+		r = fail(session.StatusError, ReasonCallTimeout,
+			fmt.Sprintf("nobody answered the call to %q before the parked chain's deadline; its effects are unknown", st.tool))
+	case a.Error != "":
+		r = fail(session.StatusError, ReasonToolError, a.Error)
+	default:
+		failed = false
+	}
+	ev := inv.event(ToolResult, sess, st)
+	ev.Status, ev.Reason, ev.Duration = session.StatusOK, r.Reason, time.Since(st.start)
+	if failed {
+		ev.Status = traceStatus(r)
+	}
+	inv.notify(ctx, st, ev)
+	if failed {
+		return r
+	}
+	return inv.shape(ctx, sess, st, toolbox.Output{JSON: a.Result})
 }
 
 // RestoreSession is session.Restore with the pins NewSession gives: the

@@ -120,6 +120,12 @@ const (
 	// have taken effect, and it is never run again. Status error; only in
 	// the trace of an interrupted chain.
 	ReasonCallInterrupted = "call_interrupted"
+	// ReasonCredentialUnavailable: the tool could not obtain a credential
+	// the call needs (a ${tenant:NAME} or ${env:NAME} secret that is not
+	// set for the calling tenant, unreadable or not usable), so nothing
+	// was sent; the message names the reference, never a value. Status
+	// error; docs/identity.md.
+	ReasonCredentialUnavailable = "credential_unavailable"
 )
 
 // Reasons returns every reason code a Result may carry, in the order of
@@ -136,5 +142,6 @@ func Reasons() []string {
 		ReasonArgumentPattern, ReasonArgumentTooLong, ReasonPolicyFailed, ReasonToolUnavailable,
 		ReasonRateLimited, ReasonOutcomeUnknown, ReasonIdempotencyPending, ReasonIdempotencyKeyReused,
 		ReasonCallInterrupted,
+		ReasonCredentialUnavailable,
 	}
 }

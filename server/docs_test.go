@@ -32,6 +32,8 @@ var reasons = []string{
 	server.ReasonShuttingDown, server.ReasonForbiddenHost, server.ReasonForbiddenOrigin, server.ReasonForbiddenRole,
 	server.ReasonStoreUnavailable, server.ReasonRunningElsewhere, server.ReasonTooManyStreams,
 	console.ReasonCSRF, console.ReasonTooManySignIns, console.ReasonTooManySessions,
+	server.ReasonInvalidCallerTools, server.ReasonCallNotFound, server.ReasonAlreadyAnswered, server.ReasonCallExpired,
+	server.ReasonResultTooLarge, server.ReasonOutputSchemaMismatch,
 }
 
 // routes are the server's routes, as "METHOD path".
@@ -40,6 +42,7 @@ var routes = []string{
 	"get /v1/approvals", "get /v1/approvals/{id}", "get /v1/approvals/{id}/context", "post /v1/approvals/{id}", "get /v1/artifacts/{ref}",
 	"get /v1/tools", "get /v1/tools.d.ts", "get /healthz", "get /readyz", "get /metrics",
 	"post /mcp", "get /mcp", "delete /mcp", "get /ui/session", "post /ui/session", "delete /ui/session",
+	"get /v1/calls", "get /v1/calls/{id}", "post /v1/calls/{id}", "get /v1/chains/{id}/calls", "post /v1/tools.d.ts",
 }
 
 // TestDocsCoverTheAPI keeps docs/openapi.yaml and docs/http-api.md in step

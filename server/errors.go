@@ -39,6 +39,8 @@ const (
 	// ReasonUnknownTools (400): tools names a tool or tool set that is not
 	// configured.
 	ReasonUnknownTools = service.ReasonUnknownTools
+	// ReasonInvalidCallerTools: a caller tool's declaration breaks a rule.
+	ReasonInvalidCallerTools = service.ReasonInvalidCallerTools
 	// ReasonInvalidPolicy (400): the policy after overrides breaks a rule
 	// (approval_timeout not shorter than call_timeout).
 	ReasonInvalidPolicy = service.ReasonInvalidPolicy
@@ -70,6 +72,19 @@ const (
 	// ReasonApprovalNotFound (404): no approval request of this tenant has
 	// that id.
 	ReasonApprovalNotFound = "approval_not_found"
+	// ReasonCallNotFound: no pending call of a caller tool by that id for
+	// this key's tenant.
+	ReasonCallNotFound = "call_not_found"
+	// ReasonAlreadyAnswered: the call was answered before.
+	ReasonAlreadyAnswered = "already_answered"
+	// ReasonCallExpired: the call ended before the answer came.
+	ReasonCallExpired = "call_expired"
+	// ReasonResultTooLarge: an answer's result (or error) is above the
+	// server's bound; the call still waits.
+	ReasonResultTooLarge = "result_too_large"
+	// ReasonOutputSchemaMismatch: an answer's result breaks the caller
+	// tool's output schema; the call still waits.
+	ReasonOutputSchemaMismatch = "output_schema_mismatch"
 	// ReasonArtifactNotFound (404): no live artifact of this tenant has that
 	// ref.
 	ReasonArtifactNotFound = "artifact_not_found"

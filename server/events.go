@@ -15,6 +15,7 @@ const (
 	EventToolCall         = service.EventToolCall
 	EventToolResult       = service.EventToolResult
 	EventApprovalRequired = service.EventApprovalRequired
+	EventCallPending      = service.EventCallPending
 	EventLog              = service.EventLog
 	EventDone             = service.EventDone
 	EventStatus           = service.EventStatus

@@ -498,6 +498,53 @@ func TestAPIMatchesOpenAPI(t *testing.T) {
 	e.wait(t, keyAcme, v.ID)
 	code(http.StatusGone, "POST", "/v1/approvals/"+req["id"].(string), keyAcme, map[string]any{"decision": "approve", "args_hash": req["args_hash"]})
 
+	// Caller tools: a call listed, refused every way, answered; declarations.
+	callers := []map[string]any{{"name": "lookup", "description": "Finds a customer.",
+		"input_schema":  map[string]any{"type": "object", "properties": map[string]any{"email": map[string]any{"type": "string"}}},
+		"output_schema": map[string]any{"type": "object", "required": []string{"name"}}}}
+	code(http.StatusOK, "POST", "/v1/tools.d.ts", keyAcme, map[string]any{"tools": []string{"kv_get"}, "caller_tools": callers})
+	code(http.StatusBadRequest, "POST", "/v1/tools.d.ts", keyAcme, map[string]any{"caller_tools": []map[string]any{{"name": "kv_get", "description": "x"}}})
+	code(http.StatusBadRequest, "POST", "/v1/chains", keyAcme, map[string]any{"script": "return 1", "caller_tools": []map[string]any{{"name": "Bad!", "description": "x"}}})
+	v = e.submit(t, keyAcme, map[string]any{"script": `return await tools.lookup({email: "a@example.com"})`, "caller_tools": callers}, true)
+	events = e.stream(t, keyAcme, v.ID, "")
+	var call map[string]any
+	require.Eventually(t, func() bool {
+		var list struct{ Calls []map[string]any }
+		require.NoError(t, json.Unmarshal(code(http.StatusOK, "GET", "/v1/chains/"+v.ID+"/calls", keyAcme, nil).body, &list))
+		if len(list.Calls) > 0 {
+			call = list.Calls[0]
+		}
+		return call != nil
+	}, 10*time.Second, 10*time.Millisecond)
+	cid, chash := call["id"].(string), call["args_hash"].(string)
+	code(http.StatusOK, "GET", "/v1/calls", keyAcme, nil)
+	code(http.StatusOK, "GET", "/v1/calls/"+cid, keyAcme, nil)
+	code(http.StatusNotFound, "GET", "/v1/calls/"+cid, keyGlobex, nil)
+	code(http.StatusNotFound, "GET", "/v1/chains/ch_nope/calls", keyAcme, nil)
+	code(http.StatusForbidden, "POST", "/v1/calls/"+cid, keyApprover, map[string]any{"args_hash": chash, "result": map[string]any{"name": "Ann"}})
+	code(http.StatusNotFound, "POST", "/v1/calls/"+cid, keyGlobex, map[string]any{"args_hash": chash, "result": map[string]any{"name": "Ann"}})
+	code(http.StatusBadRequest, "POST", "/v1/calls/"+cid, keyAcme, map[string]any{"args_hash": chash})
+	code(http.StatusConflict, "POST", "/v1/calls/"+cid, keyAcme, map[string]any{"args_hash": strings.Repeat("0", 64), "result": 1})
+	code(http.StatusUnprocessableEntity, "POST", "/v1/calls/"+cid, keyAcme, map[string]any{"args_hash": chash, "result": map[string]any{"nom": "Ann"}})
+	code(http.StatusOK, "POST", "/v1/calls/"+cid, keySubmit, map[string]any{"args_hash": chash, "result": map[string]any{"name": "Ann"}})
+	code(http.StatusConflict, "POST", "/v1/calls/"+cid, keyAcme, map[string]any{"args_hash": chash, "result": map[string]any{"name": "Ann"}})
+	unsupported(t, e, "/v1/calls/"+cid, keyAcme)
+	require.JSONEq(t, `{"name":"Ann"}`, string(e.wait(t, keyAcme, v.ID).Result.Value))
+	drain(t, events)
+	v = e.submit(t, keyAcme, map[string]any{"script": `try { await tools.lookup({}); } catch (e) { return e.reason; }`,
+		"caller_tools": callers, "policy": map[string]any{"call_timeout": "300ms", "approval_timeout": "200ms"}}, true)
+	require.Eventually(t, func() bool {
+		var list struct{ Calls []map[string]any }
+		require.NoError(t, json.Unmarshal(code(http.StatusOK, "GET", "/v1/chains/"+v.ID+"/calls", keyAcme, nil).body, &list))
+		if len(list.Calls) > 0 {
+			call = list.Calls[0]
+			return true
+		}
+		return false
+	}, 10*time.Second, 10*time.Millisecond)
+	require.JSONEq(t, `"call_timeout"`, string(e.wait(t, keyAcme, v.ID).Result.Value))
+	code(http.StatusGone, "POST", "/v1/calls/"+call["id"].(string), keyAcme, map[string]any{"args_hash": call["args_hash"], "result": map[string]any{"name": "late"}})
+
 	// Cancelling, and too many chains.
 	require.Eventually(t, func() bool { return e.metric(t, "airlock_chains_in_flight", nil) == 0 }, 10*time.Second, 10*time.Millisecond)
 	slow1 := e.submit(t, keyAcme, map[string]any{"script": `await tools.slow({ms: 60000});`}, true)
@@ -578,7 +625,7 @@ func TestAPIMatchesOpenAPI(t *testing.T) {
 	answers, evs := check.seen()
 	t.Logf("checked answers: %s", strings.Join(answers, ", "))
 	t.Logf("checked events: %s", strings.Join(evs, ", "))
-	for _, ev := range []string{"approval_required", "tool_call", "tool_result", "tool.before", "policy.before", "policy.deny", "gate.required", "tool.after", "log", "done"} {
+	for _, ev := range []string{"approval_required", "call_pending", "tool_call", "tool_result", "tool.before", "policy.before", "policy.deny", "gate.required", "tool.after", "log", "done"} {
 		require.Contains(t, evs, ev, "the test streams a %s event", ev)
 	}
 }
@@ -622,6 +669,28 @@ func TestFleetAPIMatchesOpenAPI(t *testing.T) {
 	code(b, http.StatusOK, "GET", "/v1/chains/"+v.ID, nil)
 	code(a, http.StatusConflict, "DELETE", "/v1/chains/"+v.ID, nil)
 	drain(t, a.stream(t, keyAcme, v.ID, ""))
+
+	// A caller tool's call parks its chain; it is listed, refused and
+	// answered on the other process, which resumes the chain.
+	callers := []map[string]any{{"name": "lookup", "description": "Finds a customer.",
+		"output_schema": map[string]any{"type": "object", "required": []string{"name"}}}}
+	v = a.submit(t, keyAcme, map[string]any{"script": `return (await tools.lookup({})).name`, "caller_tools": callers}, false)
+	require.Equal(t, "parked", v.Status, "%+v", v.Result)
+	require.Len(t, v.Pending, 1)
+	call := v.Pending[0]
+	require.Equal(t, "call", call.Kind)
+	code(b, http.StatusOK, "GET", "/v1/calls", nil)
+	code(b, http.StatusOK, "GET", "/v1/calls/"+call.ID, nil)
+	code(b, http.StatusOK, "GET", "/v1/chains/"+v.ID+"/calls", nil)
+	code(b, http.StatusNotFound, "GET", "/v1/approvals/"+call.ID, nil)
+	code(b, http.StatusConflict, "POST", "/v1/calls/"+call.ID, map[string]any{"args_hash": strings.Repeat("0", 64), "result": map[string]any{"name": "Ann"}})
+	code(b, http.StatusUnprocessableEntity, "POST", "/v1/calls/"+call.ID, map[string]any{"args_hash": call.ArgsHash, "result": 1})
+	code(b, http.StatusOK, "POST", "/v1/calls/"+call.ID, map[string]any{"args_hash": call.ArgsHash, "result": map[string]any{"name": "Ann"}})
+	code(a, http.StatusConflict, "POST", "/v1/calls/"+call.ID, map[string]any{"args_hash": call.ArgsHash, "result": map[string]any{"name": "Bob"}})
+	v = settled(t, a, v.ID)
+	require.Equal(t, "ok", v.Status, "%+v", v.Result)
+	require.JSONEq(t, `"Ann"`, string(v.Result.Value))
+	code(a, http.StatusNotFound, "GET", "/v1/calls/"+call.ID, nil)
 
 	// A parked chain cancelled on the other process.
 	v = a.submit(t, keyAcme, map[string]any{"script": `console.log("c"); return await tools.notify({to: "c"})`}, false)

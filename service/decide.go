@@ -161,7 +161,7 @@ func (s *Service) storedApprovals(ctx context.Context, tenant string) ([]approva
 	now := s.now()
 	parked := map[string]bool{} // chain id → still parked
 	err := s.opts.Fleet.ListApprovals(ctx, tenant, func(a *durable.Approval, d *durable.Decision) error {
-		if d != nil || !now.Before(a.Expires) {
+		if d != nil || !now.Before(a.Expires) || a.Kind == durable.KindCall {
 			return nil
 		}
 		p, seen := parked[a.ChainID]

@@ -73,6 +73,9 @@ const (
 	// ReasonUnknownTools: tools names a tool or tool set that is not
 	// configured.
 	ReasonUnknownTools = "unknown_tools"
+	// ReasonInvalidCallerTools: a caller tool's declaration breaks a rule
+	// (name, description, schema bounds, count, a configured tool's name).
+	ReasonInvalidCallerTools = "invalid_caller_tools"
 	// ReasonInvalidPolicy: the policy after overrides breaks a rule
 	// (approval_timeout not shorter than call_timeout).
 	ReasonInvalidPolicy = "invalid_policy"

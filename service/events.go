@@ -17,8 +17,11 @@ const (
 	EventToolCall         = "tool_call"
 	EventToolResult       = "tool_result"
 	EventApprovalRequired = "approval_required"
-	EventLog              = "log"
-	EventDone             = "done"
+	// EventCallPending: a call of a caller tool waits for its answer; its
+	// data is the CallView (with the arguments while it waits).
+	EventCallPending = "call_pending"
+	EventLog         = "log"
+	EventDone        = "done"
 	// EventStatus is sent, in a fleet, when a chain read from the shared
 	// store changes status (running, parked, running again); its data is
 	// the chain's view.

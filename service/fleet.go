@@ -42,6 +42,9 @@ type parkMeta struct {
 	// span continues it, so both halves are one trace. Sealed with the
 	// state like the rest.
 	Traceparent string `json:"traceparent,omitempty"`
+	// CallerTools are the chain's caller tools as submitted: a resumed
+	// chain has them again, on any process.
+	CallerTools []CallerTool `json:"caller_tools,omitempty"`
 }
 
 const payloadMagic = "ALSV"
@@ -279,7 +282,7 @@ func (s *Service) resumeDue(ctx context.Context, rn *run, res *chain.RunResult) 
 	}
 	pending := make([]durable.Approval, 0, len(res.Parked.Approvals))
 	for _, a := range res.Parked.Approvals {
-		pending = append(pending, durable.Approval{ID: durable.ApprovalID(rn.id, a.Seq)})
+		pending = append(pending, durable.Approval{ID: durable.PendingID(rn.id, a.Seq, a.Kind)})
 	}
 	return s.anyDecided(ctx, rn.tenant, rn.id, pending)
 }
@@ -448,13 +451,17 @@ func (s *Service) savePark(ctx context.Context, rn *run, res *chain.RunResult) e
 	now := s.now().UTC()
 	p := &durable.Park{Tenant: rn.tenant, ChainID: rn.id, Gen: rn.fleet.gen + 1, Created: now, Expires: now.Add(s.opts.ParkTTL),
 		State: encodePayload(parkMeta{Profile: rn.fleet.profile, Language: rn.lang, Created: rn.created,
-			Wakes: rn.fleet.wakes, ParkBytes: rn.fleet.parkBytes + int64(len(res.Parked.State)), Traceparent: rn.fleet.span}, res.Parked.State)}
+			Wakes: rn.fleet.wakes, ParkBytes: rn.fleet.parkBytes + int64(len(res.Parked.State)), Traceparent: rn.fleet.span,
+			CallerTools: rn.callerSpecs}, res.Parked.State)}
 	for i, a := range res.Parked.Approvals {
 		ap := durable.Approval{
-			ID: durable.ApprovalID(rn.id, a.Seq), Tenant: rn.tenant, ChainID: rn.id, Seq: a.Seq,
+			ID: durable.PendingID(rn.id, a.Seq, a.Kind), Kind: a.Kind, Tenant: rn.tenant, ChainID: rn.id, Seq: a.Seq,
 			Tool: a.Request.Tool, Risk: a.Request.Risk.String(), Args: a.Request.Args, ArgsHash: a.Request.ArgsHash,
 			ArgsSize: len(a.Request.Args), DecisionID: a.DecisionID, Created: now, Expires: now.Add(s.opts.ParkTTL),
 			Gate: a.Gate, Rule: a.Rule, Line: a.Request.Line, Column: a.Request.Column,
+		}
+		if a.Kind == durable.KindCall {
+			ap.OutputSchema = rn.outputSchema(a.Request.Tool)
 		}
 		// A call that waited before (the chain parked again on it) keeps
 		// the time it was first asked about: park_ttl counts from then.
@@ -479,7 +486,7 @@ func (s *Service) savePark(ctx context.Context, rn *run, res *chain.RunResult) e
 	c.TraceDropped, c.Result = res.TraceDropped, parkedResult(res)
 	c.Wake = res.Parked.Wake
 	for _, a := range p.Approvals {
-		a.Args = nil
+		a.Args, a.OutputSchema = nil, nil
 		c.Pending = append(c.Pending, a)
 	}
 	if err := s.opts.Fleet.SavePark(ctx, p); err != nil {

@@ -9,20 +9,27 @@ import (
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/durable"
 	"github.com/airlockrt/airlock/internal/tracing"
+	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/toolbox"
 )
 
 // decisionFor answers a resumed chain's waiting calls from the store.
 func (s *Service) decisionFor(tenant, id string, expired bool) func(context.Context, chain.Approval) (chain.Decision, bool, error) {
 	return func(ctx context.Context, a chain.Approval) (chain.Decision, bool, error) {
-		_, d, err := s.opts.Fleet.GetApproval(ctx, tenant, durable.ApprovalID(id, a.Seq))
+		_, d, err := s.opts.Fleet.GetApproval(ctx, tenant, durable.PendingID(id, a.Seq, a.Kind))
+		call := a.Kind == durable.KindCall
 		switch {
 		case err != nil && !errors.Is(err, durable.ErrNotFound):
 			// The store failed: the call stays undecided (the chain parks
 			// again) rather than failing the chain.
 			s.log.Warn("fleet: reading a decision failed; the call waits on", "chain", id, "err", err)
 			return chain.Decision{}, false, nil
-		case d != nil:
+		case d != nil && call && d.ArgsHash == a.Request.ArgsHash:
+			return chain.Decision{Answer: d.Answer}, true, nil
+		case d != nil && !call:
 			return chain.Decision{Approved: d.Approved, ArgsHash: d.ArgsHash}, true, nil
+		case expired && call:
+			return chain.Decision{Answer: &invoker.Answer{Expired: true}}, true, nil
 		case expired:
 			return chain.Decision{Expired: true}, true, nil
 		}
@@ -199,6 +206,11 @@ func (s *Service) resume(c *durable.Chain, meta parkMeta, state []byte, expired 
 	rn.fleet = newFleetRun(meta.Profile, c.Gen)
 	rn.fleet.wakes, rn.fleet.parkBytes = meta.Wakes+1, meta.ParkBytes
 	rn.fleet.trace, rn.fleet.dropped = c.Trace, c.TraceDropped
+	tools, toolsErr := s.chainTools(meta.CallerTools)
+	if toolsErr == nil && len(tools) > 0 {
+		rn.callers, _ = toolbox.New(tools...)
+		rn.callerSpecs = meta.CallerTools
+	}
 	s.mu.Lock()
 	s.runs[rn.id] = rn
 	s.live.Store(rn.id, rn)
@@ -214,8 +226,14 @@ func (s *Service) resume(c *durable.Chain, meta parkMeta, state []byte, expired 
 		prof = s.opts.Profiles[meta.Profile]
 	}
 	go s.execute(ctx, rn, func(ctx context.Context) (*chain.RunResult, error) {
+		if toolsErr != nil {
+			// Declared under rules this process no longer accepts (a
+			// configured tool took a caller tool's name): nothing runs.
+			return s.runner.Discard(ctx, state, chain.StatusError, ReasonStateRefused,
+				fmt.Sprintf("the chain could not be resumed: %v", toolsErr))
+		}
 		ro := chain.ResumeOptions{Decide: s.decisionFor(c.Tenant, c.ID, expired), Park: true,
-			Logger: s.log, Observer: s.observer()}
+			Logger: s.log, Observer: s.observer(), ChainTools: tools}
 		if prof != nil {
 			ro.Profile = prof.Governance
 		} else if meta.Profile != "" {

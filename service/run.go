@@ -8,6 +8,7 @@ import (
 	"github.com/airlockrt/airlock/approval"
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/durable"
+	"github.com/airlockrt/airlock/toolbox"
 )
 
 // maxEvents and maxEventBytes bound the tool and approval events a chain
@@ -46,6 +47,14 @@ type run struct {
 	watchMu sync.Mutex
 	// fleet is set in a fleet: what its record needs (fleet.go).
 	fleet *fleetRun
+	// callers holds the chain's caller tools (nil: none), callerSpecs
+	// them as declared; set before the run is filed. calls are its calls
+	// waiting for their callers here and ended the answered or ended ones
+	// by id (for late answers); both under mu.
+	callers     *toolbox.Toolbox
+	callerSpecs []CallerTool
+	calls       map[string]*pendingCall
+	ended       map[string]string
 }
 
 // parked reports whether the run ended its stretch by parking: its record

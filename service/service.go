@@ -131,6 +131,14 @@ type Options struct {
 	// open on this process; more are refused with ErrTooManyStreams.
 	// Default 64.
 	MaxStreamsPerTenant int
+	// MaxPendingCallsPerTenant caps the calls of caller tools one tenant
+	// has waiting for their answers in this process at once; a call past
+	// it fails tool_unavailable without being handed out. Default 256.
+	MaxPendingCallsPerTenant int
+	// MaxCallerResultBytes caps an answer's result; a larger one is
+	// refused (ErrResultTooLarge) and the call waits on. Default and, in a
+	// fleet, ceiling: 512 KiB (durable.MaxAnswerBytes).
+	MaxCallerResultBytes int
 }
 
 // Service runs chains and keeps them: submissions, their events, approvals
@@ -169,6 +177,9 @@ type Service struct {
 	// their tenants' artifact quotas, by parkCharge key.
 	cmu     sync.Mutex
 	charges map[string]parkCharged
+	// pendingCalls counts, under cmu, each tenant's calls of caller tools
+	// waiting here (MaxPendingCallsPerTenant).
+	pendingCalls map[string]int
 
 	// wmu guards watches (the shared polls of chains streamed from the
 	// store, by tenant/id) and streams (open streams by tenant).
@@ -227,23 +238,32 @@ func New(runner *chain.Runner, opts Options) (*Service, error) {
 	if opts.MaxWakes < 0 || opts.MaxParkBytes < 0 || opts.MaxParkedPerTenant < 0 || opts.MaxStreamsPerTenant < 0 {
 		return nil, fmt.Errorf("service: MaxWakes, MaxParkBytes, MaxParkedPerTenant and MaxStreamsPerTenant must not be negative")
 	}
+	opts.MaxPendingCallsPerTenant = cmp.Or(opts.MaxPendingCallsPerTenant, DefaultMaxPendingCalls)
+	opts.MaxCallerResultBytes = cmp.Or(opts.MaxCallerResultBytes, DefaultMaxCallerResultBytes)
+	if opts.MaxPendingCallsPerTenant < 0 || opts.MaxCallerResultBytes < 0 {
+		return nil, fmt.Errorf("service: MaxPendingCallsPerTenant and MaxCallerResultBytes must not be negative")
+	}
+	if opts.Fleet != nil && opts.MaxCallerResultBytes > durable.MaxAnswerBytes {
+		return nil, fmt.Errorf("service: MaxCallerResultBytes (%d) is above %d, the most a fleet's store keeps of an answer", opts.MaxCallerResultBytes, durable.MaxAnswerBytes)
+	}
 	if opts.Park && opts.Fleet == nil {
 		return nil, ErrParkNeedsFleet
 	}
 	s := &Service{
-		opts:    opts,
-		log:     opts.Logger,
-		box:     runner.Invoker().Toolbox(),
-		policy:  policy,
-		runner:  runner,
-		engines: engines,
-		queue:   opts.Queue,
-		tracer:  opts.Tracer,
-		slots:   make(chan struct{}, opts.MaxConcurrentChains),
-		runs:    map[string]*run{},
-		watches: map[string]*watch{},
-		streams: map[string]int{},
-		charges: map[string]parkCharged{},
+		opts:         opts,
+		log:          opts.Logger,
+		box:          runner.Invoker().Toolbox(),
+		policy:       policy,
+		runner:       runner,
+		engines:      engines,
+		queue:        opts.Queue,
+		tracer:       opts.Tracer,
+		slots:        make(chan struct{}, opts.MaxConcurrentChains),
+		runs:         map[string]*run{},
+		watches:      map[string]*watch{},
+		streams:      map[string]int{},
+		charges:      map[string]parkCharged{},
+		pendingCalls: map[string]int{},
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)

@@ -20,6 +20,7 @@ import (
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/session"
+	"github.com/airlockrt/airlock/toolbox"
 )
 
 // Languages of SubmitRequest.Language, as ChainView reports them.
@@ -56,6 +57,10 @@ type SubmitRequest struct {
 	Guest map[string]json.RawMessage `json:"guest,omitempty"`
 	// Input is the input document of a wasm module; refused for scripts.
 	Input json.RawMessage `json:"input,omitempty"`
+	// CallerTools are tools the submitter runs: the chain calls them like
+	// any tool, and each call waits for the submitter's answer
+	// (AnswerCall). At most MaxCallerTools.
+	CallerTools []CallerTool `json:"caller_tools,omitempty"`
 }
 
 // settings reads a request's "policy" or "limits" object into an owner: each
@@ -100,9 +105,13 @@ type job struct {
 	module  *sandbox.Module
 	input   []byte
 	tools   []string // the allow-list, nil for every tool
-	policy  invoker.Policy
-	gov     *govern.Profile
-	limits  sandbox.Limits
+	// callers are the caller tools, callerBox them in a toolbox of their
+	// own (for their output schemas).
+	callers   []toolbox.Tool
+	callerBox *toolbox.Toolbox
+	policy    invoker.Policy
+	gov       *govern.Profile
+	limits    sandbox.Limits
 }
 
 // prepare validates req for tenant. It does no expensive work: build
@@ -151,6 +160,11 @@ func (s *Service) prepare(tenant string, req *SubmitRequest, prof *Profile) (*jo
 		} else {
 			j.tools = slices.DeleteFunc(j.tools, func(t string) bool { return !slices.Contains(prof.Tools, t) })
 		}
+	}
+
+	var rerr *SubmitError
+	if j.callers, j.callerBox, rerr = s.callerTools(req.CallerTools); rerr != nil {
+		return nil, rerr
 	}
 
 	// Policy and limits: the request's own, through their owners.
@@ -359,6 +373,7 @@ func (s *Service) start(parent, client, buildCtx context.Context, tenant string,
 	}
 	rn := newRun(chain.NewID(), tenant, j.lang, cancel)
 	rn.watch = watch
+	rn.callers, rn.callerSpecs = j.callerBox, req.CallerTools
 	if j.module == nil {
 		rn.script = req.Script
 	}
@@ -460,7 +475,7 @@ func (s *Service) runJob(ctx context.Context, rn *run, j *job) (*chain.RunResult
 	if j.module != nil {
 		defer func() { _ = j.module.Close(context.WithoutCancel(ctx)) }()
 	}
-	opts := chain.Options{SessionID: rn.id, Tenant: rn.tenant, Tools: j.tools, Policy: &j.policy, Limits: j.limits,
+	opts := chain.Options{SessionID: rn.id, Tenant: rn.tenant, Tools: j.tools, ChainTools: j.callers, Policy: &j.policy, Limits: j.limits,
 		Logger: s.log, Observer: s.observer(), Profile: j.gov, Park: s.opts.Park && j.module == nil}
 	if j.module != nil {
 		return s.runner.RunModule(ctx, j.module, j.input, opts)

@@ -2,6 +2,8 @@ package service
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -82,3 +84,38 @@ func (s *Service) ToolHealth(c Caller, tool string) govern.ToolHealth {
 
 // TypeScript is the declaration of every tool, as tools.d.ts.
 func (s *Service) TypeScript() string { return s.box.TypeScript() }
+
+// Declarations is the TypeScript declaration (as tools.d.ts) of the tools
+// a chain submitted with tools and callers would have: the configured
+// tools tools selects (names or tool sets; nil: every one) and the caller
+// tools. A refused selection or declaration is a *SubmitError, as Submit
+// refuses it.
+func (s *Service) Declarations(tools []string, callers []CallerTool) (string, error) {
+	box := s.box
+	if tools != nil || len(callers) > 0 {
+		box = s.box.Clone()
+	}
+	if tools != nil {
+		picked, rerr := s.subset(tools)
+		if rerr != nil {
+			return "", rerr
+		}
+		var drop []string
+		for _, n := range box.Names() {
+			if !slices.Contains(picked, n) {
+				drop = append(drop, n)
+			}
+		}
+		box.Remove(drop...)
+	}
+	made, _, rerr := s.callerTools(callers)
+	if rerr != nil {
+		return "", rerr
+	}
+	for _, t := range made {
+		if err := box.Add(t); err != nil {
+			return "", refuse(ReasonInvalidCallerTools, "caller_tools: %s", strings.TrimPrefix(err.Error(), "toolbox: "))
+		}
+	}
+	return box.TypeScript(), nil
+}

@@ -27,7 +27,11 @@
 // cannot name one), and the tool keeps it out of its output and errors: the
 // invoker records both in results, traces, events, logs and artifacts. The
 // HTTP tools of the configuration read ${env:NAME} header references this
-// way from the process environment.
+// way from the process environment. A credential of the calling chain's
+// tenant comes from a TenantSecrets, asked for (CallerFrom(ctx).Tenant(),
+// name) at call time: ${tenant:NAME} header references. A tool that cannot
+// obtain a credential returns a *CredentialUnavailableError and the call
+// fails credential_unavailable.
 //
 // # Concurrency
 //

@@ -15,6 +15,9 @@ var (
 	// schema cannot be derived or compiled, or CheckSchema refuses it; and by
 	// CheckSchema and ParseSchema.
 	ErrInvalidSchema = errors.New("toolbox: invalid schema")
+	// ErrInvalidOutput is wrapped by Entry.ValidateOutput for a result
+	// that is not JSON or breaks the tool's output schema.
+	ErrInvalidOutput = errors.New("toolbox: the result does not match the tool's output schema")
 
 	// ErrInvalidArguments is matched (errors.Is) by the *ArgumentError
 	// Entry.Validate returns when arguments are not a JSON object matching

@@ -35,3 +35,33 @@ func ExampleFunc() {
 	// true
 	// {"type":"function","function":{"name":"weather","description":"Current temperature of a city","parameters":{"type":"object","properties":{"city":{"type":"string","description":"city name"}},"required":["city"],"additionalProperties":false}}}
 }
+
+// A tool that needs the calling tenant's credential asks a TenantSecrets
+// for it at call time, for the tenant of the call's Caller, and reports a
+// missing one as a CredentialUnavailableError (reason
+// credential_unavailable).
+func ExampleTenantSecretsFunc() {
+	vault := map[string]string{"acme/crm_token": "acme-token"}
+	secrets := toolbox.TenantSecretsFunc(func(_ context.Context, tenant, name string) (string, error) {
+		if v, ok := vault[tenant+"/"+name]; ok {
+			return v, nil
+		}
+		return "", fmt.Errorf("no secret %s for tenant %s", name, tenant)
+	})
+	lookup := func(ctx context.Context) error {
+		c, _ := toolbox.CallerFrom(ctx)
+		token, err := secrets.TenantSecret(ctx, c.Tenant(), "crm_token")
+		if err != nil {
+			return &toolbox.CredentialUnavailableError{Ref: "${tenant:crm_token}", Reason: "it is not set for this tenant", Err: err}
+		}
+		_ = token // sent upstream, never returned
+		return nil
+	}
+	for _, tenant := range []string{"acme", "globex"} {
+		err := lookup(toolbox.WithCaller(context.Background(), toolbox.StaticCaller{TenantID: tenant}))
+		fmt.Printf("%s: %v\n", tenant, err)
+	}
+	// Output:
+	// acme: <nil>
+	// globex: credential ${tenant:crm_token} is not available: it is not set for this tenant
+}

@@ -193,3 +193,57 @@ type SecretsFunc func(ctx context.Context, name string) (string, error)
 
 // Secret implements Secrets.
 func (f SecretsFunc) Secret(ctx context.Context, name string) (string, error) { return f(ctx, name) }
+
+// TenantSecrets gives a tool the secrets of the tenant a call acts for:
+// the ${tenant:NAME} references of an HTTP tool's configuration. The
+// tenant is the calling chain's (CallerFrom(ctx).Tenant()), never a value
+// the chain supplies. A tool calls TenantSecret immediately before use and
+// keeps the value no longer than the call; the value must not appear in
+// the tool's arguments, results or errors.
+//
+// An implementation must never answer one tenant's request with another
+// tenant's secret, and must refuse (with an error) a tenant or name that it
+// cannot map to exactly one secret.
+type TenantSecrets interface {
+	// TenantSecret returns the secret named name of tenant, or an error
+	// that contains neither the value nor anything read from where it is
+	// kept. An empty value is an error too.
+	TenantSecret(ctx context.Context, tenant, name string) (string, error)
+}
+
+// TenantSecretsFunc adapts a function to TenantSecrets.
+type TenantSecretsFunc func(ctx context.Context, tenant, name string) (string, error)
+
+// TenantSecret implements TenantSecrets.
+func (f TenantSecretsFunc) TenantSecret(ctx context.Context, tenant, name string) (string, error) {
+	return f(ctx, tenant, name)
+}
+
+// CredentialUnavailableError is returned by a tool that could not obtain a
+// credential the call needs (a secret that is not set, unreadable, too
+// large, or not valid in a header) and therefore sent nothing: the call
+// fails at once with reason credential_unavailable. Its message names the
+// reference as configured, never a value.
+type CredentialUnavailableError struct {
+	// Ref is the reference as written in the configuration, such as
+	// "${tenant:crm_token}" or "${env:API_TOKEN}".
+	Ref string
+	// Reason says why in words the tool vouches for ("the call has no
+	// tenant", "the secret holds a line break"); it is part of Error and
+	// reaches the chain. Empty: not said.
+	Reason string
+	// Err is the secret source's error, for the host's own use (errors.Is,
+	// a log line under the operator's control). It is not part of Error: a
+	// source may name host paths, or worse, in it.
+	Err error
+}
+
+func (e *CredentialUnavailableError) Error() string {
+	msg := "credential " + e.Ref + " is not available"
+	if e.Reason != "" {
+		msg += ": " + e.Reason
+	}
+	return msg
+}
+
+func (e *CredentialUnavailableError) Unwrap() error { return e.Err }

@@ -154,6 +154,20 @@ type Tool interface {
 	Call(ctx context.Context, args json.RawMessage) (Output, error)
 }
 
+// External is a Tool whose calls are answered outside the process: a
+// caller tool, which the chain's submitter runs and answers (issue 25).
+// The invoker hands its Call the canonical arguments (sorted keys, no
+// duplicates: what the answer is bound to by their SHA-256), keeps no
+// recorded outcome for it (the caller keeps its own), and in a session
+// that parks (session.Options.ParkApprovals) it does not call it at all:
+// the call parks with invoker.ParkedCall.Kind ParkKindCall and ends when
+// the chain resumes with the answer (invoker.Resumption.Answer).
+type External interface {
+	Tool
+	// External marks the tool; it is never called.
+	External()
+}
+
 // HostedTool describes a tool the model provider runs (Kind KindHosted). It is
 // listed and described, never executed by airlock.
 type HostedTool struct {

@@ -32,6 +32,9 @@ type Entry struct {
 	emptyOK bool
 	// fan is the input schema's fan-out (Fanout).
 	fan int
+	// out is the output schema, resolved; outFan its fan-out.
+	out    *jsonschema.Resolved
+	outFan int
 }
 
 // Fanout returns the most subschemas of the tool's input schema, $refs
@@ -78,6 +81,28 @@ func (e *Entry) Validate(args json.RawMessage) error {
 	}
 	if err := e.in.Validate(v); err != nil {
 		return e.explainInvalid(v, err)
+	}
+	return nil
+}
+
+// ValidateOutput checks that result, a tool's JSON result, matches the
+// tool's output schema as declared (objects are not closed: a result may
+// carry more than the schema names). A tool without one accepts any JSON.
+// The check is bounded like Validate's (MaxValidationWork). The error
+// wraps ErrInvalidOutput.
+func (e *Entry) ValidateOutput(result json.RawMessage) error {
+	if w := validationWork(result, e.outFan); e.out != nil && w > MaxValidationWork {
+		return fmt.Errorf("%w: checking this result against %s's output schema would cost %d, above %d", ErrInvalidOutput, e.info.Name, w, MaxValidationWork)
+	}
+	var v any
+	if err := json.Unmarshal(result, &v); err != nil {
+		return fmt.Errorf("%w: the result is not valid JSON (%s)", ErrInvalidOutput, ClipText(err.Error(), 80))
+	}
+	if e.out == nil {
+		return nil
+	}
+	if err := e.out.Validate(v); err != nil {
+		return fmt.Errorf("%w: %s", ErrInvalidOutput, ClipText(err.Error(), 300))
 	}
 	return nil
 }
@@ -302,7 +327,7 @@ func newEntry(t Tool) (*Entry, error) {
 	if e.fan, err = schemaFanout(info.InputSchema); err != nil {
 		return nil, fmt.Errorf("%w: input schema of tool %q: %w", ErrInvalidSchema, info.Name, err)
 	}
-	if err := checkSchema(info.OutputSchema); err != nil {
+	if e.outFan, err = schemaFanout(info.OutputSchema); err != nil {
 		return nil, fmt.Errorf("%w: output schema of tool %q: %w", ErrInvalidSchema, info.Name, err)
 	}
 	in := info.InputSchema
@@ -318,7 +343,7 @@ func newEntry(t Tool) (*Entry, error) {
 		return nil, fmt.Errorf("%w: input schema of tool %q: %w", ErrInvalidSchema, info.Name, err)
 	}
 	if info.OutputSchema != nil {
-		if _, err := info.OutputSchema.Resolve(nil); err != nil {
+		if e.out, err = info.OutputSchema.Resolve(nil); err != nil {
 			return nil, fmt.Errorf("%w: output schema of tool %q: %w", ErrInvalidSchema, info.Name, err)
 		}
 	}

@@ -36,6 +36,12 @@ func tools(cfg *config.Config, lookup func(string) (string, bool)) (*toolbox.Too
 	at := func(key, format string, args ...any) error {
 		return fmt.Errorf("%w: %w", ErrConfig, &config.Error{Pos: cfg.Where(key), Key: key, Reason: fmt.Sprintf(format, args...)})
 	}
+	// ${tenant:NAME} references read the calling chain's tenant's secrets
+	// (docs/identity.md); nil when none is configured.
+	tenantSecrets, err := cfg.TenantSecrets.Options(lookup).Source()
+	if err != nil {
+		return nil, nil, nil, at("tenant_secrets", "%v", err)
+	}
 	box := &toolbox.Toolbox{}
 	sets := map[string][]string{}
 	taken := map[string]string{}
@@ -53,7 +59,7 @@ func tools(cfg *config.Config, lookup func(string) (string, bool)) (*toolbox.Too
 	var errs []error
 	for i, h := range cfg.Tools.HTTP {
 		key := fmt.Sprintf("tools.http[%d]", i)
-		t, err := httptool.New(spec(h), httptool.Options{Secrets: secrets})
+		t, err := httptool.New(spec(h), httptool.Options{Secrets: secrets, TenantSecrets: tenantSecrets})
 		if err != nil {
 			errs = append(errs, at(key, "%v", err))
 			continue

@@ -35,6 +35,16 @@ func TestToolDefinitionErrors(t *testing.T) {
 		{"http tool bad header", "tools:\n  http:\n    - name: a\n      description: d\n      url: http://x\n      headers:\n        X-Key: ${env:bad-name}\n", `does not name an environment variable`},
 		{"http tool duplicate", "tools:\n  http:\n    - {name: a, description: d, url: 'http://x'}\n    - {name: a, description: d, url: 'http://y'}\n", `airlock.yaml:4: tools.http[1].name: "a" is already the name of tools.http[0]`},
 		{"http tool shadows demo", "tools:\n  http:\n    - {name: kv_get, description: d, url: 'http://x'}\n", `airlock.yaml:3: tools.http[0].name: "kv_get" is already a demo tool`},
+		{"tenant ref without a source", "tools:\n  http:\n    - name: a\n      description: d\n      url: http://x\n      headers:\n        Authorization: Bearer ${tenant:crm_token}\n",
+			`airlock.yaml:3: tools.http[0]: httptool: invalid spec: tool "a": header Authorization: ${tenant:crm_token} needs a tenant secret source, and none is configured (tenant_secrets.dir or tenant_secrets.env_prefix; docs/identity.md)`},
+		{"tenant ref bad name", "tenant_secrets: {env_prefix: AIRLOCK_SECRET_}\ntools:\n  http:\n    - name: a\n      description: d\n      url: http://x\n      headers:\n        Authorization: Bearer ${tenant:../crm}\n",
+			`header Authorization: ${tenant:../crm} does not name a tenant secret (1 to 64 of a-z, 0-9 and _, starting with a letter)`},
+		{"tenant ref unterminated", "tenant_secrets: {env_prefix: AIRLOCK_SECRET_}\ntools:\n  http:\n    - name: a\n      description: d\n      url: http://x\n      headers:\n        Authorization: Bearer ${tenant:crm\n",
+			`header Authorization: unterminated ${tenant: reference`},
+		{"tenant ref in an mcp server's headers", "tenant_secrets: {env_prefix: AIRLOCK_SECRET_}\nmcp_servers:\n  - name: docs\n    url: http://x/mcp\n    headers: {Authorization: 'Bearer ${tenant:docs_token}'}\n",
+			`airlock.yaml:3: mcp_servers[0]: mcp server "docs": Authorization: ${tenant:NAME} is not supported for MCP servers: a server's credentials are resolved once, when its session starts, and every call on the session shares them (docs/identity.md); use ${env:NAME}, or an HTTP tool for per-tenant credentials`},
+		{"tenant ref in an mcp server's env", "tenant_secrets: {env_prefix: AIRLOCK_SECRET_}\nmcp_servers:\n  - name: gh\n    command: gh-mcp\n    per_tenant: true\n    env: {GITHUB_TOKEN: '${tenant:gh_token}'}\n",
+			`mcp server "gh": GITHUB_TOKEN: ${tenant:NAME} is not supported for MCP servers`},
 		{"risk for a tool that is not there", "tools:\n  builtin: []\n  risk:\n    send_message: HIGH\n", `airlock.yaml:4: tools.risk.send_message: no tool named "send_message" is configured`},
 	}
 	for _, tc := range tests {

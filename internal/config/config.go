@@ -11,6 +11,7 @@ import (
 	"github.com/airlockrt/airlock/blobstore/fsblob"
 	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/internal/setting"
+	"github.com/airlockrt/airlock/internal/tenantsecret"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/service"
@@ -55,6 +56,11 @@ type Config struct {
 	// bucket: chain records, leases, parked chains (docs/durability.md).
 	// Off unless key is set.
 	Fleet Fleet `yaml:"fleet"`
+	// TenantSecrets chooses where the ${tenant:NAME} references of HTTP
+	// tools are read for the calling chain's tenant (docs/identity.md).
+	// Default: nowhere; such a reference is refused when the tools are
+	// built.
+	TenantSecrets TenantSecrets `yaml:"tenant_secrets"`
 
 	// pos maps a dotted key path to where its value was last set:
 	// "file:line", "flag --name" or "env NAME".
@@ -107,6 +113,28 @@ type MCPServer struct {
 	KeepAlive Duration `yaml:"keep_alive,omitempty"`
 }
 
+// TenantSecrets chooses the tenant secret source; its owner is
+// tenantsecret.Options, which holds the defaults and the validation.
+type TenantSecrets struct {
+	// Dir is an absolute directory with one subdirectory per tenant and in
+	// it one file per secret, <dir>/<tenant>/<name>: mounted Kubernetes
+	// secrets. Read on every call.
+	Dir string `yaml:"dir"`
+	// EnvPrefix reads secret NAME of a tenant from the variable <prefix>,
+	// the tenant upper-cased ('-' as '_'), "__", NAME upper-cased:
+	// AIRLOCK_SECRET_ACME__CRM_TOKEN for prefix AIRLOCK_SECRET_ (the exact
+	// mapping is in docs/identity.md).
+	EnvPrefix string `yaml:"env_prefix"`
+	// MaxBytes caps one secret's value; a larger one is unavailable.
+	MaxBytes Size `yaml:"max_bytes"`
+}
+
+// Options returns the owner's options, reading the environment through
+// lookup (nil: os.LookupEnv).
+func (t TenantSecrets) Options(lookup func(string) (string, bool)) tenantsecret.Options {
+	return tenantsecret.Options{Dir: t.Dir, EnvPrefix: t.EnvPrefix, MaxBytes: int64(t.MaxBytes), LookupEnv: lookup}
+}
+
 // HTTPTool defines one tool executed by an HTTP call (see
 // internal/httptool).
 type HTTPTool struct {
@@ -128,8 +156,9 @@ type HTTPTool struct {
 	Timeout Duration `yaml:"timeout,omitempty"`
 	// MaxResponseBytes caps the response body. Default 1MiB.
 	MaxResponseBytes Size `yaml:"max_response_bytes,omitempty"`
-	// Headers are sent with every call. Values may hold ${env:NAME},
-	// resolved at call time and never printed. The value of every header
+	// Headers are sent with every call. Values may hold ${env:NAME} and
+	// ${tenant:NAME} (the calling chain's tenant's secret, from
+	// tenant_secrets), resolved at call time and never printed. The value of every header
 	// but Accept, Content-Type, User-Agent and the like
 	// (httptool.PublicHeader), literal or not, is treated as a secret and
 	// scrubbed from the tool's responses and errors.
@@ -150,8 +179,8 @@ func (h HTTPTool) RiskLevel() toolbox.Risk {
 }
 
 // Headers are HTTP header names and values. When printed, a value is shown
-// only if it holds an ${env:NAME} reference (the secret lives in the
-// environment) or belongs to a header that never carries secrets (Accept,
+// only if it holds an ${env:NAME} or ${tenant:NAME} reference (the secret
+// lives elsewhere) or belongs to a header that never carries secrets (Accept,
 // Content-Type, User-Agent…); any other value is redacted.
 type Headers map[string]string
 
@@ -283,6 +312,14 @@ type Server struct {
 	// /v1/chains/{id}/events) one tenant has open on this server; more
 	// are refused with 429 too_many_streams. Default 64.
 	MaxStreamsPerTenant int `yaml:"max_streams_per_tenant"`
+	// MaxPendingCalls caps the calls of caller tools one tenant has
+	// waiting for their answers on this server; a call past it fails in
+	// the script with tool_unavailable. Default 256.
+	MaxPendingCalls int `yaml:"max_pending_calls"`
+	// MaxCallerResultBytes caps the result of an answer to a caller
+	// tool's call (POST /v1/calls/{id}); a larger one is refused with 413
+	// result_too_large. Default and, in a fleet, most 512 KiB.
+	MaxCallerResultBytes Size `yaml:"max_caller_result_bytes"`
 	// ResultTTL is how long a finished chain's result stays readable
 	// through GET /v1/chains/{id}. Default 15m.
 	ResultTTL Duration `yaml:"result_ttl"`
@@ -427,7 +464,8 @@ func Default() *Config {
 		Store: Store{Kind: "fs"},
 		Server: Server{
 			Addr: "127.0.0.1:8080", MaxRequestBytes: 1 << 20, ShutdownTimeout: Duration(30 * time.Second),
-			MaxConcurrentChains: service.DefaultMaxConcurrentChains, MaxStreamsPerTenant: service.DefaultMaxStreamsPerTenant, ResultTTL: Duration(15 * time.Minute), MaxResults: 1000,
+			MaxConcurrentChains: service.DefaultMaxConcurrentChains, MaxStreamsPerTenant: service.DefaultMaxStreamsPerTenant,
+			MaxPendingCalls: service.DefaultMaxPendingCalls, MaxCallerResultBytes: service.DefaultMaxCallerResultBytes, ResultTTL: Duration(15 * time.Minute), MaxResults: 1000,
 			MaxResultsBytes: 256 << 20, BodyTimeout: Duration(30 * time.Second),
 		},
 		Tracing: Tracing{SampleRatio: 1, ServiceName: "airlock"},
@@ -459,6 +497,7 @@ func (c *Config) Effective() *Config {
 	e.Approval.MaxParkBytes = cmp.Or(e.Approval.MaxParkBytes, Size(service.DefaultMaxParkBytes))
 	e.Approval.MaxParkedPerTenant = cmp.Or(e.Approval.MaxParkedPerTenant, service.DefaultMaxParkedPerTenant)
 	e.Fleet.Lease = cmp.Or(e.Fleet.Lease, Duration(15*time.Second))
+	e.TenantSecrets.MaxBytes = cmp.Or(e.TenantSecrets.MaxBytes, Size(tenantsecret.DefaultMaxBytes))
 	if e.Store.Dir == "" && e.Store.Kind == "fs" {
 		e.Store.Dir, _ = fsblob.DefaultDir()
 	}

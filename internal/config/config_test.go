@@ -235,6 +235,10 @@ func TestRejections(t *testing.T) {
 		{"bad json in schema", "tools:\n  http:\n    - name: a\n      input_schema:\n        type: object\n        minimum: .inf\n", `airlock.yaml:4: tools.http[0].input_schema: line 6: ".inf" is not a JSON number`},
 
 		// Cross-field rules (Validate).
+		{"tenant secrets dir relative", "tenant_secrets:\n  dir: secrets\n", `airlock.yaml:2: tenant_secrets.dir: dir "secrets" must be an absolute path`},
+		{"tenant secrets both", "tenant_secrets:\n  dir: /run/secrets\n  env_prefix: AIRLOCK_SECRET_\n", `airlock.yaml:3: tenant_secrets.env_prefix: env_prefix and dir are both set: choose one source`},
+		{"tenant secrets bad prefix", "tenant_secrets:\n  env_prefix: secret_\n", `airlock.yaml:2: tenant_secrets.env_prefix: env_prefix "secret_" must be 1 to 64 of A-Z`},
+		{"tenant secrets too large", "tenant_secrets:\n  dir: /run/secrets\n  max_bytes: 2MiB\n", `airlock.yaml:3: tenant_secrets.max_bytes: max_bytes 2097152 must be 0 (the default, 16384) to 1048576`},
 		{"short fleet key", "fleet:\n  key: short\n", `airlock.yaml:2: fleet.key: the fleet key must be at least 32 characters`},
 		{"short previous fleet key", "fleet:\n  key: fleet-key-0123456789abcdef-0123456789\n  previous_key: short\n", `airlock.yaml:3: fleet.previous_key: the previous fleet key must be at least 32 characters`},
 		{"previous fleet key alone", "fleet:\n  previous_key: fleet-key-0123456789abcdef-0123456789\n", `airlock.yaml:2: fleet.previous_key: is accepted besides fleet.key: set fleet.key too`},
@@ -324,7 +328,7 @@ func TestManyErrorsReportedTogether(t *testing.T) {
 		`x.yaml:2: policy.call_timeout: "soon" is not a duration (write e.g. 30s, 1m30s or 250ms)`,
 		`x.yaml:3: policy.max_tool_calls: "lots" is not a whole number (at most 2147483647)`,
 		`x.yaml:5: limits.memory: "big" is not a size (write e.g. 4096, 512KiB or 64MiB)`,
-		`x.yaml:6: bogus: unknown key at the top level; known keys: policy, tools, approval, store, limits, guest, server, tracing, profiles, default_profile, governance, mcp_servers, fleet`,
+		`x.yaml:6: bogus: unknown key at the top level; known keys: policy, tools, approval, store, limits, guest, server, tracing, profiles, default_profile, governance, mcp_servers, fleet, tenant_secrets`,
 	}, lines)
 	var ce *config.Error
 	require.True(t, errors.As(err, &ce))
@@ -598,4 +602,27 @@ func TestPrintShowsDefaults(t *testing.T) {
 	require.NoError(t, c.Print(&out))
 	require.Contains(t, out.String(), "\n  mode: deny\n")
 	require.Contains(t, out.String(), "\n  log_level: warn\n")
+}
+
+// TestPrintShowsTenantRefs: a ${tenant:NAME} reference is not a secret
+// (the value lives in the tenant secret source) and prints as written;
+// the source's settings print with their defaults.
+func TestPrintShowsTenantRefs(t *testing.T) {
+	c, err := config.Parse("airlock.yaml", []byte(`
+tenant_secrets: {env_prefix: AIRLOCK_SECRET_}
+tools:
+  http:
+    - name: crm
+      description: the CRM
+      url: https://crm.example/api
+      headers: {Authorization: "Bearer ${tenant:crm_token}", X-Literal: literal-secret-value}
+`))
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, c.Print(&buf))
+	out := buf.String()
+	require.Contains(t, out, "Authorization: Bearer ${tenant:crm_token}")
+	require.NotContains(t, out, "literal-secret-value")
+	require.Contains(t, out, "env_prefix: AIRLOCK_SECRET_")
+	require.Contains(t, out, "max_bytes: 16KiB")
 }

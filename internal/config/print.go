@@ -15,7 +15,8 @@ import (
 
 // Print writes the effective configuration (every default filled in) as
 // YAML. Secrets are redacted: API keys, the S3 secret key, and header values
-// other than ${env:NAME} references and headers that never carry secrets.
+// other than ${env:NAME} and ${tenant:NAME} references and headers that
+// never carry secrets.
 func (c *Config) Print(w io.Writer) error {
 	e := c.Effective()
 	var doc yaml.Node
@@ -114,23 +115,25 @@ func mergeText(a, b map[string]any) map[string]any {
 // default and not nothing: `airlock config print` shows it as a comment
 // and docs/config.md as the default.
 var unsetMeaning = map[string]string{
-	"approval.mode":       "ask on a terminal, else deny (airlock run); queue (serve, mcp)",
-	"default_profile":     "none: no scopes, supervised, the default gates",
-	"fleet.key":           "none: the fleet is off",
-	"fleet.node":          "a random name per process",
-	"fleet.previous_key":  "none: only fleet.key's objects are accepted",
-	"server.api_keys":     "none: loopback only, one tenant",
-	"server.metrics_addr": "none: /metrics on the API address",
-	"server.metrics_key":  "none: with API keys, any API key",
-	"store.dir":           "the user cache directory's airlock/blobs",
-	"store.s3.access_key": "none: anonymous",
-	"store.s3.secret_key": "none: anonymous",
-	"store.s3.region":     "asked of the server",
-	"store.s3.endpoint":   "none: required for kind s3",
-	"store.s3.bucket":     "none: required for kind s3",
-	"store.s3.prefix":     "none",
-	"tracing.endpoint":    "none: required for the otlp exporter",
-	"tracing.exporter":    "off",
+	"approval.mode":             "ask on a terminal, else deny (airlock run); queue (serve, mcp)",
+	"default_profile":           "none: no scopes, supervised, the default gates",
+	"fleet.key":                 "none: the fleet is off",
+	"fleet.node":                "a random name per process",
+	"fleet.previous_key":        "none: only fleet.key's objects are accepted",
+	"server.api_keys":           "none: loopback only, one tenant",
+	"server.metrics_addr":       "none: /metrics on the API address",
+	"server.metrics_key":        "none: with API keys, any API key",
+	"store.dir":                 "the user cache directory's airlock/blobs",
+	"store.s3.access_key":       "none: anonymous",
+	"store.s3.secret_key":       "none: anonymous",
+	"store.s3.region":           "asked of the server",
+	"store.s3.endpoint":         "none: required for kind s3",
+	"store.s3.bucket":           "none: required for kind s3",
+	"store.s3.prefix":           "none",
+	"tracing.endpoint":          "none: required for the otlp exporter",
+	"tracing.exporter":          "off",
+	"tenant_secrets.dir":        "none",
+	"tenant_secrets.env_prefix": "none",
 }
 
 // nodeAt returns the value at path in the mapping n, or nil.
@@ -167,7 +170,7 @@ func (h Headers) MarshalYAML() (any, error) {
 	out := make(map[string]string, len(h))
 	for k, v := range h {
 		switch {
-		case strings.Contains(v, "${env:"), httptool.PublicHeader(k):
+		case strings.Contains(v, "${env:"), strings.Contains(v, "${tenant:"), httptool.PublicHeader(k):
 			out[k] = v
 		default:
 			out[k] = redacted

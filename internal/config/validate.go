@@ -11,6 +11,7 @@ import (
 
 	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/internal/setting"
+	"github.com/airlockrt/airlock/internal/tenantsecret"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -127,6 +128,7 @@ func (c *Config) Validate() error {
 		v.fail("server.log_level", "%q must be debug, info (the default), warn or error", c.Server.LogLevel)
 	}
 	c.validateCeiling(v)
+	v.owner("tenant_secrets", c.TenantSecrets.Options(nil).Validate())
 
 	c.validateGovernance(v)
 
@@ -204,6 +206,7 @@ func (c *Config) nearest(key string) string {
 // positiveKeys are the keys whose value must be greater than zero.
 var positiveKeys = []string{
 	"server.max_request_bytes", "server.shutdown_timeout", "server.max_concurrent_chains", "server.max_streams_per_tenant",
+	"server.max_pending_calls", "server.max_caller_result_bytes",
 	"server.result_ttl", "server.max_results", "server.max_results_bytes", "server.body_timeout",
 }
 
@@ -222,6 +225,9 @@ func keyBounds() map[string]string {
 		"approval.max_parked_per_tenant": "0 or more (0: the default)",
 		"governance.dedup_window":        "at most " + blobstore.DefaultRecordTTL.String(),
 		"server.mcp_task_after":          "0 or more (0: the default)",
+		"tenant_secrets.dir":             "an absolute path; not with env_prefix",
+		"tenant_secrets.env_prefix":      "1 to 64 of A-Z, 0-9 and _, starting with a letter",
+		"tenant_secrets.max_bytes":       fmt.Sprintf("0 (the default) to %s", setting.FormatSize(tenantsecret.MaxMaxBytes)),
 	}
 	for _, k := range positiveKeys {
 		b[k] = "above 0"

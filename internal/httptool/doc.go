@@ -20,8 +20,12 @@
 // Header values may hold ${env:NAME} references. They are resolved through
 // Options.Secrets (a toolbox.Secrets given at construction; EnvSecrets over
 // Options.LookupEnv or os.LookupEnv when nil) at call time, on every call and
-// never at construction, and are never stored, logged or traced. A missing
-// secret fails the call with an error that names it, never a value; the
+// never at construction, and are never stored, logged or traced. They may
+// also hold ${tenant:NAME} references, resolved the same way through
+// Options.TenantSecrets for the tenant of the call's toolbox.Caller, so one
+// tool sends each tenant's own credential (docs/identity.md). A missing
+// secret fails the call with a *toolbox.CredentialUnavailableError (reason
+// credential_unavailable) that names the reference, never a value; the
 // arguments cannot name a secret, since only the configuration's headers
 // are resolved. Every value read
 // from the environment, and the value of every header other than the few
@@ -84,8 +88,9 @@
 // # Errors
 //
 // New wraps ErrInvalidSpec with what is wrong. Call's errors (non-2xx
-// answers, timeouts, oversize or malformed responses, a missing environment
-// variable, a response withheld because it reflects a secret) become
-// tool_error results; they name the tool and never contain a secret in a
-// form listed above.
+// answers, timeouts, oversize or malformed responses, a response withheld
+// because it reflects a secret) become tool_error results; a secret that
+// cannot be had is a *toolbox.CredentialUnavailableError, a
+// credential_unavailable result. They name the tool and never contain a
+// secret in a form listed above.
 package httptool

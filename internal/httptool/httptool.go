@@ -25,6 +25,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/airlockrt/airlock/internal/scrub"
+	"github.com/airlockrt/airlock/internal/tenantsecret"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -46,7 +47,7 @@ type Spec struct {
 	// path are replaced by the path-escaped top-level argument of that name,
 	// which is then left out of the body or query; a call whose value is
 	// empty, "." or ".." fails, so an argument cannot climb the path. Credentials in the URL are
-	// rejected: put them in a header with ${env:NAME}. Required.
+	// rejected: put them in a header with ${env:NAME} or ${tenant:NAME}. Required.
 	URL string
 	// Method is GET, HEAD, POST, PUT, PATCH or DELETE. Default POST.
 	Method string
@@ -62,10 +63,14 @@ type Spec struct {
 	// Default 1 MiB.
 	MaxResponseBytes int64
 	// Headers are sent with every request. A value may hold ${env:NAME}
-	// references, resolved at call time; an unset or empty variable fails
-	// the call. The value of every header but the PublicHeader ones is
-	// treated as a secret, literal or not: it is scrubbed from the
-	// responses and errors the tool hands back.
+	// references, resolved at call time from Options.Secrets, and
+	// ${tenant:NAME} references, resolved at call time for the calling
+	// chain's tenant (toolbox.CallerFrom) from Options.TenantSecrets; a
+	// secret that is not available fails the call with a
+	// *toolbox.CredentialUnavailableError before anything is sent. The
+	// value of every header but the PublicHeader ones is treated as a
+	// secret, literal or not: it is scrubbed from the responses and errors
+	// the tool hands back.
 	Headers map[string]string
 }
 
@@ -83,6 +88,11 @@ type Options struct {
 	// LookupEnv resolves ${env:NAME} references when Secrets is nil.
 	// Default os.LookupEnv.
 	LookupEnv func(name string) (string, bool)
+	// TenantSecrets resolves ${tenant:NAME} references at call time, for
+	// the tenant of the call's toolbox.Caller (a call without one has no
+	// tenant and gets none). Nil: a Spec with such a reference is
+	// rejected by New.
+	TenantSecrets toolbox.TenantSecrets
 }
 
 // Tool is an HTTP tool. It implements toolbox.Tool.
@@ -93,21 +103,38 @@ type Tool struct {
 	headers      []header
 	client       *http.Client
 	secrets      toolbox.Secrets
+	tenant       toolbox.TenantSecrets
 }
 
-// header is one configured header, split into literal text and env refs.
+// header is one configured header, split into literal text and refs.
 type header struct {
 	name  string
 	parts []part
 }
 
 type part struct {
-	text string // literal text, or the variable name when env is set
-	env  bool
+	text string   // literal text, or the secret's name for a reference
+	kind partKind // what text is
+}
+
+type partKind uint8
+
+const (
+	literal    partKind = iota
+	envPart             // ${env:NAME}
+	tenantPart          // ${tenant:NAME}
+)
+
+// ref returns the reference as it is written in the configuration.
+func (p part) ref() string {
+	if p.kind == tenantPart {
+		return "${tenant:" + p.text + "}"
+	}
+	return "${env:" + p.text + "}"
 }
 
 var (
-	envRef        = regexp.MustCompile(`\$\{env:([^}]*)\}`)
+	secretRef     = regexp.MustCompile(`\$\{(env|tenant):([^}]*)\}`)
 	envName       = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 	placeholderRe = regexp.MustCompile(`\{([^{}]*)\}`)
 	argName       = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -149,7 +176,7 @@ func New(spec Spec, opts Options) (*Tool, error) {
 	if !spec.Risk.Valid() {
 		return nil, bad("invalid risk %d", int(spec.Risk))
 	}
-	t := &Tool{spec: spec, client: opts.Client, secrets: opts.Secrets}
+	t := &Tool{spec: spec, client: opts.Client, secrets: opts.Secrets, tenant: opts.TenantSecrets}
 	if t.client == nil {
 		t.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
@@ -171,7 +198,7 @@ func New(spec Spec, opts Options) (*Tool, error) {
 	case u.Host == "":
 		return nil, bad("url has no host")
 	case u.User != nil:
-		return nil, bad("url must not hold credentials; send them in a header with ${env:NAME}")
+		return nil, bad("url must not hold credentials; send them in a header with ${env:NAME} or ${tenant:NAME}")
 	case u.Fragment != "":
 		return nil, bad("url must not have a #fragment")
 	}
@@ -208,6 +235,11 @@ func New(spec Spec, opts Options) (*Tool, error) {
 		if err != nil {
 			return nil, bad("%v", err)
 		}
+		for _, p := range h.parts {
+			if p.kind == tenantPart && t.tenant == nil {
+				return nil, bad("header %s: %s needs a tenant secret source, and none is configured (tenant_secrets.dir or tenant_secrets.env_prefix; docs/identity.md)", name, p.ref())
+			}
+		}
 		t.headers = append(t.headers, h)
 	}
 	t.info = toolbox.Info{Name: spec.Name, Description: spec.Description, InputSchema: schema, Risk: spec.Risk}
@@ -218,28 +250,36 @@ func parseHeader(name, value string) (header, error) {
 	h := header{name: name}
 	rest := value
 	for {
-		loc := envRef.FindStringSubmatchIndex(rest)
+		loc := secretRef.FindStringSubmatchIndex(rest)
 		if loc == nil {
 			break
 		}
 		if loc[0] > 0 {
 			h.parts = append(h.parts, part{text: rest[:loc[0]]})
 		}
-		v := rest[loc[2]:loc[3]]
-		if !envName.MatchString(v) {
+		kind, v := rest[loc[2]:loc[3]], rest[loc[4]:loc[5]]
+		switch {
+		case kind == "env" && !envName.MatchString(v):
 			return header{}, fmt.Errorf("header %s: ${env:%s} does not name an environment variable", name, v)
+		case kind == "env":
+			h.parts = append(h.parts, part{text: v, kind: envPart})
+		case !tenantsecret.ValidName(v):
+			return header{}, fmt.Errorf("header %s: ${tenant:%s} does not name a tenant secret (1 to %d of a-z, 0-9 and _, starting with a letter)", name, v, tenantsecret.MaxNameLen)
+		default:
+			h.parts = append(h.parts, part{text: v, kind: tenantPart})
 		}
-		h.parts = append(h.parts, part{text: v, env: true})
 		rest = rest[loc[1]:]
 	}
-	if strings.Contains(rest, "${env:") {
-		return header{}, fmt.Errorf("header %s: unterminated ${env: reference", name)
+	for _, open := range []string{"${env:", "${tenant:"} {
+		if strings.Contains(rest, open) {
+			return header{}, fmt.Errorf("header %s: unterminated %s reference", name, open)
+		}
 	}
 	if rest != "" {
 		h.parts = append(h.parts, part{text: rest})
 	}
 	for _, p := range h.parts {
-		if !p.env && strings.ContainsAny(p.text, "\r\n\x00") {
+		if p.kind == literal && strings.ContainsAny(p.text, "\r\n\x00") {
 			return header{}, fmt.Errorf("header %s: value holds a line break or NUL", name)
 		}
 	}
@@ -258,7 +298,22 @@ func (t *Tool) EnvNames() []string {
 	var names []string
 	for _, h := range t.headers {
 		for _, p := range h.parts {
-			if p.env {
+			if p.kind == envPart {
+				names = append(names, p.text)
+			}
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// TenantSecretNames returns the tenant secrets the tool's headers read
+// (the NAME of each ${tenant:NAME}), sorted and without duplicates.
+func (t *Tool) TenantSecretNames() []string {
+	var names []string
+	for _, h := range t.headers {
+		for _, p := range h.parts {
+			if p.kind == tenantPart {
 				names = append(names, p.text)
 			}
 		}
@@ -334,11 +389,11 @@ func PublicHeader(name string) bool {
 // scheme rather than a credential; they are not scrubbed on their own.
 var authSchemes = []string{"apikey", "basic", "bearer", "digest", "key", "token"}
 
-// resolveHeaders builds the header values from the environment and returns
-// the values to scrub from what the tool hands back: every value read from
-// the environment, and for each header that is not a PublicHeader its whole
-// value and each word of its literal text (but an authorization scheme such
-// as Bearer).
+// resolveHeaders builds the header values from the secret sources and
+// returns the values to scrub from what the tool hands back: every secret
+// read, and for each header that is not a PublicHeader its whole value and
+// each word of its literal text (but an authorization scheme such as
+// Bearer). A secret that cannot be had is a *toolbox.CredentialUnavailableError.
 func (t *Tool) resolveHeaders(ctx context.Context) (http.Header, []string, error) {
 	hdr := make(http.Header, len(t.headers))
 	var secrets []string
@@ -346,7 +401,7 @@ func (t *Tool) resolveHeaders(ctx context.Context) (http.Header, []string, error
 		public := PublicHeader(h.name)
 		var b strings.Builder
 		for _, p := range h.parts {
-			if !p.env {
+			if p.kind == literal {
 				b.WriteString(p.text)
 				if !public {
 					for _, w := range strings.Fields(p.text) {
@@ -357,12 +412,17 @@ func (t *Tool) resolveHeaders(ctx context.Context) (http.Header, []string, error
 				}
 				continue
 			}
-			v, err := t.secrets.Secret(ctx, p.text)
-			if err != nil || v == "" {
-				return nil, nil, fmt.Errorf("http tool %q: header %s needs secret %s, which is not available", t.spec.Name, h.name, p.text)
+			v, why, err := t.secret(ctx, p)
+			switch {
+			case why != "":
+			case v == "":
+				why = "the secret is empty"
+			case strings.ContainsAny(v, "\r\n\x00"):
+				why = "the secret holds a line break or NUL, which a header cannot carry"
 			}
-			if strings.ContainsAny(v, "\r\n\x00") {
-				return nil, nil, fmt.Errorf("http tool %q: environment variable %s (for header %s) holds a line break or NUL", t.spec.Name, p.text, h.name)
+			if why != "" {
+				return nil, nil, fmt.Errorf("http tool %q: header %s: %w", t.spec.Name, h.name,
+					&toolbox.CredentialUnavailableError{Ref: p.ref(), Reason: why, Err: err})
 			}
 			secrets = append(secrets, v)
 			b.WriteString(v)
@@ -373,6 +433,34 @@ func (t *Tool) resolveHeaders(ctx context.Context) (http.Header, []string, error
 		hdr.Set(h.name, b.String())
 	}
 	return hdr, secrets, nil
+}
+
+// secret resolves one reference: ${env:NAME} from the process's secrets,
+// ${tenant:NAME} for the tenant of the call's Caller, never for a tenant
+// named anywhere else. When it fails, why says so in words that hold no
+// value and no host path.
+func (t *Tool) secret(ctx context.Context, p part) (v, why string, err error) {
+	if p.kind == envPart {
+		v, err = t.secrets.Secret(ctx, p.text)
+		if err != nil {
+			return "", "it is not set", err
+		}
+		return v, "", nil
+	}
+	c, ok := toolbox.CallerFrom(ctx)
+	if !ok || c.Tenant() == "" {
+		return "", "the call has no tenant", nil
+	}
+	v, err = t.tenant.TenantSecret(ctx, c.Tenant(), p.text)
+	switch {
+	case errors.Is(err, tenantsecret.ErrTooLarge):
+		return "", "this tenant's secret is larger than the configured bound", err
+	case errors.Is(err, tenantsecret.ErrInvalidName):
+		return "", "the secret source cannot name this tenant's secret", err
+	case err != nil:
+		return "", "it is not set for this tenant", err
+	}
+	return v, "", nil
 }
 
 // request builds the request without headers or context deadline.

@@ -299,7 +299,7 @@ func TestSecretNeverInErrors(t *testing.T) {
 			Headers: map[string]string{"X-Key": "${env:NOT_SET}"}}, httptool.Options{LookupEnv: env(nil)})
 		require.NoError(t, err, "the environment is read at call time, not at New")
 		_, err = tool.Call(context.Background(), nil)
-		require.EqualError(t, err, `http tool "remote": header X-Key needs secret NOT_SET, which is not available`)
+		require.EqualError(t, err, `http tool "remote": header X-Key: credential ${env:NOT_SET} is not available: it is not set`)
 	})
 
 	t.Run("env with line break", func(t *testing.T) {

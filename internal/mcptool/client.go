@@ -102,6 +102,13 @@ func (s *ServerSpec) Validate() error {
 	if s.StartTimeout < 0 {
 		return fmt.Errorf("mcp server %q: start_timeout must not be negative", s.Name)
 	}
+	for _, vals := range []map[string]string{s.Env, s.Headers} {
+		for _, k := range slices.Sorted(maps.Keys(vals)) {
+			if strings.Contains(vals[k], "${tenant:") {
+				return fmt.Errorf("mcp server %q: %s: ${tenant:NAME} is not supported for MCP servers: a server's credentials are resolved once, when its session starts, and every call on the session shares them (docs/identity.md); use ${env:NAME}, or an HTTP tool for per-tenant credentials", s.Name, k)
+			}
+		}
+	}
 	for _, sc := range s.Scopes {
 		if !scopeRE.MatchString(sc) {
 			return fmt.Errorf("mcp server %q: scope %q: use 1 to 64 of a-z, 0-9, '_', '-', ':' and '.'", s.Name, sc)
