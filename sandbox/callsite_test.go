@@ -150,6 +150,8 @@ func TestCallSiteOf(t *testing.T) {
 			want: []site{{"get", CallSite{3, 9}, true}}},
 		{name: "queued behind max in flight", src: "\nawait Promise.all([tools.a({}), tools.b({})]);", lim: Limits{MaxInFlight: 1},
 			want: []site{{"a", CallSite{2, 26}, true}, {"b", CallSite{}, false}}},
+		{name: "called by a timer, no frame of the script", src: "setTimeout(tools.x, 1, {});\nawait new Promise((ok) => setTimeout(ok, 20));\nreturn 1;",
+			want: []site{{"x", CallSite{}, false}}},
 		{name: "a loop on one line", src: "let n = 0;\nfor (const i of [1, 2, 3]) n += (await tools.x({i})).args.i;\nreturn n;",
 			want: []site{{"x", CallSite{2, 46}, true}, {"x", CallSite{2, 46}, true}, {"x", CallSite{2, 46}, true}}},
 		{name: "typescript", lang: LangTS, src: "interface A {\n  n: number;\n}\nconst a: A = {n: 1};\n\nawait tools.x(\n  a);",
