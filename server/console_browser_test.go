@@ -343,6 +343,15 @@ func TestConsoleParkedInBrowser(t *testing.T) {
 	require.Contains(t, why, p.DecisionID)
 	screenshot(t, ctx, "parked")
 	browse(t, ctx,
+		chromedp.Navigate(b.http.URL+"/ui/#/chains/"+v.ID),
+		chromedp.WaitVisible(css("#chain li")),
+	)
+	require.Contains(t, value(t, ctx, chromedp.Text(css("#chain li"))), "notify (line 3)", "the chain's page says which line waits")
+	browse(t, ctx,
+		chromedp.Navigate(b.http.URL+"/ui/#/approvals"),
+		chromedp.WaitVisible(css(card(p.ID)+" .args")),
+	)
+	browse(t, ctx,
 		chromedp.WaitEnabled(css(card(p.ID)+" button.approve")),
 		chromedp.Click(css(card(p.ID)+" button.approve")),
 		chromedp.WaitVisible(css(card(p.ID)+" .decision-msg.ok")),

@@ -544,7 +544,8 @@
       box.append(el("div", { class: "actions" }, cancel), msg);
     }
     if (v.pending && v.pending.length) {
-      box.append(el("h2", {}, "Waiting for"), el("ul", {}, v.pending.map((p) => el("li", {}, visible(p.tool), " — ", el("a", { href: "#/approvals" }, "decide")))));
+      box.append(el("h2", {}, "Waiting for"), el("ul", {}, v.pending.map((p) => el("li", {}, visible(p.tool),
+        p.line > 0 ? " (line " + p.line + ")" : "", " — ", el("a", { href: "#/approvals" }, "decide")))));
     }
     if (res.error) box.append(el("h2", {}, "Error"), el("pre", { class: "error" }, visible(res.error + (res.line ? " (line " + res.line + (res.column ? ":" + res.column : "") + ")" : ""))));
     const value = member(raw, "result", "value");
