@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	jsprelude "github.com/airlockrt/airlock/guest-sdk/js"
 )
 
 // failBridge fails every call.
@@ -223,4 +225,11 @@ func TestMapTSShared(t *testing.T) {
 	}
 	wg.Wait()
 	require.NotNil(t, p.prep.codeLines)
+}
+
+// TestPrefixesMatchThePrelude: the prefixes callSite subtracts on the first
+// line are the prelude's own.
+func TestPrefixesMatchThePrelude(t *testing.T) {
+	require.Contains(t, jsprelude.Source, "const SCRIPT_PREFIX = '"+scriptPrefix+"';")
+	require.Contains(t, jsprelude.Source, "const BODY_PREFIX = '"+bodyPrefix+"';")
 }
