@@ -225,7 +225,14 @@ func (c *chainRun) bridge(ctx context.Context, tool string, args []byte) ([]byte
 	if tool == SearchOp || tool == DescribeOp {
 		return Envelope(c.disc.answer(tool, args)), nil
 	}
-	return c.outcome(c.inv.Invoke(ctx, c.sess, invoker.Call{Tool: tool, Args: args}), tool, args)
+	call := invoker.Call{Tool: tool, Args: args}
+	// The line of the script that made the call, for an approver
+	// (sandbox.CallSiteOf: the sandbox hands it on the call's context, so
+	// that its Bridge stays a plain function of a tool and its arguments).
+	if site, ok := sandbox.CallSiteOf(ctx); ok {
+		call.Line, call.Column = site.Line, site.Column
+	}
+	return c.outcome(c.inv.Invoke(ctx, c.sess, call), tool, args)
 }
 
 // outcome turns a call's Result into the guest's answer.

@@ -247,7 +247,7 @@ func (inv *Invoker) Abandoned() int64 { return inv.abandoned.Load() }
 // Result.Parked, fires ApprovalParked, and appends no record and fires no
 // ToolEnd until the call is resumed (Call.Resume).
 func (inv *Invoker) Invoke(ctx context.Context, sess *session.Session, call Call) (res Result) {
-	st := callState{start: time.Now(), tool: clip(call.Tool), argBytes: len(call.Args), obs: observerFrom(ctx)}
+	st := callState{start: time.Now(), tool: clip(call.Tool), argBytes: len(call.Args), obs: observerFrom(ctx), line: call.Line, column: call.Column}
 	if call.Resume != nil && !call.Resume.Start.IsZero() {
 		st.start = call.Resume.Start
 	}
@@ -316,6 +316,8 @@ type callState struct {
 	reserved    int64      // artifact bytes counted against maxResolving
 	held        int64      // bytes counted against the tenant's MaxTenantInFlightBytes
 	obs         *Observer
+	line        int // Call.Line, for the ApprovalRequest
+	column      int // Call.Column
 }
 
 func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Call, st *callState) Result {
@@ -749,6 +751,9 @@ func (inv *Invoker) request(sess *session.Session, st *callState, args json.RawM
 	req := ApprovalRequest{
 		SessionID: sess.ID(), Tenant: sess.Tenant(), Tool: st.tool, Risk: st.risk,
 		Args: frozen, ArgsHash: hex.EncodeToString(sum[:]),
+	}
+	if st.line > 0 {
+		req.Line, req.Column = st.line, max(st.column, 0)
 	}
 	return frozen, req, Result{}, false
 }

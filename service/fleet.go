@@ -475,6 +475,7 @@ func (s *Service) savePark(ctx context.Context, rn *run, res *chain.RunResult) e
 			ID: durable.PendingID(rn.id, a.Seq, a.Kind), Kind: a.Kind, Tenant: rn.tenant, ChainID: rn.id, Seq: a.Seq,
 			Tool: a.Request.Tool, Risk: a.Request.Risk.String(), Args: a.Request.Args, ArgsHash: a.Request.ArgsHash,
 			ArgsSize: len(a.Request.Args), DecisionID: a.DecisionID, Created: now, Expires: now.Add(s.opts.ParkTTL),
+			Gate: a.Gate, Rule: a.Rule, Line: a.Request.Line, Column: a.Request.Column,
 		}
 		if a.Kind == durable.KindCall {
 			ap.OutputSchema = rn.outputSchema(a.Request.Tool)
@@ -488,6 +489,14 @@ func (s *Service) savePark(ctx context.Context, rn *run, res *chain.RunResult) e
 			p.Expires = ap.Expires
 		}
 		p.Approvals = append(p.Approvals, ap)
+	}
+	if rn.fleet.gen == 0 {
+		// The first park keeps the script for the console
+		// (ApprovalContext), once: the state holds it only sealed, and a
+		// process resuming the chain knows it no more than the bucket.
+		rn.mu.Lock()
+		p.Script = rn.script
+		rn.mu.Unlock()
 	}
 	c := s.record(rn)
 	c.Status, c.Gen, c.Expires, c.Lease, c.Open, c.Trace = durable.StatusParked, p.Gen, p.Expires, time.Time{}, nil, res.Trace

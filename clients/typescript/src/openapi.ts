@@ -474,6 +474,16 @@ export interface components {
                 risk?: string;
                 args_hash?: string;
                 args_size?: number;
+                /** @description The policy decision that asked for approval. */
+                decision_id?: string;
+                /** @description The gate the call met (confirm). */
+                gate?: string;
+                /** @description The governance rule that chose it, e.g. matrix[supervised][HIGH]. */
+                rule?: string;
+                /** @description The line of the script that made the call; absent when unknown. */
+                line?: number;
+                /** @description Its column (UTF-16 units); absent when unknown. */
+                column?: number;
                 /** Format: date-time */
                 created?: string;
                 /** Format: date-time */
@@ -633,7 +643,7 @@ export interface components {
             /** @description The tool's description; empty for a tool this process does not have. */
             description: string;
             /**
-             * @description The gate the call met; known while the chain waits in this process, absent for a parked chain's call.
+             * @description The gate the call met: from the chain's events while it waits in this process, from the call's authenticated approval record while it is parked.
              * @enum {string}
              */
             gate?: "confirm" | "preview";
@@ -641,7 +651,7 @@ export interface components {
             rule?: string;
             /** @description The policy decision id. */
             decision_id?: string;
-            /** @description The chain's source while it runs in this process; absent for a module and for a parked chain. */
+            /** @description The chain's source as submitted (TypeScript as written): while it runs in this process, and for a parked chain the copy its first park kept in the bucket. Absent for a module and for a parked chain whose script was above 1 MiB less 49 bytes. request.line is the line that made the call. */
             script?: string;
             /** @description The chain's calls that ended so far, oldest first. */
             calls: {
@@ -704,6 +714,10 @@ export interface components {
             created: string;
             /** Format: date-time */
             expires?: string;
+            /** @description The line of the chain's script (as submitted; TypeScript's own lines) that made the call, from 1; absent when unknown (a module's call, a call queued behind max_in_flight, one a built-in made with no frame of the script). */
+            line?: number;
+            /** @description The column of the call on that line, from 1, in UTF-16 units (as error positions); absent when unknown, or when only the line is known. */
+            column?: number;
         };
         CallerTool: {
             /** @description tools.<name> in the chain; not a configured tool's name. */

@@ -373,6 +373,7 @@
       el("dt", {}, "Why"), el("dd", { class: "why" }, why),
       el("dt", {}, "Tool"), el("dd", {}, c.description ? visible(c.description) : el("span", { class: "empty" }, "no description")),
       el("dt", {}, "Chain"), el("dd", {}, el("a", { href: "#/chains/" + encodeURIComponent(req.session_id), class: "mono" }, req.session_id)),
+      el("dt", {}, "Called at"), el("dd", { class: "call-site" }, siteText(req)),
       el("dt", {}, "Args hash"), el("dd", { class: "mono args-hash" }, req.args_hash),
       el("dt", {}, "Size"), el("dd", {}, req.args_size + " bytes"),
       el("dt", {}, "Requested"), el("dd", {}, when(req.created)),
@@ -409,7 +410,12 @@
     if (!calls.length) box.append(el("p", { class: "empty" }, "none"));
     else box.append(callsTable(calls));
     if (c.script) {
-      box.append(el("details", { class: "script-box" }, el("summary", {}, "Script"), scriptBlock(c.script, q.tool)));
+      const line = req.line > 0 ? req.line : 0;
+      box.append(el("details", { class: "script-box", open: line > 0 },
+        el("summary", {}, line > 0 ? "Script (the call is on line " + line + ")" : "Script (the line that made the call is not known)"),
+        scriptBlock(c.script, line)));
+    } else {
+      box.append(el("p", { class: "empty" }, "The chain's script is not available (a module, or a parked chain's script too large to keep)."));
     }
     return seen ? req.args_hash : "";
   }
@@ -435,12 +441,18 @@
         el("td", { class: "status status-" + k.status }, k.status), el("td", {}, visible(k.reason || ""))))));
   }
 
-  // scriptBlock shows a script with line numbers, marking the lines that
-  // call tool (the calling line is not known more exactly).
-  function scriptBlock(src, tool) {
-    const needle = "tools." + tool;
-    return el("pre", { class: "script" }, src.split("\n").map((line) =>
-      el("span", { class: "ln" + (line.includes(needle) ? " hl" : "") }, visible(line))));
+  // siteText says where in the script the call was made.
+  function siteText(req) {
+    if (!(req.line > 0)) return el("span", { class: "empty" }, "not known");
+    return "line " + req.line + (req.column > 0 ? ", column " + req.column : "");
+  }
+
+  // scriptBlock shows a script with line numbers, marking line (1-based),
+  // the one that made the call; 0 marks none.
+  function scriptBlock(src, line) {
+    return el("pre", { class: "script" }, src.split("\n").map((text, i) => i + 1 === line
+      ? el("span", { class: "ln hl", "aria-current": "true", title: "this line made the call" }, visible(text))
+      : el("span", { class: "ln" }, visible(text))));
   }
 
   function when(t) {
@@ -533,8 +545,8 @@
     }
     if (v.pending && v.pending.length) {
       box.append(el("h2", {}, "Waiting for"), el("ul", {}, v.pending.map((p) => p.kind === "call"
-        ? el("li", {}, visible(p.tool), " — the answer of its caller (a caller tool: POST /v1/calls/", visible(p.id), ")")
-        : el("li", {}, visible(p.tool), " — ", el("a", { href: "#/approvals" }, "decide")))));
+        ? el("li", {}, visible(p.tool), p.line > 0 ? " (line " + p.line + ")" : "", " — the answer of its caller (a caller tool: POST /v1/calls/", visible(p.id), ")")
+        : el("li", {}, visible(p.tool), p.line > 0 ? " (line " + p.line + ")" : "", " — ", el("a", { href: "#/approvals" }, "decide")))));
     }
     if (res.error) box.append(el("h2", {}, "Error"), el("pre", { class: "error" }, visible(res.error + (res.line ? " (line " + res.line + (res.column ? ":" + res.column : "") + ")" : ""))));
     const value = member(raw, "result", "value");
