@@ -256,9 +256,17 @@
   function approvalsPage(view) {
     const list = el("div", { id: "approvals", "aria-live": "polite" });
     const status = el("p", { class: "note", id: "approvals-status" });
-    view.append(el("h1", {}, "Pending approvals"), status, list);
+    const callsList = el("div", { id: "caller-calls", "aria-live": "polite" });
+    const callsStatus = el("p", { class: "note", id: "caller-calls-status" });
+    view.append(el("h1", {}, "Pending approvals"), status, list,
+      el("h2", { id: "caller-calls-head" }, "Calls waiting for their callers"),
+      el("p", { class: "note" }, "A caller tool is run by the program that submitted the chain, which answers its calls (POST /v1/calls/{id}); nothing is decided here."),
+      callsStatus, callsList);
     const cards = new Map();
     every(async () => {
+      const rc = await api("GET", "/calls");
+      if (rc.status !== 200) callsStatus.textContent = errText(rc);
+      else showCalls(callsList, callsStatus, rc);
       const r = await api("GET", "/approvals");
       if (r.status !== 200) { status.textContent = errText(r); return; }
       const reqs = (r.data.approvals || []).slice().sort((a, b) => (Date.parse(b.created) || 0) - (Date.parse(a.created) || 0));
@@ -291,6 +299,32 @@
         prev = card;
       }
     });
+  }
+
+  // showCalls lays out the calls of caller tools waiting for their
+  // answers: what each was called with, read-only.
+  function showCalls(list, status, r) {
+    const calls = (r.data && r.data.calls) || [];
+    const tree = member(r.raw, "calls");
+    status.textContent = calls.length ? "" : "No call is waiting for its caller.";
+    clear(list);
+    calls.forEach((c, i) => list.append(callCard(c, tree && tree.t === "arr" ? tree.items[i] : null)));
+  }
+
+  function callCard(c, node) {
+    const hit = node && node.t === "obj" ? node.entries.find((e) => e[0] === "args") : null;
+    let laid = null;
+    if (hit) { try { laid = renderJSON(hit[1]); } catch (e) { laid = null; } }
+    return el("article", { class: "card caller-call", "data-id": c.id, "aria-label": "call of caller tool " + c.tool },
+      el("div", { class: "card-head" }, el("h2", {}, visible(c.tool)), el("span", { class: "risk" }, "caller tool")),
+      el("dl", { class: "facts" },
+        el("dt", {}, "Chain"), el("dd", {}, el("a", { href: "#/chains/" + encodeURIComponent(c.chain_id), class: "mono" }, visible(c.chain_id))),
+        el("dt", {}, "Call"), el("dd", {}, "#" + c.seq),
+        el("dt", {}, "Args hash"), el("dd", { class: "mono args-hash" }, visible(c.args_hash)),
+        el("dt", {}, "Requested"), el("dd", {}, when(c.created)),
+        el("dt", {}, "Answer by"), el("dd", {}, when(c.deadline))),
+      el("h3", {}, "Arguments"),
+      laid ? el("div", { class: "json args" }, laid) : el("p", { class: "empty" }, "not shown (" + c.args_size + " bytes)"));
   }
 
   function approvalCard(q) {
