@@ -127,6 +127,12 @@ type Request struct {
 	// Expires is when the wait ends without a decision (the approval
 	// timeout); zero when the wait has no deadline.
 	Expires time.Time `json:"expires,omitzero"`
+	// Line and Column are where in the chain's script the call was made
+	// (invoker.ApprovalRequest.Line and Column): 1-based, Column in UTF-16
+	// units; 0 (absent) when unknown, Column alone when only the line is
+	// known.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
 }
 
 // Text is the request's arguments as a person must see them to decide on
@@ -291,6 +297,7 @@ func (q *Queue) Approve(ctx context.Context, r invoker.ApprovalRequest) (invoker
 	req := Request{
 		ID: rand.Text(), Tenant: r.Tenant, SessionID: r.SessionID, Tool: r.Tool, Risk: r.Risk,
 		ArgsHash: strings.ToLower(r.ArgsHash), ArgsSize: len(r.Args), Created: q.clock(),
+		Line: r.Line, Column: r.Column,
 	}
 	large := len(r.Args) > q.previewBytes
 	if large {

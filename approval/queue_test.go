@@ -457,3 +457,28 @@ func TestHammer(t *testing.T) {
 	require.Positive(t, accepted.Load())
 	require.Equal(t, pending.Load(), settled.Load(), "each queued request is decided or expired, once")
 }
+
+// TestRequestCallSite: the line and column of the call reach the queued
+// request and its JSON (line, column), and are absent when unknown.
+func TestRequestCallSite(t *testing.T) {
+	q := approval.NewQueue(approval.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := request("acme", `{"n":1}`)
+	r.Line, r.Column = 12, 5
+	got, ch := park(t, ctx, q, r)
+	require.Equal(t, 12, got.Line)
+	require.Equal(t, 5, got.Column)
+	b, err := json.Marshal(got)
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"line":12,"column":5`)
+
+	unknown, ch2 := park(t, ctx, q, request("acme", `{"n":2}`))
+	b, err = json.Marshal(unknown)
+	require.NoError(t, err)
+	require.NotContains(t, string(b), `"line"`)
+	require.NotContains(t, string(b), `"column"`)
+	cancel()
+	<-ch
+	<-ch2
+}

@@ -189,19 +189,22 @@ func (r *Runner) invoker(opts Options) (*invoker.Invoker, error) {
 	if len(opts.ChainTools) == 0 {
 		return inv, nil
 	}
-	box := inv.Toolbox().Clone()
+	own, err := toolbox.New()
+	if err != nil {
+		return nil, err
+	}
 	for _, t := range opts.ChainTools {
 		if t == nil {
 			return nil, errors.New("chain: a nil tool in Options.ChainTools")
 		}
-		if name := t.Info().Name; box.Has(name) {
+		if name := t.Info().Name; inv.Toolbox().Has(name) {
 			return nil, fmt.Errorf("%w: %q", ErrToolNameTaken, name)
 		}
-		if err := box.Add(t); err != nil {
+		if err := own.Add(t); err != nil {
 			return nil, fmt.Errorf("chain: a tool of Options.ChainTools: %w", err)
 		}
 	}
-	return inv.WithToolbox(box), nil
+	return inv.WithChainTools(own), nil
 }
 
 // chainRun is one stretch of a chain: from its start, or from a resumption,
@@ -222,7 +225,14 @@ func (c *chainRun) bridge(ctx context.Context, tool string, args []byte) ([]byte
 	if tool == SearchOp || tool == DescribeOp {
 		return Envelope(c.disc.answer(tool, args)), nil
 	}
-	return c.outcome(c.inv.Invoke(ctx, c.sess, invoker.Call{Tool: tool, Args: args}), tool, args)
+	call := invoker.Call{Tool: tool, Args: args}
+	// The line of the script that made the call, for an approver
+	// (sandbox.CallSiteOf: the sandbox hands it on the call's context, so
+	// that its Bridge stays a plain function of a tool and its arguments).
+	if site, ok := sandbox.CallSiteOf(ctx); ok {
+		call.Line, call.Column = site.Line, site.Column
+	}
+	return c.outcome(c.inv.Invoke(ctx, c.sess, call), tool, args)
 }
 
 // outcome turns a call's Result into the guest's answer.

@@ -45,6 +45,10 @@ type Approval struct {
 	// Kind is invoker.ParkKindCall for a caller tool's call waiting for its
 	// answer (Decision.Answer); empty for a call waiting for a decision.
 	Kind string `json:"kind,omitempty"`
+	// Gate and Rule say why the call waits (invoker.ParkedCall.Gate and
+	// Rule): "confirm", and the governance rule that chose it.
+	Gate string `json:"gate,omitempty"`
+	Rule string `json:"rule,omitempty"`
 }
 
 // Decision is what was decided for a parked call.
@@ -112,7 +116,8 @@ type token struct {
 }
 
 func encodeToken(p *invoker.ParkedCall, tool string, args []byte) []byte {
-	b, _ := json.Marshal(token{Approval: Approval{Seq: p.Seq, Start: p.Start, Request: p.Request, DecisionID: p.DecisionID, Kind: p.Kind},
+	b, _ := json.Marshal(token{Approval: Approval{Seq: p.Seq, Start: p.Start, Request: p.Request, DecisionID: p.DecisionID, Kind: p.Kind,
+		Gate: p.Gate, Rule: p.Rule},
 		Tool: tool, Args: args})
 	return b
 }
@@ -239,6 +244,7 @@ func (r *Runner) Resume(ctx context.Context, state []byte, opts ResumeOptions) (
 			a = invoker.Denied
 		}
 		return c.outcome(c.inv.Invoke(ctx, c.sess, invoker.Call{Tool: t.Tool, Args: t.Args,
+			Line: t.Approval.Request.Line, Column: t.Approval.Request.Column,
 			Resume: &invoker.Resumption{Seq: t.Approval.Seq, Start: t.Approval.Start, ArgsHash: d.ArgsHash, Decision: a, Expired: d.Expired}}),
 			t.Tool, t.Args)
 	}

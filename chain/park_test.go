@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -172,4 +173,47 @@ func (e *env) pins(t *testing.T) []string {
 		return nil
 	}))
 	return out
+}
+
+// TestCallSiteReachesTheApproval: the line (and column) of the script that
+// made a call reaches what an approver sees: a parked call's request,
+// beside the gate and rule that asked, across a resumption that parks
+// again on the second call of the same tool; and a live approval of a
+// TypeScript chain, at the line of the TypeScript as submitted.
+func TestCallSiteReachesTheApproval(t *testing.T) {
+	const src = "const a = await tools.lookup({id: 1});\n" +
+		"await tools.send({to: \"a@example.com\"});\n" +
+		"const b = 2;\n" +
+		"await tools.send({\n  to: \"b@example.com\"});\n" +
+		"return b;"
+	e := newEnv(t, invoker.Options{})
+	res, err := e.runner.Run(context.Background(), sandbox.Script{Source: src}, chain.Options{Park: true})
+	require.NoError(t, err)
+	require.Equal(t, chain.StatusParked, res.Status, "%s", res.Error)
+	require.Len(t, res.Parked.Approvals, 1)
+	a := res.Parked.Approvals[0]
+	require.Equal(t, [2]int{2, 13}, [2]int{a.Request.Line, a.Request.Column})
+	require.Equal(t, "confirm", a.Gate)
+	require.NotEmpty(t, a.Rule)
+	require.NotEmpty(t, a.DecisionID)
+	res, err = e.runner.Resume(context.Background(), res.Parked.State, chain.ResumeOptions{Decide: decideAll(true), Park: true})
+	require.NoError(t, err)
+	require.Equal(t, chain.StatusParked, res.Status, "%s", res.Error)
+	require.Len(t, res.Parked.Approvals, 1)
+	require.Equal(t, [2]int{4, 13}, [2]int{res.Parked.Approvals[0].Request.Line, res.Parked.Approvals[0].Request.Column})
+
+	var mu sync.Mutex
+	var lines [][2]int
+	live := newEnv(t, invoker.Options{Approver: invoker.ApprovalFunc(func(_ context.Context, r invoker.ApprovalRequest) (invoker.Decision, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		lines = append(lines, [2]int{r.Line, r.Column})
+		return invoker.Approved, nil
+	})})
+	ts := "interface Msg {\n  to: string;\n}\nconst m: Msg = {to: \"a@example.com\"};\n" +
+		"await tools.send(m);\nawait tools.send(\n  {to: \"b@example.com\"} as Msg);\nreturn 1;"
+	out, err := live.runner.Run(context.Background(), sandbox.Script{Source: ts, Lang: sandbox.LangTS}, chain.Options{})
+	require.NoError(t, err)
+	require.Equal(t, chain.StatusOK, out.Status, "%s", out.Error)
+	require.Equal(t, [][2]int{{5, 13}, {6, 13}}, lines)
 }

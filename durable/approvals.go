@@ -35,8 +35,16 @@ type Approval struct {
 	ArgsHash   string          `json:"args_hash"`
 	ArgsSize   int             `json:"args_size"`
 	DecisionID string          `json:"decision_id,omitempty"`
-	Created    time.Time       `json:"created"`
-	Expires    time.Time       `json:"expires"`
+	// Gate and Rule say why the call waits: the gate it met ("confirm")
+	// and the governance rule that chose it ("matrix[supervised][HIGH]").
+	Gate string `json:"gate,omitempty"`
+	Rule string `json:"rule,omitempty"`
+	// Line and Column are where in the chain's script the call was made
+	// (1-based; Column in UTF-16 units): 0 when unknown.
+	Line    int       `json:"line,omitempty"`
+	Column  int       `json:"column,omitempty"`
+	Created time.Time `json:"created"`
+	Expires time.Time `json:"expires"`
 	// OutputSchema, for a call, is its tool's declared output schema: an
 	// answer's result must match it (omitted from a chain record's
 	// Pending).

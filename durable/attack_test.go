@@ -2,6 +2,7 @@ package durable_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -183,5 +184,121 @@ func TestAttackReplayedRequestAfterDecision(t *testing.T) {
 		require.ErrorIs(t, err, durable.ErrNotFound, "call 1's request is not call 2's")
 		require.ErrorIs(t, err, durable.ErrForged)
 		done()
+	})
+}
+
+// TestAttackEditedWhyLineAndScript (passes) — what an approver is shown of
+// a parked call besides its arguments (the gate, the governance rule, the
+// decision id, the line that made the call) and the script kept for the
+// console are authenticated: T3 editing any of them, or putting another
+// chain's or tenant's script in its place, gets the record refused
+// (ErrForged, counted), never shown altered; a healthy chain of another
+// tenant finishes alongside.
+func TestAttackEditedWhyLineAndScript(t *testing.T) {
+	each(t, func(t *testing.T, b backend, id string) {
+		ctx := context.Background()
+		real, other := newProc(t, b.open(t), "node-a", key), newProc(t, b.open(t), "node-b", key)
+		t3 := blobstore.New(b.open(t), blobstore.Options{})
+		done := healthy(t, other, id+"h")
+		const script = "const a = 1;\nawait tools.send({to: 'a'});\nreturn 'sent';"
+		park := func(chainID, src string) durable.Approval {
+			a := approvalIn("acme", chainID, 1, `{"to":"a"}`)
+			a.Gate, a.Rule, a.DecisionID, a.Line, a.Column = "confirm", "matrix[supervised][HIGH]", "pd_0123456789abcdef", 2, 13
+			require.NoError(t, real.SavePark(ctx, &durable.Park{Tenant: "acme", ChainID: chainID, Gen: 1, Created: time.Now(),
+				Expires: time.Now().Add(time.Hour), Approvals: []durable.Approval{a}, State: []byte("state"), Script: src}))
+			return a
+		}
+		a := park(id, script)
+		park(id+"b", "return 'the other chain';")
+		require.NoError(t, real.PutChain(ctx, &durable.Chain{ID: id, Tenant: "acme", Language: "javascript", Status: durable.StatusParked,
+			Node: real.Node(), Created: time.Now(), Gen: 1, Expires: a.Expires}))
+		got, _, err := other.GetApproval(ctx, "acme", a.ID)
+		require.NoError(t, err)
+		require.Equal(t, "confirm", got.Gate)
+		require.Equal(t, "matrix[supervised][HIGH]", got.Rule)
+		require.Equal(t, "pd_0123456789abcdef", got.DecisionID)
+		require.Equal(t, 2, got.Line)
+		require.Equal(t, 13, got.Column)
+		src, err := other.GetScript(ctx, "acme", id)
+		require.NoError(t, err)
+		require.Equal(t, script, src)
+
+		req := raw(t, t3, "acme", "approvals/"+a.ID+"/req")
+		for _, edit := range [][2]string{
+			{`"rule":"matrix[supervised][HIGH]"`, `"rule":"matrix[supervised][SAFE]"`},
+			{`"gate":"confirm"`, `"gate":"allow"`},
+			{`"decision_id":"pd_0123456789abcdef"`, `"decision_id":"pd_fedcba9876543210"`},
+			{`"line":2`, `"line":1`},
+			{`"column":13`, `"column":1`},
+		} {
+			require.Contains(t, string(req), edit[0])
+			plant(t, t3, "acme", "approvals/"+a.ID+"/req", []byte(strings.Replace(string(req), edit[0], edit[1], 1)))
+			_, _, err := other.GetApproval(ctx, "acme", a.ID)
+			require.ErrorIs(t, err, durable.ErrNotFound, edit[1])
+			require.ErrorIs(t, err, durable.ErrForged, edit[1])
+		}
+		require.GreaterOrEqual(t, other.refused(t, durable.KindRequest), 5.0)
+		plant(t, t3, "acme", "approvals/"+a.ID+"/req", req)
+
+		kept := raw(t, t3, "acme", "chains/"+id+"/script")
+		for name, rec := range map[string][]byte{
+			"edited":             []byte(strings.Replace(string(kept), "'a'", "'b'", 1)),
+			"the other chain's":  raw(t, t3, "acme", "chains/"+id+"b/script"),
+			"unauthenticated":    []byte("return 'forged';"),
+			"the chain's record": raw(t, t3, "acme", "chains/"+id+"/rec"),
+		} {
+			plant(t, t3, "acme", "chains/"+id+"/script", rec)
+			_, err := other.GetScript(ctx, "acme", id)
+			require.ErrorIs(t, err, durable.ErrNotFound, name)
+			require.ErrorIs(t, err, durable.ErrForged, name)
+		}
+		require.GreaterOrEqual(t, other.refused(t, durable.KindScript), 4.0)
+		// acme's script under globex's name of the same chain.
+		plant(t, t3, "globex", "chains/"+id+"/script", kept)
+		_, err = other.GetScript(ctx, "globex", id)
+		require.ErrorIs(t, err, durable.ErrForged, "acme's script as globex's")
+		plant(t, t3, "acme", "chains/"+id+"/script", kept)
+		src, err = other.GetScript(ctx, "acme", id)
+		require.NoError(t, err)
+		require.Equal(t, script, src)
+		done()
+	})
+}
+
+// TestParkKeepsTheScriptOnce: SavePark keeps Park.Script once; a later
+// generation without one leaves it; a script above MaxScriptBytes is not
+// kept (the park succeeds all the same); ReleaseParks deletes it.
+func TestParkKeepsTheScriptOnce(t *testing.T) {
+	each(t, func(t *testing.T, b backend, id string) {
+		ctx := context.Background()
+		s := newProc(t, b.open(t), "node-a", key)
+		save := func(chainID string, gen int, src string) {
+			a := approvalIn("acme", chainID, gen, `{"to":"a"}`)
+			require.NoError(t, s.SavePark(ctx, &durable.Park{Tenant: "acme", ChainID: chainID, Gen: gen, Created: time.Now(),
+				Expires: time.Now().Add(time.Hour), Approvals: []durable.Approval{a}, State: []byte("state " + strconv.Itoa(gen)), Script: src}))
+		}
+		save(id, 1, "return 1;")
+		save(id, 2, "")
+		src, err := s.GetScript(ctx, "acme", id)
+		require.NoError(t, err)
+		require.Equal(t, "return 1;", src)
+		_, err = s.GetScript(ctx, "globex", id)
+		require.ErrorIs(t, err, durable.ErrNotFound)
+		require.NotErrorIs(t, err, durable.ErrForged)
+
+		big := "//" + strings.Repeat("x", durable.MaxScriptBytes-2)
+		save(id+"m", 1, big)
+		src, err = s.GetScript(ctx, "acme", id+"m")
+		require.NoError(t, err)
+		require.Len(t, src, durable.MaxScriptBytes, "the largest script kept")
+		save(id+"x", 1, big+"x")
+		_, err = s.GetScript(ctx, "acme", id+"x")
+		require.ErrorIs(t, err, durable.ErrNotFound, "one byte more is not kept")
+		require.NotErrorIs(t, err, durable.ErrForged)
+
+		require.NoError(t, s.ReleaseParks(ctx, "acme", id))
+		_, err = s.GetScript(ctx, "acme", id)
+		require.ErrorIs(t, err, durable.ErrNotFound)
+		require.NotErrorIs(t, err, durable.ErrForged)
 	})
 }

@@ -54,15 +54,16 @@ const (
 	KindDecision = "decision" // approvals/<id>/decision
 	KindIndex    = "index"    // live/<tenant>/<id> in the fleet namespace
 	KindResult   = "result"   // a chain result too large for its record
+	KindScript   = "script"   // chains/<id>/script
 )
 
 // Kinds lists the kinds of authenticated objects.
 func Kinds() []string {
-	return []string{KindChain, KindEnd, KindClaim, KindSeal, KindRequest, KindDecision, KindIndex, KindResult}
+	return []string{KindChain, KindEnd, KindClaim, KindSeal, KindRequest, KindDecision, KindIndex, KindResult, KindScript}
 }
 
 // recordKinds are the kinds stored in the ALR1 format.
-var recordKinds = []string{KindChain, KindEnd, KindClaim, KindRequest, KindDecision, KindIndex}
+var recordKinds = []string{KindChain, KindEnd, KindClaim, KindRequest, KindDecision, KindIndex, KindScript}
 
 // maxSlots bounds the names a create-only object may take when forged
 // objects hold the first ones.

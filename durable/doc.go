@@ -8,6 +8,7 @@
 //	chains/<id>/rec           the chain's record (overwritten as it runs)
 //	chains/<id>/end           its final record: the first finisher wins
 //	chains/<id>/park/<gen>    a parked state's seal (the state is a pinned blob)
+//	chains/<id>/script        a parked chain's script, for its approvers (Park.Script)
 //	chains/<id>/claim/<gen>   who continues that state: resume, expire or cancel
 //	approvals/<id>/req        a parked call's approval request
 //	approvals/<id>/decision   its decision: the first decision wins
@@ -110,10 +111,10 @@
 // than ResumeGrace past its expiry.
 //
 // Reads return ErrNotFound (wrapped) when the tenant has no such record or
-// the id is invalid: GetChain, GetApproval, LoadPark, StaleClaim (no
-// claim), Claim (invalid id). A record the fleet's keys do not
-// authenticate is ErrNotFound wrapping ErrForged (GetChain's running
-// record, GetApproval's request, StaleClaim's claim); ListChains,
+// the id is invalid: GetChain, GetApproval, GetScript, LoadPark,
+// StaleClaim (no claim), Claim (invalid id). A record the fleet's keys do
+// not authenticate is ErrNotFound wrapping ErrForged (GetChain's running
+// record, GetApproval's request, GetScript's script, StaleClaim's claim); ListChains,
 // ListApprovals and Scan skip such records, GetChain passes over a forged
 // end and GetApproval over a forged decision (as absent), and LoadPark
 // over a forged request. Claim, Finish and Decide return ErrForged when

@@ -685,8 +685,9 @@ func (s *Store) Release(ctx context.Context, c *Chain) {
 const maxParkGens = 1000
 
 // ReleaseParks deletes every parked generation of a chain that is still in
-// the store (ReleasePark each): for a chain that ended, however it ended.
-// It lists the chain's seals, at most maxParkGens of them.
+// the store (ReleasePark each), and the script kept for its approvers
+// (Park.Script): for a chain that ended, however it ended. It lists the
+// chain's seals, at most maxParkGens of them.
 func (s *Store) ReleaseParks(ctx context.Context, tenant, id string) error {
 	if !validID(id) {
 		return ErrNotFound
@@ -709,6 +710,9 @@ func (s *Store) ReleaseParks(ctx context.Context, tenant, id string) error {
 		if err := s.ReleasePark(ctx, tenant, id, g); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if err := retry(ctx, func() error { return s.bs.DeleteRecord(ctx, tenant, chainName(id, "script")) }); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -36,6 +36,36 @@ type Park struct {
 	// state was the previous generation's to the byte and the new
 	// generation links that one's blob instead of storing it again.
 	Written int64
+	// Script, when set, is the chain's source, which SavePark keeps for
+	// the people who decide its approvals (GetScript) beside the state,
+	// where it is sealed: a record of its own, authenticated like the
+	// others, written once per chain (leave it empty when a generation
+	// before wrote it) and deleted by ReleaseParks. A script above
+	// MaxScriptBytes is not kept (GetScript then finds none).
+	Script string
+}
+
+// MaxScriptBytes is the largest script SavePark keeps for approvers: what
+// a record holds besides its authentication.
+const MaxScriptBytes = blobstore.MaxRecordBytes - recordHeader
+
+func scriptBinding(tenant, id string) binding {
+	return binding{kind: KindScript, tenant: tenant, object: id}
+}
+
+// GetScript returns the script SavePark kept for chain id of tenant.
+// ErrNotFound when there is none (the chain never parked, kept none, or
+// ended); ErrNotFound wrapping ErrForged for one the fleet's keys do not
+// authenticate (edited, or moved from another chain or tenant).
+func (s *Store) GetScript(ctx context.Context, tenant, id string) (string, error) {
+	if !validID(id) {
+		return "", ErrNotFound
+	}
+	b, err := s.readRecord(ctx, tenant, chainName(id, "script"), scriptBinding(tenant, id))
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
 }
 
 // parkVersion is the format of a park record; LoadPark refuses others.
@@ -159,6 +189,13 @@ func (s *Store) SavePark(ctx context.Context, p *Park) error {
 		if err := retry(ctx, func() error { return s.putApproval(ctx, ap) }); err != nil {
 			drop()
 			return err
+		}
+	}
+	if p.Script != "" && len(p.Script) <= MaxScriptBytes {
+		rec := s.sign(scriptBinding(p.Tenant, p.ChainID), []byte(p.Script))
+		if err := retry(ctx, func() error { return s.bs.PutRecord(ctx, p.Tenant, chainName(p.ChainID, "script"), rec, false) }); err != nil {
+			drop()
+			return fmt.Errorf("durable: keeping a parked chain's script: %w", err)
 		}
 	}
 	for _, ap := range p.Approvals {

@@ -42,6 +42,10 @@ type ApprovalRequest struct {
 	Args      json.RawMessage
 	// ArgsHash is the hex SHA-256 of Args: bind a decision to it.
 	ArgsHash string
+	// Line and Column are where in the chain's script the call was made
+	// (Call.Line and Call.Column): 1-based, Column in UTF-16 units; 0 when
+	// unknown (and Column 0 when only the line is known).
+	Line, Column int `json:",omitempty"`
 }
 
 // ApprovalHandler decides whether a call above Policy.MaxRiskUnapproved runs.

@@ -101,7 +101,10 @@ const (
 //
 // An Invoker is safe for concurrent use.
 type Invoker struct {
-	box       *toolbox.Toolbox
+	box *toolbox.Toolbox
+	// own, when set, holds a chain's own tools, looked up before box
+	// (WithChainTools).
+	own       *toolbox.Toolbox
 	policy    Policy
 	approver  ApprovalHandler
 	store     Store
@@ -168,13 +171,24 @@ func (inv *Invoker) WithPolicy(p Policy) (*Invoker, error) {
 	return &c, nil
 }
 
-// WithToolbox returns a copy of inv that looks tools up in box instead (for
-// a chain with tools of its own: chain.Options.ChainTools). Everything
-// else is shared.
-func (inv *Invoker) WithToolbox(box *toolbox.Toolbox) *Invoker {
+// WithChainTools returns a copy of inv that looks tools up in own first,
+// then in its toolbox, live (for a chain with tools of its own:
+// chain.Options.ChainTools): a configured tool withdrawn or re-registered
+// while the chain runs is so for it too. Everything else is shared.
+func (inv *Invoker) WithChainTools(own *toolbox.Toolbox) *Invoker {
 	c := *inv
-	c.box = box
+	c.own = own
 	return &c
+}
+
+// lookup finds tool name: among the chain's own tools, then the toolbox.
+func (inv *Invoker) lookup(name string) (*toolbox.Entry, bool) {
+	if inv.own != nil {
+		if e, ok := inv.own.Lookup(name); ok {
+			return e, true
+		}
+	}
+	return inv.box.Lookup(name)
 }
 
 // Policy returns the policy in force, defaults filled in.
@@ -183,8 +197,19 @@ func (inv *Invoker) Policy() Policy { return inv.policy }
 // Governor returns the process-wide governance state.
 func (inv *Invoker) Governor() *govern.Governor { return inv.gov }
 
-// Toolbox returns the registry the invoker looks tools up in.
-func (inv *Invoker) Toolbox() *toolbox.Toolbox { return inv.box }
+// Toolbox returns the registry the invoker looks tools up in: with tools
+// of a chain's own (WithChainTools), a snapshot of the toolbox with them.
+func (inv *Invoker) Toolbox() *toolbox.Toolbox {
+	if inv.own == nil {
+		return inv.box
+	}
+	b := inv.box.Clone()
+	for _, e := range inv.own.Entries() {
+		b.Remove(e.Info().Name)
+		_ = b.Add(e.Tool())
+	}
+	return b
+}
 
 // NewSession opens a session whose pins go to the invoker's store.
 // opts.Pins, when set, wins. The invoker watches the session's unpins to
@@ -222,7 +247,7 @@ func (inv *Invoker) Abandoned() int64 { return inv.abandoned.Load() }
 // Result.Parked, fires ApprovalParked, and appends no record and fires no
 // ToolEnd until the call is resumed (Call.Resume).
 func (inv *Invoker) Invoke(ctx context.Context, sess *session.Session, call Call) (res Result) {
-	st := callState{start: time.Now(), tool: clip(call.Tool), argBytes: len(call.Args), obs: observerFrom(ctx)}
+	st := callState{start: time.Now(), tool: clip(call.Tool), argBytes: len(call.Args), obs: observerFrom(ctx), line: call.Line, column: call.Column}
 	if call.Resume != nil && !call.Resume.Start.IsZero() {
 		st.start = call.Resume.Start
 	}
@@ -230,7 +255,7 @@ func (inv *Invoker) Invoke(ctx context.Context, sess *session.Session, call Call
 	// tool as High before any gate ran. This lookup only reports: the
 	// registry gate (step 2) looks the tool up again and decides, so the
 	// gate order is unchanged. An unknown or disallowed tool stays Safe.
-	if e, ok := inv.box.Lookup(call.Tool); ok && sess.Allows(call.Tool) {
+	if e, ok := inv.lookup(call.Tool); ok && sess.Allows(call.Tool) {
 		st.risk = e.Info().Risk
 	}
 	inv.notify(ctx, &st, inv.event(ToolStart, sess, &st))
@@ -291,6 +316,8 @@ type callState struct {
 	reserved    int64      // artifact bytes counted against maxResolving
 	held        int64      // bytes counted against the tenant's MaxTenantInFlightBytes
 	obs         *Observer
+	line        int // Call.Line, for the ApprovalRequest
+	column      int // Call.Column
 }
 
 func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Call, st *callState) Result {
@@ -310,7 +337,7 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	}
 	st.seq = seq
 	// 2. Registry.
-	entry, ok := inv.box.Lookup(call.Tool)
+	entry, ok := inv.lookup(call.Tool)
 	if !ok || !sess.Allows(call.Tool) {
 		return fail(session.StatusError, ReasonUnknownTool,
 			fmt.Sprintf("no tool named %q; call one of the tools declared on `tools`", st.tool))
@@ -368,7 +395,10 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	inv.notify(ctx, st, inv.event(PolicyBefore, sess, st))
 	st.dec = inv.decide(ch, gc)
 	st.risk = st.dec.Risk
-	if ok, until := inv.gov.Health().CheckCall(gc.Tenant, info.Name); !ok {
+	// A caller tool (toolbox.External) is one chain's own: its name is
+	// the submitter's choice, so it has no health shared between chains.
+	_, external := entry.Tool().(toolbox.External)
+	if ok, until := inv.gov.Health().CheckCall(gc.Tenant, info.Name); !external && !ok {
 		r := fail(session.StatusError, ReasonToolUnavailable,
 			fmt.Sprintf("tool %q failed repeatedly or was rate-limited upstream; it rests until %s", st.tool, until.UTC().Format(time.RFC3339)))
 		r.RetryAfter = max(until.Sub(inv.gov.Now()), 0)
@@ -433,7 +463,7 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 		gc.Args, gc.Action = args, govern.ActionOf(info, args)
 		st.action = clipTo(gc.Action, 64)
 	}
-	if latest, _ := inv.box.Lookup(call.Tool); hasRefs || latest != entry || ch.Profile() != prof {
+	if latest, _ := inv.lookup(call.Tool); hasRefs || latest != entry || ch.Profile() != prof {
 		if r, refused := inv.recheck(ctx, sess, st, latest, gc); refused {
 			return r
 		}
@@ -457,7 +487,6 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	}
 	// 6b. Idempotency: a write-class call whose key has an outcome returns
 	// it. A caller tool's caller keeps its own outcomes.
-	_, external := entry.Tool().(toolbox.External)
 	idem := inv.gov.Outcomes() != nil && info.EffectiveClass().Write() && !external
 	if idem {
 		if r, stop := inv.beginOutcome(ctx, sess, st, gc, key, sent); stop {
@@ -495,7 +524,9 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 		key = ""
 	}
 	out, r, failed, outcome := inv.execute(ctx, inv.caller(sess, st, key), entry.Tool(), args, timeout)
-	inv.health(gc.Tenant, info.Name, r, failed)
+	if !external {
+		inv.health(gc.Tenant, info.Name, r, failed)
+	}
 	// 9. Progress: the tool is done.
 	ev := inv.event(ToolResult, sess, st)
 	ev.Status, ev.Reason, ev.Duration = session.StatusOK, r.Reason, time.Since(st.start)
@@ -568,9 +599,8 @@ func (inv *Invoker) execute(ctx context.Context, caller *callCaller, tool toolbo
 	case <-callCtx.Done():
 		// A tool that finished just as the deadline passed did its work:
 		// report its result, not a timeout.
-		select {
-		case o = <-done:
-		default:
+		var ok bool
+		if o, ok = settled(tool, done); !ok {
 			inv.abandoned.Add(1)
 			go func() { <-done; inv.abandoned.Add(-1) }()
 			return toolbox.Output{}, inv.ended(ctx, timeout), true, govern.OutcomeUnknown
@@ -580,13 +610,47 @@ func (inv *Invoker) execute(ctx context.Context, caller *callCaller, tool toolbo
 	switch {
 	case o.panicked:
 		return toolbox.Output{}, fail(session.StatusError, ReasonToolPanic, "the tool crashed (panic); its effects are unknown"), true, govern.OutcomeUnknown
-	case o.err != nil && callCtx.Err() != nil:
+	case o.err != nil && callCtx.Err() != nil && !answeredError(tool, o.err):
 		return toolbox.Output{}, inv.ended(ctx, timeout), true, govern.OutcomeUnknown
 	case o.err != nil:
 		r, state := inv.toolFailed(tool, o.err)
 		return toolbox.Output{}, r, true, state
 	}
 	return o.out, Result{}, false, govern.OutcomeOK
+}
+
+// externalGrace bounds the wait for an External tool's Call once its
+// context ended: it returns at once then, with the answer it took if one
+// was (toolbox.External).
+const externalGrace = time.Second
+
+// settled takes the outcome of a tool whose call context ended, if it has
+// one: at once, or, for an External tool, within externalGrace, so that
+// an answer taken just as the deadline passed is the call's result.
+func settled(tool toolbox.Tool, done chan outcome) (outcome, bool) {
+	select {
+	case o := <-done:
+		return o, true
+	default:
+	}
+	if _, ext := tool.(toolbox.External); !ext {
+		return outcome{}, false
+	}
+	t := time.NewTimer(externalGrace)
+	defer t.Stop()
+	select {
+	case o := <-done:
+		return o, true
+	case <-t.C:
+		return outcome{}, false
+	}
+}
+
+// answeredError reports whether err, returned by an External tool, is the
+// answer it took (an error answer) rather than the end of its context.
+func answeredError(tool toolbox.Tool, err error) bool {
+	_, ext := tool.(toolbox.External)
+	return ext && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
 // toolFailed classifies the error a tool returned. It is a function of
@@ -687,6 +751,9 @@ func (inv *Invoker) request(sess *session.Session, st *callState, args json.RawM
 	req := ApprovalRequest{
 		SessionID: sess.ID(), Tenant: sess.Tenant(), Tool: st.tool, Risk: st.risk,
 		Args: frozen, ArgsHash: hex.EncodeToString(sum[:]),
+	}
+	if st.line > 0 {
+		req.Line, req.Column = st.line, max(st.column, 0)
 	}
 	return frozen, req, Result{}, false
 }

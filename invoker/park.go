@@ -28,6 +28,11 @@ type ParkedCall struct {
 	Request ApprovalRequest `json:"request"`
 	// DecisionID is the policy decision id of the confirm gate.
 	DecisionID string `json:"decision_id"`
+	// Gate and Rule say why the call waits: the gate it met ("confirm")
+	// and the governance rule that chose it ("matrix[supervised][HIGH]",
+	// govern.Decision.Rule).
+	Gate string `json:"gate,omitempty"`
+	Rule string `json:"rule,omitempty"`
 	// Kind is what the call waits for: empty for a decision on it,
 	// ParkKindCall for the answer of a caller tool (toolbox.External),
 	// which comes as Resumption.Answer. Request then holds the canonical
@@ -141,7 +146,8 @@ func (inv *Invoker) park(ctx context.Context, sess *session.Session, st *callSta
 		Message: fmt.Sprintf("tool %q is %s risk and needs approval; the chain parks until a decision comes (decision %s)",
 			st.tool, st.risk, st.dec.ID),
 		DecisionID: st.dec.ID,
-		Parked:     &ParkedCall{Seq: seq, Start: st.start, Request: req, DecisionID: st.dec.ID},
+		Parked: &ParkedCall{Seq: seq, Start: st.start, Request: req, DecisionID: st.dec.ID,
+			Gate: st.dec.Gate.String(), Rule: st.dec.Rule},
 	}
 }
 

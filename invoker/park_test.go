@@ -375,3 +375,47 @@ func TestParkHammer(t *testing.T) {
 	require.Len(t, sess.Trace(), workers*perWorker)
 	require.NoError(t, sess.State().Validate(0))
 }
+
+// TestApprovalCallSite: the line and column a Call carries reach the
+// ApprovalRequest a handler is shown and a parked call's request, beside
+// the gate and rule that asked for the decision; no line, no column.
+func TestApprovalCallSite(t *testing.T) {
+	for _, tt := range []struct {
+		name              string
+		line, column      int
+		wantLine, wantCol int
+	}{
+		{"line and column", 7, 13, 7, 13},
+		{"line only", 3, 0, 3, 0},
+		{"unknown", 0, 0, 0, 0},
+		{"a column without a line", 0, 5, 0, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newParkEnv(t, invoker.Options{})
+			res := e.inv.Invoke(context.Background(), e.session(), invoker.Call{Tool: "write_file", Args: json.RawMessage(`{"path":"a"}`),
+				Line: tt.line, Column: tt.column})
+			require.Equal(t, session.StatusParked, res.Status, res.Message)
+			p := res.Parked
+			require.Equal(t, tt.wantLine, p.Request.Line)
+			require.Equal(t, tt.wantCol, p.Request.Column)
+			evs := e.ev.take()
+			require.Equal(t, "gate.required", evs[2].Kind.Name())
+			require.Equal(t, "confirm", p.Gate)
+			require.NotEmpty(t, p.Rule)
+			require.Equal(t, evs[2].Rule, p.Rule)
+			require.Equal(t, evs[2].DecisionID, p.DecisionID)
+
+			var shown invoker.ApprovalRequest
+			inv, err := invoker.New(e.g.box, invoker.Options{Approver: invoker.ApprovalFunc(func(_ context.Context, r invoker.ApprovalRequest) (invoker.Decision, error) {
+				shown = r
+				return invoker.Denied, nil
+			})})
+			require.NoError(t, err)
+			r := inv.Invoke(context.Background(), govSession(inv, e.prof), invoker.Call{Tool: "write_file", Args: json.RawMessage(`{"path":"a"}`),
+				Line: tt.line, Column: tt.column})
+			require.Equal(t, invoker.ReasonApprovalDenied, r.Reason)
+			require.Equal(t, tt.wantLine, shown.Line)
+			require.Equal(t, tt.wantCol, shown.Column)
+		})
+	}
+}

@@ -24,6 +24,12 @@ type Call struct {
 	// the decision taken on it; Tool and Args must be the parked call's.
 	// Nil: a new call.
 	Resume *Resumption
+	// Line and Column are where in the chain's script the call was made
+	// (1-based; Column in UTF-16 units, 0 when only the line is known), as
+	// the sandbox reports it (sandbox.CallSiteOf); 0 when unknown. The
+	// invoker only hands them on, in the ApprovalRequest, so that an
+	// approver sees the line that made the call.
+	Line, Column int
 }
 
 // Result is the outcome of one call. Invoke always returns one; it never

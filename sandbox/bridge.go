@@ -13,5 +13,7 @@ import "context"
 //
 // A non-nil error is a host failure: it ends the run with a HostError.
 // ctx is cancelled when the run ends; the engines may call a Bridge from
-// several goroutines at once (up to Limits.MaxInFlight).
+// several goroutines at once (up to Limits.MaxInFlight). For a script's
+// call, ctx also says where in the script the call was made, when the
+// engine could tell (CallSiteOf).
 type Bridge func(ctx context.Context, tool string, args []byte) ([]byte, error)

@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	jsprelude "github.com/airlockrt/airlock/guest-sdk/js"
 )
 
 // failBridge fails every call.
@@ -108,4 +112,124 @@ return log;`
 	res, err := engine(t).Run(context.Background(), Script{Source: src, Guest: Guest{Clock: ClockVirtual}}, br, Limits{})
 	require.NoError(t, err)
 	require.JSONEq(t, `["a","a1","a2","b","b1","ToolError","c1","timer"]`, string(res.Value))
+}
+
+// TestCallSiteOf hands each Bridge call the line and column of the
+// script's call (CallSiteOf), in the script as submitted: a TypeScript
+// line where the transpiled JavaScript's differs, UTF-16 columns after
+// non-ASCII text, the script's frame under a built-in's, and no site where
+// the host does not read one.
+func TestCallSiteOf(t *testing.T) {
+	type site struct {
+		Tool string
+		Site CallSite
+		OK   bool
+	}
+	for _, tt := range []struct {
+		name string
+		lang Lang
+		src  string
+		lim  Limits
+		want []site
+	}{
+		{name: "two calls of one tool", src: "const a = 1;\nawait tools.x({});\n// between\n  await tools.x({n: 2});\nreturn 1;",
+			want: []site{{"x", CallSite{2, 13}, true}, {"x", CallSite{4, 15}, true}}},
+		{name: "object over lines", src: "const a = 1;\nawait tools.x({\n  n: 1,\n});",
+			want: []site{{"x", CallSite{2, 13}, true}}},
+		{name: "argument on the next line", src: "const a = 1;\nawait tools.x(\n  a,\n);",
+			want: []site{{"x", CallSite{2, 13}, true}}},
+		{name: "a call among the arguments", src: "const f = (v) => ({v});\nconst a = 1;\nawait tools.x(f(\n  a));",
+			want: []site{{"x", CallSite{3, 13}, true}}},
+		{name: "non-ASCII before", src: "let s = 'é😀';\nlet t = 'é😀'; await tools.y({s});",
+			want: []site{{"y", CallSite{2, 28}, true}}},
+		{name: "first line, body form", src: "await tools.x({}); return 1;",
+			want: []site{{"x", CallSite{1, 13}, true}}},
+		{name: "first line, script form", src: "tools.x({a: 1})",
+			want: []site{{"x", CallSite{1, 7}, true}}},
+		{name: "first line, compiled as a body", src: "const v = await tools.x({a: 1});\nv;",
+			want: []site{{"x", CallSite{1, 23}, true}}},
+		{name: "in a function a built-in calls", src: "const ids = [1];\nawait Promise.all(ids.map((id) =>\n  tools.get({id})));",
+			want: []site{{"get", CallSite{3, 9}, true}}},
+		{name: "queued behind max in flight", src: "\nawait Promise.all([tools.a({}), tools.b({})]);", lim: Limits{MaxInFlight: 1},
+			want: []site{{"a", CallSite{2, 26}, true}, {"b", CallSite{}, false}}},
+		{name: "called by a timer, no frame of the script", src: "setTimeout(tools.x, 1, {});\nawait new Promise((ok) => setTimeout(ok, 20));\nreturn 1;",
+			want: []site{{"x", CallSite{}, false}}},
+		{name: "a loop on one line", src: "let n = 0;\nfor (const i of [1, 2, 3]) n += (await tools.x({i})).args.i;\nreturn n;",
+			want: []site{{"x", CallSite{2, 46}, true}, {"x", CallSite{2, 46}, true}, {"x", CallSite{2, 46}, true}}},
+		{name: "typescript", lang: LangTS, src: "interface A {\n  n: number;\n}\nconst a: A = {n: 1};\n\nawait tools.x(\n  a);",
+			want: []site{{"x", CallSite{6, 13}, true}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var got []site
+			br := func(ctx context.Context, tool string, args []byte) ([]byte, error) {
+				s, ok := CallSiteOf(ctx)
+				mu.Lock()
+				got = append(got, site{tool, s, ok})
+				mu.Unlock()
+				return okBridge(ctx, tool, args)
+			}
+			_, err := engine(t).Run(context.Background(), Script{Source: tt.src, Lang: tt.lang}, br, tt.lim)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// TestCallSiteOfManySites: past the sites a run remembers (maxSiteMemo),
+// every call still gets its own line, and a loop's calls their line.
+func TestCallSiteOfManySites(t *testing.T) {
+	var b strings.Builder
+	n := maxSiteMemo + 100
+	for i := 0; i < n; i++ {
+		b.WriteString("await tools.x({});\n")
+	}
+	b.WriteString("for (let i = 0; i < 3; i++) await tools.y({});\nreturn 1;")
+	var mu sync.Mutex
+	var lines []int
+	br := func(ctx context.Context, tool string, args []byte) ([]byte, error) {
+		s, ok := CallSiteOf(ctx)
+		require.True(t, ok)
+		mu.Lock()
+		lines = append(lines, s.Line)
+		mu.Unlock()
+		return okBridge(ctx, tool, args)
+	}
+	_, err := engine(t).Run(context.Background(), Script{Source: b.String()}, br, Limits{})
+	require.NoError(t, err)
+	require.Len(t, lines, n+3)
+	for i := 0; i < n; i++ {
+		require.Equal(t, i+1, lines[i])
+	}
+	require.Equal(t, []int{n + 1, n + 1, n + 1}, lines[n:])
+}
+
+// TestMapTSShared maps positions of one TypeScript Program from several
+// goroutines at once, as its runs do (a Program is safe for concurrent use;
+// the call sites of every call map through it now, besides errors): the
+// line tables it splits on first use are split once (run with -race).
+func TestMapTSShared(t *testing.T) {
+	p, err := engine(t).Compile(context.Background(), Script{Source: "const n: number = 1;\nawait tools.save({n});", Lang: LangTS})
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Inside a segment (column 14, past its start at 13): the path
+			// that compares the lines' text.
+			l, c, ok := p.prep.mapTS(2, 14)
+			assert.True(t, ok)
+			assert.Equal(t, [2]int{2, 14}, [2]int{l, c})
+		}()
+	}
+	wg.Wait()
+	require.NotNil(t, p.prep.codeLines)
+}
+
+// TestPrefixesMatchThePrelude: the prefixes callSite subtracts on the first
+// line are the prelude's own.
+func TestPrefixesMatchThePrelude(t *testing.T) {
+	require.Contains(t, jsprelude.Source, "const SCRIPT_PREFIX = '"+scriptPrefix+"';")
+	require.Contains(t, jsprelude.Source, "const BODY_PREFIX = '"+bodyPrefix+"';")
 }

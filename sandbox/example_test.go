@@ -49,3 +49,31 @@ func Example() {
 	// {"sum":42} sum 42 2
 	// script_error 3 TypeError: Cannot read properties of undefined (reading 'bar')
 }
+
+// A Bridge learns which line of the script made each call from its
+// context: for TypeScript, a line of the TypeScript as written.
+func ExampleCallSiteOf() {
+	ctx := context.Background()
+	var opts sandbox.ScriptOptions
+	if dir, err := os.UserCacheDir(); err == nil {
+		opts.CompilationCacheDir = filepath.Join(dir, "airlock", "wazero")
+	}
+	e, err := sandbox.NewScriptEngine(ctx, opts)
+	if err != nil {
+		panic(err)
+	}
+	defer e.Close(ctx)
+	bridge := func(ctx context.Context, tool string, args []byte) ([]byte, error) {
+		if site, ok := sandbox.CallSiteOf(ctx); ok {
+			fmt.Printf("tools.%s at line %d, column %d\n", tool, site.Line, site.Column)
+		}
+		return []byte(`{"status":"ok","value":null}`), nil
+	}
+	src := "type Note = {text: string};\nconst n: Note = {text: \"hi\"};\n\nawait tools.save(n);\nawait tools.save(\n  {text: \"again\"});"
+	if _, err := e.Run(ctx, sandbox.Script{Source: src, Lang: sandbox.LangTS}, bridge, sandbox.Limits{}); err != nil {
+		panic(err)
+	}
+	// Output:
+	// tools.save at line 4, column 13
+	// tools.save at line 5, column 13
+}

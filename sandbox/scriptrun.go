@@ -77,7 +77,8 @@ type queuedCall struct {
 	id    int32
 	tool  string
 	args  []byte
-	token []byte // a pending call of a resumed run, for Resumption.Retry
+	token []byte   // a pending call of a resumed run, for Resumption.Retry
+	site  CallSite // where the script made it, when the host read it (CallSiteOf)
 }
 
 type scriptRun struct {
@@ -117,6 +118,10 @@ type scriptRun struct {
 	// the calls in flight that have one, for their failure.
 	sites map[int32][]quickjs.Site
 	site  []quickjs.Site // callSites' buffer
+	// lineStarts are the offsets of the lines of prep.code, and siteMemo
+	// the positions worked out, for callSite.
+	lineStarts []int
+	siteMemo   map[siteKeyOf]CallSite
 
 	logs      []LogEntry
 	logBytes  int
@@ -570,6 +575,8 @@ func (r *scriptRun) startCall(ctx context.Context, args []uint64) uint64 {
 	}
 	if n, ok := quickjs.DecodeInt(args[4]); ok && !r.callSites(ctx, id, args[3], n) {
 		return quickjs.Int(-id) // the prelude captures the site itself
+	} else if ok {
+		r.queued[len(r.queued)-1].site = r.callSite(tool, r.sites[id])
 	}
 	return quickjs.Int(id)
 }
@@ -661,6 +668,9 @@ func (r *scriptRun) call(q queuedCall) callResult {
 		}()
 		if q.token != nil {
 			return r.retry(r.bctx, q.token)
+		}
+		if q.site.Line > 0 {
+			return r.bridge(&siteCtx{Context: r.bctx, site: q.site}, tool, q.args)
 		}
 		return r.bridge(r.bctx, tool, q.args)
 	}()

@@ -166,7 +166,8 @@ type prepared struct {
 	source   string      // the submitted source
 	filename string      // Script.filename()
 
-	codeLines, sourceLines []string // split on first use by mapTS
+	codeLines, sourceLines []string // split on first use by mapTS (splitOnce: runs of one Program share it)
+	splitOnce              sync.Once
 	lang                   Lang
 	body                   bool         // JS with a top-level return: the prelude compiles it as a body at once (scriptform.go)
 	parse                  *parseBudget // the engine's, for Check on a compile error
@@ -603,9 +604,9 @@ func (p *prepared) mapTS(line, col int) (srcLine, srcCol int, ok bool) {
 		return 0, 0, false
 	}
 	if d := col - 1 - gc; d > 0 {
-		if p.codeLines == nil {
+		p.splitOnce.Do(func() {
 			p.codeLines, p.sourceLines = strings.Split(p.code, "\n"), strings.Split(p.source, "\n")
-		}
+		})
 		if line-1 < len(p.codeLines) {
 			// A statement's mapping may start at the indentation esbuild
 			// added.

@@ -18,7 +18,10 @@
 #   npm packages: the pinned ones of scripts/mcp-deps.sh, into
 #     ${XDG_CACHE_HOME:-$HOME/.cache}/airlock/npm, and the benchmarks' peer,
 #     bench/peer/package-lock.json, by scripts/peer-deps.sh into
-#     ${XDG_CACHE_HOME:-$HOME/.cache}/airlock/peer
+#     ${XDG_CACHE_HOME:-$HOME/.cache}/airlock/peer, and the TypeScript
+#     client's build and test tools, clients/typescript/package-lock.json,
+#     by scripts/ts-client-deps.sh into
+#     ${XDG_CACHE_HOME:-$HOME/.cache}/airlock/ts-client
 #
 # With TEST_STAGES set (make test sets it) the stage lines are numbered.
 set -euo pipefail
@@ -58,8 +61,10 @@ if [[ $(node --version) != v20.* ]]; then
 	echo "deps.sh: node is $(node --version), the compatibility corpus compares with Node 20 (v20.x): put Node 20 first on PATH" >&2
 fi
 
-stage 2 "installing npm packages ($(scripts/mcp-deps.sh --list | tr '\n' ' ' | sed 's/ $//'), and bench/peer's quickjs-emscripten) if missing"
+stage 2 "installing npm packages ($(scripts/mcp-deps.sh --list | tr '\n' ' ' | sed 's/ $//'), bench/peer's quickjs-emscripten, and clients/typescript's typescript and openapi-typescript) if missing"
 dir=$(scripts/mcp-deps.sh)
 echo "deps.sh: npm packages in $dir" >&2
 dir=$(scripts/peer-deps.sh)
 echo "deps.sh: the benchmarks' peer (bench/peer) in $dir" >&2
+dir=$(scripts/ts-client-deps.sh)
+echo "deps.sh: the TypeScript client's tools (clients/typescript) in $dir" >&2

@@ -2,11 +2,13 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -111,6 +113,49 @@ func signInPage(t *testing.T, ctx context.Context, base, key string) {
 // card is the selector of approval id's card.
 func card(id string) string { return `article.approval[data-id="` + id + `"]` }
 
+// twoCallsScript calls send_message twice, on lines 1 and 3; line 2
+// names it too, in a comment.
+const twoCallsScript = `const first = await tools.send_message({ to: "ops@example.com", text: "one" });
+// tools.send_message again, below, once the first is approved
+const second = await tools.send_message({
+  to: "ops@example.com", text: "two" });
+return [first.to, second.to];`
+
+// nextPending waits for a pending request of key's tenant other than not
+// and returns it.
+func nextPending(t *testing.T, e *env, key, not string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		var list struct{ Approvals []map[string]any }
+		r := e.do(t, "GET", "/v1/approvals", key, nil)
+		require.Equal(t, http.StatusOK, r.code)
+		require.NoError(t, json.Unmarshal(r.body, &list))
+		for _, a := range list.Approvals {
+			if a["id"] != not {
+				return a
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no other approval request appeared")
+	return nil
+}
+
+// callingLine checks that card id marks exactly one line of its script,
+// the line-th, which holds text, and says the call was made there.
+func callingLine(t *testing.T, ctx context.Context, id string, line int, text string) {
+	t.Helper()
+	browse(t, ctx, chromedp.WaitVisible(css(card(id)+" .script .ln.hl")))
+	require.Equal(t, 1, value(t, ctx, chromedp.Evaluate[int](`document.querySelectorAll('`+card(id)+` .script .ln.hl').length`)),
+		"one line is marked")
+	require.Equal(t, line, value(t, ctx, chromedp.Evaluate[int](
+		`[...document.querySelectorAll('`+card(id)+` .script .ln')].findIndex((e) => e.classList.contains("hl")) + 1`)),
+		"the marked line is the one that made the call")
+	require.Contains(t, value(t, ctx, chromedp.Text(css(card(id)+" .script .ln.hl"))), text)
+	require.Contains(t, value(t, ctx, chromedp.Text(css(card(id)+" .call-site"))), "line "+strconv.Itoa(line)+",")
+}
+
 // hostileScript asks to send a message whose text holds markup, a
 // right-to-left override and a zero-width space.
 const hostileScript = `
@@ -158,6 +203,23 @@ func TestConsoleInBrowser(t *testing.T) {
 	)
 	require.Contains(t, value(t, ctx, chromedp.Text(css("#chain .result"))), `"sent": true`)
 	screenshot(t, ctx, "chain")
+
+	// The calling line: the second call of the same tool waits, and only
+	// its line is marked.
+	v = e.submit(t, keyAcme, map[string]any{"script": twoCallsScript}, true)
+	req = e.pending(t, keyAcme)
+	r := e.do(t, "POST", "/v1/approvals/"+req["id"].(string), keyApprover, map[string]any{"decision": "approve", "args_hash": req["args_hash"]})
+	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+	second := nextPending(t, e.env, keyAcme, req["id"].(string))
+	id = second["id"].(string)
+	browse(t, ctx, chromedp.Navigate(e.http.URL+"/ui/#/approvals"))
+	callingLine(t, ctx, id, 3, "const second = await tools.send_message({")
+	browse(t, ctx,
+		chromedp.WaitEnabled(css(card(id)+" button.approve")),
+		chromedp.Click(css(card(id)+" button.approve")),
+		chromedp.WaitVisible(css(card(id)+" .decision-msg.ok")),
+	)
+	require.Equal(t, "ok", e.wait(t, keyAcme, v.ID).Status)
 
 	// Deny.
 	v = e.submit(t, keyAcme, map[string]any{"script": approvalScript}, true)
@@ -214,7 +276,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	req = e.pending(t, keyAcme)
 	id = req["id"].(string)
 	browse(t, ctx, chromedp.WaitVisible(css(card(id)+" button.approve")))
-	r := e.do(t, "POST", "/v1/approvals/"+id, keyApprover, map[string]any{"decision": "approve", "args_hash": req["args_hash"]})
+	r = e.do(t, "POST", "/v1/approvals/"+id, keyApprover, map[string]any{"decision": "approve", "args_hash": req["args_hash"]})
 	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
 	browse(t, ctx, chromedp.WaitVisible(css(card(id)+" .decision-msg.gone")))
 	require.True(t, value(t, ctx, chromedp.Evaluate[bool](`document.querySelector('`+card(id)+` button.approve').disabled`)))
@@ -251,9 +313,22 @@ func TestConsoleParkedInBrowser(t *testing.T) {
 	ctx := headless(t)
 	f := newFleet(t, 2, nil)
 	a, b := f.envs[0], f.envs[1]
-	v := a.submit(t, keyAcme, map[string]any{"script": `return await tools.notify({to: "ops"})`}, true)
-	p := pendingOf(t, a, v.ID, 1).Pending[0]
-	require.True(t, strings.HasPrefix(p.ID, durable.ApprovalPrefix))
+	// Two calls of the same tool: the first approved through the API, the
+	// chain parks again on the second.
+	script := "const first = await tools.notify({to: \"ops\"});\n// tools.notify again:\n" +
+		"const second = await tools.notify(\n  {to: \"ops\"});\nreturn [first, second];"
+	v := a.submit(t, keyAcme, map[string]any{"script": script}, true)
+	first := pendingOf(t, a, v.ID, 1).Pending[0]
+	require.True(t, strings.HasPrefix(first.ID, durable.ApprovalPrefix))
+	require.Equal(t, http.StatusOK, decideOn(t, a, first, "approve").code)
+	var p durable.Approval
+	require.Eventually(t, func() bool {
+		cv := a.view(t, keyAcme, v.ID)
+		if cv.Status == "parked" && len(cv.Pending) == 1 && cv.Pending[0].ID != first.ID {
+			p = cv.Pending[0]
+		}
+		return p.ID != ""
+	}, 20*time.Second, 20*time.Millisecond)
 
 	r := b.do(t, "GET", "/v1/chains?status=parked", keyAcme, nil)
 	require.Contains(t, string(r.body), v.ID, "the other process lists the parked chain")
@@ -261,14 +336,28 @@ func TestConsoleParkedInBrowser(t *testing.T) {
 	signInPage(t, ctx, b.http.URL, keyAcme)
 	browse(t, ctx, chromedp.WaitVisible(css(card(p.ID)+" .args")))
 	require.Contains(t, value(t, ctx, chromedp.Text(css(card(p.ID)+" .args"))), `"to": "ops"`)
+	callingLine(t, ctx, p.ID, 3, "const second = await tools.notify(")
+	why := value(t, ctx, chromedp.Text(css(card(p.ID)+" .why")))
+	require.Contains(t, why, "confirm", "a parked call says why it waits")
+	require.Contains(t, why, "matrix[")
+	require.Contains(t, why, p.DecisionID)
 	screenshot(t, ctx, "parked")
+	browse(t, ctx,
+		chromedp.Navigate(b.http.URL+"/ui/#/chains/"+v.ID),
+		chromedp.WaitVisible(css("#chain li")),
+	)
+	require.Contains(t, value(t, ctx, chromedp.Text(css("#chain li"))), "notify (line 3)", "the chain's page says which line waits")
+	browse(t, ctx,
+		chromedp.Navigate(b.http.URL+"/ui/#/approvals"),
+		chromedp.WaitVisible(css(card(p.ID)+" .args")),
+	)
 	browse(t, ctx,
 		chromedp.WaitEnabled(css(card(p.ID)+" button.approve")),
 		chromedp.Click(css(card(p.ID)+" button.approve")),
 		chromedp.WaitVisible(css(card(p.ID)+" .decision-msg.ok")),
 	)
 	require.Equal(t, "ok", settled(t, b, v.ID).Status)
-	require.Equal(t, int32(1), f.count("ops"))
+	require.Equal(t, int32(2), f.count("ops"))
 	browse(t, ctx,
 		chromedp.Navigate(b.http.URL+"/ui/#/chains/"+v.ID),
 		chromedp.WaitVisible(css("#chain-status.status-ok")),

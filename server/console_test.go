@@ -338,6 +338,11 @@ func TestConsoleTenantsApart(t *testing.T) {
 	require.Equal(t, "confirm", c.Gate)
 	require.Contains(t, c.Script, "tools.send_message")
 	require.Equal(t, "matrix[supervised][HIGH]", c.Rule)
+	src := `await tools.kv_get({key: "k"});` + approvalScript
+	call := strings.Index(src, "send_message(")
+	require.Equal(t, strings.Count(src[:call], "\n")+1, c.Request.Line, "the line that made the call")
+	require.Equal(t, call-strings.LastIndex(src[:call], "\n"), c.Request.Column)
+	require.Contains(t, string(r.body), `"line":3,"column":`)
 	require.Len(t, c.Calls, 1, "the calls so far")
 	require.Equal(t, "kv_get", c.Calls[0].Tool)
 	require.Equal(t, 1, c.Calls[0].Seq)

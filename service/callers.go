@@ -61,6 +61,12 @@ type CallerTool struct {
 	Scopes []string `json:"scopes,omitempty"`
 }
 
+// guestReserved are the valid tool names the script's tools object
+// answers itself, never as a tool call (notTools in
+// guest-sdk/js/prelude/10-tools.js): a caller tool so named could not be
+// called.
+var guestReserved = []string{"then", "catch", "finally", "constructor", "__proto__"}
+
 // callerTool is a CallerTool in its chain: an External tool whose calls
 // wait for the submitter's answer.
 type callerTool struct {
@@ -95,6 +101,9 @@ func (s *Service) callerTools(specs []CallerTool) ([]toolbox.Tool, *toolbox.Tool
 		}
 		if !toolbox.ValidName(c.Name) {
 			return nil, nil, bad("a name must match ^[a-z0-9_-]{1,64}$")
+		}
+		if slices.Contains(guestReserved, c.Name) {
+			return nil, nil, bad("the script's tools object keeps this name for itself (tools.%s is not a tool); name it otherwise", c.Name)
 		}
 		if s.box.Has(c.Name) {
 			return nil, nil, bad("a configured tool has this name (GET /v1/tools); name it otherwise")
@@ -191,6 +200,9 @@ type pendingCall struct {
 	view   CallView
 	entry  *toolbox.Entry
 	answer chan invoker.Answer // buffered; sent once, under the run's mu
+	// ctx is the call's context: once it ended (timeout, the chain's
+	// cancellation or end) no answer is taken.
+	ctx context.Context
 }
 
 // Call states a run keeps of its ended calls, for late answers.
@@ -225,7 +237,7 @@ func (s *Service) await(ctx context.Context, tool string, args json.RawMessage) 
 	sum := sha256.Sum256(args)
 	now := s.now().UTC()
 	deadline, _ := ctx.Deadline()
-	pc := &pendingCall{entry: entry, answer: make(chan invoker.Answer, 1), view: CallView{
+	pc := &pendingCall{entry: entry, answer: make(chan invoker.Answer, 1), ctx: ctx, view: CallView{
 		ID: liveCallID(rn.id, c.Seq()), ChainID: rn.id, Tenant: rn.tenant, Seq: c.Seq(), Tool: tool,
 		Args: args, ArgsHash: hex.EncodeToString(sum[:]), ArgsSize: len(args), Created: now, Deadline: deadline.UTC(),
 	}}
@@ -428,6 +440,14 @@ func (s *Service) Call(ctx context.Context, tenant, id string) (CallView, error)
 		if d != nil || !s.now().Before(a.Expires) {
 			return CallView{}, ErrNotFound
 		}
+		// Its chain must still wait for it (not ended or cancelled).
+		c, err := s.opts.Fleet.GetChain(ctx, tenant, a.ChainID)
+		if err != nil {
+			return CallView{}, s.storeErr(err)
+		}
+		if !waitsFor(c, id) {
+			return CallView{}, ErrNotFound
+		}
 		return storedCallView(a), nil
 	}
 	chainID, _, ok := strings.Cut(id, ".")
@@ -467,7 +487,7 @@ func (s *Service) AnswerCall(ctx context.Context, tenant, id string, ans CallAns
 		if ans.ArgsHash != pc.view.ArgsHash {
 			return approval.ErrArgsMismatch
 		}
-		if !pc.view.Deadline.IsZero() && !s.now().Before(pc.view.Deadline) {
+		if !pc.view.Deadline.IsZero() && !s.now().Before(pc.view.Deadline) || pc.ctx != nil && pc.ctx.Err() != nil {
 			return ErrCallExpired
 		}
 		return s.checkOutput(pc.entry, a)
@@ -491,6 +511,8 @@ func (s *Service) checkAnswer(ans CallAnswer) (invoker.Answer, error) {
 		return invoker.Answer{}, fmt.Errorf("%w: error is %d bytes, above %d", ErrResultTooLarge, len(*ans.Error), maxCallerError)
 	case len(ans.Result) > s.opts.MaxCallerResultBytes:
 		return invoker.Answer{}, fmt.Errorf("%w: the result is %d bytes, above the server's %d", ErrResultTooLarge, len(ans.Result), s.opts.MaxCallerResultBytes)
+	case hasResult && !json.Valid(ans.Result):
+		return invoker.Answer{}, fmt.Errorf("%w: the result is not valid JSON", ErrOutputMismatch)
 	}
 	if ans.Error != nil {
 		return invoker.Answer{Error: toolbox.ClipText(*ans.Error, maxCallerError)}, nil
@@ -567,8 +589,7 @@ func (s *Service) answerParked(ctx context.Context, tenant, id, hash string, a i
 	if err != nil {
 		return v, time.Time{}, s.storeErr(err)
 	}
-	if c.Status != durable.StatusRunning &&
-		(c.Status != durable.StatusParked || !slices.ContainsFunc(c.Pending, func(p durable.Approval) bool { return p.ID == id })) {
+	if !waitsFor(c, id) {
 		return v, time.Time{}, ErrCallExpired
 	}
 	// The output schema travels in the call's authenticated request.
@@ -593,6 +614,14 @@ func (s *Service) answerParked(ctx context.Context, tenant, id, hash string, a i
 	}
 	s.log.Error("fleet: recording an answer failed", "call", id, "err", err)
 	return v, time.Time{}, fmt.Errorf("%w: %w", ErrStoreUnavailable, err)
+}
+
+// waitsFor reports whether stored chain c may still wait for parked call
+// id: it runs (a timer woke it; it parks again on the call), or it is
+// parked on it.
+func waitsFor(c *durable.Chain, id string) bool {
+	return c.Status == durable.StatusRunning ||
+		c.Status == durable.StatusParked && slices.ContainsFunc(c.Pending, func(p durable.Approval) bool { return p.ID == id })
 }
 
 // checkStoredOutput checks a result against the output schema a parked

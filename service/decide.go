@@ -151,7 +151,8 @@ func (s *Service) parkedApproval(id string) bool {
 func requestOf(a *durable.Approval) approval.Request {
 	risk, _ := toolbox.ParseRisk(a.Risk)
 	return approval.Request{ID: a.ID, Tenant: a.Tenant, SessionID: a.ChainID, Tool: a.Tool, Risk: risk,
-		Args: a.Args, ArgsHash: a.ArgsHash, ArgsSize: a.ArgsSize, Created: a.Created, Expires: a.Expires}
+		Args: a.Args, ArgsHash: a.ArgsHash, ArgsSize: a.ArgsSize, Created: a.Created, Expires: a.Expires,
+		Line: a.Line, Column: a.Column}
 }
 
 // storedApprovals lists the tenant's parked approvals still waiting.

@@ -309,7 +309,7 @@ func (s *Service) overBudget(ctx context.Context, rn *run, res *chain.RunResult)
 		return ReasonWakes, fmt.Sprintf("the chain was resumed from a park %d times, the most approval.max_wakes (%d) allows, and would park again; it ended without its waiting calls",
 			rn.fleet.wakes, s.opts.MaxWakes)
 	}
-	if n := rn.fleet.parkBytes + int64(len(res.Parked.State)); n > s.opts.MaxParkBytes {
+	if n := rn.fleet.parkBytes + parkSize(rn, res); n > s.opts.MaxParkBytes {
 		return ReasonParkBytes, fmt.Sprintf("parking again would bring the state bytes the chain's parks wrote to %d, above approval.max_park_bytes (%d); it ended without its waiting calls",
 			n, s.opts.MaxParkBytes)
 	}
@@ -444,6 +444,23 @@ func (s *Service) unchargeGone(parked map[string]bool, since time.Time) {
 	}
 }
 
+// parkSize is what a park counts against Options.MaxParkBytes: its state,
+// and what the submission sized rather than the guest: the caller tools
+// sealed with the state, and each parked call's copy of its tool's output
+// schema.
+func parkSize(rn *run, res *chain.RunResult) int64 {
+	n := int64(len(res.Parked.State))
+	for _, c := range rn.callerSpecs {
+		n += int64(len(c.InputSchema) + len(c.OutputSchema) + len(c.Description))
+	}
+	for _, a := range res.Parked.Approvals {
+		if a.Kind == durable.KindCall {
+			n += int64(len(rn.outputSchema(a.Request.Tool)))
+		}
+	}
+	return n
+}
+
 // storeWait bounds one store operation of the fleet's.
 const storeWait = 30 * time.Second
 
@@ -451,13 +468,14 @@ func (s *Service) savePark(ctx context.Context, rn *run, res *chain.RunResult) e
 	now := s.now().UTC()
 	p := &durable.Park{Tenant: rn.tenant, ChainID: rn.id, Gen: rn.fleet.gen + 1, Created: now, Expires: now.Add(s.opts.ParkTTL),
 		State: encodePayload(parkMeta{Profile: rn.fleet.profile, Language: rn.lang, Created: rn.created,
-			Wakes: rn.fleet.wakes, ParkBytes: rn.fleet.parkBytes + int64(len(res.Parked.State)), Traceparent: rn.fleet.span,
+			Wakes: rn.fleet.wakes, ParkBytes: rn.fleet.parkBytes + parkSize(rn, res), Traceparent: rn.fleet.span,
 			CallerTools: rn.callerSpecs}, res.Parked.State)}
 	for i, a := range res.Parked.Approvals {
 		ap := durable.Approval{
 			ID: durable.PendingID(rn.id, a.Seq, a.Kind), Kind: a.Kind, Tenant: rn.tenant, ChainID: rn.id, Seq: a.Seq,
 			Tool: a.Request.Tool, Risk: a.Request.Risk.String(), Args: a.Request.Args, ArgsHash: a.Request.ArgsHash,
 			ArgsSize: len(a.Request.Args), DecisionID: a.DecisionID, Created: now, Expires: now.Add(s.opts.ParkTTL),
+			Gate: a.Gate, Rule: a.Rule, Line: a.Request.Line, Column: a.Request.Column,
 		}
 		if a.Kind == durable.KindCall {
 			ap.OutputSchema = rn.outputSchema(a.Request.Tool)
@@ -471,6 +489,14 @@ func (s *Service) savePark(ctx context.Context, rn *run, res *chain.RunResult) e
 			p.Expires = ap.Expires
 		}
 		p.Approvals = append(p.Approvals, ap)
+	}
+	if rn.fleet.gen == 0 {
+		// The first park keeps the script for the console
+		// (ApprovalContext), once: the state holds it only sealed, and a
+		// process resuming the chain knows it no more than the bucket.
+		rn.mu.Lock()
+		p.Script = rn.script
+		rn.mu.Unlock()
 	}
 	c := s.record(rn)
 	c.Status, c.Gen, c.Expires, c.Lease, c.Open, c.Trace = durable.StatusParked, p.Gen, p.Expires, time.Time{}, nil, res.Trace

@@ -108,14 +108,17 @@ type ApprovalContext struct {
 	Description string `json:"description"`
 	// Gate, Rule and DecisionID say why the call needs a decision: the
 	// gate it met (confirm or preview), the governance rule that chose it
-	// and the policy decision's id (docs/governance.md). Known while the
-	// chain waits in this process; empty for a parked chain's call.
+	// and the policy decision's id (docs/governance.md): from the chain's
+	// events while it waits in this process, from the call's approval
+	// record (authenticated with the fleet key) while it is parked.
 	Gate       string `json:"gate,omitempty"`
 	Rule       string `json:"rule,omitempty"`
 	DecisionID string `json:"decision_id,omitempty"`
-	// Script is the chain's source while it runs in this process; empty
-	// for a module, and for a parked chain (its source is in its sealed
-	// state only).
+	// Script is the chain's source: while it runs in this process, and
+	// for a parked chain the copy its first park kept
+	// (durable.Store.GetScript). Empty for a module, and for a parked
+	// chain whose script was above durable.MaxScriptBytes. The line that
+	// made the call is Request.Line.
 	Script string `json:"script,omitempty"`
 	// Calls are the chain's calls that ended so far, oldest first: from
 	// its event stream while it runs here, from its record's trace while
@@ -126,17 +129,33 @@ type ApprovalContext struct {
 // ApprovalContext returns the tenant's approval request id with its
 // context. ErrNotFound for a request the tenant does not have.
 func (s *Service) ApprovalContext(ctx context.Context, tenant, id string) (ApprovalContext, error) {
-	req, err := s.Approval(ctx, tenant, id)
-	if err != nil {
-		return ApprovalContext{}, err
+	var stored *durable.Approval
+	var req approval.Request
+	if s.parkedApproval(id) {
+		a, _, err := s.opts.Fleet.GetApproval(ctx, tenant, id)
+		if err != nil {
+			return ApprovalContext{}, ErrNotFound
+		}
+		req, stored = requestOf(a), a
+	} else {
+		var err error
+		if req, err = s.Approval(ctx, tenant, id); err != nil {
+			return ApprovalContext{}, err
+		}
 	}
 	out := ApprovalContext{Request: req, Calls: []ToolResultEvent{}}
 	if e, ok := s.box.Lookup(req.Tool); ok {
 		out.Description = e.Info().Description
 	}
-	if rn := s.lookup(tenant, req.SessionID); rn != nil && !rn.parked() {
+	if rn := s.lookup(tenant, req.SessionID); stored == nil && rn != nil && !rn.parked() {
 		rn.describe(id, &out)
 		return out, nil
+	}
+	if stored != nil {
+		out.Gate, out.Rule, out.DecisionID = stored.Gate, stored.Rule, stored.DecisionID
+		if src, err := s.opts.Fleet.GetScript(ctx, tenant, stored.ChainID); err == nil {
+			out.Script = src
+		}
 	}
 	if c, ok := s.storedChain(ctx, tenant, req.SessionID); ok {
 		for _, r := range c.Trace {

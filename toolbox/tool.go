@@ -161,7 +161,10 @@ type Tool interface {
 // recorded outcome for it (the caller keeps its own), and in a session
 // that parks (session.Options.ParkApprovals) it does not call it at all:
 // the call parks with invoker.ParkedCall.Kind ParkKindCall and ends when
-// the chain resumes with the answer (invoker.Resumption.Answer).
+// the chain resumes with the answer (invoker.Resumption.Answer). Its Call
+// returns as soon as its context ends, with the answer if it took one just
+// then (an answer taken is the call's result, not a timeout), else with
+// the context's error.
 type External interface {
 	Tool
 	// External marks the tool; it is never called.

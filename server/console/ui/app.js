@@ -256,9 +256,17 @@
   function approvalsPage(view) {
     const list = el("div", { id: "approvals", "aria-live": "polite" });
     const status = el("p", { class: "note", id: "approvals-status" });
-    view.append(el("h1", {}, "Pending approvals"), status, list);
+    const callsList = el("div", { id: "caller-calls", "aria-live": "polite" });
+    const callsStatus = el("p", { class: "note", id: "caller-calls-status" });
+    view.append(el("h1", {}, "Pending approvals"), status, list,
+      el("h2", { id: "caller-calls-head" }, "Calls waiting for their callers"),
+      el("p", { class: "note" }, "A caller tool is run by the program that submitted the chain, which answers its calls (POST /v1/calls/{id}); nothing is decided here."),
+      callsStatus, callsList);
     const cards = new Map();
     every(async () => {
+      const rc = await api("GET", "/calls");
+      if (rc.status !== 200) callsStatus.textContent = errText(rc);
+      else showCalls(callsList, callsStatus, rc);
       const r = await api("GET", "/approvals");
       if (r.status !== 200) { status.textContent = errText(r); return; }
       const reqs = (r.data.approvals || []).slice().sort((a, b) => (Date.parse(b.created) || 0) - (Date.parse(a.created) || 0));
@@ -291,6 +299,32 @@
         prev = card;
       }
     });
+  }
+
+  // showCalls lays out the calls of caller tools waiting for their
+  // answers: what each was called with, read-only.
+  function showCalls(list, status, r) {
+    const calls = (r.data && r.data.calls) || [];
+    const tree = member(r.raw, "calls");
+    status.textContent = calls.length ? "" : "No call is waiting for its caller.";
+    clear(list);
+    calls.forEach((c, i) => list.append(callCard(c, tree && tree.t === "arr" ? tree.items[i] : null)));
+  }
+
+  function callCard(c, node) {
+    const hit = node && node.t === "obj" ? node.entries.find((e) => e[0] === "args") : null;
+    let laid = null;
+    if (hit) { try { laid = renderJSON(hit[1]); } catch (e) { laid = null; } }
+    return el("article", { class: "card caller-call", "data-id": c.id, "aria-label": "call of caller tool " + c.tool },
+      el("div", { class: "card-head" }, el("h2", {}, visible(c.tool)), el("span", { class: "risk" }, "caller tool")),
+      el("dl", { class: "facts" },
+        el("dt", {}, "Chain"), el("dd", {}, el("a", { href: "#/chains/" + encodeURIComponent(c.chain_id), class: "mono" }, visible(c.chain_id))),
+        el("dt", {}, "Call"), el("dd", {}, "#" + c.seq),
+        el("dt", {}, "Args hash"), el("dd", { class: "mono args-hash" }, visible(c.args_hash)),
+        el("dt", {}, "Requested"), el("dd", {}, when(c.created)),
+        el("dt", {}, "Answer by"), el("dd", {}, when(c.deadline))),
+      el("h3", {}, "Arguments"),
+      laid ? el("div", { class: "json args" }, laid) : el("p", { class: "empty" }, "not shown (" + c.args_size + " bytes)"));
   }
 
   function approvalCard(q) {
@@ -373,6 +407,7 @@
       el("dt", {}, "Why"), el("dd", { class: "why" }, why),
       el("dt", {}, "Tool"), el("dd", {}, c.description ? visible(c.description) : el("span", { class: "empty" }, "no description")),
       el("dt", {}, "Chain"), el("dd", {}, el("a", { href: "#/chains/" + encodeURIComponent(req.session_id), class: "mono" }, req.session_id)),
+      el("dt", {}, "Called at"), el("dd", { class: "call-site" }, siteText(req)),
       el("dt", {}, "Args hash"), el("dd", { class: "mono args-hash" }, req.args_hash),
       el("dt", {}, "Size"), el("dd", {}, req.args_size + " bytes"),
       el("dt", {}, "Requested"), el("dd", {}, when(req.created)),
@@ -409,7 +444,12 @@
     if (!calls.length) box.append(el("p", { class: "empty" }, "none"));
     else box.append(callsTable(calls));
     if (c.script) {
-      box.append(el("details", { class: "script-box" }, el("summary", {}, "Script"), scriptBlock(c.script, q.tool)));
+      const line = req.line > 0 ? req.line : 0;
+      box.append(el("details", { class: "script-box", open: line > 0 },
+        el("summary", {}, line > 0 ? "Script (the call is on line " + line + ")" : "Script (the line that made the call is not known)"),
+        scriptBlock(c.script, line)));
+    } else {
+      box.append(el("p", { class: "empty" }, "The chain's script is not available (a module, or a parked chain's script too large to keep)."));
     }
     return seen ? req.args_hash : "";
   }
@@ -435,12 +475,18 @@
         el("td", { class: "status status-" + k.status }, k.status), el("td", {}, visible(k.reason || ""))))));
   }
 
-  // scriptBlock shows a script with line numbers, marking the lines that
-  // call tool (the calling line is not known more exactly).
-  function scriptBlock(src, tool) {
-    const needle = "tools." + tool;
-    return el("pre", { class: "script" }, src.split("\n").map((line) =>
-      el("span", { class: "ln" + (line.includes(needle) ? " hl" : "") }, visible(line))));
+  // siteText says where in the script the call was made.
+  function siteText(req) {
+    if (!(req.line > 0)) return el("span", { class: "empty" }, "not known");
+    return "line " + req.line + (req.column > 0 ? ", column " + req.column : "");
+  }
+
+  // scriptBlock shows a script with line numbers, marking line (1-based),
+  // the one that made the call; 0 marks none.
+  function scriptBlock(src, line) {
+    return el("pre", { class: "script" }, src.split("\n").map((text, i) => i + 1 === line
+      ? el("span", { class: "ln hl", "aria-current": "true", title: "this line made the call" }, visible(text))
+      : el("span", { class: "ln" }, visible(text))));
   }
 
   function when(t) {
@@ -532,7 +578,9 @@
       box.append(el("div", { class: "actions" }, cancel), msg);
     }
     if (v.pending && v.pending.length) {
-      box.append(el("h2", {}, "Waiting for"), el("ul", {}, v.pending.map((p) => el("li", {}, visible(p.tool), " — ", el("a", { href: "#/approvals" }, "decide")))));
+      box.append(el("h2", {}, "Waiting for"), el("ul", {}, v.pending.map((p) => p.kind === "call"
+        ? el("li", {}, visible(p.tool), p.line > 0 ? " (line " + p.line + ")" : "", " — the answer of its caller (a caller tool: POST /v1/calls/", visible(p.id), ")")
+        : el("li", {}, visible(p.tool), p.line > 0 ? " (line " + p.line + ")" : "", " — ", el("a", { href: "#/approvals" }, "decide")))));
     }
     if (res.error) box.append(el("h2", {}, "Error"), el("pre", { class: "error" }, visible(res.error + (res.line ? " (line " + res.line + (res.column ? ":" + res.column : "") + ")" : ""))));
     const value = member(raw, "result", "value");
