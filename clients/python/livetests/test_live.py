@@ -156,6 +156,8 @@ class Live(LiveBase):
              400, "invalid_caller_tools"),
             ("configured tool's name", lambda: self.c.submit("return 1", tools=[
                 {"name": "search_docs", "description": "clash"}]), 400, "invalid_caller_tools"),
+            ("a name the tools object keeps", lambda: self.c.submit("return 1", tools=[
+                {"name": "then", "description": "x"}]), 400, "invalid_caller_tools"),
             ("bad script", lambda: self.c.submit("return (;"), 400, "invalid_script"),
             ("no key", lambda: self.client(None).submit("return 1"), 401, "unauthenticated"),
             ("approver key", lambda: self.client(APPROVER_KEY).submit("return 1"), 403, "forbidden_role"),
