@@ -507,7 +507,10 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 		}
 		if sess.ParksApprovals() {
 			req.Args = bytes.Clone(frozen)
-			return inv.parkCall(ctx, sess, st, seq, req)
+			if !govern.ValidKey(key) {
+				key = ""
+			}
+			return inv.parkCall(ctx, sess, st, seq, req, key)
 		}
 		args = frozen
 	}

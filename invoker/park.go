@@ -38,6 +38,10 @@ type ParkedCall struct {
 	// which comes as Resumption.Answer. Request then holds the canonical
 	// arguments the answer is bound to.
 	Kind string `json:"kind,omitempty"`
+	// IdempotencyKey, for a call of Kind ParkKindCall, is the key the
+	// script gave the call ($idempotency_key), for its caller to keep its
+	// own outcomes by; empty when it gave none.
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
 }
 
 // ParkKindCall is ParkedCall.Kind for a call to a toolbox.External tool
@@ -153,13 +157,13 @@ func (inv *Invoker) park(ctx context.Context, sess *session.Session, st *callSta
 
 // parkCall ends the invocation of a call to an External tool in a session
 // that parks: the call waits for its answer elsewhere.
-func (inv *Invoker) parkCall(ctx context.Context, sess *session.Session, st *callState, seq int, req ApprovalRequest) Result {
+func (inv *Invoker) parkCall(ctx context.Context, sess *session.Session, st *callState, seq int, req ApprovalRequest, key string) Result {
 	inv.notify(ctx, st, inv.event(ApprovalParked, sess, st))
 	return Result{
 		Status:     session.StatusParked,
 		Message:    fmt.Sprintf("tool %q is answered by the chain's caller; the chain parks until the answer comes", st.tool),
 		DecisionID: st.dec.ID,
-		Parked:     &ParkedCall{Seq: seq, Start: st.start, Request: req, DecisionID: st.dec.ID, Kind: ParkKindCall},
+		Parked:     &ParkedCall{Seq: seq, Start: st.start, Request: req, DecisionID: st.dec.ID, Kind: ParkKindCall, IdempotencyKey: key},
 	}
 }
 

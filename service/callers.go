@@ -167,6 +167,10 @@ type CallView struct {
 	Created  time.Time       `json:"created"`
 	// Deadline is when the call ends call_timeout unanswered.
 	Deadline time.Time `json:"deadline"`
+	// IdempotencyKey is the key the script gave the call
+	// ($idempotency_key), for the caller to keep its own outcomes by;
+	// absent when it gave none.
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
 }
 
 // CallAnswer is the submitter's answer to a call: exactly one of Result
@@ -240,6 +244,7 @@ func (s *Service) await(ctx context.Context, tool string, args json.RawMessage) 
 	pc := &pendingCall{entry: entry, answer: make(chan invoker.Answer, 1), ctx: ctx, view: CallView{
 		ID: liveCallID(rn.id, c.Seq()), ChainID: rn.id, Tenant: rn.tenant, Seq: c.Seq(), Tool: tool,
 		Args: args, ArgsHash: hex.EncodeToString(sum[:]), ArgsSize: len(args), Created: now, Deadline: deadline.UTC(),
+		IdempotencyKey: c.IdempotencyKey(),
 	}}
 	if !rn.addCall(pc) {
 		return toolbox.Output{}, errors.New("the chain ended before the call was handed out")
@@ -539,7 +544,7 @@ func (s *Service) parkedCall(id string) bool {
 // storedCallView shows a stored call.
 func storedCallView(a *durable.Approval) CallView {
 	return CallView{ID: a.ID, ChainID: a.ChainID, Tenant: a.Tenant, Seq: a.Seq, Tool: a.Tool, Args: a.Args,
-		ArgsHash: a.ArgsHash, ArgsSize: a.ArgsSize, Created: a.Created, Deadline: a.Expires}
+		ArgsHash: a.ArgsHash, ArgsSize: a.ArgsSize, Created: a.Created, Deadline: a.Expires, IdempotencyKey: a.IdempotencyKey}
 }
 
 // storedCalls lists the tenant's parked calls still waiting (of chain id

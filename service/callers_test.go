@@ -285,3 +285,30 @@ func TestCallerToolParksAndResumesElsewhere(t *testing.T) {
 	_, _, err = b.svc.AnswerCall(ctx, "acme", w.ID, service.CallAnswer{ArgsHash: w.ArgsHash, Result: json.RawMessage(`"again"`)})
 	require.ErrorIs(t, err, service.ErrAlreadyAnswered)
 }
+
+// TestCallerToolGetsTheIdempotencyKey: a key the script gives a caller
+// tool's call reaches its caller beside the arguments (not in them), live
+// and parked.
+func TestCallerToolGetsTheIdempotencyKey(t *testing.T) {
+	ctx := context.Background()
+	script := `return await tools.price({sku: "x", $idempotency_key: "order-7"})`
+	svc, _ := newService(t, nil)
+	acme := service.Caller{Tenant: "acme", Role: service.RoleAll}
+	v, err := svc.Submit(ctx, acme, &service.SubmitRequest{Script: script, CallerTools: []service.CallerTool{priceTool}}, service.SubmitOptions{Detach: true})
+	require.NoError(t, err)
+	c := waitCalls(t, svc, "acme", v.ID, 1)[0]
+	require.Equal(t, "order-7", c.IdempotencyKey)
+	require.JSONEq(t, `{"sku":"x"}`, string(c.Args))
+	_, _, err = svc.AnswerCall(ctx, "acme", c.ID, service.CallAnswer{ArgsHash: c.ArgsHash, Result: json.RawMessage(`1`)})
+	require.NoError(t, err)
+
+	var sent atomic.Int32
+	p := newQuotaProc(t, memblob.New(), "node-a", 0, &sent)
+	pv, err := p.svc.Submit(ctx, acme, &service.SubmitRequest{Script: script, CallerTools: []service.CallerTool{priceTool}}, service.SubmitOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "parked", pv.Status, "%+v", pv.Result)
+	pc, err := p.svc.Call(ctx, "acme", pv.Pending[0].ID)
+	require.NoError(t, err)
+	require.Equal(t, "order-7", pc.IdempotencyKey)
+	require.JSONEq(t, `{"sku":"x"}`, string(pc.Args))
+}
