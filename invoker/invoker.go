@@ -347,7 +347,7 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	// 2a. A caller tool's parked call, answered: its gates ran before it
 	// was handed out.
 	if call.Resume != nil && call.Resume.Answer != nil {
-		return inv.answered(ctx, sess, st, entry, call.Resume.Answer)
+		return inv.answered(ctx, sess, st, entry, call, seq)
 	}
 	// 3. Type gate.
 	if info.Kind != toolbox.KindLocal {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/session"
 	"github.com/airlockrt/airlock/toolbox"
 )
@@ -170,7 +171,8 @@ func (inv *Invoker) parkCall(ctx context.Context, sess *session.Session, st *cal
 // answered ends a resumed call of an External tool with its answer. The
 // gates ran before the call was handed out; the answer is shaped like
 // any tool's result.
-func (inv *Invoker) answered(ctx context.Context, sess *session.Session, st *callState, entry *toolbox.Entry, a *Answer) Result {
+func (inv *Invoker) answered(ctx context.Context, sess *session.Session, st *callState, entry *toolbox.Entry, call Call, seq int) Result {
+	a := call.Resume.Answer
 	if _, ok := entry.Tool().(toolbox.External); !ok {
 		return fail(session.StatusError, ReasonInternal,
 			fmt.Sprintf("the resumption answers a call to %q, which is not a caller tool; the call did not run", st.tool))
@@ -195,7 +197,15 @@ func (inv *Invoker) answered(ctx context.Context, sess *session.Session, st *cal
 	if failed {
 		return r
 	}
-	return inv.shape(ctx, sess, st, toolbox.Output{JSON: a.Result})
+	res := inv.shape(ctx, sess, st, toolbox.Output{JSON: a.Result})
+	if res.OK() {
+		// A success, as the call policies (sequential, read_before_write)
+		// count it: the call was admitted before it parked.
+		info := entry.Info()
+		inv.gov.Done(sess.Governance(), govern.Call{Tool: info.Name, Info: info, Action: govern.ActionOf(info, call.Args), Args: call.Args,
+			Tenant: sess.Tenant(), ChainID: sess.ID(), Seq: seq}, true)
+	}
+	return res
 }
 
 // RestoreSession is session.Restore with the pins NewSession gives: the

@@ -635,7 +635,7 @@ export interface components {
             created: string;
             /** Format: date-time */
             finished?: string;
-            /** @description Fleet, status parked: how many approvals it waits for. */
+            /** @description Fleet, status parked: how many approvals and caller tools' answers it waits for. */
             pending?: number;
         };
         ApprovalContext: {
