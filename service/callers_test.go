@@ -312,3 +312,41 @@ func TestCallerToolGetsTheIdempotencyKey(t *testing.T) {
 	require.Equal(t, "order-7", pc.IdempotencyKey)
 	require.JSONEq(t, `{"sku":"x"}`, string(pc.Args))
 }
+
+// TestCallListingIsBounded: a listing of pending calls holds at most
+// MaxListedArgsBytes of arguments; the calls past it are listed without
+// theirs (hash and size kept), and each is read whole by its id.
+func TestCallListingIsBounded(t *testing.T) {
+	svc, _ := newService(t, nil)
+	ctx := context.Background()
+	acme := service.Caller{Tenant: "acme", Role: service.RoleAll}
+	big := service.CallerTool{Name: "store", Description: "Stores a blob.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"data":{"type":"string"},"n":{"type":"integer"}}}`)}
+	v, err := svc.Submit(ctx, acme, &service.SubmitRequest{
+		Script:      `const d = "x".repeat(900000); await Promise.all([1, 2, 3, 4, 5, 6].map(n => tools.store({data: d, n})));`,
+		CallerTools: []service.CallerTool{big},
+	}, service.SubmitOptions{Detach: true})
+	require.NoError(t, err)
+	calls := waitCalls(t, svc, "acme", v.ID, 6)
+	for _, list := range [][]service.CallView{calls, func() []service.CallView { l, err := svc.Calls(ctx, "acme"); require.NoError(t, err); return l }()} {
+		require.Len(t, list, 6)
+		with, total := 0, 0
+		for _, c := range list {
+			require.Greater(t, c.ArgsSize, 900000)
+			require.Len(t, c.ArgsHash, 64)
+			if c.Args != nil {
+				with++
+				total += len(c.Args)
+			}
+		}
+		require.Equal(t, 4, with, "4 of 900 kB fit in 4 MiB, the 5th does not")
+		require.LessOrEqual(t, total, service.MaxListedArgsBytes)
+	}
+	for _, c := range calls {
+		whole, err := svc.Call(ctx, "acme", c.ID)
+		require.NoError(t, err)
+		require.Equal(t, c.ArgsSize, len(whole.Args), "read by its id, a call has its arguments whole")
+	}
+	_, err = svc.Cancel(ctx, "acme", v.ID)
+	require.NoError(t, err)
+}
