@@ -45,6 +45,8 @@ type Approval struct {
 	// Kind is invoker.ParkKindCall for a caller tool's call waiting for its
 	// answer (Decision.Answer); empty for a call waiting for a decision.
 	Kind string `json:"kind,omitempty"`
+	// IdempotencyKey is invoker.ParkedCall.IdempotencyKey.
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
 	// Gate and Rule say why the call waits (invoker.ParkedCall.Gate and
 	// Rule): "confirm", and the governance rule that chose it.
 	Gate string `json:"gate,omitempty"`
@@ -117,7 +119,7 @@ type token struct {
 
 func encodeToken(p *invoker.ParkedCall, tool string, args []byte) []byte {
 	b, _ := json.Marshal(token{Approval: Approval{Seq: p.Seq, Start: p.Start, Request: p.Request, DecisionID: p.DecisionID, Kind: p.Kind,
-		Gate: p.Gate, Rule: p.Rule},
+		Gate: p.Gate, Rule: p.Rule, IdempotencyKey: p.IdempotencyKey},
 		Tool: tool, Args: args})
 	return b
 }

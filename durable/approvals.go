@@ -49,6 +49,8 @@ type Approval struct {
 	// answer's result must match it (omitted from a chain record's
 	// Pending).
 	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
+	// IdempotencyKey, for a call, is the key its script gave it.
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
 }
 
 // Decision is what was decided on an approval request, or the answer to a

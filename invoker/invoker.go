@@ -347,7 +347,7 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	// 2a. A caller tool's parked call, answered: its gates ran before it
 	// was handed out.
 	if call.Resume != nil && call.Resume.Answer != nil {
-		return inv.answered(ctx, sess, st, entry, call.Resume.Answer)
+		return inv.answered(ctx, sess, st, entry, call, seq)
 	}
 	// 3. Type gate.
 	if info.Kind != toolbox.KindLocal {
@@ -507,7 +507,10 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 		}
 		if sess.ParksApprovals() {
 			req.Args = bytes.Clone(frozen)
-			return inv.parkCall(ctx, sess, st, seq, req)
+			if !govern.ValidKey(key) {
+				key = ""
+			}
+			return inv.parkCall(ctx, sess, st, seq, req, key)
 		}
 		args = frozen
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/session"
 	"github.com/airlockrt/airlock/toolbox"
 )
@@ -38,6 +39,10 @@ type ParkedCall struct {
 	// which comes as Resumption.Answer. Request then holds the canonical
 	// arguments the answer is bound to.
 	Kind string `json:"kind,omitempty"`
+	// IdempotencyKey, for a call of Kind ParkKindCall, is the key the
+	// script gave the call ($idempotency_key), for its caller to keep its
+	// own outcomes by; empty when it gave none.
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
 }
 
 // ParkKindCall is ParkedCall.Kind for a call to a toolbox.External tool
@@ -153,20 +158,21 @@ func (inv *Invoker) park(ctx context.Context, sess *session.Session, st *callSta
 
 // parkCall ends the invocation of a call to an External tool in a session
 // that parks: the call waits for its answer elsewhere.
-func (inv *Invoker) parkCall(ctx context.Context, sess *session.Session, st *callState, seq int, req ApprovalRequest) Result {
+func (inv *Invoker) parkCall(ctx context.Context, sess *session.Session, st *callState, seq int, req ApprovalRequest, key string) Result {
 	inv.notify(ctx, st, inv.event(ApprovalParked, sess, st))
 	return Result{
 		Status:     session.StatusParked,
 		Message:    fmt.Sprintf("tool %q is answered by the chain's caller; the chain parks until the answer comes", st.tool),
 		DecisionID: st.dec.ID,
-		Parked:     &ParkedCall{Seq: seq, Start: st.start, Request: req, DecisionID: st.dec.ID, Kind: ParkKindCall},
+		Parked:     &ParkedCall{Seq: seq, Start: st.start, Request: req, DecisionID: st.dec.ID, Kind: ParkKindCall, IdempotencyKey: key},
 	}
 }
 
 // answered ends a resumed call of an External tool with its answer. The
 // gates ran before the call was handed out; the answer is shaped like
 // any tool's result.
-func (inv *Invoker) answered(ctx context.Context, sess *session.Session, st *callState, entry *toolbox.Entry, a *Answer) Result {
+func (inv *Invoker) answered(ctx context.Context, sess *session.Session, st *callState, entry *toolbox.Entry, call Call, seq int) Result {
+	a := call.Resume.Answer
 	if _, ok := entry.Tool().(toolbox.External); !ok {
 		return fail(session.StatusError, ReasonInternal,
 			fmt.Sprintf("the resumption answers a call to %q, which is not a caller tool; the call did not run", st.tool))
@@ -191,7 +197,15 @@ func (inv *Invoker) answered(ctx context.Context, sess *session.Session, st *cal
 	if failed {
 		return r
 	}
-	return inv.shape(ctx, sess, st, toolbox.Output{JSON: a.Result})
+	res := inv.shape(ctx, sess, st, toolbox.Output{JSON: a.Result})
+	if res.OK() {
+		// A success, as the call policies (sequential, read_before_write)
+		// count it: the call was admitted before it parked.
+		info := entry.Info()
+		inv.gov.Done(sess.Governance(), govern.Call{Tool: info.Name, Info: info, Action: govern.ActionOf(info, call.Args), Args: call.Args,
+			Tenant: sess.Tenant(), ChainID: sess.ID(), Seq: seq}, true)
+	}
+	return res
 }
 
 // RestoreSession is session.Restore with the pins NewSession gives: the

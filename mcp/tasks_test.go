@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,6 +24,7 @@ import (
 	"github.com/airlockrt/airlock/approval"
 	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/blobstore/memblob"
+	"github.com/airlockrt/airlock/blobstore/s3blob"
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/durable"
 	"github.com/airlockrt/airlock/govern"
@@ -556,27 +560,56 @@ func TestTaskWithoutTasks(t *testing.T) {
 // parked is followed, decided and finished through process B after A is
 // gone: the task id resolves on any process of the fleet.
 func TestTaskFleetAcrossRestart(t *testing.T) {
-	counts := &sent{}
-	shared := blobstore.New(memblob.New(), blobstore.Options{})
-	t.Cleanup(func() { _ = shared.Close() })
-	a := newTaskProc(t, counts, procOptions{shared: shared, node: "node-a"})
-	b := newTaskProc(t, counts, procOptions{shared: shared, node: "node-b"})
+	for name, open := range taskStores(t) {
+		t.Run(name, func(t *testing.T) {
+			counts := &sent{}
+			shared := blobstore.New(open(), blobstore.Options{})
+			t.Cleanup(func() { _ = shared.Close() })
+			a := newTaskProc(t, counts, procOptions{shared: shared, node: "node-a"})
+			b := newTaskProc(t, counts, procOptions{shared: shared, node: "node-b"})
 
-	ca := dial(t, a, keyAcme, capsCore)
-	id := ca.startTask(notifyScript, map[string]any{"ttl": 3600000})
-	ca.waitInput(id, 1)
-	a.close()
-	require.NoError(t, a.svc.Close(context.Background()))
+			ca := dial(t, a, keyAcme, capsCore)
+			id := ca.startTask(notifyScript, map[string]any{"ttl": 3600000})
+			ca.waitInput(id, 1)
+			a.close()
+			require.NoError(t, a.svc.Close(context.Background()))
 
-	cb := dial(t, b, keyAcme, capsCore)
-	got := cb.waitInput(id, 1)
-	require.Equal(t, "notify", got.Approvals[0].Tool)
-	out := cb.update(id, map[string]any{"decisions": []map[string]any{{"approvalId": got.Approvals[0].ID, "decision": "approve", "argsHash": got.Approvals[0].ArgsHash}}})
-	require.Equal(t, "approved", out[0].Decision, "%+v", out)
-	res := cb.result(id)
-	require.Equal(t, "ok", res.StructuredContent.Status)
-	require.Equal(t, map[string]any{"sent": "notified ops"}, res.StructuredContent.Value)
-	require.Equal(t, int32(1), counts.count("ops"))
+			cb := dial(t, b, keyAcme, capsCore)
+			got := cb.waitInput(id, 1)
+			require.Equal(t, "notify", got.Approvals[0].Tool)
+			out := cb.update(id, map[string]any{"decisions": []map[string]any{{"approvalId": got.Approvals[0].ID, "decision": "approve", "argsHash": got.Approvals[0].ArgsHash}}})
+			require.Equal(t, "approved", out[0].Decision, "%+v", out)
+			res := cb.result(id)
+			require.Equal(t, "ok", res.StructuredContent.Status)
+			require.Equal(t, map[string]any{"sent": "notified ops"}, res.StructuredContent.Value)
+			require.Equal(t, int32(1), counts.count("ops"))
+		})
+	}
+}
+
+// taskStores are the buckets a fleet of task processes shares: memory,
+// and a fresh bucket of the MinIO scripts/minio.sh starts (required under
+// CI=true).
+func taskStores(t *testing.T) map[string]func() blobstore.Driver {
+	out := map[string]func() blobstore.Driver{"mem": func() blobstore.Driver { return memblob.New() }}
+	if os.Getenv(s3blob.EnvEndpoint) == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but " + s3blob.EnvEndpoint + " is unset: run the tests with scripts/minio.sh run -- go test ./...")
+		}
+		t.Log("no MinIO: the s3 half is skipped (scripts/minio.sh run -- go test ./mcp/)")
+		return out
+	}
+	cfg, err := s3blob.ConfigFromEnv()
+	require.NoError(t, err)
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	cfg.Bucket = "airlock-mcp-" + hex.EncodeToString(b[:])
+	out["s3"] = func() blobstore.Driver {
+		d, err := s3blob.New(context.Background(), cfg)
+		require.NoError(t, err)
+		return d
+	}
+	return out
 }
 
 // healthy runs a chain of globex beside an attack and checks it finished.

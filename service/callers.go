@@ -36,6 +36,11 @@ const (
 	// DefaultMaxCallerResultBytes is Options.MaxCallerResultBytes's
 	// default, and its ceiling in a fleet (durable.MaxAnswerBytes).
 	DefaultMaxCallerResultBytes = durable.MaxAnswerBytes
+	// MaxListedArgsBytes bounds the arguments one listing of pending
+	// calls or approvals holds (GET /v1/calls, /v1/chains/{id}/calls,
+	// /v1/approvals): past it, a call is listed without its args (its
+	// args_hash and args_size stay), to be read by its id.
+	MaxListedArgsBytes = 4 << 20
 	// maxCallerError caps an answer's error text.
 	maxCallerError = 8 << 10
 )
@@ -167,6 +172,10 @@ type CallView struct {
 	Created  time.Time       `json:"created"`
 	// Deadline is when the call ends call_timeout unanswered.
 	Deadline time.Time `json:"deadline"`
+	// IdempotencyKey is the key the script gave the call
+	// ($idempotency_key), for the caller to keep its own outcomes by;
+	// absent when it gave none.
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
 }
 
 // CallAnswer is the submitter's answer to a call: exactly one of Result
@@ -240,6 +249,7 @@ func (s *Service) await(ctx context.Context, tool string, args json.RawMessage) 
 	pc := &pendingCall{entry: entry, answer: make(chan invoker.Answer, 1), ctx: ctx, view: CallView{
 		ID: liveCallID(rn.id, c.Seq()), ChainID: rn.id, Tenant: rn.tenant, Seq: c.Seq(), Tool: tool,
 		Args: args, ArgsHash: hex.EncodeToString(sum[:]), ArgsSize: len(args), Created: now, Deadline: deadline.UTC(),
+		IdempotencyKey: c.IdempotencyKey(),
 	}}
 	if !rn.addCall(pc) {
 		return toolbox.Output{}, errors.New("the chain ended before the call was handed out")
@@ -393,6 +403,17 @@ func (r *run) pendingViews() []CallView {
 	return out
 }
 
+// trimArgs drops the arguments of the calls past budget bytes of them,
+// in order, and returns what is left of it.
+func trimArgs(views []CallView, budget int) int {
+	for i := range views {
+		if budget -= len(views[i].Args); budget < 0 {
+			views[i].Args = nil
+		}
+	}
+	return max(budget, 0)
+}
+
 // Calls lists the tenant's calls waiting for their callers: those of the
 // chains running here, then, in a fleet, those of its parked chains.
 func (s *Service) Calls(ctx context.Context, tenant string) ([]CallView, error) {
@@ -404,8 +425,9 @@ func (s *Service) Calls(ctx context.Context, tenant string) ([]CallView, error) 
 		return true
 	})
 	slices.SortFunc(out, func(a, b CallView) int { return a.Created.Compare(b.Created) })
+	budget := trimArgs(out, MaxListedArgsBytes)
 	if s.opts.Fleet != nil {
-		stored, err := s.storedCalls(ctx, tenant, "")
+		stored, err := s.storedCalls(ctx, tenant, "", budget)
 		if err != nil {
 			return nil, err
 		}
@@ -418,7 +440,9 @@ func (s *Service) Calls(ctx context.Context, tenant string) ([]CallView, error) 
 // callers. ErrNotFound for a chain the tenant does not have.
 func (s *Service) ChainCalls(ctx context.Context, tenant, id string) ([]CallView, error) {
 	if rn := s.lookup(tenant, id); rn != nil && !rn.parked() {
-		return rn.pendingViews(), nil
+		views := rn.pendingViews()
+		trimArgs(views, MaxListedArgsBytes)
+		return views, nil
 	}
 	v, err := s.Chain(ctx, tenant, id)
 	if err != nil {
@@ -427,7 +451,7 @@ func (s *Service) ChainCalls(ctx context.Context, tenant, id string) ([]CallView
 	if v.Status != string(chain.StatusParked) {
 		return []CallView{}, nil
 	}
-	return s.storedCalls(ctx, tenant, id)
+	return s.storedCalls(ctx, tenant, id, MaxListedArgsBytes)
 }
 
 // Call returns the tenant's pending call id, with its arguments.
@@ -539,12 +563,12 @@ func (s *Service) parkedCall(id string) bool {
 // storedCallView shows a stored call.
 func storedCallView(a *durable.Approval) CallView {
 	return CallView{ID: a.ID, ChainID: a.ChainID, Tenant: a.Tenant, Seq: a.Seq, Tool: a.Tool, Args: a.Args,
-		ArgsHash: a.ArgsHash, ArgsSize: a.ArgsSize, Created: a.Created, Deadline: a.Expires}
+		ArgsHash: a.ArgsHash, ArgsSize: a.ArgsSize, Created: a.Created, Deadline: a.Expires, IdempotencyKey: a.IdempotencyKey}
 }
 
 // storedCalls lists the tenant's parked calls still waiting (of chain id
 // alone, when set).
-func (s *Service) storedCalls(ctx context.Context, tenant, id string) ([]CallView, error) {
+func (s *Service) storedCalls(ctx context.Context, tenant, id string, budget int) ([]CallView, error) {
 	out := []CallView{}
 	now := s.now()
 	parked := map[string]bool{}
@@ -559,7 +583,11 @@ func (s *Service) storedCalls(ctx context.Context, tenant, id string) ([]CallVie
 			parked[a.ChainID] = p
 		}
 		if p {
-			out = append(out, storedCallView(a))
+			v := storedCallView(a)
+			if budget -= len(v.Args); budget < 0 {
+				v.Args = nil // past the listing's budget: GET /v1/calls/{id} has them
+			}
+			out = append(out, v)
 		}
 		return nil
 	})

@@ -285,3 +285,68 @@ func TestCallerToolParksAndResumesElsewhere(t *testing.T) {
 	_, _, err = b.svc.AnswerCall(ctx, "acme", w.ID, service.CallAnswer{ArgsHash: w.ArgsHash, Result: json.RawMessage(`"again"`)})
 	require.ErrorIs(t, err, service.ErrAlreadyAnswered)
 }
+
+// TestCallerToolGetsTheIdempotencyKey: a key the script gives a caller
+// tool's call reaches its caller beside the arguments (not in them), live
+// and parked.
+func TestCallerToolGetsTheIdempotencyKey(t *testing.T) {
+	ctx := context.Background()
+	script := `return await tools.price({sku: "x", $idempotency_key: "order-7"})`
+	svc, _ := newService(t, nil)
+	acme := service.Caller{Tenant: "acme", Role: service.RoleAll}
+	v, err := svc.Submit(ctx, acme, &service.SubmitRequest{Script: script, CallerTools: []service.CallerTool{priceTool}}, service.SubmitOptions{Detach: true})
+	require.NoError(t, err)
+	c := waitCalls(t, svc, "acme", v.ID, 1)[0]
+	require.Equal(t, "order-7", c.IdempotencyKey)
+	require.JSONEq(t, `{"sku":"x"}`, string(c.Args))
+	_, _, err = svc.AnswerCall(ctx, "acme", c.ID, service.CallAnswer{ArgsHash: c.ArgsHash, Result: json.RawMessage(`1`)})
+	require.NoError(t, err)
+
+	var sent atomic.Int32
+	p := newQuotaProc(t, memblob.New(), "node-a", 0, &sent)
+	pv, err := p.svc.Submit(ctx, acme, &service.SubmitRequest{Script: script, CallerTools: []service.CallerTool{priceTool}}, service.SubmitOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "parked", pv.Status, "%+v", pv.Result)
+	pc, err := p.svc.Call(ctx, "acme", pv.Pending[0].ID)
+	require.NoError(t, err)
+	require.Equal(t, "order-7", pc.IdempotencyKey)
+	require.JSONEq(t, `{"sku":"x"}`, string(pc.Args))
+}
+
+// TestCallListingIsBounded: a listing of pending calls holds at most
+// MaxListedArgsBytes of arguments; the calls past it are listed without
+// theirs (hash and size kept), and each is read whole by its id.
+func TestCallListingIsBounded(t *testing.T) {
+	svc, _ := newService(t, nil)
+	ctx := context.Background()
+	acme := service.Caller{Tenant: "acme", Role: service.RoleAll}
+	big := service.CallerTool{Name: "store", Description: "Stores a blob.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"data":{"type":"string"},"n":{"type":"integer"}}}`)}
+	v, err := svc.Submit(ctx, acme, &service.SubmitRequest{
+		Script:      `const d = "x".repeat(900000); await Promise.all([1, 2, 3, 4, 5, 6].map(n => tools.store({data: d, n})));`,
+		CallerTools: []service.CallerTool{big},
+	}, service.SubmitOptions{Detach: true})
+	require.NoError(t, err)
+	calls := waitCalls(t, svc, "acme", v.ID, 6)
+	for _, list := range [][]service.CallView{calls, func() []service.CallView { l, err := svc.Calls(ctx, "acme"); require.NoError(t, err); return l }()} {
+		require.Len(t, list, 6)
+		with, total := 0, 0
+		for _, c := range list {
+			require.Greater(t, c.ArgsSize, 900000)
+			require.Len(t, c.ArgsHash, 64)
+			if c.Args != nil {
+				with++
+				total += len(c.Args)
+			}
+		}
+		require.Equal(t, 4, with, "4 of 900 kB fit in 4 MiB, the 5th does not")
+		require.LessOrEqual(t, total, service.MaxListedArgsBytes)
+	}
+	for _, c := range calls {
+		whole, err := svc.Call(ctx, "acme", c.ID)
+		require.NoError(t, err)
+		require.Equal(t, c.ArgsSize, len(whole.Args), "read by its id, a call has its arguments whole")
+	}
+	_, err = svc.Cancel(ctx, "acme", v.ID)
+	require.NoError(t, err)
+}

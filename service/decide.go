@@ -159,6 +159,7 @@ func requestOf(a *durable.Approval) approval.Request {
 func (s *Service) storedApprovals(ctx context.Context, tenant string) ([]approval.Request, error) {
 	var out []approval.Request
 	now := s.now()
+	budget := MaxListedArgsBytes
 	parked := map[string]bool{} // chain id → still parked
 	err := s.opts.Fleet.ListApprovals(ctx, tenant, func(a *durable.Approval, d *durable.Decision) error {
 		if d != nil || !now.Before(a.Expires) || a.Kind == durable.KindCall {
@@ -173,7 +174,11 @@ func (s *Service) storedApprovals(ctx context.Context, tenant string) ([]approva
 			parked[a.ChainID] = p
 		}
 		if p {
-			out = append(out, requestOf(a))
+			r := requestOf(a)
+			if budget -= len(r.Args); budget < 0 {
+				r.Args = nil // past the listing's budget: GET /v1/approvals/{id} has them
+			}
+			out = append(out, r)
 		}
 		return nil
 	})

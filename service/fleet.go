@@ -478,7 +478,7 @@ func (s *Service) savePark(ctx context.Context, rn *run, res *chain.RunResult) e
 			Gate: a.Gate, Rule: a.Rule, Line: a.Request.Line, Column: a.Request.Column,
 		}
 		if a.Kind == durable.KindCall {
-			ap.OutputSchema = rn.outputSchema(a.Request.Tool)
+			ap.OutputSchema, ap.IdempotencyKey = rn.outputSchema(a.Request.Tool), a.IdempotencyKey
 		}
 		// A call that waited before (the chain parked again on it) keeps
 		// the time it was first asked about: park_ttl counts from then.

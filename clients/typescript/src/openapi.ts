@@ -635,7 +635,7 @@ export interface components {
             created: string;
             /** Format: date-time */
             finished?: string;
-            /** @description Fleet, status parked: how many approvals it waits for. */
+            /** @description Fleet, status parked: how many approvals and caller tools' answers it waits for. */
             pending?: number;
         };
         ApprovalContext: {
@@ -750,6 +750,8 @@ export interface components {
              * @description When the call ends call_timeout unanswered.
              */
             deadline: string;
+            /** @description The key the script gave the call ($idempotency_key), for the caller to keep its own outcomes by; absent when it gave none. */
+            idempotency_key?: string;
         };
         /** @description Exactly one of result and error. */
         AnswerRequest: {
