@@ -308,7 +308,9 @@ class Follow:
     def calls(self, calls: Sequence[PendingCall]) -> List[Serve]:
         """calls returns what a listing of the chain's pending calls asks
         for (GET /v1/chains/{id}/calls, after a reconnect)."""
-        return [Serve("call", c.id, c) for c in calls
+        # A listing may leave a call's args out (it holds at most 4 MiB of
+        # them): such a call is read by id first.
+        return [Serve("call", c.id, c if c.has_args else None) for c in calls
                 if c.tool in self.tools and self._take("call", c.id)]
 
 

@@ -313,6 +313,8 @@ class PendingCall:
     ``args`` are the canonical arguments (artifact refs resolved; absent,
     ``has_args`` False, once the call was answered or ended) and
     ``args_hash`` the hex SHA-256 an answer must carry. ``id`` is opaque.
+    ``idempotency_key`` is the key the script gave the call
+    (``$idempotency_key``), for the caller to keep its own outcomes by.
     """
 
     id: str
@@ -326,6 +328,7 @@ class PendingCall:
     args_size: int = 0
     created: str = ""
     deadline: str = ""
+    idempotency_key: str = ""
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -336,7 +339,8 @@ class PendingCall:
                    args_hash=_str(d, "args_hash", w), args=d.get("args"), has_args="args" in d,
                    tenant=_str(d, "tenant", "", False),
                    seq=_int(d, "seq"), args_size=_int(d, "args_size"), created=_str(d, "created", "", False),
-                   deadline=_str(d, "deadline", "", False), raw=d)
+                   deadline=_str(d, "deadline", "", False),
+                   idempotency_key=_str(d, "idempotency_key", "", False), raw=d)
 
 
 @dataclass

@@ -8,7 +8,8 @@ import threading
 import time
 import unittest
 
-from airlock_client import AirlockError, AsyncAirlock, ChainError, Tool, async_code_mode_tool, code_mode_tool
+from airlock_client import (AirlockError, AsyncAirlock, ChainError, Tool, async_code_mode_tool, code_mode_tool,
+                            current_call)
 
 from .live import KEY, MODE, OTHER_KEY, SUBMIT_KEY, APPROVER_KEY, URLS, LiveBase, tool
 
@@ -43,6 +44,19 @@ class Live(LiveBase):
         self.assertEqual(sorted((r.tool, r.status) for r in ch.result.trace), [("lookup", "ok"), ("score", "ok")])
         self.assertEqual(events.count("call_pending"), 2)
         self.assertEqual(events[-1], "done")
+
+    def test_a_handler_sees_its_call_and_idempotency_key(self):
+        seen = []
+
+        def charge(args):
+            c = current_call()
+            seen.append((c.tool, c.seq, c.idempotency_key, args))
+            return "charged"
+
+        ch = self.c.run('return await tools.charge({n: 5, "$idempotency_key": "order-7"});',
+                        tools=[tool("charge", charge, input_schema=NUMBER)], timeout=60)
+        self.assertEqual(ch.value, "charged")
+        self.assertEqual(seen, [("charge", 1, "order-7", {"n": 5})])
 
     def test_a_handler_that_raises_is_a_tool_error(self):
         def lookup(args):

@@ -525,12 +525,17 @@ class ContractTests:
                 return sse_reply(sse("tool_call", {}, 1), DROP)
             return sse_reply(0.5, sse("done", chain_doc(status="ok"), 2))
 
-        self.run_stub([])
+        self.run_stub([], calls=lambda r: json_reply(200, call_doc("c8", 8, "t", {"n": 8})))
         self.stub.routes[("GET", "/v1/chains/ch_1/events")] = events
+        # c8 is listed without its args (past the listing's bound): read by id.
+        without_args = {k: v for k, v in call_doc("c8", 8, "t", {}).items() if k != "args"}
         self.stub.routes[("GET", "/v1/chains/ch_1/calls")] = lambda r: json_reply(
-            200, {"calls": [call_doc("c9", 9, "t", {})]})
-        self.c.run("x", tools=[T("t", lambda a: 9)])
-        self.assertEqual(self.answers(), {"c9": {"args_hash": "h-c9", "result": 9}})
+            200, {"calls": [call_doc("c9", 9, "t", {"n": 9}), without_args]})
+        self.c.run("x", tools=[T("t", lambda a: a["n"])])
+        self.assertEqual(self.answers(), {"c9": {"args_hash": "h-c9", "result": 9},
+                                          "c8": {"args_hash": "h-c8", "result": 8}})
+        self.assertEqual([r.path for r in self.stub.requests if r.path.startswith("/v1/calls/") and r.method == "GET"],
+                         ["/v1/calls/c8"])
 
     def test_run_timeout_cancels_the_chain(self):
         self.run_stub([sse("tool_call", {}, 1), 3.0, sse("done", chain_doc(status="ok"), 2)])
@@ -567,6 +572,13 @@ class ContractTests:
         self.assertEqual(self.c.wait("ch_1").status, "error")
         with self.assertRaises(ChainError):
             self.c.resume("ch_1")
+
+    def test_pending_call_fields(self):
+        d = dict(call_doc("c1", 3, "t", {"n": 1}), idempotency_key="order-7")
+        self.stub.routes[("GET", "/v1/calls/c1")] = lambda r: json_reply(200, d)
+        c = self.c.call("c1")
+        self.assertEqual((c.id, c.seq, c.tool, c.args, c.has_args, c.idempotency_key, c.deadline),
+                         ("c1", 3, "t", {"n": 1}, True, "order-7", "2026-11-27T21:01:00Z"))
 
     def test_handlers_see_their_call(self):
         seen = []
