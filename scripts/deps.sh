@@ -3,7 +3,8 @@
 # tests use besides Go and MinIO (MinIO is scripts/minio.sh's):
 #
 #   Debian packages, with apt-get (as root, or through sudo):
-#     python3  the example HTTP client (examples/clients) and its tests
+#     python3  the Python client (clients/python), the example HTTP client
+#              on it (examples/clients) and their tests
 #     nodejs   Node 20, the reference the JavaScript compatibility corpus is
 #              compared with (guest-sdk/js/compat_test.go), and the runtime
 #              of the MCP programs below

@@ -39,6 +39,10 @@ type docBlock struct {
 	// arg is what follows the directive: the reason of parse-only, the
 	// command names of stub.
 	arg string
+	// client is set for an example of a client's (`<!-- example: MODE -->`
+	// on the line before the fence, docs/clients.md): the client's own
+	// TestDocExamples runs it against real servers.
+	client bool
 }
 
 func (b docBlock) String() string { return fmt.Sprintf("%s:%d", b.page, b.line) }
@@ -46,6 +50,9 @@ func (b docBlock) String() string { return fmt.Sprintf("%s:%d", b.page, b.line) 
 var (
 	fence   = regexp.MustCompile("^( *)(```+)\\s*([^`\\s]*)")
 	docMark = regexp.MustCompile(`^\s*<!--\s*doc-test:\s*([a-z-]+)\s*(.*?)\s*-->\s*$`)
+	// clientMark marks a client's example (clients/typescript and
+	// clients/python run them).
+	clientMark = regexp.MustCompile(`^\s*<!--\s*example:\s*[a-z ]+-->\s*$`)
 )
 
 // docBlocks returns every fenced block of the page.
@@ -65,6 +72,7 @@ func docBlocks(t *testing.T, root, page string) []docBlock {
 			if mm := docMark.FindStringSubmatch(lines[i-1]); mm != nil {
 				b.mark, b.arg = mm[1], strings.TrimSpace(strings.TrimPrefix(mm[2], ":"))
 			}
+			b.client = clientMark.MatchString(lines[i-1])
 		}
 		indent, ticks := m[1], m[2]
 		var body []string
@@ -104,6 +112,11 @@ type docTally struct {
 //     distinct placeholder of at least 40 characters).
 //   - json: parsed. js, ts: `airlock check`, then run with `airlock run`.
 //     go: parsed (chain's TestReadmeExample runs README.md's program).
+//   - python: parsed with python3 (clients/python's TestDocExamples runs
+//     docs/clients.md's against real servers). A ts block marked as a
+//     client's example (`<!-- example: run -->`) is a program using the
+//     TypeScript client, not a chain: clients/typescript's TestDocExamples
+//     compiles and runs it.
 //   - go.mod: the lines a user adds to their module's go.mod; the page's
 //     Go program (its go block with package main) is built and run in a
 //     fresh module with those lines (/path/to/airlock the repository, no
@@ -175,6 +188,12 @@ func checkDocBlock(t *testing.T, root string, b docBlock, page []docBlock, expor
 		t.Fatalf("%s: unknown doc-test directive %q (parse-only, stub, serve)", b, b.mark)
 	}
 	parseOnly := b.mark == "parse-only"
+	if b.client && (b.lang == "ts" || b.lang == "typescript") {
+		// A program using the TypeScript client, not a chain: compiled and
+		// run by clients/typescript's TestDocExamples.
+		tally.unchecked++
+		return
+	}
 	switch {
 	case isShell(b.lang):
 		cmd := exec.Command("bash", "-n")
@@ -223,6 +242,21 @@ func checkDocBlock(t *testing.T, root string, b docBlock, page []docBlock, expor
 		r = airlock(t, "", nil, "run", "--approve", "deny", file)
 		require.Equal(t, 0, r.code, "%s: airlock run:\n%s%s", b, r.stdout, r.stderr)
 		tally.executed++
+	case b.lang == "python":
+		// Parsed here; clients/python's TestDocExamples runs the examples of
+		// docs/clients.md against real servers.
+		py, err := exec.LookPath("python3")
+		if err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s: python3 is not installed; make test installs it (scripts/deps.sh)", b)
+			}
+			t.Skipf("%s: python3 is not installed", b)
+		}
+		file := filepath.Join(t.TempDir(), "example.py")
+		require.NoError(t, os.WriteFile(file, []byte(b.text), 0o600))
+		out, err := exec.Command(py, "-B", "-c", "import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])", file).CombinedOutput()
+		require.NoError(t, err, "%s: the Python does not parse:\n%s", b, out)
+		tally.parsed++
 	case b.lang == "go":
 		_, err := parser.ParseFile(token.NewFileSet(), b.String(), b.text, 0)
 		require.NoError(t, err, "%s: the Go does not parse", b)

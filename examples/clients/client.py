@@ -16,63 +16,18 @@ is ok. A script error (refused at submission as invalid_script, or raised
 while the chain ran) is also printed on stderr as SCRIPT:LINE:COLUMN: message.
 
 The key may also come from $AIRLOCK_API_KEY and the URL from $AIRLOCK_URL
-(default http://127.0.0.1:8080). See docs/http-api.md.
+(default http://127.0.0.1:8080). It is a thin use of the Python client
+package in clients/python (airlock_client); docs/clients.md describes it.
 """
 
 import argparse
 import json
 import os
 import sys
-import urllib.error
-import urllib.request
 
-
-class Client:
-    def __init__(self, url, key=None):
-        self.url = url.rstrip("/")
-        self.key = key
-
-    def _request(self, method, path, body=None, accept="application/json"):
-        headers = {"Accept": accept}
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            headers["Content-Type"] = "application/json"
-        if self.key:
-            headers["Authorization"] = "Bearer " + self.key
-        return urllib.request.Request(self.url + path, data=data, method=method, headers=headers)
-
-    def call(self, method, path, body=None):
-        """Returns (status, decoded JSON body); 4xx/5xx answers do not raise."""
-        try:
-            with urllib.request.urlopen(self._request(method, path, body)) as resp:
-                return resp.status, json.load(resp)
-        except urllib.error.HTTPError as err:
-            return err.code, json.load(err)
-
-    def download(self, ref, dest):
-        with urllib.request.urlopen(self._request("GET", "/v1/artifacts/" + ref, accept="*/*")) as resp:
-            with open(dest, "wb") as out:
-                while chunk := resp.read(1 << 16):
-                    out.write(chunk)
-
-    def events(self, chain_id):
-        """Yields (name, data) for each Server-Sent Event of the chain."""
-        req = self._request("GET", "/v1/chains/%s/events" % chain_id, accept="text/event-stream")
-        with urllib.request.urlopen(req) as resp:
-            name, data = None, []
-            for raw in resp:
-                line = raw.decode("utf-8").rstrip("\r\n")
-                if line == "":
-                    if name is not None:
-                        yield name, json.loads("\n".join(data))
-                    name, data = None, []
-                elif line.startswith(":"):
-                    continue  # a comment or keep-alive
-                elif line.startswith("event:"):
-                    name = line[len("event:"):].strip()
-                elif line.startswith("data:"):
-                    data.append(line[len("data:"):].strip())
+# The package lives in this repository; an installed copy works the same.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python"))
+from airlock_client import Airlock, AirlockError, Chain  # noqa: E402
 
 
 def location(script, line, column=None):
@@ -99,60 +54,58 @@ def main():
     with open(args.script, encoding="utf-8") as f:
         source = f.read()
     language = "typescript" if args.script.endswith(".ts") else "javascript"
-    client = Client(args.url, args.key)
+    client = Airlock(args.url, args.key)
 
-    status, body = client.call("POST", "/v1/chains?async=1", {"script": source, "language": language})
-    if status != 202:
-        err = body.get("error", {})
-        if err.get("line"):  # invalid_script: where, compiler-style
-            print("submit failed: %d %s" % (status, err.get("reason")), file=sys.stderr)
-            print("%s: %s" % (location(args.script, err["line"], err.get("column")), err.get("message")),
-                  file=sys.stderr)
-        else:
-            print("submit failed: %d %s: %s" % (status, err.get("reason"), err.get("message")), file=sys.stderr)
+    try:
+        chain = client.submit(source, language=language)
+    except AirlockError as err:
+        print("submit failed: %s %s%s" % (err.status, err.reason, "" if err.line else ": " + err.message),
+              file=sys.stderr)
+        if err.line:  # invalid_script: where, compiler-style
+            print("%s: %s" % (location(args.script, err.line, err.column), err.message), file=sys.stderr)
         return 2
-    chain_id = body["id"]
-    print("submitted %s" % chain_id)
+    print("submitted %s" % chain.id)
 
     final = None
-    for name, data in client.events(chain_id):
-        if name == "tool_call":
+    for ev in client.events(chain.id):
+        data = ev.data
+        if ev.name == "tool_call":
             print("tool_call %s (%s)" % (data["tool"], data["risk"]))
-        elif name == "tool_result":
+        elif ev.name == "tool_result":
             print("tool_result %s %s %s" % (data["tool"], data["status"], data.get("reason", "")))
-        elif name == "approval_required":
+        elif ev.name == "approval_required" and "args" in data:
             print("approval_required %s %s args=%s" % (data["id"], data["tool"], json.dumps(data["args"])))
             if args.approve or args.deny:
                 d = "approve" if args.approve else "deny"
-                st, out = client.call("POST", "/v1/approvals/" + data["id"],
-                                      {"decision": d, "args_hash": data["args_hash"]})
-                print("decided %s: %d %s" % (d, st, out.get("decision") or out.get("error", {}).get("reason")))
-        elif name == "log":
+                try:
+                    out = client.decide(data["id"], args.approve, args_hash=data["args_hash"])
+                    print("decided %s: 200 %s" % (d, out.decision))
+                except AirlockError as err:
+                    print("decided %s: %s %s" % (d, err.status, err.reason))
+        elif ev.name == "log":
             print("log %s %s" % (data["level"], data["text"]))
-        elif name == "done":
+        elif ev.name == "done":
             final = data
-            break
+    # Without done (the stream ended early), read the chain.
+    final_chain = Chain.from_json(final) if final is not None else client.chain(chain.id)
+    result = final_chain.result
+    print("done %s" % final_chain.status)
+    print(json.dumps({"status": result.status if result else None, "reason": result.reason if result else None,
+                      "value": result.value if result else None, "error": result.error if result else None},
+                     indent=2))
+    if result and result.line:  # a script error: where, compiler-style
+        print("%s: %s" % (location(args.script, result.line, result.column), result.error), file=sys.stderr)
 
-    if final is None:  # the stream ended early: read the chain
-        _, final = client.call("GET", "/v1/chains/" + chain_id)
-    result = final.get("result") or {}
-    print("done %s" % final["status"])
-    print(json.dumps({"status": result.get("status"), "reason": result.get("reason"),
-                      "value": result.get("value"), "error": result.get("error")}, indent=2))
-    if result.get("line"):  # a script error: where, compiler-style
-        print("%s: %s" % (location(args.script, result["line"], result.get("column")), result.get("error")),
-              file=sys.stderr)
-
-    if args.download:
+    if args.download and result:
         os.makedirs(args.download, exist_ok=True)
-        refs = [a["$artifact"] for a in result.get("artifacts", [])]
-        refs += [f["$artifact"] for f in result.get("files", []) if f.get("$artifact")]
+        refs = [a.ref for a in result.artifacts] + [f.ref for f in result.files if f.ref]
         for ref in refs:
             dest = os.path.join(args.download, ref)
-            client.download(ref, dest)
+            with open(dest, "wb") as out:
+                client.artifact(ref, out)
             print("downloaded %s (%d bytes)" % (dest, os.path.getsize(dest)))
 
-    return 0 if final["status"] == "ok" else 1
+    return 0 if final_chain.status == "ok" else 1
 
 
 if __name__ == "__main__":
