@@ -610,15 +610,16 @@ func (s *Service) answerParked(ctx context.Context, tenant, id, hash string, a i
 	if prev != nil {
 		return v, prev.At, ErrAlreadyAnswered
 	}
-	if hash != stored.ArgsHash {
-		return v, time.Time{}, approval.ErrArgsMismatch
-	}
+	// An ended call is expired whatever the answer says, as a live one.
 	c, err := s.opts.Fleet.GetChain(ctx, tenant, stored.ChainID)
 	if err != nil {
 		return v, time.Time{}, s.storeErr(err)
 	}
 	if !waitsFor(c, id) {
 		return v, time.Time{}, ErrCallExpired
+	}
+	if hash != stored.ArgsHash {
+		return v, time.Time{}, approval.ErrArgsMismatch
 	}
 	// The output schema travels in the call's authenticated request.
 	if a.Error == "" && len(stored.OutputSchema) > 0 {

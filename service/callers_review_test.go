@@ -112,6 +112,8 @@ func TestReviewParkedCallOfCancelledChainIsGone(t *testing.T) {
 	require.Empty(t, list)
 	_, _, err = b.svc.AnswerCall(ctx, "acme", id, service.CallAnswer{ArgsHash: c.ArgsHash, Result: json.RawMessage(`{"name":"Ann"}`)})
 	require.ErrorIs(t, err, service.ErrCallExpired)
+	_, _, err = b.svc.AnswerCall(ctx, "acme", id, service.CallAnswer{ArgsHash: strings.Repeat("0", 64), Result: json.RawMessage(`{"name":"Ann"}`)})
+	require.ErrorIs(t, err, service.ErrCallExpired, "an ended call is expired whatever hash the answer carries, as a live one")
 	_, err = b.svc.Call(ctx, "acme", id)
 	require.ErrorIs(t, err, service.ErrNotFound, "the ended call is not shown with its arguments")
 }
