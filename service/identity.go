@@ -1,9 +1,13 @@
 package service
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/airlockrt/airlock/durable"
+	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -71,4 +75,60 @@ func identity(in *SubmitIdentity) (*toolbox.Identity, *SubmitError) {
 		return nil, refuse(ReasonInvalidRequest, "identity.subject_token_type %q is not access_token, id_token, jwt or refresh_token", clip(in.SubjectTokenType))
 	}
 	return &toolbox.Identity{SubjectToken: in.SubjectToken, SubjectTokenType: typ, Actor: in.Actor}, nil
+}
+
+// credentialRequired streams credential_required after a call of a tool
+// with an audience that was refused for want of a usable identity: its
+// token was refused (credential_expired), or the chain has none.
+func (s *Service) credentialRequired(rn *run, ev invoker.Event) {
+	if ev.Reason != invoker.ReasonCredentialExpired &&
+		(ev.Reason != invoker.ReasonCredentialUnavailable || rn.identity.Load() != nil) {
+		return
+	}
+	t, ok := s.box.Get(ev.Tool)
+	if !ok || t.Info().Audience == "" {
+		return
+	}
+	rn.publish(EventCredentialRequired, CredentialRequiredEvent{Seq: ev.Seq, Tool: ev.Tool, Audience: t.Info().Audience, Reason: ev.Reason})
+}
+
+// SetIdentity hands a running chain of tenant a fresh delegated identity
+// (POST /v1/chains/{id}/identity): its next calls act for it, and the
+// previous one is forgotten. Send it after a credential_required event,
+// then let the script retry the refused call. A malformed identity is a
+// *SubmitError (invalid_request); a chain the tenant does not have is
+// ErrNotFound, an ended one ErrFinished; a parked chain, or one another
+// process runs, ErrNotResumable: its identity lives in the memory of the
+// process that runs it, and a parked chain holds none (docs/identity.md).
+func (s *Service) SetIdentity(ctx context.Context, tenant, id string, in *SubmitIdentity) error {
+	if in == nil {
+		return refuse(ReasonInvalidRequest, "identity.subject_token is required: the token of the user the chain acts for")
+	}
+	ident, rerr := identity(in)
+	if rerr != nil {
+		return rerr
+	}
+	rn := s.lookup(tenant, id)
+	if rn == nil {
+		if c, ok := s.storedChain(ctx, tenant, id); ok {
+			switch c.Status {
+			case durable.StatusRunning:
+				return fmt.Errorf("%w: chain %s runs on another airlock process (%s); send the identity to that process", ErrRunningElsewhere, c.ID, clip(c.Node))
+			case durable.StatusParked:
+				return fmt.Errorf("%w: chain %s is parked, and a parked chain holds no identity; hand it the identity once it runs again", ErrNotResumable, c.ID)
+			}
+			return fmt.Errorf("%w: chain %s already finished with status %s; submit a new chain with the identity", ErrFinished, c.ID, c.Status)
+		}
+		return ErrNotFound
+	}
+	select {
+	case <-rn.done:
+		return fmt.Errorf("%w: chain %s already finished with status %s; submit a new chain with the identity", ErrFinished, rn.id, rn.view().Status)
+	default:
+	}
+	if rn.parked() {
+		return fmt.Errorf("%w: chain %s is parked, and a parked chain holds no identity; hand it the identity once it runs again", ErrNotResumable, rn.id)
+	}
+	rn.identity.Store(ident)
+	return nil
 }

@@ -3,6 +3,7 @@ package service
 import (
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/airlockrt/airlock/approval"
@@ -31,6 +32,9 @@ type run struct {
 	// (ApprovalContext); set before the run is filed, then under mu:
 	// finish drops it.
 	script string
+	// identity is the chain's delegated identity, in memory only (nil:
+	// none); SetIdentity replaces it while the chain runs.
+	identity atomic.Pointer[toolbox.Identity]
 
 	mu       sync.Mutex
 	result   *chain.RunResult

@@ -384,6 +384,7 @@ func (s *Service) start(parent, client, buildCtx context.Context, tenant string,
 	rn := newRun(chain.NewID(), tenant, j.lang, cancel)
 	rn.watch = watch
 	rn.callers, rn.callerSpecs = j.callerBox, req.CallerTools
+	rn.identity.Store(j.identity)
 	if j.module == nil {
 		rn.script = req.Script
 	}
@@ -485,9 +486,10 @@ func (s *Service) runJob(ctx context.Context, rn *run, j *job) (*chain.RunResult
 	if j.module != nil {
 		defer func() { _ = j.module.Close(context.WithoutCancel(ctx)) }()
 	}
+	// The identity is read at each call: SetIdentity may replace it.
+	ctx = toolbox.WithIdentitySource(ctx, rn.identity.Load)
 	opts := chain.Options{SessionID: rn.id, Tenant: rn.tenant, Tools: j.tools, ChainTools: j.callers, Policy: &j.policy, Limits: j.limits,
-		Logger: s.log, Observer: s.observer(), Profile: j.gov, Park: s.opts.Park && j.module == nil,
-		Identity: j.identity}
+		Logger: s.log, Observer: s.observer(), Profile: j.gov, Park: s.opts.Park && j.module == nil}
 	if j.module != nil {
 		return s.runner.RunModule(ctx, j.module, j.input, opts)
 	}

@@ -70,12 +70,28 @@ func WithIdentity(ctx context.Context, id *Identity) context.Context {
 	if id == nil {
 		return ctx
 	}
-	return context.WithValue(ctx, identityKey{}, id)
+	return WithIdentitySource(ctx, func() *Identity { return id })
+}
+
+// WithIdentitySource returns a context whose calls act for the identity
+// src returns at the moment of each call (nil: none), for an identity that
+// may be replaced while the chain runs (a fresh token handed to a running
+// chain). src must be safe for concurrent use; a nil src returns ctx
+// unchanged.
+func WithIdentitySource(ctx context.Context, src func() *Identity) context.Context {
+	if src == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, identityKey{}, src)
 }
 
 // IdentityFrom returns the delegated identity of the calling chain, if it
-// has one. The Identity is shared: do not modify it.
+// has one with a subject token. The Identity is shared: do not modify it.
 func IdentityFrom(ctx context.Context) (*Identity, bool) {
-	id, ok := ctx.Value(identityKey{}).(*Identity)
-	return id, ok && id != nil && id.SubjectToken != ""
+	src, ok := ctx.Value(identityKey{}).(func() *Identity)
+	if !ok {
+		return nil, false
+	}
+	id := src()
+	return id, id != nil && id.SubjectToken != ""
 }

@@ -274,7 +274,7 @@ func New(spec Spec, opts Options) (*Tool, error) {
 		}
 		t.headers = append(t.headers, h)
 	}
-	t.info = toolbox.Info{Name: spec.Name, Description: spec.Description, InputSchema: schema, Risk: spec.Risk}
+	t.info = toolbox.Info{Name: spec.Name, Description: spec.Description, InputSchema: schema, Risk: spec.Risk, Audience: spec.Audience}
 	return t, nil
 }
 
