@@ -121,13 +121,13 @@ func (s *Service) SetIdentity(ctx context.Context, tenant, id string, in *Submit
 		}
 		return ErrNotFound
 	}
+	if rn.parked() {
+		return fmt.Errorf("%w: chain %s is parked, and a parked chain holds no identity; hand it the identity once it runs again", ErrNotResumable, rn.id)
+	}
 	select {
 	case <-rn.done:
 		return fmt.Errorf("%w: chain %s already finished with status %s; submit a new chain with the identity", ErrFinished, rn.id, rn.view().Status)
 	default:
-	}
-	if rn.parked() {
-		return fmt.Errorf("%w: chain %s is parked, and a parked chain holds no identity; hand it the identity once it runs again", ErrNotResumable, rn.id)
 	}
 	rn.identity.Store(ident)
 	return nil

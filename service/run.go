@@ -185,6 +185,9 @@ func (r *run) wakeLocked() {
 // (none is pending once the chain ended) and wakes every stream. The caller
 // closes done once the run is filed among the finished ones.
 func (r *run) finish(res *chain.RunResult) {
+	// The identity lives no longer than the stretch that runs: a parked
+	// or ended chain holds none.
+	r.identity.Store(nil)
 	r.mu.Lock()
 	r.result, r.finished, r.pending, r.script = res, time.Now().UTC(), nil, ""
 	for i := range r.events {
