@@ -115,7 +115,10 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // Subject issues a subject token for subject, valid for ttl.
 func (s *Server) Subject(subject string, ttl time.Duration) string {
-	tok := "subj-" + rand.Text() + rand.Text()
+	// "~" is not base64url: the provider first tries to decrypt a subject
+	// token as one of its own opaque tokens, and a base64url string can
+	// decrypt (legacy AES-CFB) to garbage that passes as "id:subject".
+	tok := "subj~" + rand.Text() + "~" + rand.Text()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.subjects[tok] = subjectToken{subject: subject, expires: time.Now().Add(ttl)}
