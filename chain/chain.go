@@ -63,6 +63,13 @@ type Options struct {
 	// before): Run returns status parked with Parked set, and Resume
 	// continues it once decisions are in, in this process or another.
 	Park bool
+	// Identity is the delegated identity the chain acts for: tools that
+	// declare an audience exchange its subject token for one of their own
+	// (toolbox.IdentityFrom, docs/identity.md). It lives only in this
+	// process's memory while the chain runs: a parked chain's state never
+	// holds it, and Resume takes it again (ResumeOptions.Identity). Nil:
+	// the chain acts for its tenant alone.
+	Identity *toolbox.Identity
 }
 
 // Runner runs chains: for each it opens a session, runs the guest in a fresh
@@ -249,6 +256,7 @@ func (c *chainRun) guest(ctx context.Context, guest func(context.Context, guestC
 	if c.opts.Observer != nil {
 		ctx = invoker.WithObserver(ctx, c.opts.Observer)
 	}
+	ctx = toolbox.WithIdentity(ctx, c.opts.Identity)
 	read := func(ctx context.Context, ref string, max int64) ([]byte, error) {
 		data, size, res := c.inv.ReadArtifact(ctx, c.sess, ref, max)
 		if !res.OK() {

@@ -85,6 +85,10 @@ type ResumeOptions struct {
 	// Logger and Observer as in Options.
 	Logger   *slog.Logger
 	Observer *invoker.Observer
+	// Identity is the chain's delegated identity for this stretch
+	// (Options.Identity): a state holds none, so the caller hands it in
+	// again, possibly a fresh one. Nil: none.
+	Identity *toolbox.Identity
 }
 
 // ErrBadState is returned by Resume and Discard for a state that is not a
@@ -222,6 +226,7 @@ func (r *Runner) Resume(ctx context.Context, state []byte, opts ResumeOptions) (
 	if err != nil {
 		return nil, err
 	}
+	c.opts.Identity = opts.Identity
 	retry := func(ctx context.Context, tok []byte) ([]byte, error) {
 		var t token
 		if err := json.Unmarshal(tok, &t); err != nil {

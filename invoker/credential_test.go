@@ -74,3 +74,30 @@ func TestCredentialUnavailable(t *testing.T) {
 	require.EqualValues(t, 8+8+1, g.ran("write_file"), "acme's refused calls (8) ran the tool, which sent nothing; the replay did not")
 	require.Contains(t, invoker.Reasons(), invoker.ReasonCredentialUnavailable)
 }
+
+// TestCredentialExpired: a tool whose delegated credential was refused as
+// expired fails the call credential_expired, status error, with a message
+// naming the audience and neither the token nor the underlying error; the
+// tool's health does not count it.
+func TestCredentialExpired(t *testing.T) {
+	tools := stdGovTools()
+	tools[1].fn = func(ctx context.Context, args json.RawMessage) (toolbox.Output, error) {
+		return toolbox.Output{}, fmt.Errorf("http tool %q: %w", "write_file",
+			&toolbox.CredentialExpiredError{Audience: "crm", Reason: "the token service refused the subject token",
+				Err: errors.New("token service said: subject eyJ-secret-subject-token is expired")})
+	}
+	g := newGovBox(t, tools...)
+	gov := govern.New(govern.Options{Outcomes: newOutcomes(t)})
+	inv, err := invoker.New(g.box, invoker.Options{Governor: gov, Policy: invoker.Policy{MaxRiskUnapproved: toolbox.High}})
+	require.NoError(t, err)
+	prof := &govern.Profile{Scopes: []string{"*"}}
+	for i := range 8 { // more than the health threshold: the tool never rests
+		sess := govSession(inv, prof)
+		res := inv.Invoke(context.Background(), sess, invoker.Call{Tool: "write_file", Args: json.RawMessage(`{"path":"a"}`), IdempotencyKey: fmt.Sprintf("k-%d", i)})
+		require.Equal(t, session.StatusError, res.Status)
+		require.Equal(t, invoker.ReasonCredentialExpired, res.Reason)
+		require.Equal(t, `tool "write_file": the delegated credential for audience crm is expired or was refused: the token service refused the subject token; the call was not sent`, res.Message)
+		require.NotContains(t, res.Message, "eyJ")
+	}
+	require.Contains(t, invoker.Reasons(), invoker.ReasonCredentialExpired)
+}

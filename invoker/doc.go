@@ -54,7 +54,8 @@
 //  7. ToolCall progress event
 //  8. execution within Policy.CallTimeout (or the tool's shorter
 //     LatencyBudget), panics contained → error / call_timeout, tool_error,
-//     tool_panic, rate_limited, credential_unavailable, cancelled
+//     tool_panic, rate_limited, credential_unavailable, credential_expired,
+//     cancelled
 //  9. ToolResult progress event
 //  10. shaping: ≤ MaxInlineResultBytes inline; larger stored, pinned to the
 //     session and returned as an Artifact envelope; media stored as ChainFiles

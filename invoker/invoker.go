@@ -663,6 +663,7 @@ func (inv *Invoker) toolFailed(tool toolbox.Tool, err error) (Result, govern.Out
 	var limited *toolbox.RateLimitedError
 	var unavailable *toolbox.UnavailableError
 	var credential *toolbox.CredentialUnavailableError
+	var expired *toolbox.CredentialExpiredError
 	switch {
 	case errors.As(err, &limited):
 		r := fail(session.StatusError, ReasonRateLimited, fmt.Sprintf("the tool's upstream refused the call for now: %v", err))
@@ -677,6 +678,10 @@ func (inv *Invoker) toolFailed(tool toolbox.Tool, err error) (Result, govern.Out
 		// does not suffer for one tenant's missing secret.
 		return fail(session.StatusError, ReasonCredentialUnavailable,
 			fmt.Sprintf("tool %q: %v; the call was not sent", tool.Info().Name, credential)), govern.OutcomeFailed
+	case errors.As(err, &expired):
+		// As above: nothing was sent, and only a fresh subject token helps.
+		return fail(session.StatusError, ReasonCredentialExpired,
+			fmt.Sprintf("tool %q: %v; the call was not sent", tool.Info().Name, expired)), govern.OutcomeFailed
 	case errors.Is(err, toolbox.ErrOutcomeUnknown):
 		return fail(session.StatusError, ReasonToolError, err.Error()), govern.OutcomeUnknown
 	}

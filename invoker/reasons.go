@@ -126,6 +126,13 @@ const (
 	// was sent; the message names the reference, never a value. Status
 	// error; docs/identity.md.
 	ReasonCredentialUnavailable = "credential_unavailable"
+	// ReasonCredentialExpired: the tool needs a delegated credential (a
+	// token exchanged for its audience from the chain's identity) and the
+	// token service refused the chain's subject token as invalid, expired
+	// or revoked, so nothing was sent; a fresh subject token is needed.
+	// The message names the audience, never a token. Status error;
+	// docs/identity.md.
+	ReasonCredentialExpired = "credential_expired"
 )
 
 // Reasons returns every reason code a Result may carry, in the order of
@@ -142,6 +149,6 @@ func Reasons() []string {
 		ReasonArgumentPattern, ReasonArgumentTooLong, ReasonPolicyFailed, ReasonToolUnavailable,
 		ReasonRateLimited, ReasonOutcomeUnknown, ReasonIdempotencyPending, ReasonIdempotencyKeyReused,
 		ReasonCallInterrupted,
-		ReasonCredentialUnavailable,
+		ReasonCredentialUnavailable, ReasonCredentialExpired,
 	}
 }

@@ -137,3 +137,31 @@ func (s *Server) listChains(w http.ResponseWriter, r *http.Request, c service.Ca
 	}
 	writeJSON(w, http.StatusOK, map[string][]service.ChainSummary{"chains": list})
 }
+
+// setIdentity handles POST /v1/chains/{id}/identity: a fresh delegated
+// identity for a running chain (body as SubmitRequest.identity); 204.
+func (s *Server) setIdentity(w http.ResponseWriter, r *http.Request, c service.Caller) {
+	var body service.SubmitIdentity
+	if rerr := decodeBody(w, r, s.svc.MaxRequestBytes(), &body); rerr != nil {
+		writeErrorBody(w, rerr.code, rerr.body)
+		return
+	}
+	err := s.svc.SetIdentity(r.Context(), c.Tenant, r.PathValue("id"), &body)
+	var se *service.SubmitError
+	switch {
+	case err == nil:
+		w.WriteHeader(http.StatusNoContent)
+	case errors.As(err, &se):
+		writeError(w, http.StatusBadRequest, se.Reason, se.Message)
+	case errors.Is(err, service.ErrNotFound):
+		chainNotFound(w, r.PathValue("id"))
+	case errors.Is(err, service.ErrRunningElsewhere):
+		writeError(w, http.StatusConflict, ReasonRunningElsewhere, message(err, service.ErrRunningElsewhere))
+	case errors.Is(err, service.ErrFinished):
+		writeError(w, http.StatusConflict, ReasonChainFinished, message(err, service.ErrFinished))
+	case errors.Is(err, service.ErrNotResumable):
+		writeError(w, http.StatusConflict, ReasonChainParked, message(err, service.ErrNotResumable))
+	default:
+		writeError(w, http.StatusServiceUnavailable, ReasonStoreUnavailable, "the fleet's store could not be read; retry")
+	}
+}

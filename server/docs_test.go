@@ -33,7 +33,7 @@ var reasons = []string{
 	server.ReasonStoreUnavailable, server.ReasonRunningElsewhere, server.ReasonTooManyStreams,
 	console.ReasonCSRF, console.ReasonTooManySignIns, console.ReasonTooManySessions,
 	server.ReasonInvalidCallerTools, server.ReasonCallNotFound, server.ReasonAlreadyAnswered, server.ReasonCallExpired,
-	server.ReasonResultTooLarge, server.ReasonOutputSchemaMismatch,
+	server.ReasonResultTooLarge, server.ReasonOutputSchemaMismatch, server.ReasonChainParked,
 }
 
 // routes are the server's routes, as "METHOD path".
@@ -43,6 +43,7 @@ var routes = []string{
 	"get /v1/tools", "get /v1/tools.d.ts", "get /healthz", "get /readyz", "get /metrics",
 	"post /mcp", "get /mcp", "delete /mcp", "get /ui/session", "post /ui/session", "delete /ui/session",
 	"get /v1/calls", "get /v1/calls/{id}", "post /v1/calls/{id}", "get /v1/chains/{id}/calls", "post /v1/tools.d.ts",
+	"post /v1/chains/{id}/identity",
 }
 
 // TestDocsCoverTheAPI keeps docs/openapi.yaml and docs/http-api.md in step

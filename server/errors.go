@@ -142,4 +142,7 @@ const (
 	// ReasonRunningElsewhere: the chain runs on another process of the
 	// fleet, which alone can cancel it.
 	ReasonRunningElsewhere = "running_elsewhere"
+	// ReasonChainParked (409): POST /v1/chains/{id}/identity for a parked
+	// chain, which holds no identity; send it once the chain runs again.
+	ReasonChainParked = "chain_parked"
 )

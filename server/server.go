@@ -96,6 +96,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /v1/chains/{id}", s.auth(service.RoleAll, s.getChain))
 	mux.HandleFunc("DELETE /v1/chains/{id}", s.auth(service.RoleSubmit, s.cancelChain))
 	mux.HandleFunc("GET /v1/chains/{id}/events", s.auth(service.RoleAll, s.events))
+	mux.HandleFunc("POST /v1/chains/{id}/identity", s.auth(service.RoleSubmit, s.setIdentity))
 	mux.HandleFunc("GET /v1/approvals", s.auth(service.RoleAll, s.listApprovals))
 	mux.HandleFunc("GET /v1/approvals/{id}", s.auth(service.RoleAll, s.getApproval))
 	mux.HandleFunc("GET /v1/approvals/{id}/context", s.auth(service.RoleAll, s.approvalContext))

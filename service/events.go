@@ -26,7 +26,26 @@ const (
 	// store changes status (running, parked, running again); its data is
 	// the chain's view.
 	EventStatus = "status"
+	// EventCredentialRequired: a call of a tool that acts for the chain's
+	// delegated identity was refused because that identity is missing or
+	// its token was refused (credential_expired); the data
+	// (CredentialRequiredEvent) names the tool and audience, never a
+	// token. Hand the chain a fresh token with SetIdentity (POST
+	// /v1/chains/{id}/identity), then retry the call.
+	EventCredentialRequired = "credential_required"
 )
+
+// CredentialRequiredEvent is the data of a credential_required event.
+type CredentialRequiredEvent struct {
+	// Seq is the refused call's trace record number.
+	Seq  int    `json:"seq"`
+	Tool string `json:"tool"`
+	// Audience is the audience the tool needs a token for.
+	Audience string `json:"audience"`
+	// Reason is the call's: credential_expired (the token was refused)
+	// or credential_unavailable (the chain has no identity).
+	Reason string `json:"reason"`
+}
 
 // The governance lifecycle events of every call are streamed too, named
 // and shaped as in docs/governance.md (invoker.EventKind.Name and
@@ -89,6 +108,7 @@ func (s *Service) toolEnd(_ context.Context, ev invoker.Event) {
 			Seq: ev.Seq, Tool: ev.Tool, Risk: ev.Risk, Status: ev.Status, Reason: ev.Reason,
 			DurationMS: float64(ev.Duration.Microseconds()) / 1000,
 		})
+		s.credentialRequired(rn, ev)
 	}
 }
 

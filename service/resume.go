@@ -242,7 +242,9 @@ func (s *Service) resume(c *durable.Chain, meta parkMeta, state []byte, expired 
 			return s.runner.Discard(ctx, state, chain.StatusError, ReasonStateRefused,
 				fmt.Sprintf("the chain's profile %q is no longer configured; it was not resumed", meta.Profile))
 		}
-		res, err := s.runner.Resume(ctx, state, ro)
+		// A parked state holds no identity: the resumed stretch has one
+		// only once SetIdentity hands it one (docs/identity.md).
+		res, err := s.runner.Resume(toolbox.WithIdentitySource(ctx, rn.identity.Load), state, ro)
 		if errors.Is(err, chain.ErrBadState) {
 			// Sealed by the fleet, yet not a state this engine continues
 			// (another engine build): nothing of it runs.

@@ -3,6 +3,7 @@ package service
 import (
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/airlockrt/airlock/approval"
@@ -31,6 +32,9 @@ type run struct {
 	// (ApprovalContext); set before the run is filed, then under mu:
 	// finish drops it.
 	script string
+	// identity is the chain's delegated identity, in memory only (nil:
+	// none); SetIdentity replaces it while the chain runs.
+	identity atomic.Pointer[toolbox.Identity]
 
 	mu       sync.Mutex
 	result   *chain.RunResult
@@ -181,6 +185,9 @@ func (r *run) wakeLocked() {
 // (none is pending once the chain ended) and wakes every stream. The caller
 // closes done once the run is filed among the finished ones.
 func (r *run) finish(res *chain.RunResult) {
+	// The identity lives no longer than the stretch that runs: a parked
+	// or ended chain holds none.
+	r.identity.Store(nil)
 	r.mu.Lock()
 	r.result, r.finished, r.pending, r.script = res, time.Now().UTC(), nil, ""
 	for i := range r.events {

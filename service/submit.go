@@ -61,6 +61,11 @@ type SubmitRequest struct {
 	// any tool, and each call waits for the submitter's answer
 	// (AnswerCall). At most MaxCallerTools.
 	CallerTools []CallerTool `json:"caller_tools,omitempty"`
+	// Identity is the delegated identity the chain acts for: tools that
+	// declare an audience exchange its subject token for one of their
+	// own. Nil: the chain acts for its tenant alone, and such tools refuse
+	// its calls with credential_unavailable.
+	Identity *SubmitIdentity `json:"identity,omitempty"`
 }
 
 // settings reads a request's "policy" or "limits" object into an owner: each
@@ -112,6 +117,8 @@ type job struct {
 	policy    invoker.Policy
 	gov       *govern.Profile
 	limits    sandbox.Limits
+	// identity is the chain's delegated identity, in memory only.
+	identity *toolbox.Identity
 }
 
 // prepare validates req for tenant. It does no expensive work: build
@@ -164,6 +171,9 @@ func (s *Service) prepare(tenant string, req *SubmitRequest, prof *Profile) (*jo
 
 	var rerr *SubmitError
 	if j.callers, j.callerBox, rerr = s.callerTools(req.CallerTools); rerr != nil {
+		return nil, rerr
+	}
+	if j.identity, rerr = identity(req.Identity); rerr != nil {
 		return nil, rerr
 	}
 
@@ -374,6 +384,7 @@ func (s *Service) start(parent, client, buildCtx context.Context, tenant string,
 	rn := newRun(chain.NewID(), tenant, j.lang, cancel)
 	rn.watch = watch
 	rn.callers, rn.callerSpecs = j.callerBox, req.CallerTools
+	rn.identity.Store(j.identity)
 	if j.module == nil {
 		rn.script = req.Script
 	}
@@ -475,6 +486,8 @@ func (s *Service) runJob(ctx context.Context, rn *run, j *job) (*chain.RunResult
 	if j.module != nil {
 		defer func() { _ = j.module.Close(context.WithoutCancel(ctx)) }()
 	}
+	// The identity is read at each call: SetIdentity may replace it.
+	ctx = toolbox.WithIdentitySource(ctx, rn.identity.Load)
 	opts := chain.Options{SessionID: rn.id, Tenant: rn.tenant, Tools: j.tools, ChainTools: j.callers, Policy: &j.policy, Limits: j.limits,
 		Logger: s.log, Observer: s.observer(), Profile: j.gov, Park: s.opts.Park && j.module == nil}
 	if j.module != nil {

@@ -65,3 +65,26 @@ func ExampleTenantSecretsFunc() {
 	// acme: <nil>
 	// globex: credential ${tenant:crm_token} is not available: it is not set for this tenant
 }
+
+// A tool that acts for the user a chain works on behalf of reads the
+// chain's delegated identity from its context; the identity never prints
+// its token.
+func ExampleIdentityFrom() {
+	whoami := func(ctx context.Context) string {
+		id, ok := toolbox.IdentityFrom(ctx)
+		if !ok {
+			return "no identity"
+		}
+		return fmt.Sprintf("%v of type %s", id, id.TokenType())
+	}
+	ctx := context.Background()
+	fmt.Println(whoami(ctx))
+	ctx = toolbox.WithIdentity(ctx, &toolbox.Identity{SubjectToken: "eyJ-user-token"})
+	fmt.Println(whoami(ctx))
+	err := &toolbox.CredentialExpiredError{Audience: `"crm"`, Reason: "the token service refused the chain's token (invalid_grant)"}
+	fmt.Println(err)
+	// Output:
+	// no identity
+	// toolbox.Identity{[REDACTED]} of type urn:ietf:params:oauth:token-type:access_token
+	// the delegated credential for audience "crm" is expired or was refused: the token service refused the chain's token (invalid_grant)
+}

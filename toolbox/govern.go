@@ -247,3 +247,28 @@ func (e *CredentialUnavailableError) Error() string {
 }
 
 func (e *CredentialUnavailableError) Unwrap() error { return e.Err }
+
+// CredentialExpiredError is returned by a tool whose delegated credential
+// was refused as no longer valid: the token service would not exchange
+// the chain's subject token (expired, revoked or otherwise rejected), so a
+// fresh one is needed and nothing was sent. The call fails with reason
+// credential_expired. Its message names the audience, never a token.
+type CredentialExpiredError struct {
+	// Audience is the audience the tool asked a token for.
+	Audience string
+	// Reason says why in words the tool vouches for; it is part of Error.
+	Reason string
+	// Err is the underlying error, for the host's own use; it is not part
+	// of Error.
+	Err error
+}
+
+func (e *CredentialExpiredError) Error() string {
+	msg := "the delegated credential for audience " + e.Audience + " is expired or was refused"
+	if e.Reason != "" {
+		msg += ": " + e.Reason
+	}
+	return msg
+}
+
+func (e *CredentialExpiredError) Unwrap() error { return e.Err }

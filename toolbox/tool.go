@@ -75,6 +75,10 @@ type Info struct {
 	// Class is the tool's capability class. Default: from the risk level
 	// (EffectiveClass).
 	Class Class
+	// Audience is the audience of the delegated credential the tool acts
+	// with: each call exchanges the chain's identity (IdentityFrom) for a
+	// token of this audience (docs/identity.md). "" none.
+	Audience string
 	// Scopes are the scopes a chain must be granted to call the tool (each
 	// 1 to 64 of a-z, 0-9, '_', '-', ':' and '.'). Nil: none.
 	Scopes []string

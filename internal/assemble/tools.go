@@ -11,6 +11,7 @@ import (
 	"github.com/airlockrt/airlock/internal/config"
 	"github.com/airlockrt/airlock/internal/demo"
 	"github.com/airlockrt/airlock/internal/httptool"
+	"github.com/airlockrt/airlock/internal/tokenexchange"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -42,6 +43,16 @@ func tools(cfg *config.Config, lookup func(string) (string, bool)) (*toolbox.Too
 	if err != nil {
 		return nil, nil, nil, at("tenant_secrets", "%v", err)
 	}
+	// Tools with an audience exchange the chain's subject token at the
+	// token service (docs/identity.md); nil when none is configured.
+	var exchanger httptool.Exchanger
+	if te := cfg.Identity.TokenExchange; te.On() {
+		ex, err := tokenexchange.New(te.Options())
+		if err != nil {
+			return nil, nil, nil, at("identity.token_exchange", "%v", err)
+		}
+		exchanger = ex
+	}
 	box := &toolbox.Toolbox{}
 	sets := map[string][]string{}
 	taken := map[string]string{}
@@ -59,7 +70,7 @@ func tools(cfg *config.Config, lookup func(string) (string, bool)) (*toolbox.Too
 	var errs []error
 	for i, h := range cfg.Tools.HTTP {
 		key := fmt.Sprintf("tools.http[%d]", i)
-		t, err := httptool.New(spec(h), httptool.Options{Secrets: secrets, TenantSecrets: tenantSecrets})
+		t, err := httptool.New(spec(h), httptool.Options{Secrets: secrets, TenantSecrets: tenantSecrets, Exchanger: exchanger})
 		if err != nil {
 			errs = append(errs, at(key, "%v", err))
 			continue
@@ -123,6 +134,6 @@ func spec(h config.HTTPTool) httptool.Spec {
 	return httptool.Spec{
 		Name: h.Name, Description: h.Description, URL: h.URL, Method: h.Method,
 		InputSchema: []byte(h.InputSchema), Risk: h.RiskLevel(), Timeout: time.Duration(h.Timeout),
-		MaxResponseBytes: int64(h.MaxResponseBytes), Headers: h.Headers,
+		MaxResponseBytes: int64(h.MaxResponseBytes), Headers: h.Headers, Audience: h.Audience, Scopes: h.Scopes,
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/airlockrt/airlock/govern"
 	"github.com/airlockrt/airlock/internal/setting"
 	"github.com/airlockrt/airlock/internal/tenantsecret"
+	"github.com/airlockrt/airlock/internal/tokenexchange"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/sandbox"
 	"github.com/airlockrt/airlock/service"
@@ -61,6 +62,11 @@ type Config struct {
 	// Default: nowhere; such a reference is refused when the tools are
 	// built.
 	TenantSecrets TenantSecrets `yaml:"tenant_secrets"`
+	// Identity configures delegated identities: the token service that
+	// exchanges a chain's subject token for tokens of the audiences HTTP
+	// tools declare (docs/identity.md). Default: none; a tool with an
+	// audience is then refused when the tools are built.
+	Identity Identity `yaml:"identity"`
 
 	// pos maps a dotted key path to where its value was last set:
 	// "file:line", "flag --name" or "env NAME".
@@ -135,6 +141,43 @@ func (t TenantSecrets) Options(lookup func(string) (string, bool)) tenantsecret.
 	return tenantsecret.Options{Dir: t.Dir, EnvPrefix: t.EnvPrefix, MaxBytes: int64(t.MaxBytes), LookupEnv: lookup}
 }
 
+// Identity configures delegated identities.
+type Identity struct {
+	// TokenExchange is the OAuth 2.0 Token Exchange (RFC 8693) service;
+	// its owner is tokenexchange.Options. Off unless token_url is set.
+	TokenExchange TokenExchange `yaml:"token_exchange"`
+}
+
+// TokenExchange configures the token service delegated credentials come
+// from; its owner is tokenexchange.Options, which holds the defaults and
+// the validation.
+type TokenExchange struct {
+	// TokenURL is the service's token endpoint (http or https). Setting it
+	// turns delegated credentials on.
+	TokenURL string `yaml:"token_url"`
+	// ClientID is airlock's client at the token service. Required with
+	// token_url.
+	ClientID string `yaml:"client_id"`
+	// ClientSecret is its secret, sent in HTTP Basic authentication; write
+	// ${env:NAME} to read it from the environment.
+	ClientSecret Secret `yaml:"client_secret"`
+	// Timeout bounds one exchange. Default 10s, at most 1m.
+	Timeout Duration `yaml:"timeout"`
+	// CacheMaxEntries bounds the cache of exchanged tokens (per tenant,
+	// subject, audience and scopes; least recently used first out).
+	// Default 10000, at most 1000000.
+	CacheMaxEntries int `yaml:"cache_max_entries"`
+}
+
+// On reports whether a token service is configured.
+func (t TokenExchange) On() bool { return t != TokenExchange{} }
+
+// Options returns the owner's options.
+func (t TokenExchange) Options() tokenexchange.Options {
+	return tokenexchange.Options{TokenURL: t.TokenURL, ClientID: t.ClientID, ClientSecret: t.ClientSecret.Reveal(),
+		Timeout: t.Timeout.D(), CacheMaxEntries: t.CacheMaxEntries}
+}
+
 // HTTPTool defines one tool executed by an HTTP call (see
 // internal/httptool).
 type HTTPTool struct {
@@ -163,6 +206,13 @@ type HTTPTool struct {
 	// (httptool.PublicHeader), literal or not, is treated as a secret and
 	// scrubbed from the tool's responses and errors.
 	Headers Headers `yaml:"headers,omitempty"`
+	// Audience makes the tool act for the calling chain's delegated
+	// identity: each call exchanges the chain's subject token at
+	// identity.token_exchange for a token of this audience, sent as
+	// Authorization: Bearer (docs/identity.md). Default: none.
+	Audience string `yaml:"audience,omitempty"`
+	// Scopes are asked for with the audience's token. Only with audience.
+	Scopes []string `yaml:"scopes,omitempty"`
 }
 
 // RiskLevel returns the tool's risk: Risk when set, otherwise SAFE for GET
@@ -498,6 +548,8 @@ func (c *Config) Effective() *Config {
 	e.Approval.MaxParkedPerTenant = cmp.Or(e.Approval.MaxParkedPerTenant, service.DefaultMaxParkedPerTenant)
 	e.Fleet.Lease = cmp.Or(e.Fleet.Lease, Duration(15*time.Second))
 	e.TenantSecrets.MaxBytes = cmp.Or(e.TenantSecrets.MaxBytes, Size(tenantsecret.DefaultMaxBytes))
+	e.Identity.TokenExchange.Timeout = cmp.Or(e.Identity.TokenExchange.Timeout, Duration(tokenexchange.DefaultTimeout))
+	e.Identity.TokenExchange.CacheMaxEntries = cmp.Or(e.Identity.TokenExchange.CacheMaxEntries, tokenexchange.DefaultCacheMaxEntries)
 	if e.Store.Dir == "" && e.Store.Kind == "fs" {
 		e.Store.Dir, _ = fsblob.DefaultDir()
 	}

@@ -239,6 +239,11 @@ func TestRejections(t *testing.T) {
 		{"tenant secrets both", "tenant_secrets:\n  dir: /run/secrets\n  env_prefix: AIRLOCK_SECRET_\n", `airlock.yaml:3: tenant_secrets.env_prefix: env_prefix and dir are both set: choose one source`},
 		{"tenant secrets bad prefix", "tenant_secrets:\n  env_prefix: secret_\n", `airlock.yaml:2: tenant_secrets.env_prefix: env_prefix "secret_" must be 1 to 64 of A-Z`},
 		{"tenant secrets too large", "tenant_secrets:\n  dir: /run/secrets\n  max_bytes: 2MiB\n", `airlock.yaml:3: tenant_secrets.max_bytes: max_bytes 2097152 must be 0 (the default, 16384) to 1048576`},
+		{"token exchange without client", "identity:\n  token_exchange:\n    token_url: https://sts.example.com/token\n", `airlock.yaml:2: identity.token_exchange.client_id: client_id is required: airlock's client at the token service`},
+		{"token exchange without url", "identity:\n  token_exchange:\n    client_id: airlock\n", `airlock.yaml:2: identity.token_exchange.token_url: token_url is required: the token service's token endpoint`},
+		{"token exchange bad url", "identity:\n  token_exchange:\n    token_url: sts.example.com\n    client_id: airlock\n", `airlock.yaml:3: identity.token_exchange.token_url: token_url "sts.example.com" must be an absolute http or https URL`},
+		{"token exchange long timeout", "identity:\n  token_exchange:\n    token_url: https://sts.example.com/token\n    client_id: airlock\n    timeout: 5m\n", `airlock.yaml:5: identity.token_exchange.timeout: timeout 5m0s must be 0 (the default, 10s) to 1m0s`},
+		{"token exchange huge cache", "identity:\n  token_exchange:\n    token_url: https://sts.example.com/token\n    client_id: airlock\n    cache_max_entries: 2000000\n", `airlock.yaml:5: identity.token_exchange.cache_max_entries: cache_max_entries 2000000 must be 0 (the default, 10000) to 1000000`},
 		{"short fleet key", "fleet:\n  key: short\n", `airlock.yaml:2: fleet.key: the fleet key must be at least 32 characters`},
 		{"short previous fleet key", "fleet:\n  key: fleet-key-0123456789abcdef-0123456789\n  previous_key: short\n", `airlock.yaml:3: fleet.previous_key: the previous fleet key must be at least 32 characters`},
 		{"previous fleet key alone", "fleet:\n  previous_key: fleet-key-0123456789abcdef-0123456789\n", `airlock.yaml:2: fleet.previous_key: is accepted besides fleet.key: set fleet.key too`},
@@ -328,7 +333,7 @@ func TestManyErrorsReportedTogether(t *testing.T) {
 		`x.yaml:2: policy.call_timeout: "soon" is not a duration (write e.g. 30s, 1m30s or 250ms)`,
 		`x.yaml:3: policy.max_tool_calls: "lots" is not a whole number (at most 2147483647)`,
 		`x.yaml:5: limits.memory: "big" is not a size (write e.g. 4096, 512KiB or 64MiB)`,
-		`x.yaml:6: bogus: unknown key at the top level; known keys: policy, tools, approval, store, limits, guest, server, tracing, profiles, default_profile, governance, mcp_servers, fleet, tenant_secrets`,
+		`x.yaml:6: bogus: unknown key at the top level; known keys: policy, tools, approval, store, limits, guest, server, tracing, profiles, default_profile, governance, mcp_servers, fleet, tenant_secrets, identity`,
 	}, lines)
 	var ce *config.Error
 	require.True(t, errors.As(err, &ce))

@@ -12,6 +12,7 @@ import (
 	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/internal/setting"
 	"github.com/airlockrt/airlock/internal/tenantsecret"
+	"github.com/airlockrt/airlock/internal/tokenexchange"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -129,6 +130,9 @@ func (c *Config) Validate() error {
 	}
 	c.validateCeiling(v)
 	v.owner("tenant_secrets", c.TenantSecrets.Options(nil).Validate())
+	if c.Identity.TokenExchange.On() {
+		v.owner("identity.token_exchange", c.Identity.TokenExchange.Options().Validate())
+	}
 
 	c.validateGovernance(v)
 
@@ -214,20 +218,24 @@ var positiveKeys = []string{
 // owners' tables, for docs/config.md.
 func keyBounds() map[string]string {
 	b := map[string]string{
-		"fleet.lease":                    "at least 1s",
-		"fleet.key":                      "at least 32 characters",
-		"fleet.previous_key":             "at least 32 characters",
-		"server.metrics_key":             "at least 16 characters",
-		"tracing.sample_ratio":           "0 to 1",
-		"approval.park_ttl":              "above 0, below " + blobstore.DefaultRecordTTL.String(),
-		"approval.max_wakes":             "0 or more (0: the default)",
-		"approval.max_park_bytes":        "0 or more (0: the default)",
-		"approval.max_parked_per_tenant": "0 or more (0: the default)",
-		"governance.dedup_window":        "at most " + blobstore.DefaultRecordTTL.String(),
-		"server.mcp_task_after":          "0 or more (0: the default)",
-		"tenant_secrets.dir":             "an absolute path; not with env_prefix",
-		"tenant_secrets.env_prefix":      "1 to 64 of A-Z, 0-9 and _, starting with a letter",
-		"tenant_secrets.max_bytes":       fmt.Sprintf("0 (the default) to %s", setting.FormatSize(tenantsecret.MaxMaxBytes)),
+		"fleet.lease":                               "at least 1s",
+		"fleet.key":                                 "at least 32 characters",
+		"fleet.previous_key":                        "at least 32 characters",
+		"server.metrics_key":                        "at least 16 characters",
+		"tracing.sample_ratio":                      "0 to 1",
+		"approval.park_ttl":                         "above 0, below " + blobstore.DefaultRecordTTL.String(),
+		"approval.max_wakes":                        "0 or more (0: the default)",
+		"approval.max_park_bytes":                   "0 or more (0: the default)",
+		"approval.max_parked_per_tenant":            "0 or more (0: the default)",
+		"governance.dedup_window":                   "at most " + blobstore.DefaultRecordTTL.String(),
+		"server.mcp_task_after":                     "0 or more (0: the default)",
+		"tenant_secrets.dir":                        "an absolute path; not with env_prefix",
+		"tenant_secrets.env_prefix":                 "1 to 64 of A-Z, 0-9 and _, starting with a letter",
+		"tenant_secrets.max_bytes":                  fmt.Sprintf("0 (the default) to %s", setting.FormatSize(tenantsecret.MaxMaxBytes)),
+		"identity.token_exchange.token_url":         "an absolute http or https URL without credentials",
+		"identity.token_exchange.client_id":         "required with token_url",
+		"identity.token_exchange.timeout":           "0 (the default) to " + tokenexchange.MaxTimeout.String(),
+		"identity.token_exchange.cache_max_entries": fmt.Sprintf("0 (the default) to %d", tokenexchange.MaxCacheMaxEntries),
 	}
 	for _, k := range positiveKeys {
 		b[k] = "above 0"

@@ -26,6 +26,7 @@ import (
 
 	"github.com/airlockrt/airlock/internal/scrub"
 	"github.com/airlockrt/airlock/internal/tenantsecret"
+	"github.com/airlockrt/airlock/internal/tokenexchange"
 	"github.com/airlockrt/airlock/toolbox"
 )
 
@@ -72,6 +73,26 @@ type Spec struct {
 	// secret, literal or not: it is scrubbed from the responses and errors
 	// the tool hands back.
 	Headers map[string]string
+	// Audience, when set, makes the tool act for the calling chain's
+	// delegated identity (toolbox.IdentityFrom): each call exchanges the
+	// chain's subject token for a token of this audience through
+	// Options.Exchanger and sends it as "Authorization: Bearer <token>".
+	// A chain without an identity gets credential_unavailable, a subject
+	// token the token service refuses credential_expired
+	// (docs/identity.md). 1 to 256 printable ASCII bytes without spaces;
+	// Headers must then not set Authorization. Default: none.
+	Audience string
+	// Scopes are asked for with the audience's token (space-separated in
+	// the exchange's scope). Only with Audience; at most 32 of 1 to 128
+	// printable ASCII bytes without spaces.
+	Scopes []string
+}
+
+// Exchanger gives a tool with an Audience its delegated token: a
+// *tokenexchange.Exchanger, or a fake in tests. Its errors are
+// *tokenexchange.Error values or the context's.
+type Exchanger interface {
+	Token(ctx context.Context, r tokenexchange.Request) (string, error)
 }
 
 // Options configure New. The zero value works.
@@ -93,6 +114,9 @@ type Options struct {
 	// tenant and gets none). Nil: a Spec with such a reference is
 	// rejected by New.
 	TenantSecrets toolbox.TenantSecrets
+	// Exchanger obtains the delegated tokens of tools with an Audience.
+	// Nil: a Spec with an Audience is rejected by New.
+	Exchanger Exchanger
 }
 
 // Tool is an HTTP tool. It implements toolbox.Tool.
@@ -104,6 +128,7 @@ type Tool struct {
 	client       *http.Client
 	secrets      toolbox.Secrets
 	tenant       toolbox.TenantSecrets
+	exchanger    Exchanger
 }
 
 // header is one configured header, split into literal text and refs.
@@ -176,7 +201,14 @@ func New(spec Spec, opts Options) (*Tool, error) {
 	if !spec.Risk.Valid() {
 		return nil, bad("invalid risk %d", int(spec.Risk))
 	}
-	t := &Tool{spec: spec, client: opts.Client, secrets: opts.Secrets, tenant: opts.TenantSecrets}
+	if err := checkAudience(spec); err != "" {
+		return nil, bad("%s", err)
+	}
+	if spec.Audience != "" && opts.Exchanger == nil {
+		return nil, bad("audience %q needs a token exchange service, and none is configured (identity.token_exchange; docs/identity.md)", spec.Audience)
+	}
+	spec.Scopes = slices.Clone(spec.Scopes)
+	t := &Tool{spec: spec, client: opts.Client, secrets: opts.Secrets, tenant: opts.TenantSecrets, exchanger: opts.Exchanger}
 	if t.client == nil {
 		t.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
@@ -242,7 +274,7 @@ func New(spec Spec, opts Options) (*Tool, error) {
 		}
 		t.headers = append(t.headers, h)
 	}
-	t.info = toolbox.Info{Name: spec.Name, Description: spec.Description, InputSchema: schema, Risk: spec.Risk}
+	t.info = toolbox.Info{Name: spec.Name, Description: spec.Description, InputSchema: schema, Risk: spec.Risk, Audience: spec.Audience}
 	return t, nil
 }
 
@@ -327,6 +359,14 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) (toolbox.Output, 
 	hdr, secrets, err := t.resolveHeaders(ctx)
 	if err != nil {
 		return toolbox.Output{}, err
+	}
+	if t.spec.Audience != "" {
+		tok, subject, err := t.delegated(ctx)
+		if err != nil {
+			return toolbox.Output{}, err
+		}
+		hdr.Set("Authorization", "Bearer "+tok)
+		secrets = append(secrets, tok, subject)
 	}
 	sc := scrub.New(secrets)
 	req, err := t.request(ctx, args)

@@ -1,0 +1,134 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/airlockrt/airlock/durable"
+	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/toolbox"
+)
+
+// MaxSubjectTokenBytes bounds SubmitIdentity.SubjectToken and
+// SubmitIdentity.Actor: 8 KiB, more than any access token or JWT a token
+// service issues. A larger one is refused with invalid_request.
+const MaxSubjectTokenBytes = 8 << 10
+
+// SubmitIdentity is the delegated identity a submitted chain acts for
+// (SubmitRequest.Identity, docs/identity.md): the user's token, which
+// tools with an audience exchange for a token of their own, and
+// optionally the acting agent's. It is kept in process memory for the
+// chain's life and nowhere else: no view, event, record, log or parked
+// state holds it.
+type SubmitIdentity struct {
+	// SubjectToken is the user's token. Required; at most
+	// MaxSubjectTokenBytes of printable ASCII.
+	SubjectToken string `json:"subject_token"`
+	// SubjectTokenType is its RFC 8693 token type: access_token (the
+	// default), id_token, jwt or refresh_token, written in full
+	// (urn:ietf:params:oauth:token-type:…) or by that short name.
+	SubjectTokenType string `json:"subject_token_type,omitempty"`
+	// Actor is the acting agent's token (RFC 8693 actor_token, of type
+	// access_token). Optional; bounded like SubjectToken.
+	Actor string `json:"actor,omitempty"`
+}
+
+// String, GoString and MarshalJSON never show the tokens.
+func (SubmitIdentity) String() string   { return "service.SubmitIdentity{[REDACTED]}" }
+func (SubmitIdentity) GoString() string { return "service.SubmitIdentity{[REDACTED]}" }
+
+var tokenTypes = []string{toolbox.TokenTypeAccessToken, toolbox.TokenTypeIDToken, toolbox.TokenTypeJWT, toolbox.TokenTypeRefreshToken}
+
+// identity checks a submission's identity and returns what the chain
+// carries. Its messages never hold a token.
+func identity(in *SubmitIdentity) (*toolbox.Identity, *SubmitError) {
+	if in == nil {
+		return nil, nil
+	}
+	check := func(field, v string, required bool) *SubmitError {
+		switch {
+		case v == "" && required:
+			return refuse(ReasonInvalidRequest, "identity.%s is required: the token of the user the chain acts for", field)
+		case len(v) > MaxSubjectTokenBytes:
+			return refuse(ReasonInvalidRequest, "identity.%s is %d bytes, above the %d bytes a token may have", field, len(v), MaxSubjectTokenBytes)
+		}
+		for i := 0; i < len(v); i++ {
+			if v[i] <= ' ' || v[i] > '~' {
+				return refuse(ReasonInvalidRequest, "identity.%s holds a byte that is not printable ASCII (position %d); send the token as issued", field, i)
+			}
+		}
+		return nil
+	}
+	if rerr := check("subject_token", in.SubjectToken, true); rerr != nil {
+		return nil, rerr
+	}
+	if rerr := check("actor", in.Actor, false); rerr != nil {
+		return nil, rerr
+	}
+	typ := in.SubjectTokenType
+	if typ != "" && !strings.Contains(typ, ":") {
+		typ = "urn:ietf:params:oauth:token-type:" + typ
+	}
+	if typ != "" && !slices.Contains(tokenTypes, typ) {
+		return nil, refuse(ReasonInvalidRequest, "identity.subject_token_type %q is not access_token, id_token, jwt or refresh_token", clip(in.SubjectTokenType))
+	}
+	return &toolbox.Identity{SubjectToken: in.SubjectToken, SubjectTokenType: typ, Actor: in.Actor}, nil
+}
+
+// credentialRequired streams credential_required after a call of a tool
+// with an audience that was refused for want of a usable identity: its
+// token was refused (credential_expired), or the chain has none.
+func (s *Service) credentialRequired(rn *run, ev invoker.Event) {
+	if ev.Reason != invoker.ReasonCredentialExpired &&
+		(ev.Reason != invoker.ReasonCredentialUnavailable || rn.identity.Load() != nil) {
+		return
+	}
+	t, ok := s.box.Get(ev.Tool)
+	if !ok || t.Info().Audience == "" {
+		return
+	}
+	rn.publish(EventCredentialRequired, CredentialRequiredEvent{Seq: ev.Seq, Tool: ev.Tool, Audience: t.Info().Audience, Reason: ev.Reason})
+}
+
+// SetIdentity hands a running chain of tenant a fresh delegated identity
+// (POST /v1/chains/{id}/identity): its next calls act for it, and the
+// previous one is forgotten. Send it after a credential_required event,
+// then let the script retry the refused call. A malformed identity is a
+// *SubmitError (invalid_request); a chain the tenant does not have is
+// ErrNotFound, an ended one ErrFinished; a parked chain, or one another
+// process runs, ErrNotResumable: its identity lives in the memory of the
+// process that runs it, and a parked chain holds none (docs/identity.md).
+func (s *Service) SetIdentity(ctx context.Context, tenant, id string, in *SubmitIdentity) error {
+	if in == nil {
+		return refuse(ReasonInvalidRequest, "identity.subject_token is required: the token of the user the chain acts for")
+	}
+	ident, rerr := identity(in)
+	if rerr != nil {
+		return rerr
+	}
+	rn := s.lookup(tenant, id)
+	if rn == nil {
+		if c, ok := s.storedChain(ctx, tenant, id); ok {
+			switch c.Status {
+			case durable.StatusRunning:
+				return fmt.Errorf("%w: chain %s runs on another airlock process (%s); send the identity to that process", ErrRunningElsewhere, c.ID, clip(c.Node))
+			case durable.StatusParked:
+				return fmt.Errorf("%w: chain %s is parked, and a parked chain holds no identity; hand it the identity once it runs again", ErrNotResumable, c.ID)
+			}
+			return fmt.Errorf("%w: chain %s already finished with status %s; submit a new chain with the identity", ErrFinished, c.ID, c.Status)
+		}
+		return ErrNotFound
+	}
+	if rn.parked() {
+		return fmt.Errorf("%w: chain %s is parked, and a parked chain holds no identity; hand it the identity once it runs again", ErrNotResumable, rn.id)
+	}
+	select {
+	case <-rn.done:
+		return fmt.Errorf("%w: chain %s already finished with status %s; submit a new chain with the identity", ErrFinished, rn.id, rn.view().Status)
+	default:
+	}
+	rn.identity.Store(ident)
+	return nil
+}
