@@ -43,6 +43,8 @@ export type ToolCallEvent = Schemas["ToolCallEvent"];
 export type ToolResultEvent = Schemas["ToolResultEvent"];
 /** The data of the governance lifecycle events (`tool.before`, …). */
 export type LifecycleEvent = Schemas["LifecycleEvent"];
+/** A credential_required event: a call needs a fresh identity (POST /v1/chains/{id}/identity). */
+export type CredentialRequiredEvent = Schemas["CredentialRequiredEvent"];
 /** The body of every error answer. */
 export type ErrorBody = Schemas["Error"];
 /** A risk level of a configured tool. */

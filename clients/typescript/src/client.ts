@@ -10,6 +10,7 @@ import type {
   CallAnswered,
   Chain,
   ChainSummary,
+  CredentialRequiredEvent,
   LifecycleEvent,
   LogEntry,
   Method,
@@ -49,6 +50,7 @@ export interface RequestOptions {
 export interface EventMap {
   approval_required: ApprovalRequest;
   call_pending: PendingCall;
+  credential_required: CredentialRequiredEvent;
   tool_call: ToolCallEvent;
   tool_result: ToolResultEvent;
   "tool.before": LifecycleEvent;
@@ -99,7 +101,7 @@ export interface SubmitOptions extends RequestOptions {
 }
 
 const knownEvents = new Set<string>([
-  "approval_required", "call_pending", "tool_call", "tool_result", "tool.before", "policy.before", "policy.deny",
+  "approval_required", "call_pending", "credential_required", "tool_call", "tool_result", "tool.before", "policy.before", "policy.deny",
   "gate.required", "tool_call.deduped", "tool.after", "approval.parked", "log", "status", "done",
 ]);
 

@@ -47,6 +47,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/chains/{id}/identity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand a running chain a fresh delegated identity
+         * @description Replaces the identity the chain acts for (docs/identity.md): its
+         *     next calls of tools with an audience exchange this subject token.
+         *     Send it after a credential_required event, then let the script
+         *     retry the refused call. Role submit; the chain must be the key's
+         *     tenant's and running on this process. The token is kept in this
+         *     process's memory for the chain's life and nowhere else.
+         */
+        post: operations["setChainIdentity"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/chains/{id}/events": {
         parameters: {
             query?: never;
@@ -67,7 +94,9 @@ export interface paths {
          *     waits for its answer; args only while it waits), tool_call (ToolCallEvent), tool_result
          *     (ToolResultEvent), the governance lifecycle events tool.before,
          *     policy.before, policy.deny, gate.required, tool_call.deduped,
-         *     tool.after and approval.parked (LifecycleEvent), log (LogEntry;
+         *     tool.after and approval.parked (LifecycleEvent),
+         *     credential_required (CredentialRequiredEvent: a call of a tool with
+         *     an audience was refused for want of a usable identity), log (LogEntry;
          *     delivered when the chain ends), status (Chain; in a fleet, a chain
          *     read from the shared store, at each change of its status) and done
          *     (Chain, the last event). Comment lines keep an idle stream alive
@@ -360,7 +389,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                reason: "malformed_json" | "unknown_field" | "invalid_request" | "invalid_language" | "invalid_script" | "invalid_module" | "unknown_tools" | "invalid_policy" | "above_operator_limit" | "unauthenticated" | "tenant_mismatch" | "not_found" | "chain_not_found" | "approval_not_found" | "artifact_not_found" | "method_not_allowed" | "chain_finished" | "already_decided" | "args_mismatch" | "approval_expired" | "body_too_large" | "body_timeout" | "unsupported_media_type" | "too_many_chains" | "internal_error" | "shutting_down" | "forbidden_host" | "forbidden_origin" | "forbidden_role" | "store_unavailable" | "running_elsewhere" | "too_many_streams" | "csrf_token_invalid" | "too_many_sign_ins" | "too_many_sessions" | "invalid_caller_tools" | "call_not_found" | "already_answered" | "call_expired" | "result_too_large" | "output_schema_mismatch";
+                reason: "malformed_json" | "unknown_field" | "invalid_request" | "invalid_language" | "invalid_script" | "invalid_module" | "unknown_tools" | "invalid_policy" | "above_operator_limit" | "unauthenticated" | "tenant_mismatch" | "not_found" | "chain_not_found" | "approval_not_found" | "artifact_not_found" | "method_not_allowed" | "chain_finished" | "already_decided" | "args_mismatch" | "approval_expired" | "body_too_large" | "body_timeout" | "unsupported_media_type" | "too_many_chains" | "internal_error" | "shutting_down" | "forbidden_host" | "forbidden_origin" | "forbidden_role" | "store_unavailable" | "running_elsewhere" | "too_many_streams" | "csrf_token_invalid" | "too_many_sign_ins" | "too_many_sessions" | "invalid_caller_tools" | "call_not_found" | "already_answered" | "call_expired" | "result_too_large" | "output_schema_mismatch" | "chain_parked";
                 /** @description What was wrong and what to do. */
                 message: string;
                 /** @description invalid_script: 1-based line. */
@@ -402,6 +431,21 @@ export interface components {
             input?: unknown;
             /** @description Tools the submitter runs; each call waits for its answer (POST /v1/calls/{id}). */
             caller_tools?: components["schemas"]["CallerTool"][];
+            identity?: components["schemas"]["Identity"];
+        };
+        /**
+         * @description The delegated identity a chain acts for (docs/identity.md): kept in
+         *     process memory for the chain's life, never in a view, event, record,
+         *     log or parked state. Tools with an audience exchange subject_token
+         *     for a token of their audience (RFC 8693).
+         */
+        Identity: {
+            /** @description The user's token: printable ASCII, at most 8 KiB. */
+            subject_token: string;
+            /** @description access_token (default), id_token, jwt or refresh_token, short or as urn:ietf:params:oauth:token-type:… */
+            subject_token_type?: string;
+            /** @description The acting agent's token (RFC 8693 actor_token, type access_token). */
+            actor?: string;
         };
         /**
          * @description Each value at most the operator's ceiling (server.max); on a server
@@ -539,7 +583,7 @@ export interface components {
              * @description The invoker's reason code (invoker/reasons.go; the governance codes: docs/governance.md).
              * @enum {string}
              */
-            reason?: "budget_exhausted" | "unknown_tool" | "not_callable_from_chain" | "arguments_too_large" | "invalid_arguments" | "no_approval_handler" | "approval_timeout" | "approval_denied" | "approval_failed" | "approval_expired" | "artifact_not_found" | "artifact_too_large" | "host_busy" | "tenant_memory" | "cancelled" | "call_timeout" | "tool_error" | "tool_panic" | "invalid_result" | "quota_exceeded" | "store_error" | "internal_error" | "scope_violation" | "gate_denied" | "preview_required" | "approval_mode_upgraded" | "dependency_unmet" | "read_before_write" | "call_limit_exceeded" | "argument_not_allowed" | "argument_pattern_mismatch" | "argument_too_long" | "policy_failed" | "tool_unavailable" | "rate_limited" | "outcome_unknown" | "idempotency_pending" | "idempotency_key_reused" | "call_interrupted" | "credential_unavailable";
+            reason?: "budget_exhausted" | "unknown_tool" | "not_callable_from_chain" | "arguments_too_large" | "invalid_arguments" | "no_approval_handler" | "approval_timeout" | "approval_denied" | "approval_failed" | "approval_expired" | "artifact_not_found" | "artifact_too_large" | "host_busy" | "tenant_memory" | "cancelled" | "call_timeout" | "tool_error" | "tool_panic" | "invalid_result" | "quota_exceeded" | "store_error" | "internal_error" | "scope_violation" | "gate_denied" | "preview_required" | "approval_mode_upgraded" | "dependency_unmet" | "read_before_write" | "call_limit_exceeded" | "argument_not_allowed" | "argument_pattern_mismatch" | "argument_too_long" | "policy_failed" | "tool_unavailable" | "rate_limited" | "outcome_unknown" | "idempotency_pending" | "idempotency_key_reused" | "call_interrupted" | "credential_unavailable" | "credential_expired";
             message?: string;
             /** Format: date-time */
             start: string;
@@ -598,7 +642,7 @@ export interface components {
              * @description The invoker's reason code, as the trace record's.
              * @enum {string}
              */
-            reason?: "budget_exhausted" | "unknown_tool" | "not_callable_from_chain" | "arguments_too_large" | "invalid_arguments" | "no_approval_handler" | "approval_timeout" | "approval_denied" | "approval_failed" | "approval_expired" | "artifact_not_found" | "artifact_too_large" | "host_busy" | "tenant_memory" | "cancelled" | "call_timeout" | "tool_error" | "tool_panic" | "invalid_result" | "quota_exceeded" | "store_error" | "internal_error" | "scope_violation" | "gate_denied" | "preview_required" | "approval_mode_upgraded" | "dependency_unmet" | "read_before_write" | "call_limit_exceeded" | "argument_not_allowed" | "argument_pattern_mismatch" | "argument_too_long" | "policy_failed" | "tool_unavailable" | "rate_limited" | "outcome_unknown" | "idempotency_pending" | "idempotency_key_reused" | "call_interrupted" | "credential_unavailable";
+            reason?: "budget_exhausted" | "unknown_tool" | "not_callable_from_chain" | "arguments_too_large" | "invalid_arguments" | "no_approval_handler" | "approval_timeout" | "approval_denied" | "approval_failed" | "approval_expired" | "artifact_not_found" | "artifact_too_large" | "host_busy" | "tenant_memory" | "cancelled" | "call_timeout" | "tool_error" | "tool_panic" | "invalid_result" | "quota_exceeded" | "store_error" | "internal_error" | "scope_violation" | "gate_denied" | "preview_required" | "approval_mode_upgraded" | "dependency_unmet" | "read_before_write" | "call_limit_exceeded" | "argument_not_allowed" | "argument_pattern_mismatch" | "argument_too_long" | "policy_failed" | "tool_unavailable" | "rate_limited" | "outcome_unknown" | "idempotency_pending" | "idempotency_key_reused" | "call_interrupted" | "credential_unavailable" | "credential_expired";
             duration_ms?: number;
             seq?: number;
         };
@@ -825,6 +869,19 @@ export interface components {
             tool: string;
             risk: components["schemas"]["Risk"];
         };
+        /** @description A call of a tool with an audience was refused for want of a usable identity; it names no token. */
+        CredentialRequiredEvent: {
+            /** @description The refused call's trace record number. */
+            seq: number;
+            tool: string;
+            /** @description The audience the tool needs a token for. */
+            audience: string;
+            /**
+             * @description credential_expired: the token service refused the chain's token; credential_unavailable: the chain has no identity.
+             * @enum {string}
+             */
+            reason: "credential_expired" | "credential_unavailable";
+        };
         ToolResultEvent: {
             seq: number;
             tool: string;
@@ -838,7 +895,7 @@ export interface components {
              * @description The invoker's reason code (absent for ok).
              * @enum {string}
              */
-            reason?: "budget_exhausted" | "unknown_tool" | "not_callable_from_chain" | "arguments_too_large" | "invalid_arguments" | "no_approval_handler" | "approval_timeout" | "approval_denied" | "approval_failed" | "approval_expired" | "artifact_not_found" | "artifact_too_large" | "host_busy" | "tenant_memory" | "cancelled" | "call_timeout" | "tool_error" | "tool_panic" | "invalid_result" | "quota_exceeded" | "store_error" | "internal_error" | "scope_violation" | "gate_denied" | "preview_required" | "approval_mode_upgraded" | "dependency_unmet" | "read_before_write" | "call_limit_exceeded" | "argument_not_allowed" | "argument_pattern_mismatch" | "argument_too_long" | "policy_failed" | "tool_unavailable" | "rate_limited" | "outcome_unknown" | "idempotency_pending" | "idempotency_key_reused" | "call_interrupted" | "credential_unavailable";
+            reason?: "budget_exhausted" | "unknown_tool" | "not_callable_from_chain" | "arguments_too_large" | "invalid_arguments" | "no_approval_handler" | "approval_timeout" | "approval_denied" | "approval_failed" | "approval_expired" | "artifact_not_found" | "artifact_too_large" | "host_busy" | "tenant_memory" | "cancelled" | "call_timeout" | "tool_error" | "tool_panic" | "invalid_result" | "quota_exceeded" | "store_error" | "internal_error" | "scope_violation" | "gate_denied" | "preview_required" | "approval_mode_upgraded" | "dependency_unmet" | "read_before_write" | "call_limit_exceeded" | "argument_not_allowed" | "argument_pattern_mismatch" | "argument_too_long" | "policy_failed" | "tool_unavailable" | "rate_limited" | "outcome_unknown" | "idempotency_pending" | "idempotency_key_reused" | "call_interrupted" | "credential_unavailable" | "credential_expired";
             duration_ms: number;
         };
     };
@@ -1128,6 +1185,44 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             /** @description chain_finished, or in a fleet running_elsewhere: another process runs the chain and alone can cancel it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: components["responses"]["StoreUnavailable"];
+        };
+    };
+    setChainIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Identity"];
+            };
+        };
+        responses: {
+            /** @description The chain's next calls act for this identity. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description chain_finished; chain_parked (a parked chain holds no identity: send it once the chain runs again); in a fleet running_elsewhere */
             409: {
                 headers: {
                     [name: string]: unknown;
