@@ -55,16 +55,7 @@ func TestCanarySecretReachesNoSink(t *testing.T) {
 	}))
 	defer upstream.Close()
 
-	var cmu sync.Mutex
-	var spans bytes.Buffer
-	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		cmu.Lock()
-		spans.Write(b)
-		cmu.Unlock()
-		w.Header().Set("Content-Type", "application/x-protobuf")
-	}))
-	defer collector.Close()
+	collector, spans := spanCollector(t)
 
 	const key = "canary-key-0123456789"
 	storeDir := t.TempDir()
@@ -153,9 +144,7 @@ tools:
 	require.Equal(t, 0, s.stop(t, 20*time.Second), s.logs())
 	sinks["process log and span output (debug)"] = []byte(s.logs())
 	require.Contains(t, s.logs(), "event=policy.before", "the log has the lifecycle events")
-	cmu.Lock()
-	sinks["OTLP spans received"] = bytes.Clone(spans.Bytes())
-	cmu.Unlock()
+	sinks["OTLP spans received"] = spans()
 	var files int
 	require.NoError(t, filepath.WalkDir(storeDir, func(p string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
@@ -201,4 +190,25 @@ func clipText(b []byte) string {
 		return string(b[:2000]) + "…"
 	}
 	return string(b)
+}
+
+// spanCollector is an OTLP/HTTP endpoint that keeps every span export it
+// receives, for the canary tests to search: spans returns a copy of all
+// of them so far.
+func spanCollector(t *testing.T) (collector *httptest.Server, spans func() []byte) {
+	var mu sync.Mutex
+	var got bytes.Buffer
+	collector = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got.Write(b)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	t.Cleanup(collector.Close)
+	return collector, func() []byte {
+		mu.Lock()
+		defer mu.Unlock()
+		return bytes.Clone(got.Bytes())
+	}
 }

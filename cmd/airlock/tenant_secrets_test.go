@@ -84,16 +84,7 @@ func TestTenantSecretsCanary(t *testing.T) {
 	}))
 	defer upstream.Close()
 
-	var cmu sync.Mutex
-	var spans bytes.Buffer
-	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		cmu.Lock()
-		spans.Write(b)
-		cmu.Unlock()
-		w.Header().Set("Content-Type", "application/x-protobuf")
-	}))
-	defer collector.Close()
+	collector, spans := spanCollector(t)
 
 	const fleetKey = "tenant-secrets-fleet-key-0123456789abcdef"
 	keys := map[string]string{"acme": "acme-tenant-key-0123456789", "globex": "globex-tenant-key-0123456789", "initech": "initech-tenant-key-0123456789"}
@@ -220,9 +211,7 @@ tools:
 	require.Contains(t, string(sinks["GET /metrics"]), `reason="credential_unavailable"`, "the refusal is counted")
 	require.Equal(t, 0, s.stop(t, 20*time.Second), s.logs())
 	sinks["process log and span output (debug)"] = []byte(s.logs())
-	cmu.Lock()
-	sinks["OTLP spans received"] = bytes.Clone(spans.Bytes())
-	cmu.Unlock()
+	sinks["OTLP spans received"] = spans()
 	require.NoError(t, filepath.WalkDir(storeDir, func(p string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
 			return err
