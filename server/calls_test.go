@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/airlockrt/airlock/server"
+	"github.com/airlockrt/airlock/service"
 )
 
 // TestCallerToolsOverHTTP: a chain's caller tools reach it through the HTTP
@@ -80,4 +81,43 @@ type pendingCall struct {
 	Args     struct {
 		Email string `json:"email"`
 	} `json:"args"`
+}
+
+// TestParkedAgainStreamsItsStatus: a chain that parks on a caller tool,
+// is answered, resumes and parks on the next call between two reads of
+// its record still sends a status event for the new park, with the call
+// it now waits for, on a stream another process follows.
+func TestParkedAgainStreamsItsStatus(t *testing.T) {
+	f := newFleet(t, 2, nil)
+	a, b := f.envs[0], f.envs[1]
+	v := a.submit(t, keyAcme, map[string]any{"script": `const x = await tools.step({n: 1}); const y = await tools.step({n: 2}); return [x, y];`,
+		"caller_tools": []any{map[string]any{"name": "step", "description": "One step.",
+			"input_schema": map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer"}}}}}}, false)
+	require.Equal(t, "parked", v.Status, "%+v", v.Result)
+	events := b.stream(t, keyAcme, v.ID, "")
+	first := next(t, events)
+	require.Equal(t, server.EventStatus, first.name)
+	var seen service.ChainView
+	require.NoError(t, json.Unmarshal([]byte(first.data), &seen))
+	require.Equal(t, "parked", seen.Status)
+	call := v.Pending[0]
+	r := b.do(t, "POST", "/v1/calls/"+call.ID, keyAcme, map[string]any{"args_hash": call.ArgsHash, "result": 1})
+	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+	for {
+		ev := next(t, events)
+		require.Equal(t, server.EventStatus, ev.name, "%s", ev.data)
+		require.NoError(t, json.Unmarshal([]byte(ev.data), &seen))
+		if seen.Status == "parked" {
+			break
+		}
+	}
+	require.Len(t, seen.Pending, 1)
+	require.NotEqual(t, call.ID, seen.Pending[0].ID, "the new park waits for the second call")
+	second := seen.Pending[0]
+	r = a.do(t, "POST", "/v1/calls/"+second.ID, keyAcme, map[string]any{"args_hash": second.ArgsHash, "result": 2})
+	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+	for ev := next(t, events); ev.name != server.EventDone; ev = next(t, events) {
+		require.Equal(t, server.EventStatus, ev.name)
+	}
+	require.JSONEq(t, `[1,2]`, string(settled(t, a, v.ID).Result.Value))
 }

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -85,7 +86,9 @@ func (s *Service) pollStored(w *watch, tenant, id string) {
 			continue
 		}
 		w.mu.Lock()
-		changed := next.Status != w.c.Status
+		// A new generation is a new park: a chain that resumed and
+		// parked again between two reads waits for other calls.
+		changed := next.Status != w.c.Status || next.Gen != w.c.Gen
 		w.c = next
 		if changed {
 			close(w.ch)
@@ -96,8 +99,10 @@ func (s *Service) pollStored(w *watch, tenant, id string) {
 }
 
 // followStored sends the status events of a stored chain after cursor:
-// its status now, each change, and done with its view once its status is
-// final (a parked chain's record has a result too: the stretch's).
+// its status now, each change of status or generation (a chain parked
+// again is a change, even when it resumed and parked between two reads),
+// and done with its view once its status is final (a parked chain's
+// record has a result too: the stretch's).
 func (s *Service) followStored(ctx context.Context, c *durable.Chain, cursor int, sink EventSink) error {
 	w, unwatch := s.watchStored(c)
 	defer unwatch()
@@ -106,8 +111,8 @@ func (s *Service) followStored(ctx context.Context, c *durable.Chain, cursor int
 	last := ""
 	for {
 		c, changed := w.current()
-		if c.Status != last {
-			last = c.Status
+		if now := c.Status + "/" + strconv.Itoa(c.Gen); now != last {
+			last = now
 			cursor++
 			if !chain.Status(c.Status).Final() {
 				if err := sendJSON(sink, cursor, EventStatus, storedView(c)); err != nil {
