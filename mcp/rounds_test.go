@@ -206,9 +206,13 @@ func TestRoundsNeverAsk(t *testing.T) {
 			go func() {
 				deadline := time.Now().Add(10 * time.Second)
 				for time.Now().Before(deadline) {
-					if p := e.queue.List("acme"); len(p) == 1 {
-						seen <- p[0].ArgsSize > 5000
-						return
+					// The short request of the run before may linger a
+					// moment after its timeout: look for the long one.
+					for _, q := range e.queue.List("acme") {
+						if q.ArgsSize > 5000 {
+							seen <- true
+							return
+						}
 					}
 					time.Sleep(10 * time.Millisecond)
 				}
