@@ -43,8 +43,12 @@ type Approval struct {
 	// DecisionID is the policy decision that asked for approval.
 	DecisionID string `json:"decision_id"`
 	// Kind is invoker.ParkKindCall for a caller tool's call waiting for its
-	// answer (Decision.Answer); empty for a call waiting for a decision.
+	// answer (Decision.Answer), invoker.ParkKindCredential for a call
+	// waiting for a fresh delegated credential; empty for a call waiting
+	// for a decision.
 	Kind string `json:"kind,omitempty"`
+	// Approved is invoker.ParkedCall.Approved.
+	Approved bool `json:"approved,omitempty"`
 	// IdempotencyKey is invoker.ParkedCall.IdempotencyKey.
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
 	// Gate and Rule say why the call waits (invoker.ParkedCall.Gate and
@@ -72,7 +76,9 @@ type Decision struct {
 type ResumeOptions struct {
 	// Decide answers a waiting call: its decision, or ok false when it is
 	// still undecided (the chain parks again if nothing else can run).
-	// Required.
+	// For a call of Kind invoker.ParkKindCredential, ok true runs it again
+	// with the stretch's identity (Identity), or ends it with the reason
+	// it parked with when the Decision is Expired. Required.
 	Decide func(ctx context.Context, a Approval) (d Decision, ok bool, err error)
 	// Profile is the governance profile the chain runs under, as at its
 	// start (profiles are configuration, not state).
@@ -123,7 +129,7 @@ type token struct {
 
 func encodeToken(p *invoker.ParkedCall, tool string, args []byte) []byte {
 	b, _ := json.Marshal(token{Approval: Approval{Seq: p.Seq, Start: p.Start, Request: p.Request, DecisionID: p.DecisionID, Kind: p.Kind,
-		Gate: p.Gate, Rule: p.Rule, IdempotencyKey: p.IdempotencyKey},
+		Approved: p.Approved, Gate: p.Gate, Rule: p.Rule, IdempotencyKey: p.IdempotencyKey},
 		Tool: tool, Args: args})
 	return b
 }
@@ -245,6 +251,14 @@ func (r *Runner) Resume(ctx context.Context, state []byte, opts ResumeOptions) (
 			}
 			return c.outcome(c.inv.Invoke(ctx, c.sess, invoker.Call{Tool: t.Tool, Args: t.Args,
 				Resume: &invoker.Resumption{Seq: t.Approval.Seq, Start: t.Approval.Start, Answer: d.Answer}}), t.Tool, t.Args)
+		}
+		if t.Approval.Kind == invoker.ParkKindCredential {
+			rs := &invoker.Resumption{Seq: t.Approval.Seq, Start: t.Approval.Start, Retry: true, Expired: d.Expired, Reason: t.Approval.Rule}
+			if t.Approval.Approved {
+				rs.Decision, rs.ArgsHash = invoker.Approved, t.Approval.Request.ArgsHash
+			}
+			return c.outcome(c.inv.Invoke(ctx, c.sess, invoker.Call{Tool: t.Tool, Args: t.Args,
+				Line: t.Approval.Request.Line, Column: t.Approval.Request.Column, Resume: rs}), t.Tool, t.Args)
 		}
 		a := invoker.Approved
 		if !d.Approved {

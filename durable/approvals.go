@@ -18,11 +18,19 @@ import (
 // answer (invoker.ParkKindCall); an approval request has no kind.
 const KindCall = invoker.ParkKindCall
 
-// Approval is a parked call's approval request, or (Kind KindCall) a
-// caller tool's call waiting for its answer.
+// KindCredential is Approval.Kind for a call waiting for a fresh delegated
+// credential (invoker.ParkKindCredential). It takes no decision and no
+// answer: the credential is handed to the process that resumes the chain
+// and never reaches the store (docs/identity.md).
+const KindCredential = invoker.ParkKindCredential
+
+// Approval is a parked call's approval request, (Kind KindCall) a
+// caller tool's call waiting for its answer, or (Kind KindCredential) a
+// call waiting for a fresh delegated credential.
 type Approval struct {
 	ID string `json:"id"`
-	// Kind is empty for an approval request, KindCall for a call.
+	// Kind is empty for an approval request, KindCall for a call,
+	// KindCredential for a credential.
 	Kind    string `json:"kind,omitempty"`
 	Tenant  string `json:"tenant"`
 	ChainID string `json:"chain_id"`
@@ -80,13 +88,17 @@ func decisionBinding(tenant, id string) binding {
 }
 
 func validApprovalID(id string) bool {
-	return (strings.HasPrefix(id, ApprovalPrefix) || strings.HasPrefix(id, CallPrefix)) && validID(id)
+	return (strings.HasPrefix(id, ApprovalPrefix) || strings.HasPrefix(id, CallPrefix) ||
+		strings.HasPrefix(id, CredentialPrefix)) && validID(id)
 }
 
 // kindOf is the Kind an approval id names.
 func kindOf(id string) string {
-	if strings.HasPrefix(id, CallPrefix) {
+	switch {
+	case strings.HasPrefix(id, CallPrefix):
 		return KindCall
+	case strings.HasPrefix(id, CredentialPrefix):
+		return KindCredential
 	}
 	return ""
 }
@@ -131,8 +143,8 @@ func (s *Store) GetApproval(ctx context.Context, tenant, id string) (*Approval, 
 		return nil, nil, fmt.Errorf("%w: %w: approval %s's record is of kind %q", ErrNotFound, ErrMalformed, id, a.Kind)
 	}
 	d, err := s.decision(ctx, tenant, id)
-	if d != nil && (d.Answer != nil) != (a.Kind == KindCall) {
-		d = nil // a decision where an answer belongs, or the reverse: not one
+	if d != nil && ((d.Answer != nil) != (a.Kind == KindCall) || a.Kind == KindCredential) {
+		d = nil // a decision where an answer belongs, or the reverse, or on a credential: not one
 	}
 	return a, d, err
 }
@@ -188,6 +200,9 @@ func (s *Store) Decide(ctx context.Context, tenant, id string, d Decision) (Deci
 	}
 	if prev != nil {
 		return *prev, ErrAlreadyDecided
+	}
+	if a.Kind == KindCredential {
+		return Decision{}, fmt.Errorf("durable: %s waits for a fresh credential, which is handed to the process that resumes its chain; it takes no decision", id)
 	}
 	if (d.Answer != nil) != (a.Kind == KindCall) {
 		return Decision{}, fmt.Errorf("durable: %s takes %s", id, map[bool]string{true: "an answer, not a decision", false: "a decision, not an answer"}[a.Kind == KindCall])

@@ -68,6 +68,10 @@ const ApprovalPrefix = "pk_"
 // for its answer (an Approval of Kind KindCall).
 const CallPrefix = "pc_"
 
+// CredentialPrefix starts the id of every parked call waiting for a fresh
+// delegated credential (an Approval of Kind KindCredential).
+const CredentialPrefix = "pi_"
+
 // Options configure New.
 type Options struct {
 	// Blobs is the shared store. Required.
@@ -835,11 +839,22 @@ func CallID(chainID string, seq int) string {
 	return CallPrefix + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:]))[:26]
 }
 
-// PendingID is the id of a parked call: CallID for kind KindCall, else
-// ApprovalID.
+// CredentialID is the id of call seq of chain chainID waiting for a fresh
+// delegated credential: unlike ApprovalID's and CallID's, so that a call
+// approved and then refused for its credential keeps its decision.
+func CredentialID(chainID string, seq int) string {
+	sum := sha256.Sum256([]byte(chainID + "\x00credential\x00" + strconv.Itoa(seq)))
+	return CredentialPrefix + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:]))[:26]
+}
+
+// PendingID is the id of a parked call: CallID for kind KindCall,
+// CredentialID for KindCredential, else ApprovalID.
 func PendingID(chainID string, seq int, kind string) string {
-	if kind == KindCall {
+	switch kind {
+	case KindCall:
 		return CallID(chainID, seq)
+	case KindCredential:
+		return CredentialID(chainID, seq)
 	}
 	return ApprovalID(chainID, seq)
 }

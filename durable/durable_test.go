@@ -24,6 +24,7 @@ import (
 	"github.com/airlockrt/airlock/blobstore/s3blob"
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/durable"
+	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/session"
 )
 
@@ -558,5 +559,48 @@ func TestParkGenerations(t *testing.T) {
 		require.NoError(t, ss[0].ReleasePark(ctx, "acme", id, 3))
 		_, after := blobs()
 		require.InDelta(t, float64(before), float64(after), 64<<10)
+	})
+}
+
+// TestCredentialRequests: a call waiting for a fresh delegated credential
+// has an id of its own (pi_, distinct from its approval's and a caller
+// call's), is read back with its kind, and takes no decision and no
+// answer: its credential goes to the process that resumes the chain,
+// never to the store.
+func TestCredentialRequests(t *testing.T) {
+	each(t, func(t *testing.T, b backend, id string) {
+		ss, _ := stores(t, b, 2, durable.Options{})
+		ctx := context.Background()
+		a := approval(id, 2, `{"email":"a@example.com"}`)
+		a.ID, a.Kind, a.Gate, a.Rule = durable.CredentialID(id, 2), durable.KindCredential, "credential", "credential_expired"
+		require.Equal(t, a.ID, durable.PendingID(id, 2, durable.KindCredential))
+		require.True(t, strings.HasPrefix(a.ID, durable.CredentialPrefix))
+		require.Len(t, a.ID, 29)
+		require.NotEqual(t, durable.ApprovalID(id, 2), a.ID)
+		require.NotEqual(t, durable.CallID(id, 2), a.ID)
+		wrong := a
+		wrong.Kind = ""
+		require.Error(t, ss[0].SavePark(ctx, &durable.Park{Tenant: "acme", ChainID: id, Gen: 1, Created: time.Now(),
+			Expires: time.Now().Add(time.Hour), Approvals: []durable.Approval{wrong}, State: []byte("s")}), "a pi_ id holds a credential request only")
+		require.NoError(t, ss[0].SavePark(ctx, &durable.Park{Tenant: "acme", ChainID: id, Gen: 1, Created: time.Now(),
+			Expires: time.Now().Add(time.Hour), Approvals: []durable.Approval{a}, State: []byte("s")}))
+		got, d, err := ss[1].GetApproval(ctx, "acme", a.ID)
+		require.NoError(t, err)
+		require.Nil(t, d)
+		require.Equal(t, durable.KindCredential, got.Kind)
+		require.Equal(t, "credential_expired", got.Rule)
+		for _, dec := range []durable.Decision{
+			{Approved: true, ArgsHash: a.ArgsHash},
+			{ArgsHash: a.ArgsHash, Answer: &invoker.Answer{Result: []byte(`"x"`)}},
+		} {
+			_, err = ss[1].Decide(ctx, "acme", a.ID, dec)
+			require.ErrorContains(t, err, "waits for a fresh credential")
+			require.NotErrorIs(t, err, durable.ErrAlreadyDecided)
+		}
+		_, d, err = ss[0].GetApproval(ctx, "acme", a.ID)
+		require.NoError(t, err)
+		require.Nil(t, d, "no decision was recorded")
+		_, _, err = ss[0].GetApproval(ctx, "globex", a.ID)
+		require.ErrorIs(t, err, durable.ErrNotFound)
 	})
 }

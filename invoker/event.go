@@ -113,10 +113,15 @@ type Event struct {
 	// unknown or not allowed to the session.
 	Risk toolbox.Risk
 	// Status, Reason and Duration are set on ToolResult and ToolEnd.
+	// Reason is also set on the ApprovalParked of a call that parks for a
+	// fresh delegated credential (ParkKindCredential): the refusal's,
+	// credential_expired or credential_unavailable.
 	Status   session.Status
 	Reason   string
 	Duration time.Duration
-	// Seq is the trace record's number; set on ToolEnd only.
+	// Seq is the trace record's number, set on ToolEnd; on the
+	// ApprovalParked of a call that parks for a credential, the call's
+	// number (ParkedCall.Seq).
 	Seq int
 	// Approval is the approval outcome, set on ToolCall, ToolResult and
 	// ToolEnd: "" when the call needed none (or failed before the approval

@@ -153,8 +153,11 @@ func takeIdempotencyKey(args json.RawMessage, key string) (json.RawMessage, stri
 }
 
 // beginOutcome claims the call's idempotency key. stop reports that the
-// call must not run: its recorded result (deduped), or a refusal.
-func (inv *Invoker) beginOutcome(ctx context.Context, sess *session.Session, st *callState, c govern.Call, key string, sent json.RawMessage) (Result, bool) {
+// call must not run: its recorded result (deduped), or a refusal. retry
+// says the call runs again for a fresh credential (Resumption.Retry): its
+// own refusal for want of one, recorded under the key when it parked,
+// sent nothing, so the key is claimed anew rather than answered by it.
+func (inv *Invoker) beginOutcome(ctx context.Context, sess *session.Session, st *callState, c govern.Call, key string, sent json.RawMessage, retry bool) (Result, bool) {
 	// The arguments as the chain sent them (artifact refs, not their
 	// content, which may be large): the same call derives the same key and
 	// hash.
@@ -193,6 +196,14 @@ func (inv *Invoker) beginOutcome(ctx context.Context, sess *session.Session, st 
 		if err := json.Unmarshal(prior.Result, &r); err != nil || (r.Status != session.StatusOK && r.Reason == "") {
 			return fail(session.StatusError, ReasonOutcomeUnknown,
 				fmt.Sprintf("tool %q: the recorded outcome of key %q cannot be read; the call is not run again", st.tool, key)), true
+		}
+		if retry && prior.State == govern.OutcomeFailed && (r.Reason == ReasonCredentialExpired || r.Reason == ReasonCredentialUnavailable) {
+			if err := inv.gov.Outcomes().Finish(ctx, c.Tenant, c.Tool, key, govern.Outcome{State: govern.OutcomePending, Created: inv.gov.Now(), ArgsHash: argsHash}); err != nil {
+				inv.log.Warn("invoker: writing an idempotency record failed", "tool", st.tool, "err", err)
+				return fail(session.StatusError, ReasonStoreError,
+					fmt.Sprintf("tool %q: its idempotency record could not be written; the call did not run", st.tool)), true
+			}
+			return Result{}, false
 		}
 		r.Deduped, r.DecisionID, r.Latency = true, "", 0
 		if r.Artifact != nil {

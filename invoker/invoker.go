@@ -349,6 +349,12 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	if call.Resume != nil && call.Resume.Answer != nil {
 		return inv.answered(ctx, sess, st, entry, call, seq)
 	}
+	// 2b. A call run again for a fresh credential meets its gates anew,
+	// on the approval it had if it had one.
+	gateRs, r, stop := gateResumption(st, call.Resume)
+	if stop {
+		return r
+	}
 	// 3. Type gate.
 	if info.Kind != toolbox.KindLocal {
 		return fail(session.StatusError, ReasonNotCallable,
@@ -409,11 +415,12 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	}
 	// 3c. A resumed call whose gate no longer confirms: an expired or
 	// denied decision still ends it; an approval follows the gate.
-	if call.Resume != nil && st.dec.Gate != govern.Confirm {
-		if r, stop := undecided(st, call.Resume); stop {
+	if gateRs != nil && st.dec.Gate != govern.Confirm {
+		if r, stop := undecided(st, gateRs); stop {
 			return r
 		}
 	}
+	var approved json.RawMessage // the arguments an approver saw
 	switch st.dec.Gate {
 	case govern.Preview:
 		inv.notify(ctx, st, inv.event(GateRequired, sess, st))
@@ -436,11 +443,11 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 			}
 			view = described
 		}
-		frozen, r, denied := inv.approve(ctx, sess, st, call.Resume, seq, view)
+		frozen, r, denied := inv.approve(ctx, sess, st, gateRs, seq, view)
 		if denied {
 			return r
 		}
-		args = frozen
+		args, approved = frozen, frozen
 	}
 	// 5. Artifact refs.
 	if hasRefs {
@@ -489,7 +496,7 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	// it. A caller tool's caller keeps its own outcomes.
 	idem := inv.gov.Outcomes() != nil && info.EffectiveClass().Write() && !external
 	if idem {
-		if r, stop := inv.beginOutcome(ctx, sess, st, gc, key, sent); stop {
+		if r, stop := inv.beginOutcome(ctx, sess, st, gc, key, sent, call.Resume != nil && call.Resume.Retry); stop {
 			// A recorded result is not a success of this chain: call
 			// policies (sequential, read-before-write) do not count it.
 			inv.gov.Limiter().Refund(gc.Tenant, info.Name)
@@ -540,6 +547,20 @@ func (inv *Invoker) pipeline(ctx context.Context, sess *session.Session, call Ca
 	if failed {
 		if idem {
 			inv.finishOutcome(ctx, sess, st, gc, r, outcome)
+		}
+		if awaitsCredential(ctx, sess, info, r) {
+			// 9a. Parked for a fresh credential: the request shows the
+			// arguments as approved, else as the chain sent them.
+			shown := sent
+			if approved != nil {
+				shown = approved
+			}
+			_, req, rr, bad := inv.request(sess, st, shown)
+			if bad {
+				return rr
+			}
+			req.Args = bytes.Clone(req.Args)
+			return inv.parkCredential(ctx, sess, st, seq, req, r)
 		}
 		return r
 	}

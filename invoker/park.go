@@ -36,9 +36,16 @@ type ParkedCall struct {
 	Rule string `json:"rule,omitempty"`
 	// Kind is what the call waits for: empty for a decision on it,
 	// ParkKindCall for the answer of a caller tool (toolbox.External),
-	// which comes as Resumption.Answer. Request then holds the canonical
-	// arguments the answer is bound to.
+	// which comes as Resumption.Answer (Request then holds the canonical
+	// arguments the answer is bound to), ParkKindCredential for a fresh
+	// delegated credential (Gate is then "credential" and Rule the reason
+	// the call was refused: credential_expired or credential_unavailable).
 	Kind string `json:"kind,omitempty"`
+	// Approved, for a call of Kind ParkKindCredential, says it was
+	// approved at its confirm gate before it parked: run again, it runs on
+	// that approval, bound to Request.ArgsHash (the hash of the arguments
+	// the approver saw), rather than asking again.
+	Approved bool `json:"approved,omitempty"`
 	// IdempotencyKey, for a call of Kind ParkKindCall, is the key the
 	// script gave the call ($idempotency_key), for its caller to keep its
 	// own outcomes by; empty when it gave none.
@@ -48,6 +55,17 @@ type ParkedCall struct {
 // ParkKindCall is ParkedCall.Kind for a call to a toolbox.External tool
 // that waits for its answer.
 const ParkKindCall = "call"
+
+// ParkKindCredential is ParkedCall.Kind for a call of a tool with an
+// audience (toolbox.Info.Audience) whose delegated credential was refused
+// (credential_expired) or missing (credential_unavailable, the chain
+// having no identity), in a session that parks: nothing was sent, and the
+// call waits for a fresh identity, then runs again (Resumption.Retry).
+const ParkKindCredential = "credential"
+
+// GateCredential is ParkedCall.Gate for a call of Kind
+// ParkKindCredential.
+const GateCredential = "credential"
 
 // Answer is the answer to a parked call of a toolbox.External tool
 // (Resumption.Answer): its result, an error the script sees, or none
@@ -94,6 +112,14 @@ type Resumption struct {
 	// Expired and ArgsHash are not read; the answer was bound to the
 	// request's hash when it was taken.
 	Answer *Answer `json:"answer,omitempty"`
+	// Retry, for a call parked with Kind ParkKindCredential, runs it again
+	// from its gates, acting for the identity its context carries now
+	// (toolbox.IdentityFrom). Decision and ArgsHash are the approval it had
+	// (ParkedCall.Approved), zero when it had none: its confirm gate, if it
+	// meets one now, asks as for a new call. Expired ends it instead, with
+	// Reason, the reason it parked with (ParkedCall.Rule).
+	Retry  bool   `json:"retry,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // resumedNumber is the budget gate of a resumed call: it takes no new
@@ -103,7 +129,7 @@ func resumedNumber(sess *session.Session, rs *Resumption) (int, Result, bool) {
 		return 0, fail(session.StatusError, ReasonInternal,
 			fmt.Sprintf("the resumption names call %d, but this chain made %d calls; resume a call with the Seq of its ParkedCall", rs.Seq, n)), false
 	}
-	if rs.Answer == nil && !rs.Expired && rs.Decision != Approved && rs.Decision != Denied {
+	if rs.Answer == nil && !rs.Expired && !rs.Retry && rs.Decision != Approved && rs.Decision != Denied {
 		return 0, fail(session.StatusError, ReasonInternal,
 			fmt.Sprintf("the resumption's decision (%d) is neither Approved nor Denied; the call did not run", int(rs.Decision))), false
 	}
@@ -165,6 +191,61 @@ func (inv *Invoker) parkCall(ctx context.Context, sess *session.Session, st *cal
 		Message:    fmt.Sprintf("tool %q is answered by the chain's caller; the chain parks until the answer comes", st.tool),
 		DecisionID: st.dec.ID,
 		Parked:     &ParkedCall{Seq: seq, Start: st.start, Request: req, DecisionID: st.dec.ID, Kind: ParkKindCall, IdempotencyKey: key},
+	}
+}
+
+// gateResumption is the resumption a call's gates read: rs, except for a
+// call run again for a fresh credential that had no approval (it meets
+// its gates as a new call does). stop reports a retry whose park expired:
+// it ends with r, the reason it parked with.
+func gateResumption(st *callState, rs *Resumption) (gate *Resumption, r Result, stop bool) {
+	if rs == nil || !rs.Retry {
+		return rs, Result{}, false
+	}
+	if rs.Expired {
+		reason := rs.Reason
+		if reason != ReasonCredentialExpired {
+			reason = ReasonCredentialUnavailable
+		}
+		return nil, fail(session.StatusError, reason,
+			fmt.Sprintf("tool %q: no fresh delegated credential came before the chain's deadline; the call was not sent", st.tool)), true
+	}
+	if rs.Decision != Approved {
+		return nil, Result{}, false
+	}
+	return rs, Result{}, false
+}
+
+// awaitsCredential reports whether a call refused r parks for a fresh
+// delegated credential: a tool with an audience in a session that parks,
+// refused credential_expired, or credential_unavailable while the chain
+// has no identity. Every other refusal ends the call.
+func awaitsCredential(ctx context.Context, sess *session.Session, info toolbox.Info, r Result) bool {
+	if !sess.ParksApprovals() || info.Audience == "" {
+		return false
+	}
+	if r.Reason == ReasonCredentialExpired {
+		return true
+	}
+	_, has := toolbox.IdentityFrom(ctx)
+	return r.Reason == ReasonCredentialUnavailable && !has
+}
+
+// parkCredential ends the invocation of a call refused r for want of a
+// usable delegated credential (awaitsCredential): the chain parks until a
+// fresh identity comes, then runs it again. Nothing was sent.
+func (inv *Invoker) parkCredential(ctx context.Context, sess *session.Session, st *callState, seq int, req ApprovalRequest, r Result) Result {
+	approved := st.approval == ApprovalApproved
+	ev := inv.event(ApprovalParked, sess, st)
+	ev.Reason, ev.Seq = r.Reason, seq
+	inv.notify(ctx, st, ev)
+	return Result{
+		Status: session.StatusParked,
+		Message: fmt.Sprintf("tool %q needs a fresh delegated credential (%s); the chain parks until one is handed to it",
+			st.tool, r.Reason),
+		DecisionID: st.dec.ID,
+		Parked: &ParkedCall{Seq: seq, Start: st.start, Request: req, DecisionID: st.dec.ID,
+			Gate: GateCredential, Rule: r.Reason, Kind: ParkKindCredential, Approved: approved},
 	}
 }
 

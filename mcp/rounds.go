@@ -208,12 +208,13 @@ func (s *Server) runRounds(ctx context.Context, req *sdk.CallToolRequest, c serv
 		// the continuation.
 		chainCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		k.cancel = cancel
+		ident := s.identity(req.Extra)
 		if err := s.rounds.add(k); err != nil {
 			cancel()
 			return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: "busy: " + err.Error()}}}, ChainOutput{}, nil
 		}
 		go func() {
-			view, err := s.svc.Submit(chainCtx, c, &service.SubmitRequest{Script: args.Script, Language: args.Language}, service.SubmitOptions{Watch: k.watch})
+			view, err := s.svc.Submit(chainCtx, c, &service.SubmitRequest{Script: args.Script, Language: args.Language, Identity: ident}, service.SubmitOptions{Watch: k.watch})
 			k.end(view, err)
 		}()
 	} else {

@@ -87,6 +87,12 @@ type ServerOptions struct {
 	// waits for approval). Default DefaultTaskAfter (2s); config
 	// server.mcp_task_after.
 	TaskAfter time.Duration
+	// Identity, for a client on stdio (airlock mcp), is the delegated
+	// identity each of its chains acts for (docs/identity.md), asked at
+	// each run_chain so that a host may refresh it. Over HTTP the identity
+	// comes from each request's headers instead (HeaderSubjectToken).
+	// Nil: none.
+	Identity func() *service.SubmitIdentity
 }
 
 // DefaultSessionTimeout is how long an idle HTTP session is kept.
@@ -344,7 +350,7 @@ func (s *Server) runChain(ctx context.Context, req *sdk.CallToolRequest, args Ru
 		mu    sync.Mutex
 		ended bool // no question starts once Submit returned
 	)
-	view, err := s.svc.Submit(ctx, c, &service.SubmitRequest{Script: args.Script, Language: args.Language}, service.SubmitOptions{Watch: func(ev service.Event) {
+	view, err := s.svc.Submit(ctx, c, &service.SubmitRequest{Script: args.Script, Language: args.Language, Identity: s.identity(req.Extra)}, service.SubmitOptions{Watch: func(ev service.Event) {
 		progress(ev)
 		if asks && ev.Name == service.EventApprovalRequired {
 			mu.Lock()

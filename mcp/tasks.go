@@ -329,7 +329,7 @@ func (s *Server) runTask(ctx context.Context, req *sdk.CallToolRequest, c servic
 	progress, stopProgress := s.progress(ctx, req.Session, req.Params.GetProgressToken())
 	defer stopProgress()
 	asking := make(chan struct{}, 1)
-	view, err := s.svc.Submit(ctx, c, &service.SubmitRequest{Script: args.Script, Language: args.Language}, service.SubmitOptions{Detach: true, Watch: func(ev service.Event) {
+	view, err := s.svc.Submit(ctx, c, &service.SubmitRequest{Script: args.Script, Language: args.Language, Identity: s.identity(req.Extra)}, service.SubmitOptions{Detach: true, Watch: func(ev service.Event) {
 		progress(ev)
 		if ev.Name == service.EventApprovalRequired {
 			select {

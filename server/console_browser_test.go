@@ -373,3 +373,27 @@ func TestConsoleParkedInBrowser(t *testing.T) {
 	)
 	require.Equal(t, "cancelled", settled(t, b, v.ID).Status)
 }
+
+// TestConsoleCredentialWaitInBrowser: a chain parked waiting for a fresh
+// delegated credential says so on its page, with the reason and the
+// line, and how the submitter hands it one; never a token.
+func TestConsoleCredentialWaitInBrowser(t *testing.T) {
+	ctx := headless(t)
+	f := newFleet(t, 2, func(o *setup) { o.Tools = append(o.Tools, asUserTool{}) })
+	a, b := f.envs[0], f.envs[1]
+	v := a.submit(t, keyAcme, map[string]any{"script": "const x = 1;\nreturn await tools.crm({})",
+		"identity": map[string]string{"subject_token": "expired-SECRET.alice"}}, false)
+	require.Equal(t, "parked", v.Status)
+	signInPage(t, ctx, b.http.URL, keyAcme)
+	browse(t, ctx,
+		chromedp.Navigate(b.http.URL+"/ui/#/chains/"+v.ID),
+		chromedp.WaitVisible(css("#chain li")),
+	)
+	li := value(t, ctx, chromedp.Text(css("#chain li")))
+	require.Contains(t, li, "crm (line 2)")
+	require.Contains(t, li, "a fresh delegated credential for its user (credential_expired)")
+	require.Contains(t, li, "/v1/chains/"+v.ID+"/identity")
+	page := value(t, ctx, chromedp.Text(css("body")))
+	require.NotContains(t, page, "SECRET")
+	screenshot(t, ctx, "credential")
+}

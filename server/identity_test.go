@@ -1,10 +1,17 @@
 package server_test
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/stretchr/testify/require"
+
+	"github.com/airlockrt/airlock/durable"
+	"github.com/airlockrt/airlock/toolbox"
 )
 
 // TestSetIdentityRoute: POST /v1/chains/{id}/identity answers 204 for a
@@ -43,4 +50,67 @@ func TestSetIdentityRoute(t *testing.T) {
 		require.Equal(t, http.StatusConflict, r.code, "%s", r.body)
 		require.Equal(t, "chain_parked", r.reason(t))
 	}
+}
+
+// asUserTool is a tool with an audience that acts for the chain's
+// delegated identity as an HTTP tool with a token exchange does: none is
+// credential_unavailable, a token starting "expired" credential_expired;
+// otherwise it answers with the part of the token after its first dot
+// (the user it names), never the token.
+type asUserTool struct{}
+
+func (asUserTool) Info() toolbox.Info {
+	return toolbox.Info{Name: "crm", Description: "the CRM, as the user", Audience: "crm",
+		InputSchema: &jsonschema.Schema{Type: "object"}}
+}
+
+func (asUserTool) Call(ctx context.Context, _ json.RawMessage) (toolbox.Output, error) {
+	id, ok := toolbox.IdentityFrom(ctx)
+	switch {
+	case !ok:
+		return toolbox.Output{}, &toolbox.CredentialUnavailableError{Ref: `audience "crm"`, Reason: "the chain has no delegated identity"}
+	case strings.HasPrefix(id.SubjectToken, "expired"):
+		return toolbox.Output{}, &toolbox.CredentialExpiredError{Audience: "crm", Reason: "the token service refused the chain's token"}
+	}
+	_, user, _ := strings.Cut(id.SubjectToken, ".")
+	b, _ := json.Marshal(user)
+	return toolbox.Output{JSON: b}, nil
+}
+
+// TestSetIdentityResumesParkedRoute: in a fleet, a chain whose call was
+// refused for its credential parks waiting for one (pending kind
+// credential, gate credential, the reason as its rule), and POST
+// /v1/chains/{id}/identity to the other process answers 204 and resumes
+// it there: the call runs for the fresh token. The console's chain page
+// says what it waits for.
+func TestSetIdentityResumesParkedRoute(t *testing.T) {
+	f := newFleet(t, 2, func(o *setup) { o.Tools = append(o.Tools, asUserTool{}) })
+	a, b := f.envs[0], f.envs[1]
+	v := a.submit(t, keyAcme, map[string]any{"script": "// as the user:\nreturn await tools.crm({})",
+		"identity": map[string]string{"subject_token": "expired-SECRET.alice"}}, false)
+	require.Equal(t, "parked", v.Status, "%+v", v.Result)
+	require.Len(t, v.Pending, 1)
+	p := v.Pending[0]
+	require.Equal(t, "credential", p.Kind)
+	require.Equal(t, "credential", p.Gate)
+	require.Equal(t, "credential_expired", p.Rule)
+	require.Equal(t, 2, p.Line)
+	require.True(t, strings.HasPrefix(p.ID, durable.CredentialPrefix))
+	r := b.do(t, "GET", "/v1/approvals/"+p.ID, keyAcme, nil)
+	require.Equal(t, http.StatusNotFound, r.code, "not an approval")
+	r = b.do(t, "GET", "/v1/calls/"+p.ID, keyAcme, nil)
+	require.Equal(t, http.StatusNotFound, r.code, "not a caller's call")
+
+	r = b.do(t, "POST", "/v1/chains/"+v.ID+"/identity", keyGlobex, map[string]string{"subject_token": "fresh.mallory"})
+	require.Equal(t, http.StatusNotFound, r.code)
+	r = b.do(t, "POST", "/v1/chains/"+v.ID+"/identity", keyAcme, map[string]string{"subject_token": "fresh-SECRET.alice"})
+	require.Equal(t, http.StatusNoContent, r.code, "%s", r.body)
+	end := settled(t, b, v.ID)
+	require.Equal(t, "ok", end.Status, "%+v", end.Result)
+	require.JSONEq(t, `"alice"`, string(end.Result.Value))
+	body, _ := json.Marshal(end)
+	require.NotContains(t, string(body), "SECRET")
+	r = a.do(t, "POST", "/v1/chains/"+v.ID+"/identity", keyAcme, map[string]string{"subject_token": "late.alice"})
+	require.Equal(t, http.StatusConflict, r.code)
+	require.Equal(t, "chain_finished", r.reason(t))
 }

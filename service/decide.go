@@ -162,7 +162,7 @@ func (s *Service) storedApprovals(ctx context.Context, tenant string) ([]approva
 	budget := MaxListedArgsBytes
 	parked := map[string]bool{} // chain id → still parked
 	err := s.opts.Fleet.ListApprovals(ctx, tenant, func(a *durable.Approval, d *durable.Decision) error {
-		if d != nil || !now.Before(a.Expires) || a.Kind == durable.KindCall {
+		if d != nil || !now.Before(a.Expires) || a.Kind != "" {
 			return nil
 		}
 		p, seen := parked[a.ChainID]

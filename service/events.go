@@ -37,7 +37,9 @@ const (
 
 // CredentialRequiredEvent is the data of a credential_required event.
 type CredentialRequiredEvent struct {
-	// Seq is the refused call's trace record number.
+	// Seq is the refused call's trace record number; for a call that
+	// parked its chain (Parked), the call's number, which its pending
+	// request has too (its record comes when it runs again).
 	Seq  int    `json:"seq"`
 	Tool string `json:"tool"`
 	// Audience is the audience the tool needs a token for.
@@ -45,6 +47,10 @@ type CredentialRequiredEvent struct {
 	// Reason is the call's: credential_expired (the token was refused)
 	// or credential_unavailable (the chain has no identity).
 	Reason string `json:"reason"`
+	// Parked says the call parked its chain (approval.mode park) to wait
+	// for the fresh identity: SetIdentity, on any process, resumes it and
+	// runs the call again; the script sees no refusal.
+	Parked bool `json:"parked,omitempty"`
 }
 
 // The governance lifecycle events of every call are streamed too, named
@@ -97,6 +103,9 @@ func (s *Service) lifecycle(_ context.Context, ev invoker.Event) {
 	}
 	if rn := s.liveRun(ev.SessionID); rn != nil {
 		rn.publish(ev.Kind.Name(), ev)
+		if ev.Kind == invoker.ApprovalParked && ev.Reason != "" {
+			s.credentialRequired(rn, ev) // parked for a fresh credential
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -89,17 +90,21 @@ func (s *Service) credentialRequired(rn *run, ev invoker.Event) {
 	if !ok || t.Info().Audience == "" {
 		return
 	}
-	rn.publish(EventCredentialRequired, CredentialRequiredEvent{Seq: ev.Seq, Tool: ev.Tool, Audience: t.Info().Audience, Reason: ev.Reason})
+	rn.publish(EventCredentialRequired, CredentialRequiredEvent{Seq: ev.Seq, Tool: ev.Tool, Audience: t.Info().Audience, Reason: ev.Reason,
+		Parked: ev.Kind == invoker.ApprovalParked})
 }
 
-// SetIdentity hands a running chain of tenant a fresh delegated identity
-// (POST /v1/chains/{id}/identity): its next calls act for it, and the
-// previous one is forgotten. Send it after a credential_required event,
-// then let the script retry the refused call. A malformed identity is a
-// *SubmitError (invalid_request); a chain the tenant does not have is
-// ErrNotFound, an ended one ErrFinished; a parked chain, or one another
-// process runs, ErrNotResumable: its identity lives in the memory of the
-// process that runs it, and a parked chain holds none (docs/identity.md).
+// SetIdentity hands a chain of tenant a fresh delegated identity (POST
+// /v1/chains/{id}/identity), after a credential_required event. A running
+// chain's next calls act for it, and the previous one is forgotten: let
+// the script retry the refused call. A chain parked on a call waiting for
+// a credential (approval.mode park) resumes on this process, acting for
+// it, and runs that call again. A malformed identity is a *SubmitError
+// (invalid_request); a chain the tenant does not have is ErrNotFound, an
+// ended one ErrFinished, one another process runs ErrRunningElsewhere; a
+// chain parked waiting for something else, or that another process
+// resumed first, ErrNotResumable: an identity lives only in the memory of
+// the process that runs the chain (docs/identity.md).
 func (s *Service) SetIdentity(ctx context.Context, tenant, id string, in *SubmitIdentity) error {
 	if in == nil {
 		return refuse(ReasonInvalidRequest, "identity.subject_token is required: the token of the user the chain acts for")
@@ -109,20 +114,20 @@ func (s *Service) SetIdentity(ctx context.Context, tenant, id string, in *Submit
 		return rerr
 	}
 	rn := s.lookup(tenant, id)
-	if rn == nil {
+	if rn == nil || rn.parked() {
 		if c, ok := s.storedChain(ctx, tenant, id); ok {
 			switch c.Status {
 			case durable.StatusRunning:
 				return fmt.Errorf("%w: chain %s runs on another airlock process (%s); send the identity to that process", ErrRunningElsewhere, c.ID, clip(c.Node))
 			case durable.StatusParked:
-				return fmt.Errorf("%w: chain %s is parked, and a parked chain holds no identity; hand it the identity once it runs again", ErrNotResumable, c.ID)
+				return s.resumeWithIdentity(tenant, c, ident)
 			}
 			return fmt.Errorf("%w: chain %s already finished with status %s; submit a new chain with the identity", ErrFinished, c.ID, c.Status)
 		}
-		return ErrNotFound
-	}
-	if rn.parked() {
-		return fmt.Errorf("%w: chain %s is parked, and a parked chain holds no identity; hand it the identity once it runs again", ErrNotResumable, rn.id)
+		if rn == nil {
+			return ErrNotFound
+		}
+		return fmt.Errorf("%w: chain %s is parked, and its record cannot be read now; try again", ErrNotResumable, rn.id)
 	}
 	select {
 	case <-rn.done:
@@ -131,4 +136,19 @@ func (s *Service) SetIdentity(ctx context.Context, tenant, id string, in *Submit
 	}
 	rn.identity.Store(ident)
 	return nil
+}
+
+// resumeWithIdentity resumes parked chain c here, acting for ident, when
+// it waits for a fresh credential.
+func (s *Service) resumeWithIdentity(tenant string, c *durable.Chain, ident *toolbox.Identity) error {
+	if !waitsForCredential(c) {
+		return fmt.Errorf("%w: chain %s is parked waiting for a decision or an answer, not for a credential, and a parked chain holds no identity; hand it the identity once it runs again", ErrNotResumable, c.ID)
+	}
+	_, err := s.resumeNow(tenant, c.ID, ident)
+	switch {
+	case err == nil, errors.Is(err, ErrNotResumable), errors.Is(err, ErrNotFound):
+		return err
+	}
+	s.log.Error("fleet: resuming a chain with a fresh identity failed", "chain", c.ID, "err", err)
+	return fmt.Errorf("%w: %w", ErrStoreUnavailable, err)
 }

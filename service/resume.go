@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/airlockrt/airlock/chain"
@@ -13,9 +14,21 @@ import (
 	"github.com/airlockrt/airlock/toolbox"
 )
 
-// decisionFor answers a resumed chain's waiting calls from the store.
-func (s *Service) decisionFor(tenant, id string, expired bool) func(context.Context, chain.Approval) (chain.Decision, bool, error) {
+// decisionFor answers a resumed chain's waiting calls from the store; a
+// call waiting for a fresh credential runs again once the resumed stretch
+// has an identity (rn's, handed to this process: it is never stored).
+func (s *Service) decisionFor(rn *run, expired bool) func(context.Context, chain.Approval) (chain.Decision, bool, error) {
+	tenant, id := rn.tenant, rn.id
 	return func(ctx context.Context, a chain.Approval) (chain.Decision, bool, error) {
+		if a.Kind == durable.KindCredential {
+			switch {
+			case expired:
+				return chain.Decision{Expired: true}, true, nil
+			case rn.identity.Load() != nil:
+				return chain.Decision{}, true, nil
+			}
+			return chain.Decision{}, false, nil
+		}
 		_, d, err := s.opts.Fleet.GetApproval(ctx, tenant, durable.PendingID(id, a.Seq, a.Kind))
 		call := a.Kind == durable.KindCall
 		switch {
@@ -41,13 +54,15 @@ func (s *Service) decisionFor(tenant, id string, expired bool) func(context.Cont
 // of its calls has been decided (or its park expired) and this process wins
 // the claim. It is safe to call any number of times, from any process.
 func (s *Service) tryResume(tenant, id string) {
-	if _, err := s.resumeNow(tenant, id); err != nil && !errors.Is(err, ErrNotResumable) {
+	if _, err := s.resumeNow(tenant, id, nil); err != nil && !errors.Is(err, ErrNotResumable) {
 		s.log.Warn("fleet: resuming a parked chain failed", "chain", id, "err", err)
 	}
 }
 
-// resumeNow is tryResume, returning the resumed run.
-func (s *Service) resumeNow(tenant, id string) (*run, error) {
+// resumeNow is tryResume, returning the resumed run. ident, when set, is
+// a fresh delegated identity for a chain parked on a call waiting for
+// one: the chain resumes here acting for it, decided or not.
+func (s *Service) resumeNow(tenant, id string, ident *toolbox.Identity) (*run, error) {
 	f := s.opts.Fleet
 	if f == nil || s.draining.Load() {
 		return nil, fmt.Errorf("%w: this process is not part of a fleet, or it is shutting down", ErrNotResumable)
@@ -66,7 +81,10 @@ func (s *Service) resumeNow(tenant, id string) (*run, error) {
 	}
 	expired := !c.Expires.IsZero() && s.now().After(c.Expires)
 	woken := !c.Wake.IsZero() && !s.now().Before(c.Wake)
-	if !expired && !woken && !s.anyDecided(ctx, tenant, id, c.Pending) {
+	if ident != nil && !waitsForCredential(c) {
+		return nil, fmt.Errorf("%w: chain %s is parked waiting for a decision or an answer, not for a credential; hand it the identity once it runs again", ErrNotResumable, c.ID)
+	}
+	if ident == nil && !expired && !woken && !s.anyDecided(ctx, tenant, id, c.Pending) {
 		return nil, fmt.Errorf("%w: none of its calls has been decided and no timer is due", ErrNotResumable)
 	}
 	select {
@@ -132,7 +150,13 @@ func (s *Service) resumeNow(tenant, id string) (*run, error) {
 	// now, rather than after the chain's end or next park, so that a
 	// process killed in between leaves no pin behind (the fault run).
 	s.releasePark(ctx, tenant, id, c.Gen)
-	return s.resume(c, meta, state, expired), nil
+	return s.resume(c, meta, state, expired, ident), nil
+}
+
+// waitsForCredential reports whether parked chain c has a call waiting
+// for a fresh delegated credential.
+func waitsForCredential(c *durable.Chain) bool {
+	return slices.ContainsFunc(c.Pending, func(p durable.Approval) bool { return p.Kind == durable.KindCredential })
 }
 
 // loadPark reads a claimed parked state, trying again a few times when the
@@ -154,7 +178,7 @@ func (s *Service) loadPark(ctx context.Context, tenant, id string, gen int) (*du
 // its calls has been decided or its park has expired, and waits until it
 // ends or parks again (airlock chains resume).
 func (s *Service) Resume(ctx context.Context, tenant, id string) (ChainView, error) {
-	rn, err := s.resumeNow(tenant, id)
+	rn, err := s.resumeNow(tenant, id, nil)
 	if err != nil {
 		return ChainView{}, err
 	}
@@ -172,6 +196,9 @@ func (s *Service) Resume(ctx context.Context, tenant, id string) (ChainView, err
 
 func (s *Service) anyDecided(ctx context.Context, tenant, id string, pending []durable.Approval) bool {
 	for _, a := range pending {
+		if a.Kind == durable.KindCredential {
+			continue // decided by a fresh identity, never in the store
+		}
 		if _, d, err := s.opts.Fleet.GetApproval(ctx, tenant, a.ID); err == nil && d != nil {
 			return true
 		}
@@ -197,7 +224,7 @@ func (s *Service) endUnresumable(ctx context.Context, c *durable.Chain, cause er
 
 // resume runs a claimed parked chain here. The caller holds a slot and has
 // counted it running.
-func (s *Service) resume(c *durable.Chain, meta parkMeta, state []byte, expired bool) *run {
+func (s *Service) resume(c *durable.Chain, meta parkMeta, state []byte, expired bool, ident *toolbox.Identity) *run {
 	// The resumed stretch's span continues the trace of the one that
 	// parked (sampled by the server's own draw, like any remote parent).
 	ctx, cancel := context.WithCancelCause(tracing.WithTraceparent(s.baseCtx, meta.Traceparent))
@@ -206,6 +233,7 @@ func (s *Service) resume(c *durable.Chain, meta parkMeta, state []byte, expired 
 	rn.fleet = newFleetRun(meta.Profile, c.Gen)
 	rn.fleet.wakes, rn.fleet.parkBytes = meta.Wakes+1, meta.ParkBytes
 	rn.fleet.trace, rn.fleet.dropped = c.Trace, c.TraceDropped
+	rn.identity.Store(ident)
 	tools, toolsErr := s.chainTools(meta.CallerTools)
 	if toolsErr == nil && len(tools) > 0 {
 		rn.callers, _ = toolbox.New(tools...)
@@ -232,7 +260,7 @@ func (s *Service) resume(c *durable.Chain, meta parkMeta, state []byte, expired 
 			return s.runner.Discard(ctx, state, chain.StatusError, ReasonStateRefused,
 				fmt.Sprintf("the chain could not be resumed: %v", toolsErr))
 		}
-		ro := chain.ResumeOptions{Decide: s.decisionFor(c.Tenant, c.ID, expired), Park: true,
+		ro := chain.ResumeOptions{Decide: s.decisionFor(rn, expired), Park: true,
 			Logger: s.log, Observer: s.observer(), ChainTools: tools}
 		if prof != nil {
 			ro.Profile = prof.Governance
@@ -243,7 +271,8 @@ func (s *Service) resume(c *durable.Chain, meta parkMeta, state []byte, expired 
 				fmt.Sprintf("the chain's profile %q is no longer configured; it was not resumed", meta.Profile))
 		}
 		// A parked state holds no identity: the resumed stretch has one
-		// only once SetIdentity hands it one (docs/identity.md).
+		// only when SetIdentity resumed it with one, or hands it one
+		// (docs/identity.md).
 		res, err := s.runner.Resume(toolbox.WithIdentitySource(ctx, rn.identity.Load), state, ro)
 		if errors.Is(err, chain.ErrBadState) {
 			// Sealed by the fleet, yet not a state this engine continues

@@ -16,6 +16,7 @@ import (
 	"github.com/airlockrt/airlock/internal/config"
 	"github.com/airlockrt/airlock/mcp"
 	"github.com/airlockrt/airlock/server"
+	"github.com/airlockrt/airlock/service"
 )
 
 // servePool is how many fresh script instances serve keeps ready.
@@ -46,7 +47,7 @@ func (c *cli) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeProcess(p)
-	srv, ms, err := faces(p, cfg, log)
+	srv, ms, err := faces(p, cfg, log, nil)
 	if err != nil {
 		return err
 	}
@@ -124,7 +125,7 @@ func (c *cli) serviceProcess(ctx context.Context, cfg *config.Config, log *slog.
 }
 
 // faces builds the HTTP API and the MCP face over p's service.
-func faces(p *assemble.Process, cfg *config.Config, log *slog.Logger) (*server.Server, *mcp.Server, error) {
+func faces(p *assemble.Process, cfg *config.Config, log *slog.Logger, identity func() *service.SubmitIdentity) (*server.Server, *mcp.Server, error) {
 	srv, err := server.New(p.Service, server.Options{
 		Store:           p.Store,
 		Gatherer:        p.Registry,
@@ -138,7 +139,7 @@ func faces(p *assemble.Process, cfg *config.Config, log *slog.Logger) (*server.S
 		return nil, nil, err
 	}
 	ms, err := mcp.NewServer(p.Service, mcp.ServerOptions{Elicit: true, Store: p.Store, Logger: log, Version: version(),
-		TaskAfter: cfg.Server.MCPTaskAfter.D()})
+		TaskAfter: cfg.Server.MCPTaskAfter.D(), Identity: identity})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -59,13 +59,16 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Hand a running chain a fresh delegated identity
+         * Hand a chain a fresh delegated identity
          * @description Replaces the identity the chain acts for (docs/identity.md): its
          *     next calls of tools with an audience exchange this subject token.
-         *     Send it after a credential_required event, then let the script
-         *     retry the refused call. Role submit; the chain must be the key's
-         *     tenant's and running on this process. The token is kept in this
-         *     process's memory for the chain's life and nowhere else.
+         *     Send it after a credential_required event. A running chain (on
+         *     this process) takes it and the script retries the refused call; a
+         *     chain parked waiting for a credential (the event's parked: true)
+         *     resumes on this process, acting for it, and runs the refused call
+         *     again. Role submit; the chain must be the key's tenant's. The
+         *     token is kept in the memory of the process that runs the chain,
+         *     for the chain's life, and nowhere else.
          */
         post: operations["setChainIdentity"];
         delete?: never;
@@ -503,15 +506,15 @@ export interface components {
             /** Format: date-time */
             finished?: string;
             result?: components["schemas"]["RunResult"];
-            /** @description Fleet, status parked: the approval requests the chain waits for (arguments omitted; GET /v1/approvals/{id}). */
+            /** @description Fleet, status parked: the approval requests, caller tools' calls and credentials the chain waits for (arguments omitted; GET /v1/approvals/{id}, GET /v1/calls/{id}). */
             pending?: {
-                /** @description pk_ (an approval) or pc_ (a caller tool's call) and 26 characters */
+                /** @description pk_ (an approval), pc_ (a caller tool's call) or pi_ (a credential) and 26 characters */
                 id?: string;
                 /**
-                 * @description call for a caller tool's call waiting for its answer (POST /v1/calls/{id}); absent for an approval request
+                 * @description call for a caller tool's call waiting for its answer (POST /v1/calls/{id}); credential for a call waiting for a fresh delegated identity (POST /v1/chains/{id}/identity); absent for an approval request
                  * @enum {string}
                  */
-                kind?: "call";
+                kind?: "call" | "credential";
                 chain_id?: string;
                 seq?: number;
                 tool?: string;
@@ -520,9 +523,9 @@ export interface components {
                 args_size?: number;
                 /** @description The policy decision that asked for approval. */
                 decision_id?: string;
-                /** @description The gate the call met (confirm). */
+                /** @description The gate the call met (confirm), or credential for a call waiting for a credential. */
                 gate?: string;
-                /** @description The governance rule that chose it, e.g. matrix[supervised][HIGH]. */
+                /** @description The governance rule that chose it, e.g. matrix[supervised][HIGH]; for a credential, the reason the call was refused (credential_expired or credential_unavailable). */
                 rule?: string;
                 /** @description The line of the script that made the call; absent when unknown. */
                 line?: number;
@@ -871,7 +874,7 @@ export interface components {
         };
         /** @description A call of a tool with an audience was refused for want of a usable identity; it names no token. */
         CredentialRequiredEvent: {
-            /** @description The refused call's trace record number. */
+            /** @description The refused call's trace record number; with parked, the call's number (its pending request's seq). */
             seq: number;
             tool: string;
             /** @description The audience the tool needs a token for. */
@@ -881,6 +884,8 @@ export interface components {
              * @enum {string}
              */
             reason: "credential_expired" | "credential_unavailable";
+            /** @description The call parked its chain to wait for the identity (approval.mode park): POST /v1/chains/{id}/identity, on any process, resumes it there and runs the call again. */
+            parked?: boolean;
         };
         ToolResultEvent: {
             seq: number;
@@ -1211,7 +1216,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The chain's next calls act for this identity. */
+            /** @description The chain's next calls act for this identity (a parked chain has resumed here). */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -1222,7 +1227,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description chain_finished; chain_parked (a parked chain holds no identity: send it once the chain runs again); in a fleet running_elsewhere */
+            /** @description chain_finished; chain_parked (the chain is parked waiting for a decision or an answer, not a credential, or another process resumed it first: send it once the chain runs again); in a fleet running_elsewhere */
             409: {
                 headers: {
                     [name: string]: unknown;

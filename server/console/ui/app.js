@@ -580,7 +580,9 @@
     if (v.pending && v.pending.length) {
       box.append(el("h2", {}, "Waiting for"), el("ul", {}, v.pending.map((p) => p.kind === "call"
         ? el("li", {}, visible(p.tool), p.line > 0 ? " (line " + p.line + ")" : "", " — the answer of its caller (a caller tool: POST /v1/calls/", visible(p.id), ")")
-        : el("li", {}, visible(p.tool), p.line > 0 ? " (line " + p.line + ")" : "", " — ", el("a", { href: "#/approvals" }, "decide")))));
+        : p.kind === "credential"
+          ? el("li", {}, visible(p.tool), p.line > 0 ? " (line " + p.line + ")" : "", " — a fresh delegated credential for its user (", visible(p.rule || ""), "): the submitter sends one with POST /v1/chains/", visible(v.id), "/identity")
+          : el("li", {}, visible(p.tool), p.line > 0 ? " (line " + p.line + ")" : "", " — ", el("a", { href: "#/approvals" }, "decide")))));
     }
     if (res.error) box.append(el("h2", {}, "Error"), el("pre", { class: "error" }, visible(res.error + (res.line ? " (line " + res.line + (res.column ? ":" + res.column : "") + ")" : ""))));
     const value = member(raw, "result", "value");

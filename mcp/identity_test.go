@@ -1,0 +1,176 @@
+package mcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/airlockrt/airlock/blobstore"
+	"github.com/airlockrt/airlock/blobstore/memblob"
+	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/mcp"
+	"github.com/airlockrt/airlock/server"
+	"github.com/airlockrt/airlock/service"
+	"github.com/airlockrt/airlock/toolbox"
+)
+
+// withIdentity is a transport that sends the API key and the headers of a
+// delegated identity, as an MCP client's host would set them.
+type withIdentity struct {
+	key     string
+	headers map[string]string
+}
+
+func (w withIdentity) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+w.key)
+	for k, v := range w.headers {
+		r.Header.Set(k, v)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// whoamiServer is airlock's MCP server over HTTP and stdio with one tool
+// that reports the identity its chain acts for (never the token itself).
+func whoamiServer(t *testing.T, stdio func() *service.SubmitIdentity) (string, *mcp.Server) {
+	t.Helper()
+	type seen struct {
+		Subject string `json:"subject"`
+		Type    string `json:"type"`
+		Actor   string `json:"actor"`
+	}
+	whoami := toolbox.Func("whoami", "the chain's identity, as a tool sees it", func(ctx context.Context, _ struct{}) (seen, error) {
+		id, ok := toolbox.IdentityFrom(ctx)
+		if !ok {
+			return seen{Subject: "none"}, nil
+		}
+		// The test's tokens name their user after a dot: report that part.
+		_, user, _ := strings.Cut(id.SubjectToken, ".")
+		_, actor, _ := strings.Cut(id.Actor, ".")
+		return seen{Subject: user, Type: id.TokenType(), Actor: actor}, nil
+	})
+	box, err := toolbox.New(whoami)
+	require.NoError(t, err)
+	store := blobstore.New(memblob.New(), blobstore.Options{})
+	inv, err := invoker.New(box, invoker.Options{Store: store})
+	require.NoError(t, err)
+	runner, err := chain.New(inv, chain.Engines{Scripts: scripts(t)})
+	require.NoError(t, err)
+	svc, err := service.New(runner, service.Options{Keys: func(key string) (service.Caller, bool) {
+		switch key {
+		case keyAcme:
+			return service.Caller{Tenant: "acme"}, true
+		case keyGlobex:
+			return service.Caller{Tenant: "globex"}, true
+		}
+		return service.Caller{}, false
+	}})
+	require.NoError(t, err)
+	svc.Start(context.Background())
+	api, err := server.New(svc, server.Options{Store: store})
+	require.NoError(t, err)
+	ms, err := mcp.NewServer(svc, mcp.ServerOptions{Store: store, Identity: stdio})
+	require.NoError(t, err)
+	api.Mount("/mcp", ms.Handler())
+	hs := httptest.NewServer(api.Handler())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = api.Shutdown(ctx)
+		hs.Close()
+		_ = store.Close()
+	})
+	return hs.URL + "/mcp", ms
+}
+
+// TestIdentityOverMCP: a run_chain over HTTP acts for the delegated
+// identity its request's headers carry (Airlock-Subject-Token and
+// friends, set by the client's host, never a tool argument), on the
+// SDK's default protocol and on the session protocol; a request without
+// them acts for none, and each request for its own (two users of one
+// tenant at once). A malformed one refuses the chain naming the field,
+// never the value. Over stdio the identity comes from
+// ServerOptions.Identity, asked at each run_chain. No token reaches the
+// result the model reads.
+func TestIdentityOverMCP(t *testing.T) {
+	var current atomic.Value
+	current.Store("stdio-token.carol")
+	url, ms := whoamiServer(t, func() *service.SubmitIdentity { return &service.SubmitIdentity{SubjectToken: current.Load().(string)} })
+	connect := func(t *testing.T, version string, headers map[string]string) *sdk.ClientSession {
+		c := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+		cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{
+			Endpoint: url, HTTPClient: &http.Client{Transport: withIdentity{keyAcme, headers}}, MaxRetries: -1,
+		}, &sdk.ClientSessionOptions{ProtocolVersion: version})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = cs.Close() })
+		return cs
+	}
+	const script = `return await tools.whoami({})`
+	for _, version := range protocols {
+		t.Run(version, func(t *testing.T) {
+			alice := connect(t, version, map[string]string{mcp.HeaderSubjectToken: "SECRET-alice-token.alice",
+				mcp.HeaderSubjectTokenType: "jwt", mcp.HeaderActorToken: "SECRET-agent-token.agent-7"})
+			bob := connect(t, version, map[string]string{mcp.HeaderSubjectToken: "SECRET-bob-token.bob"})
+			none := connect(t, version, nil)
+			type result struct {
+				res *sdk.CallToolResult
+				out mcp.ChainOutput
+			}
+			done := make(chan result, 2)
+			for _, cs := range []*sdk.ClientSession{alice, bob} {
+				go func() {
+					res, out := runChain(t, cs, script, nil)
+					done <- result{res, out}
+				}()
+			}
+			seen := map[string]any{}
+			for range 2 {
+				r := <-done
+				require.Equal(t, "ok", r.out.Status, "%+v", r.out)
+				v := r.out.Value.(map[string]any)
+				seen[v["subject"].(string)] = v
+				b, _ := json.Marshal(r.res)
+				require.NotContains(t, string(b), "SECRET")
+			}
+			require.Equal(t, map[string]any{
+				"alice": map[string]any{"subject": "alice", "type": "urn:ietf:params:oauth:token-type:jwt", "actor": "agent-7"},
+				"bob":   map[string]any{"subject": "bob", "type": "urn:ietf:params:oauth:token-type:access_token", "actor": ""},
+			}, seen)
+			_, out := runChain(t, none, script, nil)
+			require.Equal(t, map[string]any{"subject": "none", "type": "", "actor": ""}, out.Value)
+
+			bad := connect(t, version, map[string]string{mcp.HeaderSubjectToken: "SECRET-x", mcp.HeaderSubjectTokenType: "password"})
+			res, _ := runChain(t, bad, script, nil)
+			require.True(t, res.IsError)
+			b, _ := json.Marshal(res)
+			require.Contains(t, string(b), `identity.subject_token_type \"password\" is not access_token, id_token, jwt or refresh_token`)
+			require.NotContains(t, string(b), "SECRET")
+		})
+	}
+	t.Run("stdio", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		toServer, fromClient := io.Pipe()
+		toClient, fromServer := io.Pipe()
+		go func() { _ = ms.ServeStdio(ctx, toServer, fromServer) }()
+		c := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+		cs, err := c.Connect(ctx, &sdk.IOTransport{Reader: toClient, Writer: fromClient}, nil)
+		require.NoError(t, err)
+		defer cs.Close()
+		_, out := runChain(t, cs, script, nil)
+		require.Equal(t, "carol", out.Value.(map[string]any)["subject"])
+		current.Store("stdio-token.dave") // refreshed by the host: the next chain acts for it
+		_, out = runChain(t, cs, script, nil)
+		require.Equal(t, "dave", out.Value.(map[string]any)["subject"])
+	})
+}

@@ -1,0 +1,207 @@
+package service_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/airlockrt/airlock/approval"
+	"github.com/airlockrt/airlock/blobstore"
+	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/durable"
+	"github.com/airlockrt/airlock/internal/httptool"
+	"github.com/airlockrt/airlock/internal/oidctest"
+	"github.com/airlockrt/airlock/internal/tokenexchange"
+	"github.com/airlockrt/airlock/invoker"
+	"github.com/airlockrt/airlock/service"
+	"github.com/airlockrt/airlock/toolbox"
+)
+
+// credProc is one process of a fleet that parks, with an HTTP tool acting
+// for the chain's user at a real RFC 8693 token service (crm, audience
+// crm), a High-risk tool (send) and a settable clock.
+type credProc struct {
+	svc   *service.Service
+	clock *atomic.Pointer[time.Time]
+}
+
+func newCredProc(t *testing.T, drv blobstore.Driver, node string, op *oidctest.Server, crmURL string) credProc {
+	t.Helper()
+	bs := blobstore.New(drv, blobstore.Options{})
+	fleet, err := durable.New(durable.Options{Blobs: bs, Key: faultsKey, Node: node})
+	require.NoError(t, err)
+	ex, err := tokenexchange.New(tokenexchange.Options{TokenURL: op.TokenURL, ClientID: op.ClientID, ClientSecret: op.ClientSecret})
+	require.NoError(t, err)
+	crm, err := httptool.New(httptool.Spec{Name: "crm", Description: "the CRM, as the user", URL: crmURL, Method: "GET", Audience: "crm"},
+		httptool.Options{Exchanger: ex})
+	require.NoError(t, err)
+	box, err := toolbox.New(crm, toolbox.Func("send", "Sends a message", func(_ context.Context, in struct {
+		To string `json:"to"`
+	}) (string, error) {
+		return "sent " + in.To, nil
+	}).WithRisk(toolbox.High))
+	require.NoError(t, err)
+	queue := approval.NewQueue(approval.Options{})
+	inv, err := invoker.New(box, invoker.Options{Approver: queue, Store: bs})
+	require.NoError(t, err)
+	runner, err := chain.New(inv, chain.Engines{Scripts: scripts(t)})
+	require.NoError(t, err)
+	clock := new(atomic.Pointer[time.Time])
+	svc, err := service.New(runner, service.Options{Queue: queue, Fleet: fleet, Park: true, ParkTTL: time.Hour,
+		Clock: func() time.Time {
+			if c := clock.Load(); c != nil {
+				return *c
+			}
+			return time.Now()
+		}})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = svc.Close(ctx)
+	})
+	return credProc{svc: svc, clock: clock}
+}
+
+// TestCredentialParksAndResumesElsewhere: in a fleet that parks, a call
+// whose delegated credential the token service refuses as expired parks
+// its chain (kind credential, no approval, no caller call) and emits
+// credential_required; a fresh token handed to another process resumes
+// the chain there, acting for it, and the call runs. No token reaches the
+// store. Another tenant cannot hand it one; a chain parked for an approval
+// is not resumed by an identity; a chain nobody hands one before its
+// deadline ends its call with the reason it parked with. A healthy chain
+// of another tenant runs alongside. On memory and on MinIO.
+func TestCredentialParksAndResumesElsewhere(t *testing.T) {
+	op := oidctest.Start(t, oidctest.Options{Audiences: map[string][]string{"alice": {"crm"}}})
+	var mu sync.Mutex
+	var received []string
+	crm := op.Upstream(t, "crm", func(auth string) {
+		mu.Lock()
+		defer mu.Unlock()
+		received = append(received, auth)
+	})
+	for name, open := range lockedDrivers(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			mu.Lock()
+			received = nil
+			mu.Unlock()
+			a, b := newCredProc(t, open(), "node-a", op, crm.URL), newCredProc(t, open(), "node-b", op, crm.URL)
+			acme := service.Caller{Tenant: "acme", Role: service.RoleAll}
+			expired, fresh := op.Subject("alice", -time.Minute), op.Subject("alice", time.Hour)
+			var events []string
+			var evMu sync.Mutex
+			v, err := a.svc.Submit(ctx, acme, &service.SubmitRequest{
+				Script:   `const c = await tools.crm({}); return c;`,
+				Identity: &service.SubmitIdentity{SubjectToken: expired},
+			}, service.SubmitOptions{Watch: func(ev service.Event) {
+				evMu.Lock()
+				defer evMu.Unlock()
+				events = append(events, ev.Name+" "+string(ev.Data))
+			}})
+			require.NoError(t, err)
+			require.Equal(t, "parked", v.Status, "%+v", v.Result)
+			require.Len(t, v.Pending, 1)
+			p := v.Pending[0]
+			require.Equal(t, durable.KindCredential, p.Kind)
+			require.Equal(t, "credential", p.Gate)
+			require.Equal(t, invoker.ReasonCredentialExpired, p.Rule)
+			require.Equal(t, durable.CredentialID(v.ID, 1), p.ID)
+			evMu.Lock()
+			require.Contains(t, strings.Join(events, "\n"), service.EventCredentialRequired+` {"seq":1,"tool":"crm","audience":"crm","reason":"credential_expired","parked":true}`)
+			evMu.Unlock()
+
+			// Neither an approval nor a caller's call: nothing decides it.
+			apps, err := b.svc.Approvals(ctx, "acme")
+			require.NoError(t, err)
+			require.Empty(t, apps)
+			calls, err := b.svc.Calls(ctx, "acme")
+			require.NoError(t, err)
+			require.Empty(t, calls)
+			_, err = b.svc.Decide(ctx, "acme", p.ID, service.Decision{Approve: true, ArgsHash: strings.Repeat("0", 64)})
+			require.ErrorIs(t, err, service.ErrNotFound)
+			_, _, err = b.svc.AnswerCall(ctx, "acme", p.ID, service.CallAnswer{ArgsHash: strings.Repeat("0", 64), Result: json.RawMessage(`1`)})
+			require.ErrorIs(t, err, service.ErrNotFound)
+			_, err = b.svc.Resume(ctx, "acme", v.ID)
+			require.ErrorIs(t, err, service.ErrNotResumable, "without a credential it does not resume")
+
+			// Another tenant's key, a malformed identity: refused, nothing runs.
+			require.ErrorIs(t, b.svc.SetIdentity(ctx, "globex", v.ID, &service.SubmitIdentity{SubjectToken: fresh}), service.ErrNotFound)
+			var se *service.SubmitError
+			require.True(t, errors.As(b.svc.SetIdentity(ctx, "acme", v.ID, &service.SubmitIdentity{SubjectToken: "bad token"}), &se))
+
+			// Another tenant's chain runs alongside.
+			g, err := a.svc.Submit(ctx, service.Caller{Tenant: "globex", Role: service.RoleAll}, &service.SubmitRequest{Script: `return 6 * 7`}, service.SubmitOptions{})
+			require.NoError(t, err)
+			require.Equal(t, "ok", g.Status)
+
+			mu.Lock()
+			before := len(received)
+			mu.Unlock()
+			require.Zero(t, before, "nothing was sent with the expired token")
+			require.NoError(t, b.svc.SetIdentity(ctx, "acme", v.ID, &service.SubmitIdentity{SubjectToken: fresh}))
+			var end service.ChainView
+			require.Eventually(t, func() bool {
+				end, err = b.svc.Chain(ctx, "acme", v.ID)
+				return err == nil && end.Status != "parked" && end.Status != "running"
+			}, 30*time.Second, 20*time.Millisecond)
+			require.Equal(t, "ok", end.Status, "%+v", end.Result)
+			require.JSONEq(t, `{"subject":"alice","audience":"crm"}`, string(end.Result.Value))
+			require.Len(t, end.Result.Trace, 1, "the parked call has one record, from its run")
+			require.Equal(t, "ok", string(end.Result.Trace[0].Status))
+			mu.Lock()
+			require.Len(t, received, 1)
+			mu.Unlock()
+			require.ErrorIs(t, a.svc.SetIdentity(ctx, "acme", v.ID, &service.SubmitIdentity{SubjectToken: fresh}), service.ErrFinished)
+
+			// A chain parked for an approval is not resumed by an identity.
+			w, err := a.svc.Submit(ctx, acme, &service.SubmitRequest{Script: `return await tools.send({to: "ops"})`}, service.SubmitOptions{})
+			require.NoError(t, err)
+			require.Equal(t, "parked", w.Status)
+			err = b.svc.SetIdentity(ctx, "acme", w.ID, &service.SubmitIdentity{SubjectToken: fresh})
+			require.ErrorIs(t, err, service.ErrNotResumable)
+			require.ErrorContains(t, err, "not for a credential")
+
+			// No identity, and none comes before the deadline: the call
+			// ends credential_unavailable, the reason it parked with.
+			x, err := a.svc.Submit(ctx, acme, &service.SubmitRequest{
+				Script: `try { return await tools.crm({}); } catch (e) { return "refused " + e.reason; }`,
+			}, service.SubmitOptions{})
+			require.NoError(t, err)
+			require.Equal(t, "parked", x.Status, "%+v", x.Result)
+			require.Equal(t, invoker.ReasonCredentialUnavailable, x.Pending[0].Rule)
+			late := time.Now().Add(2 * time.Hour)
+			b.clock.Store(&late)
+			out, err := b.svc.Resume(ctx, "acme", x.ID)
+			require.NoError(t, err)
+			require.Equal(t, "ok", out.Status, "%+v", out.Result)
+			require.JSONEq(t, `"refused credential_unavailable"`, string(out.Result.Value))
+			require.Equal(t, invoker.ReasonCredentialUnavailable, out.Result.Trace[0].Reason)
+
+			// No token in any object of the store.
+			drv := open()
+			require.NoError(t, drv.List(ctx, "", func(e blobstore.Entry) error {
+				r, err := drv.Get(ctx, e.Key, 0, -1)
+				if err != nil {
+					return nil // gone meanwhile
+				}
+				defer r.Close()
+				data, _ := io.ReadAll(r)
+				for _, tok := range []string{expired, fresh} {
+					require.False(t, bytes.Contains(data, []byte(tok)), "a token in %s", e.Key)
+				}
+				return nil
+			}))
+		})
+	}
+}
