@@ -1,6 +1,7 @@
 package durable_test
 
 import (
+	"bytes"
 	"context"
 	"strconv"
 	"strings"
@@ -241,8 +242,11 @@ func TestAttackEditedWhyLineAndScript(t *testing.T) {
 		plant(t, t3, "acme", "approvals/"+a.ID+"/req", req)
 
 		kept := raw(t, t3, "acme", "chains/"+id+"/script")
+		require.NotContains(t, string(kept), script, "kept encrypted")
+		edited := bytes.Clone(kept)
+		edited[len(edited)-1] ^= 1
 		for name, rec := range map[string][]byte{
-			"edited":             []byte(strings.Replace(string(kept), "'a'", "'b'", 1)),
+			"edited":             edited,
 			"the other chain's":  raw(t, t3, "acme", "chains/"+id+"b/script"),
 			"unauthenticated":    []byte("return 'forged';"),
 			"the chain's record": raw(t, t3, "acme", "chains/"+id+"/rec"),

@@ -477,8 +477,9 @@ func TestParkedStateIsEncryptedAtRest(t *testing.T) {
 		ss, drv := stores(t, b, 1, durable.Options{})
 		ctx := context.Background()
 		state := []byte(strings.Repeat("tool result with sk-live-SECRET-0123 ", 100))
+		script := `const key = "sk-live-SECRET-0456"; return await tools.send({key})`
 		require.NoError(t, ss[0].SavePark(ctx, &durable.Park{Tenant: "acme", ChainID: id, Gen: 1, Created: time.Now(),
-			Expires: time.Now().Add(time.Hour), State: state}))
+			Expires: time.Now().Add(time.Hour), State: state, Script: script}))
 		require.NoError(t, drv.List(ctx, "", func(e blobstore.Entry) error {
 			rc, err := drv.Get(ctx, e.Key, 0, -1)
 			require.NoError(t, err)
@@ -490,6 +491,15 @@ func TestParkedStateIsEncryptedAtRest(t *testing.T) {
 		p, err := ss[0].LoadPark(ctx, "acme", id, 1)
 		require.NoError(t, err)
 		require.Equal(t, state, p.State)
+		src, err := ss[0].GetScript(ctx, "acme", id)
+		require.NoError(t, err)
+		require.Equal(t, script, src, "the script is kept encrypted and read back whole")
+		// Under a rotated key (the old one accepted while it rotates) the
+		// script still opens.
+		rotated, _ := stores(t, b, 1, durable.Options{Key: []byte("durable-test-key-rotated-0123456789"), PreviousKeys: [][]byte{key}})
+		src, err = rotated[0].GetScript(ctx, "acme", id)
+		require.NoError(t, err)
+		require.Equal(t, script, src)
 	})
 }
 

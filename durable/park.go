@@ -39,7 +39,7 @@ type Park struct {
 	// Script, when set, is the chain's source, which SavePark keeps for
 	// the people who decide its approvals (GetScript) beside the state,
 	// where it is sealed: a record of its own, authenticated like the
-	// others, written once per chain (leave it empty when a generation
+	// others and encrypted like the state, written once per chain (leave it empty when a generation
 	// before wrote it) and deleted by ReleaseParks. A script above
 	// MaxScriptBytes is not kept (GetScript then finds none).
 	Script string
@@ -47,7 +47,11 @@ type Park struct {
 
 // MaxScriptBytes is the largest script SavePark keeps for approvers: what
 // a record holds besides its authentication.
-const MaxScriptBytes = blobstore.MaxRecordBytes - recordHeader
+const MaxScriptBytes = blobstore.MaxRecordBytes - recordHeader - scriptOverhead
+
+// scriptOverhead is what encrypting a script adds: the nonce and the tag
+// of AES-GCM.
+const scriptOverhead = 12 + 16
 
 func scriptBinding(tenant, id string) binding {
 	return binding{kind: KindScript, tenant: tenant, object: id}
@@ -65,7 +69,48 @@ func (s *Store) GetScript(ctx context.Context, tenant, id string) (string, error
 	if err != nil {
 		return "", err
 	}
-	return string(b), nil
+	src, err := s.openScript(b, tenant, id)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrNotFound, err)
+	}
+	return src, nil
+}
+
+// scriptAD binds an encrypted script to its tenant and chain.
+func scriptAD(tenant, id string) []byte { return []byte("script\x00" + tenant + "\x00" + id) }
+
+// sealScript encrypts a chain's script like its parked state (the
+// script is the chain's as much as its memory is): under the current
+// key, bound to tenant and chain.
+func (s *Store) sealScript(src, tenant, id string) ([]byte, error) {
+	g, err := aeadOf(s.keys[0].raw)
+	if err != nil {
+		return nil, err
+	}
+	nonce := make([]byte, g.NonceSize(), g.NonceSize()+len(src)+g.Overhead())
+	if _, err := rand.Read(nonce); err != nil {
+		return nil, err
+	}
+	return g.Seal(nonce, nonce, []byte(src), scriptAD(tenant, id)), nil
+}
+
+// openScript decrypts a script sealScript wrote, under any of the fleet's
+// keys (one being rotated in included); ErrTampered when none opens it.
+func (s *Store) openScript(sealed []byte, tenant, id string) (string, error) {
+	for i := range s.keys {
+		g, err := aeadOf(s.keys[i].raw)
+		if err != nil {
+			return "", err
+		}
+		ns := g.NonceSize()
+		if len(sealed) < ns+g.Overhead() {
+			return "", ErrTampered
+		}
+		if src, err := g.Open(nil, sealed[:ns], sealed[ns:], scriptAD(tenant, id)); err == nil {
+			return string(src), nil
+		}
+	}
+	return "", ErrTampered
 }
 
 // parkVersion is the format of a park record; LoadPark refuses others.
@@ -192,7 +237,12 @@ func (s *Store) SavePark(ctx context.Context, p *Park) error {
 		}
 	}
 	if p.Script != "" && len(p.Script) <= MaxScriptBytes {
-		rec := s.sign(scriptBinding(p.Tenant, p.ChainID), []byte(p.Script))
+		sealed, err := s.sealScript(p.Script, p.Tenant, p.ChainID)
+		if err != nil {
+			drop()
+			return fmt.Errorf("durable: keeping a parked chain's script: %w", err)
+		}
+		rec := s.sign(scriptBinding(p.Tenant, p.ChainID), sealed)
 		if err := retry(ctx, func() error { return s.bs.PutRecord(ctx, p.Tenant, chainName(p.ChainID, "script"), rec, false) }); err != nil {
 			drop()
 			return fmt.Errorf("durable: keeping a parked chain's script: %w", err)

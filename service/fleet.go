@@ -446,10 +446,17 @@ func (s *Service) unchargeGone(parked map[string]bool, since time.Time) {
 
 // parkSize is what a park counts against Options.MaxParkBytes: its state,
 // and what the submission sized rather than the guest: the caller tools
-// sealed with the state, and each parked call's copy of its tool's output
-// schema.
+// sealed with the state, each parked call's copy of its tool's output
+// schema, and at the first park the script kept beside it.
 func parkSize(rn *run, res *chain.RunResult) int64 {
 	n := int64(len(res.Parked.State))
+	if rn.fleet.gen == 0 {
+		rn.mu.Lock()
+		if l := len(rn.script); l <= durable.MaxScriptBytes {
+			n += int64(l)
+		}
+		rn.mu.Unlock()
+	}
 	for _, c := range rn.callerSpecs {
 		n += int64(len(c.InputSchema) + len(c.OutputSchema) + len(c.Description))
 	}

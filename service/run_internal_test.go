@@ -8,6 +8,7 @@ import (
 
 	"github.com/airlockrt/airlock/approval"
 	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/durable"
 )
 
 // TestEventHistoryBytes: a chain's event history is bounded in bytes, not
@@ -39,4 +40,20 @@ func TestEventHistoryBytes(t *testing.T) {
 	require.Len(t, evs, 1)
 	require.JSONEq(t, `{"id":"A1","tenant":"acme","session_id":"","tool":"","risk":"SAFE","args_hash":"","args_size":102408,"created":"0001-01-01T00:00:00Z"}`, string(evs[0].data))
 	require.Equal(t, len(evs[0].data), rn.bytes)
+}
+
+// TestParkSizeCountsTheScript: the script kept beside a chain's first
+// park counts against approval.max_park_bytes with the state; a later
+// park (which keeps none) and a script too large to keep do not count it.
+func TestParkSizeCountsTheScript(t *testing.T) {
+	res := &chain.RunResult{Parked: &chain.Parked{State: make([]byte, 100)}}
+	rn := newRun("ch_1", "acme", LangJavaScript, func(error) {})
+	rn.fleet = newFleetRun("", 0)
+	rn.script = strings.Repeat("x", 1000)
+	require.EqualValues(t, 1100, parkSize(rn, res))
+	rn.fleet = newFleetRun("", 1)
+	require.EqualValues(t, 100, parkSize(rn, res), "kept once, at the first park")
+	rn.fleet = newFleetRun("", 0)
+	rn.script = strings.Repeat("x", durable.MaxScriptBytes+1)
+	require.EqualValues(t, 100, parkSize(rn, res), "too large to keep, not kept")
 }

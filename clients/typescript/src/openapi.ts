@@ -698,7 +698,7 @@ export interface components {
             rule?: string;
             /** @description The policy decision id. */
             decision_id?: string;
-            /** @description The chain's source as submitted (TypeScript as written): while it runs in this process, and for a parked chain the copy its first park kept in the bucket. Absent for a module and for a parked chain whose script was above 1 MiB less 49 bytes. request.line is the line that made the call. */
+            /** @description The chain's source as submitted (TypeScript as written): while it runs in this process, and for a parked chain the copy its first park kept in the bucket. Absent for a module and for a parked chain whose script was above 1 MiB less 77 bytes. request.line is the line that made the call. */
             script?: string;
             /** @description The chain's calls that ended so far, oldest first. */
             calls: {
