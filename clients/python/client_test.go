@@ -177,3 +177,49 @@ func TestDocExamples(t *testing.T) {
 		})
 	}
 }
+
+// TestPackage builds the client's source distribution from pyproject.toml
+// (setuptools, offline, in a copy of the directory) and imports the
+// package from it: the name, the version (the client's own VERSION), the
+// modules and no test code are what pip would install.
+func TestPackage(t *testing.T) {
+	py := python3(t)
+	src := t.TempDir()
+	require.NoError(t, os.CopyFS(src, os.DirFS(".")))
+	require.NoError(t, os.RemoveAll(filepath.Join(src, "tests")))
+	require.NoError(t, os.RemoveAll(filepath.Join(src, "livetests")))
+	out := t.TempDir()
+	build := exec.Command(py, "-B", "-c", "import sys, setuptools.build_meta as b; print(b.build_sdist(sys.argv[1]))", out)
+	build.Dir = src
+	b, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	version := regexp.MustCompile(`(?m)^VERSION = "([^"]+)"$`).FindStringSubmatch(string(must(os.ReadFile("airlock_client/_core.py"))))
+	require.NotNil(t, version)
+	sdist := filepath.Join(out, "airlock-client-"+version[1]+".tar.gz")
+	require.FileExists(t, sdist)
+	unpacked := t.TempDir()
+	untar := exec.Command("tar", "xzf", sdist, "-C", unpacked)
+	b, err = untar.CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	root := filepath.Join(unpacked, "airlock-client-"+version[1])
+	info := string(must(os.ReadFile(filepath.Join(root, "PKG-INFO"))))
+	require.Contains(t, info, "Name: airlock-client\n")
+	require.Contains(t, info, "Version: "+version[1]+"\n")
+	require.Contains(t, info, "Requires-Python: >=3.9\n")
+	require.NotContains(t, info, "Requires-Dist", "no runtime dependencies")
+	_, err = os.Stat(filepath.Join(root, "tests"))
+	require.True(t, os.IsNotExist(err), "no test code in the package")
+	imp := exec.Command(py, "-B", "-c", "import airlock_client as a; print(a.__version__, a.Airlock.__name__, a.AsyncAirlock.__name__)")
+	imp.Dir = t.TempDir()
+	imp.Env = append(os.Environ(), "PYTHONPATH="+root)
+	b, err = imp.CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	require.Equal(t, version[1]+" Airlock AsyncAirlock\n", string(b))
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
