@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
@@ -173,4 +174,71 @@ func TestIdentityOverMCP(t *testing.T) {
 		_, out = runChain(t, cs, script, nil)
 		require.Equal(t, "dave", out.Value.(map[string]any)["subject"])
 	})
+}
+
+// asUser is a tool with an audience acting for the chain's identity as an
+// HTTP tool with a token exchange does: none is credential_unavailable, a
+// token starting "expired" credential_expired; otherwise it answers with
+// the user the token names after its first dot.
+type asUser struct{}
+
+func (asUser) Info() toolbox.Info {
+	return toolbox.Info{Name: "crm", Description: "the CRM, as the user", Audience: "crm", InputSchema: &jsonschema.Schema{Type: "object"}}
+}
+
+func (asUser) Call(ctx context.Context, _ json.RawMessage) (toolbox.Output, error) {
+	id, ok := toolbox.IdentityFrom(ctx)
+	switch {
+	case !ok:
+		return toolbox.Output{}, &toolbox.CredentialUnavailableError{Ref: `audience "crm"`, Reason: "the chain has no delegated identity"}
+	case strings.HasPrefix(id.SubjectToken, "expired"):
+		return toolbox.Output{}, &toolbox.CredentialExpiredError{Audience: "crm", Reason: "the token service refused the chain's token"}
+	}
+	_, user, _ := strings.Cut(id.SubjectToken, ".")
+	b, _ := json.Marshal(user)
+	return toolbox.Output{JSON: b}, nil
+}
+
+// TestTaskWaitsForCredential: in a fleet, a run_chain task submitted with
+// an expired token (Airlock-Subject-Token) whose call parks the chain for
+// a fresh credential is input_required and says what it waits for and
+// how to hand it one; the token posted to the other process's API resumes
+// the chain there, and tasks/result has the call's result. On memory and
+// MinIO.
+func TestTaskWaitsForCredential(t *testing.T) {
+	for name, open := range taskStores(t) {
+		t.Run(name, func(t *testing.T) {
+			counts := &sent{}
+			shared := blobstore.New(open(), blobstore.Options{})
+			t.Cleanup(func() { _ = shared.Close() })
+			a := newTaskProc(t, counts, procOptions{shared: shared, node: "node-a", tools: []toolbox.Tool{asUser{}}})
+			b := newTaskProc(t, counts, procOptions{shared: shared, node: "node-b", tools: []toolbox.Tool{asUser{}}})
+			ca := dial(t, a, keyAcme, capsCore)
+			ca.headers = map[string]string{mcp.HeaderSubjectToken: "expired-SECRET.alice"}
+			id := ca.startTask(`return await tools.crm({})`, map[string]any{"ttl": 3600000})
+			var got taskAnswer
+			require.Eventually(t, func() bool {
+				got = ca.get(id)
+				return got.Status == mcp.TaskInputRequired
+			}, 20*time.Second, 20*time.Millisecond)
+			require.Equal(t, `the chain is parked, waiting for a fresh delegated credential for crm (credential_expired): the submitter sends the user's token with POST /v1/chains/{id}/identity (docs/identity.md)`, got.StatusMessage)
+			require.Empty(t, got.Approvals)
+
+			body := strings.NewReader(`{"subject_token": "fresh.alice"}`)
+			req, err := http.NewRequest("POST", strings.TrimSuffix(b.url, "/mcp")+"/v1/chains/"+got.ChainID+"/identity", body)
+			require.NoError(t, err)
+			req.Header.Set("Authorization", "Bearer "+keyAcme)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			resp.Body.Close()
+			require.Equal(t, http.StatusNoContent, resp.StatusCode)
+			cb := dial(t, b, keyAcme, capsCore)
+			res := cb.result(id)
+			require.Equal(t, "ok", res.StructuredContent.Status)
+			require.Equal(t, "alice", res.StructuredContent.Value)
+			raw, _ := json.Marshal(res)
+			require.NotContains(t, string(raw), "SECRET")
+		})
+	}
 }

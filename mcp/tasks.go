@@ -433,11 +433,12 @@ func (s *Server) taskState(ctx context.Context, c service.Caller, id string) (*T
 			}
 		}
 		t.Status = TaskInputRequired
-		if len(pending) == 0 {
+		creds := credentialWaits(view)
+		if len(pending) == 0 && len(creds) == 0 {
 			// Decided a moment ago, and not yet running on: it resumes.
 			t.Status = TaskWorking
 		}
-		t.StatusMessage = waitingMessage(view.Status, pending)
+		t.StatusMessage = waitingMessage(view.Status, pending, creds)
 		t.Approvals = pending
 		for _, req := range pending {
 			if q, ok := s.question(req); ok {
@@ -468,21 +469,51 @@ func (s *Server) taskState(ctx context.Context, c service.Caller, id string) (*T
 	return t, nil
 }
 
-func waitingMessage(status string, pending []approval.Request) string {
+func waitingMessage(status string, pending []approval.Request, creds []durable.Approval) string {
 	var b strings.Builder
 	if status == string(chain.StatusParked) {
 		b.WriteString("the chain is parked, ")
 	}
-	fmt.Fprintf(&b, "waiting for %d approval(s)", len(pending))
-	for i, p := range pending {
-		if i == 0 {
-			b.WriteString(": ")
-		} else {
-			b.WriteString(", ")
+	if len(pending) > 0 || len(creds) == 0 {
+		fmt.Fprintf(&b, "waiting for %d approval(s)", len(pending))
+		for i, p := range pending {
+			if i == 0 {
+				b.WriteString(": ")
+			} else {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%s (%s)", approval.Escape(p.Tool), p.Risk)
 		}
-		fmt.Fprintf(&b, "%s (%s)", approval.Escape(p.Tool), p.Risk)
+	}
+	if len(creds) > 0 {
+		if len(pending) > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString("waiting for a fresh delegated credential for ")
+		for i, c := range creds {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%s (%s)", approval.Escape(c.Tool), approval.Escape(c.Rule))
+		}
+		b.WriteString(": the submitter sends the user's token with POST /v1/chains/{id}/identity (docs/identity.md)")
 	}
 	return b.String()
+}
+
+// credentialWaits are the calls of a parked chain that wait for a fresh
+// delegated credential.
+func credentialWaits(view service.ChainView) []durable.Approval {
+	if view.Status != string(chain.StatusParked) {
+		return nil
+	}
+	var out []durable.Approval
+	for _, p := range view.Pending {
+		if p.Kind == durable.KindCredential {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // inputKey is the inputRequests key of req: its id and the start of its

@@ -55,6 +55,7 @@ type procOptions struct {
 	node      string
 	policy    invoker.Policy
 	taskAfter time.Duration
+	tools     []toolbox.Tool // besides the demo tools and notify
 }
 
 // sent counts notify's runs by recipient, across the processes of a test.
@@ -76,7 +77,7 @@ func newTaskProc(t *testing.T, counts *sent, o procOptions) *taskProc {
 		v.(*atomic.Int32).Add(1)
 		return "notified " + in.To, nil
 	}).WithRisk(toolbox.High)
-	box, err := toolbox.New(append(demo.New().Tools(), notify)...)
+	box, err := toolbox.New(append(append(demo.New().Tools(), notify), o.tools...)...)
 	require.NoError(t, err)
 	store := o.shared
 	if store == nil {
@@ -151,6 +152,7 @@ type rawClient struct {
 	key     string
 	session string
 	n       int
+	headers map[string]string // sent with every request
 }
 
 // Client capabilities of the test clients.
@@ -190,6 +192,9 @@ func (c *rawClient) postCtx(ctx context.Context, body string) *http.Response {
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if c.key != "" {
 		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	for k, v := range c.headers {
+		req.Header.Set(k, v)
 	}
 	if c.session != "" {
 		req.Header.Set("Mcp-Session-Id", c.session)
