@@ -70,6 +70,35 @@ func eraList(m, abbr map[string]string) []string {
 	return out
 }
 
+// eraTables are the distinct era name lists (wide, abbreviated, narrow)
+// of the calendars written so far, which share them (en-GB's Japanese eras
+// are en's), and eraIndex finds one by its Go text.
+var (
+	eraTables []string
+	eraIndex  = map[string]int{}
+)
+
+// eraTable returns the index in cldrEras of a calendar's era names.
+func eraTable(g gregorian) int {
+	t := fmt.Sprintf("{%s, %s, %s}", q(eraList(g.Eras.Names, g.Eras.Abbr)), q(eraList(g.Eras.Abbr, g.Eras.Abbr)), q(eraList(g.Eras.Narrow, g.Eras.Abbr)))
+	i, ok := eraIndex[t]
+	if !ok {
+		i = len(eraTables)
+		eraIndex[t] = i
+		eraTables = append(eraTables, t)
+	}
+	return i
+}
+
+// writeEraTables writes cldrEras, which the calendars index.
+func writeEraTables(w *os.File) {
+	fmt.Fprintln(w, "var cldrEras = [][3][]string{")
+	for _, t := range eraTables {
+		fmt.Fprintf(w, "%s,\n", t)
+	}
+	fmt.Fprintln(w, "}")
+}
+
 // writeCalendar writes one locale's *calendar literal.
 func writeCalendar(w *os.File, d string, g gregorian, tz map[string]any, styleSkeletons bool) {
 	fmt.Fprintf(w, "\t%q: {\n", d)
@@ -81,7 +110,7 @@ func writeCalendar(w *os.File, d string, g gregorian, tz map[string]any, styleSk
 	fmt.Fprintf(w, "\t\tdaysSA: [3][]string{%s, %s, %s},\n", q(weekdays(ds.Wide)), q(weekdays(ds.Abbreviated)), q(weekdays(ds.Narrow)))
 	p := g.DayPeriods.Format.Abbreviated
 	fmt.Fprintf(w, "\t\tperiods: []string{%q, %q},\n", p["am"], p["pm"])
-	fmt.Fprintf(w, "\t\teras: [3][]string{%s, %s, %s},\n", q(eraList(g.Eras.Names, g.Eras.Abbr)), q(eraList(g.Eras.Abbr, g.Eras.Abbr)), q(eraList(g.Eras.Narrow, g.Eras.Abbr)))
+	fmt.Fprintf(w, "\t\teras: cldrEras[%d],\n", eraTable(g))
 	fmt.Fprintf(w, "\t\tdate: %s,\n\t\ttime: %s,\n", q(styles(plainStyles(g.DateFormats))), q(styles(plainStyles(g.TimeFormats))))
 	dt := map[string]string{}
 	for _, s := range []string{"full", "long", "medium", "short"} {
@@ -195,6 +224,7 @@ func writeOtherCalendars(w *os.File, dates, cal, core string, dirs []string) {
 	}
 	must(json.Unmarshal(b, &cd))
 	eras := cd.Supplemental.CalendarData["japanese"].Eras
+	writeEraTables(w)
 	fmt.Fprintln(w, "var japaneseEras = []eraStart{")
 	for i := 0; i < len(eras); i++ {
 		e, ok := eras[strconv.Itoa(i)]
