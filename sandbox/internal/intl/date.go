@@ -738,15 +738,16 @@ func renderDate(cal *calendar, ca string, lc loc, sym *symbols, p string, t time
 		}
 	}
 	num := func(v, n int) string {
-		s := strconv.Itoa(v)
+		s := strconv.Itoa(abs(v))
 		if len(s) < n {
 			s = strings.Repeat("0", n-len(s)) + s
 		}
 		s = localizeDigits(s, sym.zero)
 		if v < 0 {
-			// A year before an era's first (Taika -694): the locale's
-			// minus sign (sv U+2212, ar U+200E before the hyphen).
-			s = sym.minus + s[1:]
+			// A year before an era's first (Taika -694, Islamic -04):
+			// the locale's minus sign (sv U+2212, ar U+200E before the
+			// hyphen) before the padded digits.
+			s = sym.minus + s
 		}
 		return s
 	}

@@ -1,7 +1,8 @@
-// Dates in the Japanese, Buddhist and ROC calendars, as a model writes
-// them for Japanese, Thai-style and Taiwanese users: era names across the
-// Reiwa/Heisei/Shōwa changes, 元年, the formatter's parts and options, a
-// reused formatter, and a day before the Julian calendar's end (1582).
+// Dates in the Japanese, Buddhist, ROC, tabular Islamic and Persian
+// calendars, as a model writes them for users who count years so: era
+// names across the Reiwa/Heisei/Shōwa changes, 元年, the formatter's parts
+// and options, a reused formatter, a day before the Julian calendar's end
+// (1582), and the Islamic and Persian years' first days.
 const days = [Date.UTC(2024, 0, 15, 9, 30), Date.UTC(2019, 4, 1), Date.UTC(2019, 3, 30), Date.UTC(1989, 0, 8),
   Date.UTC(1989, 0, 7), Date.UTC(1926, 11, 25), Date.UTC(1912, 0, 1), Date.UTC(1868, 9, 23), Date.UTC(1582, 9, 4)];
 const out = {};
@@ -19,5 +20,10 @@ out.roc = ["zh-CN", "en-US", "ja-JP", "fr-FR"].map((l) => [days[0], days[6], day
 out.defaults = ["ja-JP-u-ca-japanese", "en-u-ca-buddhist", "de-u-ca-roc"].map((l) => new Intl.DateTimeFormat(l).resolvedOptions());
 out.eras = ["short", "long", "narrow"].map((era) => new Date(days[0]).toLocaleDateString("en-GB-u-ca-japanese", { era, timeZone: "UTC" }));
 out.twoDigit = days.slice(0, 4).map((t) => new Date(t).toLocaleDateString("ko-KR-u-ca-buddhist", { year: "2-digit", month: "2-digit", day: "2-digit", timeZone: "UTC" }));
+out.hijri = ["ar-EG", "en", "fr-FR"].map((l) => [days[0], Date.UTC(2023, 6, 19), Date.UTC(622, 6, 19)].map((t) =>
+  new Date(t).toLocaleDateString(l + "-u-ca-islamic-civil", { dateStyle: "long", timeZone: "UTC" })).join(" | "));
+out.tbla = new Intl.DateTimeFormat("en", { calendar: "islamic-tbla", month: "long", day: "numeric", timeZone: "UTC" }).format(days[0]);
+out.persian = ["en", "de", "ar"].map((l) => [days[0], Date.UTC(2024, 2, 20), Date.UTC(2024, 2, 19)].map((t) =>
+  new Date(t).toLocaleDateString(l, { calendar: "persian", year: "numeric", month: "long", day: "numeric", timeZone: "UTC" })).join(" | "));
 console.log(out.ja[1]);
 return out;

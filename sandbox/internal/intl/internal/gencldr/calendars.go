@@ -14,7 +14,7 @@ import (
 // gencldr writes into cldrCalendars: the CLDR JSON packages
 // cldr-cal-<name>-full, which the npm registry stops publishing at CLDR 39;
 // the unicode-org/cldr-json repository has them at its tag 48.0.0.
-var otherCalendars = []string{"buddhist", "japanese", "roc"}
+var otherCalendars = []string{"buddhist", "islamic-civil", "islamic-tbla", "japanese", "persian", "roc"}
 
 // loadCalendar reads one calendar (gregorian, japanese, …) of a locale's
 // ca-*.json file.
@@ -205,7 +205,8 @@ func writeOtherCalendars(w *os.File, dates, cal, core string, dirs []string) {
 	for _, name := range otherCalendars {
 		fmt.Fprintf(w, "%q: {\n", name)
 		for _, d := range dirs {
-			path := filepath.Join(cal, "cldr-cal-"+name+"-full", "main", d, "ca-"+name+".json")
+			pkg, _, _ := strings.Cut(name, "-") // islamic-civil is in cldr-cal-islamic-full
+			path := filepath.Join(cal, "cldr-cal-"+pkg+"-full", "main", d, "ca-"+name+".json")
 			writeCalendar(w, d, loadCalendar(path, d, name), loadZoneNames(dates, d), true)
 		}
 		fmt.Fprintln(w, "},")
