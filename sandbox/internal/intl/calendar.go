@@ -45,9 +45,11 @@ func (h *Handler) formatsCalendar(ca, dir string) bool {
 type eraStart struct{ y, m, d int32 }
 
 // calendarOf finds the CLDR data of calendar ca ("" or "gregory" for the
-// Gregorian) for a resolved locale. ICU joins a date and a time with the
-// locale's Gregorian patterns whatever the calendar, so the other
-// calendars take those from the Gregorian's data.
+// Gregorian) for a resolved locale. The other calendars join a date and a
+// time with the locale's Gregorian patterns, as Node does in the locales of
+// calendarLocales (where CLDR's resolved JSON has other joins for them, as
+// Arabic's short "{1}, {0}", Node keeps the Gregorian "{1}، {0}"; Polish,
+// which takes its calendar's own, is left out).
 func calendarOf(lc loc, ca string) *calendar {
 	dir := calendarDir(lc)
 	greg := cldrDates[dir]
