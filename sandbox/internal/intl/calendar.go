@@ -21,11 +21,11 @@ var calendarLocales = map[string]string{
 	"buddhist": "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr it ja ko pt pt-PT ru sv zh zh-Hans",
 	"japanese": "ar ar-EG de de-AT de-CH en en-AU en-CA en-GB en-IN es fr hi it ja ko pt-PT ru sv tr zh zh-Hans",
 	"roc":      "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans",
-	// The tabular Islamic calendars and the arithmetic Persian one, as
-	// ICU computes them.
+	// The tabular Islamic calendars, as ICU computes them. (Not the
+	// Persian: ICU 78 leaps in other years than its 33-year arithmetic
+	// from 1503 AP, 2124, on.)
 	"islamic-civil": "ar ar-EG de de-AT de-CH en en-AU es es-MX fr fr-CA hi it ja ko pt pt-PT ru sv zh zh-Hans",
 	"islamic-tbla":  "ar ar-EG de de-AT de-CH en en-AU es es-MX fr fr-CA hi it ja ko pt pt-PT ru sv zh zh-Hans",
-	"persian":       "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans",
 }
 
 // formatsCalendar reports whether a ca keyword or calendar option naming
@@ -106,8 +106,6 @@ func dayIn(ca string, t time.Time) calDate {
 		return islamicDay(jdn - 1948440) // 16 July 622 (Julian)
 	case "islamic-tbla":
 		return islamicDay(jdn - 1948439) // a day earlier
-	case "persian":
-		return persianDay(jdn - 1948320) // 19 March 622 (Julian)
 	}
 	if jdn < gregorianCutover {
 		// The Julian calendar's date of the Julian day number.
@@ -152,22 +150,4 @@ func islamicDay(days int64) calDate {
 	m = max(m, 0)
 	d := days - (ceilDiv(59*m, 2) + yearStart(y)) + 1
 	return calDate{0, int(y), int(m) + 1, int(d)}
-}
-
-// persianDay numbers a day of the arithmetic Persian calendar (33-year
-// cycle, as ICU's persian): days since its epoch, 1 Farvardin of year 1.
-func persianDay(days int64) calDate {
-	y := 1 + floorDiv(33*days+3, 12053)
-	doy := days - (365*(y-1) + floorDiv(8*y+21, 33)) // from 0
-	var m int64
-	if doy < 216 {
-		m = doy / 31
-	} else {
-		m = (doy - 6) / 30
-	}
-	start := 31 * m
-	if m >= 6 {
-		start = 30*m + 6
-	}
-	return calDate{0, int(y), int(m) + 1, int(doy - start + 1)}
 }

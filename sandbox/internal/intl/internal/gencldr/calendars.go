@@ -14,7 +14,7 @@ import (
 // gencldr writes into cldrCalendars: the CLDR JSON packages
 // cldr-cal-<name>-full, which the npm registry stops publishing at CLDR 39;
 // the unicode-org/cldr-json repository has them at its tag 48.0.0.
-var otherCalendars = []string{"buddhist", "islamic-civil", "islamic-tbla", "japanese", "persian", "roc"}
+var otherCalendars = []string{"buddhist", "islamic-civil", "islamic-tbla", "japanese", "roc"}
 
 // loadCalendar reads one calendar (gregorian, japanese, …) of a locale's
 // ca-*.json file.
