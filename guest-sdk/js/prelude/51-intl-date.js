@@ -3,6 +3,11 @@
 const DTF_OPTS = ["calendar", "numberingSystem", "dateStyle", "timeStyle", "weekday", "era", "year", "month", "day", "hour", "minute", "second",
   "timeZoneName", "hour12", "hourCycle", "timeZone"];
 const dtfResolved = new WeakMap();
+// dtfRequests holds each formatter's locales and options as read: its
+// formats ask for them again, since V8's resolved options do not always
+// name the pattern they came from (ja's month: "numeric" for a short month
+// written M月, pt's day for the d of 'de', the era of a Japanese date).
+const dtfRequests = new WeakMap();
 const dateValue = Date.prototype.valueOf;
 // dateOpts reads the options; required and defaults are ToDateTimeOptions'.
 function dateOpts(options, required, defaults) {
@@ -18,30 +23,29 @@ const timeOf = (d) => {
 };
 class DateTimeFormat {
   constructor(locales, options) {
-    const r = intlCall({ op: "dtf", l: localeList(locales), o: dateOpts(options, "any", "date") }).r;
+    const req = { l: localeList(locales), o: dateOpts(options, "any", "date") };
+    const r = intlCall({ op: "dtf", l: req.l, o: req.o }).r;
     dtfResolved.set(this, r);
-  }
-  // The resolved options read back: hourCycle without hour12, which the
-  // host would read relative to the locale's cycle.
-  static #back(r) {
-    const { hour12, ...o } = r;
-    return o;
+    dtfRequests.set(this, req);
   }
   get format() {
-    const r = dtfOf(this);
-    const p = compiledPrefix("D", [r.locale], DateTimeFormat.#back(r));
+    dtfOf(this);
+    const req = dtfRequests.get(this);
+    const p = compiledPrefix("D", req.l, req.o);
     const f = (d) => intlCompiled(p + timeOf(d));
     Object.defineProperty(this, "format", { value: f, configurable: true });
     return f;
   }
   formatToParts(d) {
-    const r = dtfOf(this);
-    return toParts(intlCall({ op: "dtf", l: [r.locale], o: DateTimeFormat.#back(r), v: timeOf(d), p: true }).p);
+    dtfOf(this);
+    const req = dtfRequests.get(this);
+    return toParts(intlCall({ op: "dtf", l: req.l, o: req.o, v: timeOf(d), p: true }).p);
   }
   formatRange(a, b) {
-    const r = dtfOf(this);
+    dtfOf(this);
+    const req = dtfRequests.get(this);
     if (a === undefined || b === undefined) throw new TypeError("Invalid time value");
-    return intlCall({ op: "dtf", l: [r.locale], o: DateTimeFormat.#back(r), v: timeOf(a), w: timeOf(b) }).s;
+    return intlCall({ op: "dtf", l: req.l, o: req.o, v: timeOf(a), w: timeOf(b) }).s;
   }
   resolvedOptions() { return { ...dtfOf(this) }; }
 }

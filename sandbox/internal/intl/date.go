@@ -13,7 +13,8 @@ import (
 type calendar struct {
 	months, monthsSA [3][]string // wide, abbreviated, narrow
 	days, daysSA     [3][]string // Sunday first
-	periods, eras    []string
+	periods          []string
+	eras             [3][]string // wide, abbreviated, narrow; by era number
 	// date, time, dateTime and atTime are the full, long, medium and short
 	// patterns.
 	date, time, dateTime, atTime []string
@@ -21,17 +22,6 @@ type calendar struct {
 	gmt, gmtZero, hourFormat     string
 	utcLong, utcShort            string
 	intervalFallback             string // "{0} – {1}"
-}
-
-// calendarOf finds the CLDR data for a resolved locale.
-func calendarOf(lc loc) *calendar {
-	parts := strings.Split(strings.ReplaceAll(lc.tr.Locale(), "_", "-"), "-")
-	for n := len(parts); n > 0; n-- {
-		if c, ok := cldrDates[strings.Join(parts[:n], "-")]; ok {
-			return c
-		}
-	}
-	return cldrDates["en"]
 }
 
 type dtOptions struct {
@@ -148,7 +138,9 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 		return nil, err
 	}
 	kw, kept := keywords(lc), map[string]string{}
-	if err := calendarKeyword(kw, o.Calendar, kept); err != nil {
+	dir := calendarDir(lc)
+	ca, err := calendarKeyword(kw, o.Calendar, kept, func(ca string) bool { return h.formatsCalendar(ca, dir) })
+	if err != nil {
 		return nil, err
 	}
 	ns, err := numberingSystem(kw, o.NumberingSystem, kept)
@@ -181,9 +173,9 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	cal := calendarOf(lc)
+	cal := calendarOf(lc, ca)
 	sym := h.symbolsOf(lc, ns)
-	res := dtResolved{Calendar: "gregory", NumberingSystem: sym.numbering, TimeZone: zoneName}
+	res := dtResolved{Calendar: ca, NumberingSystem: sym.numbering, TimeZone: zoneName}
 
 	styled := o.DateStyle != "" || o.TimeStyle != ""
 	if styled {
@@ -287,6 +279,7 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 			res.HourCycle = cycle
 		}
 		pattern = buildPattern(cal, &o, cycle)
+		res.Era = ""
 		widths(pattern, &res)
 	}
 	if res.HourCycle != "" {
@@ -301,7 +294,7 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 			return nil, rangeErr("Invalid time value")
 		}
 		t := time.UnixMilli(int64(ms)).In(loc)
-		return renderDate(cal, lc, sym, pattern, t, zoneName, o.TimeZoneName), nil
+		return renderDate(cal, ca, lc, sym, pattern, t, zoneName, o.TimeZoneName), nil
 	}
 	ans := &dtAnswer{R: res, format: format}
 	if len(req.V) > 0 {
@@ -443,6 +436,10 @@ func buildPattern(cal *calendar, o *dtOptions, cycle string) string {
 	if o.Weekday != "" {
 		date = append(date, field{'E', map[string]int{"short": 3, "long": 4, "narrow": 5}[o.Weekday]})
 	}
+	if o.Era != "" {
+		// V8 asks ICU for G, GGGG or GGGGG.
+		date = append(date, field{'G', map[string]int{"short": 3, "long": 4, "narrow": 5}[o.Era]})
+	}
 	if o.Year != "" {
 		date = append(date, field{'y', width[o.Year]})
 	}
@@ -574,6 +571,14 @@ func bestPattern(cal *calendar, want []field, zone bool) string {
 			for _, f := range fs {
 				if f.c == w.c {
 					found = true
+					if f.c == 'G' {
+						score += abs(f.n - w.n) // every era name is text
+						continue
+					}
+					if f.c == 'y' || f.c == 'd' {
+						score += abs(f.n - w.n) // numbers of any width
+						continue
+					}
 					if f.c == 'E' {
 						// E to EEE are all the abbreviated name; the
 						// abbreviated and the full name are further apart
@@ -581,8 +586,8 @@ func bestPattern(cal *calendar, want []field, zone bool) string {
 						score += 2 * abs(max(f.n, 3)-max(w.n, 3))
 						continue
 					}
-					if (f.n >= 3) != (w.n >= 3) {
-						score += 100
+					if f.c == 'M' && (f.n >= 3) != (w.n >= 3) {
+						score += 100 // a month's number against its name
 					}
 					score += abs(f.n - w.n)
 				}
@@ -702,6 +707,10 @@ func adjustWidths(p string, key, want []field) string {
 				case cls == 'm' || cls == 's':
 				case cls == 'h':
 					n = w.n
+				case cls == 'G':
+					if keyN != w.n {
+						n = w.n
+					}
 				case keyN == w.n || (n >= 3) != (w.n >= 3) && cls != 'E':
 				default:
 					n = w.n
@@ -715,8 +724,12 @@ func adjustWidths(p string, key, want []field) string {
 }
 
 // renderDate formats t with a CLDR pattern, as parts.
-func renderDate(cal *calendar, lc loc, sym *symbols, p string, t time.Time, zoneName, tzStyle string) [][2]string {
+func renderDate(cal *calendar, ca string, lc loc, sym *symbols, p string, t time.Time, zoneName, tzStyle string) [][2]string {
 	var out [][2]string
+	day := dayIn(ca, t)
+	// ICU writes the first year of a Japanese era as 元 (gannen) in
+	// Japanese patterns that spell the year with 年, without padding.
+	gannen := ca == "japanese" && strings.HasPrefix(lc.tag, "ja") && strings.ContainsRune(p, '年')
 	lit := func(s string) {
 		if n := len(out); n > 0 && out[n-1][0] == "literal" {
 			out[n-1][1] += s
@@ -725,11 +738,18 @@ func renderDate(cal *calendar, lc loc, sym *symbols, p string, t time.Time, zone
 		}
 	}
 	num := func(v, n int) string {
-		s := strconv.Itoa(v)
+		s := strconv.Itoa(abs(v))
 		if len(s) < n {
 			s = strings.Repeat("0", n-len(s)) + s
 		}
-		return localizeDigits(s, sym.zero)
+		s = localizeDigits(s, sym.zero)
+		if v < 0 {
+			// A year before an era's first (Taika -694, Islamic -04):
+			// the locale's minus sign (sv U+2212, ar U+200E before the
+			// hyphen) before the padded digits.
+			s = sym.minus + s
+		}
+		return s
 	}
 	rs := []rune(p)
 	for i := 0; i < len(rs); {
@@ -769,23 +789,31 @@ func renderDate(cal *calendar, lc loc, sym *symbols, p string, t time.Time, zone
 		i = j
 		switch c {
 		case 'G':
-			era := cal.eras[1]
-			if t.Year() <= 0 {
-				era = cal.eras[0]
+			w := 1 // G to GGG: abbreviated
+			switch n {
+			case 4:
+				w = 0
+			case 5:
+				w = 2
 			}
-			out = append(out, [2]string{"era", era})
+			if names := cal.eras[w]; day.era < len(names) {
+				out = append(out, [2]string{"era", names[day.era]})
+			}
 		case 'y':
-			y := t.Year()
-			if y <= 0 {
-				y = 1 - y
-			}
-			if n == 2 {
+			y := day.year
+			if gannen {
+				s := num(y, 1)
+				if y == 1 {
+					s = "元"
+				}
+				out = append(out, [2]string{"year", s})
+			} else if n == 2 {
 				out = append(out, [2]string{"year", num(y%100, 2)})
 			} else {
 				out = append(out, [2]string{"year", num(y, n)})
 			}
 		case 'M', 'L':
-			m := int(t.Month()) - 1
+			m := day.month - 1
 			names := cal.months
 			if c == 'L' {
 				names = cal.monthsSA
@@ -801,7 +829,7 @@ func renderDate(cal *calendar, lc loc, sym *symbols, p string, t time.Time, zone
 				out = append(out, [2]string{"month", names[2][m]})
 			}
 		case 'd':
-			out = append(out, [2]string{"day", num(t.Day(), n)})
+			out = append(out, [2]string{"day", num(day.day, n)})
 		case 'E', 'c':
 			d := int(t.Weekday())
 			names := cal.days
@@ -934,6 +962,9 @@ func localizeDigits(s string, zero rune) string {
 
 // widths reports the requested fields' widths as the pattern has them, as
 // V8's resolvedOptions does.
+// V8 reads them off the pattern as it is written: a month asked for by
+// name is numeric where the pattern writes a number (ja: M月), and a d in a
+// quoted literal (pt: MMMM 'de' y) reports a day.
 func widths(p string, res *dtResolved) {
 	num := map[int]string{1: "numeric", 2: "2-digit"}
 	text := map[int]string{1: "short", 2: "short", 3: "short", 4: "long", 5: "narrow"}
@@ -944,8 +975,7 @@ func widths(p string, res *dtResolved) {
 				res.Year = map[bool]string{true: "2-digit", false: "numeric"}[f.n == 2]
 			}
 		case 'M':
-			// A text month written as a number (ja: M月) stays as asked.
-			if res.Month != "" && (f.n <= 2) == (res.Month == "numeric" || res.Month == "2-digit") {
+			if res.Month != "" {
 				if f.n <= 2 {
 					res.Month = num[f.n]
 				} else {
@@ -972,6 +1002,26 @@ func widths(p string, res *dtResolved) {
 			if res.Weekday != "" {
 				res.Weekday = text[f.n]
 			}
+		case 'G':
+			// V8 reads the era's width off the pattern, asked for or not
+			// (GGGGG narrow, GGGG long, GGG short; a lone G is not read).
+			res.Era = map[int]string{3: "short", 4: "long", 5: "narrow"}[f.n]
+		}
+	}
+	if res.Day == "" {
+		var quoted strings.Builder
+		in := false
+		for _, c := range p {
+			if c == '\'' {
+				in = !in
+			} else if in {
+				quoted.WriteRune(c)
+			}
+		}
+		if q := quoted.String(); strings.Contains(q, "dd") {
+			res.Day = "2-digit"
+		} else if strings.Contains(q, "d") {
+			res.Day = "numeric"
 		}
 	}
 }

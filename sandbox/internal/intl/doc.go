@@ -10,8 +10,9 @@
 // symbols, digits and patterns come from github.com/bojanz/currency
 // (generated from CLDR 48.1; Node 20's ICU 78.2 ships CLDR 48.0); percent
 // patterns from the CLDR-generated github.com/go-playground/locales, which
-// also names the linked locales (locales_gen.go); calendar names and
-// patterns, list patterns, relative time fields, compact decimal and unit
+// also names the linked locales (locales_gen.go); the names, eras and
+// patterns of the Gregorian, Japanese, Buddhist, ROC and tabular Islamic
+// calendars (calendar.go converts the days), list patterns, relative time fields, compact decimal and unit
 // patterns from the CLDR 48.0 JSON distribution, extracted for the linked
 // locales by internal/gencldr into cldr_gen.go; language matching,
 // plural rules, collation and case mapping from golang.org/x/text; word,

@@ -123,23 +123,21 @@ func numberingSystem(kw map[string]string, option *string, kept map[string]strin
 	return ns, nil
 }
 
-// calendars are the calendars airlock formats: only the Gregorian (see
-// README.md: the others' eras, months and year numbering have no data
-// here), so a ca keyword or calendar option naming another is ignored and
-// the date is Gregorian.
-var calendars = map[string]bool{"gregory": true}
-
-// calendarKeyword resolves the ca keyword and the calendar option.
-func calendarKeyword(kw map[string]string, option *string, kept map[string]string) error {
+// calendarKeyword resolves the ca keyword and the calendar option: the
+// calendar to format in, "gregory" unless one that formats says another.
+func calendarKeyword(kw map[string]string, option *string, kept map[string]string, formats func(string) bool) (string, error) {
 	if option != nil && !typeSequence(*option) {
 		if err := checkLen("calendar", *option); err != nil {
-			return err
+			return "", err
 		}
-		return rangeErr("Invalid calendar : %s", *option)
+		return "", rangeErr("Invalid calendar : %s", *option)
 	}
-	ca, keep := keyword(kw, "ca", option, func(v string) bool { return calendars[v] })
+	ca, keep := keyword(kw, "ca", option, formats)
 	if keep {
 		kept["ca"] = ca
 	}
-	return nil
+	if !formats(ca) {
+		ca = "gregory"
+	}
+	return ca, nil
 }

@@ -55,6 +55,9 @@ type Handler struct {
 	cache map[string]any
 	// compiled holds compiled requests' options, resolved (compiled.go).
 	compiled map[string]compiled
+	// everyCalendar formats every calendar of cldrCalendars in every
+	// locale, not only calendarLocales' (the calendars audit's view).
+	everyCalendar bool
 }
 
 // New returns a Handler with empty caches.

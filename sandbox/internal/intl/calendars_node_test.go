@@ -1,0 +1,341 @@
+package intl
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The calendars audit (issue 23): the linked locales format dates in the
+// Japanese, Buddhist, ROC and tabular Islamic calendars (and the
+// Gregorian, with eras) as Node 20 does, where calendarLocales lists them:
+// format, formatToParts and resolvedOptions of Intl.DateTimeFormat, and
+// toLocaleDateString and toLocaleString, over dates on both sides of every
+// modern era's first day, the Julian to Gregorian change, the Islamic
+// epoch and new years, years before 1 and the ends of the time
+// range. A locale left out of calendarLocales must still differ somewhere
+// (it runs with every calendar on to see), so that one that comes to match
+// is added.
+
+var calendarDates = []string{
+	"2024-01-15T15:04:05Z", "1970-01-01T00:00:00Z",
+	"2019-05-01T00:00:00Z", "2019-04-30T23:59:59Z", // Reiwa
+	"1989-01-08T00:00:00Z", "1989-01-07T12:00:00Z", // Heisei
+	"1926-12-25T00:00:00Z", "1926-12-24T00:00:00Z", // Shōwa
+	"1912-07-30T00:00:00Z", "1912-07-29T00:00:00Z", // Taishō
+	"1868-10-23T00:00:00Z", "1868-10-22T00:00:00Z", // Meiji
+	"1912-01-01T00:00:00Z", "1911-12-31T00:00:00Z", // Minguo
+	"1872-12-31T00:00:00Z", "1873-01-01T00:00:00Z",
+	"1582-10-15T00:00:00Z", "1582-10-14T00:00:00Z", // Gregorian, Julian
+	"1500-01-01T00:00:00Z", "0645-07-22T00:00:00Z", "0645-07-21T00:00:00Z", // Taika
+	"0001-01-01T00:00:00Z", "0000-12-31T00:00:00Z", "-000050-03-01T00:00:00Z", "-001000-01-01T00:00:00Z",
+	"2000-02-29T00:00:00Z", "2100-12-31T23:00:00Z", "2008-01-01T00:00:00Z", "2009-01-01T00:00:00Z", // two-digit years
+	"+275760-09-13T00:00:00Z", "-271821-04-20T00:00:00Z",
+	"0622-07-19T00:00:00Z", "0622-07-18T00:00:00Z", "0622-03-22T00:00:00Z", "0622-03-21T00:00:00Z", // Islamic epoch
+	"2024-03-20T00:00:00Z", "2024-03-19T00:00:00Z", "2025-03-21T00:00:00Z", "2023-07-19T00:00:00Z", "2024-07-07T00:00:00Z", "2025-06-26T00:00:00Z",
+}
+
+var calendarOptions = []string{
+	`{}`, `{"era":"long"}`, `{"era":"short"}`, `{"era":"narrow"}`,
+	`{"year":"numeric"}`, `{"year":"2-digit"}`, `{"era":"long","year":"numeric"}`, `{"era":"narrow","year":"2-digit"}`,
+	`{"year":"2-digit","month":"short"}`, `{"year":"numeric","month":"long"}`, `{"month":"long"}`, `{"month":"short","day":"numeric"}`,
+	`{"month":"numeric","day":"numeric"}`, `{"year":"numeric","month":"numeric"}`,
+	`{"year":"numeric","month":"long","day":"numeric"}`, `{"year":"numeric","month":"short","day":"numeric"}`,
+	`{"year":"2-digit","month":"2-digit","day":"2-digit"}`, `{"year":"numeric","month":"numeric","day":"numeric","weekday":"short"}`,
+	`{"year":"numeric","month":"long","day":"numeric","weekday":"long"}`,
+	`{"era":"long","year":"numeric","month":"long","day":"numeric"}`, `{"era":"short","year":"numeric","month":"short","day":"numeric"}`,
+	`{"era":"narrow","year":"numeric","month":"numeric","day":"numeric"}`, `{"era":"short","year":"2-digit","month":"numeric","day":"numeric"}`,
+	`{"dateStyle":"full"}`, `{"dateStyle":"long"}`, `{"dateStyle":"medium"}`, `{"dateStyle":"short"}`,
+	`{"dateStyle":"full","timeStyle":"short"}`, `{"dateStyle":"long","timeStyle":"medium"}`, `{"dateStyle":"medium","timeStyle":"long"}`, `{"dateStyle":"short","timeStyle":"full"}`,
+	`{"timeStyle":"short"}`, `{"year":"numeric","month":"numeric","day":"numeric","hour":"numeric","minute":"2-digit"}`,
+	`{"year":"numeric","month":"short","day":"numeric","hour":"2-digit","minute":"2-digit","second":"2-digit","hour12":false}`,
+}
+
+// fewDates index the calendarDates that toLocaleDateString and
+// toLocaleString format (each call builds a formatter in Node).
+const fewDates = "0,3,10,23"
+
+var auditCalendars = []string{"japanese", "buddhist", "roc", "gregory", "islamic-civil", "islamic-tbla"}
+
+// gregorianDifferences are the locales whose Gregorian dates differ from
+// Node's with an era option (README.md: Traditional Chinese day periods and
+// date-time joins).
+var gregorianDifferences = []string{"zh-Hant"}
+
+// expectedToMatch reports whether the audit requires calendar ca to match
+// Node in the locale whose CLDR directory is dir.
+func expectedToMatch(ca, dir string) bool {
+	if ca == "gregory" {
+		return !slices.Contains(gregorianDifferences, dir)
+	}
+	return slices.Contains(strings.Fields(calendarLocales[ca]), dir)
+}
+
+// calendarLocales are the linked locales' CLDR directories and the
+// regional tags scripts write.
+func auditCalendarLocales() []string {
+	var out []string
+	for l := range cldrDates {
+		out = append(out, l)
+	}
+	out = append(out, "en-US", "ja-JP", "zh-TW", "ar-SA")
+	sort.Strings(out)
+	return out
+}
+
+type calendarCase struct {
+	Locale  string `json:"l"`
+	Options string `json:"o"`
+	// Kind: "dtf" (format, formatToParts, resolvedOptions), "date"
+	// (toLocaleDateString) or "all" (toLocaleString).
+	Kind string `json:"k"`
+}
+
+const calendarNode = `
+const [cases, dates] = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const ms = dates.map((d) => Date.parse(d));
+const few = ` + "[" + fewDates + "]" + `;
+const out = cases.map((c) => {
+  const o = Object.assign({ timeZone: "UTC" }, JSON.parse(c.o));
+  try {
+    if (c.k === "dtf") {
+      const f = new Intl.DateTimeFormat(c.l, o);
+      return [JSON.stringify(f.resolvedOptions()), ...ms.map((v) => f.format(v) + "\n" + JSON.stringify(f.formatToParts(v).map((p) => [p.type, p.value])))];
+    }
+    const m = c.k === "date" ? "toLocaleDateString" : "toLocaleString";
+    return ["", ...few.map((i) => new Date(ms[i])[m](c.l, o))];
+  } catch (e) {
+    return [String(e)];
+  }
+});
+process.stdout.write(JSON.stringify(out));
+`
+
+func TestCalendarsMatchNode(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("node is required under CI=true to audit calendars")
+		}
+		t.Skip("node not installed")
+	}
+	var cases []calendarCase
+	for _, l := range auditCalendarLocales() {
+		for ci, ca := range auditCalendars {
+			for oi, o := range calendarOptions {
+				if ca == "gregory" && !strings.Contains(o, "era") {
+					continue // the Gregorian's other options have their own tests
+				}
+				tag, opts := l+"-u-ca-"+ca, o
+				if (ci+oi)%2 == 1 {
+					// Half the cases name the calendar in an option.
+					tag = l
+					opts = strings.Replace(o, "{", `{"calendar":"`+ca+`",`, 1)
+					opts = strings.Replace(opts, ",}", "}", 1)
+				}
+				cases = append(cases, calendarCase{tag, opts, "dtf"})
+				if !strings.Contains(o, "Style") && oi%2 == 0 {
+					cases = append(cases, calendarCase{tag, opts, "date"})
+				}
+				if oi%3 == 0 {
+					cases = append(cases, calendarCase{tag, opts, "all"})
+				}
+			}
+		}
+	}
+	in, err := json.Marshal([]any{cases, calendarDates})
+	require.NoError(t, err)
+	cmd := exec.Command(node, "-e", calendarNode)
+	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
+	cmd.Stdin = strings.NewReader(string(in))
+	b, err := cmd.Output()
+	require.NoError(t, err)
+	var want [][]string
+	require.NoError(t, json.Unmarshal(b, &want))
+	require.Len(t, want, len(cases))
+
+	h := New()
+	h.everyCalendar = true
+	msOf := map[string]float64{}
+	{
+		ms := exec.Command(node, "-e", `process.stdout.write(JSON.stringify(JSON.parse(process.argv[1]).map((d) => Date.parse(d))))`, string(mustJSON(calendarDates)))
+		b, err := ms.Output()
+		require.NoError(t, err)
+		var vs []float64
+		require.NoError(t, json.Unmarshal(b, &vs))
+		for i, d := range calendarDates {
+			msOf[d] = vs[i]
+		}
+	}
+	compared, bad := 0, 0
+	// differs[calendar][CLDR directory]: some case differs from Node.
+	differs := map[string]map[string]bool{}
+	for _, ca := range auditCalendars {
+		differs[ca] = map[string]bool{}
+	}
+	var dump *os.File
+	if p := os.Getenv("CALENDAR_AUDIT_DUMP"); p != "" {
+		dump, _ = os.Create(p)
+		defer dump.Close()
+	}
+	var ca, dir string
+	report := func(format string, a ...any) {
+		differs[ca][dir] = true
+		if dump != nil {
+			fmt.Fprintf(dump, format+"\n", a...)
+		}
+		if !expectedToMatch(ca, dir) {
+			return
+		}
+		bad++
+		if bad <= 40 {
+			t.Errorf(format, a...)
+		}
+	}
+	for i, c := range cases {
+		w := want[i]
+		lc, err := resolve([]string{c.Locale})
+		require.NoError(t, err)
+		dir = calendarDir(lc)
+		for _, a := range auditCalendars {
+			if strings.Contains(c.Locale, "-ca-"+a) || strings.Contains(c.Options, `"calendar":"`+a+`"`) {
+				ca = a
+			}
+		}
+		var o map[string]any
+		require.NoError(t, json.Unmarshal([]byte(c.Options), &o))
+		o["timeZone"] = "UTC"
+		switch c.Kind {
+		case "dtf":
+			o["required"], o["defaults"] = "any", "date"
+		case "date":
+			o["required"], o["defaults"] = "date", "date"
+		default:
+			o["required"], o["defaults"] = "any", "all"
+		}
+		v, err := h.dateTimeFormat(&request{Op: "dtf", L: []string{c.Locale}, O: mustJSON(o)})
+		if len(w) == 1 {
+			// Node threw: so must airlock.
+			compared++
+			if err == nil || err.Error() != w[0] {
+				report("%s %s %s: airlock %v, node %s", c.Locale, c.Options, c.Kind, err, w[0])
+			}
+			continue
+		}
+		if err != nil {
+			report("%s %s %s: %v", c.Locale, c.Options, c.Kind, err)
+			continue
+		}
+		ans := v.(*dtAnswer)
+		if c.Kind == "dtf" {
+			compared++
+			if r := string(mustJSON(ans.R)); r != w[0] {
+				report("%s %s resolvedOptions\n  airlock: %s\n  node:    %s", c.Locale, c.Options, r, w[0])
+			}
+		}
+		for di, d := range calendarDates {
+			if c.Kind != "dtf" && !strings.Contains(","+fewDates+",", fmt.Sprintf(",%d,", di)) {
+				continue
+			}
+			wi := di + 1
+			if c.Kind != "dtf" {
+				wi = 1 + strings.Count(fewDates[:strings.Index(","+fewDates+",", fmt.Sprintf(",%d,", di))], ",")
+			}
+			parts, err := ans.format(msOf[d])
+			require.NoError(t, err)
+			compared++
+			got := strings.ReplaceAll(joinParts(parts), "\u202f", " ")
+			if c.Kind == "dtf" {
+				got += "\n" + string(mustJSON(parts))
+			}
+			if got != w[wi] {
+				report("%s %s %s %s\n  airlock: %q\n  node:    %q", c.Locale, c.Options, c.Kind, d, got, w[wi])
+			}
+		}
+	}
+	for _, ca := range auditCalendars {
+		for _, dir := range slices.Sorted(maps.Keys(cldrDates)) {
+			if !differs[ca][dir] && !expectedToMatch(ca, dir) {
+				t.Errorf("%s in %s now matches Node: add it to calendarLocales (or remove it from gregorianDifferences)", ca, dir)
+			}
+		}
+	}
+	t.Logf("%d cases, %d formats and resolvedOptions compared with Node; %d differ where they should match", len(cases), compared, bad)
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+const calendarDaysNode = `
+const [cals, times] = JSON.parse(require("fs").readFileSync(0, "utf8"));
+process.stdout.write(JSON.stringify(cals.map((ca) => {
+  const f = new Intl.DateTimeFormat("en", { calendar: ca, era: "short", year: "numeric", month: "numeric", day: "numeric", timeZone: "UTC" });
+  return times.map((t) => f.format(t));
+})));
+`
+
+// TestCalendarDaysMatchNode checks the day arithmetic of every calendar
+// (eras, years, months, days; Julian days before 1582) on 4,000 days spread
+// over Date's whole range and 2,000 around the present, against Node.
+func TestCalendarDaysMatchNode(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("node is required under CI=true to audit calendars")
+		}
+		t.Skip("node not installed")
+	}
+	cals := slices.Sorted(maps.Keys(cldrCalendars))
+	var times []float64
+	x := uint64(0x9e3779b97f4a7c15)
+	for i := 0; i < 6000; i++ {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		span := 8.64e15
+		if i%3 == 2 {
+			span = 4e12 // 1843 to 2096
+		}
+		times = append(times, float64(int64(x%uint64(2*span/864e5))-int64(span/864e5))*864e5+float64(x>>40%864e5))
+	}
+	in, err := json.Marshal([]any{cals, times})
+	require.NoError(t, err)
+	cmd := exec.Command(node, "-e", calendarDaysNode)
+	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
+	cmd.Stdin = strings.NewReader(string(in))
+	b, err := cmd.Output()
+	require.NoError(t, err)
+	var want [][]string
+	require.NoError(t, json.Unmarshal(b, &want))
+	h := New()
+	bad := 0
+	for i, ca := range cals {
+		v, err := h.dateTimeFormat(&request{Op: "dtf", L: []string{"en"}, O: mustJSON(map[string]any{
+			"calendar": ca, "era": "short", "year": "numeric", "month": "numeric", "day": "numeric", "timeZone": "UTC", "required": "any", "defaults": "date"})})
+		require.NoError(t, err)
+		for j, ms := range times {
+			parts, err := v.(*dtAnswer).format(ms)
+			require.NoError(t, err)
+			if got := joinParts(parts); got != want[i][j] {
+				bad++
+				if bad <= 20 {
+					t.Errorf("%s %v: airlock %q, node %q", ca, ms, got, want[i][j])
+				}
+			}
+		}
+	}
+	t.Logf("%d calendars × %d days compared with Node, %d differ", len(cals), len(times), bad)
+}
