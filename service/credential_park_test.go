@@ -36,6 +36,12 @@ type credProc struct {
 
 func newCredProc(t *testing.T, drv blobstore.Driver, node string, op *oidctest.Server, crmURL string) credProc {
 	t.Helper()
+	return newCredProcWith(t, drv, node, op, crmURL, nil)
+}
+
+// newCredProcWith is newCredProc with its service options changed by set.
+func newCredProcWith(t *testing.T, drv blobstore.Driver, node string, op *oidctest.Server, crmURL string, set func(*service.Options)) credProc {
+	t.Helper()
 	bs := blobstore.New(drv, blobstore.Options{})
 	fleet, err := durable.New(durable.Options{Blobs: bs, Key: faultsKey, Node: node})
 	require.NoError(t, err)
@@ -56,13 +62,17 @@ func newCredProc(t *testing.T, drv blobstore.Driver, node string, op *oidctest.S
 	runner, err := chain.New(inv, chain.Engines{Scripts: scripts(t)})
 	require.NoError(t, err)
 	clock := new(atomic.Pointer[time.Time])
-	svc, err := service.New(runner, service.Options{Queue: queue, Fleet: fleet, Park: true, ParkTTL: time.Hour,
+	opts := service.Options{Queue: queue, Fleet: fleet, Park: true, ParkTTL: time.Hour,
 		Clock: func() time.Time {
 			if c := clock.Load(); c != nil {
 				return *c
 			}
 			return time.Now()
-		}})
+		}}
+	if set != nil {
+		set(&opts)
+	}
+	svc, err := service.New(runner, opts)
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -204,4 +214,37 @@ func TestCredentialParksAndResumesElsewhere(t *testing.T) {
 			}))
 		})
 	}
+}
+
+// TestCredentialResumesArePaidFor: each identity handed to a chain parked
+// for a credential is a wake: a tenant handing refused tokens again and
+// again ends it with the stable reason wakes once approval.max_wakes is
+// spent, rather than resuming it for ever.
+func TestCredentialResumesArePaidFor(t *testing.T) {
+	op := oidctest.Start(t, oidctest.Options{Audiences: map[string][]string{"alice": {"crm"}}})
+	crm := op.Upstream(t, "crm", func(string) {})
+	ctx := context.Background()
+	mem := lockedDrivers(t)["mem"]
+	a := newCredProcWith(t, mem(), "node-a", op, crm.URL, func(o *service.Options) { o.MaxWakes = 3 })
+	acme := service.Caller{Tenant: "acme", Role: service.RoleAll}
+	expired := op.Subject("alice", -time.Minute)
+	v, err := a.svc.Submit(ctx, acme, &service.SubmitRequest{Script: `return await tools.crm({});`,
+		Identity: &service.SubmitIdentity{SubjectToken: expired}}, service.SubmitOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "parked", v.Status)
+	var end service.ChainView
+	for i := 0; i < 10; i++ {
+		err := a.svc.SetIdentity(ctx, "acme", v.ID, &service.SubmitIdentity{SubjectToken: expired})
+		require.Eventually(t, func() bool {
+			end, _ = a.svc.Chain(ctx, "acme", v.ID)
+			return end.Status != "running"
+		}, 10*time.Second, 10*time.Millisecond)
+		if end.Status != "parked" {
+			break
+		}
+		require.NoError(t, err, "resume %d", i)
+	}
+	require.Equal(t, string(chain.StatusLimitExceeded), end.Status)
+	require.Equal(t, service.ReasonWakes, end.Result.Reason)
+	require.ErrorIs(t, a.svc.SetIdentity(ctx, "acme", v.ID, &service.SubmitIdentity{SubjectToken: expired}), service.ErrFinished)
 }
