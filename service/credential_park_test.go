@@ -50,11 +50,16 @@ func newCredProcWith(t *testing.T, drv blobstore.Driver, node string, op *oidcte
 	crm, err := httptool.New(httptool.Spec{Name: "crm", Description: "the CRM, as the user", URL: crmURL, Method: "GET", Audience: "crm"},
 		httptool.Options{Exchanger: ex})
 	require.NoError(t, err)
-	box, err := toolbox.New(crm, toolbox.Func("send", "Sends a message", func(_ context.Context, in struct {
+	note, err := httptool.New(httptool.Spec{Name: "crm_note", Description: "notes in the CRM, as the user", URL: crmURL, Method: "POST", Audience: "crm",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"note":{"type":"string"}}}`)}, httptool.Options{Exchanger: ex})
+	require.NoError(t, err)
+	box, err := toolbox.New(crm, note, toolbox.Func("send", "Sends a message", func(_ context.Context, in struct {
 		To string `json:"to"`
 	}) (string, error) {
 		return "sent " + in.To, nil
-	}).WithRisk(toolbox.High))
+	}).WithRisk(toolbox.High), toolbox.Func("lookup", "Reads a customer's file", func(context.Context, struct{}) (string, error) {
+		return credentialFileMarker, nil
+	}))
 	require.NoError(t, err)
 	queue := approval.NewQueue(approval.Options{})
 	inv, err := invoker.New(box, invoker.Options{Approver: queue, Store: bs})
@@ -247,4 +252,38 @@ func TestCredentialResumesArePaidFor(t *testing.T) {
 	require.Equal(t, string(chain.StatusLimitExceeded), end.Status)
 	require.Equal(t, service.ReasonWakes, end.Result.Reason)
 	require.ErrorIs(t, a.svc.SetIdentity(ctx, "acme", v.ID, &service.SubmitIdentity{SubjectToken: expired}), service.ErrFinished)
+}
+
+// credentialFileMarker is what the lookup tool of newCredProc returns: data
+// a chain holds only in its sealed state.
+const credentialFileMarker = "customer-file-7f3a9c"
+
+// TestCredentialRequestKeepsNoArguments: a call parked for a fresh
+// credential is decided by an identity, never by a person reading its
+// arguments, so its request in the bucket keeps only their hash and size:
+// what the chain passed it (here a tool's result, which the chain holds
+// only in its encrypted state) is not written in clear.
+func TestCredentialRequestKeepsNoArguments(t *testing.T) {
+	op := oidctest.Start(t, oidctest.Options{Audiences: map[string][]string{"alice": {"crm"}}})
+	crm := op.Upstream(t, "crm", func(string) {})
+	ctx := context.Background()
+	mem := lockedDrivers(t)["mem"]
+	a := newCredProc(t, mem(), "node-a", op, crm.URL)
+	acme := service.Caller{Tenant: "acme", Role: service.RoleAll}
+	v, err := a.svc.Submit(ctx, acme, &service.SubmitRequest{Script: `return await tools.crm_note({note: await tools.lookup({})});`,
+		Identity: &service.SubmitIdentity{SubjectToken: op.Subject("alice", -time.Minute)}}, service.SubmitOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "parked", v.Status, "%+v", v.Result)
+	require.Equal(t, durable.KindCredential, v.Pending[0].Kind)
+	drv := mem()
+	require.NoError(t, drv.List(ctx, "", func(e blobstore.Entry) error {
+		r, err := drv.Get(ctx, e.Key, 0, -1)
+		if err != nil {
+			return nil
+		}
+		defer r.Close()
+		data, _ := io.ReadAll(r)
+		require.False(t, bytes.Contains(data, []byte(credentialFileMarker)), "the call's arguments in clear in %s", e.Key)
+		return nil
+	}))
 }
