@@ -287,3 +287,47 @@ func TestCredentialRequestKeepsNoArguments(t *testing.T) {
 		return nil
 	}))
 }
+
+// TestIdentityHandedWhileParkingIsNotLost: a fresh identity handed as soon
+// as credential_required says the chain parks for one (the event comes
+// while the refused call still ends, before the park is written) is not
+// lost with the stretch that parks: the chain resumes with it and the call
+// runs, rather than waiting parked for an identity SetIdentity said it had
+// taken.
+func TestIdentityHandedWhileParkingIsNotLost(t *testing.T) {
+	op := oidctest.Start(t, oidctest.Options{Audiences: map[string][]string{"alice": {"crm"}}})
+	var sent atomic.Int32
+	crm := op.Upstream(t, "crm", func(string) { sent.Add(1) })
+	ctx := context.Background()
+	mem := lockedDrivers(t)["mem"]
+	a := newCredProc(t, mem(), "node-a", op, crm.URL)
+	acme := service.Caller{Tenant: "acme", Role: service.RoleAll}
+	expired, fresh := op.Subject("alice", -time.Minute), op.Subject("alice", time.Hour)
+	reached, proceed := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	v, err := a.svc.Submit(ctx, acme, &service.SubmitRequest{Script: `return await tools.crm({});`,
+		Identity: &service.SubmitIdentity{SubjectToken: expired}}, service.SubmitOptions{Detach: true, Watch: func(ev service.Event) {
+		if ev.Name == service.EventCredentialRequired {
+			once.Do(func() {
+				close(reached)
+				<-proceed
+			})
+		}
+	}})
+	require.NoError(t, err)
+	select {
+	case <-reached:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no credential_required")
+	}
+	require.NoError(t, a.svc.SetIdentity(ctx, "acme", v.ID, &service.SubmitIdentity{SubjectToken: fresh}))
+	close(proceed)
+	var end service.ChainView
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if end, err = a.svc.Chain(ctx, "acme", v.ID); err == nil && end.Status != "parked" && end.Status != "running" {
+			break
+		}
+	}
+	require.Equal(t, "ok", end.Status, "the chain waits for the identity it was handed: %+v", end.Pending)
+	require.EqualValues(t, 1, sent.Load())
+}
