@@ -124,15 +124,28 @@ func (s *Service) SetIdentity(ctx context.Context, tenant, id string, in *Submit
 	default:
 	}
 	// Under mu, against the stretch's end: one that parked (or ended)
-	// since the check above is found in the store; one that parks after
-	// this resumes with the identity (settle).
+	// since the check above is found in the store; one parking for a
+	// credential is waited for, then resumed from its park here, as a
+	// parked one is (so that, answered, the chain no longer reads
+	// parked); one that parks later for a call that was refused before
+	// this identity came resumes with it (settle, handOnIdentity).
 	rn.mu.Lock()
-	settled := rn.result != nil || rn.credParked
+	settled, parking := rn.result != nil || rn.credParked, rn.credParking
 	if !settled {
 		rn.identity.Store(ident)
-		rn.handed = ident
+		if !parking {
+			rn.handed = ident
+		}
 	}
 	rn.mu.Unlock()
+	if parking && !settled {
+		select {
+		case <-rn.done:
+		case <-ctx.Done():
+			return fmt.Errorf("%w: chain %s is parking for a fresh credential; send the identity again once it is parked", ErrNotResumable, rn.id)
+		}
+		settled = true
+	}
 	if settled {
 		return s.setStoredIdentity(ctx, tenant, id, rn, ident)
 	}

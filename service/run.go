@@ -57,6 +57,9 @@ type run struct {
 	// finish.
 	handed     *toolbox.Identity
 	credParked bool
+	// credParking says a call of the stretch parked waiting for a fresh
+	// credential: the stretch parks once nothing else can run.
+	credParking bool
 	// fleet is set in a fleet: what its record needs (fleet.go).
 	fleet *fleetRun
 	// callers holds the chain's caller tools (nil: none), callerSpecs
