@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/durable"
@@ -139,12 +140,22 @@ func (s *Service) SetIdentity(ctx context.Context, tenant, id string, in *Submit
 	}
 	rn.mu.Unlock()
 	if parking && !settled {
+		// At most storeWait: a stretch that goes on running (other calls
+		// of a Promise.all) gets the identity handed on instead, and its
+		// park resumes with it (settle).
+		t := time.NewTimer(storeWait)
+		defer t.Stop()
 		select {
 		case <-rn.done:
+		case <-t.C:
 		case <-ctx.Done():
-			return fmt.Errorf("%w: chain %s is parking for a fresh credential; send the identity again once it is parked", ErrNotResumable, rn.id)
 		}
-		settled = true
+		rn.mu.Lock()
+		settled = rn.result != nil || rn.credParked
+		if !settled {
+			rn.handed = ident
+		}
+		rn.mu.Unlock()
 	}
 	if settled {
 		return s.setStoredIdentity(ctx, tenant, id, rn, ident)
