@@ -117,6 +117,14 @@ func (s *Store) putApproval(ctx context.Context, a *Approval) error {
 	if a.ArgsHash != hex.EncodeToString(sum[:]) {
 		return errors.New("durable: an approval's args_hash is not the hash of its arguments")
 	}
+	if a.Kind == KindCredential {
+		// Decided by an identity, never by a person reading them: the
+		// arguments stay in the chain's encrypted state, and the request
+		// keeps only their hash and size, as a decided one does.
+		c := *a
+		c.Args = nil
+		a = &c
+	}
 	b, err := json.Marshal(a)
 	if err != nil {
 		return err

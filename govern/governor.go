@@ -75,6 +75,12 @@ type Outcome struct {
 	// canonical form): a key reused with other arguments is refused, not
 	// answered with another call's result.
 	ArgsHash string `json:"args_hash,omitempty"`
+	// Call names the call that wrote the record (its chain id and number,
+	// as the invoker writes them): a call run again for a fresh credential
+	// claims anew only a refusal its own park recorded, never one of
+	// another chain that used the same key. Empty in a record of an older
+	// build.
+	Call string `json:"call,omitempty"`
 }
 
 // OutcomeState is the state of an Outcome.

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -197,8 +198,13 @@ func (inv *Invoker) beginOutcome(ctx context.Context, sess *session.Session, st 
 			return fail(session.StatusError, ReasonOutcomeUnknown,
 				fmt.Sprintf("tool %q: the recorded outcome of key %q cannot be read; the call is not run again", st.tool, key)), true
 		}
-		if retry && prior.State == govern.OutcomeFailed && (r.Reason == ReasonCredentialExpired || r.Reason == ReasonCredentialUnavailable) {
-			if err := inv.gov.Outcomes().Finish(ctx, c.Tenant, c.Tool, key, govern.Outcome{State: govern.OutcomePending, Created: inv.gov.Now(), ArgsHash: argsHash}); err != nil {
+		// Only the refusal this very call recorded is claimed anew: two
+		// chains parked on one explicit key (the second after the first's
+		// record left the window), run again at once, would otherwise both
+		// claim the one they read and both send.
+		if retry && prior.State == govern.OutcomeFailed && prior.Call == outcomeCall(c) &&
+			(r.Reason == ReasonCredentialExpired || r.Reason == ReasonCredentialUnavailable) {
+			if err := inv.gov.Outcomes().Finish(ctx, c.Tenant, c.Tool, key, govern.Outcome{State: govern.OutcomePending, Created: inv.gov.Now(), ArgsHash: argsHash, Call: outcomeCall(c)}); err != nil {
 				inv.log.Warn("invoker: writing an idempotency record failed", "tool", st.tool, "err", err)
 				return fail(session.StatusError, ReasonStoreError,
 					fmt.Sprintf("tool %q: its idempotency record could not be written; the call did not run", st.tool)), true
@@ -224,9 +230,14 @@ func (inv *Invoker) beginOutcome(ctx context.Context, sess *session.Session, st 
 		fmt.Sprintf("tool %q: an earlier call with idempotency key %q may or may not have taken effect; it is not run again", st.tool, key))), true
 }
 
+// outcomeCall is govern.Outcome.Call for call c: its chain and number.
+func outcomeCall(c govern.Call) string {
+	return c.ChainID + "#" + strconv.Itoa(c.Seq)
+}
+
 // finishOutcome records how the call ended under its idempotency key.
 func (inv *Invoker) finishOutcome(ctx context.Context, sess *session.Session, st *callState, c govern.Call, r Result, state govern.OutcomeState) {
-	o := govern.Outcome{State: state, Created: st.start, ArgsHash: st.argsHash}
+	o := govern.Outcome{State: state, Created: st.start, ArgsHash: st.argsHash, Call: outcomeCall(c)}
 	if state != govern.OutcomeUnknown {
 		if r.OK() {
 			o.State = govern.OutcomeOK

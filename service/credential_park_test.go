@@ -36,6 +36,12 @@ type credProc struct {
 
 func newCredProc(t *testing.T, drv blobstore.Driver, node string, op *oidctest.Server, crmURL string) credProc {
 	t.Helper()
+	return newCredProcWith(t, drv, node, op, crmURL, nil)
+}
+
+// newCredProcWith is newCredProc with its service options changed by set.
+func newCredProcWith(t *testing.T, drv blobstore.Driver, node string, op *oidctest.Server, crmURL string, set func(*service.Options)) credProc {
+	t.Helper()
 	bs := blobstore.New(drv, blobstore.Options{})
 	fleet, err := durable.New(durable.Options{Blobs: bs, Key: faultsKey, Node: node})
 	require.NoError(t, err)
@@ -44,11 +50,16 @@ func newCredProc(t *testing.T, drv blobstore.Driver, node string, op *oidctest.S
 	crm, err := httptool.New(httptool.Spec{Name: "crm", Description: "the CRM, as the user", URL: crmURL, Method: "GET", Audience: "crm"},
 		httptool.Options{Exchanger: ex})
 	require.NoError(t, err)
-	box, err := toolbox.New(crm, toolbox.Func("send", "Sends a message", func(_ context.Context, in struct {
+	note, err := httptool.New(httptool.Spec{Name: "crm_note", Description: "notes in the CRM, as the user", URL: crmURL, Method: "POST", Audience: "crm",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"note":{"type":"string"}}}`)}, httptool.Options{Exchanger: ex})
+	require.NoError(t, err)
+	box, err := toolbox.New(crm, note, toolbox.Func("send", "Sends a message", func(_ context.Context, in struct {
 		To string `json:"to"`
 	}) (string, error) {
 		return "sent " + in.To, nil
-	}).WithRisk(toolbox.High))
+	}).WithRisk(toolbox.High), toolbox.Func("lookup", "Reads a customer's file", func(context.Context, struct{}) (string, error) {
+		return credentialFileMarker, nil
+	}))
 	require.NoError(t, err)
 	queue := approval.NewQueue(approval.Options{})
 	inv, err := invoker.New(box, invoker.Options{Approver: queue, Store: bs})
@@ -56,13 +67,17 @@ func newCredProc(t *testing.T, drv blobstore.Driver, node string, op *oidctest.S
 	runner, err := chain.New(inv, chain.Engines{Scripts: scripts(t)})
 	require.NoError(t, err)
 	clock := new(atomic.Pointer[time.Time])
-	svc, err := service.New(runner, service.Options{Queue: queue, Fleet: fleet, Park: true, ParkTTL: time.Hour,
+	opts := service.Options{Queue: queue, Fleet: fleet, Park: true, ParkTTL: time.Hour,
 		Clock: func() time.Time {
 			if c := clock.Load(); c != nil {
 				return *c
 			}
 			return time.Now()
-		}})
+		}}
+	if set != nil {
+		set(&opts)
+	}
+	svc, err := service.New(runner, opts)
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -204,4 +219,115 @@ func TestCredentialParksAndResumesElsewhere(t *testing.T) {
 			}))
 		})
 	}
+}
+
+// TestCredentialResumesArePaidFor: each identity handed to a chain parked
+// for a credential is a wake: a tenant handing refused tokens again and
+// again ends it with the stable reason wakes once approval.max_wakes is
+// spent, rather than resuming it for ever.
+func TestCredentialResumesArePaidFor(t *testing.T) {
+	op := oidctest.Start(t, oidctest.Options{Audiences: map[string][]string{"alice": {"crm"}}})
+	crm := op.Upstream(t, "crm", func(string) {})
+	ctx := context.Background()
+	mem := lockedDrivers(t)["mem"]
+	a := newCredProcWith(t, mem(), "node-a", op, crm.URL, func(o *service.Options) { o.MaxWakes = 3 })
+	acme := service.Caller{Tenant: "acme", Role: service.RoleAll}
+	expired := op.Subject("alice", -time.Minute)
+	v, err := a.svc.Submit(ctx, acme, &service.SubmitRequest{Script: `return await tools.crm({});`,
+		Identity: &service.SubmitIdentity{SubjectToken: expired}}, service.SubmitOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "parked", v.Status)
+	var end service.ChainView
+	for i := 0; i < 10; i++ {
+		err := a.svc.SetIdentity(ctx, "acme", v.ID, &service.SubmitIdentity{SubjectToken: expired})
+		require.Eventually(t, func() bool {
+			end, _ = a.svc.Chain(ctx, "acme", v.ID)
+			return end.Status != "running"
+		}, 10*time.Second, 10*time.Millisecond)
+		if end.Status != "parked" {
+			break
+		}
+		require.NoError(t, err, "resume %d", i)
+	}
+	require.Equal(t, string(chain.StatusLimitExceeded), end.Status)
+	require.Equal(t, service.ReasonWakes, end.Result.Reason)
+	require.ErrorIs(t, a.svc.SetIdentity(ctx, "acme", v.ID, &service.SubmitIdentity{SubjectToken: expired}), service.ErrFinished)
+}
+
+// credentialFileMarker is what the lookup tool of newCredProc returns: data
+// a chain holds only in its sealed state.
+const credentialFileMarker = "customer-file-7f3a9c"
+
+// TestCredentialRequestKeepsNoArguments: a call parked for a fresh
+// credential is decided by an identity, never by a person reading its
+// arguments, so its request in the bucket keeps only their hash and size:
+// what the chain passed it (here a tool's result, which the chain holds
+// only in its encrypted state) is not written in clear.
+func TestCredentialRequestKeepsNoArguments(t *testing.T) {
+	op := oidctest.Start(t, oidctest.Options{Audiences: map[string][]string{"alice": {"crm"}}})
+	crm := op.Upstream(t, "crm", func(string) {})
+	ctx := context.Background()
+	mem := lockedDrivers(t)["mem"]
+	a := newCredProc(t, mem(), "node-a", op, crm.URL)
+	acme := service.Caller{Tenant: "acme", Role: service.RoleAll}
+	v, err := a.svc.Submit(ctx, acme, &service.SubmitRequest{Script: `return await tools.crm_note({note: await tools.lookup({})});`,
+		Identity: &service.SubmitIdentity{SubjectToken: op.Subject("alice", -time.Minute)}}, service.SubmitOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "parked", v.Status, "%+v", v.Result)
+	require.Equal(t, durable.KindCredential, v.Pending[0].Kind)
+	drv := mem()
+	require.NoError(t, drv.List(ctx, "", func(e blobstore.Entry) error {
+		r, err := drv.Get(ctx, e.Key, 0, -1)
+		if err != nil {
+			return nil
+		}
+		defer r.Close()
+		data, _ := io.ReadAll(r)
+		require.False(t, bytes.Contains(data, []byte(credentialFileMarker)), "the call's arguments in clear in %s", e.Key)
+		return nil
+	}))
+}
+
+// TestIdentityHandedWhileParkingIsNotLost: a fresh identity handed as soon
+// as credential_required says the chain parks for one (the event comes
+// while the refused call still ends, before the park is written) is not
+// lost with the stretch that parks: the chain resumes with it and the call
+// runs, rather than waiting parked for an identity SetIdentity said it had
+// taken.
+func TestIdentityHandedWhileParkingIsNotLost(t *testing.T) {
+	op := oidctest.Start(t, oidctest.Options{Audiences: map[string][]string{"alice": {"crm"}}})
+	var sent atomic.Int32
+	crm := op.Upstream(t, "crm", func(string) { sent.Add(1) })
+	ctx := context.Background()
+	mem := lockedDrivers(t)["mem"]
+	a := newCredProc(t, mem(), "node-a", op, crm.URL)
+	acme := service.Caller{Tenant: "acme", Role: service.RoleAll}
+	expired, fresh := op.Subject("alice", -time.Minute), op.Subject("alice", time.Hour)
+	reached, proceed := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	v, err := a.svc.Submit(ctx, acme, &service.SubmitRequest{Script: `return await tools.crm({});`,
+		Identity: &service.SubmitIdentity{SubjectToken: expired}}, service.SubmitOptions{Detach: true, Watch: func(ev service.Event) {
+		if ev.Name == service.EventCredentialRequired {
+			once.Do(func() {
+				close(reached)
+				<-proceed
+			})
+		}
+	}})
+	require.NoError(t, err)
+	select {
+	case <-reached:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no credential_required")
+	}
+	require.NoError(t, a.svc.SetIdentity(ctx, "acme", v.ID, &service.SubmitIdentity{SubjectToken: fresh}))
+	close(proceed)
+	var end service.ChainView
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if end, err = a.svc.Chain(ctx, "acme", v.ID); err == nil && end.Status != "parked" && end.Status != "running" {
+			break
+		}
+	}
+	require.Equal(t, "ok", end.Status, "the chain waits for the identity it was handed: %+v", end.Pending)
+	require.EqualValues(t, 1, sent.Load())
 }

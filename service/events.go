@@ -105,6 +105,11 @@ func (s *Service) lifecycle(_ context.Context, ev invoker.Event) {
 		rn.publish(ev.Kind.Name(), ev)
 		if ev.Kind == invoker.ApprovalParked && ev.Reason != "" {
 			s.credentialRequired(rn, ev) // parked for a fresh credential
+			// The stretch parks: an identity handed from now on waits
+			// for its park and resumes the chain from it (SetIdentity).
+			rn.mu.Lock()
+			rn.credParking = true
+			rn.mu.Unlock()
 		}
 	}
 }

@@ -254,6 +254,7 @@ func (s *Service) settle(ctx context.Context, rn *run, res *chain.RunResult) *ch
 			if s.resumeDue(ctx, rn, res) {
 				go s.tryResume(rn.tenant, rn.id)
 			}
+			s.handOnIdentity(rn, res)
 			return res
 		}
 	}

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/airlockrt/airlock/chain"
 	"github.com/airlockrt/airlock/durable"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/toolbox"
@@ -115,27 +117,101 @@ func (s *Service) SetIdentity(ctx context.Context, tenant, id string, in *Submit
 	}
 	rn := s.lookup(tenant, id)
 	if rn == nil || rn.parked() {
-		if c, ok := s.storedChain(ctx, tenant, id); ok {
-			switch c.Status {
-			case durable.StatusRunning:
-				return fmt.Errorf("%w: chain %s runs on another airlock process (%s); send the identity to that process", ErrRunningElsewhere, c.ID, clip(c.Node))
-			case durable.StatusParked:
-				return s.resumeWithIdentity(tenant, c, ident)
-			}
-			return fmt.Errorf("%w: chain %s already finished with status %s; submit a new chain with the identity", ErrFinished, c.ID, c.Status)
-		}
-		if rn == nil {
-			return ErrNotFound
-		}
-		return fmt.Errorf("%w: chain %s is parked, and its record cannot be read now; try again", ErrNotResumable, rn.id)
+		return s.setStoredIdentity(ctx, tenant, id, rn, ident)
 	}
 	select {
 	case <-rn.done:
 		return fmt.Errorf("%w: chain %s already finished with status %s; submit a new chain with the identity", ErrFinished, rn.id, rn.view().Status)
 	default:
 	}
-	rn.identity.Store(ident)
+	// Under mu, against the stretch's end: one that parked (or ended)
+	// since the check above is found in the store; one parking for a
+	// credential is waited for, then resumed from its park here, as a
+	// parked one is (so that, answered, the chain no longer reads
+	// parked); one that parks later for a call that was refused before
+	// this identity came resumes with it (settle, handOnIdentity).
+	rn.mu.Lock()
+	settled, parking := rn.result != nil || rn.credParked, rn.credParking
+	if !settled {
+		rn.identity.Store(ident)
+		if !parking {
+			rn.handed = ident
+		}
+	}
+	rn.mu.Unlock()
+	if parking && !settled {
+		// At most storeWait: a stretch that goes on running (other calls
+		// of a Promise.all) gets the identity handed on instead, and its
+		// park resumes with it (settle).
+		t := time.NewTimer(storeWait)
+		defer t.Stop()
+		select {
+		case <-rn.done:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		rn.mu.Lock()
+		settled = rn.result != nil || rn.credParked
+		if !settled {
+			rn.handed = ident
+		}
+		rn.mu.Unlock()
+	}
+	if settled {
+		return s.setStoredIdentity(ctx, tenant, id, rn, ident)
+	}
 	return nil
+}
+
+// setStoredIdentity is SetIdentity for a chain that does not run here
+// (rn nil) or whose stretch here parked or ended: its record says where
+// it stands.
+func (s *Service) setStoredIdentity(ctx context.Context, tenant, id string, rn *run, ident *toolbox.Identity) error {
+	if c, ok := s.storedChain(ctx, tenant, id); ok {
+		switch c.Status {
+		case durable.StatusRunning:
+			return fmt.Errorf("%w: chain %s runs on another airlock process (%s); send the identity to that process", ErrRunningElsewhere, c.ID, clip(c.Node))
+		case durable.StatusParked:
+			return s.resumeWithIdentity(tenant, c, ident)
+		}
+		return fmt.Errorf("%w: chain %s already finished with status %s; submit a new chain with the identity", ErrFinished, c.ID, c.Status)
+	}
+	if rn == nil {
+		return ErrNotFound
+	}
+	rn.mu.Lock()
+	ended := rn.result != nil && rn.result.Status != chain.StatusParked
+	rn.mu.Unlock()
+	if ended {
+		return fmt.Errorf("%w: chain %s already finished; submit a new chain with the identity", ErrFinished, rn.id)
+	}
+	return fmt.Errorf("%w: chain %s is parked, and its record cannot be read now; try again", ErrNotResumable, rn.id)
+}
+
+// handOnIdentity is called by settle once rn's stretch parked: when it
+// waits for a fresh credential and SetIdentity handed the stretch an
+// identity while it ran (the credential_required event comes before the
+// park is written), the chain resumes with that identity once the stretch
+// has ended here, as if it had been handed to the parked chain. An
+// identity handed before the call was refused costs one wake at most.
+func (s *Service) handOnIdentity(rn *run, res *chain.RunResult) {
+	if !slices.ContainsFunc(res.Parked.Approvals, func(a chain.Approval) bool { return a.Kind == invoker.ParkKindCredential }) {
+		return
+	}
+	rn.mu.Lock()
+	rn.credParked = true
+	h := rn.handed
+	rn.handed = nil
+	rn.mu.Unlock()
+	if h == nil {
+		return
+	}
+	go func() {
+		<-rn.done // its slot is free again
+		if _, err := s.resumeNow(rn.tenant, rn.id, h); err != nil && !errors.Is(err, ErrNotResumable) {
+			s.log.Warn("fleet: resuming a chain with the identity handed as it parked failed", "chain", rn.id, "err", err)
+		}
+	}()
 }
 
 // resumeWithIdentity resumes parked chain c here, acting for ident, when

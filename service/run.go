@@ -49,6 +49,17 @@ type run struct {
 	// caller); it is called outside mu, in order.
 	watch   func(Event)
 	watchMu sync.Mutex
+	// handed is the identity SetIdentity handed this stretch while it ran
+	// (nil: none), and credParked says the stretch parked waiting for a
+	// fresh credential: an identity handed as the stretch parks resumes
+	// the chain with it (settle), rather than leaving with the stretch.
+	// Both under mu, as are the stores of identity by SetIdentity and
+	// finish.
+	handed     *toolbox.Identity
+	credParked bool
+	// credParking says a call of the stretch parked waiting for a fresh
+	// credential: the stretch parks once nothing else can run.
+	credParking bool
 	// fleet is set in a fleet: what its record needs (fleet.go).
 	fleet *fleetRun
 	// callers holds the chain's caller tools (nil: none), callerSpecs
@@ -186,9 +197,11 @@ func (r *run) wakeLocked() {
 // closes done once the run is filed among the finished ones.
 func (r *run) finish(res *chain.RunResult) {
 	// The identity lives no longer than the stretch that runs: a parked
-	// or ended chain holds none.
-	r.identity.Store(nil)
+	// or ended chain holds none (cleared under mu, so that SetIdentity
+	// cannot store one after it).
 	r.mu.Lock()
+	r.identity.Store(nil)
+	r.handed = nil
 	r.result, r.finished, r.pending, r.script = res, time.Now().UTC(), nil, ""
 	for i := range r.events {
 		if e := &r.events[i]; e.settled != nil {

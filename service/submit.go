@@ -442,7 +442,11 @@ func (s *Service) execute(ctx context.Context, rn *run, body func(context.Contex
 	}
 	res = s.settle(ctx, rn, res)
 	endMetrics(string(res.Status), res.Stats.MemoryBytes)
-	s.live.Delete(rn.id)
+	// Only this stretch's entry: a chain that parked may already run
+	// again here (resumed as it parked: a decision that came first, an
+	// identity handed meanwhile), and its new stretch's events must reach
+	// it.
+	s.live.CompareAndDelete(rn.id, rn)
 	<-s.slots
 	rn.finish(res)
 	s.log.Info("chain finished", "chain", rn.id, "status", res.Status, "reason", res.Reason,
