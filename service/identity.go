@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -38,9 +39,13 @@ type SubmitIdentity struct {
 	Actor string `json:"actor,omitempty"`
 }
 
-// String, GoString and MarshalJSON never show the tokens.
-func (SubmitIdentity) String() string   { return "service.SubmitIdentity{[REDACTED]}" }
-func (SubmitIdentity) GoString() string { return "service.SubmitIdentity{[REDACTED]}" }
+// String, GoString, LogValue and MarshalJSON never show the tokens: a
+// SubmitIdentity is decoded from a request and never encoded again (a
+// SubmitRequest logged or stored shows "[REDACTED]" in its place).
+func (SubmitIdentity) String() string               { return "service.SubmitIdentity{[REDACTED]}" }
+func (SubmitIdentity) GoString() string             { return "service.SubmitIdentity{[REDACTED]}" }
+func (SubmitIdentity) LogValue() slog.Value         { return slog.StringValue("[REDACTED]") }
+func (SubmitIdentity) MarshalJSON() ([]byte, error) { return []byte(`"[REDACTED]"`), nil }
 
 var tokenTypes = []string{toolbox.TokenTypeAccessToken, toolbox.TokenTypeIDToken, toolbox.TokenTypeJWT, toolbox.TokenTypeRefreshToken}
 

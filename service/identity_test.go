@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -76,6 +77,11 @@ func TestSubmitIdentity(t *testing.T) {
 	require.NotContains(t, fmt.Sprintf("%v %+v %#v", toolbox.Identity{SubjectToken: token}, &toolbox.Identity{SubjectToken: token}, toolbox.Identity{SubjectToken: token}), "SECRET")
 	js, _ := json.Marshal(struct{ ID toolbox.Identity }{toolbox.Identity{SubjectToken: token}})
 	require.NotContains(t, string(js), "SECRET")
+	js, _ = json.Marshal(service.SubmitRequest{Script: "return 1", Identity: &service.SubmitIdentity{SubjectToken: token, Actor: token}})
+	require.JSONEq(t, `{"script":"return 1","identity":"[REDACTED]"}`, string(js))
+	var logged strings.Builder
+	slog.New(slog.NewJSONHandler(&logged, nil)).Info("submitted", "identity", service.SubmitIdentity{SubjectToken: token}, "req", service.SubmitRequest{Identity: &service.SubmitIdentity{SubjectToken: token}})
+	require.NotContains(t, logged.String(), "SECRET")
 
 	view, err = svc.Submit(context.Background(), acme, &service.SubmitRequest{Script: `return await tools.whoami({})`}, service.SubmitOptions{})
 	require.NoError(t, err)
