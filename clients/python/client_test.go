@@ -23,6 +23,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/airlockrt/airlock/internal/oidctest"
 	"github.com/airlockrt/airlock/internal/servetest"
 )
 
@@ -94,6 +95,58 @@ func TestLive(t *testing.T) {
 			require.Regexp(t, finished, s.Processes[1].Logs())
 			require.NotRegexp(t, finished, s.Processes[0].Logs())
 			require.True(t, strings.Contains(s.Processes[0].Logs(), m[1]), "the first process ran it first")
+		}
+	})
+}
+
+// delegated starts the servers of o with delegated identities on: a real
+// RFC 8693 token service (internal/oidctest) that issues alice tokens of
+// audience crm, an upstream of that audience that answers whom a token
+// acts for ({"subject", "audience"}) and accepts no other, and the HTTP
+// tool crm_whoami (audience crm) that calls it. Besides the servers'
+// variables, the environment it returns holds alice's subject tokens:
+// AIRLOCK_TEST_SUBJECT_TOKEN and AIRLOCK_TEST_FRESH_TOKEN (valid for an
+// hour) and AIRLOCK_TEST_EXPIRED_TOKEN (expired).
+func delegated(t *testing.T, o servetest.Options) (*servetest.Served, []string) {
+	t.Helper()
+	op := oidctest.Start(t, oidctest.Options{Audiences: map[string][]string{"alice": {"crm"}}})
+	upstream := op.Upstream(t, "crm", nil)
+	o.Config = fmt.Sprintf(`
+identity:
+  token_exchange: {token_url: %q, client_id: %q, client_secret: "${env:CLIENT_TEST_STS_SECRET}"}
+tools:
+  http:
+    - {name: crm_whoami, description: Says whom the CRM sees the call acting for, url: %q, method: POST,
+       risk: SAFE, audience: crm, input_schema: {type: object}}
+`, op.TokenURL, op.ClientID, upstream.URL)
+	o.Env = append(o.Env, "CLIENT_TEST_STS_SECRET="+op.ClientSecret)
+	s := servetest.Start(t, o)
+	return s, append(s.Env(),
+		"AIRLOCK_TEST_SUBJECT_TOKEN="+op.Subject("alice", time.Hour),
+		"AIRLOCK_TEST_FRESH_TOKEN="+op.Subject("alice", time.Hour),
+		"AIRLOCK_TEST_EXPIRED_TOKEN="+op.Subject("alice", -time.Minute))
+}
+
+// TestLiveIdentity runs the delegated-identity live tests
+// (livetests/test_identity.py) of both clients: against one process, a
+// chain acts for its user's token and a running chain whose token expired
+// gets a fresh one from on_credential_required and retries; against a
+// fleet of two in park mode, a chain whose token expired parks, is handed
+// a fresh one by the handler (or through the other process) and ends ok,
+// and one without a handler stays parked until cancelled.
+func TestLiveIdentity(t *testing.T) {
+	python3(t)
+	t.Run("one process", func(t *testing.T) {
+		_, env := delegated(t, servetest.Options{})
+		out := unittest(t, env, 6, "-v", "livetests.test_identity.Running", "livetests.test_identity.RunningAsync")
+		require.Contains(t, out, "test_a_chain_acts_for_its_user (livetests.test_identity.RunningAsync")
+	})
+	t.Run("fleet in park mode", func(t *testing.T) {
+		s, env := delegated(t, servetest.Options{Processes: 2, ApprovalMode: "park"})
+		out := unittest(t, env, 6, "-v", "livetests.test_identity.Parked", "livetests.test_identity.ParkedAsync")
+		require.Contains(t, out, "test_a_parked_chain_resumes_with_a_fresh_identity (livetests.test_identity.ParkedAsync")
+		for _, p := range s.Processes {
+			require.NotContains(t, p.Logs(), "subj~", "no subject token in a server's log")
 		}
 	})
 }

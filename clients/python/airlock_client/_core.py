@@ -307,10 +307,13 @@ class Follow:
 
     ``attached`` says the follow started on a chain that was already running
     (wait): then a call_pending event may be a replay of a call answered
-    before, and the call is read again before its handler runs; and a
-    credential_required event of a chain that parked is only noted (its
-    audience), the chain's pending entry of kind credential asking instead,
-    so that a park that was settled before is not asked about again.
+    before, and the call is read again before its handler runs.
+
+    A credential_required event of a call that parked its chain is only
+    noted (its audience): the chain's pending entry of kind credential asks
+    instead, once the chain is parked (an identity sent before would find
+    it still running), and only while it is (a park settled before, seen in
+    a replay, is not asked about again).
 
     ``credentials`` says a handler asks for fresh identities: a
     credential_required event, or a parked chain's pending credential, is
@@ -355,7 +358,7 @@ class Follow:
             req = CredentialRequest.from_event(self.chain_id, ev.data)
             if req.audience:
                 self._audiences[req.seq] = req.audience
-            if self.credentials and not (req.parked and self.attached) and self._take("credential", str(req.seq)):
+            if self.credentials and not req.parked and self._take("credential", str(req.seq)):
                 return [Serve("credential", str(req.seq), req)], None
             return [], None
         if ev.name == "status":

@@ -567,15 +567,19 @@ class ContractTests:
         self.assertEqual(self.stub.seen("POST", "/v1/chains/ch_1/identity"), [])
 
     def test_moot_identity_refusals_are_dropped(self):
-        refusals = iter([(409, "chain_finished"), (409, "chain_parked"), (409, "running_elsewhere")])
-        self.stub.routes[("POST", "/v1/chains/ch_1/identity")] = lambda r: error_reply(*next(refusals))
+        refusals = {FRESH + "1": (409, "chain_finished"), FRESH + "2": (409, "chain_parked"),
+                    FRESH + "3": (409, "running_elsewhere")}
+        self.stub.routes[("POST", "/v1/chains/ch_1/identity")] = lambda r: error_reply(
+            *refusals[r.body["subject_token"]])
         # running_elsewhere is moot for a parked chain's request: another
         # process resumed it.
+        parked = dict(chain_doc(status="parked"), pending=[
+            {"id": "pi_3", "kind": "credential", "seq": 3, "tool": "crm_lookup", "rule": "credential_expired"}])
         self.run_stub([sse("credential_required", credential_doc(1), 1),
                        sse("credential_required", credential_doc(2), 2),
-                       sse("credential_required", credential_doc(3, parked=True), 3), 0.5,
-                       sse("done", chain_doc(status="ok", value=2), 4)])
-        ch = self.c.run("x", on_credential_required=lambda req: Identity(FRESH))
+                       sse("credential_required", credential_doc(3, parked=True), 3), sse("status", parked, 4), 0.5,
+                       sse("done", chain_doc(status="ok", value=2), 5)], chain=lambda r: json_reply(200, parked))
+        ch = self.c.run("x", on_credential_required=lambda req: Identity(FRESH + str(req.seq)))
         self.assertEqual(ch.value, 2)
         self.assertEqual(len(self.stub.seen("POST", "/v1/chains/ch_1/identity")), 3)
 
