@@ -349,7 +349,7 @@ export class Airlock {
     opts.signal?.throwIfAborted();
     const chain = await this.submit(script, { ...opts, wait: false });
     opts.onSubmitted?.(chain);
-    return follow<T>(this, chain.id, opts, false);
+    return follow<T>(this, chain.id, opts);
   }
 
   /**

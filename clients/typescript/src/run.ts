@@ -125,7 +125,7 @@ function identitySettled(err: AirlockError, req: CredentialRequiredEvent): boole
 }
 
 /** follow drives chain id to its end; see Airlock.run and Airlock.resume. */
-export async function follow<T>(client: Airlock, id: string, opts: FollowOptions, attached = true): Promise<RunOutcome<T>> {
+export async function follow<T>(client: Airlock, id: string, opts: FollowOptions): Promise<RunOutcome<T>> {
   const tools = opts.tools ?? {};
   const approver = opts.approver ?? client;
   const inner = new AbortController(); // aborted when a handler's answer fails: ends the stream
@@ -194,10 +194,11 @@ export async function follow<T>(client: Airlock, id: string, opts: FollowOptions
     }
   };
 
-  // Fresh identities: one ask per refused call (its seq). Attached to a
-  // chain that was already running, a replayed credential_required of a
-  // park only lends its audience: the parked chain's pending entry asks,
-  // so a park settled before is not asked about again.
+  // Fresh identities: one ask per refused call (its seq). The
+  // credential_required event of a call that parked its chain only lends
+  // its audience: the parked chain's pending entry asks, once the chain is
+  // parked (an identity sent before would find it still running) and only
+  // while it is (a park settled before, replayed, is not asked about).
   const audiences = new Map<number, string>();
   const credential = async (req: CredentialRequiredEvent) => {
     if (!opts.onCredentialRequired) return;
@@ -212,7 +213,7 @@ export async function follow<T>(client: Airlock, id: string, opts: FollowOptions
   const onCredential = (req: CredentialRequiredEvent) => {
     if (req.audience) audiences.set(req.seq, req.audience);
     const key = `credential:${req.seq}`;
-    if (!opts.onCredentialRequired || (req.parked && attached) || seen.has(key)) return;
+    if (!opts.onCredentialRequired || req.parked || seen.has(key)) return;
     seen.add(key);
     track(credential(req));
   };
