@@ -152,8 +152,9 @@ func TestLiveIdentity(t *testing.T) {
 }
 
 // example is a Python example of docs/clients.md: how it is checked (run:
-// against one process; run fleet: against a fleet of two in park mode;
-// parse: only parsed), its code and the output it shows.
+// against one process; run fleet: against a fleet of two in park mode; run
+// identity: with delegated identities on; parse: only parsed), its code
+// and the output it shows.
 type example struct {
 	mode, code, output string
 }
@@ -175,7 +176,7 @@ func docExamples(t *testing.T) []example {
 	}
 	var out []example
 	for _, m := range exampleBlock.FindAllStringSubmatch(section, -1) {
-		require.Contains(t, []string{"run", "run fleet", "parse"}, m[1], "unknown example mode")
+		require.Contains(t, []string{"run", "run fleet", "run identity", "parse"}, m[1], "unknown example mode")
 		out = append(out, example{mode: m[1], code: m[2], output: m[3]})
 	}
 	require.Equal(t, strings.Count(section, "```python\n"), len(out),
@@ -188,22 +189,34 @@ func docExamples(t *testing.T) []example {
 // servers (the package on PYTHONPATH, the server's address and keys in
 // AIRLOCK_URL, AIRLOCK_URLS, AIRLOCK_API_KEY (role submit) and
 // AIRLOCK_APPROVER_KEY) and compares what each prints with the output the
-// page shows.
+// page shows. Those marked run identity run against a process of a parking
+// fleet with delegated identities on (delegated), with USER_TOKEN an
+// expired token of alice and FRESH_USER_TOKEN a valid one.
 func TestDocExamples(t *testing.T) {
 	py := python3(t)
 	examples := docExamples(t)
 	pkg, err := filepath.Abs(".")
 	require.NoError(t, err)
 	servers := map[string]*servetest.Served{}
+	var userTokens []string // the environment of the run identity examples
 	for _, ex := range examples {
 		if servers[ex.mode] != nil || ex.mode == "parse" {
 			continue
 		}
-		o := servetest.Options{}
-		if ex.mode == "run fleet" {
-			o = servetest.Options{Processes: 2, ApprovalMode: "park"}
+		switch ex.mode {
+		case "run fleet":
+			servers[ex.mode] = servetest.Start(t, servetest.Options{Processes: 2, ApprovalMode: "park"})
+		case "run identity":
+			// One process of a parking fleet with delegated identities: the
+			// user's token (USER_TOKEN) has expired, FRESH_USER_TOKEN is
+			// the one the application would get by refreshing it.
+			s, env := delegated(t, servetest.Options{ApprovalMode: "park"})
+			servers[ex.mode] = s
+			userTokens = []string{"USER_TOKEN=" + lookupEnv(env, "AIRLOCK_TEST_EXPIRED_TOKEN"),
+				"FRESH_USER_TOKEN=" + lookupEnv(env, "AIRLOCK_TEST_FRESH_TOKEN")}
+		default:
+			servers[ex.mode] = servetest.Start(t, servetest.Options{})
 		}
-		servers[ex.mode] = servetest.Start(t, o)
 	}
 	for i, ex := range examples {
 		t.Run(fmt.Sprintf("ex%d", i), func(t *testing.T) {
@@ -223,6 +236,9 @@ func TestDocExamples(t *testing.T) {
 			cmd := exec.CommandContext(ctx, py, "-B", file)
 			cmd.Env = append(os.Environ(), "PYTHONPATH="+pkg, "AIRLOCK_URL="+urls[0], "AIRLOCK_URLS="+strings.Join(urls, ","),
 				"AIRLOCK_API_KEY="+servetest.Acme.Submit, "AIRLOCK_APPROVER_KEY="+servetest.Acme.Approver)
+			if ex.mode == "run identity" {
+				cmd.Env = append(cmd.Env, userTokens...)
+			}
 			out, err := cmd.CombinedOutput()
 			require.NoError(t, err, "example %d:\n%s\n%s", i, ex.code, out)
 			require.Equal(t, strings.TrimSpace(ex.output), strings.TrimSpace(string(out)),
@@ -275,4 +291,14 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// lookupEnv returns the value of key in env (KEY=VALUE entries), or "".
+func lookupEnv(env []string, key string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, key+"="); ok {
+			return v
+		}
+	}
+	return ""
 }

@@ -148,7 +148,7 @@ func docExamples(t *testing.T) []example {
 	}
 	var out []example
 	for _, m := range exampleBlock.FindAllStringSubmatch(section, -1) {
-		require.Contains(t, []string{"run", "run fleet", "compile"}, m[1], "unknown example mode")
+		require.Contains(t, []string{"run", "run fleet", "run identity", "compile"}, m[1], "unknown example mode")
 		out = append(out, example{mode: m[1], code: m[2], output: m[3]})
 	}
 	require.Equal(t, strings.Count(section, "```ts\n"), len(out), "every ts block of docs/clients.md's TypeScript section needs an <!-- example: run|run fleet|compile --> line before it")
@@ -302,22 +302,35 @@ func TestLiveFleet(t *testing.T) {
 
 // TestDocExamples runs the TypeScript examples of docs/clients.md marked
 // run against one process (those marked run fleet against a fleet of two
-// in park mode) and compares what each prints with the output the page
-// shows; tsc has compiled every one of them (build).
+// in park mode, those marked run identity against a process of a parking
+// fleet with delegated identities on, see delegated, with USER_TOKEN an
+// expired token of alice and FRESH_USER_TOKEN a valid one) and compares
+// what each prints with the output the page shows; tsc has compiled every
+// one of them (build).
 func TestDocExamples(t *testing.T) {
 	node, bin := tools(t)
 	dist := build(t, bin)
 	examples := docExamples(t)
 	servers := map[string]*servetest.Served{}
+	var userTokens []string // the environment of the run identity examples
 	for _, ex := range examples {
 		if servers[ex.mode] != nil || ex.mode == "compile" {
 			continue
 		}
-		o := servetest.Options{}
-		if ex.mode == "run fleet" {
-			o = servetest.Options{Processes: 2, ApprovalMode: "park"}
+		switch ex.mode {
+		case "run fleet":
+			servers[ex.mode] = servetest.Start(t, servetest.Options{Processes: 2, ApprovalMode: "park"})
+		case "run identity":
+			// One process of a parking fleet with delegated identities: the
+			// user's token (USER_TOKEN) has expired, FRESH_USER_TOKEN is
+			// the one the application would get by refreshing it.
+			s, env := delegated(t, servetest.Options{ApprovalMode: "park"})
+			servers[ex.mode] = s
+			userTokens = []string{"USER_TOKEN=" + lookupEnv(env, "AIRLOCK_TEST_EXPIRED_TOKEN"),
+				"FRESH_USER_TOKEN=" + lookupEnv(env, "AIRLOCK_TEST_FRESH_TOKEN")}
+		default:
+			servers[ex.mode] = servetest.Start(t, servetest.Options{})
 		}
-		servers[ex.mode] = servetest.Start(t, o)
 	}
 	for i, ex := range examples {
 		t.Run(fmt.Sprintf("ex%d", i), func(t *testing.T) {
@@ -330,6 +343,9 @@ func TestDocExamples(t *testing.T) {
 			}
 			env := []string{"AIRLOCK_URL=" + urls[0], "AIRLOCK_URLS=" + strings.Join(urls, ","),
 				"AIRLOCK_API_KEY=" + servetest.Acme.Submit, "AIRLOCK_APPROVER_KEY=" + servetest.Acme.Approver}
+			if ex.mode == "run identity" {
+				env = append(env, userTokens...)
+			}
 			out, err := run(t, 2*time.Minute, env, node, filepath.Join(dist, "examples", fmt.Sprintf("ex%d.js", i)))
 			require.NoError(t, err, "example %d:\n%s\n%s", i, ex.code, out)
 			require.Equal(t, strings.TrimSpace(ex.output), strings.TrimSpace(out), "example %d prints other than docs/clients.md shows:\n%s", i, ex.code)
@@ -427,4 +443,14 @@ func copyTree(t *testing.T, from, to string) {
 		}
 		return os.WriteFile(filepath.Join(to, rel), b, 0o600)
 	}))
+}
+
+// lookupEnv returns the value of key in env (KEY=VALUE entries), or "".
+func lookupEnv(env []string, key string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, key+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
