@@ -180,7 +180,7 @@ func docExamples(t *testing.T) []example {
 		out = append(out, example{mode: m[1], code: m[2], output: m[3]})
 	}
 	require.Equal(t, strings.Count(section, "```python\n"), len(out),
-		"every python block of docs/clients.md's Python section needs an <!-- example: run|run fleet|parse --> line before it")
+		"every python block of docs/clients.md's Python section needs an <!-- example: run|run fleet|run identity|parse --> line before it")
 	require.NotEmpty(t, out)
 	return out
 }

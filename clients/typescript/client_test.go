@@ -126,7 +126,7 @@ func writeTSConfig(t *testing.T, dir, options, include string) {
 }
 
 // example is a TypeScript example of docs/clients.md: its code, how it is
-// checked (run, run fleet, compile) and the output it shows.
+// checked (run, run fleet, run identity, compile) and the output it shows.
 type example struct {
 	mode, code, output string
 }
@@ -151,7 +151,7 @@ func docExamples(t *testing.T) []example {
 		require.Contains(t, []string{"run", "run fleet", "run identity", "compile"}, m[1], "unknown example mode")
 		out = append(out, example{mode: m[1], code: m[2], output: m[3]})
 	}
-	require.Equal(t, strings.Count(section, "```ts\n"), len(out), "every ts block of docs/clients.md's TypeScript section needs an <!-- example: run|run fleet|compile --> line before it")
+	require.Equal(t, strings.Count(section, "```ts\n"), len(out), "every ts block of docs/clients.md's TypeScript section needs an <!-- example: run|run fleet|run identity|compile --> line before it")
 	require.NotEmpty(t, out)
 	return out
 }
