@@ -316,8 +316,9 @@ class Follow:
     a replay, is not asked about again).
 
     ``credentials`` says a handler asks for fresh identities: a
-    credential_required event, or a parked chain's pending credential, is
-    taken up once per call (its seq).
+    credential_required event of a running chain is taken up once per
+    refused call (its seq), a parked chain's pending credential once per
+    park (its id: a call refused again after it resumed parks anew).
     """
 
     def __init__(self, chain_id: str, tools: Mapping[str, Tool], approvals: bool, attached: bool,
@@ -375,10 +376,10 @@ class Follow:
                 out.append(Serve("call", p.id))
             elif p.kind == "approval" and self.approvals and self._take("approval", p.id):
                 out.append(Serve("approval", p.id))
-            elif p.kind == "credential" and self.credentials and self._take("credential", str(p.seq)):
+            elif p.kind == "credential" and self.credentials and self._take("credential", p.id):
                 req = CredentialRequest(chain_id=self.chain_id, seq=p.seq, tool=p.tool, reason=p.rule,
                                         audience=self._audiences.get(p.seq, ""), parked=True, raw=p.raw)
-                out.append(Serve("credential", str(p.seq), req))
+                out.append(Serve("credential", p.id, req))
         return out
 
     def calls(self, calls: Sequence[PendingCall]) -> List[Serve]:

@@ -557,6 +557,31 @@ class ContractTests:
         self.assertEqual(asked, [(3, "crm_lookup", "crm", "credential_expired", True)])
         self.assertEqual(len(self.stub.seen("POST", "/v1/chains/ch_1/identity")), 1)
 
+    def test_a_call_that_parks_again_is_asked_about_again(self):
+        # The fresh identity was refused too: the same call (seq 3) parks
+        # anew, under another pending id, and the handler is asked again.
+        def view(pid):
+            return dict(chain_doc(status="parked"), pending=[
+                {"id": pid, "kind": "credential", "seq": 3, "tool": "crm_lookup", "rule": "credential_expired"}])
+
+        took = [threading.Event(), threading.Event()]
+        posted = []
+
+        def take(r):
+            posted.append(r.body["subject_token"])
+            took[len(posted) - 1].set()
+            return Reply(204, body=b"")
+
+        self.stub.routes[("POST", "/v1/chains/ch_1/identity")] = take
+        self.run_stub([sse("status", view("pi_1"), 1), took[0], sse("status", chain_doc(status="running"), 2),
+                       sse("status", view("pi_1"), 3),  # a replay of the first park: not asked again
+                       sse("status", view("pi_2"), 4), took[1], sse("done", chain_doc(status="ok", value=1), 5)],
+                      chain=lambda r: json_reply(200, view("pi_2") if len(posted) == 1 else chain_doc(status="running")))
+        asked = []
+        self.c.run("x", on_credential_required=lambda req: asked.append(req.seq) or Identity(FRESH + str(len(asked))))
+        self.assertEqual(asked, [3, 3])
+        self.assertEqual(posted, [FRESH + "1", FRESH + "2"])
+
     def test_run_without_a_credential_handler_asks_nothing(self):
         self.run_stub([sse("credential_required", credential_doc(1, parked=True), 1),
                        sse("status", dict(chain_doc(status="parked"), pending=[

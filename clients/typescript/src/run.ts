@@ -194,7 +194,8 @@ export async function follow<T>(client: Airlock, id: string, opts: FollowOptions
     }
   };
 
-  // Fresh identities: one ask per refused call (its seq). The
+  // Fresh identities: one ask per refused call of a running chain (its
+  // seq), one per park of a parked chain (its pending entry's id). The
   // credential_required event of a call that parked its chain only lends
   // its audience: the parked chain's pending entry asks, once the chain is
   // parked (an identity sent before would find it still running) and only
@@ -234,9 +235,9 @@ export async function follow<T>(client: Airlock, id: string, opts: FollowOptions
     for (const p of (c.pending ?? []) as PendingEntry[]) {
       if (!p.id || seen.has(p.id)) continue;
       if (p.kind === "credential") {
-        const key = `credential:${p.seq ?? 0}`;
-        if (!opts.onCredentialRequired || seen.has(key)) continue;
-        seen.add(key);
+        // Once per park (its id): a call refused again after it resumed parks anew.
+        if (!opts.onCredentialRequired) continue;
+        seen.add(p.id);
         const reason = p.rule === "credential_unavailable" ? "credential_unavailable" : "credential_expired";
         track(credential({ seq: p.seq ?? 0, tool: p.tool ?? "", audience: audiences.get(p.seq ?? 0) ?? "", reason, parked: true }));
       } else if (p.kind === "call") {

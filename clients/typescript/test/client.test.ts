@@ -308,6 +308,16 @@ describe("delegated identities", () => {
     });
   });
 
+  it("asks again when the call parks anew after a fresh identity was refused too", async () => {
+    await withStub({ credential: { parked: true, parkAgain: true } }, async (client, stub) => {
+      const asked: CredentialRequiredEvent[] = [];
+      const out = await client.run("stub", { onCredentialRequired: (req) => { asked.push(req); return new Identity(`${FRESH}${asked.length}`); } });
+      assert.equal(out.value, `${FRESH}2`);
+      assert.deepEqual(asked.map((r) => [r.seq, r.parked]), [[1, true], [1, true]]);
+      assert.deepEqual(stub.identities, [{ subject_token: `${FRESH}1` }, { subject_token: `${FRESH}2` }]);
+    });
+  });
+
   it("leaves a parked chain parked without a handler, or when the handler returns undefined", async () => {
     await withStub({ credential: { parked: true } }, async (client, stub) => {
       for (const opts of [{}, { onCredentialRequired: () => undefined }]) {

@@ -37,6 +37,7 @@ interface StubChain {
   body: Record<string, unknown>;
   calls: Pending[];
   final?: Record<string, unknown>;
+  parks?: number;
 }
 
 /** Options of the stub. */
@@ -61,9 +62,11 @@ export interface StubOptions {
    * identity (POST /v1/chains/{id}/identity) ends the chain ok with its
    * subject token as value; refusals are answered first, in order, each
    * message echoing the token sent, and a chain_finished or chain_parked
-   * refusal ends the chain ok with value "elsewhere".
+   * refusal ends the chain ok with value "elsewhere". With parkAgain, the
+   * first identity a parked chain takes is refused too: the call parks
+   * anew (pending pi_2, the same seq).
    */
-  credential?: { parked?: boolean; refusals?: [number, string][] };
+  credential?: { parked?: boolean; refusals?: [number, string][]; parkAgain?: boolean };
 }
 
 /** A running stub. */
@@ -125,7 +128,7 @@ export async function startStub(opts: StubOptions = {}): Promise<Stub> {
   };
   const view = (c: StubChain) => ({
     id: c.id, tenant: "acme", status: c.status, language: "javascript", created: new Date(t0).toISOString(),
-    ...(c.status === "parked" ? { pending: [{ id: "pi_1", kind: "credential", seq: 1, tool: "crm_lookup", gate: "credential", rule: c.body.identity ? "credential_expired" : "credential_unavailable", expires: new Date(t0 + 60_000).toISOString() }] } : {}),
+    ...(c.status === "parked" ? { pending: [{ id: `pi_${c.parks ?? 1}`, kind: "credential", seq: 1, tool: "crm_lookup", gate: "credential", rule: c.body.identity ? "credential_expired" : "credential_unavailable", expires: new Date(t0 + 60_000).toISOString() }] } : {}),
     ...(c.final ? { finished: new Date().toISOString(), result: c.final } : {}),
   });
   const finish = (c: StubChain, status: string, value: unknown, reason?: string) => {
@@ -217,6 +220,14 @@ export async function startStub(opts: StubOptions = {}): Promise<Stub> {
         if (c.status === "parked") {
           c.status = "running";
           push(c, "status", view(c));
+          if (opts.credential?.parkAgain && (c.parks ?? 1) === 1) {
+            c.parks = 2;
+            c.status = "parked";
+            push(c, "credential_required", { seq: 1, tool: "crm_lookup", audience: "crm", reason: "credential_expired", parked: true });
+            push(c, "status", view(c));
+            res.writeHead(204);
+            return res.end();
+          }
         }
         finish(c, "ok", body.subject_token);
         res.writeHead(204);
