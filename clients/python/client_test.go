@@ -23,6 +23,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/airlockrt/airlock/internal/oidctest"
 	"github.com/airlockrt/airlock/internal/servetest"
 )
 
@@ -98,9 +99,62 @@ func TestLive(t *testing.T) {
 	})
 }
 
+// delegated starts the servers of o with delegated identities on: a real
+// RFC 8693 token service (internal/oidctest) that issues alice tokens of
+// audience crm, an upstream of that audience that answers whom a token
+// acts for ({"subject", "audience"}) and accepts no other, and the HTTP
+// tool crm_whoami (audience crm) that calls it. Besides the servers'
+// variables, the environment it returns holds alice's subject tokens:
+// AIRLOCK_TEST_SUBJECT_TOKEN and AIRLOCK_TEST_FRESH_TOKEN (valid for an
+// hour) and AIRLOCK_TEST_EXPIRED_TOKEN (expired).
+func delegated(t *testing.T, o servetest.Options) (*servetest.Served, []string) {
+	t.Helper()
+	op := oidctest.Start(t, oidctest.Options{Audiences: map[string][]string{"alice": {"crm"}}})
+	upstream := op.Upstream(t, "crm", nil)
+	o.Config = fmt.Sprintf(`
+identity:
+  token_exchange: {token_url: %q, client_id: %q, client_secret: "${env:CLIENT_TEST_STS_SECRET}"}
+tools:
+  http:
+    - {name: crm_whoami, description: Says whom the CRM sees the call acting for, url: %q, method: POST,
+       risk: SAFE, audience: crm, input_schema: {type: object}}
+`, op.TokenURL, op.ClientID, upstream.URL)
+	o.Env = append(o.Env, "CLIENT_TEST_STS_SECRET="+op.ClientSecret)
+	s := servetest.Start(t, o)
+	return s, append(s.Env(),
+		"AIRLOCK_TEST_SUBJECT_TOKEN="+op.Subject("alice", time.Hour),
+		"AIRLOCK_TEST_FRESH_TOKEN="+op.Subject("alice", time.Hour),
+		"AIRLOCK_TEST_EXPIRED_TOKEN="+op.Subject("alice", -time.Minute))
+}
+
+// TestLiveIdentity runs the delegated-identity live tests
+// (livetests/test_identity.py) of both clients: against one process, a
+// chain acts for its user's token and a running chain whose token expired
+// gets a fresh one from on_credential_required and retries; against a
+// fleet of two in park mode, a chain whose token expired parks, is handed
+// a fresh one by the handler (or through the other process) and ends ok,
+// and one without a handler stays parked until cancelled.
+func TestLiveIdentity(t *testing.T) {
+	python3(t)
+	t.Run("one process", func(t *testing.T) {
+		_, env := delegated(t, servetest.Options{})
+		out := unittest(t, env, 6, "-v", "livetests.test_identity.Running", "livetests.test_identity.RunningAsync")
+		require.Contains(t, out, "test_a_chain_acts_for_its_user (livetests.test_identity.RunningAsync")
+	})
+	t.Run("fleet in park mode", func(t *testing.T) {
+		s, env := delegated(t, servetest.Options{Processes: 2, ApprovalMode: "park"})
+		out := unittest(t, env, 6, "-v", "livetests.test_identity.Parked", "livetests.test_identity.ParkedAsync")
+		require.Contains(t, out, "test_a_parked_chain_resumes_with_a_fresh_identity (livetests.test_identity.ParkedAsync")
+		for _, p := range s.Processes {
+			require.NotContains(t, p.Logs(), "subj~", "no subject token in a server's log")
+		}
+	})
+}
+
 // example is a Python example of docs/clients.md: how it is checked (run:
-// against one process; run fleet: against a fleet of two in park mode;
-// parse: only parsed), its code and the output it shows.
+// against one process; run fleet: against a fleet of two in park mode; run
+// identity: with delegated identities on; parse: only parsed), its code
+// and the output it shows.
 type example struct {
 	mode, code, output string
 }
@@ -122,11 +176,11 @@ func docExamples(t *testing.T) []example {
 	}
 	var out []example
 	for _, m := range exampleBlock.FindAllStringSubmatch(section, -1) {
-		require.Contains(t, []string{"run", "run fleet", "parse"}, m[1], "unknown example mode")
+		require.Contains(t, []string{"run", "run fleet", "run identity", "parse"}, m[1], "unknown example mode")
 		out = append(out, example{mode: m[1], code: m[2], output: m[3]})
 	}
 	require.Equal(t, strings.Count(section, "```python\n"), len(out),
-		"every python block of docs/clients.md's Python section needs an <!-- example: run|run fleet|parse --> line before it")
+		"every python block of docs/clients.md's Python section needs an <!-- example: run|run fleet|run identity|parse --> line before it")
 	require.NotEmpty(t, out)
 	return out
 }
@@ -135,22 +189,34 @@ func docExamples(t *testing.T) []example {
 // servers (the package on PYTHONPATH, the server's address and keys in
 // AIRLOCK_URL, AIRLOCK_URLS, AIRLOCK_API_KEY (role submit) and
 // AIRLOCK_APPROVER_KEY) and compares what each prints with the output the
-// page shows.
+// page shows. Those marked run identity run against a process of a parking
+// fleet with delegated identities on (delegated), with USER_TOKEN an
+// expired token of alice and FRESH_USER_TOKEN a valid one.
 func TestDocExamples(t *testing.T) {
 	py := python3(t)
 	examples := docExamples(t)
 	pkg, err := filepath.Abs(".")
 	require.NoError(t, err)
 	servers := map[string]*servetest.Served{}
+	var userTokens []string // the environment of the run identity examples
 	for _, ex := range examples {
 		if servers[ex.mode] != nil || ex.mode == "parse" {
 			continue
 		}
-		o := servetest.Options{}
-		if ex.mode == "run fleet" {
-			o = servetest.Options{Processes: 2, ApprovalMode: "park"}
+		switch ex.mode {
+		case "run fleet":
+			servers[ex.mode] = servetest.Start(t, servetest.Options{Processes: 2, ApprovalMode: "park"})
+		case "run identity":
+			// One process of a parking fleet with delegated identities: the
+			// user's token (USER_TOKEN) has expired, FRESH_USER_TOKEN is
+			// the one the application would get by refreshing it.
+			s, env := delegated(t, servetest.Options{ApprovalMode: "park"})
+			servers[ex.mode] = s
+			userTokens = []string{"USER_TOKEN=" + lookupEnv(env, "AIRLOCK_TEST_EXPIRED_TOKEN"),
+				"FRESH_USER_TOKEN=" + lookupEnv(env, "AIRLOCK_TEST_FRESH_TOKEN")}
+		default:
+			servers[ex.mode] = servetest.Start(t, servetest.Options{})
 		}
-		servers[ex.mode] = servetest.Start(t, o)
 	}
 	for i, ex := range examples {
 		t.Run(fmt.Sprintf("ex%d", i), func(t *testing.T) {
@@ -170,6 +236,9 @@ func TestDocExamples(t *testing.T) {
 			cmd := exec.CommandContext(ctx, py, "-B", file)
 			cmd.Env = append(os.Environ(), "PYTHONPATH="+pkg, "AIRLOCK_URL="+urls[0], "AIRLOCK_URLS="+strings.Join(urls, ","),
 				"AIRLOCK_API_KEY="+servetest.Acme.Submit, "AIRLOCK_APPROVER_KEY="+servetest.Acme.Approver)
+			if ex.mode == "run identity" {
+				cmd.Env = append(cmd.Env, userTokens...)
+			}
 			out, err := cmd.CombinedOutput()
 			require.NoError(t, err, "example %d:\n%s\n%s", i, ex.code, out)
 			require.Equal(t, strings.TrimSpace(ex.output), strings.TrimSpace(string(out)),
@@ -222,4 +291,14 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// lookupEnv returns the value of key in env (KEY=VALUE entries), or "".
+func lookupEnv(env []string, key string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, key+"="); ok {
+			return v
+		}
+	}
+	return ""
 }

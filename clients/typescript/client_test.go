@@ -28,6 +28,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/airlockrt/airlock/internal/oidctest"
 	"github.com/airlockrt/airlock/internal/servetest"
 )
 
@@ -125,7 +126,7 @@ func writeTSConfig(t *testing.T, dir, options, include string) {
 }
 
 // example is a TypeScript example of docs/clients.md: its code, how it is
-// checked (run, run fleet, compile) and the output it shows.
+// checked (run, run fleet, run identity, compile) and the output it shows.
 type example struct {
 	mode, code, output string
 }
@@ -147,10 +148,10 @@ func docExamples(t *testing.T) []example {
 	}
 	var out []example
 	for _, m := range exampleBlock.FindAllStringSubmatch(section, -1) {
-		require.Contains(t, []string{"run", "run fleet", "compile"}, m[1], "unknown example mode")
+		require.Contains(t, []string{"run", "run fleet", "run identity", "compile"}, m[1], "unknown example mode")
 		out = append(out, example{mode: m[1], code: m[2], output: m[3]})
 	}
-	require.Equal(t, strings.Count(section, "```ts\n"), len(out), "every ts block of docs/clients.md's TypeScript section needs an <!-- example: run|run fleet|compile --> line before it")
+	require.Equal(t, strings.Count(section, "```ts\n"), len(out), "every ts block of docs/clients.md's TypeScript section needs an <!-- example: run|run fleet|run identity|compile --> line before it")
 	require.NotEmpty(t, out)
 	return out
 }
@@ -201,6 +202,59 @@ func TestLiveCallerTools(t *testing.T) {
 	require.Contains(t, out, "refuses every bad answer by its reason code")
 }
 
+// delegated starts the servers of o with delegated identities on: a real
+// RFC 8693 token service (internal/oidctest) that issues alice tokens of
+// audience crm, an upstream of that audience that answers whom a token
+// acts for ({"subject", "audience"}) and accepts no other, and the HTTP
+// tool crm_whoami (audience crm) that calls it. The environment it
+// returns holds the servers' variables and alice's subject tokens
+// (AIRLOCK_TEST_SUBJECT_TOKEN and AIRLOCK_TEST_FRESH_TOKEN, valid for an
+// hour; AIRLOCK_TEST_EXPIRED_TOKEN, expired).
+func delegated(t *testing.T, o servetest.Options) (*servetest.Served, []string) {
+	t.Helper()
+	op := oidctest.Start(t, oidctest.Options{Audiences: map[string][]string{"alice": {"crm"}}})
+	upstream := op.Upstream(t, "crm", nil)
+	o.Config = fmt.Sprintf(`
+identity:
+  token_exchange: {token_url: %q, client_id: %q, client_secret: "${env:CLIENT_TEST_STS_SECRET}"}
+tools:
+  http:
+    - {name: crm_whoami, description: Says whom the CRM sees the call acting for, url: %q, method: POST,
+       risk: SAFE, audience: crm, input_schema: {type: object}}
+`, op.TokenURL, op.ClientID, upstream.URL)
+	o.Env = append(o.Env, "CLIENT_TEST_STS_SECRET="+op.ClientSecret)
+	s := servetest.Start(t, o)
+	return s, append(s.Env(),
+		"AIRLOCK_TEST_SUBJECT_TOKEN="+op.Subject("alice", time.Hour),
+		"AIRLOCK_TEST_FRESH_TOKEN="+op.Subject("alice", time.Hour),
+		"AIRLOCK_TEST_EXPIRED_TOKEN="+op.Subject("alice", -time.Minute))
+}
+
+// TestLiveIdentity runs the delegated-identity live tests
+// (test/identity.test.ts): against one process, a chain acts for its
+// user's token and a running chain whose token expired gets a fresh one
+// from onCredentialRequired and retries; against a fleet of two in park
+// mode, a chain whose token expired parks, is handed a fresh one by the
+// handler (or through the other process) and ends ok, and one without a
+// handler stays parked until cancelled.
+func TestLiveIdentity(t *testing.T) {
+	node, bin := tools(t)
+	dist := build(t, bin)
+	t.Run("one process", func(t *testing.T) {
+		_, env := delegated(t, servetest.Options{})
+		out := nodeTest(t, node, env, 3, filepath.Join(dist, "test", "identity.test.js"))
+		require.Contains(t, out, "a running chain whose token expired gets a fresh one from onCredentialRequired")
+	})
+	t.Run("fleet in park mode", func(t *testing.T) {
+		s, env := delegated(t, servetest.Options{Processes: 2, ApprovalMode: "park"})
+		out := nodeTest(t, node, env, 3, filepath.Join(dist, "test", "identity.test.js"))
+		require.Contains(t, out, "a chain whose token expired parks, gets a fresh one from onCredentialRequired")
+		for _, p := range s.Processes {
+			require.NotContains(t, p.Logs(), "subj~", "no subject token in a server's log")
+		}
+	})
+}
+
 // TestEventNames: the client knows every event the specification lists
 // in x-sse-events, and every event it knows is there or call_pending.
 func TestEventNames(t *testing.T) {
@@ -248,22 +302,35 @@ func TestLiveFleet(t *testing.T) {
 
 // TestDocExamples runs the TypeScript examples of docs/clients.md marked
 // run against one process (those marked run fleet against a fleet of two
-// in park mode) and compares what each prints with the output the page
-// shows; tsc has compiled every one of them (build).
+// in park mode, those marked run identity against a process of a parking
+// fleet with delegated identities on, see delegated, with USER_TOKEN an
+// expired token of alice and FRESH_USER_TOKEN a valid one) and compares
+// what each prints with the output the page shows; tsc has compiled every
+// one of them (build).
 func TestDocExamples(t *testing.T) {
 	node, bin := tools(t)
 	dist := build(t, bin)
 	examples := docExamples(t)
 	servers := map[string]*servetest.Served{}
+	var userTokens []string // the environment of the run identity examples
 	for _, ex := range examples {
 		if servers[ex.mode] != nil || ex.mode == "compile" {
 			continue
 		}
-		o := servetest.Options{}
-		if ex.mode == "run fleet" {
-			o = servetest.Options{Processes: 2, ApprovalMode: "park"}
+		switch ex.mode {
+		case "run fleet":
+			servers[ex.mode] = servetest.Start(t, servetest.Options{Processes: 2, ApprovalMode: "park"})
+		case "run identity":
+			// One process of a parking fleet with delegated identities: the
+			// user's token (USER_TOKEN) has expired, FRESH_USER_TOKEN is
+			// the one the application would get by refreshing it.
+			s, env := delegated(t, servetest.Options{ApprovalMode: "park"})
+			servers[ex.mode] = s
+			userTokens = []string{"USER_TOKEN=" + lookupEnv(env, "AIRLOCK_TEST_EXPIRED_TOKEN"),
+				"FRESH_USER_TOKEN=" + lookupEnv(env, "AIRLOCK_TEST_FRESH_TOKEN")}
+		default:
+			servers[ex.mode] = servetest.Start(t, servetest.Options{})
 		}
-		servers[ex.mode] = servetest.Start(t, o)
 	}
 	for i, ex := range examples {
 		t.Run(fmt.Sprintf("ex%d", i), func(t *testing.T) {
@@ -276,6 +343,9 @@ func TestDocExamples(t *testing.T) {
 			}
 			env := []string{"AIRLOCK_URL=" + urls[0], "AIRLOCK_URLS=" + strings.Join(urls, ","),
 				"AIRLOCK_API_KEY=" + servetest.Acme.Submit, "AIRLOCK_APPROVER_KEY=" + servetest.Acme.Approver}
+			if ex.mode == "run identity" {
+				env = append(env, userTokens...)
+			}
 			out, err := run(t, 2*time.Minute, env, node, filepath.Join(dist, "examples", fmt.Sprintf("ex%d.js", i)))
 			require.NoError(t, err, "example %d:\n%s\n%s", i, ex.code, out)
 			require.Equal(t, strings.TrimSpace(ex.output), strings.TrimSpace(out), "example %d prints other than docs/clients.md shows:\n%s", i, ex.code)
@@ -373,4 +443,14 @@ func copyTree(t *testing.T, from, to string) {
 		}
 		return os.WriteFile(filepath.Join(to, rel), b, 0o600)
 	}))
+}
+
+// lookupEnv returns the value of key in env (KEY=VALUE entries), or "".
+func lookupEnv(env []string, key string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, key+"="); ok {
+			return v
+		}
+	}
+	return ""
 }

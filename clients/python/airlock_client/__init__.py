@@ -35,12 +35,12 @@ from ._sync import Airlock, EventStream
 from .codemode import async_code_mode_tool, chain_summary, code_mode_tool
 from .errors import (CLIENT_CANCELLED, CLIENT_TIMEOUT, NETWORK_ERROR, UNEXPECTED_RESPONSE, WAIT_TIMEOUT, AirlockError,
                      ChainError)
-from .models import (ApprovalRequest, Artifact, CallAnswer, Chain, ChainSummary, Decision, Event, LogLine, MediaFile,
-                     Pending, PendingCall, RunResult, Tool, TraceRecord, tool)
+from .models import (ApprovalRequest, Artifact, CallAnswer, Chain, ChainSummary, CredentialRequest, Decision, Event,
+                     Identity, LogLine, MediaFile, Pending, PendingCall, RunResult, Tool, TraceRecord, tool)
 
 __all__ = [
     "Airlock", "AsyncAirlock", "EventStream", "AsyncEventStream", "AirlockError", "ChainError", "UNEXPECTED_RESPONSE",
     "CLIENT_CANCELLED", "CLIENT_TIMEOUT", "NETWORK_ERROR", "WAIT_TIMEOUT", "ApprovalRequest", "Artifact", "CallAnswer", "Chain", "ChainSummary",
-    "Decision", "Event", "LogLine", "MediaFile", "Pending", "PendingCall", "RunResult", "Tool", "TraceRecord", "tool",
+    "CredentialRequest", "Decision", "Identity", "Event", "LogLine", "MediaFile", "Pending", "PendingCall", "RunResult", "Tool", "TraceRecord", "tool",
     "code_mode_tool", "async_code_mode_tool", "chain_summary", "current_call", "__version__",
 ]

@@ -10,12 +10,17 @@ from typing import (IO, Any, AsyncIterator, Awaitable, Callable, Dict, List, Map
 
 from . import _core
 from .errors import CLIENT_TIMEOUT, NETWORK_ERROR, UNEXPECTED_RESPONSE, WAIT_TIMEOUT, AirlockError
-from .models import (ApprovalRequest, CallAnswer, Chain, ChainSummary, Decision, Event, PendingCall, Tool)
+from .models import (ApprovalRequest, CallAnswer, Chain, ChainSummary, CredentialRequest, Decision, Event, Identity,
+                     PendingCall, Tool)
 from .sse import SSEParser
 
 #: AsyncApprovalHandler decides an approval request as ApprovalHandler does;
 #: it may be a coroutine function (a plain function runs in a thread).
 AsyncApprovalHandler = Callable[[ApprovalRequest], Union[bool, str, None, Awaitable[Union[bool, str, None]]]]
+#: AsyncCredentialHandler returns a fresh identity as CredentialHandler
+#: does; it may be a coroutine function (a plain function runs in a thread).
+AsyncCredentialHandler = Callable[[CredentialRequest], Union[Optional[_core.IdentityLike],
+                                                             Awaitable[Optional[_core.IdentityLike]]]]
 
 _MAX_HEADER_LINES = 100
 _MAX_HEADER_LINE = 64 << 10
@@ -182,11 +187,24 @@ class AsyncAirlock:
                      language: Optional[str] = None, server_tools: Optional[Sequence[str]] = None,
                      policy: Optional[Mapping[str, Any]] = None, limits: Optional[Mapping[str, Any]] = None,
                      guest: Optional[Mapping[str, Any]] = None, input: Any = None,
-                     tenant: Optional[str] = None) -> Chain:
+                     tenant: Optional[str] = None, identity: Optional[_core.IdentityLike] = None) -> Chain:
         """submit is Airlock.submit."""
+        ident = _core.identity_of(identity)
         body = _core.submit_body(script, language=language, tools=tools, server_tools=server_tools, policy=policy,
-                                 limits=limits, guest=guest, input=input, tenant=tenant)
-        return Chain.from_json(await self._json("POST", "/v1/chains?async=1", body, want=(202,)))
+                                 limits=limits, guest=guest, input=input, tenant=tenant, identity=ident)
+        try:
+            return Chain.from_json(await self._json("POST", "/v1/chains?async=1", body, want=(202,)))
+        except AirlockError as e:
+            raise _core.scrubbed(e, ident) from None
+
+    async def set_identity(self, chain_id: str, identity: _core.IdentityLike) -> None:
+        """set_identity is Airlock.set_identity."""
+        ident = Identity.of(identity)
+        try:
+            resp = await self._open("POST", "/v1/chains/%s/identity" % _core.quote(chain_id), ident.to_json())
+            _core.check_no_content(resp.status, await self._read(resp))
+        except AirlockError as e:
+            raise _core.scrubbed(e, ident) from None
 
     async def chain(self, chain_id: str) -> Chain:
         """chain is Airlock.chain."""
@@ -289,21 +307,23 @@ class AsyncAirlock:
                   on_submitted: Optional[Callable[[Chain], Any]] = None, timeout: Optional[float] = None,
                   language: Optional[str] = None, server_tools: Optional[Sequence[str]] = None,
                   policy: Optional[Mapping[str, Any]] = None, limits: Optional[Mapping[str, Any]] = None,
-                  guest: Optional[Mapping[str, Any]] = None) -> Chain:
+                  guest: Optional[Mapping[str, Any]] = None, identity: Optional[_core.IdentityLike] = None,
+                  on_credential_required: Optional[AsyncCredentialHandler] = None) -> Chain:
         """run is Airlock.run. Cancel the task to stop it (the chain is
         cancelled and CancelledError goes on); ``timeout`` raises
         CLIENT_TIMEOUT after cancelling the chain. ``on_event``,
-        ``on_submitted`` and ``on_approval`` may be coroutine functions."""
+        ``on_submitted``, ``on_approval`` and ``on_credential_required``
+        may be coroutine functions."""
         tmap = _core.tool_map(tools)
         ch = await self.submit(script, tools=tools, language=language, server_tools=server_tools, policy=policy,
-                               limits=limits, guest=guest)
+                               limits=limits, guest=guest, identity=identity)
         try:
             if on_submitted is not None:
                 r = on_submitted(ch)
                 if inspect.isawaitable(r):
                     await r
-            final = await self._bounded(self._follow(ch.id, tmap, on_approval, approver, on_event, attached=False),
-                                        ch.id, timeout)
+            final = await self._bounded(self._follow(ch.id, tmap, on_approval, approver, on_event, attached=False,
+                                                     on_credential=on_credential_required), ch.id, timeout)
         except BaseException:
             stop = asyncio.ensure_future(self._cancel_quietly(ch.id))
             try:
@@ -315,11 +335,13 @@ class AsyncAirlock:
 
     async def resume(self, chain_id: str, *, tools: Optional[Sequence[Tool]] = None,
                      on_approval: Optional[AsyncApprovalHandler] = None, approver: Optional["AsyncAirlock"] = None,
-                     on_event: Optional[Callable[[Event], Any]] = None, timeout: Optional[float] = None) -> Chain:
+                     on_event: Optional[Callable[[Event], Any]] = None, timeout: Optional[float] = None,
+                     on_credential_required: Optional[AsyncCredentialHandler] = None) -> Chain:
         """resume is Airlock.resume; cancelling it or its ``timeout``
         leaves the chain be."""
         return _core.ended_ok(await self._bounded(
-            self._follow(chain_id, _core.tool_map(tools), on_approval, approver, on_event, attached=True),
+            self._follow(chain_id, _core.tool_map(tools), on_approval, approver, on_event, attached=True,
+                         on_credential=on_credential_required),
             chain_id, timeout))
 
     async def wait(self, chain_id: str, *, on_event: Optional[Callable[[Event], Any]] = None,
@@ -358,8 +380,8 @@ class AsyncAirlock:
 
     async def _follow(self, chain_id: str, tools: Dict[str, Tool], on_approval: Optional[AsyncApprovalHandler],
                       approver: Optional["AsyncAirlock"], on_event: Optional[Callable[[Event], Any]],
-                      attached: bool) -> Chain:
-        fol = _core.Follow(chain_id, tools, on_approval is not None, attached)
+                      attached: bool, on_credential: Optional[AsyncCredentialHandler] = None) -> Chain:
+        fol = _core.Follow(chain_id, tools, on_approval is not None, attached, credentials=on_credential is not None)
         inbox: "asyncio.Queue[Tuple[str, Any]]" = asyncio.Queue()
         tasks: Set["asyncio.Task[None]"] = set()
 
@@ -423,12 +445,12 @@ class AsyncAirlock:
                     if final is not None:
                         return final
                     for s in serves:
-                        spawn(self._serve(fol, s, on_approval, approver or self))
+                        spawn(self._serve(fol, s, on_approval, approver or self, on_credential))
                 elif kind in ("chain", "calls"):
                     if kind == "chain" and v.done:
                         return v
                     for s in fol.view(v) if kind == "chain" else fol.calls(v):
-                        spawn(self._serve(fol, s, on_approval, approver or self))
+                        spawn(self._serve(fol, s, on_approval, approver or self, on_credential))
                 elif kind == "error":
                     raise v
                 elif kind in ("end", "lost"):
@@ -447,7 +469,18 @@ class AsyncAirlock:
             await stream.aclose()
 
     async def _serve(self, fol: _core.Follow, s: _core.Serve, on_approval: Optional[AsyncApprovalHandler],
-                     approver: "AsyncAirlock") -> None:
+                     approver: "AsyncAirlock", on_credential: Optional[AsyncCredentialHandler] = None) -> None:
+        if s.kind == "credential":
+            assert on_credential is not None and isinstance(s.item, CredentialRequest)
+            fresh = await _call(on_credential, s.item)
+            if fresh is None:
+                return
+            try:
+                await _retried(self.set_identity, fol.chain_id, fresh)
+            except AirlockError as e:
+                if not _core.identity_settled(e, s.item):
+                    raise
+            return
         if s.kind == "approval":
             assert on_approval is not None
             try:

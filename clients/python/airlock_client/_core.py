@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 from .errors import UNEXPECTED_RESPONSE, AirlockError, ChainError
-from .models import (ApprovalRequest, Chain, Event, Pending, PendingCall, Tool)
+from .models import (ApprovalRequest, Chain, CredentialRequest, Event, Identity, Pending, PendingCall, Tool)
 
 VERSION = "0.1.0"
 
@@ -155,7 +155,7 @@ def tool_map(tools: Optional[Sequence[Tool]]) -> Dict[str, Tool]:
 def submit_body(script: str, *, language: Optional[str], tools: Optional[Sequence[ToolSpec]],
                 server_tools: Optional[Sequence[str]], policy: Optional[Mapping[str, Any]],
                 limits: Optional[Mapping[str, Any]], guest: Optional[Mapping[str, Any]], input: Any,
-                tenant: Optional[str]) -> Dict[str, Any]:
+                tenant: Optional[str], identity: Optional[Identity] = None) -> Dict[str, Any]:
     body: Dict[str, Any] = {"script": script}
     if language:
         body["language"] = language
@@ -174,7 +174,48 @@ def submit_body(script: str, *, language: Optional[str], tools: Optional[Sequenc
         body["input"] = input
     if tenant:
         body["tenant"] = tenant
+    if identity is not None:
+        body["identity"] = identity.to_json()
     return body
+
+
+IdentityLike = Union[Identity, Mapping[str, Any]]
+
+
+def identity_of(v: Optional[IdentityLike]) -> Optional[Identity]:
+    """identity_of is v as an Identity (None stays None)."""
+    return None if v is None else Identity.of(v)
+
+
+def scrubbed(e: AirlockError, identity: Optional[Identity]) -> AirlockError:
+    """scrubbed is e with the identity's tokens replaced by [REDACTED] in
+    its message and body: an error the client raises never holds a token,
+    even when a server (or something posing as one) echoed it."""
+    if identity is None:
+        return e
+    toks = identity.tokens()
+
+    def clean(v: Any) -> Any:
+        if isinstance(v, str):
+            for t in toks:
+                v = v.replace(t, "[REDACTED]")
+            return v
+        if isinstance(v, dict):
+            return {clean(k): clean(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [clean(x) for x in v]
+        return v
+
+    if not any(t in str(e) or t in repr(e.body) for t in toks):
+        return e
+    return AirlockError(e.reason, clean(e.message), e.status, clean(e.body))
+
+
+def check_no_content(status: int, body: bytes, want: int = 204) -> None:
+    """check_no_content accepts an answer of status want and raises the
+    AirlockError of any other."""
+    if status != want:
+        raise error_of(status, body)
 
 
 _NO_RESULT = object()
@@ -221,6 +262,17 @@ RESULT_REFUSED = frozenset({"result_too_large", "output_schema_mismatch"})
 CALL_SETTLED = frozenset({"already_answered", "call_expired", "call_not_found"})
 # Refusals of a decision that say it needs none from us any more.
 APPROVAL_SETTLED = frozenset({"already_decided", "approval_expired", "approval_not_found"})
+# Refusals of a fresh identity that say the chain needs none from us any
+# more: it ended, or it is parked for something else (another process
+# resumed it first). For a parked chain's request, running_elsewhere too:
+# another process took it up.
+IDENTITY_SETTLED = frozenset({"chain_finished", "chain_parked"})
+
+
+def identity_settled(e: AirlockError, req: CredentialRequest) -> bool:
+    """identity_settled says the refusal e of a fresh identity for req
+    leaves nothing to do."""
+    return e.reason in IDENTITY_SETTLED or (req.parked and e.reason == "running_elsewhere")
 
 
 # Failures a follow retries a request after (its answers, decisions and
@@ -242,9 +294,9 @@ class Serve:
     ``id``. ``item`` is what the event carried; None means read it first
     (GET /v1/calls/{id} or /v1/approvals/{id}), and so does ``verify``."""
 
-    kind: str  # "call" or "approval"
+    kind: str  # "call", "approval" or "credential"
     id: str
-    item: Optional[Union[PendingCall, ApprovalRequest]] = None
+    item: Optional[Union[PendingCall, ApprovalRequest, CredentialRequest]] = None
     verify: bool = False
 
 
@@ -256,15 +308,29 @@ class Follow:
     ``attached`` says the follow started on a chain that was already running
     (wait): then a call_pending event may be a replay of a call answered
     before, and the call is read again before its handler runs.
+
+    A credential_required event of a call that parked its chain is only
+    noted (its audience): the chain's pending entry of kind credential asks
+    instead, once the chain is parked (an identity sent before would find
+    it still running), and only while it is (a park settled before, seen in
+    a replay, is not asked about again).
+
+    ``credentials`` says a handler asks for fresh identities: a
+    credential_required event of a running chain is taken up once per
+    refused call (its seq), a parked chain's pending credential once per
+    park (its id: a call refused again after it resumed parks anew).
     """
 
-    def __init__(self, chain_id: str, tools: Mapping[str, Tool], approvals: bool, attached: bool) -> None:
+    def __init__(self, chain_id: str, tools: Mapping[str, Tool], approvals: bool, attached: bool,
+                 credentials: bool = False) -> None:
         self.chain_id = chain_id
         self.tools = tools
         self.approvals = approvals
         self.attached = attached
+        self.credentials = credentials
         self.parked = False
         self._taken: Set[Tuple[str, str]] = set()
+        self._audiences: Dict[int, str] = {}  # by seq, from credential_required events
 
     def _take(self, kind: str, id: str) -> bool:
         if (kind, id) in self._taken:
@@ -289,6 +355,13 @@ class Follow:
             if self.approvals and (req.has_args or req.args_ref) and self._take("approval", req.id):
                 return [Serve("approval", req.id, req)], None
             return [], None
+        if ev.name == "credential_required":
+            req = CredentialRequest.from_event(self.chain_id, ev.data)
+            if req.audience:
+                self._audiences[req.seq] = req.audience
+            if self.credentials and not req.parked and self._take("credential", str(req.seq)):
+                return [Serve("credential", str(req.seq), req)], None
+            return [], None
         if ev.name == "status":
             return self.view(Chain.from_json(ev.data)), None
         return [], None
@@ -303,6 +376,10 @@ class Follow:
                 out.append(Serve("call", p.id))
             elif p.kind == "approval" and self.approvals and self._take("approval", p.id):
                 out.append(Serve("approval", p.id))
+            elif p.kind == "credential" and self.credentials and self._take("credential", p.id):
+                req = CredentialRequest(chain_id=self.chain_id, seq=p.seq, tool=p.tool, reason=p.rule,
+                                        audience=self._audiences.get(p.seq, ""), parked=True, raw=p.raw)
+                out.append(Serve("credential", p.id, req))
         return out
 
     def calls(self, calls: Sequence[PendingCall]) -> List[Serve]:

@@ -12,12 +12,17 @@ from typing import IO, Any, Callable, Dict, Iterator, List, Mapping, Optional, S
 
 from . import _core
 from .errors import CLIENT_CANCELLED, CLIENT_TIMEOUT, NETWORK_ERROR, UNEXPECTED_RESPONSE, WAIT_TIMEOUT, AirlockError
-from .models import (ApprovalRequest, CallAnswer, Chain, ChainSummary, Decision, Event, PendingCall, Tool)
+from .models import (ApprovalRequest, CallAnswer, Chain, ChainSummary, CredentialRequest, Decision, Event, Identity,
+                     PendingCall, Tool)
 from .sse import SSEParser
 
 #: ApprovalHandler decides an approval request: True or "approve", False or
 #: "deny", None to leave it to someone else.
 ApprovalHandler = Callable[[ApprovalRequest], Union[bool, str, None]]
+#: CredentialHandler returns a fresh identity (an Identity or a mapping
+#: with subject_token) for a chain that needs one, or None to leave it to
+#: someone else.
+CredentialHandler = Callable[[CredentialRequest], Optional[_core.IdentityLike]]
 
 
 class Airlock:
@@ -110,7 +115,8 @@ class Airlock:
     def submit(self, script: str, *, tools: Optional[Sequence[_core.ToolSpec]] = None,
                language: Optional[str] = None, server_tools: Optional[Sequence[str]] = None,
                policy: Optional[Mapping[str, Any]] = None, limits: Optional[Mapping[str, Any]] = None,
-               guest: Optional[Mapping[str, Any]] = None, input: Any = None, tenant: Optional[str] = None) -> Chain:
+               guest: Optional[Mapping[str, Any]] = None, input: Any = None, tenant: Optional[str] = None,
+               identity: Optional[_core.IdentityLike] = None) -> Chain:
         """submit starts a chain and returns at once (POST /v1/chains?async=1).
 
         ``tools`` are its caller tools (Tool values or their declarations),
@@ -119,10 +125,32 @@ class Airlock:
         and ``guest`` are the request's objects of the same names
         (docs/http-api.md); ``language`` javascript (default), typescript or
         wasm (``script`` then is the module in base64, ``input`` its input).
+        ``identity`` (an Identity, or a mapping with subject_token,
+        subject_token_type, actor) is the delegated identity the chain acts
+        for (docs/identity.md); no error raised holds its tokens.
         """
+        ident = _core.identity_of(identity)
         body = _core.submit_body(script, language=language, tools=tools, server_tools=server_tools, policy=policy,
-                                 limits=limits, guest=guest, input=input, tenant=tenant)
-        return Chain.from_json(self._json("POST", "/v1/chains?async=1", body, want=(202,)))
+                                 limits=limits, guest=guest, input=input, tenant=tenant, identity=ident)
+        try:
+            return Chain.from_json(self._json("POST", "/v1/chains?async=1", body, want=(202,)))
+        except AirlockError as e:
+            raise _core.scrubbed(e, ident) from None
+
+    def set_identity(self, chain_id: str, identity: _core.IdentityLike) -> None:
+        """set_identity hands a chain a fresh delegated identity (POST
+        /v1/chains/{id}/identity; 204): its next calls of tools with an
+        audience act for it, and a chain parked waiting for one resumes on
+        this process. Refusals: invalid_request, chain_not_found,
+        chain_finished, chain_parked (parked for something else, or
+        another process resumed it first), running_elsewhere. No error
+        raised holds its tokens."""
+        ident = Identity.of(identity)
+        try:
+            conn, resp, _ = self._open("POST", "/v1/chains/%s/identity" % _core.quote(chain_id), ident.to_json())
+            _core.check_no_content(resp.status, self._read(conn, resp))
+        except AirlockError as e:
+            raise _core.scrubbed(e, ident) from None
 
     def chain(self, chain_id: str) -> Chain:
         """chain reads a chain's status and result (GET /v1/chains/{id})."""
@@ -238,7 +266,8 @@ class Airlock:
             timeout: Optional[float] = None, cancel: Optional[threading.Event] = None,
             language: Optional[str] = None, server_tools: Optional[Sequence[str]] = None,
             policy: Optional[Mapping[str, Any]] = None, limits: Optional[Mapping[str, Any]] = None,
-            guest: Optional[Mapping[str, Any]] = None) -> Chain:
+            guest: Optional[Mapping[str, Any]] = None, identity: Optional[_core.IdentityLike] = None,
+            on_credential_required: Optional[CredentialHandler] = None) -> Chain:
         """run submits a chain with caller ``tools``, answers their calls and
         its approvals until it ends, and returns it once it ended ok; a
         chain that ends otherwise raises ChainError (its ``chain`` holds
@@ -256,6 +285,16 @@ class Airlock:
         ``on_submitted`` the chain as submitted (its id). A parked chain
         (fleet, park mode) is followed wherever it resumes.
 
+        ``identity`` is the delegated identity the chain acts for.
+        ``on_credential_required`` is asked, once per refused call, for a
+        fresh one when a call of a tool with an audience was refused for
+        want of a usable identity (a credential_required event, or a parked
+        chain's pending entry of kind credential): it gets a
+        CredentialRequest and returns an Identity (or a mapping), which run
+        hands the chain with set_identity, or None to leave it to someone
+        else. A refusal that leaves nothing to do (chain_finished,
+        chain_parked) is dropped; any other fails the run.
+
         ``timeout`` (seconds, default none) and ``cancel`` (set it from
         another thread) stop the wait: run then cancels the chain and raises
         CLIENT_TIMEOUT or CLIENT_CANCELLED. On any error run cancels the
@@ -263,11 +302,12 @@ class Airlock:
         """
         tmap = _core.tool_map(tools)
         ch = self.submit(script, tools=tools, language=language, server_tools=server_tools, policy=policy,
-                         limits=limits, guest=guest)
+                         limits=limits, guest=guest, identity=identity)
         try:
             if on_submitted is not None:
                 on_submitted(ch)
-            final = self._follow(ch.id, tmap, on_approval, approver, on_event, timeout, cancel, attached=False)
+            final = self._follow(ch.id, tmap, on_approval, approver, on_event, timeout, cancel, attached=False,
+                                 on_credential=on_credential_required)
         except BaseException:
             try:
                 self._json("DELETE", "/v1/chains/" + _core.quote(ch.id), want=(200, 202), timeout=10)
@@ -279,16 +319,18 @@ class Airlock:
     def resume(self, chain_id: str, *, tools: Optional[Sequence[Tool]] = None,
                on_approval: Optional[ApprovalHandler] = None, approver: Optional["Airlock"] = None,
                on_event: Optional[Callable[[Event], None]] = None, timeout: Optional[float] = None,
-               cancel: Optional[threading.Event] = None) -> Chain:
+               cancel: Optional[threading.Event] = None,
+               on_credential_required: Optional[CredentialHandler] = None) -> Chain:
         """resume follows a chain that already runs or is parked (submitted
         by anyone of the tenant, to this process or, in a fleet, another),
-        answers its calls to ``tools`` and its approvals as run does, and
+        answers its calls to ``tools``, its approvals and its need of fresh
+        identities (``on_credential_required``) as run does, and
         returns it once it ended ok (ChainError otherwise). A call seen in
         the stream's replay is read again first, so a handler runs only for
         a call that still waits. ``timeout`` and ``cancel`` stop it
         (CLIENT_TIMEOUT, CLIENT_CANCELLED) but leave the chain be."""
         return _core.ended_ok(self._follow(chain_id, _core.tool_map(tools), on_approval, approver, on_event,
-                                           timeout, cancel, attached=True))
+                                           timeout, cancel, attached=True, on_credential=on_credential_required))
 
     def wait(self, chain_id: str, *, on_event: Optional[Callable[[Event], None]] = None,
              timeout: Optional[float] = None, cancel: Optional[threading.Event] = None) -> Chain:
@@ -313,9 +355,10 @@ class Airlock:
 
     def _follow(self, chain_id: str, tools: Dict[str, Tool], on_approval: Optional[ApprovalHandler],
                 approver: Optional["Airlock"], on_event: Optional[Callable[[Event], None]], timeout: Optional[float],
-                cancel: Optional[threading.Event], attached: bool) -> Chain:
+                cancel: Optional[threading.Event], attached: bool,
+                on_credential: Optional[CredentialHandler] = None) -> Chain:
         deadline = time.monotonic() + timeout if timeout is not None else None
-        fol = _core.Follow(chain_id, tools, on_approval is not None, attached)
+        fol = _core.Follow(chain_id, tools, on_approval is not None, attached, credentials=on_credential is not None)
         inbox: "queue.Queue[Tuple[str, Any]]" = queue.Queue()
         stream = EventStream(self, chain_id, "", True)
         stream.on_reconnect = lambda: self._spawn(inbox, self._sweep, fol)
@@ -351,12 +394,12 @@ class Airlock:
                     if final is not None:
                         return final
                     for s in serves:
-                        self._spawn(inbox, self._serve, fol, s, on_approval, approver or self)
+                        self._spawn(inbox, self._serve, fol, s, on_approval, approver or self, on_credential)
                 elif kind in ("chain", "calls"):
                     if kind == "chain" and v.done:
                         return v
                     for s in fol.view(v) if kind == "chain" else fol.calls(v):
-                        self._spawn(inbox, self._serve, fol, s, on_approval, approver or self)
+                        self._spawn(inbox, self._serve, fol, s, on_approval, approver or self, on_credential)
                 elif kind == "error":
                     raise v
                 elif kind in ("end", "lost"):
@@ -408,7 +451,19 @@ class Airlock:
                 time.sleep(pause)
 
     def _serve(self, inbox: "queue.Queue[Tuple[str, Any]]", fol: _core.Follow, s: _core.Serve,
-               on_approval: Optional[ApprovalHandler], approver: "Airlock") -> None:
+               on_approval: Optional[ApprovalHandler], approver: "Airlock",
+               on_credential: Optional[CredentialHandler] = None) -> None:
+        if s.kind == "credential":
+            assert on_credential is not None and isinstance(s.item, CredentialRequest)
+            fresh = on_credential(s.item)
+            if fresh is None:
+                return
+            try:
+                self._retried(self.set_identity, fol.chain_id, fresh)
+            except AirlockError as e:
+                if not _core.identity_settled(e, s.item):
+                    raise
+            return
         if s.kind == "approval":
             assert on_approval is not None
             try:

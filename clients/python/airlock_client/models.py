@@ -159,8 +159,11 @@ class RunResult:
 @dataclass
 class Pending:
     """Pending is what a parked chain waits for: ``kind`` is "approval" (an
-    approval request: read it with ``approval(id)``) or "call" (a caller
-    tool's call: read it with ``call(id)``)."""
+    approval request: read it with ``approval(id)``), "call" (a caller
+    tool's call: read it with ``call(id)``) or "credential" (a call that
+    waits for a fresh delegated identity: hand one with
+    ``set_identity(chain_id, ...)``; ``rule`` is then the reason its call
+    was refused, credential_expired or credential_unavailable)."""
 
     id: str
     kind: str
@@ -170,6 +173,7 @@ class Pending:
     args_size: int = 0
     seq: int = 0
     expires: str = ""
+    rule: str = ""
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -178,7 +182,99 @@ class Pending:
         return cls(id=_str(d, "id", "a pending entry"), kind=_str(d, "kind", "", False) or "approval",
                    tool=_str(d, "tool", "", False), risk=_str(d, "risk", "", False),
                    args_hash=_str(d, "args_hash", "", False), args_size=_int(d, "args_size"),
-                   seq=_int(d, "seq"), expires=_str(d, "expires", "", False), raw=d)
+                   seq=_int(d, "seq"), expires=_str(d, "expires", "", False), rule=_str(d, "rule", "", False),
+                   raw=d)
+
+
+class Identity:
+    """Identity is a delegated identity a chain acts for (docs/identity.md):
+    the user's ``subject_token`` (required), its ``subject_token_type``
+    (access_token, id_token, jwt or refresh_token; None: the server's
+    default, access_token) and the acting agent's token ``actor`` (None:
+    none). Tools with an audience exchange it for a token of their own.
+
+    Its repr and str never show a token, only whether one is there; a
+    mapping with the same keys is accepted wherever an Identity is.
+    """
+
+    __slots__ = ("subject_token", "subject_token_type", "actor")
+
+    def __init__(self, subject_token: str, subject_token_type: Optional[str] = None,
+                 actor: Optional[str] = None) -> None:
+        if not isinstance(subject_token, str) or not subject_token:
+            raise ValueError("Identity: subject_token must be a non-empty string")
+        if subject_token_type is not None and not isinstance(subject_token_type, str):
+            raise ValueError("Identity: subject_token_type must be a string or None")
+        if actor is not None and (not isinstance(actor, str) or not actor):
+            raise ValueError("Identity: actor must be a non-empty string or None")
+        self.subject_token = subject_token
+        self.subject_token_type = subject_token_type
+        self.actor = actor
+
+    @classmethod
+    def of(cls, v: Union["Identity", Mapping[str, Any]]) -> "Identity":
+        """of is v as an Identity: v itself, or a mapping with the keys
+        subject_token, subject_token_type and actor. The errors it raises
+        name the field, never its value."""
+        if isinstance(v, Identity):
+            return v
+        if not isinstance(v, Mapping):
+            raise TypeError("identity: want an Identity or a mapping with subject_token, got a %s" % type(v).__name__)
+        extra = sorted(set(v) - {"subject_token", "subject_token_type", "actor"})
+        if extra:
+            raise ValueError("identity: unknown fields %s" % ", ".join(str(k) for k in extra))
+        return cls(v.get("subject_token"), v.get("subject_token_type"), v.get("actor"))  # type: ignore[arg-type]
+
+    def to_json(self) -> Dict[str, str]:
+        """to_json is the identity as a request carries it."""
+        d = {"subject_token": self.subject_token}
+        if self.subject_token_type:
+            d["subject_token_type"] = self.subject_token_type
+        if self.actor:
+            d["actor"] = self.actor
+        return d
+
+    def tokens(self) -> List[str]:
+        """tokens are the secrets it holds, for scrubbing them from text."""
+        return [t for t in (self.subject_token, self.actor) if t]
+
+    def __repr__(self) -> str:
+        return "Identity(subject_token=[REDACTED], subject_token_type=%r, actor=%s)" % (
+            self.subject_token_type, "[REDACTED]" if self.actor else "None")
+
+    __str__ = __repr__
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, Identity) and self.to_json() == other.to_json()
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@dataclass
+class CredentialRequest:
+    """CredentialRequest is a chain's need of a fresh delegated identity: a
+    call of ``tool`` (``seq``) of a tool with an ``audience`` was refused
+    for ``reason`` (credential_expired: the token service refused the
+    chain's token; credential_unavailable: the chain has none). ``parked``
+    says the chain parked on that call and resumes once it gets one. It is
+    a credential_required event's data, or a parked chain's pending entry of
+    kind credential (whose ``audience`` is empty when no event named it).
+    It holds no token."""
+
+    chain_id: str
+    seq: int
+    tool: str
+    reason: str
+    audience: str = ""
+    parked: bool = False
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_event(cls, chain_id: str, v: Any) -> "CredentialRequest":
+        d = _obj(v, "a credential_required event")
+        return cls(chain_id=chain_id, seq=_int(d, "seq"), tool=_str(d, "tool", "a credential_required event"),
+                   reason=_str(d, "reason", "", False), audience=_str(d, "audience", "", False),
+                   parked=d.get("parked") is True, raw=d)
 
 
 #: Statuses after which a chain changes no more.

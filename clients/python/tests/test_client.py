@@ -19,12 +19,22 @@ import unittest
 from typing import Any
 
 from airlock_client import (CLIENT_CANCELLED, CLIENT_TIMEOUT, NETWORK_ERROR, UNEXPECTED_RESPONSE, WAIT_TIMEOUT, Airlock,
-                            AirlockError, AsyncAirlock, ChainError, Tool, current_call, tool)
+                            AirlockError, AsyncAirlock, ChainError, CredentialRequest, Identity, Tool, current_call,
+                            tool)
 
 from .stub import (DROP, Reply, Stub, approval_doc, call_doc, chain_doc, error_reply, json_reply, raw_reply, sse,
                    sse_reply)
 
 KEY = "stub-key-0123456789"
+# Tokens of the identity tests: no error text or repr may hold them.
+TOKEN, ACTOR, FRESH = "subj~user-token-0123456789", "actor~agent-token-0123456789", "subj~fresh-token-0123456789"
+
+
+def credential_doc(seq: int, parked: bool = False, reason: str = "credential_expired") -> Any:
+    d = {"seq": seq, "tool": "crm_lookup", "audience": "crm", "reason": reason}
+    if parked:
+        d["parked"] = True
+    return d
 
 
 def T(name: Any, fn: Any) -> Tool:
@@ -439,6 +449,186 @@ class ContractTests:
                       answers=lambda r: error_reply(403, "forbidden_role"))
         e = self.refused(self.c.run, "x", tools=[T("t", lambda a: 1)])
         self.assertEqual((e.reason, e.status), ("forbidden_role", 403))
+        self.assertEqual(len(self.stub.seen("DELETE", "/v1/chains/ch_1")), 1)
+
+    # -- delegated identities ---------------------------------------------
+
+    def assertNoToken(self, *texts: Any) -> None:
+        for t in texts:
+            for tok in (TOKEN, ACTOR, FRESH):
+                self.assertNotIn(tok, str(t))
+
+    def test_submit_sends_the_identity(self):
+        self.stub.routes[("POST", "/v1/chains")] = lambda r: json_reply(202, chain_doc())
+        self.c.submit("x", identity=Identity(TOKEN, "jwt", ACTOR))
+        self.c.submit("x", identity={"subject_token": TOKEN})
+        self.c.submit("x")
+        bodies = [r.body for r in self.stub.seen("POST", "/v1/chains")]
+        self.assertEqual(bodies[0]["identity"], {"subject_token": TOKEN, "subject_token_type": "jwt", "actor": ACTOR})
+        self.assertEqual(bodies[1]["identity"], {"subject_token": TOKEN})
+        self.assertNotIn("identity", bodies[2])
+
+    def test_identity_repr_never_shows_a_token(self):
+        ident = Identity(TOKEN, "access_token", ACTOR)
+        self.assertNoToken(repr(ident), str(ident), "%s %r" % (ident, [ident]))
+        self.assertIn("[REDACTED]", repr(ident))
+        self.assertNoToken(repr(CredentialRequest("ch_1", 1, "crm_lookup", "credential_expired", "crm", True)))
+        for bad in [{"subject_token": 5}, {"subject_token": ""}, {"subject_token": TOKEN, "token": FRESH},
+                    {"subject_token": TOKEN, "actor": 7}, [TOKEN], TOKEN]:
+            with self.subTest(type(bad).__name__), self.assertRaises((TypeError, ValueError)) as cm:
+                self.c.submit("x", identity=bad)
+            self.assertNoToken(cm.exception, repr(cm.exception))
+        self.assertEqual(self.stub.requests, [])
+
+    def test_set_identity_posts_it(self):
+        self.stub.routes[("POST", "/v1/chains/ch_1/identity")] = lambda r: Reply(204, body=b"")
+        self.assertIsNone(self.c.set_identity("ch_1", Identity(FRESH, actor=ACTOR)))
+        self.c.set_identity("ch_1", {"subject_token": FRESH, "subject_token_type": "id_token"})
+        bodies = [r.body for r in self.stub.seen("POST", "/v1/chains/ch_1/identity")]
+        self.assertEqual(bodies, [{"subject_token": FRESH, "actor": ACTOR},
+                                  {"subject_token": FRESH, "subject_token_type": "id_token"}])
+
+    def test_every_identity_refusal_keeps_its_reason_and_no_token(self):
+        for status, reason in [(400, "invalid_request"), (404, "chain_not_found"), (409, "chain_finished"),
+                               (409, "chain_parked"), (409, "running_elsewhere")]:
+            # A server that echoes the token: the client's error still holds none.
+            self.stub.routes[("POST", "/v1/chains/ch_1/identity")] = lambda r, s=status, n=reason: error_reply(
+                s, n, "refused " + r.body["subject_token"], echo=[r.body["actor"]])
+            e = self.refused(self.c.set_identity, "ch_1", Identity(FRESH, actor=ACTOR))
+            self.assertEqual((e.status, e.reason), (status, reason))
+            self.assertEqual(e.message, "refused [REDACTED]")
+            self.assertNoToken(e, repr(e), e.message, e.body)
+        for reply in [lambda r: raw_reply(502, ("<html>" + r.body["subject_token"] + "</html>").encode()),
+                      lambda r: json_reply(200, {"token": r.body["subject_token"]})]:
+            self.stub.routes[("POST", "/v1/chains/ch_1/identity")] = reply
+            e = self.refused(self.c.set_identity, "ch_1", Identity(FRESH))
+            self.assertEqual(e.reason, UNEXPECTED_RESPONSE)
+            self.assertNoToken(e, repr(e), e.message, e.body)
+        self.stub.routes[("POST", "/v1/chains")] = lambda r: error_reply(
+            400, "invalid_request", "bad identity " + r.body["identity"]["subject_token"])
+        e = self.refused(self.c.submit, "x", identity=Identity(TOKEN))
+        self.assertEqual(e.reason, "invalid_request")
+        self.assertNoToken(e, repr(e), e.message)
+        e = self.refused(self.make("http://127.0.0.1:1").set_identity, "ch_1", Identity(FRESH))
+        self.assertEqual(e.reason, NETWORK_ERROR)
+        self.assertNoToken(e)
+
+    def test_run_asks_for_a_fresh_identity_once_per_call(self):
+        took = threading.Event()
+        asked = []
+        self.stub.routes[("POST", "/v1/chains/ch_1/identity")] = lambda r: (took.set(), Reply(204, body=b""))[1]
+        self.run_stub([sse("credential_required", credential_doc(1), 1),
+                       sse("credential_required", credential_doc(1), 2),  # the same call: asked once
+                       took, sse("credential_required", credential_doc(4, reason="credential_unavailable"), 3), 0.5,
+                       sse("done", chain_doc(status="ok", value=1), 4)])
+
+        def fresh(req):
+            asked.append((req.chain_id, req.seq, req.tool, req.audience, req.reason, req.parked))
+            return Identity(FRESH) if req.seq == 1 else None
+
+        ch = self.c.run("x", identity=Identity(TOKEN), on_credential_required=fresh)
+        self.assertEqual(ch.value, 1)
+        self.assertEqual(asked, [("ch_1", 1, "crm_lookup", "crm", "credential_expired", False),
+                                 ("ch_1", 4, "crm_lookup", "crm", "credential_unavailable", False)])
+        self.assertEqual([r.body for r in self.stub.seen("POST", "/v1/chains/ch_1/identity")], [{"subject_token": FRESH}])
+        self.assertEqual(self.stub.seen("POST", "/v1/chains")[0].body["identity"], {"subject_token": TOKEN})
+
+    def test_resume_hands_a_parked_chain_a_fresh_identity(self):
+        parked = dict(chain_doc(status="parked"), pending=[
+            {"id": "pi_1", "kind": "credential", "seq": 3, "tool": "crm_lookup", "gate": "credential",
+             "rule": "credential_expired", "expires": "2026-11-27T22:00:00Z"}])
+        took = threading.Event()
+        asked = []
+        self.stub.routes[("POST", "/v1/chains/ch_1/identity")] = lambda r: (took.set(), Reply(204, body=b""))[1]
+        # Attached: the replayed event only lends its audience; the parked
+        # chain's entry asks, once, though the view is seen three times.
+        self.run_stub([sse("credential_required", credential_doc(3, parked=True), 1), sse("status", parked, 2),
+                       sse("status", parked, 3), took, 0.2, sse("status", chain_doc(status="running"), 4),
+                       sse("done", chain_doc(status="ok", value="v"), 5)],
+                      chain=lambda r: json_reply(200, parked))
+        self.c.poll_interval = 0.1
+
+        def fresh(req):
+            asked.append((req.seq, req.tool, req.audience, req.reason, req.parked))
+            return {"subject_token": FRESH}
+
+        ch = self.c.resume("ch_1", on_credential_required=fresh)
+        self.assertEqual(ch.value, "v")
+        self.assertEqual(asked, [(3, "crm_lookup", "crm", "credential_expired", True)])
+        self.assertEqual(len(self.stub.seen("POST", "/v1/chains/ch_1/identity")), 1)
+
+    def test_a_call_that_parks_again_is_asked_about_again(self):
+        # The fresh identity was refused too: the same call (seq 3) parks
+        # anew, under another pending id, and the handler is asked again.
+        def view(pid):
+            return dict(chain_doc(status="parked"), pending=[
+                {"id": pid, "kind": "credential", "seq": 3, "tool": "crm_lookup", "rule": "credential_expired"}])
+
+        took = [threading.Event(), threading.Event()]
+        posted = []
+
+        def take(r):
+            posted.append(r.body["subject_token"])
+            took[len(posted) - 1].set()
+            return Reply(204, body=b"")
+
+        self.stub.routes[("POST", "/v1/chains/ch_1/identity")] = take
+        self.run_stub([sse("status", view("pi_1"), 1), took[0], sse("status", chain_doc(status="running"), 2),
+                       sse("status", view("pi_1"), 3),  # a replay of the first park: not asked again
+                       sse("status", view("pi_2"), 4), took[1], sse("done", chain_doc(status="ok", value=1), 5)],
+                      chain=lambda r: json_reply(200, view("pi_2") if len(posted) == 1 else chain_doc(status="running")))
+        asked = []
+        self.c.run("x", on_credential_required=lambda req: asked.append(req.seq) or Identity(FRESH + str(len(asked))))
+        self.assertEqual(asked, [3, 3])
+        self.assertEqual(posted, [FRESH + "1", FRESH + "2"])
+
+    def test_run_without_a_credential_handler_asks_nothing(self):
+        self.run_stub([sse("credential_required", credential_doc(1, parked=True), 1),
+                       sse("status", dict(chain_doc(status="parked"), pending=[
+                           {"id": "pi_1", "kind": "credential", "seq": 1, "tool": "crm_lookup",
+                            "rule": "credential_expired"}]), 2), 0.3,
+                       sse("done", chain_doc(status="ok"), 3)])
+        self.c.run("x")
+        self.assertEqual(self.stub.seen("POST", "/v1/chains/ch_1/identity"), [])
+
+    def test_moot_identity_refusals_are_dropped(self):
+        refusals = {FRESH + "1": (409, "chain_finished"), FRESH + "2": (409, "chain_parked"),
+                    FRESH + "3": (409, "running_elsewhere")}
+        self.stub.routes[("POST", "/v1/chains/ch_1/identity")] = lambda r: error_reply(
+            *refusals[r.body["subject_token"]])
+        # running_elsewhere is moot for a parked chain's request: another
+        # process resumed it.
+        parked = dict(chain_doc(status="parked"), pending=[
+            {"id": "pi_3", "kind": "credential", "seq": 3, "tool": "crm_lookup", "rule": "credential_expired"}])
+        self.run_stub([sse("credential_required", credential_doc(1), 1),
+                       sse("credential_required", credential_doc(2), 2),
+                       sse("credential_required", credential_doc(3, parked=True), 3), sse("status", parked, 4), 0.5,
+                       sse("done", chain_doc(status="ok", value=2), 5)], chain=lambda r: json_reply(200, parked))
+        ch = self.c.run("x", on_credential_required=lambda req: Identity(FRESH + str(req.seq)))
+        self.assertEqual(ch.value, 2)
+        self.assertEqual(len(self.stub.seen("POST", "/v1/chains/ch_1/identity")), 3)
+
+    def test_other_identity_refusals_fail_the_run_without_a_token(self):
+        for reason, status in [("running_elsewhere", 409), ("invalid_request", 400), ("chain_not_found", 404)]:
+            with self.subTest(reason):
+                self.stub.requests.clear()
+                self.stub.routes[("POST", "/v1/chains/ch_1/identity")] = lambda r, n=reason, s=status: error_reply(
+                    s, n, "no " + r.body["subject_token"])
+                self.run_stub([sse("credential_required", credential_doc(1), 1), 5.0,
+                               sse("done", chain_doc(status="ok"), 2)])
+                e = self.refused(self.c.run, "x", identity=Identity(TOKEN),
+                                 on_credential_required=lambda req: Identity(FRESH))
+                self.assertEqual((e.reason, e.status), (reason, status))
+                self.assertNoToken(e, repr(e), e.message)
+                self.assertEqual(len(self.stub.seen("DELETE", "/v1/chains/ch_1")), 1)
+
+    def test_a_credential_handler_that_raises_fails_the_run(self):
+        def boom(req):
+            raise RuntimeError("no token for " + req.tool)
+
+        self.run_stub([sse("credential_required", credential_doc(1), 1), 5.0, sse("done", chain_doc(status="ok"), 2)])
+        with self.assertRaises(RuntimeError):
+            self.c.run("x", on_credential_required=boom)
         self.assertEqual(len(self.stub.seen("DELETE", "/v1/chains/ch_1")), 1)
 
     def test_run_decides_approvals(self):

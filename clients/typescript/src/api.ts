@@ -45,6 +45,8 @@ export type ToolResultEvent = Schemas["ToolResultEvent"];
 export type LifecycleEvent = Schemas["LifecycleEvent"];
 /** A credential_required event: a call needs a fresh identity (POST /v1/chains/{id}/identity). */
 export type CredentialRequiredEvent = Schemas["CredentialRequiredEvent"];
+/** A delegated identity as a request carries it: `{subject_token, subject_token_type?, actor?}`. */
+export type IdentityBody = Schemas["Identity"];
 /** The body of every error answer. */
 export type ErrorBody = Schemas["Error"];
 /** A risk level of a configured tool. */
@@ -64,7 +66,7 @@ export type CallAnswer = Schemas["AnswerRequest"];
 export type CallAnswered = Schemas["AnswerResponse"];
 /** The body of `POST /v1/tools.d.ts`. */
 export type DeclarationsRequest = Schemas["DeclarationsRequest"];
-/** An entry of a parked chain's `pending`: an approval, or a caller tool's call (kind "call"). */
+/** An entry of a parked chain's `pending`: an approval, a caller tool's call (kind "call") or a call waiting for a fresh identity (kind "credential"). */
 export type PendingEntry = NonNullable<Chain["pending"]>[number];
 
 // ---------------------------------------------------------------------------

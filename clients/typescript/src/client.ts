@@ -26,6 +26,7 @@ import type {
 } from "./api.js";
 import { AirlockError, clientReasons } from "./errors.js";
 import { parseEvents, type StreamState } from "./sse.js";
+import { Identity, type IdentityInit, scrubbed } from "./identity.js";
 import { follow, type FollowOptions, type RunOptions, type RunOutcome, callerToolSpecs, type Tools } from "./run.js";
 
 /** What `new Airlock` takes. */
@@ -96,6 +97,12 @@ export interface SubmitOptions extends RequestOptions {
   policy?: Submission["policy"];
   limits?: Submission["limits"];
   guest?: Submission["guest"];
+  /**
+   * The delegated identity the chain acts for (docs/identity.md): an
+   * Identity or `{subject_token, subject_token_type?, actor?}`. No error
+   * thrown holds its tokens.
+   */
+  identity?: IdentityInit;
   /** Wait for the chain to end (or park) instead of returning at once. */
   wait?: boolean;
 }
@@ -199,8 +206,37 @@ export class Airlock {
     if (opts.guest !== undefined) body.guest = opts.guest;
     if (opts.configuredTools !== undefined) body.tools = opts.configuredTools;
     if (opts.tools !== undefined && Object.keys(opts.tools).length > 0) body.caller_tools = callerToolSpecs(opts.tools);
-    if (opts.wait) return this.request("post", "/v1/chains", { body, signal: opts.signal, ok: [200] });
-    return this.request("post", "/v1/chains", { body, query: { async: "1" }, signal: opts.signal, ok: [202] });
+    const identity = opts.identity === undefined ? undefined : Identity.of(opts.identity);
+    if (identity !== undefined) body.identity = identity.body();
+    try {
+      if (opts.wait) return await this.request("post", "/v1/chains", { body, signal: opts.signal, ok: [200] });
+      return await this.request("post", "/v1/chains", { body, query: { async: "1" }, signal: opts.signal, ok: [202] });
+    } catch (err) {
+      throw scrubbed(err, identity);
+    }
+  }
+
+  /**
+   * setIdentity hands a chain a fresh delegated identity (POST
+   * /v1/chains/{id}/identity, 204): its next calls of tools with an
+   * audience act for it, and a chain parked waiting for one resumes on
+   * this process. Refusals (AirlockError): invalid_request,
+   * chain_not_found, chain_finished, chain_parked (parked for something
+   * else, or another process resumed it first), running_elsewhere. No
+   * error thrown holds its tokens.
+   */
+  async setIdentity(chainId: string, identity: IdentityInit, opts: RequestOptions = {}): Promise<void> {
+    const id = Identity.of(identity);
+    const body: RequestBody<"/v1/chains/{id}/identity", "post"> = id.body();
+    try {
+      const resp = await this.#send("post", fill("/v1/chains/{id}/identity", { id: chainId }), { body, signal: opts.signal });
+      await resp.body?.cancel();
+      if (resp.status !== 204) {
+        throw new AirlockError(resp.status, clientReasons.unexpectedResponse, `POST /v1/chains/{id}/identity: unexpected HTTP ${resp.status}`);
+      }
+    } catch (err) {
+      throw scrubbed(err, id);
+    }
   }
 
   /** chain returns a chain's status and, once it ended, its result. */
@@ -306,7 +342,8 @@ export class Airlock {
    * their calls by running its handler (several at once) and each
    * approval request with opts.onApproval, and returns the result once
    * the chain ends ok. A chain that ends otherwise throws ChainError;
-   * opts.signal cancels the chain.
+   * opts.signal cancels the chain. opts.identity is the identity the chain
+   * acts for; opts.onCredentialRequired gives it fresh ones (FollowOptions).
    */
   async run<T = unknown>(script: string, opts: RunOptions = {}): Promise<RunOutcome<T>> {
     opts.signal?.throwIfAborted();
@@ -317,8 +354,9 @@ export class Airlock {
 
   /**
    * resume follows a chain that already runs or is parked (on this process
-   * or, in a fleet, any other), answering its caller-tool calls and
-   * approvals as run does, and returns its result once it ends ok.
+   * or, in a fleet, any other), answering its caller-tool calls,
+   * approvals and need of fresh identities as run does, and returns its
+   * result once it ends ok.
    */
   resume<T = unknown>(id: string, opts: FollowOptions = {}): Promise<RunOutcome<T>> {
     return follow<T>(this, id, opts);

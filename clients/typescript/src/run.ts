@@ -2,9 +2,10 @@
 // pending call by running its handler and each approval request with the
 // caller's decision, and return the result once the chain ends.
 
-import type { ApprovalRequest, CallerToolSpec, Chain, JSONSchema, PendingCall, PendingEntry, Risk, RunResult } from "./api.js";
+import type { ApprovalRequest, CallerToolSpec, Chain, CredentialRequiredEvent, JSONSchema, PendingCall, PendingEntry, Risk, RunResult } from "./api.js";
 import type { Airlock, SubmitOptions } from "./client.js";
 import { AirlockError, ChainError } from "./errors.js";
+import type { IdentityInit } from "./identity.js";
 
 /** What a handler gets besides its arguments. */
 export interface ToolContext {
@@ -40,6 +41,16 @@ export type Tools = Record<string, Tool<any, any>>;
 /** How to decide an approval request: approve, deny, or leave it (undefined) to someone else. */
 export type ApprovalHandler = (request: ApprovalRequest) => "approve" | "deny" | undefined | Promise<"approve" | "deny" | undefined>;
 
+/**
+ * How to answer a chain's need of a fresh delegated identity: return one
+ * (an Identity or `{subject_token, …}`), or undefined to leave it to
+ * someone else. It gets the credential_required event's data, or, for a
+ * parked chain's pending entry of kind credential, the same built from the
+ * entry (`audience` then "" unless an event of the stream named it,
+ * `parked` true).
+ */
+export type CredentialHandler = (request: CredentialRequiredEvent) => IdentityInit | undefined | Promise<IdentityInit | undefined>;
+
 /** Options of resume (and run). */
 export interface FollowOptions {
   /** The caller tools whose calls this run answers. */
@@ -50,6 +61,14 @@ export interface FollowOptions {
   onApproval?: ApprovalHandler;
   /** The client that posts decisions (a key of role approver); default the running client. */
   approver?: Airlock;
+  /**
+   * Gives the chain a fresh identity when a call of a tool with an audience
+   * was refused for want of one (a credential_required event, or a parked
+   * chain's pending credential): asked once per refused call, its answer
+   * is posted with setIdentity (a parked chain resumes on it, a running
+   * one's script can retry). Without it the chain waits for someone else.
+   */
+  onCredentialRequired?: CredentialHandler;
 }
 
 /** Options of run: a submission's and resume's. */
@@ -95,6 +114,15 @@ const moot = new Set(["call_expired", "already_answered", "call_not_found"]);
 const refusedResult = new Set(["result_too_large", "output_schema_mismatch"]);
 /** The refusals of a decision that leave nothing to do. */
 const decided = new Set(["already_decided", "approval_expired", "approval_not_found"]);
+/**
+ * The refusals of a fresh identity that leave nothing to do: the chain
+ * ended, or is parked for something else (another process resumed it
+ * first); for a parked chain's request also running_elsewhere (another
+ * process took it up).
+ */
+function identitySettled(err: AirlockError, req: CredentialRequiredEvent): boolean {
+  return err.reason === "chain_finished" || err.reason === "chain_parked" || (req.parked === true && err.reason === "running_elsewhere");
+}
 
 /** follow drives chain id to its end; see Airlock.run and Airlock.resume. */
 export async function follow<T>(client: Airlock, id: string, opts: FollowOptions): Promise<RunOutcome<T>> {
@@ -166,6 +194,31 @@ export async function follow<T>(client: Airlock, id: string, opts: FollowOptions
     }
   };
 
+  // Fresh identities: one ask per refused call of a running chain (its
+  // seq), one per park of a parked chain (its pending entry's id). The
+  // credential_required event of a call that parked its chain only lends
+  // its audience: the parked chain's pending entry asks, once the chain is
+  // parked (an identity sent before would find it still running) and only
+  // while it is (a park settled before, replayed, is not asked about).
+  const audiences = new Map<number, string>();
+  const credential = async (req: CredentialRequiredEvent) => {
+    if (!opts.onCredentialRequired) return;
+    const fresh = await opts.onCredentialRequired(req);
+    if (fresh === undefined || signal.aborted) return;
+    try {
+      await client.setIdentity(id, fresh, { signal });
+    } catch (err) {
+      if (!(err instanceof AirlockError) || !identitySettled(err, req)) throw err;
+    }
+  };
+  const onCredential = (req: CredentialRequiredEvent) => {
+    if (req.audience) audiences.set(req.seq, req.audience);
+    const key = `credential:${req.seq}`;
+    if (!opts.onCredentialRequired || req.parked || seen.has(key)) return;
+    seen.add(key);
+    track(credential(req));
+  };
+
   const onCall = (call: PendingCall) => {
     // A replayed event of a call that ended has no args: nothing to answer.
     if (seen.has(call.id) || call.args === undefined) return;
@@ -181,7 +234,13 @@ export async function follow<T>(client: Airlock, id: string, opts: FollowOptions
   const onPending = (c: Chain) => {
     for (const p of (c.pending ?? []) as PendingEntry[]) {
       if (!p.id || seen.has(p.id)) continue;
-      if (p.kind === "call") {
+      if (p.kind === "credential") {
+        // Once per park (its id): a call refused again after it resumed parks anew.
+        if (!opts.onCredentialRequired) continue;
+        seen.add(p.id);
+        const reason = p.rule === "credential_unavailable" ? "credential_unavailable" : "credential_expired";
+        track(credential({ seq: p.seq ?? 0, tool: p.tool ?? "", audience: audiences.get(p.seq ?? 0) ?? "", reason, parked: true }));
+      } else if (p.kind === "call") {
         if (!tools[p.tool ?? ""]) continue;
         seen.add(p.id);
         track(client.calls.get(p.id, { signal }).then(
@@ -208,6 +267,9 @@ export async function follow<T>(client: Airlock, id: string, opts: FollowOptions
           break;
         case "approval_required":
           if (ev.data.args !== undefined || ev.data.args_ref !== undefined) onApproval(ev.data);
+          break;
+        case "credential_required":
+          onCredential(ev.data);
           break;
         case "status":
           onPending(ev.data);

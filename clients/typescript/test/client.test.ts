@@ -2,8 +2,9 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { inspect } from "node:util";
 
-import { Airlock, AirlockError, ChainError, codeModeTool, parseEvents, type RawEvent, type StreamState } from "../src/index.js";
+import { Airlock, AirlockError, ChainError, codeModeTool, Identity, parseEvents, type CredentialRequiredEvent, type RawEvent, type StreamState } from "../src/index.js";
 import { startStub, type StubOptions } from "./stub.js";
 
 async function withStub(opts: StubOptions, f: (client: Airlock, stub: Awaited<ReturnType<typeof startStub>>) => Promise<void>) {
@@ -205,6 +206,159 @@ describe("Airlock", () => {
       assert.ok(handlerSignal?.aborted, "the handler's signal aborted too");
       assert.ok(stub.requests.some((r) => r.startsWith("DELETE /v1/chains/")), stub.requests.join("\n"));
       assert.equal([...stub.chains.values()][0]!.status, "cancelled");
+    });
+  });
+});
+
+// Tokens of the identity tests: no error text, string or inspection may hold them.
+const TOKEN = "subj~user-token-0123456789";
+const ACTOR = "actor~agent-token-0123456789";
+const FRESH = "subj~fresh-token-0123456789";
+
+function assertNoToken(...texts: unknown[]): void {
+  for (const t of texts) {
+    const s = typeof t === "string" ? t : `${String(t)} ${inspect(t, { depth: 5, showHidden: true })} ${JSON.stringify(t) ?? ""}`;
+    for (const tok of [TOKEN, ACTOR, FRESH]) assert.ok(!s.includes(tok), `a token in: ${s.replaceAll(tok, "<TOKEN>")}`);
+  }
+}
+
+describe("delegated identities", () => {
+  it("sends the identity on submit, and never shows a token in an Identity's string, JSON or inspection", async () => {
+    await withStub({}, async (client, stub) => {
+      const a = await client.submit("stub", { identity: new Identity(TOKEN, { subjectTokenType: "jwt", actor: ACTOR }) });
+      const b = await client.submit("stub", { identity: { subject_token: TOKEN } });
+      const c = await client.submit("stub");
+      assert.deepEqual(stub.chains.get(a.id)!.body.identity, { subject_token: TOKEN, subject_token_type: "jwt", actor: ACTOR });
+      assert.deepEqual(stub.chains.get(b.id)!.body.identity, { subject_token: TOKEN });
+      assert.equal(stub.chains.get(c.id)!.body.identity, undefined);
+    });
+    const id = new Identity(TOKEN, { actor: ACTOR });
+    assertNoToken(id, String(id), `${id}`, JSON.stringify({ id }), inspect({ id }));
+    assert.equal(id.subjectToken, TOKEN);
+    for (const bad of [{ subject_token: 5 }, { subject_token: "" }, { subject_token: TOKEN, token: FRESH }, { subject_token: TOKEN, actor: 7 }, [TOKEN], TOKEN]) {
+      const err = (() => { try { Identity.of(bad as never); } catch (e) { return e; } })();
+      assert.ok(err instanceof TypeError, String(err));
+      assertNoToken(err, (err as Error).message);
+    }
+  });
+
+  it("setIdentity posts it, and every refusal keeps its reason and holds no token", async () => {
+    const refusals: [number, string][] = [[400, "invalid_request"], [404, "chain_not_found"], [409, "chain_finished"], [409, "chain_parked"], [409, "running_elsewhere"]];
+    await withStub({ credential: { refusals: [...refusals] } }, async (client, stub) => {
+      const chain = await client.submit("stub");
+      for (const [status, reason] of refusals) {
+        const err = await client.setIdentity(chain.id, new Identity(FRESH, { actor: ACTOR })).catch((e: unknown) => e);
+        assert.ok(err instanceof AirlockError, String(err));
+        assert.deepEqual([err.status, err.reason, err.message], [status, reason, "refused the identity [REDACTED]"]);
+        assertNoToken(err, err.message, err.stack);
+      }
+      assert.deepEqual(stub.identities[0], { subject_token: FRESH, actor: ACTOR });
+    });
+    await withStub({ credential: {} }, async (client, stub) => {
+      const chain = await client.submit("stub");
+      assert.equal(await client.setIdentity(chain.id, { subject_token: FRESH, subject_token_type: "id_token" }), undefined);
+      assert.deepEqual(stub.identities, [{ subject_token: FRESH, subject_token_type: "id_token" }]);
+      assert.equal((await client.wait(chain.id)).result?.value, FRESH);
+    });
+    // Answers that are not the API's, and a server that echoes the token of a submission.
+    // The fake server echoes every token the request carried (T in its answer).
+    const fake = (status: number, body: string) => new Airlock({
+      baseUrl: "http://stub.invalid",
+      fetch: async (_url, init) => {
+        const sent = JSON.parse(String(init?.body)) as { subject_token?: string; identity?: { subject_token: string } };
+        const tok = sent.subject_token ?? sent.identity?.subject_token ?? "";
+        return new Response(body.replaceAll("T", tok), { status, headers: { "Content-Type": "application/json" } });
+      },
+    });
+    for (const [status, body] of [[200, JSON.stringify({ token: "T" })], [502, "<html>T</html>"], [400, JSON.stringify({ error: { reason: "invalid_request", message: "bad T" } })]] as const) {
+      const err = await fake(status, body).setIdentity("ch_1", new Identity(FRESH)).catch((e: unknown) => e);
+      assert.ok(err instanceof AirlockError);
+      assertNoToken(err, err.message);
+      const sub = await fake(status, body).submit("x", { identity: new Identity(TOKEN) }).catch((e: unknown) => e);
+      assert.ok(sub instanceof AirlockError);
+      assertNoToken(sub, sub.message);
+    }
+    const down = await new Airlock({ baseUrl: "http://127.0.0.1:1" }).setIdentity("ch_1", new Identity(FRESH)).catch((e: unknown) => e);
+    assert.ok(down instanceof AirlockError);
+    assert.equal(down.reason, "network_error");
+    assertNoToken(down, down.message);
+  });
+
+  it("run asks onCredentialRequired once per refused call and hands the running chain its answer", async () => {
+    await withStub({ credential: {} }, async (client, stub) => {
+      const asked: CredentialRequiredEvent[] = [];
+      const out = await client.run("stub", { identity: new Identity(TOKEN), onCredentialRequired: (req) => { asked.push(req); return new Identity(FRESH); } });
+      assert.equal(out.value, FRESH);
+      assert.deepEqual(asked, [{ seq: 1, tool: "crm_lookup", audience: "crm", reason: "credential_expired" }]);
+      assert.deepEqual(stub.identities, [{ subject_token: FRESH }]);
+    });
+  });
+
+  it("resume hands a parked chain a fresh identity, asked once for its pending entry and its event", async () => {
+    await withStub({ credential: { parked: true } }, async (client, stub) => {
+      const chain = await client.submit("stub");
+      const parked = await client.waitParked(chain.id, { intervalMs: 10 });
+      assert.deepEqual(parked.pending?.map((p) => [p.kind, p.rule]), [["credential", "credential_unavailable"]]);
+      const asked: CredentialRequiredEvent[] = [];
+      const out = await client.resume(chain.id, { onCredentialRequired: async (req) => { asked.push(req); return { subject_token: FRESH }; } });
+      assert.equal(out.value, FRESH);
+      // The chain was read parked before its stream named the audience.
+      assert.deepEqual(asked, [{ seq: 1, tool: "crm_lookup", audience: "", reason: "credential_unavailable", parked: true }]);
+      assert.equal(stub.identities.length, 1);
+    });
+  });
+
+  it("asks again when the call parks anew after a fresh identity was refused too", async () => {
+    await withStub({ credential: { parked: true, parkAgain: true } }, async (client, stub) => {
+      const asked: CredentialRequiredEvent[] = [];
+      const out = await client.run("stub", { onCredentialRequired: (req) => { asked.push(req); return new Identity(`${FRESH}${asked.length}`); } });
+      assert.equal(out.value, `${FRESH}2`);
+      assert.deepEqual(asked.map((r) => [r.seq, r.parked]), [[1, true], [1, true]]);
+      assert.deepEqual(stub.identities, [{ subject_token: `${FRESH}1` }, { subject_token: `${FRESH}2` }]);
+    });
+  });
+
+  it("leaves a parked chain parked without a handler, or when the handler returns undefined", async () => {
+    await withStub({ credential: { parked: true } }, async (client, stub) => {
+      for (const opts of [{}, { onCredentialRequired: () => undefined }]) {
+        const stop = new AbortController();
+        setTimeout(() => stop.abort(new Error("stop")), 300);
+        const err = await client.run("stub", { ...opts, signal: stop.signal }).catch((e: unknown) => e);
+        assert.equal((err as Error).message, "stop");
+      }
+      assert.deepEqual(stub.identities, []);
+    });
+  });
+
+  it("drops the refusals that leave nothing to do, and fails the run on others without a token", async () => {
+    for (const [parked, refusal] of [[false, [409, "chain_finished"]], [false, [409, "chain_parked"]], [true, [409, "running_elsewhere"]]] as const) {
+      await withStub({ credential: { parked, refusals: [[...refusal]] } }, async (client) => {
+        if (refusal[1] === "running_elsewhere") {
+          // Another process took the parked chain up, and ends it there.
+          let id = "";
+          const out = client.run("stub", { onSubmitted: (c) => { id = c.id; }, onCredentialRequired: () => new Identity(FRESH) }).catch((e: unknown) => e);
+          await new Promise((r) => setTimeout(r, 300));
+          await client.cancel(id);
+          const err = await out;
+          assert.ok(err instanceof ChainError && err.status === "cancelled", String(err));
+          return;
+        }
+        const out = await client.run("stub", { onCredentialRequired: () => new Identity(FRESH) });
+        assert.equal(out.value, "elsewhere");
+      });
+    }
+    for (const refusal of [[409, "running_elsewhere"], [400, "invalid_request"]] as [number, string][]) {
+      await withStub({ credential: { refusals: [refusal] } }, async (client, stub) => {
+        const err = await client.run("stub", { identity: new Identity(TOKEN), onCredentialRequired: () => new Identity(FRESH) }).catch((e: unknown) => e);
+        assert.ok(err instanceof AirlockError, String(err));
+        assert.deepEqual([err.status, err.reason], refusal);
+        assertNoToken(err, err.message);
+        assert.ok(stub.requests.some((r) => r.startsWith("DELETE /v1/chains/")), "the run cancelled its chain");
+      });
+    }
+    await withStub({ credential: {} }, async (client) => {
+      const err = await client.run("stub", { onCredentialRequired: () => { throw new Error("no token for you"); } }).catch((e: unknown) => e);
+      assert.equal((err as Error).message, "no token for you");
     });
   });
 });

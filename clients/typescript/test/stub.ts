@@ -37,6 +37,7 @@ interface StubChain {
   body: Record<string, unknown>;
   calls: Pending[];
   final?: Record<string, unknown>;
+  parks?: number;
 }
 
 /** Options of the stub. */
@@ -53,6 +54,19 @@ export interface StubOptions {
   endStatus?: string;
   /** The API key the stub accepts; default "stub-key". */
   apiKey?: string;
+  /**
+   * Chains need a fresh identity instead of making calls: a call of
+   * crm_lookup (audience crm) is refused (credential_expired with an
+   * identity, credential_unavailable without), announced twice (a replay),
+   * and, with parked, parks the chain with a pending credential. A taken
+   * identity (POST /v1/chains/{id}/identity) ends the chain ok with its
+   * subject token as value; refusals are answered first, in order, each
+   * message echoing the token sent, and a chain_finished or chain_parked
+   * refusal ends the chain ok with value "elsewhere". With parkAgain, the
+   * first identity a parked chain takes is refused too: the call parks
+   * anew (pending pi_2, the same seq).
+   */
+  credential?: { parked?: boolean; refusals?: [number, string][]; parkAgain?: boolean };
 }
 
 /** A running stub. */
@@ -68,6 +82,8 @@ export interface Stub {
   chains: Map<string, StubChain>;
   /** The time each call became pending and each answer arrived, ms. */
   timeline: { what: string; at: number }[];
+  /** The bodies of POST /v1/chains/{id}/identity, in order. */
+  identities: unknown[];
   close(): Promise<void>;
 }
 
@@ -101,7 +117,7 @@ export async function startStub(opts: StubOptions = {}): Promise<Stub> {
   const key = opts.apiKey ?? "stub-key";
   const chains = new Map<string, StubChain>();
   const calls = new Map<string, Pending>();
-  const stub: Stub = { url: "", requests: [], lastEventIds: [], answers: [], chains, timeline: [], close: async () => {} };
+  const stub: Stub = { url: "", requests: [], lastEventIds: [], answers: [], chains, timeline: [], identities: [], close: async () => {} };
   const t0 = Date.now();
   let n = 0;
   let streams = 0;
@@ -112,6 +128,7 @@ export async function startStub(opts: StubOptions = {}): Promise<Stub> {
   };
   const view = (c: StubChain) => ({
     id: c.id, tenant: "acme", status: c.status, language: "javascript", created: new Date(t0).toISOString(),
+    ...(c.status === "parked" ? { pending: [{ id: `pi_${c.parks ?? 1}`, kind: "credential", seq: 1, tool: "crm_lookup", gate: "credential", rule: c.body.identity ? "credential_expired" : "credential_unavailable", expires: new Date(t0 + 60_000).toISOString() }] } : {}),
     ...(c.final ? { finished: new Date().toISOString(), result: c.final } : {}),
   });
   const finish = (c: StubChain, status: string, value: unknown, reason?: string) => {
@@ -123,6 +140,17 @@ export async function startStub(opts: StubOptions = {}): Promise<Stub> {
   };
 
   const run = async (c: StubChain) => {
+    if (opts.credential) {
+      const parked = opts.credential.parked === true;
+      const ev = { seq: 1, tool: "crm_lookup", audience: "crm", reason: c.body.identity ? "credential_expired" : "credential_unavailable", ...(parked ? { parked } : {}) };
+      push(c, "credential_required", ev);
+      push(c, "credential_required", ev);
+      if (parked) {
+        c.status = "parked";
+        push(c, "status", view(c));
+      }
+      return;
+    }
     const ms = opts.callTimeoutMs ?? 5000;
     const waits = (opts.calls ?? []).map((sc, i) => {
       const argsJSON = canonical(sc.args);
@@ -176,6 +204,34 @@ export async function startStub(opts: StubOptions = {}): Promise<Stub> {
           finish(c, "cancelled", undefined, "cancelled");
           return send(res, 200, view(c));
         }
+      }
+      if (req.method === "POST" && (m = url.pathname.match(/^\/v1\/chains\/([^/]+)\/identity$/))) {
+        const body = (await readBody(req)) as { subject_token?: unknown };
+        stub.identities.push(body);
+        const refusal = opts.credential?.refusals?.shift();
+        const c = chains.get(decodeURIComponent(m[1]!));
+        if (refusal) {
+          if (c && (refusal[1] === "chain_finished" || refusal[1] === "chain_parked")) finish(c, "ok", "elsewhere");
+          return refuse(res, refusal[0], refusal[1], `refused the identity ${String(body.subject_token)}`);
+        }
+        if (!c) return refuse(res, 404, "chain_not_found");
+        if (c.final) return refuse(res, 409, "chain_finished");
+        if (typeof body.subject_token !== "string") return refuse(res, 400, "invalid_request", "subject_token is required");
+        if (c.status === "parked") {
+          c.status = "running";
+          push(c, "status", view(c));
+          if (opts.credential?.parkAgain && (c.parks ?? 1) === 1) {
+            c.parks = 2;
+            c.status = "parked";
+            push(c, "credential_required", { seq: 1, tool: "crm_lookup", audience: "crm", reason: "credential_expired", parked: true });
+            push(c, "status", view(c));
+            res.writeHead(204);
+            return res.end();
+          }
+        }
+        finish(c, "ok", body.subject_token);
+        res.writeHead(204);
+        return res.end();
       }
       if (req.method === "GET" && (m = url.pathname.match(/^\/v1\/chains\/([^/]+)\/events$/))) {
         const c = chains.get(decodeURIComponent(m[1]!));
