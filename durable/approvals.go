@@ -59,6 +59,9 @@ type Approval struct {
 	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 	// IdempotencyKey, for a call, is the key its script gave it.
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
+	// Audience, for a credential, is the audience of the delegated
+	// credential its tool needs (toolbox.Info.Audience).
+	Audience string `json:"audience,omitempty"`
 }
 
 // Decision is what was decided on an approval request, or the answer to a

@@ -94,6 +94,7 @@ func TestSetIdentityResumesParkedRoute(t *testing.T) {
 	require.Equal(t, "credential", p.Kind)
 	require.Equal(t, "credential", p.Gate)
 	require.Equal(t, "credential_expired", p.Rule)
+	require.Equal(t, "crm", p.Audience)
 	require.Equal(t, 2, p.Line)
 	require.True(t, strings.HasPrefix(p.ID, durable.CredentialPrefix))
 	r := b.do(t, "GET", "/v1/approvals/"+p.ID, keyAcme, nil)

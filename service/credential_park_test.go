@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -131,6 +132,9 @@ func TestCredentialParksAndResumesElsewhere(t *testing.T) {
 			require.Equal(t, durable.KindCredential, p.Kind)
 			require.Equal(t, "credential", p.Gate)
 			require.Equal(t, invoker.ReasonCredentialExpired, p.Rule)
+			require.Equal(t, "crm", p.Audience)
+			tools := b.svc.Tools(acme)
+			require.Equal(t, "crm", tools[slices.IndexFunc(tools, func(i service.ToolInfo) bool { return i.Name == "crm" })].Audience)
 			require.Equal(t, durable.CredentialID(v.ID, 1), p.ID)
 			evMu.Lock()
 			require.Contains(t, strings.Join(events, "\n"), service.EventCredentialRequired+` {"seq":1,"tool":"crm","audience":"crm","reason":"credential_expired","parked":true}`)

@@ -485,8 +485,13 @@ func (s *Service) savePark(ctx context.Context, rn *run, res *chain.RunResult) e
 			ArgsSize: len(a.Request.Args), DecisionID: a.DecisionID, Created: now, Expires: now.Add(s.opts.ParkTTL),
 			Gate: a.Gate, Rule: a.Rule, Line: a.Request.Line, Column: a.Request.Column,
 		}
-		if a.Kind == durable.KindCall {
+		switch a.Kind {
+		case durable.KindCall:
 			ap.OutputSchema, ap.IdempotencyKey = rn.outputSchema(a.Request.Tool), a.IdempotencyKey
+		case durable.KindCredential:
+			if t, ok := s.box.Get(a.Request.Tool); ok {
+				ap.Audience = t.Info().Audience
+			}
 		}
 		// A call that waited before (the chain parked again on it) keeps
 		// the time it was first asked about: park_ttl counts from then.

@@ -30,6 +30,9 @@ type ToolInfo struct {
 	Class      string                  `json:"class,omitempty"`
 	Scopes     []string                `json:"scopes,omitempty"`
 	ActionRisk map[string]toolbox.Risk `json:"action_risk,omitempty"`
+	// Audience is the audience of the delegated credential the tool acts
+	// with (docs/identity.md): a chain calling it needs an identity.
+	Audience string `json:"audience,omitempty"`
 	// Health is the tool's health for the caller's tenant in this
 	// process: healthy, degraded or unavailable (with until: when it may be
 	// tried again). Failures count per tenant; an upstream's rate limit
@@ -54,7 +57,7 @@ func DescribeTools(box *toolbox.Toolbox, health func(tool string) govern.ToolHea
 		ti := ToolInfo{
 			Name: info.Name, Description: info.Description, Risk: info.Risk, Kind: info.Kind.String(),
 			InputSchema: info.InputSchema, OutputSchema: info.OutputSchema,
-			Guidance: info.Guidance, Scopes: info.Scopes, ActionRisk: info.ActionRisk,
+			Guidance: info.Guidance, Scopes: info.Scopes, ActionRisk: info.ActionRisk, Audience: info.Audience,
 		}
 		for _, ex := range info.Examples {
 			ti.Examples = append(ti.Examples, ToolExample{Description: ex.Description, Input: ex.Input, Output: ex.Output})

@@ -378,7 +378,7 @@ class Follow:
                 out.append(Serve("approval", p.id))
             elif p.kind == "credential" and self.credentials and self._take("credential", p.id):
                 req = CredentialRequest(chain_id=self.chain_id, seq=p.seq, tool=p.tool, reason=p.rule,
-                                        audience=self._audiences.get(p.seq, ""), parked=True, raw=p.raw)
+                                        audience=p.audience or self._audiences.get(p.seq, ""), parked=True, raw=p.raw)
                 out.append(Serve("credential", p.id, req))
         return out
 

@@ -163,7 +163,8 @@ class Pending:
     tool's call: read it with ``call(id)``) or "credential" (a call that
     waits for a fresh delegated identity: hand one with
     ``set_identity(chain_id, ...)``; ``rule`` is then the reason its call
-    was refused, credential_expired or credential_unavailable)."""
+    was refused, credential_expired or credential_unavailable, and
+    ``audience`` the audience its tool needs)."""
 
     id: str
     kind: str
@@ -174,6 +175,7 @@ class Pending:
     seq: int = 0
     expires: str = ""
     rule: str = ""
+    audience: str = ""
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -183,6 +185,7 @@ class Pending:
                    tool=_str(d, "tool", "", False), risk=_str(d, "risk", "", False),
                    args_hash=_str(d, "args_hash", "", False), args_size=_int(d, "args_size"),
                    seq=_int(d, "seq"), expires=_str(d, "expires", "", False), rule=_str(d, "rule", "", False),
+                   audience=_str(d, "audience", "", False),
                    raw=d)
 
 
@@ -258,7 +261,7 @@ class CredentialRequest:
     chain's token; credential_unavailable: the chain has none). ``parked``
     says the chain parked on that call and resumes once it gets one. It is
     a credential_required event's data, or a parked chain's pending entry of
-    kind credential (whose ``audience`` is empty when no event named it).
+    kind credential (with the entry's ``audience``, or one an event named).
     It holds no token."""
 
     chain_id: str

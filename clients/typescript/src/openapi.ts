@@ -527,6 +527,8 @@ export interface components {
                 gate?: string;
                 /** @description The governance rule that chose it, e.g. matrix[supervised][HIGH]; for a credential, the reason the call was refused (credential_expired or credential_unavailable). */
                 rule?: string;
+                /** @description For a credential: the audience of the delegated credential its tool needs. */
+                audience?: string;
                 /** @description The line of the script that made the call; absent when unknown. */
                 line?: number;
                 /** @description Its column (UTF-16 units); absent when unknown. */
@@ -853,6 +855,8 @@ export interface components {
             action_risk?: {
                 [key: string]: components["schemas"]["Risk"];
             };
+            /** @description The audience of the delegated credential the tool acts with (docs/identity.md): a chain calling it needs an identity. */
+            audience?: string;
             /** @description The tool's health in this server process (local tools only). */
             health?: {
                 /** @enum {string} */

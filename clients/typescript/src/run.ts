@@ -46,8 +46,8 @@ export type ApprovalHandler = (request: ApprovalRequest) => "approve" | "deny" |
  * (an Identity or `{subject_token, …}`), or undefined to leave it to
  * someone else. It gets the credential_required event's data, or, for a
  * parked chain's pending entry of kind credential, the same built from the
- * entry (`audience` then "" unless an event of the stream named it,
- * `parked` true).
+ * entry (its `audience`, or one an event of the stream named; `parked`
+ * true).
  */
 export type CredentialHandler = (request: CredentialRequiredEvent) => IdentityInit | undefined | Promise<IdentityInit | undefined>;
 
@@ -239,7 +239,7 @@ export async function follow<T>(client: Airlock, id: string, opts: FollowOptions
         if (!opts.onCredentialRequired) continue;
         seen.add(p.id);
         const reason = p.rule === "credential_unavailable" ? "credential_unavailable" : "credential_expired";
-        track(credential({ seq: p.seq ?? 0, tool: p.tool ?? "", audience: audiences.get(p.seq ?? 0) ?? "", reason, parked: true }));
+        track(credential({ seq: p.seq ?? 0, tool: p.tool ?? "", audience: p.audience || (audiences.get(p.seq ?? 0) ?? ""), reason, parked: true }));
       } else if (p.kind === "call") {
         if (!tools[p.tool ?? ""]) continue;
         seen.add(p.id);
