@@ -59,6 +59,7 @@ type intlFormats struct {
 	prefixes []string       // by handle
 	byPrefix map[string]int32
 	bytes    int
+	buf      []byte // what a format appends to, reused
 }
 
 // intlFormat answers OpIntlFormat: (prefix) registers a format, (handle,
@@ -84,11 +85,12 @@ func (r *scriptRun) intlFormat(ctx context.Context, args []uint64) uint64 {
 			}
 			r.formats.formats[h] = f
 		}
-		s, ok := f.Format(x)
+		b, ok := f.Append(r.formats.buf[:0], x)
 		if !ok {
 			return r.in.Undefined()
 		}
-		return r.newString(ctx, []byte(s))
+		r.formats.buf = b[:0]
+		return r.newString(ctx, b)
 	}
 	if !quickjs.IsString(args[1]) {
 		return r.in.Undefined() // toLocaleString's locale without a handle yet

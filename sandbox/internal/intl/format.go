@@ -1,6 +1,7 @@
 package intl
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"strings"
@@ -40,21 +41,25 @@ func (h *Handler) CompileFormat(req string) (*Format, error) {
 	return f, nil
 }
 
-// Format formats x: a number, or a date's time value in milliseconds. It
-// prints what the compiled request of the same op, cfg and value (x as
-// JavaScript prints it) answers; ok is false where that answer is an
-// error, which the caller then asks for to report it.
-func (f *Format) Format(x float64) (s string, ok bool) {
+// Append appends x formatted to dst: a number, or a date's time value in
+// milliseconds. It appends what the compiled request of the same op, cfg
+// and value (x as JavaScript prints it) answers; ok is false where that
+// answer is an error, which the caller then asks for to report it.
+func (f *Format) Append(dst []byte, x float64) (out []byte, ok bool) {
+	var s string
 	var err error
 	switch {
 	case f.date:
 		s, err = f.c.(compiledDate).format(x)
 	case f.plain != nil && x != 0 && !math.IsNaN(x) && !math.IsInf(x, 0):
-		return f.plain.format(x), true
+		return f.plain.append(dst, x), true
 	default:
 		s, err = f.c.run(jsNumber(x))
 	}
-	return s, err == nil
+	if err != nil {
+		return dst, false
+	}
+	return append(dst, s...), true
 }
 
 // ErrorAnswer is the answer that makes the guest throw err (an error of
@@ -124,16 +129,22 @@ func jsNumber(x float64) string {
 	return string(out)
 }
 
-// format prints x, a finite number other than zero, as a number format
+// append appends x, a finite number other than zero, as a number format
 // with p's plain decimal options does: its shortest decimal (jsNumber's
 // digits) rounded half away from zero to MaxFrac fraction digits, its
 // trailing fraction zeros dropped down to MinFrac, and its integer digits
 // grouped. TestPlainFormatsAsNumberFormat checks it against nf.format.
-func (p *numberPattern) format(x float64) string {
+func (p *numberPattern) append(out []byte, x float64) []byte {
 	var buf [32]byte
 	b := strconv.AppendFloat(buf[:0], math.Abs(x), 'e', -1, 64) // d[.ddd]e±xx
-	e := strings.IndexByte(string(b), 'e')
-	exp, _ := strconv.Atoi(string(b[e+1:]))
+	e := bytes.IndexByte(b, 'e')
+	exp := 0
+	for _, c := range b[e+2:] {
+		exp = exp*10 + int(c-'0')
+	}
+	if b[e+1] == '-' {
+		exp = -exp
+	}
 	var dbuf [40]byte
 	digits := append(dbuf[:0], b[0])
 	if e > 1 {
@@ -187,7 +198,6 @@ func (p *numberPattern) format(x float64) string {
 	for len(ip) > 1 && ip[0] == '0' {
 		ip = ip[1:]
 	}
-	out := make([]byte, 0, 2*len(num)+16)
 	if x < 0 {
 		out = append(out, p.Minus...)
 	}
@@ -214,5 +224,5 @@ func (p *numberPattern) format(x float64) string {
 			out = append(out, '0')
 		}
 	}
-	return string(out)
+	return out
 }

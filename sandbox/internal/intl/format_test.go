@@ -65,10 +65,10 @@ func TestPlainFormatsAsNumberFormat(t *testing.T) {
 				plain++
 			}
 			for _, x := range values {
-				got, ok := f.Format(x)
+				got, ok := f.Append([]byte("="), x)
 				require.True(t, ok)
 				want := string(h.Handle([]byte(req + jsNumber(x))))
-				require.Equal(t, want, "="+got, "%s %s %v", l, o, x)
+				require.Equal(t, want, string(got), "%s %s %v", l, o, x)
 			}
 		}
 	}
@@ -83,13 +83,14 @@ func TestFormatDates(t *testing.T) {
 	f, err := h.CompileFormat(req)
 	require.NoError(t, err)
 	for _, ms := range []float64{0, -1, 1.5, 1e12, -8.64e15, 8.64e15, 1700000000123} {
-		got, ok := f.Format(ms)
+		got, ok := f.Append([]byte("="), ms)
 		require.True(t, ok)
-		require.Equal(t, string(h.Handle([]byte(req+jsNumber(ms)))), "="+got)
+		require.Equal(t, string(h.Handle([]byte(req+jsNumber(ms)))), string(got))
 	}
 	for _, ms := range []float64{math.NaN(), math.Inf(1), 8.64e15 + 1} {
-		_, ok := f.Format(ms)
+		got, ok := f.Append([]byte("x"), ms)
 		require.False(t, ok, "%v", ms)
+		require.Equal(t, "x", string(got))
 		require.NotEqual(t, '=', h.Handle([]byte(req + jsNumber(ms)))[0])
 	}
 	for _, bad := range []string{"", "K{}", "N", "Nnot json", `N{"l":["en"],"o":{"style":"currency"}}`, `D{"l":["en"],"o":{"timeZone":"Mars/Olympus"}}`} {
