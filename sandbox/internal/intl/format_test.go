@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -97,5 +98,49 @@ func TestFormatDates(t *testing.T) {
 		_, err := h.CompileFormat(bad)
 		require.Error(t, err, bad)
 		require.Contains(t, string(ErrorAnswer(err)), `"e":`)
+	}
+}
+
+// TestFormatConcurrent: one Format serves many goroutines (the runs of
+// every engine share the handler's compiled formats); run with -race.
+func TestFormatConcurrent(t *testing.T) {
+	h := New()
+	var fs []*Format
+	for _, req := range []string{`N{"l":["de-DE"],"o":{"maximumFractionDigits":2}}`, `N{"l":["en-US"],"o":{"style":"percent"}}`,
+		`D{"l":["fr-FR"],"o":{"dateStyle":"full"}}`} {
+		f, err := h.CompileFormat(req)
+		require.NoError(t, err)
+		fs = append(fs, f)
+	}
+	want := make([][]string, len(fs))
+	for k, f := range fs {
+		for i := range 300 {
+			b, ok := f.Append(nil, float64(i)*1234567.891)
+			require.True(t, ok)
+			want[k] = append(want[k], string(b))
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte
+			for i := range 300 {
+				k := (g + i) % len(fs)
+				b, ok := fs[k].Append(buf[:0], float64(i)*1234567.891)
+				if !ok || string(b) != want[k][i] {
+					errs <- string(b)
+					return
+				}
+				buf = b
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error("differs:", e)
 	}
 }
