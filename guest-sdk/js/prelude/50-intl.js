@@ -2,8 +2,8 @@
 // Intl; operations are OP_INTL requests to the host (sandbox/internal/intl),
 // which formats from CLDR data: JSON ones, and compiled ones for the hot
 // paths (options resolved once on the host; collation keys compared in the
-// guest; numbers and dates formatted by a handle, OP_INTL_FORMAT). The default locale is en-US and
-// the time zone UTC, whatever the host's.
+// guest; numbers and dates formatted by a handle, OP_INTL_FORMAT). The
+// default locale is en-US and the time zone UTC, whatever the host's.
 const OP_INTL = 11, OP_INTL_FORMAT = 17;
 const MAX_INTL_REQUEST = 65536;
 function intlCall(req) {
@@ -127,8 +127,8 @@ const numText = (x) => {
 // intlFormat returns the run's handle of the format a compiled prefix
 // names (OP_INTL_FORMAT, sandbox/intlops.go): a number or a date then
 // crosses as it is, with no request to build, and its text comes back; -1
-// when the run's table of formats is full (the prefix then makes a request
-// per value, as formatted).
+// when the run's table of formats is full (each value is then a request
+// with the prefix, as before the table).
 function intlFormat(prefix) {
   const h = host(OP_INTL_FORMAT, prefix);
   if (typeof h !== "string") return h;
