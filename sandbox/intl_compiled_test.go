@@ -246,3 +246,42 @@ func TestIntlFormatTableBounds(t *testing.T) {
 	require.False(t, ok)
 	require.Equal(t, MaxIntlFormatBytes, byBytes.bytes)
 }
+
+// TestIntlFormatTableFills: a run that makes more formats than its table
+// holds fills the table to one of its bounds (a parked state shows it) and
+// formats the rest by requests, before and after it resumes, as the host's
+// JSON requests do.
+func TestIntlFormatTableFills(t *testing.T) {
+	const src = `
+const parts = (nf, x) => nf.formatToParts(x).map((p) => p.value).join("");
+const check = () => {
+  let bad = 0;
+  for (let i = 0; i < 300; i++) {
+    const nf = new Intl.NumberFormat("en-US", { maximumFractionDigits: i % 20, minimumIntegerDigits: 1 + (i >> 4) % 20 });
+    const x = i * 1234.5678 - 9999;
+    if (nf.format(x) !== parts(nf, x)) bad++;
+  }
+  return bad;
+};
+const before = check();
+await tools.risky({ n: 1 });
+return [before, check()];`
+	e := engine(t)
+	res, err := e.Run(context.Background(), Script{Source: src, Park: true}, parkBridge, Limits{Timeout: time.Minute})
+	require.NoError(t, err)
+	require.NotNil(t, res.Parked)
+	h, _, err := decodeState(res.Parked.State)
+	require.NoError(t, err)
+	// Full by one bound or the other (resolved options make prefixes of
+	// about 330 bytes: the bytes bind first here).
+	n, size := len(h.IntlFormats), 0
+	for _, p := range h.IntlFormats {
+		size += len(p)
+	}
+	require.LessOrEqual(t, n, MaxIntlFormats)
+	require.LessOrEqual(t, size, MaxIntlFormatBytes)
+	require.True(t, n == MaxIntlFormats || size > MaxIntlFormatBytes-400, "%d formats, %d bytes: the table is not full", n, size)
+	got, err := e.Resume(context.Background(), Resumption{State: res.Parked.State, Bridge: okBridge, Retry: approveAll})
+	require.NoError(t, err)
+	require.JSONEq(t, `[0,0]`, string(got.Value))
+}
