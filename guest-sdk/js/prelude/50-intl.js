@@ -233,10 +233,20 @@ function numberFormatterOf(locales, options) {
 // (no handle yet, this not a number, the value one the host's format
 // leaves to a request) without running any JavaScript, so the script sees
 // nothing of it; the second step does everything, in order.
+let lastLocales = null, lastHandle = -1;
 defineMethod(Number.prototype, "toLocaleString", function toLocaleString(locales, options) {
-  if (options === void 0 && (typeof locales === "string" || locales === void 0)) {
-    const s = host(OP_INTL_FORMAT, numberHandles[locales], this);
-    if (s !== void 0) return s;
+  if (options === void 0) {
+    if (locales === lastLocales) {
+      const s = host(OP_INTL_FORMAT, lastHandle, this);
+      if (s !== void 0) return s;
+    } else if (typeof locales === "string" || locales === void 0) {
+      const h = numberHandles[locales], s = host(OP_INTL_FORMAT, h, this);
+      if (s !== void 0) {
+        lastLocales = locales;
+        lastHandle = h;
+        return s;
+      }
+    }
   }
   return numberToLocaleString(this, locales, options);
 });
