@@ -3,16 +3,18 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 )
 
-// TestIntlGuestFormatsAsHost: numbers the guest formats itself (plain
-// decimal options, 50-intl.js fastNumber) print what the host prints for
-// the same options (formatToParts always asks the host), for random
-// values that round, carry and group.
+// TestIntlGuestFormatsAsHost: numbers formatted by a handle (OP_INTL_FORMAT;
+// the host's plain decimal path for these options, intl.Format) print what
+// a JSON request prints for the same options (formatToParts always sends
+// one), for random values that round, carry and group.
 func TestIntlGuestFormatsAsHost(t *testing.T) {
 	res, err := engine(t).Run(context.Background(), Script{Source: `
 let seed = 7;
@@ -87,6 +89,27 @@ for (let i = 0; i < 500; i++) {
   new Date(i).toLocaleString("en-x-" + i.toString(36).padStart(3, "0"), { timeZone: "UTC" });
 }
 return n;`},
+		// The run's table of formats holds MaxIntlFormats formats and
+		// MaxIntlFormatBytes of prefixes: past either (many distinct
+		// options; long locales), formats go by requests, with the same
+		// results.
+		{name: "formats past the run's table", want: `[1500,0]`, lim: Limits{Timeout: 2 * time.Minute}, src: `
+let n = 0, bad = 0;
+const parts = (nf, x) => nf.formatToParts(x).map((p) => p.value).join("");
+for (let i = 0; i < 1000; i++) {
+  const o = { maximumFractionDigits: i % 21, minimumIntegerDigits: 1 + (i >> 4) % 21, useGrouping: i % 3 === 0 };
+  const nf = new Intl.NumberFormat("en-US", o), x = i * 1234.5678 - 99999;
+  n++;
+  if (nf.format(x) !== parts(nf, x) || x.toLocaleString("en-US", o) !== parts(nf, x)) bad++;
+}
+const long = "en-x-" + Array.from({ length: 100 }, (_, i) => "a" + i.toString(36).padStart(6, "0")).join("-");
+for (let i = 0; i < 500; i++) {
+  const nf = new Intl.NumberFormat(long + "-b" + i, { maximumFractionDigits: 1 }), x = -i / 3;
+  n++;
+  if (nf.format(x) !== parts(nf, x) || x.toLocaleString(long + "-b" + i) !== new Intl.NumberFormat(long + "-b" + i).format(x)) bad++;
+  new Date(i * 1e9).toLocaleString(long + "-c" + i);
+}
+return [n, bad];`},
 		{name: "a throwing getter in a sorted array", want: `["a","b","c"]`, src: `
 const a = ["c", "a", "b"];
 let reads = 0;
@@ -167,4 +190,98 @@ const check = (n) => {
 return [check(1000), check(70000)];`}, okBridge, Limits{Timeout: 2 * time.Minute, MemoryBytes: 256 << 20})
 	require.NoError(t, err)
 	require.JSONEq(t, `[1000, 70000]`, string(res.Value))
+}
+
+// TestIntlFormatsAcrossPark: formats a run compiled before it parked (by
+// handles of its table of formats, cached in the guest) format the same
+// after it resumes in another engine, and new ones join them.
+func TestIntlFormatsAcrossPark(t *testing.T) {
+	const src = `
+const nf = new Intl.NumberFormat("de-DE", { maximumFractionDigits: 2 });
+const df = new Intl.DateTimeFormat("en-US", { dateStyle: "medium" });
+const run = () => [nf.format(-1234.567), (9876.5).toLocaleString("en-US"), (1e6).toLocaleString(), df.format(1e12),
+  new Date(2e12).toLocaleDateString("fr-FR"), (0.5).toLocaleString("pl-PL", { style: "percent" })].join("|");
+const before = run();
+await tools.risky({ n: 1 });
+return [before, run(), (42.125).toLocaleString("es-ES"), new Intl.NumberFormat("en-IN").format(12345678.9)];`
+	e := engine(t)
+	want, err := e.Run(context.Background(), Script{Source: src}, okBridge, Limits{})
+	require.NoError(t, err)
+	require.JSONEq(t, `["-1.234,57|9,876.5|1,000,000|Sep 9, 2001|18/05/2033|50%",
+		"-1.234,57|9,876.5|1,000,000|Sep 9, 2001|18/05/2033|50%", "42,125", "1,23,45,678.9"]`, string(want.Value))
+	res, err := e.Run(context.Background(), Script{Source: src, Park: true}, parkBridge, Limits{})
+	require.NoError(t, err)
+	require.NotNil(t, res.Parked)
+	h, _, err := decodeState(res.Parked.State)
+	require.NoError(t, err)
+	require.NotEmpty(t, h.IntlFormats)
+	other, err := NewScriptEngine(context.Background(), ScriptOptions{CompilationCacheDir: cacheDir()})
+	require.NoError(t, err)
+	defer other.Close(context.Background())
+	got, err := other.Resume(context.Background(), Resumption{State: res.Parked.State, Bridge: okBridge, Retry: approveAll})
+	require.NoError(t, err)
+	require.JSONEq(t, string(want.Value), string(got.Value))
+}
+
+// TestIntlFormatTableBounds: a run's table of formats stops at
+// MaxIntlFormats formats and at MaxIntlFormatBytes of prefixes.
+func TestIntlFormatTableBounds(t *testing.T) {
+	var byCount intlFormats
+	for i := range MaxIntlFormats {
+		h, ok := byCount.add(fmt.Sprintf("N%d", i), nil)
+		require.True(t, ok)
+		require.Equal(t, int32(i), h)
+	}
+	_, ok := byCount.add("N-one-more", nil)
+	require.False(t, ok)
+	require.Len(t, byCount.prefixes, MaxIntlFormats)
+
+	var byBytes intlFormats
+	long := strings.Repeat("x", MaxIntlFormatBytes/4)
+	for i := range 4 {
+		_, ok := byBytes.add(fmt.Sprint(i)+long[1:], nil)
+		require.True(t, ok, "prefix %d", i)
+	}
+	_, ok = byBytes.add("N", nil)
+	require.False(t, ok)
+	require.Equal(t, MaxIntlFormatBytes, byBytes.bytes)
+}
+
+// TestIntlFormatTableFills: a run that makes more formats than its table
+// holds fills the table to one of its bounds (a parked state shows it) and
+// formats the rest by requests, before and after it resumes, as the host's
+// JSON requests do.
+func TestIntlFormatTableFills(t *testing.T) {
+	const src = `
+const parts = (nf, x) => nf.formatToParts(x).map((p) => p.value).join("");
+const check = () => {
+  let bad = 0;
+  for (let i = 0; i < 300; i++) {
+    const nf = new Intl.NumberFormat("en-US", { maximumFractionDigits: i % 20, minimumIntegerDigits: 1 + (i >> 4) % 20 });
+    const x = i * 1234.5678 - 9999;
+    if (nf.format(x) !== parts(nf, x)) bad++;
+  }
+  return bad;
+};
+const before = check();
+await tools.risky({ n: 1 });
+return [before, check()];`
+	e := engine(t)
+	res, err := e.Run(context.Background(), Script{Source: src, Park: true}, parkBridge, Limits{Timeout: time.Minute})
+	require.NoError(t, err)
+	require.NotNil(t, res.Parked)
+	h, _, err := decodeState(res.Parked.State)
+	require.NoError(t, err)
+	// Full by one bound or the other (resolved options make prefixes of
+	// about 330 bytes: the bytes bind first here).
+	n, size := len(h.IntlFormats), 0
+	for _, p := range h.IntlFormats {
+		size += len(p)
+	}
+	require.LessOrEqual(t, n, MaxIntlFormats)
+	require.LessOrEqual(t, size, MaxIntlFormatBytes)
+	require.True(t, n == MaxIntlFormats || size > MaxIntlFormatBytes-400, "%d formats, %d bytes: the table is not full", n, size)
+	got, err := e.Resume(context.Background(), Resumption{State: res.Parked.State, Bridge: okBridge, Retry: approveAll})
+	require.NoError(t, err)
+	require.JSONEq(t, `[0,0]`, string(got.Value))
 }

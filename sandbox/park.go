@@ -146,6 +146,9 @@ type hostState struct {
 	Crypto    []byte        `json:"crypto,omitempty"` // a seeded run's crypto stream
 	Keys      []parkedKey   `json:"keys,omitempty"`   // the run's CryptoKeys (subtleops.go)
 	KeyNext   int32         `json:"key_next,omitempty"`
+	// IntlFormats are the prefixes of the run's Intl formats, by handle
+	// (scriptRun.formats).
+	IntlFormats []string `json:"intl_formats,omitempty"`
 	// Sites are the call sites the host read of pending calls
 	// (scriptRun.sites).
 	Sites map[int32][]quickjs.Site `json:"sites,omitempty"`
@@ -187,6 +190,7 @@ func (r *scriptRun) capture(ctx context.Context, e *ScriptEngine) (*Parked, erro
 		return nil, err
 	}
 	h.KeyNext = r.keys.next
+	h.IntlFormats = r.formats.prefixes
 	if c, ok := r.cryptoRand.(*rand.ChaCha8); ok {
 		if h.Crypto, err = c.MarshalBinary(); err != nil {
 			return nil, err
@@ -347,6 +351,10 @@ func (e *ScriptEngine) Resume(ctx context.Context, res Resumption) (*Result, err
 	if err != nil {
 		return nil, err
 	}
+	formats, err := restoreIntlFormats(h.IntlFormats)
+	if err != nil {
+		return nil, err
+	}
 	snap, err := quickjs.Unmarshal(inst, uint32(quickjs.MemLimit(lim.MemoryBytes)/quickjs.PageSize))
 	switch {
 	case errors.Is(err, quickjs.ErrIncompatible):
@@ -391,6 +399,7 @@ func (e *ScriptEngine) Resume(ctx context.Context, res Resumption) (*Result, err
 	r := newScriptRun(ctx, in, prep, res.Bridge, lim)
 	r.restore(h, e.opts.Clock)
 	r.keys = keys
+	r.formats = formats
 	if len(h.Crypto) > 0 {
 		c := &rand.ChaCha8{}
 		if err := c.UnmarshalBinary(h.Crypto); err != nil {

@@ -169,11 +169,23 @@ func TestResumeRefusesForgedCounters(t *testing.T) {
 	h, inst, err := decodeState(res.Parked.State)
 	require.NoError(t, err)
 	for name, edit := range map[string]func(*hostState){
-		"pending id":   func(h *hostState) { h.Pending[0].ID = 999 },
-		"in flight":    func(h *hostState) { h.InFlight = 10_000 },
-		"memory limit": func(h *hostState) { h.MemoryBytes = 1 << 20 },
-		"log bytes":    func(h *hostState) { h.LogBytes = -1 },
-		"language":     func(h *hostState) { h.Lang = 9 },
+		"pending id":     func(h *hostState) { h.Pending[0].ID = 999 },
+		"in flight":      func(h *hostState) { h.InFlight = 10_000 },
+		"memory limit":   func(h *hostState) { h.MemoryBytes = 1 << 20 },
+		"log bytes":      func(h *hostState) { h.LogBytes = -1 },
+		"language":       func(h *hostState) { h.Lang = 9 },
+		"intl format op": func(h *hostState) { h.IntlFormats = []string{`K{"l":[],"o":{}}` + "\n"} },
+		"intl format twice": func(h *hostState) {
+			h.IntlFormats = []string{`N{"l":[],"o":{}}` + "\n", `N{"l":[],"o":{}}` + "\n"}
+		},
+		"intl formats": func(h *hostState) {
+			for i := range MaxIntlFormats + 1 {
+				h.IntlFormats = append(h.IntlFormats, fmt.Sprintf(`N{"l":["x-%d"],"o":{}}`, i))
+			}
+		},
+		"intl format bytes": func(h *hostState) {
+			h.IntlFormats = []string{`N{"l":["` + strings.Repeat("a", MaxIntlFormatBytes) + `"],"o":{}}`}
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := *h

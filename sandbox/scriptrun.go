@@ -93,6 +93,9 @@ type scriptRun struct {
 	cryptoRand io.Reader
 	// keys are the run's CryptoKeys (OpSubtle, subtleops.go).
 	keys subtleKeys
+	// formats are the run's compiled Intl formats (OpIntlFormat,
+	// intlops.go).
+	formats intlFormats
 
 	bctx    context.Context
 	bcancel context.CancelFunc
@@ -474,6 +477,8 @@ func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []u
 		return r.opDigest(ctx, args)
 	case wire.OpIntl:
 		return r.intl(ctx, args)
+	case wire.OpIntlFormat:
+		return r.intlFormat(ctx, args)
 	case wire.OpSubtle:
 		return r.opSubtle(ctx, args)
 	case wire.OpPromise:

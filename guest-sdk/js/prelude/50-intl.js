@@ -1,10 +1,10 @@
 // Part of the prelude: Intl and the locale-aware methods. The engine has no
 // Intl; operations are OP_INTL requests to the host (sandbox/internal/intl),
 // which formats from CLDR data: JSON ones, and compiled ones for the hot
-// paths (options resolved once on the host; collation keys compared and
-// plain decimals formatted in the guest). The default locale is en-US and
-// the time zone UTC, whatever the host's.
-const OP_INTL = 11;
+// paths (options resolved once on the host; collation keys compared in the
+// guest; numbers and dates formatted by a handle, OP_INTL_FORMAT). The
+// default locale is en-US and the time zone UTC, whatever the host's.
+const OP_INTL = 11, OP_INTL_FORMAT = 17;
 const MAX_INTL_REQUEST = 65536;
 function intlCall(req) {
   const json = JSON.stringify(req);
@@ -124,107 +124,28 @@ const numText = (x) => {
   x = Number(x);
   return Object.is(x, -0) ? "-0" : String(x);
 };
-// fastNumber formats the number x with a compiled numberPattern p (the
-// host's "F" answer, sandbox/internal/intl/compiled.go) as the host would,
-// or returns undefined for what it leaves to the host: NaN, infinities,
-// -0, exponent forms, and rounding past 15 digits. It rounds the shortest
-// decimal (String(x)) half away from zero, as the host does.
-//
-// Every operation here costs hundreds of machine instructions in this
-// engine, so the common cases take the fewest: a fraction that needs
-// rounding is rounded by the engine's toFixed, which agrees with rounding
-// the shortest decimal unless the digits past the last kept one are
-// exactly "5" (then fastNumberTie does it digit by digit), and its
-// trailing zeros go by reading the result back as a number.
-function fastNumber(p, x) {
-  if (!(x > -1e21 && x < 1e21) || (x > -1e-6 && x < 1e-6 && (x !== 0 || 1 / x < 0))) return void 0;
-  const neg = x < 0, ax = neg ? -x : x;
-  let s = "" + ax, ip = s, fp = "";
-  if (ax % 1 !== 0) {
-    let dot = s.indexOf(".");
-    if (s.length - dot - 1 > p.mx) {
-      // toFixed's digits are exact for up to 15 of them, and a kept
-      // nonzero value of at least 1e-6 reads back without an exponent.
-      if (p.mx > 6 || (s.length - dot - 2 === p.mx && s.charCodeAt(s.length - 1) === 53)) return fastNumberTie(p, x);
-      const t = ax.toFixed(p.mx);
-      if (t.length > 16) return fastNumberTie(p, x);
-      s = "" + +t;
-      dot = s.indexOf(".");
-    }
-    if (dot >= 0) {
-      ip = s.slice(0, dot);
-      fp = s.slice(dot + 1);
-    } else {
-      ip = s;
-    }
-  }
-  if (fp.length < p.mn) fp = fp.padEnd(p.mn, "0");
-  const n = ip.length;
-  if (n >= p.mg + p.p && p.mg >= 0) {
-    const e = n - p.p;
-    if (e <= p.s) {
-      ip = ip.slice(0, e) + p.g + ip.slice(e);
-    } else if (e <= 2 * p.s) {
-      ip = ip.slice(0, e - p.s) + p.g + ip.slice(e - p.s, e) + p.g + ip.slice(e);
-    } else {
-      let end = n - p.p, out = ip.slice(end);
-      while (end > 0) {
-        const start = end > p.s ? end - p.s : 0;
-        out = ip.slice(start, end) + p.g + out;
-        end = start;
-      }
-      ip = out;
-    }
-  }
-  return neg ? (fp === "" ? p.m + ip : p.m + ip + p.d + fp) : (fp === "" ? ip : ip + p.d + fp);
-}
-// fastNumberTie is fastNumber digit by digit, for the cases it leaves.
-function fastNumberTie(p, x) {
-  const neg = x < 0, s = "" + (neg ? -x : x);
-  let ip = s, fp = "";
-  if (x % 1 !== 0) {
-    const dot = s.indexOf(".");
-    ip = s.slice(0, dot);
-    fp = s.slice(dot + 1);
-    if (fp.length > p.mx) {
-      const up = fp.charCodeAt(p.mx) >= 53; // "5"
-      fp = fp.slice(0, p.mx);
-      if (up) {
-        const all = ip + fp;
-        if (all.length > 15) return void 0;
-        const t = ("" + (+all + 1)).padStart(p.mx + 1, "0");
-        ip = t.slice(0, t.length - p.mx);
-        fp = t.slice(t.length - p.mx);
-      }
-      let e = fp.length;
-      while (e > p.mn && fp.charCodeAt(e - 1) === 48) e--;
-      if (e < fp.length) fp = fp.slice(0, e);
-    }
-  }
-  if (fp.length < p.mn) fp = fp.padEnd(p.mn, "0");
-  const n = ip.length;
-  if (p.mg >= 0 && n >= p.mg + p.p) {
-    let end = n - p.p, out = ip.slice(end);
-    while (end > 0) {
-      const start = end > p.s ? end - p.s : 0;
-      out = ip.slice(start, end) + p.g + out;
-      end = start;
-    }
-    ip = out;
-  }
-  return (neg ? p.m : "") + (fp === "" ? ip : ip + p.d + fp);
+// intlFormat returns the run's handle of the format a compiled prefix
+// names (OP_INTL_FORMAT, sandbox/intlops.go): a number or a date then
+// crosses as it is, with no request to build, and its text comes back; -1
+// when the run's table of formats is full (each value is then a request
+// with the prefix, as before the table).
+function intlFormat(prefix) {
+  const h = host(OP_INTL_FORMAT, prefix);
+  if (typeof h !== "string") return h;
+  const e = JSON.parse(h);
+  throw new (e.e === "TypeError" ? TypeError : RangeError)(e.m);
 }
 // numberFormatter returns the formatter of a compiled prefix: the prefix
-// and its pattern (null: the host formats every number), cached.
+// and its handle, cached.
 const numberFormatters = prefixCache();
-const numberFormatter = (prefix) =>
-  numberFormatters(prefix, () => ({ prefix, pattern: JSON.parse(intlCompiled("F" + prefix.slice(1))) }));
+const numberFormatter = (prefix) => numberFormatters(prefix, () => ({ prefix, h: intlFormat(prefix) }));
+// formatNumber formats x with the formatter f: by its handle, else by a
+// request, which reports any error. The host answers undefined, running no
+// JavaScript, for a handle of -1, for an x that is not a number (a string,
+// a BigInt, an object to convert) and for a value its format fails on.
 function formatNumber(f, x) {
-  if (typeof x === "number" && f.pattern !== null) {
-    const s = fastNumber(f.pattern, x);
-    if (s !== void 0) return s;
-  }
-  return intlCompiled(f.prefix + numText(x));
+  const s = host(OP_INTL_FORMAT, f.h, x);
+  return s !== void 0 ? s : intlCompiled(f.prefix + numText(x));
 }
 const nfResolved = new WeakMap();
 class NumberFormat {
@@ -233,8 +154,11 @@ class NumberFormat {
   }
   get format() {
     const r = nfOf(this);
-    const nf = numberFormatter(compiledPrefix("N", [r.locale], r));
-    const f = (x) => formatNumber(nf, x);
+    const nf = numberFormatter(compiledPrefix("N", [r.locale], r)), h = nf.h, prefix = nf.prefix;
+    const f = (x) => {
+      const s = host(OP_INTL_FORMAT, h, x);
+      return s !== void 0 ? s : intlCompiled(prefix + numText(x));
+    };
     Object.defineProperty(this, "format", { value: f, configurable: true });
     return f;
   }
@@ -252,8 +176,11 @@ function nfOf(nf, method = "format") {
 intlClass("NumberFormat", NumberFormat);
 const valueOfNumber = Number.prototype.valueOf, valueOfBigInt = BigInt.prototype.valueOf;
 // numberFormatterOf returns the formatter of toLocaleString's arguments:
-// found by the locale string alone, or by the options' compiled prefix.
-let numberByLocale = Object.create(null), numberLocales = 0;
+// found by the locale string alone (or undefined, under "undefined", which
+// is no locale's key: that string is not a valid locale), or by the
+// options' compiled prefix. numberHandles holds the same formatters'
+// handles by the same keys, for toLocaleString's first step.
+let numberByLocale = Object.create(null), numberHandles = Object.create(null), numberLocales = 0;
 const numberByOptions = prefixCache();
 // textKey and localesKey write a text and locales into a cache key with
 // their lengths, so that no two inputs make the same key.
@@ -283,15 +210,17 @@ function readRaw(options, names) {
 }
 function numberFormatterOf(locales, options) {
   if (options === void 0 && (locales === void 0 || typeof locales === "string")) {
-    const key = locales === void 0 ? "" : locales;
+    const key = locales === void 0 ? "undefined" : locales;
     let f = numberByLocale[key];
     if (f === void 0) {
       f = numberFormatter(compiledPrefix("N", localeList(locales), {}));
       if (++numberLocales > 64) {
         numberByLocale = Object.create(null);
+        numberHandles = Object.create(null);
         numberLocales = 1;
       }
       numberByLocale[key] = f;
+      numberHandles[key] = f.h;
     }
     return f;
   }
@@ -299,21 +228,32 @@ function numberFormatterOf(locales, options) {
   if (raw.key === null) return numberFormatter(compiledPrefix("N", l, readOpts(raw.values, NF_OPTS)));
   return numberByOptions(localesKey(l) + raw.key, () => numberFormatter(compiledPrefix("N", l, readOpts(raw.values, NF_OPTS))));
 }
+// toLocaleString's first step, for a number and a locale string or none:
+// the host formats this with the locale's handle, or answers undefined
+// (no handle yet, this not a number, the value one the host's format
+// leaves to a request) without running any JavaScript, so the script sees
+// nothing of it; the second step does everything, in order.
+let lastLocales = null, lastHandle = -1;
 defineMethod(Number.prototype, "toLocaleString", function toLocaleString(locales, options) {
-  const x = typeof this === "number" ? this : valueOfNumber.call(this);
-  let f;
-  if (options === void 0 && typeof locales === "string") {
-    f = numberByLocale[locales];
-    if (f === void 0) f = numberFormatterOf(locales, options);
-  } else {
-    f = numberFormatterOf(locales, options);
+  if (options === void 0) {
+    if (locales === lastLocales) {
+      const s = host(OP_INTL_FORMAT, lastHandle, this);
+      if (s !== void 0) return s;
+    } else if (typeof locales === "string" || locales === void 0) {
+      const h = numberHandles[locales], s = host(OP_INTL_FORMAT, h, this);
+      if (s !== void 0) {
+        lastLocales = locales;
+        lastHandle = h;
+        return s;
+      }
+    }
   }
-  if (f.pattern !== null) {
-    const s = fastNumber(f.pattern, x);
-    if (s !== void 0) return s;
-  }
-  return intlCompiled(f.prefix + numText(x));
+  return numberToLocaleString(this, locales, options);
 });
+function numberToLocaleString(self, locales, options) {
+  const x = typeof self === "number" ? self : valueOfNumber.call(self);
+  return formatNumber(numberFormatterOf(locales, options), x);
+}
 defineMethod(BigInt.prototype, "toLocaleString", function toLocaleString(locales, options) {
   const x = valueOfBigInt.call(this);
   return intlCompiled(numberFormatterOf(locales, options).prefix + String(x));

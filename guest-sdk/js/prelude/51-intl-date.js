@@ -31,8 +31,11 @@ class DateTimeFormat {
   get format() {
     dtfOf(this);
     const req = dtfRequests.get(this);
-    const p = compiledPrefix("D", req.l, req.o);
-    const f = (d) => intlCompiled(p + timeOf(d));
+    const p = compiledPrefix("D", req.l, req.o), h = intlFormat(p);
+    const f = (d) => {
+      const t = timeOf(d), s = host(OP_INTL_FORMAT, h, t);
+      return s !== void 0 ? s : intlCompiled(p + t);
+    };
     Object.defineProperty(this, "format", { value: f, configurable: true });
     return f;
   }
@@ -55,25 +58,31 @@ function dtfOf(f) {
   return r;
 }
 intlClass("DateTimeFormat", DateTimeFormat);
-const datePrefixes = prefixCache();
+// dateFormatters holds the formatters ({prefix, h}, as numberFormatter's)
+// of toLocaleString, toLocaleDateString and toLocaleTimeString's
+// arguments.
+const dateFormatters = prefixCache();
+const dateFormatter = (prefix) => ({ prefix, h: intlFormat(prefix) });
 for (const [name, required, defaults] of [["toLocaleString", "any", "all"], ["toLocaleDateString", "date", "date"],
   ["toLocaleTimeString", "time", "time"]]) {
-  // The compiled prefix of the arguments: cached for a locale string
-  // alone, made each time with options.
-  const prefix = (locales, options) => {
+  // The formatter of the arguments: cached for a locale string alone or
+  // for options of primitive values, made each time (with no handle) for
+  // options whose values the script sees converted.
+  const formatter = (locales, options) => {
     if (options === undefined && (locales === undefined || typeof locales === "string")) {
-      return datePrefixes(name + (locales === undefined ? "" : "\0" + locales),
-        () => compiledPrefix("D", localeList(locales), dateOpts(undefined, required, defaults)));
+      return dateFormatters(name + (locales === undefined ? "" : "\0" + locales),
+        () => dateFormatter(compiledPrefix("D", localeList(locales), dateOpts(undefined, required, defaults))));
     }
     const l = localeList(locales), raw = readRaw(options, DTF_OPTS);
-    if (raw.key === null) return compiledPrefix("D", l, dateOpts(raw.values, required, defaults));
-    return datePrefixes(name + ";" + localesKey(l) + raw.key, () => compiledPrefix("D", l, dateOpts(raw.values, required, defaults)));
+    if (raw.key === null) return { prefix: compiledPrefix("D", l, dateOpts(raw.values, required, defaults)), h: -1 };
+    return dateFormatters(name + ";" + localesKey(l) + raw.key, () => dateFormatter(compiledPrefix("D", l, dateOpts(raw.values, required, defaults))));
   };
   defineMethod(Date.prototype, name, {
     [name](locales, options) {
       const x = dateValue.call(this);
       if (Number.isNaN(x)) return "Invalid Date";
-      return intlCompiled(prefix(locales, options) + x);
+      const f = formatter(locales, options), s = host(OP_INTL_FORMAT, f.h, x);
+      return s !== void 0 ? s : intlCompiled(f.prefix + x);
     },
   }[name]);
 }

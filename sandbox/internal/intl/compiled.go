@@ -19,13 +19,12 @@ import (
 //
 //	request = op cfg "\n" payload
 //	op      = "N" (format a number) | "D" (format a date) | "K" (collation keys)
-//	          | "F" (N's pattern, for the guest to format with)
 //	          | "S" (sort strings by K's keys)
 //	cfg     = {"l": locales, "o": options}, as the JSON op of the kind reads
 //	          them ("nf", "dtf", "col")
 //	payload = N: the number as numText prints it; D: the time in ms, as JS
 //	          prints a number; K: strings separated by NUL (none holds one);
-//	          F: empty; S: as K
+//	          S: as K
 //	answer  = "=" text, or the JSON error object {"e": …, "m": …}
 //
 // An S answer's text is the strings sorted by their keys (equal keys in
@@ -38,9 +37,8 @@ import (
 // a piece is longer than MaxKeyString (the guest's strings held a NUL: it
 // counts the pieces), so that the guest sorts another way.
 //
-// An F answer's text is a numberPattern in JSON, or null where the options
-// are not the plain decimal the guest formats itself (see fastNumber in
-// 50-intl.js).
+// A Format (format.go) is a compiled N or D cfg its caller keeps, to
+// format values without a request each.
 //
 // A K answer's text is one key per string, separated by U+0001, written
 // by writeKey (a case-level key joins its two parts with U+0002), so that
@@ -75,7 +73,7 @@ type compiled interface {
 
 // isCompiled says whether req is a compiled request rather than JSON.
 func isCompiled(req []byte) bool {
-	return len(req) > 0 && strings.IndexByte("NDKFS", req[0]) >= 0
+	return len(req) > 0 && strings.IndexByte("NDKS", req[0]) >= 0
 }
 
 // RequestLimit is the most bytes a request starting with first may have:
@@ -105,10 +103,7 @@ func (h *Handler) compiledAnswer(req string) (string, error) {
 		return "", typeErr("malformed Intl request")
 	}
 	op := req[0]
-	switch op {
-	case 'F':
-		op = 'N'
-	case 'S':
+	if op == 'S' {
 		op = 'K'
 	}
 	c, err := h.compile(op, cfg)
@@ -116,8 +111,6 @@ func (h *Handler) compiledAnswer(req string) (string, error) {
 		return "", err
 	}
 	switch req[0] {
-	case 'F':
-		return "=" + c.(*compiledNumber).pattern(), nil
 	case 'S':
 		out, err := c.(*compiledKeys).sort(payload)
 		if err != nil {
@@ -216,9 +209,9 @@ func (c *compiledNumber) run(v string) (string, error) {
 	return joinParts(parts), nil
 }
 
-// numberPattern is what the guest needs to format a number with plain
-// decimal options itself, as nf.format would: symbols, grouping and
-// fraction digits.
+// numberPattern is what a Format needs to format a number with plain
+// decimal options without nf.format, as nf.format would (format.go):
+// symbols, grouping and fraction digits.
 type numberPattern struct {
 	Decimal     string `json:"d"`
 	Group       string `json:"g"`
@@ -232,8 +225,8 @@ type numberPattern struct {
 
 // plainNumberOptions are the resolved options a plain decimal may have,
 // with the values it must have (nil: any). Any other option, or another
-// value, leaves the formatting to the host: an option added later is not
-// formatted by a guest that does not know it.
+// value, leaves the formatting to nf.format: an option added later is not
+// formatted by a numberPattern that does not know it.
 var plainNumberOptions = map[string]any{
 	"locale": nil, "numberingSystem": "latn", "style": "decimal", "minimumIntegerDigits": 1.0,
 	"minimumFractionDigits": nil, "maximumFractionDigits": nil, "useGrouping": nil, "notation": "standard",
@@ -241,31 +234,32 @@ var plainNumberOptions = map[string]any{
 	"roundingPriority": "auto",
 }
 
-// pattern returns the JSON of c's numberPattern, or null.
-func (c *compiledNumber) pattern() string {
+// plain returns c's numberPattern, or nil where its options are not a
+// plain decimal's.
+func (c *compiledNumber) plain() *numberPattern {
 	b, err := json.Marshal(c.res)
 	if err != nil {
-		return "null"
+		return nil
 	}
 	var opts map[string]any
 	if json.Unmarshal(b, &opts) != nil {
-		return "null"
+		return nil
 	}
 	for k, v := range opts {
 		want, ok := plainNumberOptions[k]
 		if !ok || want != nil && v != want {
-			return "null"
+			return nil
 		}
 	}
 	nf, sym := c.nf, c.nf.sym
 	if c.res.MinFrac == nil || c.res.MaxFrac == nil || nf.compact != nil || sym.zero != '0' ||
 		sym.primary <= 0 || sym.second <= 0 {
-		return "null"
+		return nil
 	}
 	aff := nf.aff
 	if len(aff.pre[posAffix]) != 0 || len(aff.suf[posAffix]) != 0 || len(aff.suf[negAffix]) != 0 ||
 		len(aff.pre[negAffix]) != 1 || aff.pre[negAffix][0][0] != "minusSign" {
-		return "null"
+		return nil
 	}
 	p := numberPattern{Decimal: sym.decimal, Group: sym.group, Minus: aff.pre[negAffix][0][1],
 		Primary: sym.primary, Secondary: sym.second, MinFrac: *c.res.MinFrac, MaxFrac: *c.res.MaxFrac}
@@ -279,13 +273,9 @@ func (c *compiledNumber) pattern() string {
 	case false:
 		p.MinGrouping = -1
 	default:
-		return "null"
+		return nil
 	}
-	out, err := json.Marshal(p)
-	if err != nil {
-		return "null"
-	}
-	return string(out)
+	return &p
 }
 
 // compiledDate formats times with resolved options.
@@ -296,6 +286,10 @@ func (c compiledDate) run(v string) (string, error) {
 	if err != nil {
 		return "", typeErr("malformed Intl value")
 	}
+	return c.format(ms)
+}
+
+func (c compiledDate) format(ms float64) (string, error) {
 	parts, err := c(ms)
 	if err != nil {
 		return "", err

@@ -83,7 +83,8 @@ func TestKeysOrderAsCompare(t *testing.T) {
 }
 
 // TestCompiledMatchesJSON: compiled N and D requests print what the JSON
-// ones print, and an F pattern is given only for plain decimal options.
+// ones print, and a Format has a plain pattern only for plain decimal
+// options.
 func TestCompiledMatchesJSON(t *testing.T) {
 	h := New()
 	for _, tt := range []struct{ op, cfg, v string }{
@@ -123,7 +124,11 @@ func TestCompiledMatchesJSON(t *testing.T) {
 		`{"l":[],"o":{"style":"unit","unit":"meter"}}`:       `=null`,
 		`{"l":[],"o":{"roundingPriority":"morePrecision"}}`:  `=null`,
 	} {
-		require.Equal(t, want, string(h.Handle([]byte("F"+cfg+"\n"))), cfg)
+		f, err := h.CompileFormat("N" + cfg)
+		require.NoError(t, err)
+		plain, err := json.Marshal(f.plain)
+		require.NoError(t, err)
+		require.Equal(t, want, "="+string(plain), cfg)
 	}
 }
 

@@ -607,6 +607,36 @@ func DecodeInt(v uint64) (int32, bool) {
 	return int32(uint32(v)), true
 }
 
+// IsString reports whether the JSValue v is a string (flat or a rope).
+func IsString(v uint64) bool {
+	tag := uint32(v >> 32)
+	return tag == tagStringType || tag == tagStringRope
+}
+
+// NaN boxing of numbers: a float64 is stored as its bits minus
+// floatAddend << 32, which puts every tag from tagFirstRef (-9) to
+// tagFloat64 (8) below the quiet NaNs (JS_FLOAT64_TAG_ADDEND and
+// JS_VALUE_GET_FLOAT64 in quickjs.h; JS_NAN is tagFloat64 << 32).
+const (
+	tagFloat64    = 8
+	tagStringRope = 0xfffffffa         // JS_TAG_STRING_ROPE (-6)
+	floatAddend   = 0x7ff80000 + 9 + 1 // 0x7ff80000 - JS_TAG_FIRST + 1
+)
+
+// DecodeNumber decodes a JSValue holding a number, an int32 (tag 0) or a
+// float64, as a float64; ok is false for any other value. It runs no
+// JavaScript: a Number object or a string is not a number here.
+func DecodeNumber(v uint64) (x float64, ok bool) {
+	tag := uint32(v >> 32)
+	switch {
+	case tag == 0:
+		return float64(int32(uint32(v))), true
+	case tag < tagFloat64 || tag >= tagFirstRef:
+		return 0, false
+	}
+	return math.Float64frombits(v + floatAddend<<32), true
+}
+
 // call1 calls f, an export NewInstance calls once.
 func (in *Instance) call1(ctx context.Context, f api.Function, args ...uint64) (uint64, error) {
 	if in.closed {
@@ -861,8 +891,19 @@ func (in *Instance) ToString(ctx context.Context, v uint64) (*StringRef, error) 
 	return &StringRef{in: in, ptr: uint32(p), len: n}, nil
 }
 
-// NewString creates a JavaScript string from the UTF-8 bytes s.
+// NewString creates a JavaScript string from the UTF-8 bytes s. A short
+// one is copied through the scratch buffer (pump.go) and needs no guest
+// allocation of its own: JS_NewStringLen copies the bytes and runs no
+// JavaScript, so nothing else can use the buffer meanwhile.
 func (in *Instance) NewString(ctx context.Context, s []byte) (uint64, error) {
+	if len(s) < jsonBufSize {
+		buf, ok := in.mem.Read(jsonBufAddr, uint32(len(s)))
+		if !ok {
+			return 0, fmt.Errorf("%w: scratch area out of bounds", ErrGuest)
+		}
+		copy(buf, s)
+		return in.call(ctx, fnNewString, in.ctx, jsonBufAddr, uint64(len(s)))
+	}
 	p, err := in.cString(ctx, string(s))
 	if err != nil {
 		return 0, err

@@ -1,5 +1,5 @@
-// Numbers formatted by the guest (plain decimal options) and by the host
-// (everything else), across locales, values that round, carry, group and
+// Numbers with plain decimal options (once formatted by the guest) and
+// with any other, across locales, values that round, carry, group and
 // fall back (NaN aside: ar-EG names it, a fidelity gap of its own);
 // toLocaleString's cache must not mix options or locales.
 const locales = ["en-US", "de-DE", "fr-FR", "es-ES", "pl-PL", "en-IN", "ar-EG", "sv-SE", "de-CH", "hi-IN", undefined];

@@ -1,4 +1,4 @@
-// Numbers the guest formats itself (plain decimal options) against Node's
+// Numbers with plain decimal options (once formatted in the guest) against Node's
 // ICU on many inputs per class: integers of every length, two decimals,
 // long fractions that round (carrying into the integer part), ties on the
 // shortest decimal (1.005, 2.5), values near 1e-6 and 1e21, negatives and
