@@ -23,7 +23,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/airlockrt/airlock/internal/oidctest"
 	"github.com/airlockrt/airlock/internal/servetest"
 )
 
@@ -99,34 +98,6 @@ func TestLive(t *testing.T) {
 	})
 }
 
-// delegated starts the servers of o with delegated identities on: a real
-// RFC 8693 token service (internal/oidctest) that issues alice tokens of
-// audience crm, an upstream of that audience that answers whom a token
-// acts for ({"subject", "audience"}) and accepts no other, and the HTTP
-// tool crm_whoami (audience crm) that calls it. Besides the servers'
-// variables, the environment it returns holds alice's subject tokens:
-// AIRLOCK_TEST_SUBJECT_TOKEN and AIRLOCK_TEST_FRESH_TOKEN (valid for an
-// hour) and AIRLOCK_TEST_EXPIRED_TOKEN (expired).
-func delegated(t *testing.T, o servetest.Options) (*servetest.Served, []string) {
-	t.Helper()
-	op := oidctest.Start(t, oidctest.Options{Audiences: map[string][]string{"alice": {"crm"}}})
-	upstream := op.Upstream(t, "crm", nil)
-	o.Config = fmt.Sprintf(`
-identity:
-  token_exchange: {token_url: %q, client_id: %q, client_secret: "${env:CLIENT_TEST_STS_SECRET}"}
-tools:
-  http:
-    - {name: crm_whoami, description: Says whom the CRM sees the call acting for, url: %q, method: POST,
-       risk: SAFE, audience: crm, input_schema: {type: object}}
-`, op.TokenURL, op.ClientID, upstream.URL)
-	o.Env = append(o.Env, "CLIENT_TEST_STS_SECRET="+op.ClientSecret)
-	s := servetest.Start(t, o)
-	return s, append(s.Env(),
-		"AIRLOCK_TEST_SUBJECT_TOKEN="+op.Subject("alice", time.Hour),
-		"AIRLOCK_TEST_FRESH_TOKEN="+op.Subject("alice", time.Hour),
-		"AIRLOCK_TEST_EXPIRED_TOKEN="+op.Subject("alice", -time.Minute))
-}
-
 // TestLiveIdentity runs the delegated-identity live tests
 // (livetests/test_identity.py) of both clients: against one process, a
 // chain acts for its user's token and a running chain whose token expired
@@ -137,12 +108,12 @@ tools:
 func TestLiveIdentity(t *testing.T) {
 	python3(t)
 	t.Run("one process", func(t *testing.T) {
-		_, env := delegated(t, servetest.Options{})
+		_, env := servetest.StartDelegated(t, servetest.Options{})
 		out := unittest(t, env, 6, "-v", "livetests.test_identity.Running", "livetests.test_identity.RunningAsync")
 		require.Contains(t, out, "test_a_chain_acts_for_its_user (livetests.test_identity.RunningAsync")
 	})
 	t.Run("fleet in park mode", func(t *testing.T) {
-		s, env := delegated(t, servetest.Options{Processes: 2, ApprovalMode: "park"})
+		s, env := servetest.StartDelegated(t, servetest.Options{Processes: 2, ApprovalMode: "park"})
 		out := unittest(t, env, 6, "-v", "livetests.test_identity.Parked", "livetests.test_identity.ParkedAsync")
 		require.Contains(t, out, "test_a_parked_chain_resumes_with_a_fresh_identity (livetests.test_identity.ParkedAsync")
 		for _, p := range s.Processes {
@@ -190,7 +161,7 @@ func docExamples(t *testing.T) []example {
 // AIRLOCK_URL, AIRLOCK_URLS, AIRLOCK_API_KEY (role submit) and
 // AIRLOCK_APPROVER_KEY) and compares what each prints with the output the
 // page shows. Those marked run identity run against a process of a parking
-// fleet with delegated identities on (delegated), with USER_TOKEN an
+// fleet with delegated identities on (servetest.StartDelegated), with USER_TOKEN an
 // expired token of alice and FRESH_USER_TOKEN a valid one.
 func TestDocExamples(t *testing.T) {
 	py := python3(t)
@@ -210,7 +181,7 @@ func TestDocExamples(t *testing.T) {
 			// One process of a parking fleet with delegated identities: the
 			// user's token (USER_TOKEN) has expired, FRESH_USER_TOKEN is
 			// the one the application would get by refreshing it.
-			s, env := delegated(t, servetest.Options{ApprovalMode: "park"})
+			s, env := servetest.StartDelegated(t, servetest.Options{ApprovalMode: "park"})
 			servers[ex.mode] = s
 			userTokens = []string{"USER_TOKEN=" + lookupEnv(env, "AIRLOCK_TEST_EXPIRED_TOKEN"),
 				"FRESH_USER_TOKEN=" + lookupEnv(env, "AIRLOCK_TEST_FRESH_TOKEN")}

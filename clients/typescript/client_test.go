@@ -28,7 +28,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/airlockrt/airlock/internal/oidctest"
 	"github.com/airlockrt/airlock/internal/servetest"
 )
 
@@ -202,34 +201,6 @@ func TestLiveCallerTools(t *testing.T) {
 	require.Contains(t, out, "refuses every bad answer by its reason code")
 }
 
-// delegated starts the servers of o with delegated identities on: a real
-// RFC 8693 token service (internal/oidctest) that issues alice tokens of
-// audience crm, an upstream of that audience that answers whom a token
-// acts for ({"subject", "audience"}) and accepts no other, and the HTTP
-// tool crm_whoami (audience crm) that calls it. The environment it
-// returns holds the servers' variables and alice's subject tokens
-// (AIRLOCK_TEST_SUBJECT_TOKEN and AIRLOCK_TEST_FRESH_TOKEN, valid for an
-// hour; AIRLOCK_TEST_EXPIRED_TOKEN, expired).
-func delegated(t *testing.T, o servetest.Options) (*servetest.Served, []string) {
-	t.Helper()
-	op := oidctest.Start(t, oidctest.Options{Audiences: map[string][]string{"alice": {"crm"}}})
-	upstream := op.Upstream(t, "crm", nil)
-	o.Config = fmt.Sprintf(`
-identity:
-  token_exchange: {token_url: %q, client_id: %q, client_secret: "${env:CLIENT_TEST_STS_SECRET}"}
-tools:
-  http:
-    - {name: crm_whoami, description: Says whom the CRM sees the call acting for, url: %q, method: POST,
-       risk: SAFE, audience: crm, input_schema: {type: object}}
-`, op.TokenURL, op.ClientID, upstream.URL)
-	o.Env = append(o.Env, "CLIENT_TEST_STS_SECRET="+op.ClientSecret)
-	s := servetest.Start(t, o)
-	return s, append(s.Env(),
-		"AIRLOCK_TEST_SUBJECT_TOKEN="+op.Subject("alice", time.Hour),
-		"AIRLOCK_TEST_FRESH_TOKEN="+op.Subject("alice", time.Hour),
-		"AIRLOCK_TEST_EXPIRED_TOKEN="+op.Subject("alice", -time.Minute))
-}
-
 // TestLiveIdentity runs the delegated-identity live tests
 // (test/identity.test.ts): against one process, a chain acts for its
 // user's token and a running chain whose token expired gets a fresh one
@@ -241,12 +212,12 @@ func TestLiveIdentity(t *testing.T) {
 	node, bin := tools(t)
 	dist := build(t, bin)
 	t.Run("one process", func(t *testing.T) {
-		_, env := delegated(t, servetest.Options{})
+		_, env := servetest.StartDelegated(t, servetest.Options{})
 		out := nodeTest(t, node, env, 3, filepath.Join(dist, "test", "identity.test.js"))
 		require.Contains(t, out, "a running chain whose token expired gets a fresh one from onCredentialRequired")
 	})
 	t.Run("fleet in park mode", func(t *testing.T) {
-		s, env := delegated(t, servetest.Options{Processes: 2, ApprovalMode: "park"})
+		s, env := servetest.StartDelegated(t, servetest.Options{Processes: 2, ApprovalMode: "park"})
 		out := nodeTest(t, node, env, 3, filepath.Join(dist, "test", "identity.test.js"))
 		require.Contains(t, out, "a chain whose token expired parks, gets a fresh one from onCredentialRequired")
 		for _, p := range s.Processes {
@@ -303,7 +274,7 @@ func TestLiveFleet(t *testing.T) {
 // TestDocExamples runs the TypeScript examples of docs/clients.md marked
 // run against one process (those marked run fleet against a fleet of two
 // in park mode, those marked run identity against a process of a parking
-// fleet with delegated identities on, see delegated, with USER_TOKEN an
+// fleet with delegated identities on (servetest.StartDelegated), with USER_TOKEN an
 // expired token of alice and FRESH_USER_TOKEN a valid one) and compares
 // what each prints with the output the page shows; tsc has compiled every
 // one of them (build).
@@ -324,7 +295,7 @@ func TestDocExamples(t *testing.T) {
 			// One process of a parking fleet with delegated identities: the
 			// user's token (USER_TOKEN) has expired, FRESH_USER_TOKEN is
 			// the one the application would get by refreshing it.
-			s, env := delegated(t, servetest.Options{ApprovalMode: "park"})
+			s, env := servetest.StartDelegated(t, servetest.Options{ApprovalMode: "park"})
 			servers[ex.mode] = s
 			userTokens = []string{"USER_TOKEN=" + lookupEnv(env, "AIRLOCK_TEST_EXPIRED_TOKEN"),
 				"FRESH_USER_TOKEN=" + lookupEnv(env, "AIRLOCK_TEST_FRESH_TOKEN")}
