@@ -11,13 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/airlockrt/airlock/blobstore"
 	"github.com/airlockrt/airlock/blobstore/memblob"
 	"github.com/airlockrt/airlock/chain"
+	"github.com/airlockrt/airlock/internal/oidctest"
 	"github.com/airlockrt/airlock/invoker"
 	"github.com/airlockrt/airlock/mcp"
 	"github.com/airlockrt/airlock/server"
@@ -176,29 +176,6 @@ func TestIdentityOverMCP(t *testing.T) {
 	})
 }
 
-// asUser is a tool with an audience acting for the chain's identity as an
-// HTTP tool with a token exchange does: none is credential_unavailable, a
-// token starting "expired" credential_expired; otherwise it answers with
-// the user the token names after its first dot.
-type asUser struct{}
-
-func (asUser) Info() toolbox.Info {
-	return toolbox.Info{Name: "crm", Description: "the CRM, as the user", Audience: "crm", InputSchema: &jsonschema.Schema{Type: "object"}}
-}
-
-func (asUser) Call(ctx context.Context, _ json.RawMessage) (toolbox.Output, error) {
-	id, ok := toolbox.IdentityFrom(ctx)
-	switch {
-	case !ok:
-		return toolbox.Output{}, &toolbox.CredentialUnavailableError{Ref: `audience "crm"`, Reason: "the chain has no delegated identity"}
-	case strings.HasPrefix(id.SubjectToken, "expired"):
-		return toolbox.Output{}, &toolbox.CredentialExpiredError{Audience: "crm", Reason: "the token service refused the chain's token"}
-	}
-	_, user, _ := strings.Cut(id.SubjectToken, ".")
-	b, _ := json.Marshal(user)
-	return toolbox.Output{JSON: b}, nil
-}
-
 // TestTaskWaitsForCredential: in a fleet, a run_chain task submitted with
 // an expired token (Airlock-Subject-Token) whose call parks the chain for
 // a fresh credential is input_required and says what it waits for and
@@ -211,8 +188,8 @@ func TestTaskWaitsForCredential(t *testing.T) {
 			counts := &sent{}
 			shared := blobstore.New(open(), blobstore.Options{})
 			t.Cleanup(func() { _ = shared.Close() })
-			a := newTaskProc(t, counts, procOptions{shared: shared, node: "node-a", tools: []toolbox.Tool{asUser{}}})
-			b := newTaskProc(t, counts, procOptions{shared: shared, node: "node-b", tools: []toolbox.Tool{asUser{}}})
+			a := newTaskProc(t, counts, procOptions{shared: shared, node: "node-a", tools: []toolbox.Tool{oidctest.AsUser{}}})
+			b := newTaskProc(t, counts, procOptions{shared: shared, node: "node-b", tools: []toolbox.Tool{oidctest.AsUser{}}})
 			ca := dial(t, a, keyAcme, capsCore)
 			ca.headers = map[string]string{mcp.HeaderSubjectToken: "expired-SECRET.alice"}
 			id := ca.startTask(`return await tools.crm({})`, map[string]any{"ttl": 3600000})

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/airlockrt/airlock/durable"
+	"github.com/airlockrt/airlock/internal/oidctest"
 )
 
 // update makes TestConsoleInBrowser write its screenshot of a request
@@ -379,7 +380,7 @@ func TestConsoleParkedInBrowser(t *testing.T) {
 // line, and how the submitter hands it one; never a token.
 func TestConsoleCredentialWaitInBrowser(t *testing.T) {
 	ctx := headless(t)
-	f := newFleet(t, 2, func(o *setup) { o.Tools = append(o.Tools, asUserTool{}) })
+	f := newFleet(t, 2, func(o *setup) { o.Tools = append(o.Tools, oidctest.AsUser{}) })
 	a, b := f.envs[0], f.envs[1]
 	v := a.submit(t, keyAcme, map[string]any{"script": "const x = 1;\nreturn await tools.crm({})",
 		"identity": map[string]string{"subject_token": "expired-SECRET.alice"}}, false)

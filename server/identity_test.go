@@ -1,17 +1,15 @@
 package server_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/stretchr/testify/require"
 
 	"github.com/airlockrt/airlock/durable"
-	"github.com/airlockrt/airlock/toolbox"
+	"github.com/airlockrt/airlock/internal/oidctest"
 )
 
 // TestSetIdentityRoute: POST /v1/chains/{id}/identity answers 204 for a
@@ -52,31 +50,6 @@ func TestSetIdentityRoute(t *testing.T) {
 	}
 }
 
-// asUserTool is a tool with an audience that acts for the chain's
-// delegated identity as an HTTP tool with a token exchange does: none is
-// credential_unavailable, a token starting "expired" credential_expired;
-// otherwise it answers with the part of the token after its first dot
-// (the user it names), never the token.
-type asUserTool struct{}
-
-func (asUserTool) Info() toolbox.Info {
-	return toolbox.Info{Name: "crm", Description: "the CRM, as the user", Audience: "crm",
-		InputSchema: &jsonschema.Schema{Type: "object"}}
-}
-
-func (asUserTool) Call(ctx context.Context, _ json.RawMessage) (toolbox.Output, error) {
-	id, ok := toolbox.IdentityFrom(ctx)
-	switch {
-	case !ok:
-		return toolbox.Output{}, &toolbox.CredentialUnavailableError{Ref: `audience "crm"`, Reason: "the chain has no delegated identity"}
-	case strings.HasPrefix(id.SubjectToken, "expired"):
-		return toolbox.Output{}, &toolbox.CredentialExpiredError{Audience: "crm", Reason: "the token service refused the chain's token"}
-	}
-	_, user, _ := strings.Cut(id.SubjectToken, ".")
-	b, _ := json.Marshal(user)
-	return toolbox.Output{JSON: b}, nil
-}
-
 // TestSetIdentityResumesParkedRoute: in a fleet, a chain whose call was
 // refused for its credential parks waiting for one (pending kind
 // credential, gate credential, the reason as its rule), and POST
@@ -84,7 +57,7 @@ func (asUserTool) Call(ctx context.Context, _ json.RawMessage) (toolbox.Output, 
 // it there: the call runs for the fresh token. The console's chain page
 // says what it waits for.
 func TestSetIdentityResumesParkedRoute(t *testing.T) {
-	f := newFleet(t, 2, func(o *setup) { o.Tools = append(o.Tools, asUserTool{}) })
+	f := newFleet(t, 2, func(o *setup) { o.Tools = append(o.Tools, oidctest.AsUser{}) })
 	a, b := f.envs[0], f.envs[1]
 	v := a.submit(t, keyAcme, map[string]any{"script": "// as the user:\nreturn await tools.crm({})",
 		"identity": map[string]string{"subject_token": "expired-SECRET.alice"}}, false)
