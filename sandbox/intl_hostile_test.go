@@ -49,6 +49,17 @@ return out;`, check: value(`["en-u-nu-arab","en-u-nu-arab","RangeError: Incorrec
   "RangeError: Value of 8000 bytes out of range for options property collation",
   "RangeError: Invalid calendar : gregory-gregory-gregory-gregory-gregory-gregory-gre",
   "1","490"]`)},
+		// The prelude keeps toLocaleString's default formatter (no
+		// locale) and its handle under a key a locale string can name:
+		// "undefined" must still be refused as a locale, not formatted
+		// with the default one's handle.
+		{name: "intl: a locale string naming the default formatter's key", lim: quick,
+			src: `const out = [];
+for (const f of [() => (1234.5).toLocaleString(), () => (1234.5).toLocaleString("undefined"), () => (1234.5).toLocaleString("undefined"),
+  () => (1234.5).toLocaleString(), () => Number.prototype.toLocaleString.call(new Number(1), "undefined"), () => (5n).toLocaleString("undefined")]) {
+  try { out.push(f()); } catch (e) { out.push(e.name); }
+}
+return out;`, check: value(`["1,234.5","RangeError","RangeError","1,234.5","RangeError","RangeError"]`)},
 		{name: "intl: display names of absurd codes", lim: quick,
 			src: `const out = [];
 const dn = new Intl.DisplayNames("en", { type: "language" });
