@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/airlockrt/airlock/sandbox/internal/intl"
 	"github.com/airlockrt/airlock/sandbox/internal/quickjs"
@@ -103,6 +104,13 @@ func (r *scriptRun) intlFormat(ctx context.Context, args []uint64) uint64 {
 	prefix := string(r.copyStr(ctx, ref, ref.Len()))
 	if h, ok := r.formats.byPrefix[prefix]; ok {
 		return quickjs.Int(h)
+	}
+	if !utf8.ValidString(prefix) {
+		// A script that replaced JSON.stringify sent lone surrogates: a
+		// parked state's JSON would rewrite them (U+FFFD), into duplicates
+		// or past MaxIntlFormatBytes, and the run could not resume. Its
+		// values go by requests, as past a full table.
+		return quickjs.Int(-1)
 	}
 	f, err := intlHandler.CompileFormat(prefix)
 	if err != nil {
