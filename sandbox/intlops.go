@@ -145,7 +145,7 @@ func (t *intlFormats) add(prefix string, f *intl.Format) (int32, bool) {
 func restoreIntlFormats(prefixes []string) (intlFormats, error) {
 	var t intlFormats
 	for _, p := range prefixes {
-		if _, dup := t.byPrefix[p]; dup || len(p) == 0 || p[0] != 'N' && p[0] != 'D' {
+		if _, dup := t.byPrefix[p]; dup || len(p) == 0 || p[0] != 'N' && p[0] != 'D' || !utf8.ValidString(p) {
 			return t, fmt.Errorf("%w: an Intl format", ErrCorruptState)
 		}
 		if _, ok := t.add(p, nil); !ok {
