@@ -285,3 +285,32 @@ return [before, check()];`
 	require.NoError(t, err)
 	require.JSONEq(t, `[0,0]`, string(got.Value))
 }
+
+// TestIntlFormatsOfAnyTextResume: a script that replaces JSON.stringify
+// chooses the text of the prefixes its formats register, lone surrogates
+// included (bytes that are not UTF-8 once the host reads them). The state
+// the run parks with must resume: its table must come back as it was, not
+// with prefixes a JSON round trip rewrote into duplicates of one another
+// or past MaxIntlFormatBytes. A bystander chain runs alongside.
+func TestIntlFormatsOfAnyTextResume(t *testing.T) {
+	const src = `
+const js = JSON.stringify;
+const out = [];
+for (const z of ["\ud800", "\udbff", "\udc00", "\udfff"]) {
+  JSON.stringify = (v) => js(v).slice(0, -1) + ',"z":"' + z.repeat(2000) + '"}';
+  out.push(new Intl.NumberFormat("de-DE").format(1234.5));
+}
+JSON.stringify = js;
+await tools.risky({ n: 1 });
+out.push(new Intl.NumberFormat("de-DE").format(-1234.5), (1234.5).toLocaleString("de-DE"));
+return out;`
+	e := engine(t)
+	wait := bystander(t, e)
+	defer wait()
+	res, err := e.Run(context.Background(), Script{Source: src, Park: true}, parkBridge, Limits{})
+	require.NoError(t, err)
+	require.NotNil(t, res.Parked)
+	got, err := e.Resume(context.Background(), Resumption{State: res.Parked.State, Bridge: okBridge, Retry: approveAll})
+	require.NoError(t, err)
+	require.JSONEq(t, `["1.234,5","1.234,5","1.234,5","1.234,5","-1.234,5","1.234,5"]`, string(got.Value))
+}

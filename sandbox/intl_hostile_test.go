@@ -49,6 +49,37 @@ return out;`, check: value(`["en-u-nu-arab","en-u-nu-arab","RangeError: Incorrec
   "RangeError: Value of 8000 bytes out of range for options property collation",
   "RangeError: Invalid calendar : gregory-gregory-gregory-gregory-gregory-gregory-gre",
   "1","490"]`)},
+		// The prelude keeps toLocaleString's default formatter (no
+		// locale) and its handle under a key a locale string can name:
+		// "undefined" must still be refused as a locale, not formatted
+		// with the default one's handle.
+		{name: "intl: a locale string naming the default formatter's key", lim: quick,
+			src: `const out = [];
+for (const f of [() => (1234.5).toLocaleString(), () => (1234.5).toLocaleString("undefined"), () => (1234.5).toLocaleString("undefined"),
+  () => (1234.5).toLocaleString(), () => Number.prototype.toLocaleString.call(new Number(1), "undefined"), () => (5n).toLocaleString("undefined")]) {
+  try { out.push(f()); } catch (e) { out.push(e.name); }
+}
+return out;`, check: value(`["1,234.5","RangeError","RangeError","1,234.5","RangeError","RangeError"]`)},
+		// OP_INTL_FORMAT's table filled with prefixes a script chose (it
+		// replaces JSON.stringify, which the prelude's prefixes go
+		// through): long, malformed, of the other op, not UTF-8; then
+		// every format fed the extreme numbers and times.
+		{name: "intl: the table of formats filled with crafted prefixes", lim: Limits{Timeout: 30 * time.Second},
+			src: `const js = JSON.stringify, out = { ok: 0, err: 0, len: 0 };
+const crafted = (i) => i % 5 === 0 ? "x".repeat(70000) : i % 5 === 1 ? "{" : i % 5 === 2 ? js({ l: ["en"], o: {}, z: "\ud800".repeat(i) }).replace(/\\ud800/g, "\ud800")
+  : js({ l: ["de-DE-u-ca-japanese"], o: { maximumFractionDigits: i % 21, pad: "p".repeat(i * 40) } });
+const xs = [0, -0, NaN, Infinity, -Infinity, 5e-324, -5e-324, 1.7976931348623157e308, -8.64e15, 8.64e15, 8.64e15 + 1, 1e21, 0.5, 2.5];
+for (let i = 0; i < 400; i++) {
+  const nf = new Intl.NumberFormat("en", { maximumFractionDigits: i % 21 }), df = new Intl.DateTimeFormat("en", { minute: "numeric" }), fs = [];
+  JSON.stringify = () => crafted(i);
+  try { fs.push(nf.format); } catch (e) { out.err++; }
+  try { fs.push(df.format); } catch (e) { out.err++; }
+  JSON.stringify = js;
+  for (const f of fs) for (const x of xs) {
+    try { out.len += f(x).length; out.ok++; } catch (e) { out.err++; }
+  }
+}
+return [out.ok > 1000, out.err > 1000, out.len > 10000];`, check: value(`[true,true,true]`)},
 		{name: "intl: display names of absurd codes", lim: quick,
 			src: `const out = [];
 const dn = new Intl.DisplayNames("en", { type: "language" });

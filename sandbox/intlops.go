@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/airlockrt/airlock/sandbox/internal/intl"
 	"github.com/airlockrt/airlock/sandbox/internal/quickjs"
@@ -104,6 +105,13 @@ func (r *scriptRun) intlFormat(ctx context.Context, args []uint64) uint64 {
 	if h, ok := r.formats.byPrefix[prefix]; ok {
 		return quickjs.Int(h)
 	}
+	if !utf8.ValidString(prefix) {
+		// A script that replaced JSON.stringify sent lone surrogates: a
+		// parked state's JSON would rewrite them (U+FFFD), into duplicates
+		// or past MaxIntlFormatBytes, and the run could not resume. Its
+		// values go by requests, as past a full table.
+		return quickjs.Int(-1)
+	}
 	f, err := intlHandler.CompileFormat(prefix)
 	if err != nil {
 		return r.newString(ctx, intl.ErrorAnswer(err))
@@ -137,7 +145,7 @@ func (t *intlFormats) add(prefix string, f *intl.Format) (int32, bool) {
 func restoreIntlFormats(prefixes []string) (intlFormats, error) {
 	var t intlFormats
 	for _, p := range prefixes {
-		if _, dup := t.byPrefix[p]; dup || len(p) == 0 || p[0] != 'N' && p[0] != 'D' {
+		if _, dup := t.byPrefix[p]; dup || len(p) == 0 || p[0] != 'N' && p[0] != 'D' || !utf8.ValidString(p) {
 			return t, fmt.Errorf("%w: an Intl format", ErrCorruptState)
 		}
 		if _, ok := t.add(p, nil); !ok {

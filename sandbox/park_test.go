@@ -289,3 +289,56 @@ func TestResumeRefusesAnotherPrelude(t *testing.T) {
 		})
 	}
 }
+
+// TestResumeWithIntlFormatsThatDoNotCompile: a parked state (T3, past the
+// fleet's MAC) whose table of Intl formats holds prefixes that no longer
+// compile, or a date format where the guest holds a number format's
+// handle, resumes without a panic: a handle whose prefix fails answers
+// undefined and the prelude's request reports the error to the script;
+// a swapped one formats with what the state says (the MAC, not the
+// engine, keeps T3 from choosing). A bystander chain runs alongside.
+func TestResumeWithIntlFormatsThatDoNotCompile(t *testing.T) {
+	const src = `
+const nf = new Intl.NumberFormat("de-DE"), df = new Intl.DateTimeFormat("en-US", { timeZone: "UTC" });
+const before = [nf.format(1234.5), df.format(0)];
+await tools.risky({ n: 1 });
+const out = [];
+for (const f of [() => nf.format(1234.5), () => df.format(0), () => (1).toLocaleString("de-DE")]) {
+  try { out.push(f()); } catch (e) { out.push(e.name); }
+}
+return [before, out];`
+	e := engine(t)
+	wait := bystander(t, e)
+	defer wait()
+	res, err := e.Run(context.Background(), Script{Source: src, Park: true}, parkBridge, Limits{})
+	require.NoError(t, err)
+	require.NotNil(t, res.Parked)
+	h, inst, err := decodeState(res.Parked.State)
+	require.NoError(t, err)
+	require.Len(t, h.IntlFormats, 2)
+	const right = `[["1.234,5","1/1/1970"],["1.234,5","1/1/1970","1"]]`
+	for name, tt := range map[string]struct {
+		formats []string
+		want    string
+	}{
+		// The prelude's requests carry its own prefixes: right answers.
+		"options that fail": {[]string{`N{"l":["de-DE"],"o":{"style":"currency"}}` + "\n", `D{"l":["en-US"],"o":{"timeZone":"Mars/Olympus"}}` + "\n"}, right},
+		"not JSON":          {[]string{"N{\n", "D\n"}, right},
+		"ops swapped":       {[]string{h.IntlFormats[1], h.IntlFormats[0]}, `[["1.234,5","1/1/1970"],["1/1/1970","0","1"]]`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := *h
+			c.IntlFormats = tt.formats
+			js, err := json.Marshal(c)
+			require.NoError(t, err)
+			state := fmt.Appendf(nil, "ALPS\x01%c", len(js))
+			if len(js) >= 128 {
+				state = append([]byte("ALPS\x01"), byte(len(js)|0x80), byte(len(js)>>7))
+			}
+			state = append(append(state, js...), inst...)
+			got, err := e.Resume(context.Background(), Resumption{State: state, Bridge: okBridge, Retry: approveAll})
+			require.NoError(t, err)
+			require.JSONEq(t, tt.want, string(got.Value))
+		})
+	}
+}

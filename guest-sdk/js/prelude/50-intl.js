@@ -176,11 +176,12 @@ function nfOf(nf, method = "format") {
 intlClass("NumberFormat", NumberFormat);
 const valueOfNumber = Number.prototype.valueOf, valueOfBigInt = BigInt.prototype.valueOf;
 // numberFormatterOf returns the formatter of toLocaleString's arguments:
-// found by the locale string alone (or undefined, under "undefined", which
-// is no locale's key: that string is not a valid locale), or by the
-// options' compiled prefix. numberHandles holds the same formatters'
-// handles by the same keys, for toLocaleString's first step.
-let numberByLocale = Object.create(null), numberHandles = Object.create(null), numberLocales = 0;
+// found by the locale string alone (no locale's is numberDefault: a string
+// key for it would be a locale string's too, as "undefined" is, and that
+// string would skip the locale's validation), or by the options' compiled
+// prefix. numberHandles holds the same formatters' handles by the same
+// keys, for toLocaleString's first step.
+let numberByLocale = Object.create(null), numberHandles = Object.create(null), numberLocales = 0, numberDefault;
 const numberByOptions = prefixCache();
 // textKey and localesKey write a text and locales into a cache key with
 // their lengths, so that no two inputs make the same key.
@@ -210,7 +211,11 @@ function readRaw(options, names) {
 }
 function numberFormatterOf(locales, options) {
   if (options === void 0 && (locales === void 0 || typeof locales === "string")) {
-    const key = locales === void 0 ? "undefined" : locales;
+    if (locales === void 0) {
+      if (numberDefault === void 0) numberDefault = numberFormatter(compiledPrefix("N", [], {}));
+      return numberDefault;
+    }
+    const key = locales;
     let f = numberByLocale[key];
     if (f === void 0) {
       f = numberFormatter(compiledPrefix("N", localeList(locales), {}));
@@ -240,7 +245,8 @@ defineMethod(Number.prototype, "toLocaleString", function toLocaleString(locales
       const s = host(OP_INTL_FORMAT, lastHandle, this);
       if (s !== void 0) return s;
     } else if (typeof locales === "string" || locales === void 0) {
-      const h = numberHandles[locales], s = host(OP_INTL_FORMAT, h, this);
+      const h = locales === void 0 ? (numberDefault === void 0 ? -1 : numberDefault.h) : numberHandles[locales];
+      const s = host(OP_INTL_FORMAT, h, this);
       if (s !== void 0) {
         lastLocales = locales;
         lastHandle = h;

@@ -64,11 +64,11 @@ const (
 	// made up.
 	OpPumped = 16
 	// OpIntlFormat (compiled prefix) → a handle (int) into the run's table
-	// of Intl formats, -1 when the table is full, or an error answer as
-	// OpIntl's; (handle, number) → the number, or for a date format the
-	// time value, formatted, or undefined when the handle is unknown, the
-	// value not a number or the format fails (the prelude then asks
-	// OpIntl, which reports the error).
+	// of Intl formats, -1 when the table is full or the prefix is not
+	// UTF-8, or an error answer as OpIntl's; (handle, number) → the
+	// number, or for a date format the time value, formatted, or undefined
+	// when the handle is unknown, the value not a number or the format
+	// fails (the prelude then asks OpIntl, which reports the error).
 	OpIntlFormat = 17
 )
 
