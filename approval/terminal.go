@@ -90,7 +90,11 @@ func (t *TerminalApprover) Approve(ctx context.Context, req invoker.ApprovalRequ
 	}
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nairlock: approval needed: tool %s (%s risk)\n", req.Tool, req.Risk)
+	fmt.Fprintf(&b, "\nairlock: approval needed: tool %s (%s risk)", req.Tool, req.Risk)
+	if req.Line > 0 {
+		fmt.Fprintf(&b, ", called on line %d of the script", req.Line)
+	}
+	b.WriteString("\n")
 	fmt.Fprintf(&b, "  arguments: %s\n", Escape(string(req.Args)))
 	fmt.Fprintf(&b, "  sha256:    %s\n", req.ArgsHash)
 	if dl, ok := ctx.Deadline(); ok {

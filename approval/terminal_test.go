@@ -301,3 +301,30 @@ func TestEscape(t *testing.T) {
 		})
 	}
 }
+
+// TestTerminalNamesTheLine: the prompt says which line of the script made
+// the call, when it is known, and nothing of a line otherwise.
+func TestTerminalNamesTheLine(t *testing.T) {
+	for _, line := range []int{0, 7} {
+		term := newTerminal(t)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		req := request("acme", `{"to":"ops"}`)
+		req.Line, req.Column = line, 3
+		ch := make(chan answer, 1)
+		go func() {
+			d, err := term.Approve(ctx, req)
+			ch <- answer{d, err}
+		}()
+		require.Eventually(t, func() bool { return term.out.prompts() > 0 }, 5*time.Second, time.Millisecond)
+		term.typeLine(t, "y")
+		require.Equal(t, invoker.Approved, (<-ch).d)
+		cancel()
+		out := term.out.String()
+		if line == 0 {
+			require.Contains(t, out, "tool send_message (HIGH risk)\n")
+			require.NotContains(t, out, "line")
+		} else {
+			require.Contains(t, out, "tool send_message (HIGH risk), called on line 7 of the script\n")
+		}
+	}
+}

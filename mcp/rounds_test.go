@@ -80,6 +80,7 @@ func TestApprovalAtBothProtocols(t *testing.T) {
 				asked := a.messages()
 				require.Len(t, asked, 1)
 				require.Contains(t, asked[0], "send_message")
+				require.Contains(t, asked[0], "A chain wants to call send_message (risk HIGH) on line 3 of its script with these arguments", "the calling line of sendScript")
 				require.Contains(t, asked[0], `"deploy done"`)
 				require.Empty(t, e.queue.List("acme"), "decided, nothing left pending")
 			})

@@ -585,10 +585,14 @@ func (s *Server) question(req approval.Request) (*sdk.ElicitParams, bool) {
 // 6: what a person approves is what they see), their hash and the
 // request's id.
 func prompt(req approval.Request) string {
-	return fmt.Sprintf("A chain wants to call %s (risk %s) with these arguments:\n\n%s\n\n"+
+	where := ""
+	if req.Line > 0 {
+		where = fmt.Sprintf(" on line %d of its script", req.Line)
+	}
+	return fmt.Sprintf("A chain wants to call %s (risk %s)%s with these arguments:\n\n%s\n\n"+
 		"Invisible, bidirectional and control characters are shown as \\u escapes and long runs of spaces as ⟨N spaces⟩. "+
 		"Approval %s; the exact arguments have SHA-256 %s (GET /v1/approvals/%s shows them raw). Allow this call?",
-		approval.Escape(req.Tool), approval.Escape(req.Risk.String()), req.Text(), approval.Escape(req.ID), req.ArgsHash, approval.Escape(req.ID))
+		approval.Escape(req.Tool), approval.Escape(req.Risk.String()), where, req.Text(), approval.Escape(req.ID), req.ArgsHash, approval.Escape(req.ID))
 }
 
 // verdict is the decision an elicitation's answer makes: approve only for
