@@ -166,6 +166,8 @@ type rewriter struct {
 	dispatchType, dispatchFunc                         uint32   // the dispatcher's type and function index (new numbering)
 	dispatchFns                                        []uint32 // original indices of exportNames (dispatch.go)
 	throwRef, setMaxStack                              uint32   // original indices
+	copyData, toObject, freeValue                      uint32   // original indices (spread.go)
+	copyDataFound                                      bool
 }
 
 // shift maps an original function index to the rewritten module's: the
@@ -205,6 +207,8 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 		seen[s.id] = true
 		var err error
 		switch s.id {
+		case 0:
+			err = rw.parseNames(s.body)
 		case 1:
 			err = rw.parseTypes(s.body)
 		case 2:
@@ -325,6 +329,9 @@ func (rw *rewriter) plan() error {
 	// JS_ThrowReferenceError(JSContext*, const char* fmt, va_list) JSValue.
 	if t, ok := rw.funcType(rw.throwRef); !ok || !bytes.Equal(t.params, []byte{0x7f, 0x7f, 0x7f}) || !bytes.Equal(t.results, []byte{0x7e}) {
 		return errors.New("quickjs: JS_ThrowReferenceError has an unexpected type")
+	}
+	if err := rw.planSpread(); err != nil {
+		return err
 	}
 	rw.denyType = rw.typeIndex(denyFuncType)
 	rw.hostType = rw.typeIndex(hostFuncType)
@@ -485,6 +492,11 @@ func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe 
 	scratch := uint32(locals) // the local the checks add, if needed
 	needScratch := false
 	isSetMaxStack := rw.funcImports+i == rw.setMaxStack
+	isCopyData := rw.funcImports+i == rw.copyData
+	if isCopyData { // spread.go: the result in the scratch local, the object in one more
+		code = rw.appendSpreadPrologue(code, scratch+1, scratch)
+		needScratch = true
+	}
 	var window [3]instr // the last instructions, for the stack-field pattern
 	var sizeStore, limitStore []uint32
 	last := byte(0)
@@ -564,9 +576,16 @@ func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe 
 		lay.StackSizeOffset = sizeStore[0]
 	}
 	if needScratch {
-		body = appendU(body, groups+1)
+		added := uint64(1)
+		if isCopyData {
+			added++
+		}
+		body = appendU(body, groups+added)
 		body = append(body, fn[k:p]...)
 		body = append(body, 0x01, 0x7f) // one i32
+		if isCopyData {
+			body = append(body, 0x01, 0x7e) // one i64
+		}
 	} else {
 		body = append(body, fn[:p]...)
 	}

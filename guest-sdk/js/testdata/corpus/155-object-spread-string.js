@@ -1,7 +1,8 @@
 // Object spread of a string copies its characters as indexed properties in
-// V8 ({..."ab"} is {0: "a", 1: "b"}); the engine copies nothing from a
-// primitive string (README.md, "Differences from Node"). A String object,
-// Object.assign and array spread work as in Node.
+// V8 ({..."ab"} is {0: "a", 1: "b"}); QuickJS-NG copies nothing from a
+// primitive string, which the load-time rewrite fixes
+// (sandbox/internal/quickjs/spread.go). A String object, Object.assign and
+// array spread work as in Node.
 const word = "héllo";
 const results = {
   objectOfWrapper: { ...new String("ab") },
