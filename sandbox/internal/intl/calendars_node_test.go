@@ -41,6 +41,11 @@ var calendarDates = []string{
 	"+275760-09-13T00:00:00Z", "-271821-04-20T00:00:00Z",
 	"0622-07-19T00:00:00Z", "0622-07-18T00:00:00Z", "0622-03-22T00:00:00Z", "0622-03-21T00:00:00Z", // Islamic epoch
 	"2024-03-20T00:00:00Z", "2024-03-19T00:00:00Z", "2025-03-21T00:00:00Z", "2023-07-19T00:00:00Z", "2024-07-07T00:00:00Z", "2025-06-26T00:00:00Z",
+	"2124-03-19T00:00:00Z", "2124-03-20T00:00:00Z", "2123-03-21T00:00:00Z", // Persian 1502 AP, not leap in ICU 78
+	"2024-02-10T00:00:00Z", "2024-03-11T00:00:00Z", "2024-04-09T00:00:00Z", "2025-03-01T00:00:00Z", "2024-10-03T00:00:00Z", "2024-10-02T00:00:00Z", // Hebrew Adar I, Adar II, Nisan, Adar, Tishri
+	"2024-03-21T00:00:00Z", "2023-03-22T00:00:00Z", "2023-03-21T00:00:00Z", // Indian Chaitra
+	"1882-11-12T00:00:00Z", "1882-11-11T00:00:00Z", "2174-10-27T00:00:00Z", "2174-10-26T00:00:00Z", // Umm al-Qura's table
+	"2023-09-12T00:00:00Z", "2023-09-11T00:00:00Z", "2024-09-10T00:00:00Z", "0284-08-29T00:00:00Z", "0008-08-27T00:00:00Z", // Coptic and Ethiopic new years
 }
 
 var calendarOptions = []string{
@@ -63,7 +68,8 @@ var calendarOptions = []string{
 // toLocaleString format (each call builds a formatter in Node).
 const fewDates = "0,3,10,23"
 
-var auditCalendars = []string{"japanese", "buddhist", "roc", "gregory", "islamic-civil", "islamic-tbla"}
+var auditCalendars = []string{"japanese", "buddhist", "roc", "gregory", "islamic-civil", "islamic-tbla",
+	"persian", "hebrew", "indian", "islamic-umalqura", "coptic", "ethiopic", "ethioaa"}
 
 // gregorianDifferences are the locales whose Gregorian dates differ from
 // Node's with an era option (README.md: Traditional Chinese day periods and
@@ -321,6 +327,7 @@ func TestCalendarDaysMatchNode(t *testing.T) {
 	var want [][]string
 	require.NoError(t, json.Unmarshal(b, &want))
 	h := New()
+	h.everyCalendar = true // the arithmetic, whatever the locales
 	bad := 0
 	for i, ca := range cals {
 		v, err := h.dateTimeFormat(&request{Op: "dtf", L: []string{"en"}, O: mustJSON(map[string]any{
@@ -331,7 +338,7 @@ func TestCalendarDaysMatchNode(t *testing.T) {
 			require.NoError(t, err)
 			if got := joinParts(parts); got != want[i][j] {
 				bad++
-				if bad <= 20 {
+				if bad <= 60 {
 					t.Errorf("%s %v: airlock %q, node %q", ca, ms, got, want[i][j])
 				}
 			}
