@@ -192,7 +192,7 @@ func copticDay(days int64) (y, m, d int) {
 func umalquraDay(jdn int64) calDate {
 	days := jdn - 2440588
 	last := len(umalquraStart) - 1
-	end := int64(umalquraStart[last]) + 354 + int64(bitsSet(umalquraMonths[last]))
+	end := int64(umalquraStart[last]) + 12*29 + int64(bitsSet(umalquraMonths[last]))
 	if days < int64(umalquraStart[0]) || days >= end {
 		return islamicDay(jdn - 1948440)
 	}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -44,7 +45,7 @@ var calendarDates = []string{
 	"2124-03-19T00:00:00Z", "2124-03-20T00:00:00Z", "2123-03-21T00:00:00Z", // Persian 1502 AP, not leap in ICU 78
 	"2024-02-10T00:00:00Z", "2024-03-11T00:00:00Z", "2024-04-09T00:00:00Z", "2025-03-01T00:00:00Z", "2024-10-03T00:00:00Z", "2024-10-02T00:00:00Z", // Hebrew Adar I, Adar II, Nisan, Adar, Tishri
 	"2024-03-21T00:00:00Z", "2023-03-22T00:00:00Z", "2023-03-21T00:00:00Z", // Indian Chaitra
-	"1882-11-12T00:00:00Z", "1882-11-11T00:00:00Z", "2174-10-27T00:00:00Z", "2174-10-26T00:00:00Z", // Umm al-Qura's table
+	"1882-11-12T00:00:00Z", "1882-11-11T00:00:00Z", "2174-10-27T00:00:00Z", "2174-10-26T00:00:00Z", "2174-11-26T00:00:00Z", "2174-11-25T00:00:00Z", // Umm al-Qura's table
 	"2023-09-12T00:00:00Z", "2023-09-11T00:00:00Z", "2024-09-10T00:00:00Z", "0284-08-29T00:00:00Z", "0008-08-27T00:00:00Z", // Coptic and Ethiopic new years
 }
 
@@ -345,4 +346,103 @@ func TestCalendarDaysMatchNode(t *testing.T) {
 		}
 	}
 	t.Logf("%d calendars × %d days compared with Node, %d differ", len(cals), len(times), bad)
+}
+
+// newCalendars are the calendars whose day arithmetic calendar_days.go
+// writes.
+var newCalendars = []string{"persian", "hebrew", "indian", "islamic-umalqura", "coptic", "ethiopic", "ethioaa"}
+
+// TestCalendarEveryDayMatchesNode compares every day from 1800 to 2250 (the
+// Umm al-Qura table whole, Persian years on both sides of 1502 AP, every
+// Hebrew year type many times) with Node, month numbers and names both.
+func TestCalendarEveryDayMatchesNode(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("node is required under CI=true to audit calendars")
+		}
+		t.Skip("node not installed")
+	}
+	const first, last = -62091, 102579 // 1800-01-01, 2250-12-31 in days since 1970
+	const script = `
+const [cals, first, last] = JSON.parse(require("fs").readFileSync(0, "utf8"));
+process.stdout.write(JSON.stringify(cals.map((ca) => {
+  const f = new Intl.DateTimeFormat("en", { calendar: ca, era: "short", year: "numeric", month: "numeric", day: "numeric", timeZone: "UTC" });
+  const g = new Intl.DateTimeFormat("en", { calendar: ca, month: "long", timeZone: "UTC" });
+  const out = [];
+  for (let d = first; d <= last; d++) out.push(f.format(d * 864e5) + " " + g.format(d * 864e5));
+  return out.join("\n");
+})));
+`
+	in, err := json.Marshal([]any{newCalendars, first, last})
+	require.NoError(t, err)
+	cmd := exec.Command(node, "-e", script)
+	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
+	cmd.Stdin = strings.NewReader(string(in))
+	b, err := cmd.Output()
+	require.NoError(t, err)
+	var want []string
+	require.NoError(t, json.Unmarshal(b, &want))
+	h := New()
+	bad := 0
+	for i, ca := range newCalendars {
+		lines := strings.Split(want[i], "\n")
+		require.Len(t, lines, last-first+1)
+		f, err := h.dateTimeFormat(&request{Op: "dtf", L: []string{"en"}, O: mustJSON(map[string]any{
+			"calendar": ca, "era": "short", "year": "numeric", "month": "numeric", "day": "numeric", "timeZone": "UTC", "required": "any", "defaults": "date"})})
+		require.NoError(t, err)
+		g, err := h.dateTimeFormat(&request{Op: "dtf", L: []string{"en"}, O: mustJSON(map[string]any{
+			"calendar": ca, "month": "long", "timeZone": "UTC", "required": "any", "defaults": "date"})})
+		require.NoError(t, err)
+		for d := first; d <= last; d++ {
+			p, err := f.(*dtAnswer).format(float64(d) * 864e5)
+			require.NoError(t, err)
+			q, err := g.(*dtAnswer).format(float64(d) * 864e5)
+			require.NoError(t, err)
+			if got := joinParts(p) + " " + joinParts(q); got != lines[d-first] {
+				bad++
+				if bad <= 20 {
+					t.Errorf("%s day %d: airlock %q, node %q", ca, d, got, lines[d-first])
+				}
+			}
+		}
+	}
+	t.Logf("%d calendars × %d days compared with Node, %d differ", len(newCalendars), last-first+1, bad)
+}
+
+// TestCalendarDaysAreConsecutive walks every day of ±2,000,000 days
+// around 1970 (3500 BC to AD 7400) and both ends of Date's range in each
+// calendar of calendar_days.go: each day is the day after the one before
+// (the next day of the month, or day 1 of the next month or year), months
+// are 29 to 31 days (5 or 6 for the Coptic and Ethiopic thirteenth), and a
+// year has 12 or 13 of them. (It caught the Umm al-Qura table's last year
+// ending six days late.)
+func TestCalendarDaysAreConsecutive(t *testing.T) {
+	const limit = 100_000_000 // Date's range in days either side of 1970
+	spans := [][2]int64{{-limit, -limit + 50_000}, {-2_000_000, 2_000_000}, {limit - 50_000, limit}}
+	for _, ca := range newCalendars {
+		t.Run(ca, func(t *testing.T) {
+			for _, sp := range spans {
+				prev := dayIn(ca, time.UnixMilli(sp[0]*864e5).UTC())
+				monthLen, months := 0, 0
+				for d := sp[0] + 1; d <= sp[1]; d++ {
+					cur := dayIn(ca, time.UnixMilli(d*864e5).UTC())
+					switch {
+					case cur.era == prev.era && cur.year == prev.year && cur.month == prev.month && cur.name == prev.name && cur.day == prev.day+1:
+					case cur.day == 1 && cur.year == prev.year && cur.month == prev.month+1:
+						months++
+						require.True(t, monthLen == 0 || prev.day >= 29 && prev.day <= 31 || prev.month == 13 && (prev.day == 5 || prev.day == 6), "%s day %d: month of %d days", ca, d, prev.day)
+						monthLen = 1
+					case cur.day == 1 && cur.month == 1 && (cur.year == prev.year+1 || cur.era != prev.era ||
+						ca == "coptic" && cur.era == 0 && cur.year == prev.year-1): // the Coptic era before 1 counts back
+						require.True(t, months == 0 || prev.month == 12 || prev.month == 13, "%s day %d: year of %d months", ca, d, prev.month)
+						months = 1
+					default:
+						t.Fatalf("%s day %d: %+v follows %+v", ca, d, cur, prev)
+					}
+					prev = cur
+				}
+			}
+		})
+	}
 }
