@@ -446,3 +446,50 @@ func TestCalendarDaysAreConsecutive(t *testing.T) {
 		})
 	}
 }
+
+// TestCalendarAliasesMatchNode checks the deprecated calendar names V8
+// resolves to another (islamicc, ethiopic-amete-alem), in the tag and the
+// option, alone and against each other, with Node.
+func TestCalendarAliasesMatchNode(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("node is required under CI=true to audit calendars")
+		}
+		t.Skip("node not installed")
+	}
+	cases := [][2]string{
+		{"en-u-ca-islamicc", `{}`}, {"en", `{"calendar":"islamicc"}`}, {"en-u-ca-islamicc", `{"calendar":"islamic-civil"}`},
+		{"en-u-ca-islamic-civil", `{"calendar":"islamicc"}`}, {"de-u-ca-islamicc", `{"calendar":"islamicc"}`},
+		{"en-u-ca-ethiopic-amete-alem", `{}`}, {"fr", `{"calendar":"ethiopic-amete-alem"}`}, {"en-u-ca-ethioaa", `{"calendar":"ethiopic-amete-alem"}`},
+		{"en-u-ca-ethiopic-amete-alem", `{"calendar":"ethioaa"}`}, {"ja-u-ca-islamicc", `{"calendar":"ethiopic-amete-alem","dateStyle":"long"}`},
+		{"en-u-nu-arab-ca-islamicc", `{}`}, {"en", `{"calendar":"ethiopic-amete"}`},
+	}
+	const script = `
+const cases = JSON.parse(require("fs").readFileSync(0, "utf8"));
+process.stdout.write(JSON.stringify(cases.map(([l, o]) => {
+  const f = new Intl.DateTimeFormat(l, Object.assign({ timeZone: "UTC" }, JSON.parse(o)));
+  return JSON.stringify(f.resolvedOptions()) + " " + f.format(Date.UTC(2024, 0, 15));
+})));
+`
+	in, err := json.Marshal(cases)
+	require.NoError(t, err)
+	cmd := exec.Command(node, "-e", script)
+	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
+	cmd.Stdin = strings.NewReader(string(in))
+	b, err := cmd.Output()
+	require.NoError(t, err)
+	var want []string
+	require.NoError(t, json.Unmarshal(b, &want))
+	h := New()
+	for i, c := range cases {
+		var o map[string]any
+		require.NoError(t, json.Unmarshal([]byte(c[1]), &o))
+		o["timeZone"], o["required"], o["defaults"] = "UTC", "any", "date"
+		v, err := h.dateTimeFormat(&request{Op: "dtf", L: []string{c[0]}, O: mustJSON(o)})
+		require.NoError(t, err)
+		parts, err := v.(*dtAnswer).format(1705276800000)
+		require.NoError(t, err)
+		require.Equal(t, want[i], string(mustJSON(v.(*dtAnswer).R))+" "+joinParts(parts), "%s %s", c[0], c[1])
+	}
+}
