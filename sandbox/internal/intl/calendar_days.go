@@ -1,6 +1,7 @@
 package intl
 
 import (
+	"math/bits"
 	"slices"
 	"time"
 )
@@ -21,7 +22,7 @@ const persianEpoch = 1948320
 // < 8), but a year of persianNonLeap is not leap and the year after it is.
 func persianStart(y int64) int64 {
 	s := persianEpoch + 365*(y-1) + floorDiv(8*y+21, 33)
-	if _, found := slices.BinarySearch(persianNonLeap, int32(y-1)); found && y-1 >= int64(persianNonLeap[0]) {
+	if _, found := slices.BinarySearch(persianNonLeap, int32(y-1)); found {
 		s--
 	}
 	return s
@@ -192,7 +193,7 @@ func copticDay(days int64) (y, m, d int) {
 func umalquraDay(jdn int64) calDate {
 	days := jdn - 2440588
 	last := len(umalquraStart) - 1
-	end := int64(umalquraStart[last]) + 12*29 + int64(bitsSet(umalquraMonths[last]))
+	end := int64(umalquraStart[last]) + 12*29 + int64(bits.OnesCount16(umalquraMonths[last]))
 	if days < int64(umalquraStart[0]) || days >= end {
 		return islamicDay(jdn - 1948440)
 	}
@@ -213,13 +214,4 @@ func umalquraDay(jdn int64) calDate {
 		doy -= n
 	}
 	return ymd(0, umalquraFirst+i, m+1, int(doy)+1)
-}
-
-// bitsSet counts the 30-day months of a year of umalquraMonths.
-func bitsSet(v uint16) int {
-	n := 0
-	for ; v != 0; v &= v - 1 {
-		n++
-	}
-	return n
 }
