@@ -16,13 +16,15 @@ import (
 )
 
 // The calendars audit (issue 23): the linked locales format dates in the
-// Japanese, Buddhist, ROC and tabular Islamic calendars (and the
-// Gregorian, with eras) as Node 20 does, where calendarLocales lists them:
-// format, formatToParts and resolvedOptions of Intl.DateTimeFormat, and
-// toLocaleDateString and toLocaleString, over dates on both sides of every
-// modern era's first day, the Julian to Gregorian change, the Islamic
-// epoch and new years, years before 1 and the ends of the time
-// range. A locale left out of calendarLocales must still differ somewhere
+// Japanese, Buddhist, ROC, tabular Islamic, Umm al-Qura, Persian, Hebrew,
+// Indian, Coptic and Ethiopic calendars (and the Gregorian, with eras) as
+// Node 20 does, where calendarLocales lists them: format, formatToParts
+// and resolvedOptions of Intl.DateTimeFormat, and toLocaleDateString and
+// toLocaleString, over dates on both sides of every modern era's first
+// day, the Julian to Gregorian change, the Islamic epoch and new years,
+// the Persian, Hebrew, Indian, Coptic and Ethiopic new years and leap
+// months, the ends of the Umm al-Qura table, years before 1 and the ends
+// of the time range. A locale left out of calendarLocales must still differ somewhere
 // (it runs with every calendar on to see), so that one that comes to match
 // is added.
 
