@@ -495,3 +495,61 @@ process.stdout.write(JSON.stringify(cases.map(([l, o]) => {
 		require.Equal(t, want[i], string(mustJSON(v.(*dtAnswer).R))+" "+joinParts(parts), "%s %s", c[0], c[1])
 	}
 }
+
+// TestCalendarZonesMatchNode checks that the calendars number the day of
+// the time zone, not of UTC: times within hours of midnight in zones on
+// both sides of UTC (Tehran's +03:30, Jerusalem, Addis Ababa, Kolkata,
+// Riyadh, Los Angeles), against Node.
+func TestCalendarZonesMatchNode(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("node is required under CI=true to audit calendars")
+		}
+		t.Skip("node not installed")
+	}
+	zones := []string{"Asia/Tehran", "Asia/Jerusalem", "Africa/Addis_Ababa", "Asia/Kolkata", "Asia/Riyadh", "America/Los_Angeles"}
+	var times []float64
+	for d := int64(-3000); d < 3000; d += 7 {
+		for _, h := range []int64{-9, -3, 0, 2, 20, 23} {
+			times = append(times, float64((19800+d)*86400000+h*3600000+1800000)) // around 2024
+		}
+	}
+	const script = `
+const [cals, zones, times] = JSON.parse(require("fs").readFileSync(0, "utf8"));
+process.stdout.write(JSON.stringify(cals.flatMap((ca) => zones.map((tz) => {
+  const f = new Intl.DateTimeFormat("en", { calendar: ca, year: "numeric", month: "long", day: "numeric", hour: "numeric", timeZone: tz });
+  return times.map((t) => f.format(t));
+}))));
+`
+	in, err := json.Marshal([]any{newCalendars, zones, times})
+	require.NoError(t, err)
+	cmd := exec.Command(node, "-e", script)
+	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
+	cmd.Stdin = strings.NewReader(string(in))
+	b, err := cmd.Output()
+	require.NoError(t, err)
+	var want [][]string
+	require.NoError(t, json.Unmarshal(b, &want))
+	h := New()
+	bad, i := 0, 0
+	for _, ca := range newCalendars {
+		for _, tz := range zones {
+			v, err := h.dateTimeFormat(&request{Op: "dtf", L: []string{"en"}, O: mustJSON(map[string]any{
+				"calendar": ca, "year": "numeric", "month": "long", "day": "numeric", "hour": "numeric", "timeZone": tz, "required": "any", "defaults": "date"})})
+			require.NoError(t, err)
+			for j, ms := range times {
+				parts, err := v.(*dtAnswer).format(ms)
+				require.NoError(t, err)
+				if got := strings.ReplaceAll(joinParts(parts), "\u202f", " "); got != strings.ReplaceAll(want[i][j], "\u202f", " ") {
+					bad++
+					if bad <= 20 {
+						t.Errorf("%s %s %v: airlock %q, node %q", ca, tz, ms, got, want[i][j])
+					}
+				}
+			}
+			i++
+		}
+	}
+	t.Logf("%d calendars × %d zones × %d times compared with Node, %d differ", len(newCalendars), len(zones), len(times), bad)
+}
