@@ -21,11 +21,20 @@ var calendarLocales = map[string]string{
 	"buddhist": "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr it ja ko pt pt-PT ru sv zh zh-Hans",
 	"japanese": "ar ar-EG de de-AT de-CH en en-AU en-CA en-GB en-IN es fr hi it ja ko pt-PT ru sv tr zh zh-Hans",
 	"roc":      "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans",
-	// The tabular Islamic calendars, as ICU computes them. (Not the
-	// Persian: ICU 78 leaps in other years than its 33-year arithmetic
-	// from 1503 AP, 2124, on.)
+	// The tabular Islamic calendars, as ICU computes them.
 	"islamic-civil": "ar ar-EG de de-AT de-CH en en-AU es es-MX fr fr-CA hi it ja ko pt pt-PT ru sv zh zh-Hans",
 	"islamic-tbla":  "ar ar-EG de de-AT de-CH en en-AU es es-MX fr fr-CA hi it ja ko pt pt-PT ru sv zh zh-Hans",
+	// Umm al-Qura: ICU's table of 1300 to 1600 AH (calendars_icu_gen.go),
+	// the civil arithmetic outside it.
+	"islamic-umalqura": "ar ar-EG de de-AT de-CH en en-AU es es-MX fr fr-CA hi it ja ko pt pt-PT ru sv zh zh-Hans",
+	// Persian: the 33-year arithmetic with ICU 78's leap years from 1502
+	// AP (calendars_icu_gen.go).
+	"persian":  "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans",
+	"hebrew":   "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans",
+	"indian":   "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr it ja ko pt pt-PT ru sv zh zh-Hans",
+	"coptic":   "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans",
+	"ethiopic": "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans",
+	"ethioaa":  "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans",
 }
 
 // formatsCalendar reports whether a ca keyword or calendar option naming
@@ -73,8 +82,13 @@ func calendarDir(lc loc) string {
 }
 
 // calDate is a day as a calendar numbers it: its era (an index into the
-// calendar's era names), the year in that era, the month (1–12) and day.
-type calDate struct{ era, year, month, day int }
+// calendar's era names), the year in that era, the month (1–13, as the
+// pattern letter M writes it) and day, and the index of the month's name
+// in the calendar's month names (month−1 but in the Hebrew calendar).
+type calDate struct{ era, year, month, day, name int }
+
+// ymd is a day of a calendar whose month names follow its month numbers.
+func ymd(era, year, month, day int) calDate { return calDate{era, year, month, day, month - 1} }
 
 // julianDay is the Julian day number of 15 October 1582, the first day of
 // the Gregorian calendar in ICU's GregorianCalendar: the Japanese, Buddhist
@@ -95,9 +109,9 @@ func dayIn(ca string, t time.Time) calDate {
 	y, m, d := t.Year(), int(t.Month()), t.Day()
 	if ca == "gregory" || ca == "" {
 		if y <= 0 {
-			return calDate{0, 1 - y, m, d}
+			return ymd(0, 1-y, m, d)
 		}
-		return calDate{1, y, m, d}
+		return ymd(1, y, m, d)
 	}
 	_, off := t.Zone()
 	jdn := floorDiv(t.Unix()+int64(off), 86400) + 2440588
@@ -106,6 +120,32 @@ func dayIn(ca string, t time.Time) calDate {
 		return islamicDay(jdn - 1948440) // 16 July 622 (Julian)
 	case "islamic-tbla":
 		return islamicDay(jdn - 1948439) // a day earlier
+	case "islamic-umalqura":
+		return umalquraDay(jdn)
+	case "persian":
+		return persianDay(jdn)
+	case "hebrew":
+		return hebrewDay(jdn)
+	case "indian":
+		return indianDay(t)
+	case "coptic":
+		// Before year 1, era 0 counts back from 0 as 1.
+		y, m, d := copticDay(jdn - copticEpoch)
+		if y <= 0 {
+			return ymd(0, 1-y, m, d)
+		}
+		return ymd(1, y, m, d)
+	case "ethiopic":
+		// Before year 1 of the Incarnation era (Amete Mihret), the
+		// years of the World (Amete Alem), 5500 more.
+		y, m, d := copticDay(jdn - ethiopicEpoch)
+		if y <= 0 {
+			return ymd(0, y+5500, m, d)
+		}
+		return ymd(1, y, m, d)
+	case "ethioaa":
+		y, m, d := copticDay(jdn - ethiopicEpoch)
+		return ymd(0, y+5500, m, d)
 	}
 	if jdn < gregorianCutover {
 		// The Julian calendar's date of the Julian day number.
@@ -119,12 +159,12 @@ func dayIn(ca string, t time.Time) calDate {
 	}
 	switch ca {
 	case "buddhist":
-		return calDate{0, y + 543, m, d}
+		return ymd(0, y+543, m, d)
 	case "roc":
 		if y > 1911 {
-			return calDate{1, y - 1911, m, d}
+			return ymd(1, y-1911, m, d)
 		}
-		return calDate{0, 1912 - y, m, d}
+		return ymd(0, 1912-y, m, d)
 	case "japanese":
 		// The last era that began on or before the day; before the
 		// first (Taika, 645), Taika's years count back through zero.
@@ -133,9 +173,9 @@ func dayIn(ca string, t time.Time) calDate {
 			return int(e.y) > y || int(e.y) == y && (int(e.m) > m || int(e.m) == m && int(e.d) > d)
 		}) - 1
 		i = max(i, 0)
-		return calDate{i, y - int(japaneseEras[i].y) + 1, m, d}
+		return ymd(i, y-int(japaneseEras[i].y)+1, m, d)
 	}
-	return calDate{1, y, m, d}
+	return ymd(1, y, m, d)
 }
 
 func ceilDiv(a, b int64) int64 { return -floorDiv(-a, b) }
@@ -149,5 +189,5 @@ func islamicDay(days int64) calDate {
 	m := min(ceilDiv(2*(days-29-yearStart(y)), 59), 11) // ⌈(days−29−start)/29.5⌉
 	m = max(m, 0)
 	d := days - (ceilDiv(59*m, 2) + yearStart(y)) + 1
-	return calDate{0, int(y), int(m) + 1, int(d)}
+	return ymd(0, int(y), int(m)+1, int(d))
 }

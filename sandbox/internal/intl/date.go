@@ -796,7 +796,9 @@ func renderDate(cal *calendar, ca string, lc loc, sym *symbols, p string, t time
 			case 5:
 				w = 2
 			}
-			if names := cal.eras[w]; day.era < len(names) {
+			// An era CLDR leaves unnamed (the Coptic before year 1 in
+			// most locales) writes no part, as in ICU.
+			if names := cal.eras[w]; day.era < len(names) && names[day.era] != "" {
 				out = append(out, [2]string{"era", names[day.era]})
 			}
 		case 'y':
@@ -813,14 +815,14 @@ func renderDate(cal *calendar, ca string, lc loc, sym *symbols, p string, t time
 				out = append(out, [2]string{"year", num(y, n)})
 			}
 		case 'M', 'L':
-			m := day.month - 1
+			m := day.name
 			names := cal.months
 			if c == 'L' {
 				names = cal.monthsSA
 			}
 			switch n {
 			case 1, 2:
-				out = append(out, [2]string{"month", num(m+1, n)})
+				out = append(out, [2]string{"month", num(day.month, n)})
 			case 3:
 				out = append(out, [2]string{"month", names[1][m]})
 			case 4:

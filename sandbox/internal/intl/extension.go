@@ -123,6 +123,10 @@ func numberingSystem(kw map[string]string, option *string, kept map[string]strin
 	return ns, nil
 }
 
+// calendarAliases are the deprecated calendar names that V8 resolves to
+// another.
+var calendarAliases = map[string]string{"islamicc": "islamic-civil", "ethiopic-amete-alem": "ethioaa"}
+
 // calendarKeyword resolves the ca keyword and the calendar option: the
 // calendar to format in, "gregory" unless one that formats says another.
 func calendarKeyword(kw map[string]string, option *string, kept map[string]string, formats func(string) bool) (string, error) {
@@ -132,7 +136,20 @@ func calendarKeyword(kw map[string]string, option *string, kept map[string]strin
 		}
 		return "", rangeErr("Invalid calendar : %s", *option)
 	}
-	ca, keep := keyword(kw, "ca", option, formats)
+	// The aliases CLDR's bcp47 data deprecates name the same calendar,
+	// as in V8: in the tag they are replaced before anything is compared,
+	// an option is compared as written and then replaced.
+	if a, ok := calendarAliases[kw["ca"]]; ok {
+		kw["ca"] = a
+	}
+	canonical := func(ca string) string {
+		if a, ok := calendarAliases[ca]; ok {
+			return a
+		}
+		return ca
+	}
+	ca, keep := keyword(kw, "ca", option, func(ca string) bool { return formats(canonical(ca)) })
+	ca = canonical(ca)
 	if keep {
 		kept["ca"] = ca
 	}

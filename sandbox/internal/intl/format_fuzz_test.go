@@ -20,12 +20,14 @@ func FuzzFormat(f *testing.F) {
 		{false, 0, 0, 3, 0, 0, 1234.5}, {false, 1, 20, 20, 1, 0, 5e-324}, {false, 2, 0, 0, 2, 0, math.MaxFloat64},
 		{false, 3, 2, 2, 3, 1, -0.005}, {true, 4, 0, 0, 0, 2, 8.64e15}, {true, 5, 0, 0, 0, 3, -8.64e15},
 		{false, 0, 0, 20, 0, 0, math.Float64frombits(0x7ff8_0000_0000_0001)}, {false, 0, 0, 2, 0, 0, math.Copysign(0, -1)},
+		{true, 12, 0, 0, 0, 1, -8.64e15}, {true, 13, 0, 0, 0, 2, 8.64e15}, {true, 14, 0, 0, 0, 0, 6.5e12}, {true, 16, 0, 0, 0, 1, math.NaN()},
 	} {
 		f.Add(s.date, s.loc, s.min, s.max, s.grouping, s.opts, s.x)
 	}
 	h := New()
 	locales := []string{"en-US", "de-DE", "en-IN", "fr-CH", "ja-JP-u-ca-japanese", "ar-EG", "th-TH-u-ca-buddhist", "zh-TW-u-ca-roc",
-		"en-u-ca-islamic-civil", "sv", "pl", "hi-IN"}
+		"en-u-ca-islamic-civil", "sv", "pl", "hi-IN", "de-u-ca-hebrew", "en-u-ca-persian", "ar-EG-u-ca-islamic-umalqura", "fr-u-ca-ethiopic",
+		"ja-u-ca-coptic", "es-u-ca-indian"}
 	groupings := []string{``, `,"useGrouping":false`, `,"useGrouping":"min2"`, `,"useGrouping":"always"`}
 	dateOpts := []string{`{"dateStyle":"full","timeStyle":"long","timeZone":"UTC"}`, `{"era":"long","year":"numeric","month":"long","day":"numeric"}`,
 		`{"year":"2-digit","month":"narrow","weekday":"short","hour":"numeric","timeZone":"Asia/Tokyo"}`, `{}`}

@@ -11,10 +11,25 @@ import (
 )
 
 // otherCalendars are the calendars besides the Gregorian whose data
-// gencldr writes into cldrCalendars: the CLDR JSON packages
-// cldr-cal-<name>-full, which the npm registry stops publishing at CLDR 39;
-// the unicode-org/cldr-json repository has them at its tag 48.0.0.
-var otherCalendars = []string{"buddhist", "islamic-civil", "islamic-tbla", "japanese", "roc"}
+// gencldr writes into cldrCalendars, by their BCP 47 name: the CLDR JSON
+// packages cldr-cal-<pkg>-full, which the npm registry stops publishing at
+// CLDR 39; the unicode-org/cldr-json repository has them at its tag
+// 48.0.0. CLDR names the calendar key ("ethiopic-amete-alem") and its
+// file after its long name where BCP 47 has a short one ("ethioaa").
+var otherCalendars = []struct{ name, pkg, key string }{
+	{"buddhist", "buddhist", "buddhist"},
+	{"coptic", "coptic", "coptic"},
+	{"ethioaa", "ethiopic", "ethiopic-amete-alem"},
+	{"ethiopic", "ethiopic", "ethiopic"},
+	{"hebrew", "hebrew", "hebrew"},
+	{"indian", "indian", "indian"},
+	{"islamic-civil", "islamic", "islamic-civil"},
+	{"islamic-tbla", "islamic", "islamic-tbla"},
+	{"islamic-umalqura", "islamic", "islamic-umalqura"},
+	{"japanese", "japanese", "japanese"},
+	{"persian", "persian", "persian"},
+	{"roc", "roc", "roc"},
+}
 
 // loadCalendar reads one calendar (gregorian, japanese, …) of a locale's
 // ca-*.json file.
@@ -202,12 +217,11 @@ func plainStyles(m map[string]json.RawMessage) map[string]string {
 // japaneseEras (each era's first day, from cldr-core's calendarData).
 func writeOtherCalendars(w *os.File, dates, cal, core string, dirs []string) {
 	fmt.Fprintln(w, "var cldrCalendars = map[string]map[string]*calendar{")
-	for _, name := range otherCalendars {
-		fmt.Fprintf(w, "%q: {\n", name)
+	for _, c := range otherCalendars {
+		fmt.Fprintf(w, "%q: {\n", c.name)
 		for _, d := range dirs {
-			pkg, _, _ := strings.Cut(name, "-") // islamic-civil is in cldr-cal-islamic-full
-			path := filepath.Join(cal, "cldr-cal-"+pkg+"-full", "main", d, "ca-"+name+".json")
-			writeCalendar(w, d, loadCalendar(path, d, name), loadZoneNames(dates, d), true)
+			path := filepath.Join(cal, "cldr-cal-"+c.pkg+"-full", "main", d, "ca-"+c.key+".json")
+			writeCalendar(w, d, loadCalendar(path, d, c.key), loadZoneNames(dates, d), true)
 		}
 		fmt.Fprintln(w, "},")
 	}

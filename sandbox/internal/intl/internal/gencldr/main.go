@@ -6,7 +6,7 @@
 //	npm pack cldr-dates-full@48.0.0 cldr-misc-full@48.0.0 cldr-numbers-full@48.0.0 cldr-units-full@48.0.0 cldr-core@48.0.0 cldr-bcp47@48.2.0
 //	for p in dates misc numbers units; do mkdir $p && tar xzf cldr-$p-full-48.0.0.tgz -C $p; done
 //	mkdir core bcp && tar xzf cldr-core-48.0.0.tgz -C core && tar xzf cldr-bcp47-48.2.0.tgz -C bcp
-//	git -C cldr-json archive 48.0.0 cldr-json/cldr-cal-{buddhist,islamic,japanese,roc}-full | tar x
+//	git -C cldr-json archive 48.0.0 cldr-json/cldr-cal-{buddhist,coptic,ethiopic,hebrew,indian,islamic,japanese,persian,roc}-full | tar x
 //	go run ./internal/gencldr {dates,misc,numbers,units}/package/main core/package/supplemental bcp/package/bcp47 cldr-json > cldr_gen.go
 //	gofmt -w cldr_gen.go
 //	go run ./internal/gennum numbers/package/main core/package/supplemental > numbers_gen.go
@@ -15,9 +15,9 @@
 //	go run ./internal/gennames localenames/package/main numbers/package/main dates/package/main > names_gen.go
 //	gofmt -w names_gen.go
 //
-// The other calendars' data (cldrCalendars: Buddhist, tabular Islamic,
-// Japanese, ROC) come from the packages
-// cldr-cal-{buddhist,islamic,japanese,roc}-full, which the npm
+// The other calendars' data (cldrCalendars: Buddhist, Coptic, Ethiopic,
+// Hebrew, Indian, Islamic, Japanese, Persian, ROC) come from the packages
+// cldr-cal-{buddhist,coptic,ethiopic,hebrew,indian,islamic,japanese,persian,roc}-full, which the npm
 // registry has at no 48.0.0 (japanese and buddhist stop at 39, roc at 28):
 // the command above takes them from a clone of the unicode-org/cldr-json
 // repository at its tag 48.0.0 (the same release as the npm packages above;
@@ -86,10 +86,19 @@ func load(dir, loc, file string, into func(json.RawMessage) error) error {
 
 var days = []string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}
 
+// months lists a calendar's month names by number: twelve, or thirteen
+// (Coptic, Ethiopic, Hebrew), then the Hebrew leap year's Adar II
+// ("7-yeartype-leap") after them.
 func months(m map[string]string) []string {
 	out := make([]string, 12)
 	for i := range out {
 		out[i] = m[strconv.Itoa(i+1)]
+	}
+	if v, ok := m["13"]; ok {
+		out = append(out, v)
+	}
+	if v, ok := m["7-yeartype-leap"]; ok {
+		out = append(out, v)
 	}
 	return out
 }
