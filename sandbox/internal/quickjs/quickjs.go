@@ -191,8 +191,10 @@ type Instance struct {
 	lin    *linmem.Memory
 	rtm    *Runtime
 	// The globals Rewrite adds: loop-iteration countdown, stack floor, trap
-	// reason and out-of-memory flag.
+	// reason and out-of-memory flag, and the backtrace hook's address of
+	// QuickJS's stack limit and the limit it lowers that to.
 	budget, floor, reason, oom api.MutableGlobal
+	limitAddr, spareLimit      api.MutableGlobal
 	stop                       atomic.Bool // set by Interrupt
 	sys                        *sysState
 	rt, ctx                    uint64            // JSRuntime*, JSContext*
@@ -385,6 +387,7 @@ func (r *Runtime) instantiateFrom(ctx context.Context, sys *sysState, heapLimit 
 	}
 	in.budget, in.floor, in.reason, in.oom = global(in.layout.Budget), global(in.layout.Floor),
 		global(in.layout.Reason), global(in.layout.OOM)
+	in.limitAddr, in.spareLimit = global(in.layout.LimitAddr), global(in.layout.SpareLimit)
 	if err != nil {
 		in.Close(ctx)
 		return nil, false, err
@@ -556,7 +559,10 @@ func (in *Instance) SetStackLimit(n uint32) {
 	}
 	floor := in.layout.StackTop - n
 	in.floor.Set(uint64(floor))
-	in.mem.WriteUint32Le(uint32(in.rt)+in.layout.StackSizeOffset+8, floor+SoftStackMargin(n))
+	limit := uint32(in.rt) + in.layout.StackSizeOffset + 8
+	in.mem.WriteUint32Le(limit, floor+SoftStackMargin(n))
+	in.spareLimit.Set(uint64(floor + SpareStackMargin(n)))
+	in.limitAddr.Set(uint64(limit))
 }
 
 // StackOverflowed reports whether the guest trapped on its stack limit.

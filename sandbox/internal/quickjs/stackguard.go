@@ -90,7 +90,8 @@ const (
 // update_stack_limit sets that limit to 0 (no limit), once, when the
 // runtime is created. The host writes it instead (Instance.SetStackLimit):
 // SoftStackMargin above the floor, so that QuickJS throws while the hard
-// floor still has room below for building and throwing the error.
+// floor still has room below for building and throwing the error, and for
+// the prelude's hook that makes its stack.
 //
 // The fields are JSRuntime's stack_size, stack_top and stack_limit, three
 // consecutive words; Rewrite finds the first one's offset in the code of
@@ -100,10 +101,20 @@ const (
 // stack.
 
 // SoftStackMargin is how far above the floor of an n-byte stack QuickJS's
-// own check throws: an eighth of it, at least 4 KiB and at most 8 KiB,
-// never more than half of n. Building the error (build_backtrace keeps 64
-// call sites on the stack) and the C code between two checks fit in it.
+// own check throws: twice SpareStackMargin(n), never more than half of n.
+// The upper half is the room the prelude's Error.prepareStackTrace hook
+// runs in as the overflow's error is made (backtrace.go lowers the limit
+// to SpareStackMargin(n) for it).
 func SoftStackMargin(n uint32) uint32 {
+	return min(2*SpareStackMargin(n), n/2)
+}
+
+// SpareStackMargin is how far above the floor of an n-byte stack QuickJS's
+// limit is while an error is made near it (backtrace.go): an eighth of n,
+// at least 4 KiB and at most 8 KiB, never more than half of n. Building the
+// error (build_backtrace keeps 64 call sites on the stack) and the C code
+// between two checks fit in it.
+func SpareStackMargin(n uint32) uint32 {
 	m := min(max(n/8, 4<<10), 8<<10)
 	return min(m, n/2)
 }
