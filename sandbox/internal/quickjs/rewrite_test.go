@@ -439,7 +439,7 @@ func TestStackFloor(t *testing.T) {
 }
 
 func TestSoftStackMargin(t *testing.T) {
-	for n, want := range map[uint32]uint32{4 << 10: 2 << 10, 16 << 10: 8 << 10, 40 << 10: 10 << 10, maxStack: 14 << 10, 1 << 20: 16 << 10} {
+	for n, want := range map[uint32]uint32{4 << 10: 2 << 10, 16 << 10: 8 << 10, 24 << 10: 10 << 10, 40 << 10: 11 << 10, maxStack: 14 << 10, 1 << 20: 16 << 10} {
 		require.Equal(t, want, SoftStackMargin(n), "n=%d", n)
 	}
 	for n, want := range map[uint32]uint32{4 << 10: 2 << 10, 16 << 10: 4 << 10, 40 << 10: 5 << 10, maxStack: 7 << 10, 1 << 20: 8 << 10} {

@@ -101,13 +101,21 @@ const (
 // stack.
 
 // SoftStackMargin is how far above the floor of an n-byte stack QuickJS's
-// own check throws: twice SpareStackMargin(n), never more than half of n.
-// The upper half is the room the prelude's Error.prepareStackTrace hook
-// runs in as the overflow's error is made (backtrace.go lowers the limit
-// to SpareStackMargin(n) for it).
+// own check throws: SpareStackMargin(n) plus hookRoom (or plus
+// SpareStackMargin(n) when that is more), never more than half of n. The
+// part above SpareStackMargin(n) is the room the prelude's
+// Error.prepareStackTrace hook runs in as the overflow's error is made
+// (backtrace.go lowers the limit to SpareStackMargin(n) for it); under
+// 20 KiB, half of n leaves it too little, and the overflow's error has no
+// stack.
 func SoftStackMargin(n uint32) uint32 {
-	return min(2*SpareStackMargin(n), n/2)
+	s := SpareStackMargin(n)
+	return min(s+max(s, hookRoom), n/2)
 }
+
+// hookRoom is the least room kept for the prelude's hook: it needs about
+// 5 KiB to give the overflow's error its stack.
+const hookRoom = 6 << 10
 
 // SpareStackMargin is how far above the floor of an n-byte stack QuickJS's
 // limit is while an error is made near it (backtrace.go): an eighth of n,
