@@ -1056,8 +1056,53 @@ function overflowEntry(err, sites) {
   let line, col;
   try { line = fnLine.call(callee.getFunction()); col = fnColumn.call(callee.getFunction()); } catch (_) { return null; }
   if (typeof line !== "number" || typeof col !== "number") return null;
-  const pos = mapOffset(firstStatement(offsetOf(line, col)));
+  // The callee's own call in the recursion: V8 checks the stack of the
+  // built-in functions and the literals before it too, which may be where
+  // it runs out; only a body that makes none of them is placed.
+  const next = p === 1 ? s : callPosition(offsetOf(callee.getLineNumber(), callee.getColumnNumber()));
+  const first = firstStatement(offsetOf(line, col));
+  if (first < 0 || next < first || needsStack(first, next)) return null;
+  const pos = mapOffset(first);
   return pos === null ? null : { fn: name, line: pos.line, col: pos.col };
+}
+
+// needsStack tells whether the script's text in [from, to) may call a
+// function (a call, `new`, a spread, a template) or make an object or
+// array literal; it says true for what it cannot read.
+const noCallBefore = new Set(["if", "while", "for", "switch", "catch", "return", "typeof", "void", "delete",
+  "in", "of", "instanceof", "await", "yield", "case", "do", "else", "throw", "let", "const", "var"]);
+const literalAfter = new Set(["return", "typeof", "void", "await", "yield", "case", "in", "of", "throw", "delete"]);
+function needsStack(from, to) {
+  if (to - from > 2048) return true;
+  for (let i = from; i < to; i++) {
+    const c = evalSrc[i];
+    if (c === '"' || c === "'") {
+      const e = evalSrc.indexOf(c, i + 1);
+      if (e < 0 || e >= to || evalSrc.slice(i, e).includes("\\")) return true;
+      i = e;
+    } else if (c === "/" && evalSrc[i + 1] === "/") {
+      const nl = evalSrc.indexOf("\n", i);
+      if (nl < 0 || nl >= to) return true;
+      i = nl;
+    } else if (c === "`" || (c === "." && evalSrc.startsWith("...", i)) || (c === "/" && evalSrc[i + 1] === "*")) {
+      return true;
+    } else if (isIdent(c) && !isIdent(evalSrc[i - 1])) {
+      const e = nameEnd(i);
+      if (evalSrc.slice(i, e) === "new") return true;
+      i = e - 1;
+    } else if (c === "(" || c === "[" || c === "{") {
+      const j = skipBack(i - 1), d = evalSrc[j];
+      if (isIdent(d)) {
+        const w = evalSrc.slice(identStart(j), j + 1);
+        if (c === "(" ? !noCallBefore.has(w) : literalAfter.has(w)) return true;
+      } else if (d === ")" || d === "]") {
+        if (c === "(") return true;
+      } else if (c !== "(" && !(c === "{" && (d === ";" || d === "{" || d === "}"))) {
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 // firstStatement returns where V8 places the start of the function whose
