@@ -37,9 +37,11 @@ import (
 // the floor). An error made with less than backtraceBand of stack left
 // above the limit (the overflow's, and any other made that deep) is
 // therefore made with the limit lowered to spareLimit, which leaves the
-// hook room to run; a stack overflow inside it, at the lowered limit, is
-// thrown as before (QuickJS does not nest build_backtrace: that error has
-// no stack), and the hook then returns null as it did. The limit is
+// hook room to run; a stack overflow inside the hook, at the lowered
+// limit, is thrown as before (QuickJS does not nest build_backtrace: that
+// error has no stack), and the error being made then gets a null stack, as
+// every overflow's did before (RATIONALE.md, "Why lower the stack limit
+// while an error is made, not read the frames from the host?"). The limit is
 // lowered only once (saved >u spareLimit) and is restored as
 // build_backtrace returns; a trap (the hard floor, an interrupt) ends the
 // instance, and every run sets the limit afresh. The hard floor is a

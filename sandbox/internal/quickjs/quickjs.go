@@ -543,9 +543,11 @@ func (in *Instance) MonoOrigin() int64 { return in.sys.monoNow() }
 // interpreter makes before every call and the parser, JSON and regular
 // expressions make as they recurse, throws a catchable RangeError "Maximum
 // call stack size exceeded" once the stack pointer would pass floor +
-// SoftStackMargin(n). Below that, the guest traps at the floor itself and
-// StackOverflowed reports true: the last resort for C code that recurses
-// without QuickJS's check, which scripts cannot catch.
+// SoftStackMargin(n); while an error is made near that limit, it is
+// lowered to floor + SpareStackMargin(n), so that the prelude's hook can
+// give the error its stack (backtrace.go). Below that, the guest traps at
+// the floor itself and StackOverflowed reports true: the last resort for C
+// code that recurses without QuickJS's check, which scripts cannot catch.
 //
 // The floor is a global Rewrite adds, out of the guest's reach; every write
 // of the stack pointer is checked against it. QuickJS's limit is a field of

@@ -119,9 +119,9 @@ const hookRoom = 6 << 10
 
 // SpareStackMargin is how far above the floor of an n-byte stack QuickJS's
 // limit is while an error is made near it (backtrace.go): an eighth of n,
-// at least 4 KiB and at most 8 KiB, never more than half of n. Building the
-// error (build_backtrace keeps 64 call sites on the stack) and the C code
-// between two checks fit in it.
+// at least 4 KiB and at most 8 KiB, never more than half of n: the margin
+// QuickJS's limit had before the hook. The C code between two checks, and
+// throwing an overflow inside the hook, fit in it.
 func SpareStackMargin(n uint32) uint32 {
 	m := min(max(n/8, 4<<10), 8<<10)
 	return min(m, n/2)
