@@ -15,8 +15,9 @@ import (
 // check at once: the error got `stack: null` and no position.
 //
 // The rewrite therefore routes every call of build_backtrace (found by its
-// name in the module's name section, which the module as built carries)
-// through a function it adds, the backtrace hook:
+// name in the module's name section, which the module as built carries;
+// every call, ref.func and table entry naming it) through a function it
+// adds, of the same type, the backtrace hook:
 //
 //	hook(args…) {
 //		if (limitAddr != 0) {

@@ -539,8 +539,9 @@ func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe 
 			if f >= uint64(rw.funcImports)+uint64(len(rw.funcTypes)) {
 				return nil, nil, fmt.Errorf("%w: function %d out of range", wasmcode.ErrBadCode, f)
 			}
-			if op != 0xd2 && rw.hasBacktrace && f == uint64(rw.backtrace) {
-				// build_backtrace is called through the hook (backtrace.go).
+			if rw.hasBacktrace && f == uint64(rw.backtrace) {
+				// build_backtrace is called (or referenced) as the hook
+				// (backtrace.go), which has its type.
 				code = appendU(append(code, op), uint64(rw.hookFunc))
 				lay.Backtraces++
 			} else {
@@ -766,7 +767,11 @@ func (rw *rewriter) elems(sec, out []byte) ([]byte, error) {
 				return nil, errors.New("quickjs: element segment names an unknown function")
 			}
 			p += k
-			out = appendU(out, rw.shift(f))
+			if out != nil && rw.hasBacktrace && f == uint64(rw.backtrace) {
+				out = appendU(out, uint64(rw.hookFunc)) // backtrace.go
+			} else {
+				out = appendU(out, rw.shift(f))
+			}
 		}
 	}
 	if p != len(sec) {
