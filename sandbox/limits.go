@@ -83,9 +83,11 @@ type Limits struct {
 	// DefaultMaxStackBytes; larger values mean the maximum. A script that
 	// recurses too deep gets a RangeError "Maximum call stack size
 	// exceeded" it can catch, thrown a margin above the cap
-	// (quickjs.SoftStackMargin: 4 to 8 KiB); what passes that check and
-	// reaches the cap itself (native recursion, a stack under ~16 KiB) ends
-	// the run with LimitExceeded/LimitStack, which scripts cannot catch.
+	// (quickjs.SoftStackMargin: 8 to 16 KiB, part of it the room its stack
+	// is made in; under 20 KiB, the error has no stack); what passes that
+	// check and reaches the cap itself (native recursion, a stack under ~16
+	// KiB) ends the run with LimitExceeded/LimitStack, which scripts cannot
+	// catch.
 	// Modules ignore it: their stack is their own. Key "max_stack_bytes".
 	MaxStackBytes int
 	// MaxReadBytes caps the artifact content one script reads into the

@@ -1006,12 +1006,141 @@ class Trace {
         }
       }
       this.list = scriptFrames(sites, first, fault);
+      if (first === 0 && fault === -1) {
+        const top = overflowEntry(this.err, sites);
+        if (top !== null) {
+          this.list.unshift(top);
+          if (this.list.length > sites.length) this.list.length = sites.length;
+        }
+      }
       this.sites = null;
       this.err = null;
     }
     return this.list;
   }
 }
+// ---- the stack overflow's first frame -------------------------------------
+// V8 checks the stack as a function starts: a recursion too deep throws in
+// the frame of the function being called, placed at its first statement
+// (a declaration's initialiser, or the name it declares). QuickJS checks
+// before the call, in the caller's frame. overflowEntry gives the frame V8
+// has on top when the overflow is QuickJS's, the sites repeat every p
+// frames (p ≤ 4: a plain or mutual recursion) and the top one is a plain
+// call of the function p-1 frames down, by its name (`f(…)`),
+// whose body is a block that starts with a statement V8 places this way;
+// otherwise null (README.md, "Where airlock still differs").
+const OVERFLOW = "Maximum call stack size exceeded";
+const fnLine = Object.getOwnPropertyDescriptor(Function.prototype, "lineNumber").get;
+const fnColumn = Object.getOwnPropertyDescriptor(Function.prototype, "columnNumber").get;
+const sameSite = (a, b) => a.getFunction() === b.getFunction() &&
+  a.getLineNumber() === b.getLineNumber() && a.getColumnNumber() === b.getColumnNumber();
+
+function overflowEntry(err, sites) {
+  if (!(err instanceof RangeError) || errMessage(err) !== OVERFLOW || sites.length < 2) return null;
+  let p = 0;
+  for (let q = 1; q <= 4 && p === 0 && 2 * q <= sites.length; q++) {
+    let same = true;
+    for (let i = 0; i + q < sites.length && same; i++) same = isCodeSite(sites[i]) && sameSite(sites[i], sites[i + q]);
+    if (same) p = q;
+  }
+  if (p === 0) return null;
+  const callee = sites[p - 1], name = callee.getFunctionName();
+  if (typeof name !== "string" || name === "" || name === "<eval>") return null;
+  let s = callPosition(offsetOf(sites[0].getLineNumber(), sites[0].getColumnNumber()));
+  if (s < 0) return null;
+  // V8 checks the stack of a construction before the constructor starts,
+  // in the caller's frame, as QuickJS does.
+  if ((evalSrc.startsWith("new", s) && !isIdent(evalSrc[s + 3])) || (s > 0 && evalSrc[skipBack(s - 1)] === ".")) return null;
+  const e = nameEnd(s);
+  if (evalSrc.slice(s, e) !== name || evalSrc[skipForward(e)] !== "(") return null;
+  let line, col;
+  try { line = fnLine.call(callee.getFunction()); col = fnColumn.call(callee.getFunction()); } catch (_) { return null; }
+  if (typeof line !== "number" || typeof col !== "number") return null;
+  // The callee's own call in the recursion: V8 checks the stack of the
+  // built-in functions and the literals before it too, which may be where
+  // it runs out; only a body that makes none of them is placed.
+  const next = p === 1 ? s : callPosition(offsetOf(callee.getLineNumber(), callee.getColumnNumber()));
+  const first = firstStatement(offsetOf(line, col));
+  if (first < 0 || next < first || needsStack(first, next)) return null;
+  const pos = mapOffset(first);
+  return pos === null ? null : { fn: name, line: pos.line, col: pos.col };
+}
+
+// needsStack tells whether the script's text in [from, to) may call a
+// function (a call, `new`, a spread, a template) or make an object or
+// array literal; it says true for what it cannot read.
+const noCallBefore = new Set(["if", "while", "for", "switch", "catch", "return", "typeof", "void", "delete",
+  "in", "of", "instanceof", "await", "yield", "case", "do", "else", "throw", "let", "const", "var"]);
+const literalAfter = new Set(["return", "typeof", "void", "await", "yield", "case", "in", "of", "throw", "delete"]);
+function needsStack(from, to) {
+  if (to - from > 2048) return true;
+  for (let i = from; i < to; i++) {
+    const c = evalSrc[i];
+    if (c === '"' || c === "'") {
+      const e = evalSrc.indexOf(c, i + 1);
+      if (e < 0 || e >= to || evalSrc.slice(i, e).includes("\\")) return true;
+      i = e;
+    } else if (c === "/" && evalSrc[i + 1] === "/") {
+      const nl = evalSrc.indexOf("\n", i);
+      if (nl < 0 || nl >= to) return true;
+      i = nl;
+    } else if (c === "`" || (c === "." && evalSrc.startsWith("...", i)) || (c === "/" && evalSrc[i + 1] === "*")) {
+      return true;
+    } else if (isIdent(c) && !isIdent(evalSrc[i - 1])) {
+      const e = nameEnd(i);
+      if (evalSrc.slice(i, e) === "new") return true;
+      i = e - 1;
+    } else if (c === "(" || c === "[" || c === "{") {
+      const j = skipBack(i - 1), d = evalSrc[j];
+      if (isIdent(d)) {
+        const w = evalSrc.slice(identStart(j), j + 1);
+        if (c === "(" ? !noCallBefore.has(w) : literalAfter.has(w)) return true;
+      } else if (d === ")" || d === "]") {
+        if (c === "(") return true;
+      } else if (c !== "(" && !(c === "{" && (d === ";" || d === "{" || d === "}"))) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// firstStatement returns where V8 places the start of the function whose
+// definition starts at off (its name, `function`, a method's name or an
+// arrow's parameters): the first statement of its block body, the
+// initialiser of a declaration (or the first name it declares), or -1.
+function firstStatement(off) {
+  if (off < 0) return -1;
+  let i = off;
+  const lim = Math.min(evalSrc.length, off + 512);
+  while (i < lim && evalSrc[i] !== "(" && evalSrc[i] !== "{" && !evalSrc.startsWith("=>", i)) i++;
+  if (evalSrc[i] === "(") {
+    i = matchForward(i, "(", ")");
+    if (i < 0) return -1;
+    i = skipForward(i + 1);
+  }
+  if (evalSrc.startsWith("=>", i)) i = skipForward(i + 2);
+  if (evalSrc[i] !== "{") return -1;
+  i = skipForward(i + 1);
+  for (let n = 0; n < 16 && evalSrc.startsWith("//", i); n++) {
+    const nl = evalSrc.indexOf("\n", i);
+    if (nl < 0) return -1;
+    i = skipForward(nl + 1);
+  }
+  const e = nameEnd(i);
+  const word = evalSrc.slice(i, e);
+  if (word === "let" || word === "const" || word === "var") {
+    const v = skipForward(e);
+    if (!isIdent(evalSrc[v])) return -1;
+    const after = skipForward(nameEnd(v));
+    if (evalSrc[after] === "=" && evalSrc[after + 1] !== "=") return skipForward(after + 1);
+    return evalSrc[after] === ";" || evalSrc[after] === "," ? v : -1;
+  }
+  if (e === i || word === "try" || word === "class" || /^\d/.test(word) || (notCallees.has(word) && word !== "return" && word !== "if" && word !== "new" &&
+      word !== "typeof" && word !== "await" && word !== "void" && word !== "delete" && word !== "throw")) return -1;
+  return i;
+}
+
 // An error's Trace is kept by its stack getter, which hands it over when
 // probe is set (errorSiteOf) instead of formatting the stack.
 let probe = false, probed = null;

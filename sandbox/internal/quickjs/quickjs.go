@@ -191,8 +191,10 @@ type Instance struct {
 	lin    *linmem.Memory
 	rtm    *Runtime
 	// The globals Rewrite adds: loop-iteration countdown, stack floor, trap
-	// reason and out-of-memory flag.
+	// reason and out-of-memory flag, and the backtrace hook's address of
+	// QuickJS's stack limit and the limit it lowers that to.
 	budget, floor, reason, oom api.MutableGlobal
+	limitAddr, spareLimit      api.MutableGlobal
 	stop                       atomic.Bool // set by Interrupt
 	sys                        *sysState
 	rt, ctx                    uint64            // JSRuntime*, JSContext*
@@ -385,6 +387,7 @@ func (r *Runtime) instantiateFrom(ctx context.Context, sys *sysState, heapLimit 
 	}
 	in.budget, in.floor, in.reason, in.oom = global(in.layout.Budget), global(in.layout.Floor),
 		global(in.layout.Reason), global(in.layout.OOM)
+	in.limitAddr, in.spareLimit = global(in.layout.LimitAddr), global(in.layout.SpareLimit)
 	if err != nil {
 		in.Close(ctx)
 		return nil, false, err
@@ -540,9 +543,11 @@ func (in *Instance) MonoOrigin() int64 { return in.sys.monoNow() }
 // interpreter makes before every call and the parser, JSON and regular
 // expressions make as they recurse, throws a catchable RangeError "Maximum
 // call stack size exceeded" once the stack pointer would pass floor +
-// SoftStackMargin(n). Below that, the guest traps at the floor itself and
-// StackOverflowed reports true: the last resort for C code that recurses
-// without QuickJS's check, which scripts cannot catch.
+// SoftStackMargin(n); while an error is made near that limit, it is
+// lowered to floor + SpareStackMargin(n), so that the prelude's hook can
+// give the error its stack (backtrace.go). Below that, the guest traps at
+// the floor itself and StackOverflowed reports true: the last resort for C
+// code that recurses without QuickJS's check, which scripts cannot catch.
 //
 // The floor is a global Rewrite adds, out of the guest's reach; every write
 // of the stack pointer is checked against it. QuickJS's limit is a field of
@@ -556,7 +561,10 @@ func (in *Instance) SetStackLimit(n uint32) {
 	}
 	floor := in.layout.StackTop - n
 	in.floor.Set(uint64(floor))
-	in.mem.WriteUint32Le(uint32(in.rt)+in.layout.StackSizeOffset+8, floor+SoftStackMargin(n))
+	limit := uint32(in.rt) + in.layout.StackSizeOffset + 8
+	in.mem.WriteUint32Le(limit, floor+SoftStackMargin(n))
+	in.spareLimit.Set(uint64(floor + SpareStackMargin(n)))
+	in.limitAddr.Set(uint64(limit))
 }
 
 // StackOverflowed reports whether the guest trapped on its stack limit.

@@ -97,6 +97,14 @@ type Layout struct {
 	// whether QuickJS has thrown an out-of-memory error (1) since
 	// instantiation.
 	Budget, Floor, Reason, OOM string
+	// LimitAddr and SpareLimit are the export names of the backtrace hook's
+	// globals (backtrace.go): the address of QuickJS's stack_limit, 0 while
+	// the hook is off, and the limit it lowers that to while an error is
+	// made near it.
+	LimitAddr, SpareLimit string
+	// Backtraces is the number of calls of build_backtrace routed through
+	// the hook.
+	Backtraces int
 	// DenySlot is the table slot of the normaliser the rewrite adds
 	// (seal.go), HostSlot the one of the host function.
 	DenySlot, HostSlot uint32
@@ -168,6 +176,10 @@ type rewriter struct {
 	throwRef, setMaxStack                              uint32   // original indices
 	copyData, toObject, freeValue                      uint32   // original indices (spread.go)
 	copyDataFound                                      bool
+	backtrace                                          uint32   // build_backtrace's original index
+	hasBacktrace                                       bool
+	hookType, hookFunc                                 uint32 // the backtrace hook's type and function index (new numbering)
+	limitAddrGlobal, spareLimitGlobal                  uint32
 }
 
 // shift maps an original function index to the rewritten module's: the
@@ -272,6 +284,7 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 		case 3:
 			body = appendVecItem(body, appendU(nil, uint64(rw.denyType)))
 			body = appendVecItem(body, appendU(nil, uint64(rw.dispatchType)))
+			body = appendVecItem(body, appendU(nil, uint64(rw.hookType)))
 		case 4:
 			body = rw.grownTable()
 		case 6:
@@ -302,14 +315,15 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 		out = appendU(out, uint64(len(body)))
 		out = append(out, body...)
 	}
-	if lay.StackWrites == 0 || lay.Loops == 0 || lay.OOMSites == 0 || lay.StackSizeOffset == 0 {
-		return nil, lay, fmt.Errorf("quickjs: unexpected code (%d stack writes, %d loops, %d out-of-memory sites, stack size at %d)",
-			lay.StackWrites, lay.Loops, lay.OOMSites, lay.StackSizeOffset)
+	if lay.StackWrites == 0 || lay.Loops == 0 || lay.OOMSites == 0 || lay.StackSizeOffset == 0 || lay.Backtraces == 0 {
+		return nil, lay, fmt.Errorf("quickjs: unexpected code (%d stack writes, %d loops, %d out-of-memory sites, stack size at %d, %d backtrace calls)",
+			lay.StackWrites, lay.Loops, lay.OOMSites, lay.StackSizeOffset, lay.Backtraces)
 	}
 	lay.StackTop = rw.stackTop
 	lay.StackBase = rw.stackTop - wasmStackSize
 	name := func(g uint32) string { return GlobalExportPrefix + strconv.FormatUint(uint64(g), 10) }
 	lay.Budget, lay.Floor, lay.Reason, lay.OOM = name(rw.budgetGlobal), name(rw.floorGlobal), name(rw.reasonGlobal), name(rw.oomGlobal)
+	lay.LimitAddr, lay.SpareLimit = name(rw.limitAddrGlobal), name(rw.spareLimitGlobal)
 	lay.DenySlot, lay.HostSlot = rw.tableMin, rw.tableMin+1
 	lay.SnapshotSafe = safe && rw.mutableImports == 0
 	return out, lay, nil
@@ -320,6 +334,7 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 func (rw *rewriter) plan() error {
 	g := rw.importedGlobals + rw.globals
 	rw.budgetGlobal, rw.floorGlobal, rw.reasonGlobal, rw.oomGlobal = g, g+1, g+2, g+3
+	rw.limitAddrGlobal, rw.spareLimitGlobal = g+4, g+5
 	var ok1, ok2 bool
 	rw.throwRef, ok1 = rw.exports[throwRefExport]
 	rw.setMaxStack, ok2 = rw.exports[setMaxStackExport]
@@ -339,6 +354,10 @@ func (rw *rewriter) plan() error {
 	rw.denyFunc = rw.funcImports + 1 + uint32(len(rw.funcTypes))
 	rw.dispatchType = rw.typeIndex(dispatchFuncType)
 	rw.dispatchFunc = rw.denyFunc + 1
+	rw.hookFunc = rw.dispatchFunc + 1
+	if err := rw.planBacktrace(); err != nil {
+		return err
+	}
 	var err error
 	if rw.dispatchFns, err = rw.dispatchTargets(); err != nil {
 		return err
@@ -440,7 +459,7 @@ func (rw *rewriter) code(sec []byte, lay *Layout, safe *bool) ([]byte, error) {
 	if count != uint64(len(rw.funcTypes)) {
 		return nil, errors.New("quickjs: the code and function sections disagree")
 	}
-	out := appendU(make([]byte, 0, len(sec)+len(sec)/4), count+2)
+	out := appendU(make([]byte, 0, len(sec)+len(sec)/4), count+3)
 	rest := sec[n:]
 	var body, code []byte
 	for i := uint32(0); i < uint32(count); i++ {
@@ -464,7 +483,10 @@ func (rw *rewriter) code(sec []byte, lay *Layout, safe *bool) ([]byte, error) {
 	out = append(out, deny...)
 	dispatch := rw.dispatchBody()
 	out = appendU(out, uint64(len(dispatch)))
-	return append(out, dispatch...), nil
+	out = append(out, dispatch...)
+	hook := rw.hookBody()
+	out = appendU(out, uint64(len(hook)))
+	return append(out, hook...), nil
 }
 
 // function rewrites the body fn of defined function i into body, using code
@@ -525,7 +547,14 @@ func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe 
 			if f >= uint64(rw.funcImports)+uint64(len(rw.funcTypes)) {
 				return nil, nil, fmt.Errorf("%w: function %d out of range", wasmcode.ErrBadCode, f)
 			}
-			code = appendU(append(code, op), rw.shift(f))
+			if rw.hasBacktrace && f == uint64(rw.backtrace) {
+				// build_backtrace is called (or referenced) as the hook
+				// (backtrace.go), which has its type.
+				code = appendU(append(code, op), uint64(rw.hookFunc))
+				lay.Backtraces++
+			} else {
+				code = appendU(append(code, op), rw.shift(f))
+			}
 		case wasmcode.OpLoop:
 			code = append(code, ins...)
 			code = rw.appendLoopCheck(code, scratch)
@@ -753,7 +782,11 @@ func (rw *rewriter) elems(sec, out []byte) ([]byte, error) {
 				return nil, errors.New("quickjs: element segment names an unknown function")
 			}
 			p += k
-			out = appendU(out, rw.shift(f))
+			if out != nil && rw.hasBacktrace && f == uint64(rw.backtrace) {
+				out = appendU(out, uint64(rw.hookFunc)) // backtrace.go
+			} else {
+				out = appendU(out, rw.shift(f))
+			}
 		}
 	}
 	if p != len(sec) {
@@ -875,14 +908,14 @@ func (rw *rewriter) addedGlobals(sec []byte) ([]byte, []string) {
 			}
 		}
 	}
-	out := appendU(nil, count+4)
+	out := appendU(nil, count+6)
 	out = append(out, g...)
-	for _, init := range []int64{yieldEvery, int64(rw.stackTop - maxStack), 0, 0} { // budget, floor, reason, oom
+	for _, init := range []int64{yieldEvery, int64(rw.stackTop - maxStack), 0, 0, 0, 0} { // budget, floor, reason, oom, limitAddr, spareLimit
 		out = append(out, 0x7f, 0x01, 0x41) // mutable i32 = i32.const init
 		out = wasmcode.AppendSLEB(out, init)
 		out = append(out, wasmcode.OpEnd)
 	}
-	for _, idx := range []uint32{rw.budgetGlobal, rw.floorGlobal, rw.reasonGlobal, rw.oomGlobal} {
+	for _, idx := range []uint32{rw.budgetGlobal, rw.floorGlobal, rw.reasonGlobal, rw.oomGlobal, rw.limitAddrGlobal, rw.spareLimitGlobal} {
 		names = append(names, GlobalExportPrefix+strconv.FormatUint(uint64(idx), 10))
 	}
 	return out, names

@@ -54,8 +54,9 @@ const tagString = -7
 // maxNames bounds the function names read from the name section.
 const maxNames = 1 << 20
 
-// parseNames finds, in the name section's function names, the index of
-// JS_CopyDataProperties. Other custom sections are ignored.
+// parseNames finds, in the name section's function names, the indices of
+// the static functions the rewrite changes: JS_CopyDataProperties (here)
+// and build_backtrace (backtrace.go). Other custom sections are ignored.
 func (rw *rewriter) parseNames(sec []byte) error {
 	nameLen, k, err := wasmcode.ULEB(sec)
 	if err != nil || uint64(len(sec)-k) < nameLen || string(sec[k:k+int(nameLen)]) != "name" {
@@ -88,11 +89,17 @@ func (rw *rewriter) parseNames(sec []byte) error {
 				return errors.New("quickjs: bad function names")
 			}
 			p += k
-			if string(sub[p:p+int(l)]) == copyDataName {
+			switch name := string(sub[p : p+int(l)]); name {
+			case copyDataName:
 				if rw.copyDataFound {
-					return fmt.Errorf("quickjs: two functions are named %s", copyDataName)
+					return fmt.Errorf("quickjs: two functions are named %s", name)
 				}
 				rw.copyData, rw.copyDataFound = uint32(idx), true
+			case backtraceName: // backtrace.go
+				if rw.hasBacktrace {
+					return fmt.Errorf("quickjs: two functions are named %s", name)
+				}
+				rw.backtrace, rw.hasBacktrace = uint32(idx), true
 			}
 			p += int(l)
 		}

@@ -90,7 +90,8 @@ const (
 // update_stack_limit sets that limit to 0 (no limit), once, when the
 // runtime is created. The host writes it instead (Instance.SetStackLimit):
 // SoftStackMargin above the floor, so that QuickJS throws while the hard
-// floor still has room below for building and throwing the error.
+// floor still has room below for building and throwing the error, and for
+// the prelude's hook that makes its stack.
 //
 // The fields are JSRuntime's stack_size, stack_top and stack_limit, three
 // consecutive words; Rewrite finds the first one's offset in the code of
@@ -100,10 +101,28 @@ const (
 // stack.
 
 // SoftStackMargin is how far above the floor of an n-byte stack QuickJS's
-// own check throws: an eighth of it, at least 4 KiB and at most 8 KiB,
-// never more than half of n. Building the error (build_backtrace keeps 64
-// call sites on the stack) and the C code between two checks fit in it.
+// own check throws: SpareStackMargin(n) plus hookRoom (or plus
+// SpareStackMargin(n) when that is more), never more than half of n. The
+// part above SpareStackMargin(n) is the room the prelude's
+// Error.prepareStackTrace hook runs in as the overflow's error is made
+// (backtrace.go lowers the limit to SpareStackMargin(n) for it); under
+// 20 KiB, half of n leaves it too little, and the overflow's error has no
+// stack.
 func SoftStackMargin(n uint32) uint32 {
+	s := SpareStackMargin(n)
+	return min(s+max(s, hookRoom), n/2)
+}
+
+// hookRoom is the least room kept for the prelude's hook: it needs about
+// 5 KiB to give the overflow's error its stack.
+const hookRoom = 6 << 10
+
+// SpareStackMargin is how far above the floor of an n-byte stack QuickJS's
+// limit is while an error is made near it (backtrace.go): an eighth of n,
+// at least 4 KiB and at most 8 KiB, never more than half of n: the margin
+// QuickJS's limit had before the hook. The C code between two checks, and
+// throwing an overflow inside the hook, fit in it.
+func SpareStackMargin(n uint32) uint32 {
 	m := min(max(n/8, 4<<10), 8<<10)
 	return min(m, n/2)
 }
