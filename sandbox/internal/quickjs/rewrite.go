@@ -91,12 +91,13 @@ type Layout struct {
 	OOMSites int
 	// Globals are the export names of the module's mutable globals.
 	Globals []string
-	// Budget, Floor, Reason and OOM are the export names of the globals the
-	// rewrite adds: the loop-iteration countdown, the lowest stack pointer
-	// allowed, why the rewritten code trapped (Reason* constants), and
-	// whether QuickJS has thrown an out-of-memory error (1) since
-	// instantiation.
-	Budget, Floor, Reason, OOM string
+	// Budget, Floor, Reason, OOM and Top are the export names of the
+	// globals the rewrite adds: the loop-iteration countdown, the lowest
+	// stack pointer allowed, why the rewritten code trapped (Reason*
+	// constants), whether QuickJS has thrown an out-of-memory error (1)
+	// since instantiation, and the highest stack pointer allowed (the top
+	// of the stack region NewInstance gives the engine, stackguard.go).
+	Budget, Floor, Reason, OOM, Top string
 	// DenySlot is the table slot of the normaliser the rewrite adds
 	// (seal.go), HostSlot the one of the host function.
 	DenySlot, HostSlot uint32
@@ -159,6 +160,7 @@ type rewriter struct {
 
 	// Decided by the rewrite.
 	budgetGlobal, floorGlobal, reasonGlobal, oomGlobal uint32
+	topGlobal                                          uint32
 	denyType, hostType                                 uint32
 	addTypes                                           []funcType
 	hostFunc                                           uint32   // function index of the import (new numbering)
@@ -306,6 +308,7 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 	lay.StackBase = rw.stackTop - wasmStackSize
 	name := func(g uint32) string { return GlobalExportPrefix + strconv.FormatUint(uint64(g), 10) }
 	lay.Budget, lay.Floor, lay.Reason, lay.OOM = name(rw.budgetGlobal), name(rw.floorGlobal), name(rw.reasonGlobal), name(rw.oomGlobal)
+	lay.Top = name(rw.topGlobal)
 	lay.DenySlot, lay.HostSlot = rw.tableMin, rw.tableMin+1
 	lay.SnapshotSafe = safe && rw.mutableImports == 0
 	return out, lay, nil
@@ -315,7 +318,7 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 // functions it uses exist with the expected types.
 func (rw *rewriter) plan() error {
 	g := rw.importedGlobals + rw.globals
-	rw.budgetGlobal, rw.floorGlobal, rw.reasonGlobal, rw.oomGlobal = g, g+1, g+2, g+3
+	rw.budgetGlobal, rw.floorGlobal, rw.reasonGlobal, rw.oomGlobal, rw.topGlobal = g, g+1, g+2, g+3, g+4
 	var ok1, ok2 bool
 	rw.throwRef, ok1 = rw.exports[throwRefExport]
 	rw.setMaxStack, ok2 = rw.exports[setMaxStackExport]
@@ -856,14 +859,16 @@ func (rw *rewriter) addedGlobals(sec []byte) ([]byte, []string) {
 			}
 		}
 	}
-	out := appendU(nil, count+4)
+	out := appendU(nil, count+5)
 	out = append(out, g...)
-	for _, init := range []int64{yieldEvery, int64(rw.stackTop - maxStack), 0, 0} { // budget, floor, reason, oom
+	// budget, floor, reason, oom, top: until NewInstance moves the stack
+	// to a region of its own, the stack is wasm-ld's.
+	for _, init := range []int64{yieldEvery, int64(rw.stackTop - (wasmStackSize - stackMargin)), 0, 0, int64(rw.stackTop)} {
 		out = append(out, 0x7f, 0x01, 0x41) // mutable i32 = i32.const init
 		out = wasmcode.AppendSLEB(out, init)
 		out = append(out, wasmcode.OpEnd)
 	}
-	for _, idx := range []uint32{rw.budgetGlobal, rw.floorGlobal, rw.reasonGlobal, rw.oomGlobal} {
+	for _, idx := range []uint32{rw.budgetGlobal, rw.floorGlobal, rw.reasonGlobal, rw.oomGlobal, rw.topGlobal} {
 		names = append(names, GlobalExportPrefix+strconv.FormatUint(uint64(idx), 10))
 	}
 	return out, names

@@ -21,10 +21,11 @@ func TestRewrite(t *testing.T) {
 	require.Greater(t, lay.Loops, 1000)
 	require.Greater(t, lay.OOMSites, 100)
 	// The reactor build's globals: the stack pointer (0, mutable) and one
-	// immutable i32; the rewrite's four follow.
+	// immutable i32; the rewrite's five follow.
 	require.Equal(t, []string{GlobalExportPrefix + "0", GlobalExportPrefix + "2",
-		GlobalExportPrefix + "3", GlobalExportPrefix + "4", GlobalExportPrefix + "5"}, lay.Globals)
+		GlobalExportPrefix + "3", GlobalExportPrefix + "4", GlobalExportPrefix + "5", GlobalExportPrefix + "6"}, lay.Globals)
 	require.Equal(t, GlobalExportPrefix+"3", lay.Floor)
+	require.Equal(t, GlobalExportPrefix+"6", lay.Top)
 	require.Equal(t, uint32(120), lay.StackSizeOffset)
 	require.True(t, lay.SnapshotSafe)
 	require.Equal(t, uint32(wasmStackSize), lay.StackTop-lay.StackBase)
@@ -434,7 +435,7 @@ func TestStackFloor(t *testing.T) {
 }
 
 func TestSoftStackMargin(t *testing.T) {
-	for n, want := range map[uint32]uint32{4 << 10: 2 << 10, 16 << 10: 4 << 10, 40 << 10: 5 << 10, maxStack: 7 << 10, 1 << 20: 8 << 10} {
+	for n, want := range map[uint32]uint32{4 << 10: 2 << 10, 16 << 10: 4 << 10, 40 << 10: 5 << 10, maxStack: 8 << 10, 56 << 10: 7 << 10, 1 << 20: 8 << 10} {
 		require.Equal(t, want, SoftStackMargin(n), "n=%d", n)
 	}
 }
