@@ -195,20 +195,20 @@ type Instance struct {
 	budget, floor, reason, oom api.MutableGlobal
 	// top is the highest stack pointer allowed: the top of the stack
 	// region (stackguard.go).
-	top api.MutableGlobal
-	stop                       atomic.Bool // set by Interrupt
-	sys                        *sysState
-	rt, ctx                    uint64            // JSRuntime*, JSContext*
-	undefined                  uint64            // the JSValue encoding of undefined
-	compiled                   map[string]uint32 // code -> its JSFunctionBytecode*
-	funcs                      map[string]uint64 // global name -> the function it holds (GlobalFunc)
-	atoms                      map[string]uint32 // string -> its atom (Atom)
-	fns                        exports
-	closed                     bool
-	depth                      int    // guest calls in progress (re-entrant ones nest)
-	pinned                     bool   // lin is pinned (until Close and the last call)
-	heapLimit                  uint64 // the QuickJS heap limit (0 = none)
-	idler                      idler  // Idle (idle.go)
+	top       api.MutableGlobal
+	stop      atomic.Bool // set by Interrupt
+	sys       *sysState
+	rt, ctx   uint64            // JSRuntime*, JSContext*
+	undefined uint64            // the JSValue encoding of undefined
+	compiled  map[string]uint32 // code -> its JSFunctionBytecode*
+	funcs     map[string]uint64 // global name -> the function it holds (GlobalFunc)
+	atoms     map[string]uint32 // string -> its atom (Atom)
+	fns       exports
+	closed    bool
+	depth     int    // guest calls in progress (re-entrant ones nest)
+	pinned    bool   // lin is pinned (until Close and the last call)
+	heapLimit uint64 // the QuickJS heap limit (0 = none)
+	idler     idler  // Idle (idle.go)
 }
 
 // Headroom is how much linear memory an instance may use beyond its heap
