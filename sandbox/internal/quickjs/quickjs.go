@@ -61,9 +61,9 @@ func LoadModule() (*Module, error) {
 	return &Module{wasm: b, layout: lay}, nil
 }
 
-// MaxStackBytes is the largest stack a script can be given: the reserved
-// stack less a margin for the C functions that run below the last checked
-// frame.
+// MaxStackBytes is the largest stack a script can be given: the engine's
+// stack region (StackRegion) less a margin for the C functions that run
+// below the last checked frame.
 func (m *Module) MaxStackBytes() uint32 { return maxStack }
 
 // Config configures a Runtime. The zero value is not usable: Module and
@@ -195,29 +195,32 @@ type Instance struct {
 	// QuickJS's stack limit and the limit it lowers that to.
 	budget, floor, reason, oom api.MutableGlobal
 	limitAddr, spareLimit      api.MutableGlobal
-	stop                       atomic.Bool // set by Interrupt
-	sys                        *sysState
-	rt, ctx                    uint64            // JSRuntime*, JSContext*
-	undefined                  uint64            // the JSValue encoding of undefined
-	compiled                   map[string]uint32 // code -> its JSFunctionBytecode*
-	funcs                      map[string]uint64 // global name -> the function it holds (GlobalFunc)
-	atoms                      map[string]uint32 // string -> its atom (Atom)
-	fns                        exports
-	closed                     bool
-	depth                      int    // guest calls in progress (re-entrant ones nest)
-	pinned                     bool   // lin is pinned (until Close and the last call)
-	heapLimit                  uint64 // the QuickJS heap limit (0 = none)
-	idler                      idler  // Idle (idle.go)
+	// top is the highest stack pointer allowed: the top of the stack
+	// region (stackguard.go).
+	top       api.MutableGlobal
+	stop      atomic.Bool // set by Interrupt
+	sys       *sysState
+	rt, ctx   uint64            // JSRuntime*, JSContext*
+	undefined uint64            // the JSValue encoding of undefined
+	compiled  map[string]uint32 // code -> its JSFunctionBytecode*
+	funcs     map[string]uint64 // global name -> the function it holds (GlobalFunc)
+	atoms     map[string]uint32 // string -> its atom (Atom)
+	fns       exports
+	closed    bool
+	depth     int    // guest calls in progress (re-entrant ones nest)
+	pinned    bool   // lin is pinned (until Close and the last call)
+	heapLimit uint64 // the QuickJS heap limit (0 = none)
+	idler     idler  // Idle (idle.go)
 }
 
 // Headroom is how much linear memory an instance may use beyond its heap
-// limit: the engine's static data and stack, and the prelude's heap, about
-// 2 MiB together. An instance's linear memory is capped at heap limit +
+// limit: the engine's static data and stack region (StackRegion), and the
+// prelude's heap, about 3 MiB together. An instance's linear memory is capped at heap limit +
 // Headroom, whatever the runtime's (larger) page limit, and that cap is
 // what binds: QuickJS's WASI build counts no allocation's size toward
 // JS_SetMemoryLimit (it cannot ask the allocator for one), so a script
 // can hold about its heap limit plus 2 MiB.
-const Headroom = 4 << 20
+const Headroom = 4<<20 + StackRegion
 
 // MemLimit is the linear-memory cap of an instance with heapLimit.
 func MemLimit(heapLimit uint64) uint64 { return memLimit(heapLimit) }
@@ -388,6 +391,7 @@ func (r *Runtime) instantiateFrom(ctx context.Context, sys *sysState, heapLimit 
 	in.budget, in.floor, in.reason, in.oom = global(in.layout.Budget), global(in.layout.Floor),
 		global(in.layout.Reason), global(in.layout.OOM)
 	in.limitAddr, in.spareLimit = global(in.layout.LimitAddr), global(in.layout.SpareLimit)
+	in.top = global(in.layout.Top)
 	if err != nil {
 		in.Close(ctx)
 		return nil, false, err
@@ -427,6 +431,9 @@ func (r *Runtime) NewInstance(ctx context.Context, heapLimit uint64) (_ *Instanc
 	}
 	// The reactor's constructors (libc, QuickJS's static state) run once.
 	if _, err := in.call1(ctx, initialize); err != nil {
+		return nil, err
+	}
+	if err := in.moveStack(ctx); err != nil {
 		return nil, err
 	}
 	if in.rt, err = in.call1(ctx, newRuntime); err != nil {
@@ -481,8 +488,35 @@ func (r *Runtime) NewInstance(ctx context.Context, heapLimit uint64) (_ *Instanc
 	if _, err := in.call(ctx, fnFreeValue, in.ctx, g); err != nil {
 		return nil, err
 	}
-	return in, checkStackFields(in.mem, uint32(in.rt), in.layout)
+	top := in.stackTop()
+	return in, checkStackFields(in.mem, uint32(in.rt), in.layout, top-StackRegion, top)
 }
+
+// moveStack gives the engine its stack region (stackguard.go): StackRegion
+// bytes, 16-byte aligned, malloc'd from the guest's heap while no guest
+// frame is live, with the stack pointer, top and floor moved there.
+func (in *Instance) moveStack(ctx context.Context) error {
+	p, err := in.call(ctx, fnMalloc, StackRegion+16)
+	if err != nil {
+		return err
+	}
+	base := (p + 15) &^ 15
+	if p == 0 || base+StackRegion > uint64(in.mem.Size()) {
+		return fmt.Errorf("quickjs: the stack region at %#x does not fit the memory", p)
+	}
+	sp, ok := in.mod.ExportedGlobal(GlobalExportPrefix + "0").(api.MutableGlobal)
+	if !ok {
+		return errors.New("quickjs: the stack pointer is not exported")
+	}
+	top := base + StackRegion
+	in.top.Set(top)
+	in.floor.Set(top - maxStack)
+	sp.Set(top)
+	return nil
+}
+
+// stackTop is the top of the engine's stack region.
+func (in *Instance) stackTop() uint32 { return uint32(in.top.Get()) }
 
 // JSValue encodings of the NaN-boxed wasm32 build: tag << 32 | payload.
 const (
@@ -559,7 +593,11 @@ func (in *Instance) SetStackLimit(n uint32) {
 	if in.closed {
 		return
 	}
-	floor := in.layout.StackTop - n
+	top := in.stackTop()
+	floor := top - n
+	if top < n { // never (NewInstance and every restore set it): no stack at all
+		floor = top
+	}
 	in.floor.Set(uint64(floor))
 	limit := uint32(in.rt) + in.layout.StackSizeOffset + 8
 	in.mem.WriteUint32Le(limit, floor+SoftStackMargin(n))

@@ -91,12 +91,13 @@ type Layout struct {
 	OOMSites int
 	// Globals are the export names of the module's mutable globals.
 	Globals []string
-	// Budget, Floor, Reason and OOM are the export names of the globals the
-	// rewrite adds: the loop-iteration countdown, the lowest stack pointer
-	// allowed, why the rewritten code trapped (Reason* constants), and
-	// whether QuickJS has thrown an out-of-memory error (1) since
-	// instantiation.
-	Budget, Floor, Reason, OOM string
+	// Budget, Floor, Reason, OOM and Top are the export names of the
+	// globals the rewrite adds: the loop-iteration countdown, the lowest
+	// stack pointer allowed, why the rewritten code trapped (Reason*
+	// constants), whether QuickJS has thrown an out-of-memory error (1)
+	// since instantiation, and the highest stack pointer allowed (the top
+	// of the stack region NewInstance gives the engine, stackguard.go).
+	Budget, Floor, Reason, OOM, Top string
 	// LimitAddr and SpareLimit are the export names of the backtrace hook's
 	// globals (backtrace.go): the address of QuickJS's stack_limit, 0 while
 	// the hook is off, and the limit it lowers that to while an error is
@@ -167,6 +168,7 @@ type rewriter struct {
 
 	// Decided by the rewrite.
 	budgetGlobal, floorGlobal, reasonGlobal, oomGlobal uint32
+	topGlobal                                          uint32
 	denyType, hostType                                 uint32
 	addTypes                                           []funcType
 	hostFunc                                           uint32   // function index of the import (new numbering)
@@ -176,7 +178,7 @@ type rewriter struct {
 	throwRef, setMaxStack                              uint32   // original indices
 	copyData, toObject, freeValue                      uint32   // original indices (spread.go)
 	copyDataFound                                      bool
-	backtrace                                          uint32   // build_backtrace's original index
+	backtrace                                          uint32 // build_backtrace's original index
 	hasBacktrace                                       bool
 	hookType, hookFunc                                 uint32 // the backtrace hook's type and function index (new numbering)
 	limitAddrGlobal, spareLimitGlobal                  uint32
@@ -324,6 +326,7 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 	name := func(g uint32) string { return GlobalExportPrefix + strconv.FormatUint(uint64(g), 10) }
 	lay.Budget, lay.Floor, lay.Reason, lay.OOM = name(rw.budgetGlobal), name(rw.floorGlobal), name(rw.reasonGlobal), name(rw.oomGlobal)
 	lay.LimitAddr, lay.SpareLimit = name(rw.limitAddrGlobal), name(rw.spareLimitGlobal)
+	lay.Top = name(rw.topGlobal)
 	lay.DenySlot, lay.HostSlot = rw.tableMin, rw.tableMin+1
 	lay.SnapshotSafe = safe && rw.mutableImports == 0
 	return out, lay, nil
@@ -334,7 +337,7 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 func (rw *rewriter) plan() error {
 	g := rw.importedGlobals + rw.globals
 	rw.budgetGlobal, rw.floorGlobal, rw.reasonGlobal, rw.oomGlobal = g, g+1, g+2, g+3
-	rw.limitAddrGlobal, rw.spareLimitGlobal = g+4, g+5
+	rw.limitAddrGlobal, rw.spareLimitGlobal, rw.topGlobal = g+4, g+5, g+6
 	var ok1, ok2 bool
 	rw.throwRef, ok1 = rw.exports[throwRefExport]
 	rw.setMaxStack, ok2 = rw.exports[setMaxStackExport]
@@ -908,14 +911,17 @@ func (rw *rewriter) addedGlobals(sec []byte) ([]byte, []string) {
 			}
 		}
 	}
-	out := appendU(nil, count+6)
+	out := appendU(nil, count+7)
 	out = append(out, g...)
-	for _, init := range []int64{yieldEvery, int64(rw.stackTop - maxStack), 0, 0, 0, 0} { // budget, floor, reason, oom, limitAddr, spareLimit
+	// budget, floor, reason, oom, limitAddr, spareLimit, top: until
+	// NewInstance moves the stack to a region of its own, the stack is
+	// wasm-ld's.
+	for _, init := range []int64{yieldEvery, int64(rw.stackTop - (wasmStackSize - stackMargin)), 0, 0, 0, 0, int64(rw.stackTop)} {
 		out = append(out, 0x7f, 0x01, 0x41) // mutable i32 = i32.const init
 		out = wasmcode.AppendSLEB(out, init)
 		out = append(out, wasmcode.OpEnd)
 	}
-	for _, idx := range []uint32{rw.budgetGlobal, rw.floorGlobal, rw.reasonGlobal, rw.oomGlobal, rw.limitAddrGlobal, rw.spareLimitGlobal} {
+	for _, idx := range []uint32{rw.budgetGlobal, rw.floorGlobal, rw.reasonGlobal, rw.oomGlobal, rw.limitAddrGlobal, rw.spareLimitGlobal, rw.topGlobal} {
 		names = append(names, GlobalExportPrefix+strconv.FormatUint(uint64(idx), 10))
 	}
 	return out, names

@@ -21,13 +21,14 @@ func TestRewrite(t *testing.T) {
 	require.Greater(t, lay.Loops, 1000)
 	require.Greater(t, lay.OOMSites, 100)
 	// The reactor build's globals: the stack pointer (0, mutable) and one
-	// immutable i32; the rewrite's six follow.
+	// immutable i32; the rewrite's seven follow.
 	require.Equal(t, []string{GlobalExportPrefix + "0", GlobalExportPrefix + "2",
 		GlobalExportPrefix + "3", GlobalExportPrefix + "4", GlobalExportPrefix + "5",
-		GlobalExportPrefix + "6", GlobalExportPrefix + "7"}, lay.Globals)
+		GlobalExportPrefix + "6", GlobalExportPrefix + "7", GlobalExportPrefix + "8"}, lay.Globals)
 	require.Equal(t, GlobalExportPrefix+"3", lay.Floor)
 	require.Equal(t, GlobalExportPrefix+"6", lay.LimitAddr)
 	require.Equal(t, GlobalExportPrefix+"7", lay.SpareLimit)
+	require.Equal(t, GlobalExportPrefix+"8", lay.Top)
 	// Every error is made through the backtrace hook (backtrace.go).
 	require.Greater(t, lay.Backtraces, 3)
 	require.Equal(t, uint32(120), lay.StackSizeOffset)
@@ -439,10 +440,10 @@ func TestStackFloor(t *testing.T) {
 }
 
 func TestSoftStackMargin(t *testing.T) {
-	for n, want := range map[uint32]uint32{4 << 10: 2 << 10, 16 << 10: 8 << 10, 24 << 10: 10 << 10, 40 << 10: 11 << 10, maxStack: 14 << 10, 1 << 20: 16 << 10} {
+	for n, want := range map[uint32]uint32{4 << 10: 2 << 10, 16 << 10: 8 << 10, 24 << 10: 10 << 10, 40 << 10: 11 << 10, 56 << 10: 14 << 10, maxStack: 16 << 10, 1 << 20: 16 << 10} {
 		require.Equal(t, want, SoftStackMargin(n), "n=%d", n)
 	}
-	for n, want := range map[uint32]uint32{4 << 10: 2 << 10, 16 << 10: 4 << 10, 40 << 10: 5 << 10, maxStack: 7 << 10, 1 << 20: 8 << 10} {
+	for n, want := range map[uint32]uint32{4 << 10: 2 << 10, 16 << 10: 4 << 10, 40 << 10: 5 << 10, 56 << 10: 7 << 10, maxStack: 8 << 10, 1 << 20: 8 << 10} {
 		require.Equal(t, want, SpareStackMargin(n), "n=%d", n)
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	"github.com/tetratelabs/wazero/api"
-
-	"github.com/airlockrt/airlock/sandbox/internal/wasmcode"
 )
 
 // The QuickJS-ng WASI build disables its stack-overflow check (its
@@ -27,16 +25,26 @@ import (
 //
 //	local.tee $s
 //	if ($s <u floor) { reason = ReasonStack; unreachable }
-//	if ($s >u StackTop) { reason = ReasonStack; unreachable }
+//	if ($s >u top) { reason = ReasonStack; unreachable }
 //	global.set 0
 //
-// where $s is a scratch i32 local the rewrite adds to the function, floor is
-// a global the rewrite adds (set by the host through its export, see
-// Instance.SetStackLimit) and reason is the trap-reason global. Nothing the
-// check relies on is in linear memory: the guest's code cannot write a
-// global the rewrite added, as no original instruction names it (Rewrite
-// refuses a module whose code does). The stack pointer therefore never
-// leaves [floor, StackTop], and no frame is written outside it.
+// where $s is a scratch i32 local the rewrite adds to the function, floor
+// and top are globals the rewrite adds (set by the host through their
+// exports, see Instance.SetStackLimit and below) and reason is the
+// trap-reason global. Nothing the check relies on is in linear memory: the
+// guest's code cannot write a global the rewrite added, as no original
+// instruction names it (Rewrite refuses a module whose code does). The
+// stack pointer therefore never leaves [floor, top], and no frame is
+// written outside it.
+//
+// wasm-ld's 64 KiB would give a script only about 120 nested calls (Node
+// gives some 10,000). NewInstance therefore gives the engine a stack region
+// of its own, StackRegion bytes malloc'd from the guest's heap before the
+// QuickJS runtime exists, and moves the stack pointer, top and floor there;
+// wasm-ld's stack is used only by the reactor's constructors. The region is
+// an allocation like any other, so the heap cannot grow into it, and the
+// floor keeps the stack out of the heap below it. Pages of the region a
+// chain never reaches are never written.
 
 // wasmStackSize is wasm-ld's default stack size, the one this build uses.
 const wasmStackSize = 64 << 10
@@ -59,11 +67,10 @@ func (rw *rewriter) appendStackCheck(dst []byte, scratch uint32) []byte {
 	dst = append(append(dst, 0x23), appendU(nil, uint64(rw.floorGlobal))...) // global.get floor
 	dst = append(dst, 0x49, 0x04, 0x40)                                      // i32.lt_u; if
 	dst = rw.appendTrap(dst, ReasonStack)
-	dst = append(dst, 0x0b)                                   // end
-	dst = append(append(dst, 0x20), s...)                     // local.get s
-	dst = append(dst, 0x41)                                   // i32.const
-	dst = wasmcode.AppendSLEB(dst, int64(int32(rw.stackTop))) //   StackTop
-	dst = append(dst, 0x4b, 0x04, 0x40)                       // i32.gt_u; if
+	dst = append(dst, 0x0b)                                                // end
+	dst = append(append(dst, 0x20), s...)                                  // local.get s
+	dst = append(append(dst, 0x23), appendU(nil, uint64(rw.topGlobal))...) // global.get top
+	dst = append(dst, 0x4b, 0x04, 0x40)                                    // i32.gt_u; if
 	dst = rw.appendTrap(dst, ReasonStack)
 	dst = append(dst, 0x0b)        // end
 	return append(dst, 0x24, 0x00) // global.set 0
@@ -76,11 +83,13 @@ func (rw *rewriter) appendTrap(dst []byte, r byte) []byte {
 	return append(dst, 0x00) // unreachable
 }
 
-// stackMargin is kept below the lowest floor the host may set, and maxStack
-// is the deepest stack a run may be given.
+// StackRegion is the size of the engine's stack region (above), stackMargin
+// is kept below the lowest floor the host may set, and maxStack is the
+// deepest stack a run may be given.
 const (
+	StackRegion = 512 << 10
 	stackMargin = 8 << 10
-	maxStack    = wasmStackSize - stackMargin
+	maxStack    = StackRegion - stackMargin
 )
 
 // QuickJS's own stack check. The build keeps js_check_stack_overflow, which
@@ -128,12 +137,12 @@ func SpareStackMargin(n uint32) uint32 {
 }
 
 // checkStackFields verifies the runtime's stack fields where the offsets
-// say they are.
-func checkStackFields(mem api.Memory, rt uint32, lay Layout) error {
+// say they are: its stack top must be in the region [base, top].
+func checkStackFields(mem api.Memory, rt uint32, lay Layout, base, stackTop uint32) error {
 	size, ok1 := mem.ReadUint32Le(rt + lay.StackSizeOffset)
 	top, ok2 := mem.ReadUint32Le(rt + lay.StackSizeOffset + 4)
 	limit, ok3 := mem.ReadUint32Le(rt + lay.StackSizeOffset + 8)
-	if !ok1 || !ok2 || !ok3 || size != 0 || limit != 0 || top <= lay.StackBase || top > lay.StackTop {
+	if !ok1 || !ok2 || !ok3 || size != 0 || limit != 0 || top <= base || top > stackTop {
 		return fmt.Errorf("quickjs: the runtime's stack limit is not where expected (%d, %#x, %d)", size, top, limit)
 	}
 	return nil
