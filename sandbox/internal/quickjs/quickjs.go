@@ -193,19 +193,21 @@ type Instance struct {
 	// The globals Rewrite adds: loop-iteration countdown, stack floor, trap
 	// reason and out-of-memory flag.
 	budget, floor, reason, oom api.MutableGlobal
-	stop                       atomic.Bool // set by Interrupt
-	sys                        *sysState
-	rt, ctx                    uint64            // JSRuntime*, JSContext*
-	undefined                  uint64            // the JSValue encoding of undefined
-	compiled                   map[string]uint32 // code -> its JSFunctionBytecode*
-	funcs                      map[string]uint64 // global name -> the function it holds (GlobalFunc)
-	atoms                      map[string]uint32 // string -> its atom (Atom)
-	fns                        exports
-	closed                     bool
-	depth                      int    // guest calls in progress (re-entrant ones nest)
-	pinned                     bool   // lin is pinned (until Close and the last call)
-	heapLimit                  uint64 // the QuickJS heap limit (0 = none)
-	idler                      idler  // Idle (idle.go)
+	// sp is the C stack pointer (global 0), which AppendJSON reads.
+	sp        api.Global
+	stop      atomic.Bool // set by Interrupt
+	sys       *sysState
+	rt, ctx   uint64            // JSRuntime*, JSContext*
+	undefined uint64            // the JSValue encoding of undefined
+	compiled  map[string]uint32 // code -> its JSFunctionBytecode*
+	funcs     map[string]uint64 // global name -> the function it holds (GlobalFunc)
+	atoms     map[string]uint32 // string -> its atom (Atom)
+	fns       exports
+	closed    bool
+	depth     int    // guest calls in progress (re-entrant ones nest)
+	pinned    bool   // lin is pinned (until Close and the last call)
+	heapLimit uint64 // the QuickJS heap limit (0 = none)
+	idler     idler  // Idle (idle.go)
 }
 
 // Headroom is how much linear memory an instance may use beyond its heap
@@ -385,6 +387,9 @@ func (r *Runtime) instantiateFrom(ctx context.Context, sys *sysState, heapLimit 
 	}
 	in.budget, in.floor, in.reason, in.oom = global(in.layout.Budget), global(in.layout.Floor),
 		global(in.layout.Reason), global(in.layout.OOM)
+	if len(in.layout.Globals) > 0 && in.layout.Globals[0] == GlobalExportPrefix+"0" {
+		in.sp = mod.ExportedGlobal(in.layout.Globals[0])
+	}
 	if err != nil {
 		in.Close(ctx)
 		return nil, false, err
@@ -476,6 +481,9 @@ func (r *Runtime) NewInstance(ctx context.Context, heapLimit uint64) (_ *Instanc
 		return nil, err
 	}
 	if _, err := in.call(ctx, fnFreeValue, in.ctx, g); err != nil {
+		return nil, err
+	}
+	if err := checkJSONFields(in); err != nil {
 		return nil, err
 	}
 	return in, checkStackFields(in.mem, uint32(in.rt), in.layout)
