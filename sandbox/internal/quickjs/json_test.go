@@ -15,12 +15,11 @@ import (
 // script calls __airlock_host(value, JSON.stringify(value) or null when
 // it threw).
 type jsonChecker struct {
-	t             testing.TB
-	taken, calls  int
-	wantTaken     bool // every call must take the fast path
-	wantDeclined  bool // no call may
-	max           int
-	lastGot, last string
+	t            testing.TB
+	taken, calls int
+	wantTaken    bool // every call must take the fast path
+	wantDeclined bool // no call may
+	max          int
 }
 
 func (c *jsonChecker) HostCall(ctx context.Context, in *Instance, args []uint64) uint64 {
