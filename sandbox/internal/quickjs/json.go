@@ -62,6 +62,12 @@ const (
 	// jsonMaxDepth bounds the nesting AppendJSON follows; deeper values
 	// are left to JSON.stringify.
 	jsonMaxDepth = 64
+	// jsonMaxRopeDepth bounds the nesting of a rope (JSStringRope) AppendJSON
+	// follows: the engine keeps its ropes within 60 (JS_STRING_ROPE_MAX_DEPTH).
+	jsonMaxRopeDepth = 64
+	// JSStringRope: its halves, each a string or a rope.
+	ropeLeft  = 16
+	ropeRight = 24
 	// jsonMaxCount bounds the properties of an object, or elements of an
 	// array, AppendJSON reads (besides the output's bound, max).
 	jsonMaxCount = 1 << 24
@@ -98,7 +104,8 @@ type jsonWriter struct {
 // guest either). It must be called from within a host call (the guest's
 // stack is where JSON.stringify would run).
 //
-// A plain value is null, a boolean, a number, a flat string, or an array
+// A plain value is null, a boolean, a number, a string (flat, or a rope
+// whose halves split no surrogate pair), or an array
 // or object whose elements and properties are plain values, nested at
 // most jsonMaxDepth deep: an array is an Array whose prototype is
 // Array.prototype, held densely (fast_array) with as many elements as its
@@ -242,8 +249,13 @@ func (w *jsonWriter) value(v uint64) bool {
 		}
 	case tag == tagNull:
 		w.out = append(w.out, "null"...)
-	case tag == tagStringType:
-		return w.str(uint32(v))
+	case tag == tagStringType || tag == tagStringRope:
+		w.out = append(w.out, '"')
+		if !w.chars(v, 0) {
+			return false
+		}
+		w.out = append(w.out, '"')
+		return len(w.out) <= w.max
 	case tag == tagObjectType:
 		return w.obj(uint32(v))
 	default:
@@ -417,19 +429,56 @@ func (w *jsonWriter) key(atom uint32, write bool) bool {
 	return !write || w.quote(chars, n, wide)
 }
 
-// str writes the JSString at p quoted.
-func (w *jsonWriter) str(p uint32) bool {
-	chars, n, wide, ok := w.in.stringChars(p)
-	return ok && w.quote(chars, n, wide)
+// chars writes the characters of the string v, a flat string or a rope
+// depth deep in one, escaped as JS_ToQuotedString escapes them. The halves
+// of a rope are written one after the other, as the string they make: a
+// surrogate pair split between them is declined (the engine's quoting of
+// the whole would join it), as is a rope nested deeper than the engine
+// nests them.
+func (w *jsonWriter) chars(v uint64, depth int) bool {
+	if uint32(v>>jsTagShift) == tagStringRope {
+		if depth >= jsonMaxRopeDepth || w.steps <= 0 {
+			return false
+		}
+		w.steps--
+		l, ok1 := w.in.mem.ReadUint64Le(uint32(v) + ropeLeft)
+		r, ok2 := w.in.mem.ReadUint64Le(uint32(v) + ropeRight)
+		return ok1 && ok2 && w.chars(l, depth+1) && w.chars(r, depth+1)
+	}
+	if uint32(v>>jsTagShift) != tagStringType {
+		return false
+	}
+	chars, n, wide, ok := w.in.stringChars(uint32(v))
+	if !ok {
+		return false
+	}
+	if depth > 0 && wide && n > 0 {
+		first, ok1 := w.in.mem.ReadUint16Le(chars)
+		last, ok2 := w.in.mem.ReadUint16Le(chars + 2*(n-1))
+		if !ok1 || !ok2 || (first >= 0xdc00 && first < 0xe000) || (last >= 0xd800 && last < 0xdc00) {
+			return false
+		}
+	}
+	return w.escape(chars, n, wide)
 }
 
 // quote writes n characters at chars quoted as JS_ToQuotedString quotes
 // them, in UTF-8.
 func (w *jsonWriter) quote(chars, n uint32, wide bool) bool {
-	if uint64(n) > uint64(w.max-len(w.out)) { // each character is at least one byte
+	w.out = append(w.out, '"')
+	if !w.escape(chars, n, wide) {
 		return false
 	}
 	w.out = append(w.out, '"')
+	return len(w.out) <= w.max
+}
+
+// escape writes n characters at chars escaped as JS_ToQuotedString
+// escapes them, in UTF-8.
+func (w *jsonWriter) escape(chars, n uint32, wide bool) bool {
+	if uint64(n) > uint64(w.max-len(w.out)) { // each character is at least one byte
+		return false
+	}
 	if !wide {
 		b, ok := w.in.mem.Read(chars, n)
 		if !ok {
@@ -448,7 +497,6 @@ func (w *jsonWriter) quote(chars, n uint32, wide bool) bool {
 			w.out = appendQuotedRune(w.out, rune(b[i]))
 			b = b[i+1:]
 		}
-		w.out = append(w.out, '"')
 		return len(w.out) <= w.max
 	}
 	b, ok := w.in.mem.Read(chars, 2*n)
@@ -468,8 +516,7 @@ func (w *jsonWriter) quote(chars, n uint32, wide bool) bool {
 			return false
 		}
 	}
-	w.out = append(w.out, '"')
-	return len(w.out) <= w.max
+	return true
 }
 
 // appendQuotedRune appends one code point (a lone surrogate included) as

@@ -93,8 +93,10 @@ func TestAppendJSON(t *testing.T) {
 		{"array with extra property", `Object.assign([1, 2], {extra: 3})`, true},
 		{"pushed array", `(() => { const a = []; for (let i = 0; i < 100; i++) a.push(i * 1.5); return a; })()`, true},
 		{"slice of a string", `{s: "abcdefghij".repeat(100).slice(3, 700)}`, true},
+		{"rope", `{s: "é".repeat(600) + "名".repeat(600)}`, true},
+		{"rope of ropes", `(() => { let s = ""; for (let i = 0; i < 200; i++) s += "x\n".repeat(300) + i; return {s, t: [s + "名".repeat(600)]}; })()`, true},
+		{"rope key and value", `(() => { const k = "k".repeat(600) + "é".repeat(600); return {[k]: k + "\"".repeat(600)}; })()`, true},
 
-		{"rope", `{s: "é".repeat(600) + "名".repeat(600)}`, false},
 		{"integer key", `{b: 1, 2: 2, a: 3}`, false},
 		{"big integer key", `{b: 1, "4294967295": 2}`, false},
 		{"digit key", `{b: 1, "1a": 2}`, false},
@@ -137,6 +139,22 @@ func TestAppendJSON(t *testing.T) {
 			require.Equal(t, "ok", text)
 			require.Equal(t, 1, c.calls)
 		})
+	}
+	// Ropes whose seams fall on surrogates: the same bytes if written (a
+	// pair split between two halves is declined).
+	for _, expr := range []string{
+		`{s: "a".repeat(600) + "\ud83c" + ("\udf89" + "b".repeat(600))}`,
+		`{s: ("a".repeat(600) + "\ud83c".repeat(600)) + ("\udf89".repeat(600) + "b")}`,
+		`{s: "\ud83c".repeat(600) + "b".repeat(600) + "\udf89".repeat(600)}`,
+		`{s: "\udf89".repeat(600) + "\ud83c".repeat(600)}`,
+	} {
+		in := jsonInstance(t, rt)
+		c := &jsonChecker{t: t, max: 1 << 20}
+		exc, text, err := in.Eval(WithHandler(ctx, in, c), jsonProbe+"check("+expr+"); throw 'ok'", "<input>")
+		require.NoError(t, err)
+		require.True(t, exc)
+		require.Equal(t, "ok", text)
+		require.Equal(t, 1, c.calls)
 	}
 	// What Object.prototype and Array.prototype lend.
 	for name, src := range map[string]string{
@@ -365,6 +383,11 @@ func (g *jsGen) value(depth int) string {
 	case c%16 == 2:
 		x := math.Float64frombits(uint64(g.byte())<<56 | uint64(g.byte())<<48 | 0x3ff<<52>>8)
 		return fmt.Sprint(x)
+	case c%16 == 3:
+		// A rope: two strings long enough not to be copied into one, which
+		// AppendJSON declines if a surrogate pair falls on the seam.
+		g.plain = false
+		return fmt.Sprintf("(%s.repeat(%d) + %s.repeat(%d))", g.str(), 1+int(g.byte()), g.str(), 1+int(g.byte()))
 	case c%16 <= 5:
 		return g.str()
 	case c%16 <= 8:
@@ -415,7 +438,8 @@ func TestAppendJSONHostile(t *testing.T) {
 	ctx := context.Background()
 	in := jsonInstance(t, rt)
 	h := handlerFunc(func(ctx context.Context, in *Instance, args []uint64) uint64 {
-		obj, arr, str := uint32(args[0]), uint32(args[1]), uint32(args[2])
+		obj, arr, str, rope := uint32(args[0]), uint32(args[1]), uint32(args[2]), uint32(args[3])
+		require.Equal(t, uint32(tagStringRope), uint32(args[3]>>32), "a rope")
 		m := in.mem
 		shape, _ := m.ReadUint32Le(obj + objShape)
 		props, _ := m.ReadUint32Le(obj + objProp)
@@ -440,11 +464,13 @@ func TestAppendJSONHostile(t *testing.T) {
 			{"wide string length huge", str + strLen, 0xffffffff},
 			{"string slice out of bounds", str + strKind, 1 << 28},
 			{"prototype out of bounds", shape + shapeProto, top + 64},
+			{"rope's half is the rope", rope + ropeLeft, rope},
+			{"rope's half out of bounds", rope + ropeRight, top - 4},
 		} {
 			old, ok := m.ReadUint32Le(c.at)
 			require.True(t, ok, c.name)
 			require.True(t, m.WriteUint32Le(c.at, c.v), c.name)
-			for _, v := range args[:3] {
+			for _, v := range args[:4] {
 				got, ok := in.AppendJSON(nil, v, 1<<16)
 				require.LessOrEqual(t, len(got), 1<<16, c.name)
 				if !ok {
@@ -458,7 +484,7 @@ func TestAppendJSONHostile(t *testing.T) {
 		require.Equal(t, `{"a":[1,2],"s":"xyz"}`, string(got))
 		return in.Undefined()
 	})
-	src := `const s = "xyz", a = [1, 2], o = {a, s}; __airlock_host(o, a, s); throw 'ok'`
+	src := `const s = "xyz", a = [1, 2], o = {a, s}; __airlock_host(o, a, s, "x".repeat(600) + "y".repeat(600)); throw 'ok'`
 	_, text, err := in.Eval(WithHandler(ctx, in, h), src, "<input>")
 	require.NoError(t, err)
 	require.Equal(t, "ok", text)
