@@ -387,7 +387,9 @@ func (g *jsGen) value(depth int) string {
 		// A rope: two strings long enough not to be copied into one, which
 		// AppendJSON declines if a surrogate pair falls on the seam.
 		g.plain = false
-		return fmt.Sprintf("(%s.repeat(%d) + %s.repeat(%d))", g.str(), 1+int(g.byte()), g.str(), 1+int(g.byte()))
+		// (At most 64 repeats: the probe's own JSON.stringify of large
+		// nested values would take seconds.)
+		return fmt.Sprintf("(%s.repeat(%d) + %s.repeat(%d))", g.str(), 1+int(g.byte()%64), g.str(), 1+int(g.byte()%64))
 	case c%16 <= 5:
 		return g.str()
 	case c%16 <= 8:
