@@ -63,8 +63,18 @@ func BenchmarkChainStart(b *testing.B) {
 // arguments; ns/op is per call, and p50/p99 are of the time from one bridge
 // call to the next.
 func BenchmarkBridgeRoundTrip(b *testing.B) {
+	benchmarkRoundTrip(b, `{q: "`+strings.Repeat("x", 80)+`", n: 1}`)
+}
+
+// BenchmarkBridgeRoundTripStringified is BridgeRoundTrip with arguments
+// the host does not write itself (a Date, last: the host has walked the
+// rest when it declines), so that the prelude calls JSON.stringify.
+func BenchmarkBridgeRoundTripStringified(b *testing.B) {
+	benchmarkRoundTrip(b, `{q: "`+strings.Repeat("x", 80)+`", n: 1, d: new Date(0)}`)
+}
+
+func benchmarkRoundTrip(b *testing.B, args string) {
 	e := engine(b)
-	args := `{q: "` + strings.Repeat("x", 80) + `", n: 1}`
 	ds := make([]time.Duration, 0, b.N)
 	var last time.Time
 	br := func(context.Context, string, []byte) ([]byte, error) {

@@ -121,6 +121,9 @@ type scriptRun struct {
 	// the calls in flight that have one, for their failure.
 	sites map[int32][]quickjs.Site
 	site  []quickjs.Site // callSites' buffer
+	// argsBuf is startCallValue's buffer (at most maxArgsScratch kept).
+	argsBuf     []byte
+	noCallValue bool // noCallValueKey
 	// lineStarts are the offsets of the lines of prep.code, and siteMemo
 	// the positions worked out, for callSite.
 	lineStarts []int
@@ -150,11 +153,17 @@ func newScriptRun(ctx context.Context, in *quickjs.Instance, prep *prepared, bri
 	return &scriptRun{
 		in: in, prep: prep, bridge: bridge, lim: lim,
 		bctx: bctx, bcancel: bcancel,
-		results: make(chan callResult, lim.MaxInFlight),
-		nextID:  1,
-		wake:    -1,
+		results:     make(chan callResult, lim.MaxInFlight),
+		nextID:      1,
+		wake:        -1,
+		noCallValue: ctx.Value(noCallValueKey{}) != nil,
 	}
 }
+
+// noCallValueKey, set on a Run's context by tests, makes the run decline
+// every CALL_VALUE, so that the prelude stringifies every call's
+// arguments itself (TestCallValueAsStringify compares the two).
+type noCallValueKey struct{}
 
 // drive runs the event loop until the script settles or the run fails.
 //
@@ -460,6 +469,8 @@ func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []u
 		return r.newString(ctx, []byte(r.prep.code))
 	case wire.OpCall:
 		return r.startCall(ctx, args)
+	case wire.OpCallValue:
+		return r.startCallValue(ctx, args)
 	case wire.OpLog:
 		r.log(ctx, args)
 		return in.Undefined()
@@ -555,6 +566,45 @@ func (r *scriptRun) startCall(ctx context.Context, args []uint64) uint64 {
 	if name != nil {
 		argsJSON = r.strArg(ctx, args[1], limit-len(name)-1)
 	}
+	return r.queueCall(ctx, args, name, argsJSON)
+}
+
+// startCallValue handles CALL_VALUE(args, tool name, stub, frames): CALL
+// with the arguments' JSON written by the host (quickjs.AppendJSON) when
+// they are a plain value; else it returns undefined having done nothing,
+// and the prelude sends CALL with JSON.stringify's. The JSON is at most
+// MaxArgsBytes long (longer is declined, and CALL reports it), and meets
+// the same limits as CALL's.
+func (r *scriptRun) startCallValue(ctx context.Context, args []uint64) uint64 {
+	if len(args) < 3 {
+		r.stop(&ExitError{Kind: Trap, Message: "the guest broke the host protocol (missing argument)"})
+	}
+	if r.noCallValue {
+		return r.in.Undefined()
+	}
+	buf, ok := r.in.AppendJSON(r.argsBuf[:0], args[1], r.lim.MaxArgsBytes)
+	if cap(buf) <= maxArgsScratch {
+		r.argsBuf = buf[:0]
+	}
+	if !ok {
+		return r.in.Undefined()
+	}
+	limit := r.lim.MaxArgsBytes + wire.MaxToolNameBytes + 1
+	name := r.strArg(ctx, args[2], limit)
+	var argsJSON []byte
+	if name != nil && len(buf) <= limit-len(name)-1 {
+		argsJSON = append(make([]byte, 0, len(buf)), buf...)
+	}
+	return r.queueCall(ctx, args, name, argsJSON)
+}
+
+// maxArgsScratch bounds the buffer a run keeps for writing arguments.
+const maxArgsScratch = 64 << 10
+
+// queueCall checks a call's name and arguments JSON (nil: over the
+// limit), queues it and returns its id, negated when the call site could
+// not be read (CALL's answer).
+func (r *scriptRun) queueCall(ctx context.Context, args []uint64, name, argsJSON []byte) uint64 {
 	if argsJSON == nil {
 		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitArgs,
 			Message: fmt.Sprintf("a tool call's arguments exceed %d bytes (%s)", r.lim.MaxArgsBytes, r.lim.setting("max_args_bytes"))})

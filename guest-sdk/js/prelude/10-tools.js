@@ -77,6 +77,7 @@ const validName = (name) => {
 // closure (one more frame above the stub, which only a capture that takes
 // every frame sees).
 const NativePromise = Promise;
+const nativeStringify = JSON.stringify;
 let callName = "", callValid = false, callArgs, callStub;
 function callTool(name, valid, args, stub) {
   const P = Promise;
@@ -94,7 +95,33 @@ function makeCall(resolve, reject) {
   if (!valid) {
     throw new TypeError(`invalid tool name ${JSON.stringify(name)}`);
   }
-  const json = args === undefined ? "{}" : JSON.stringify(args);
+  let json;
+  if (args === undefined) json = "{}";
+  else {
+    // One read of JSON.stringify, as the call below was; when it is the
+    // engine's, the host writes the JSON of plain arguments itself
+    // (CALL_VALUE, which runs no JavaScript and declines anything else).
+    const J = JSON, stringify = J.stringify;
+    if (stringify === nativeStringify) {
+      if (inFlight < maxInFlight && limitFrames >= 0) {
+        let id = host(OP_CALL_VALUE, args, name, stub, limitFrames);
+        if (id !== undefined) {
+          // As below (startCall, inlined: this is every call's path).
+          const req = [name, null, resolve, reject, null];
+          if (id < 0) {
+            req[REQ_WHERE] = hereSite(stub);
+            id = -id;
+          }
+          inFlight++;
+          pending.set(id, req);
+          return;
+        }
+      }
+      json = nativeStringify(args);
+    } else {
+      json = J.stringify(args);
+    }
+  }
   if (json === undefined) {
     throw new TypeError(`tools.${name}: arguments must be JSON-serializable`);
   }

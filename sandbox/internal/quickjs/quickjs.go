@@ -197,7 +197,9 @@ type Instance struct {
 	limitAddr, spareLimit      api.MutableGlobal
 	// top is the highest stack pointer allowed: the top of the stack
 	// region (stackguard.go).
-	top       api.MutableGlobal
+	top api.MutableGlobal
+	// sp is the C stack pointer (global 0), which AppendJSON reads.
+	sp        api.Global
 	stop      atomic.Bool // set by Interrupt
 	sys       *sysState
 	rt, ctx   uint64            // JSRuntime*, JSContext*
@@ -392,6 +394,9 @@ func (r *Runtime) instantiateFrom(ctx context.Context, sys *sysState, heapLimit 
 		global(in.layout.Reason), global(in.layout.OOM)
 	in.limitAddr, in.spareLimit = global(in.layout.LimitAddr), global(in.layout.SpareLimit)
 	in.top = global(in.layout.Top)
+	if len(in.layout.Globals) > 0 && in.layout.Globals[0] == GlobalExportPrefix+"0" {
+		in.sp = mod.ExportedGlobal(in.layout.Globals[0])
+	}
 	if err != nil {
 		in.Close(ctx)
 		return nil, false, err
@@ -486,6 +491,9 @@ func (r *Runtime) NewInstance(ctx context.Context, heapLimit uint64) (_ *Instanc
 		return nil, err
 	}
 	if _, err := in.call(ctx, fnFreeValue, in.ctx, g); err != nil {
+		return nil, err
+	}
+	if err := checkJSONFields(in); err != nil {
 		return nil, err
 	}
 	top := in.stackTop()

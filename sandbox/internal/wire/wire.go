@@ -70,6 +70,12 @@ const (
 	// when the handle is unknown, the value not a number or the format
 	// fails (the prelude then asks OpIntl, which reports the error).
 	OpIntlFormat = 17
+	// OpCallValue (args, tool name, stub, frames) → call id, or undefined:
+	// CALL with the arguments as the value itself, which the host writes
+	// as JSON.stringify would when it is a plain value (no toJSON, getter,
+	// Proxy, ... : quickjs.Instance.AppendJSON); undefined, having done
+	// nothing, for any other value, and the prelude then sends CALL.
+	OpCallValue = 18
 )
 
 // MaxToolNameBytes bounds a tool name.
