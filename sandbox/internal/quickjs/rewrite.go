@@ -53,6 +53,11 @@ import (
 //   - an export of every mutable global (named GlobalExportPrefix + its
 //     index), the added ones included, so that a Snapshot can save and
 //     restore them and the host can set the floor and read the flags.
+//   - every call_indirect replaced by a call of an added function that
+//     dispatches on the table slot with a br_table, and the table left
+//     empty, so that instantiating fills no table (see indirect.go). The
+//     slot numbers, C's function pointers, stay as they were; the two
+//     slots added above are two more entries of the dispatchers.
 //
 // No word the host relies on to stop the guest (budget, floor, trap reason,
 // interrupt request, deadline) is in linear memory, which the guest's code
@@ -166,6 +171,12 @@ type rewriter struct {
 	dispatchType, dispatchFunc                         uint32   // the dispatcher's type and function index (new numbering)
 	dispatchFns                                        []uint32 // original indices of exportNames (dispatch.go)
 	throwRef, setMaxStack                              uint32   // original indices
+
+	// Indirect calls (indirect.go).
+	elemSec       []byte               // the element section, as read
+	indirectTypes []uint32             // types of the module's call_indirects, ascending
+	indirect      []indirectDispatcher // one per indirectTypes entry
+	indirectFunc  map[uint32]uint32    // type index -> its dispatcher's function index
 }
 
 // shift maps an original function index to the rewritten module's: the
@@ -219,6 +230,9 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 			err = rw.parseExports(s.body)
 		case 9:
 			err = rw.checkElems(s.body)
+			rw.elemSec = s.body
+		case 10:
+			err = rw.scanIndirect(s.body)
 		case 11:
 			err = rw.parseData(s.body)
 		}
@@ -268,8 +282,11 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 		case 3:
 			body = appendVecItem(body, appendU(nil, uint64(rw.denyType)))
 			body = appendVecItem(body, appendU(nil, uint64(rw.dispatchType)))
+			for _, d := range rw.indirect {
+				body = appendVecItem(body, appendU(nil, uint64(d.typeIndex)))
+			}
 		case 4:
-			body = rw.grownTable()
+			body = rw.emptyTable()
 		case 6:
 			body, lay.Globals = rw.addedGlobals(body)
 		case 7:
@@ -277,7 +294,7 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 				body = appendVecItem(body, rw.dispatchExportEntry())
 			}
 		case 9:
-			body, err = rw.elemSection(body)
+			body = []byte{0} // no segments: the indirect dispatchers hold the slots
 		case 10:
 			body, err = rw.code(body, &lay, &safe)
 		case 11:
@@ -345,7 +362,7 @@ func (rw *rewriter) plan() error {
 	if rw.tableHasMax && rw.tableMax != rw.tableMin {
 		return errors.New("quickjs: the function table is growable")
 	}
-	return nil
+	return rw.planIndirect(rw.elemSec)
 }
 
 // typeIndex returns the index of the type t, planning to add it if the
@@ -433,7 +450,7 @@ func (rw *rewriter) code(sec []byte, lay *Layout, safe *bool) ([]byte, error) {
 	if count != uint64(len(rw.funcTypes)) {
 		return nil, errors.New("quickjs: the code and function sections disagree")
 	}
-	out := appendU(make([]byte, 0, len(sec)+len(sec)/4), count+2)
+	out := appendU(make([]byte, 0, len(sec)+len(sec)/4), count+2+uint64(len(rw.indirect)))
 	rest := sec[n:]
 	var body, code []byte
 	for i := uint32(0); i < uint32(count); i++ {
@@ -457,7 +474,13 @@ func (rw *rewriter) code(sec []byte, lay *Layout, safe *bool) ([]byte, error) {
 	out = append(out, deny...)
 	dispatch := rw.dispatchBody()
 	out = appendU(out, uint64(len(dispatch)))
-	return append(out, dispatch...), nil
+	out = append(out, dispatch...)
+	for i := range rw.indirect {
+		b := rw.indirect[i].body()
+		out = appendU(out, uint64(len(b)))
+		out = append(out, b...)
+	}
+	return out, nil
 }
 
 // function rewrites the body fn of defined function i into body, using code
@@ -514,6 +537,13 @@ func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe 
 				return nil, nil, fmt.Errorf("%w: function %d out of range", wasmcode.ErrBadCode, f)
 			}
 			code = appendU(append(code, op), rw.shift(f))
+		case 0x11: // call_indirect: a call of its type's dispatcher (indirect.go)
+			t, _, _ := wasmcode.ULEB(ins[1:])
+			d, ok := rw.indirectFunc[uint32(t)]
+			if !ok {
+				return nil, nil, fmt.Errorf("%w: call_indirect of type %d unplanned", wasmcode.ErrBadCode, t)
+			}
+			code = appendU(append(code, 0x10), uint64(d))
 		case wasmcode.OpLoop:
 			code = append(code, ins...)
 			code = rw.appendLoopCheck(code, scratch)
@@ -527,14 +557,12 @@ func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe 
 			code = append(code, ins...)
 		default:
 			code = append(code, ins...)
-			switch op {
-			case 0x26: // table.set
-				*safe = false
-			case 0xfc:
+			// scanIndirect refused every table instruction but call_indirect.
+			if op == 0xfc {
 				switch sub, _, _ := wasmcode.ULEB(ins[1:]); sub {
 				case 8: // memory.init: it must keep trapping on the (dropped) active segments
 					rw.memoryInit = true
-				case 9, 12, 13, 14, 15, 17: // data.drop, table.init, elem.drop, table.copy/grow/fill
+				case 9: // data.drop
 					*safe = false
 				}
 			}
@@ -663,18 +691,13 @@ func (rw *rewriter) parseTable(sec []byte) error {
 	return nil
 }
 
-// grownTable returns the table section with two more slots, for the
-// normaliser and the host function.
-func (rw *rewriter) grownTable() []byte {
-	out := []byte{1, 0x70, 0}
+// emptyTable returns the table section with the table left without slots:
+// the indirect dispatchers hold what they held (indirect.go).
+func (rw *rewriter) emptyTable() []byte {
 	if rw.tableHasMax {
-		out[2] = 1
+		return []byte{1, 0x70, 1, 0, 0}
 	}
-	out = appendU(out, uint64(rw.tableMin)+2)
-	if rw.tableHasMax {
-		out = appendU(out, uint64(rw.tableMax)+2)
-	}
-	return out
+	return []byte{1, 0x70, 0, 0}
 }
 
 // checkElems checks that the element section holds only active segments
@@ -683,22 +706,6 @@ func (rw *rewriter) grownTable() []byte {
 func (rw *rewriter) checkElems(sec []byte) error {
 	_, err := rw.elems(sec, nil)
 	return err
-}
-
-// elemSection returns the element section with every function index
-// renumbered and a segment added that places the normaliser and the host
-// function in the table's two new last slots.
-func (rw *rewriter) elemSection(sec []byte) ([]byte, error) {
-	out, err := rw.elems(sec, make([]byte, 0, len(sec)+16))
-	if err != nil {
-		return nil, err
-	}
-	seg := []byte{0, 0x41}
-	seg = wasmcode.AppendSLEB(seg, int64(rw.tableMin))
-	seg = append(seg, wasmcode.OpEnd, 2)
-	seg = appendU(seg, uint64(rw.denyFunc))
-	seg = appendU(seg, uint64(rw.hostFunc))
-	return appendVecItem(out, seg), nil
 }
 
 // elems walks the element section; with out non-nil it appends the
