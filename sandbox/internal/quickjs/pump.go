@@ -53,6 +53,7 @@ func (in *Instance) GlobalFunc(ctx context.Context, name string) (uint64, error)
 	if uint32(f>>jsTagShift) != tagObjectType {
 		return 0, fmt.Errorf("%w: global %s is not a function", ErrGuest, name)
 	}
+	in.ownMaps()
 	if in.funcs == nil {
 		in.funcs = map[string]uint64{}
 	}

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -206,6 +207,11 @@ type Instance struct {
 	pinned                     bool   // lin is pinned (until Close and the last call)
 	heapLimit                  uint64 // the QuickJS heap limit (0 = none)
 	idler                      idler  // Idle (idle.go)
+
+	// sharedMaps is set while compiled, funcs and atoms are a Snapshot's,
+	// which Restore shares instead of copying: ownMaps copies them before
+	// the first write.
+	sharedMaps bool
 }
 
 // Headroom is how much linear memory an instance may use beyond its heap
@@ -637,6 +643,16 @@ func DecodeNumber(v uint64) (x float64, ok bool) {
 	return math.Float64frombits(v + floatAddend<<32), true
 }
 
+// ownMaps makes compiled, funcs and atoms in's own, copying them if they
+// are still the Snapshot's it was restored from, which other instances
+// read at the same time.
+func (in *Instance) ownMaps() {
+	if in.sharedMaps {
+		in.compiled, in.funcs, in.atoms = maps.Clone(in.compiled), maps.Clone(in.funcs), maps.Clone(in.atoms)
+		in.sharedMaps = false
+	}
+}
+
 // call1 calls f, an export NewInstance calls once.
 func (in *Instance) call1(ctx context.Context, f api.Function, args ...uint64) (uint64, error) {
 	if in.closed {
@@ -831,6 +847,7 @@ func (in *Instance) Precompile(ctx context.Context, code, filename string) error
 		}
 		return fmt.Errorf("%w: compiling %q gave %#x, not a function", ErrGuest, code, v)
 	}
+	in.ownMaps()
 	if in.compiled == nil {
 		in.compiled = map[string]uint32{}
 	}
