@@ -544,3 +544,28 @@ func TestMemoryLimitHolds(t *testing.T) {
 		}
 	}
 }
+
+// TestResultEndsTheRun checks that a run ends with its result although the
+// guest is no longer unwound when it reports it (quickjs.Instance.Finish):
+// jobs the script queued to run after its result (an endless chain of
+// microtasks, a loop that never ends) do not run, and the instance that
+// returned normally is not used again.
+func TestResultEndsTheRun(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	for _, src := range []string{
+		`const spin = () => Promise.resolve().then(spin); spin(); return 1`,
+		`let p = Promise.resolve(); for (let i = 0; i < 20; i++) p = p.then(() => 0); p.then(() => { for (;;) {} }); return 1`,
+		`(async () => { for (let i = 0; i < 20; i++) await null; for (;;) {} })(); return 1`,
+		`1`,
+	} {
+		res, err := e.Run(ctx, Script{Source: src}, okBridge, Limits{Timeout: 10 * time.Second})
+		require.NoError(t, err, src)
+		require.Equal(t, "1", string(res.Value), src)
+	}
+	// A result that is too large still ends the run as before.
+	_, err := e.Run(ctx, Script{Source: `return "x".repeat(100)`}, okBridge, Limits{MaxResultBytes: 10})
+	var xe *ExitError
+	require.ErrorAs(t, err, &xe)
+	require.Equal(t, LimitExceeded, xe.Kind)
+}

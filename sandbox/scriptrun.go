@@ -451,6 +451,11 @@ func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []u
 			panic(stopGuest{})
 		}
 	}()
+	if r.finished {
+		// The run has its result (done): nothing the guest asks after it
+		// is answered.
+		panic(stopGuest{})
+	}
 	op := int32(-1)
 	if len(args) > 0 {
 		op, _ = quickjs.DecodeInt(args[0])
@@ -469,6 +474,7 @@ func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []u
 		return r.read(ctx, args)
 	case wire.OpDone:
 		r.done(ctx, args)
+		return in.Undefined()
 	case wire.OpFail:
 		r.fail(ctx, args)
 	case wire.OpRandom:
@@ -791,7 +797,11 @@ func (r *scriptRun) done(ctx context.Context, args []uint64) {
 		r.stop(&ExitError{Kind: ScriptError, Message: "the script's result is not valid JSON"})
 	}
 	r.value = b
-	r.stop(nil)
+	// The run is over, but the guest is not unwound with a panic: it
+	// returns from this call, and the job it runs, and no other job runs
+	// (quickjs.Instance.Finish).
+	r.finished = true
+	r.in.Finish()
 }
 
 // maxFailureBytes bounds the error report copied from the guest.

@@ -212,6 +212,9 @@ type Instance struct {
 	// which Restore shares instead of copying: ownMaps copies them before
 	// the first write.
 	sharedMaps bool
+	// finished is set by Finish; only the goroutine running the guest
+	// reads and writes it.
+	finished bool
 }
 
 // Headroom is how much linear memory an instance may use beyond its heap
@@ -591,6 +594,17 @@ func (in *Instance) Interrupt() {
 	in.budget.Set(1)
 }
 
+// Finish ends the guest's run without abandoning the guest call in
+// progress, for a Handler whose run is over: it must be called on the
+// goroutine running the guest (from HostCall). The host call then returns
+// normally, and the guest with it, but the Eval or Pump in progress runs no
+// further job and returns as if the job queue were empty, and a guest that
+// computes on instead of returning traps at its next periodic yield (at
+// most yieldEvery loop iterations away), as an interrupted one does. It
+// spares a run that has its result the cost of unwinding the guest with a
+// panic (wazero builds a stack trace for every trap).
+func (in *Instance) Finish() { in.finished = true }
+
 // Interrupted reports whether the guest trapped because Interrupt was called
 // or the context of the guest call ended.
 func (in *Instance) Interrupted() bool { return in.reason.Get() == ReasonInterrupt }
@@ -777,6 +791,9 @@ func (in *Instance) evalSource(ctx context.Context, code, filename string, flags
 // returns the exception JSValue tag in the latter case, else 0.
 func (in *Instance) runJobs(ctx context.Context) (uint64, error) {
 	for {
+		if in.finished {
+			return 0, nil // Finish: no job runs after the run's end
+		}
 		r, err := in.call(ctx, fnExecutePendingJob, in.rt, scratchAddr)
 		if err != nil {
 			return 0, err
@@ -1004,7 +1021,7 @@ func (r *Runtime) hostProxy(ctx context.Context, mod api.Module, stack []uint64)
 	if jsctx == 0 {
 		stack[0] = 0
 		v, _ := r.instances.Load(mod)
-		if in, _ := v.(*Instance); ctx.Err() != nil || in == nil || in.stop.Load() || mod.IsClosed() {
+		if in, _ := v.(*Instance); ctx.Err() != nil || in == nil || in.stop.Load() || in.finished || mod.IsClosed() {
 			stack[0] = 1
 			return
 		}
