@@ -100,7 +100,7 @@ type scriptRun struct {
 	bctx    context.Context
 	bcancel context.CancelFunc
 	wg      sync.WaitGroup
-	results chan callResult // capacity MaxInFlight: senders never block
+	results chan callResult // capacity MaxInFlight: senders never block; nil until launch first needs it
 	queued  []queuedCall
 	ready   []readyCall // completions not yet handed over, by arrival
 	batch   []byte
@@ -150,9 +150,8 @@ func newScriptRun(ctx context.Context, in *quickjs.Instance, prep *prepared, bri
 	return &scriptRun{
 		in: in, prep: prep, bridge: bridge, lim: lim,
 		bctx: bctx, bcancel: bcancel,
-		results: make(chan callResult, lim.MaxInFlight),
-		nextID:  1,
-		wake:    -1,
+		nextID: 1,
+		wake:   -1,
 	}
 }
 
@@ -404,6 +403,12 @@ func (r *scriptRun) Yield(context.Context, *quickjs.Instance) { r.launch() }
 
 // launch hands every queued call to the Bridge, each on its own goroutine.
 func (r *scriptRun) launch() {
+	if len(r.queued) > 0 && r.results == nil {
+		// Made at the first call that needs it: most runs make none, or
+		// one that nextEvent runs inline, and the channel's buffer is a
+		// few KiB (nil blocks the receives until then).
+		r.results = make(chan callResult, r.lim.MaxInFlight)
+	}
 	for _, q := range r.queued {
 		r.count(q)
 		r.wg.Add(1)
