@@ -153,3 +153,24 @@ func TestPlanIndirect(t *testing.T) {
 	require.Error(t, rw.planIndirect([]byte{1, 0x00, 0x41, 4, 0x0b, 2, 1, 2}))
 	require.Error(t, rw.planIndirect([]byte{1, 0x00, 0x41, 1, 0x0b, 1, 0}))
 }
+
+// TestRewriteExportsWhatTheHostLooksUp checks that the rewritten module
+// exports, as functions, only what NewInstance looks up and the dispatcher.
+func TestRewriteExportsWhatTheHostLooksUp(t *testing.T) {
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	b, _, err := Rewrite(wasmBytes)
+	require.NoError(t, err)
+	cm, err := rt.CompileModule(ctx, b)
+	require.NoError(t, err)
+	var got []string
+	for name := range cm.ExportedFunctions() {
+		got = append(got, name)
+	}
+	want := []string{dispatchExport}
+	for name := range hostExports {
+		want = append(want, name)
+	}
+	require.ElementsMatch(t, want, got)
+}

@@ -878,21 +878,19 @@ func (rw *rewriter) addedGlobals(sec []byte) ([]byte, []string) {
 
 // parseExports records the function exports by name.
 func (rw *rewriter) parseExports(sec []byte) error {
-	_, err := rw.exportEntries(sec, nil)
+	_, _, err := rw.exportEntries(sec, nil)
 	return err
 }
 
 // exportSection returns the export section with every function index
 // renumbered and an export added for each global named in names.
 func (rw *rewriter) exportSection(sec []byte, names []string) ([]byte, error) {
-	count, _, err := wasmcode.ULEB(sec)
+	entries, kept, err := rw.exportEntries(sec, []byte{})
 	if err != nil {
 		return nil, err
 	}
-	out, err := rw.exportEntries(sec, appendU(nil, count+uint64(len(names))))
-	if err != nil {
-		return nil, err
-	}
+	out := appendU(nil, kept+uint64(len(names)))
+	out = append(out, entries...)
 	for _, name := range names {
 		idx, _ := strconv.ParseUint(name[len(GlobalExportPrefix):], 10, 32)
 		out = appendU(out, uint64(len(name)))
@@ -905,25 +903,24 @@ func (rw *rewriter) exportSection(sec []byte, names []string) ([]byte, error) {
 
 // exportEntries walks the export section's entries; with out non-nil it
 // appends them to it, function indices renumbered.
-func (rw *rewriter) exportEntries(sec, out []byte) ([]byte, error) {
+func (rw *rewriter) exportEntries(sec, out []byte) ([]byte, uint64, error) {
 	count, p, err := wasmcode.ULEB(sec)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	kept := uint64(0)
 	for i := uint64(0); i < count; i++ {
 		l, k, err := wasmcode.ULEB(sec[p:])
 		if err != nil || uint64(len(sec)-p-k) < l+1 {
-			return nil, errors.New("quickjs: bad export section")
+			return nil, 0, errors.New("quickjs: bad export section")
 		}
 		name := string(sec[p+k : p+k+int(l)])
-		if out != nil {
-			out = append(out, sec[p:p+k+int(l)]...)
-		}
+		entry := sec[p : p+k+int(l)]
 		p += k + int(l)
 		kind := sec[p]
 		idx, k, err := wasmcode.ULEB(sec[p+1:])
 		if err != nil {
-			return nil, errors.New("quickjs: bad export section")
+			return nil, 0, errors.New("quickjs: bad export section")
 		}
 		p += 1 + k
 		if kind == 0 {
@@ -931,15 +928,30 @@ func (rw *rewriter) exportEntries(sec, out []byte) ([]byte, error) {
 				rw.exports[name] = uint32(idx)
 			}
 			idx = rw.shift(idx)
+			if !hostExports[name] {
+				continue // the host calls it through the dispatcher, or not at all
+			}
 		}
 		if out != nil {
+			out = append(out, entry...)
 			out = appendU(append(out, kind), idx)
+			kept++
 		}
 	}
 	if p != len(sec) {
-		return nil, errors.New("quickjs: trailing bytes in the export section")
+		return nil, 0, errors.New("quickjs: trailing bytes in the export section")
 	}
-	return out, nil
+	return out, kept, nil
+}
+
+// hostExports are the module's function exports the host looks up by name
+// (NewInstance); the rewrite drops the others, which it calls through the
+// dispatcher (dispatch.go) or not at all. wazero walks a module's exports
+// each time it instantiates it: the build's 290 cost a chain start some
+// 25k instructions.
+var hostExports = map[string]bool{
+	"_initialize": true, "JS_NewRuntime": true, "JS_SetMemoryLimit": true, "JS_NewContext": true,
+	"JS_SetModuleLoaderFunc": true, "JS_NewNumber": true, "JS_NewCFunction2": true, "JS_GetGlobalObject": true,
 }
 
 // parseData records where the active data segments start and end, and the
