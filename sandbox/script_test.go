@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -568,4 +569,34 @@ func TestResultEndsTheRun(t *testing.T) {
 	var xe *ExitError
 	require.ErrorAs(t, err, &xe)
 	require.Equal(t, LimitExceeded, xe.Kind)
+}
+
+// TestResultReadInPlace checks the result as done reads it from the
+// guest's memory (quickjs.Instance.ReadString) against what the engine's
+// own conversion gives, and the result limit in bytes for a result with
+// fewer characters than bytes (read through the engine).
+func TestResultReadInPlace(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	for _, tc := range []struct{ src, want string }{
+		{`return "abc"`, `"abc"`},
+		{`return "é"`, `"é"`},
+		{`return ["€", "😀", "\u00ff"]`, `["€","😀","ÿ"]`},
+		{`return "\ud800"`, `"\ud800"`},
+		{`return "x".repeat(2000) + "é"`, `"` + strings.Repeat("x", 2000) + `é"`},
+	} {
+		res, err := e.Run(ctx, Script{Source: tc.src}, okBridge, Limits{})
+		require.NoError(t, err, tc.src)
+		require.Equal(t, tc.want, string(res.Value), tc.src)
+	}
+	// 6 characters, 10 bytes: fits 10.
+	res, err := e.Run(ctx, Script{Source: `return "éééé"`}, okBridge, Limits{MaxResultBytes: 10})
+	require.NoError(t, err)
+	require.Equal(t, `"éééé"`, string(res.Value))
+	// 7 characters, 12 bytes: does not.
+	_, err = e.Run(ctx, Script{Source: `return "ééééé"`}, okBridge, Limits{MaxResultBytes: 10})
+	var xe *ExitError
+	require.ErrorAs(t, err, &xe)
+	require.Equal(t, LimitExceeded, xe.Kind)
+	require.Contains(t, xe.Message, "12 bytes")
 }

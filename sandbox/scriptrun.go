@@ -226,7 +226,10 @@ func (r *scriptRun) start(ctx context.Context, limit, body int32, params []byte)
 	if err != nil {
 		return false, "", err
 	}
-	return r.in.Pump(ctx, fn, limit, body, params, nil)
+	// The source and where it comes from go as arguments: asking the
+	// host for them would call back into the guest from a host call, on a
+	// second call stack.
+	return r.in.Start(ctx, fn, limit, body, params, r.where(nil), []byte(r.prep.code))
 }
 
 // pump hands the guest the event nextEvent chose: it calls the prelude's
@@ -466,8 +469,6 @@ func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []u
 		op, _ = quickjs.DecodeInt(args[0])
 	}
 	switch op {
-	case wire.OpSource:
-		return r.newString(ctx, []byte(r.prep.code))
 	case wire.OpCall:
 		return r.startCall(ctx, args)
 	case wire.OpLog:
@@ -792,12 +793,22 @@ func (r *scriptRun) log(ctx context.Context, args []uint64) {
 }
 
 func (r *scriptRun) done(ctx context.Context, args []uint64) {
-	ref := r.str(ctx, args, 1)
-	if ref.Len() > r.lim.MaxResultBytes {
-		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitResult,
-			Message: fmt.Sprintf("the result's JSON is %d bytes, more than %d (%s)", ref.Len(), r.lim.MaxResultBytes, r.lim.setting("max_result_bytes"))})
+	var b []byte
+	if len(args) > 1 {
+		// Read in place when it can be (no guest call, so no second call
+		// stack): what ToString would give, as strArg does.
+		if v, ok := r.in.ReadString(args[1], r.lim.MaxResultBytes); ok && len(v) <= r.lim.MaxResultBytes {
+			b = v
+		}
 	}
-	b := r.copyStr(ctx, ref, ref.Len())
+	if b == nil {
+		ref := r.str(ctx, args, 1)
+		if ref.Len() > r.lim.MaxResultBytes {
+			r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitResult,
+				Message: fmt.Sprintf("the result's JSON is %d bytes, more than %d (%s)", ref.Len(), r.lim.MaxResultBytes, r.lim.setting("max_result_bytes"))})
+		}
+		b = r.copyStr(ctx, ref, ref.Len())
+	}
 	if !json.Valid(b) {
 		r.stop(&ExitError{Kind: ScriptError, Message: "the script's result is not valid JSON"})
 	}
