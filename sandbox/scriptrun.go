@@ -23,7 +23,7 @@ import (
 
 // The event loop (RATIONALE.md, "Why a host-driven event loop?"):
 //
-//  1. The host calls __airlock_start(...) (quickjs.Instance.Pump). The
+//  1. The host calls __airlock_start(...) (quickjs.Instance.Start). The
 //     prelude compiles the script and starts it; the job queue then runs
 //     until it is empty and the call returns.
 //  2. Every tools.x(args) the script makes calls __airlock_host(OP_CALL),
@@ -172,8 +172,9 @@ func (r *scriptRun) drive(ctx context.Context) {
 	if r.prep.body {
 		body = 1
 	}
-	// __airlock_start(maxInFlight, body, [maxResult, seed…]), called as
-	// the completions are (quickjs.Instance.Pump): no source to compile.
+	// __airlock_start(maxInFlight, body, [maxResult, seed…], where,
+	// source), called as the completions are (quickjs.Instance.Start): no
+	// source to compile.
 	params := fmt.Appendf(r.batch[:0], "[%d,%d,%d,%d,%d]", r.lim.MaxResultBytes,
 		r.rngSeed[0], r.rngSeed[1], r.rngSeed[2], r.rngSeed[3])
 	r.batch = params
