@@ -51,8 +51,11 @@ import (
 //     prelude settles its promise, or, handed none, runs the due timer; the
 //     job queue runs again before the call returns.
 //  6. The script's settlement calls OP_DONE or OP_FAIL; the host records the
-//     outcome and unwinds the guest by panicking out of the host function.
-//     Calls still queued then are dropped without reaching the Bridge.
+//     outcome. OP_FAIL unwinds the guest by panicking out of the host
+//     function; OP_DONE returns, and the guest runs nothing more than the
+//     rest of the prelude's job (quickjs.Instance.Finish), which spares the
+//     trap's cost on the common path. Calls still queued then are dropped
+//     without reaching the Bridge.
 
 // stopGuest is the panic value a host call uses to abandon the guest.
 type stopGuest struct{}
