@@ -102,8 +102,10 @@ type Layout struct {
 	// whether QuickJS has thrown an out-of-memory error (1) since
 	// instantiation.
 	Budget, Floor, Reason, OOM string
-	// DenySlot is the table slot of the normaliser the rewrite adds
-	// (seal.go), HostSlot the one of the host function.
+	// DenySlot is the table slot (a C function pointer) of the normaliser
+	// the rewrite adds (seal.go), HostSlot the one of the host function.
+	// The rewritten module has no table: its indirect dispatchers hold the
+	// slots (indirect.go).
 	DenySlot, HostSlot uint32
 	// StackSizeOffset is the offset in QuickJS's JSRuntime of its
 	// stack_size field, which stack_top and stack_limit follow; the rewrite
