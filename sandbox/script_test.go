@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -543,4 +544,59 @@ func TestMemoryLimitHolds(t *testing.T) {
 			require.LessOrEqual(t, held, mib+2, "%d MiB, %s: not much more", mib, alloc)
 		}
 	}
+}
+
+// TestResultEndsTheRun checks that a run ends with its result although the
+// guest is no longer unwound when it reports it (quickjs.Instance.Finish):
+// jobs the script queued to run after its result (an endless chain of
+// microtasks, a loop that never ends) do not run, and the instance that
+// returned normally is not used again.
+func TestResultEndsTheRun(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	for _, src := range []string{
+		`const spin = () => Promise.resolve().then(spin); spin(); return 1`,
+		`let p = Promise.resolve(); for (let i = 0; i < 20; i++) p = p.then(() => 0); p.then(() => { for (;;) {} }); return 1`,
+		`(async () => { for (let i = 0; i < 20; i++) await null; for (;;) {} })(); return 1`,
+		`1`,
+	} {
+		res, err := e.Run(ctx, Script{Source: src}, okBridge, Limits{Timeout: 10 * time.Second})
+		require.NoError(t, err, src)
+		require.Equal(t, "1", string(res.Value), src)
+	}
+	// A result that is too large still ends the run as before.
+	_, err := e.Run(ctx, Script{Source: `return "x".repeat(100)`}, okBridge, Limits{MaxResultBytes: 10})
+	var xe *ExitError
+	require.ErrorAs(t, err, &xe)
+	require.Equal(t, LimitExceeded, xe.Kind)
+}
+
+// TestResultReadInPlace checks the result as done reads it from the
+// guest's memory (quickjs.Instance.ReadString) against what the engine's
+// own conversion gives, and the result limit in bytes for a result with
+// fewer characters than bytes (read through the engine).
+func TestResultReadInPlace(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	for _, tc := range []struct{ src, want string }{
+		{`return "abc"`, `"abc"`},
+		{`return "é"`, `"é"`},
+		{`return ["€", "😀", "\u00ff"]`, `["€","😀","ÿ"]`},
+		{`return "\ud800"`, `"\ud800"`},
+		{`return "x".repeat(2000) + "é"`, `"` + strings.Repeat("x", 2000) + `é"`},
+	} {
+		res, err := e.Run(ctx, Script{Source: tc.src}, okBridge, Limits{})
+		require.NoError(t, err, tc.src)
+		require.Equal(t, tc.want, string(res.Value), tc.src)
+	}
+	// 6 characters, 10 bytes: fits 10.
+	res, err := e.Run(ctx, Script{Source: `return "éééé"`}, okBridge, Limits{MaxResultBytes: 10})
+	require.NoError(t, err)
+	require.Equal(t, `"éééé"`, string(res.Value))
+	// 7 characters, 12 bytes: does not.
+	_, err = e.Run(ctx, Script{Source: `return "ééééé"`}, okBridge, Limits{MaxResultBytes: 10})
+	var xe *ExitError
+	require.ErrorAs(t, err, &xe)
+	require.Equal(t, LimitExceeded, xe.Kind)
+	require.Contains(t, xe.Message, "12 bytes")
 }

@@ -23,7 +23,7 @@ import (
 
 // The event loop (RATIONALE.md, "Why a host-driven event loop?"):
 //
-//  1. The host calls __airlock_start(...) (quickjs.Instance.Pump). The
+//  1. The host calls __airlock_start(...) (quickjs.Instance.Start). The
 //     prelude compiles the script and starts it; the job queue then runs
 //     until it is empty and the call returns.
 //  2. Every tools.x(args) the script makes calls __airlock_host(OP_CALL),
@@ -51,8 +51,11 @@ import (
 //     prelude settles its promise, or, handed none, runs the due timer; the
 //     job queue runs again before the call returns.
 //  6. The script's settlement calls OP_DONE or OP_FAIL; the host records the
-//     outcome and unwinds the guest by panicking out of the host function.
-//     Calls still queued then are dropped without reaching the Bridge.
+//     outcome. OP_FAIL unwinds the guest by panicking out of the host
+//     function; OP_DONE returns, and the guest runs nothing more than the
+//     rest of the prelude's job (quickjs.Instance.Finish), which spares the
+//     trap's cost on the common path. Calls still queued then are dropped
+//     without reaching the Bridge.
 
 // stopGuest is the panic value a host call uses to abandon the guest.
 type stopGuest struct{}
@@ -100,7 +103,7 @@ type scriptRun struct {
 	bctx    context.Context
 	bcancel context.CancelFunc
 	wg      sync.WaitGroup
-	results chan callResult // capacity MaxInFlight: senders never block
+	results chan callResult // capacity MaxInFlight: senders never block; nil until launch first needs it
 	queued  []queuedCall
 	ready   []readyCall // completions not yet handed over, by arrival
 	batch   []byte
@@ -153,7 +156,6 @@ func newScriptRun(ctx context.Context, in *quickjs.Instance, prep *prepared, bri
 	return &scriptRun{
 		in: in, prep: prep, bridge: bridge, lim: lim,
 		bctx: bctx, bcancel: bcancel,
-		results:     make(chan callResult, lim.MaxInFlight),
 		nextID:      1,
 		wake:        -1,
 		noCallValue: ctx.Value(noCallValueKey{}) != nil,
@@ -182,8 +184,9 @@ func (r *scriptRun) drive(ctx context.Context) {
 	if r.prep.body {
 		body = 1
 	}
-	// __airlock_start(maxInFlight, body, [maxResult, seed…]), called as
-	// the completions are (quickjs.Instance.Pump): no source to compile.
+	// __airlock_start(maxInFlight, body, [maxResult, seed…], where,
+	// source), called as the completions are (quickjs.Instance.Start): no
+	// source to compile.
 	params := fmt.Appendf(r.batch[:0], "[%d,%d,%d,%d,%d]", r.lim.MaxResultBytes,
 		r.rngSeed[0], r.rngSeed[1], r.rngSeed[2], r.rngSeed[3])
 	r.batch = params
@@ -236,7 +239,10 @@ func (r *scriptRun) start(ctx context.Context, limit, body int32, params []byte)
 	if err != nil {
 		return false, "", err
 	}
-	return r.in.Pump(ctx, fn, limit, body, params, nil)
+	// The source and where it comes from go as arguments: asking the
+	// host for them would call back into the guest from a host call, on a
+	// second call stack.
+	return r.in.Start(ctx, fn, limit, body, params, r.where(nil), []byte(r.prep.code))
 }
 
 // pump hands the guest the event nextEvent chose: it calls the prelude's
@@ -413,6 +419,12 @@ func (r *scriptRun) Yield(context.Context, *quickjs.Instance) { r.launch() }
 
 // launch hands every queued call to the Bridge, each on its own goroutine.
 func (r *scriptRun) launch() {
+	if len(r.queued) > 0 && r.results == nil {
+		// Made at the first call that needs it: most runs make none, or
+		// one that nextEvent runs inline, and the channel's buffer is a
+		// few KiB (nil blocks the receives until then).
+		r.results = make(chan callResult, r.lim.MaxInFlight)
+	}
 	for _, q := range r.queued {
 		r.count(q)
 		r.wg.Add(1)
@@ -460,13 +472,16 @@ func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []u
 			panic(stopGuest{})
 		}
 	}()
+	if r.finished {
+		// The run has its result (done): nothing the guest asks after it
+		// is answered.
+		panic(stopGuest{})
+	}
 	op := int32(-1)
 	if len(args) > 0 {
 		op, _ = quickjs.DecodeInt(args[0])
 	}
 	switch op {
-	case wire.OpSource:
-		return r.newString(ctx, []byte(r.prep.code))
 	case wire.OpCall:
 		return r.startCall(ctx, args)
 	case wire.OpCallValue:
@@ -480,6 +495,7 @@ func (r *scriptRun) HostCall(ctx context.Context, in *quickjs.Instance, args []u
 		return r.read(ctx, args)
 	case wire.OpDone:
 		r.done(ctx, args)
+		return in.Undefined()
 	case wire.OpFail:
 		r.fail(ctx, args)
 	case wire.OpRandom:
@@ -831,17 +847,31 @@ func (r *scriptRun) log(ctx context.Context, args []uint64) {
 }
 
 func (r *scriptRun) done(ctx context.Context, args []uint64) {
-	ref := r.str(ctx, args, 1)
-	if ref.Len() > r.lim.MaxResultBytes {
-		r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitResult,
-			Message: fmt.Sprintf("the result's JSON is %d bytes, more than %d (%s)", ref.Len(), r.lim.MaxResultBytes, r.lim.setting("max_result_bytes"))})
+	var b []byte
+	if len(args) > 1 {
+		// Read in place when it can be (no guest call, so no second call
+		// stack): what ToString would give, as strArg does.
+		if v, ok := r.in.ReadString(args[1], r.lim.MaxResultBytes); ok && len(v) <= r.lim.MaxResultBytes {
+			b = v
+		}
 	}
-	b := r.copyStr(ctx, ref, ref.Len())
+	if b == nil {
+		ref := r.str(ctx, args, 1)
+		if ref.Len() > r.lim.MaxResultBytes {
+			r.stop(&ExitError{Kind: LimitExceeded, Limit: LimitResult,
+				Message: fmt.Sprintf("the result's JSON is %d bytes, more than %d (%s)", ref.Len(), r.lim.MaxResultBytes, r.lim.setting("max_result_bytes"))})
+		}
+		b = r.copyStr(ctx, ref, ref.Len())
+	}
 	if !json.Valid(b) {
 		r.stop(&ExitError{Kind: ScriptError, Message: "the script's result is not valid JSON"})
 	}
 	r.value = b
-	r.stop(nil)
+	// The run is over, but the guest is not unwound with a panic: it
+	// returns from this call, and the job it runs, and no other job runs
+	// (quickjs.Instance.Finish).
+	r.finished = true
+	r.in.Finish()
 }
 
 // maxFailureBytes bounds the error report copied from the guest.

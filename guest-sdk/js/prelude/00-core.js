@@ -3,7 +3,7 @@
 const g = globalThis;
 const host = g.__airlock_host;
 const indirectEval = g.eval;
-const OP_CALL = 1, OP_LOG = 2, OP_DONE = 3, OP_FAIL = 4, OP_SOURCE = 6, OP_TOO_LARGE = 7, OP_TIMER = 8, OP_PUMPED = 16, OP_CALL_VALUE = 18;
+const OP_CALL = 1, OP_LOG = 2, OP_DONE = 3, OP_FAIL = 4, OP_TOO_LARGE = 7, OP_TIMER = 8, OP_PUMPED = 16, OP_CALL_VALUE = 18;
 
 // The engine's own globals: file and process access (std, os), binary
 // (de)serialisation (bjson), its argv, its proxy class and raw stdout.

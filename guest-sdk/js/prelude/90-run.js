@@ -99,14 +99,13 @@ const rotl = (x, k) => ((x << k) | (x >>> (32 - k))) >>> 0;
 // With body true (the host found a top-level return, which no script can
 // hold: sandbox/scriptform.go) the first, failing, compile is skipped.
 let started = false;
-function start(limit, body, params) {
+function start(limit, body, params, where, src) {
   if (started) return; // the host starts a run once; a script calling it again starts nothing
   started = true;
   maxInFlight = limit;
   maxResult = params[0];
   seedRandom(params[1], params[2], params[3], params[4]);
-  const src = host(OP_SOURCE);
-  const where = host(OP_WHERE);
+  // where and src come as arguments (ABI.md): no host call needed.
   const nl = where.indexOf("\n");
   const ts = where.slice(0, nl) === "ts", file = where.slice(nl + 1);
   began = false;

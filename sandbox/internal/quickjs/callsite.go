@@ -102,6 +102,7 @@ func (in *Instance) Atom(ctx context.Context, s string) (uint32, error) {
 	if a == 0 {
 		return 0, fmt.Errorf("%w: no atom for %q", errOutOfMemory, s)
 	}
+	in.ownMaps()
 	if in.atoms == nil {
 		in.atoms = map[string]uint32{}
 	}

@@ -16,7 +16,7 @@ const (
 	jsonName      = "<input>\x00" // as JSON.parse names its text
 	jsonBufAddr   = jsonNameAddr + 8
 	jsonBufSize   = scratchAddr + scratchSize - jsonBufAddr
-	pumpArgs      = 4
+	pumpArgs      = 5
 	tagFirstRef   = 0xfffffff7 // JS_TAG_FIRST (-9): tags from it up are reference-counted
 	tagObjectType = 0xffffffff // JS_TAG_OBJECT (-1)
 )
@@ -53,6 +53,7 @@ func (in *Instance) GlobalFunc(ctx context.Context, name string) (uint64, error)
 	if uint32(f>>jsTagShift) != tagObjectType {
 		return 0, fmt.Errorf("%w: global %s is not a function", ErrGuest, name)
 	}
+	in.ownMaps()
 	if in.funcs == nil {
 		in.funcs = map[string]uint64{}
 	}
@@ -65,10 +66,25 @@ func (in *Instance) GlobalFunc(ctx context.Context, name string) (uint64, error)
 // it is empty. It reports exceptions as Eval does; a JSON text that does not
 // parse is one. fn is a value GlobalFunc returned.
 func (in *Instance) Pump(ctx context.Context, fn uint64, a, b int32, json, json2 []byte) (exception bool, text string, err error) {
+	return in.pump(ctx, fn, a, b, json, json2, nil, nil)
+}
+
+// Start calls fn(a, b, v, s, t) as Pump does, v being json parsed and s
+// and t the strings str and str2 (JS_NewStringLen's decoding of them as
+// UTF-8), made in the guest before the call, so that fn need not ask the
+// host for them (a host call that calls back into the guest makes it use a
+// second call stack).
+func (in *Instance) Start(ctx context.Context, fn uint64, a, b int32, json, str, str2 []byte) (exception bool, text string, err error) {
+	return in.pump(ctx, fn, a, b, json, nil, str, str2)
+}
+
+// pump calls fn(a, b, json, json2), or fn(a, b, json, str, str2) when
+// json2 is nil and str is not.
+func (in *Instance) pump(ctx context.Context, fn uint64, a, b int32, json, json2, str, str2 []byte) (exception bool, text string, err error) {
 	if in.closed {
 		return false, "", fmt.Errorf("%w: instance closed", ErrGuest)
 	}
-	args := [pumpArgs]uint64{Int(a), Int(b), in.undefined, in.undefined}
+	args := [pumpArgs]uint64{Int(a), Int(b), in.undefined, in.undefined, in.undefined}
 	defer func() {
 		// Not after a failed guest call: the instance is done with.
 		for _, v := range args[2:] {
@@ -89,6 +105,19 @@ func (in *Instance) Pump(ctx context.Context, fn uint64, a, b int32, json, json2
 			return in.takeException(ctx)
 		}
 		args[2+i] = v
+	}
+	for i, s := range [][]byte{str, str2} {
+		if json2 != nil || str == nil {
+			break
+		}
+		v, err := in.NewString(ctx, s)
+		if err != nil {
+			return false, "", err
+		}
+		if v>>jsTagShift == tagException {
+			return in.takeException(ctx)
+		}
+		args[3+i] = v
 	}
 	argv, ok := in.mem.Read(pumpArgvAddr, 8*pumpArgs)
 	if !ok {

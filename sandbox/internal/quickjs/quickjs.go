@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -213,6 +214,14 @@ type Instance struct {
 	pinned    bool   // lin is pinned (until Close and the last call)
 	heapLimit uint64 // the QuickJS heap limit (0 = none)
 	idler     idler  // Idle (idle.go)
+
+	// sharedMaps is set while compiled, funcs and atoms are a Snapshot's,
+	// which Restore shares instead of copying: ownMaps copies them before
+	// the first write.
+	sharedMaps bool
+	// finished is set by Finish; only the goroutine running the guest
+	// reads and writes it.
+	finished bool
 }
 
 // Headroom is how much linear memory an instance may use beyond its heap
@@ -639,6 +648,17 @@ func (in *Instance) Interrupt() {
 	in.budget.Set(1)
 }
 
+// Finish ends the guest's run without abandoning the guest call in
+// progress, for a Handler whose run is over: it must be called on the
+// goroutine running the guest (from HostCall). The host call then returns
+// normally, and the guest with it, but the Eval or Pump in progress runs no
+// further job and returns as if the job queue were empty, and a guest that
+// computes on instead of returning traps at its next periodic yield (at
+// most yieldEvery loop iterations away), as an interrupted one does. It
+// spares a run that has its result the cost of unwinding the guest with a
+// panic (wazero builds a stack trace for every trap).
+func (in *Instance) Finish() { in.finished = true }
+
 // Interrupted reports whether the guest trapped because Interrupt was called
 // or the context of the guest call ended.
 func (in *Instance) Interrupted() bool { return in.reason.Get() == ReasonInterrupt }
@@ -689,6 +709,16 @@ func DecodeNumber(v uint64) (x float64, ok bool) {
 		return 0, false
 	}
 	return math.Float64frombits(v + floatAddend<<32), true
+}
+
+// ownMaps makes compiled, funcs and atoms in's own, copying them if they
+// are still the Snapshot's it was restored from, which other instances
+// read at the same time.
+func (in *Instance) ownMaps() {
+	if in.sharedMaps {
+		in.compiled, in.funcs, in.atoms = maps.Clone(in.compiled), maps.Clone(in.funcs), maps.Clone(in.atoms)
+		in.sharedMaps = false
+	}
 }
 
 // call1 calls f, an export NewInstance calls once.
@@ -815,6 +845,9 @@ func (in *Instance) evalSource(ctx context.Context, code, filename string, flags
 // returns the exception JSValue tag in the latter case, else 0.
 func (in *Instance) runJobs(ctx context.Context) (uint64, error) {
 	for {
+		if in.finished {
+			return 0, nil // Finish: no job runs after the run's end
+		}
 		r, err := in.call(ctx, fnExecutePendingJob, in.rt, scratchAddr)
 		if err != nil {
 			return 0, err
@@ -885,6 +918,7 @@ func (in *Instance) Precompile(ctx context.Context, code, filename string) error
 		}
 		return fmt.Errorf("%w: compiling %q gave %#x, not a function", ErrGuest, code, v)
 	}
+	in.ownMaps()
 	if in.compiled == nil {
 		in.compiled = map[string]uint32{}
 	}
@@ -1041,7 +1075,7 @@ func (r *Runtime) hostProxy(ctx context.Context, mod api.Module, stack []uint64)
 	if jsctx == 0 {
 		stack[0] = 0
 		v, _ := r.instances.Load(mod)
-		if in, _ := v.(*Instance); ctx.Err() != nil || in == nil || in.stop.Load() || mod.IsClosed() {
+		if in, _ := v.(*Instance); ctx.Err() != nil || in == nil || in.stop.Load() || in.finished || mod.IsClosed() {
 			stack[0] = 1
 			return
 		}

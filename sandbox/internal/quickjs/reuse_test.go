@@ -172,3 +172,52 @@ func TestRestoreFromImage(t *testing.T) {
 		b.Close(ctx)
 	}
 }
+
+// TestRestoredLookupsStayPerInstance checks that what a restored instance
+// looks up and compiles (GlobalFunc, Atom, Precompile) is its own, though
+// Restore hands it the Snapshot's tables without copying them: neither the
+// Snapshot nor an instance restored from it beside it learns of it.
+func TestRestoredLookupsStayPerInstance(t *testing.T) {
+	rt := testRuntime(t, Config{})
+	ctx := context.Background()
+	tmpl, err := rt.NewInstance(ctx, 64<<20)
+	require.NoError(t, err)
+	defer tmpl.Close(ctx)
+	exc, _, err := tmpl.Eval(ctx, "globalThis.f = () => 1; globalThis.g = () => 2", "init.js")
+	require.NoError(t, err)
+	require.False(t, exc)
+	_, err = tmpl.GlobalFunc(ctx, "f")
+	require.NoError(t, err)
+	_, err = tmpl.Atom(ctx, "a")
+	require.NoError(t, err)
+	snap, err := rt.Snapshot(ctx, tmpl)
+	require.NoError(t, err)
+
+	a, err := rt.Restore(ctx, snap)
+	require.NoError(t, err)
+	defer a.Close(ctx)
+	b, err := rt.Restore(ctx, snap)
+	require.NoError(t, err)
+	defer b.Close(ctx)
+	// a looks up more; b and the snapshot must not see it.
+	_, err = a.GlobalFunc(ctx, "g")
+	require.NoError(t, err)
+	_, err = a.Atom(ctx, "b")
+	require.NoError(t, err)
+	require.NoError(t, a.Precompile(ctx, "1+1", "p.js"))
+	for name, in := range map[string]*Instance{"b": b, "snapshot": {funcs: snap.funcs, atoms: snap.atoms, compiled: snap.compiled}} {
+		require.Contains(t, in.funcs, "f", name)
+		require.NotContains(t, in.funcs, "g", name)
+		require.Contains(t, in.atoms, "a", name)
+		require.NotContains(t, in.atoms, "b", name)
+		require.NotContains(t, in.compiled, "1+1", name)
+	}
+	require.Contains(t, a.funcs, "f")
+	require.Contains(t, a.funcs, "g")
+	require.Contains(t, a.atoms, "b")
+	require.Contains(t, a.compiled, "1+1")
+	// b's own lookup of g is its own.
+	_, err = b.GlobalFunc(ctx, "g")
+	require.NoError(t, err)
+	require.NotContains(t, snap.funcs, "g")
+}

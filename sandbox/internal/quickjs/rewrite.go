@@ -53,6 +53,11 @@ import (
 //   - an export of every mutable global (named GlobalExportPrefix + its
 //     index), the added ones included, so that a Snapshot can save and
 //     restore them and the host can set the floor and read the flags.
+//   - every call_indirect replaced by a call of an added function that
+//     dispatches on the table slot with a br_table, and the table left
+//     empty, so that instantiating fills no table (see indirect.go). The
+//     slot numbers, C's function pointers, stay as they were; the two
+//     slots added above are two more entries of the dispatchers.
 //
 // No word the host relies on to stop the guest (budget, floor, trap reason,
 // interrupt request, deadline) is in linear memory, which the guest's code
@@ -106,8 +111,10 @@ type Layout struct {
 	// Backtraces is the number of calls of build_backtrace routed through
 	// the hook.
 	Backtraces int
-	// DenySlot is the table slot of the normaliser the rewrite adds
-	// (seal.go), HostSlot the one of the host function.
+	// DenySlot is the table slot (a C function pointer) of the normaliser
+	// the rewrite adds (seal.go), HostSlot the one of the host function.
+	// The rewritten module has no table: its indirect dispatchers hold the
+	// slots (indirect.go).
 	DenySlot, HostSlot uint32
 	// StackSizeOffset is the offset in QuickJS's JSRuntime of its
 	// stack_size field, which stack_top and stack_limit follow; the rewrite
@@ -182,6 +189,12 @@ type rewriter struct {
 	hasBacktrace                                       bool
 	hookType, hookFunc                                 uint32 // the backtrace hook's type and function index (new numbering)
 	limitAddrGlobal, spareLimitGlobal                  uint32
+
+	// Indirect calls (indirect.go).
+	elemSec       []byte               // the element section, as read
+	indirectTypes []uint32             // types of the module's call_indirects, ascending
+	indirect      []indirectDispatcher // one per indirectTypes entry
+	indirectFunc  map[uint32]uint32    // type index -> its dispatcher's function index
 }
 
 // shift maps an original function index to the rewritten module's: the
@@ -237,6 +250,9 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 			err = rw.parseExports(s.body)
 		case 9:
 			err = rw.checkElems(s.body)
+			rw.elemSec = s.body
+		case 10:
+			err = rw.scanIndirect(s.body)
 		case 11:
 			err = rw.parseData(s.body)
 		}
@@ -287,8 +303,11 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 			body = appendVecItem(body, appendU(nil, uint64(rw.denyType)))
 			body = appendVecItem(body, appendU(nil, uint64(rw.dispatchType)))
 			body = appendVecItem(body, appendU(nil, uint64(rw.hookType)))
+			for _, d := range rw.indirect {
+				body = appendVecItem(body, appendU(nil, uint64(d.typeIndex)))
+			}
 		case 4:
-			body = rw.grownTable()
+			body = rw.emptyTable()
 		case 6:
 			body, lay.Globals = rw.addedGlobals(body)
 		case 7:
@@ -296,7 +315,7 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 				body = appendVecItem(body, rw.dispatchExportEntry())
 			}
 		case 9:
-			body, err = rw.elemSection(body)
+			body = []byte{0} // no segments: the indirect dispatchers hold the slots
 		case 10:
 			body, err = rw.code(body, &lay, &safe)
 		case 11:
@@ -374,7 +393,7 @@ func (rw *rewriter) plan() error {
 	if rw.tableHasMax && rw.tableMax != rw.tableMin {
 		return errors.New("quickjs: the function table is growable")
 	}
-	return nil
+	return rw.planIndirect(rw.elemSec)
 }
 
 // typeIndex returns the index of the type t, planning to add it if the
@@ -462,7 +481,7 @@ func (rw *rewriter) code(sec []byte, lay *Layout, safe *bool) ([]byte, error) {
 	if count != uint64(len(rw.funcTypes)) {
 		return nil, errors.New("quickjs: the code and function sections disagree")
 	}
-	out := appendU(make([]byte, 0, len(sec)+len(sec)/4), count+3)
+	out := appendU(make([]byte, 0, len(sec)+len(sec)/4), count+3+uint64(len(rw.indirect)))
 	rest := sec[n:]
 	var body, code []byte
 	for i := uint32(0); i < uint32(count); i++ {
@@ -489,7 +508,13 @@ func (rw *rewriter) code(sec []byte, lay *Layout, safe *bool) ([]byte, error) {
 	out = append(out, dispatch...)
 	hook := rw.hookBody()
 	out = appendU(out, uint64(len(hook)))
-	return append(out, hook...), nil
+	out = append(out, hook...)
+	for i := range rw.indirect {
+		b := rw.indirect[i].body()
+		out = appendU(out, uint64(len(b)))
+		out = append(out, b...)
+	}
+	return out, nil
 }
 
 // function rewrites the body fn of defined function i into body, using code
@@ -558,6 +583,13 @@ func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe 
 			} else {
 				code = appendU(append(code, op), rw.shift(f))
 			}
+		case 0x11: // call_indirect: a call of its type's dispatcher (indirect.go)
+			t, _, _ := wasmcode.ULEB(ins[1:])
+			d, ok := rw.indirectFunc[uint32(t)]
+			if !ok {
+				return nil, nil, fmt.Errorf("%w: call_indirect of type %d unplanned", wasmcode.ErrBadCode, t)
+			}
+			code = appendU(append(code, 0x10), uint64(d))
 		case wasmcode.OpLoop:
 			code = append(code, ins...)
 			code = rw.appendLoopCheck(code, scratch)
@@ -571,14 +603,12 @@ func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe 
 			code = append(code, ins...)
 		default:
 			code = append(code, ins...)
-			switch op {
-			case 0x26: // table.set
-				*safe = false
-			case 0xfc:
+			// scanIndirect refused every table instruction but call_indirect.
+			if op == 0xfc {
 				switch sub, _, _ := wasmcode.ULEB(ins[1:]); sub {
 				case 8: // memory.init: it must keep trapping on the (dropped) active segments
 					rw.memoryInit = true
-				case 9, 12, 13, 14, 15, 17: // data.drop, table.init, elem.drop, table.copy/grow/fill
+				case 9: // data.drop
 					*safe = false
 				}
 			}
@@ -714,18 +744,13 @@ func (rw *rewriter) parseTable(sec []byte) error {
 	return nil
 }
 
-// grownTable returns the table section with two more slots, for the
-// normaliser and the host function.
-func (rw *rewriter) grownTable() []byte {
-	out := []byte{1, 0x70, 0}
+// emptyTable returns the table section with the table left without slots:
+// the indirect dispatchers hold what they held (indirect.go).
+func (rw *rewriter) emptyTable() []byte {
 	if rw.tableHasMax {
-		out[2] = 1
+		return []byte{1, 0x70, 1, 0, 0}
 	}
-	out = appendU(out, uint64(rw.tableMin)+2)
-	if rw.tableHasMax {
-		out = appendU(out, uint64(rw.tableMax)+2)
-	}
-	return out
+	return []byte{1, 0x70, 0, 0}
 }
 
 // checkElems checks that the element section holds only active segments
@@ -734,22 +759,6 @@ func (rw *rewriter) grownTable() []byte {
 func (rw *rewriter) checkElems(sec []byte) error {
 	_, err := rw.elems(sec, nil)
 	return err
-}
-
-// elemSection returns the element section with every function index
-// renumbered and a segment added that places the normaliser and the host
-// function in the table's two new last slots.
-func (rw *rewriter) elemSection(sec []byte) ([]byte, error) {
-	out, err := rw.elems(sec, make([]byte, 0, len(sec)+16))
-	if err != nil {
-		return nil, err
-	}
-	seg := []byte{0, 0x41}
-	seg = wasmcode.AppendSLEB(seg, int64(rw.tableMin))
-	seg = append(seg, wasmcode.OpEnd, 2)
-	seg = appendU(seg, uint64(rw.denyFunc))
-	seg = appendU(seg, uint64(rw.hostFunc))
-	return appendVecItem(out, seg), nil
 }
 
 // elems walks the element section; with out non-nil it appends the
@@ -929,21 +938,19 @@ func (rw *rewriter) addedGlobals(sec []byte) ([]byte, []string) {
 
 // parseExports records the function exports by name.
 func (rw *rewriter) parseExports(sec []byte) error {
-	_, err := rw.exportEntries(sec, nil)
+	_, _, err := rw.exportEntries(sec, nil)
 	return err
 }
 
 // exportSection returns the export section with every function index
 // renumbered and an export added for each global named in names.
 func (rw *rewriter) exportSection(sec []byte, names []string) ([]byte, error) {
-	count, _, err := wasmcode.ULEB(sec)
+	entries, kept, err := rw.exportEntries(sec, []byte{})
 	if err != nil {
 		return nil, err
 	}
-	out, err := rw.exportEntries(sec, appendU(nil, count+uint64(len(names))))
-	if err != nil {
-		return nil, err
-	}
+	out := appendU(nil, kept+uint64(len(names)))
+	out = append(out, entries...)
 	for _, name := range names {
 		idx, _ := strconv.ParseUint(name[len(GlobalExportPrefix):], 10, 32)
 		out = appendU(out, uint64(len(name)))
@@ -956,25 +963,24 @@ func (rw *rewriter) exportSection(sec []byte, names []string) ([]byte, error) {
 
 // exportEntries walks the export section's entries; with out non-nil it
 // appends them to it, function indices renumbered.
-func (rw *rewriter) exportEntries(sec, out []byte) ([]byte, error) {
+func (rw *rewriter) exportEntries(sec, out []byte) ([]byte, uint64, error) {
 	count, p, err := wasmcode.ULEB(sec)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	kept := uint64(0)
 	for i := uint64(0); i < count; i++ {
 		l, k, err := wasmcode.ULEB(sec[p:])
 		if err != nil || uint64(len(sec)-p-k) < l+1 {
-			return nil, errors.New("quickjs: bad export section")
+			return nil, 0, errors.New("quickjs: bad export section")
 		}
 		name := string(sec[p+k : p+k+int(l)])
-		if out != nil {
-			out = append(out, sec[p:p+k+int(l)]...)
-		}
+		entry := sec[p : p+k+int(l)]
 		p += k + int(l)
 		kind := sec[p]
 		idx, k, err := wasmcode.ULEB(sec[p+1:])
 		if err != nil {
-			return nil, errors.New("quickjs: bad export section")
+			return nil, 0, errors.New("quickjs: bad export section")
 		}
 		p += 1 + k
 		if kind == 0 {
@@ -982,15 +988,30 @@ func (rw *rewriter) exportEntries(sec, out []byte) ([]byte, error) {
 				rw.exports[name] = uint32(idx)
 			}
 			idx = rw.shift(idx)
+			if !hostExports[name] {
+				continue // the host calls it through the dispatcher, or not at all
+			}
 		}
 		if out != nil {
+			out = append(out, entry...)
 			out = appendU(append(out, kind), idx)
+			kept++
 		}
 	}
 	if p != len(sec) {
-		return nil, errors.New("quickjs: trailing bytes in the export section")
+		return nil, 0, errors.New("quickjs: trailing bytes in the export section")
 	}
-	return out, nil
+	return out, kept, nil
+}
+
+// hostExports are the module's function exports the host looks up by name
+// (NewInstance); the rewrite drops the others, which it calls through the
+// dispatcher (dispatch.go) or not at all. wazero walks a module's exports
+// each time it instantiates it: the build's 290 cost a chain start some
+// 25k instructions.
+var hostExports = map[string]bool{
+	"_initialize": true, "JS_NewRuntime": true, "JS_SetMemoryLimit": true, "JS_NewContext": true,
+	"JS_SetModuleLoaderFunc": true, "JS_NewNumber": true, "JS_NewCFunction2": true, "JS_GetGlobalObject": true,
 }
 
 // parseData records where the active data segments start and end, and the

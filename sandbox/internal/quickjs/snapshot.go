@@ -164,8 +164,8 @@ func (r *Runtime) Restore(ctx context.Context, s *Snapshot) (_ *Instance, err er
 		g.Set(s.globals[i])
 	}
 	in.rt, in.ctx, in.undefined = s.rt, s.ctx, s.undefined
-	in.compiled = maps.Clone(s.compiled)
-	in.funcs = maps.Clone(s.funcs)
-	in.atoms = maps.Clone(s.atoms)
+	// Shared, not copied: s never changes, and in copies them before it
+	// writes one (ownMaps).
+	in.compiled, in.funcs, in.atoms, in.sharedMaps = s.compiled, s.funcs, s.atoms, true
 	return in, nil
 }

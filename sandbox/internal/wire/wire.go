@@ -16,11 +16,12 @@ import (
 const (
 	OpCall = 1 // (payload) → call id: start a tool call
 	OpLog  = 2 // (level, text) → undefined: one console line
-	OpDone = 3 // (result JSON) → never returns: the script finished
+	OpDone = 3 // (result JSON) → undefined: the script finished, and nothing runs after the job in progress
 	OpFail = 4 // (error JSON) → never returns: the script failed
 	// 5 was TAKE, which handed the guest its completions: the host now
 	// calls the prelude's __airlock_pump with each (guest-sdk/ABI.md).
-	OpSource = 6 // () → the script source
+	// 6 was SOURCE, which handed the guest the script: the host now passes
+	// it to __airlock_start.
 	// OpTooLarge (length) → never returns: the result's JSON has more than
 	// length UTF-16 code units, which already exceeds the result limit.
 	OpTooLarge = 7
