@@ -135,7 +135,7 @@ func TestPlanIndirect(t *testing.T) {
 		funcImports: 1,                    // function 0 is imported
 		funcTypes:   []uint32{0, 1, 0, 2}, // functions 1..4
 		tableMin:    5,
-		hostFunc:    1, denyFunc: 6, dispatchFunc: 7,
+		hostFunc:    1, denyFunc: 6, dispatchFunc: 7, hookFunc: 8,
 		indirectTypes: []uint32{0, 1, 2},
 	}
 	// One segment at offset 1: functions 1, 2, 3 (original numbering).
@@ -147,7 +147,14 @@ func TestPlanIndirect(t *testing.T) {
 	// Slot 6 (tableMin+1) is the host function's; function 4, of the same
 	// type, is in no slot.
 	require.Equal(t, []uint32{0, 0, 0, 0, 0, 0, 1 + 1}, rw.indirect[2].slots)
-	require.Equal(t, map[uint32]uint32{0: 8, 1: 9, 2: 10}, rw.indirectFunc)
+	require.Equal(t, map[uint32]uint32{0: 9, 1: 10, 2: 11}, rw.indirectFunc)
+
+	// build_backtrace's slot (here function 2's, of type b) dispatches to
+	// the backtrace hook (backtrace.go), which has its type.
+	rw.backtrace, rw.hasBacktrace = 2, true
+	require.NoError(t, rw.planIndirect(elem))
+	require.Equal(t, []uint32{0, 0, 8 + 1}, rw.indirect[1].slots)
+	rw.backtrace, rw.hasBacktrace = 0, false
 
 	// A segment past the table, or naming an imported function, is refused.
 	require.Error(t, rw.planIndirect([]byte{1, 0x00, 0x41, 4, 0x0b, 2, 1, 2}))
