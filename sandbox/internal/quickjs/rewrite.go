@@ -103,6 +103,9 @@ type Layout struct {
 	// since instantiation, and the highest stack pointer allowed (the top
 	// of the stack region NewInstance gives the engine, stackguard.go).
 	Budget, Floor, Reason, OOM, Top string
+	// JSONFloor is the export name of the lowest stack pointer
+	// JSON.stringify's recursion may reach (jsondepth.go).
+	JSONFloor string
 	// LimitAddr and SpareLimit are the export names of the backtrace hook's
 	// globals (backtrace.go): the address of QuickJS's stack_limit, 0 while
 	// the hook is off, and the limit it lowers that to while an error is
@@ -189,6 +192,9 @@ type rewriter struct {
 	hasBacktrace                                       bool
 	hookType, hookFunc                                 uint32 // the backtrace hook's type and function index (new numbering)
 	limitAddrGlobal, spareLimitGlobal                  uint32
+	jsonToStr, throwRange, overflowAddr                uint32 // jsondepth.go (original indices, an address)
+	hasJSONToStr                                       bool
+	jsonFloorGlobal                                    uint32
 
 	// Indirect calls (indirect.go).
 	elemSec       []byte               // the element section, as read
@@ -345,7 +351,7 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 	name := func(g uint32) string { return GlobalExportPrefix + strconv.FormatUint(uint64(g), 10) }
 	lay.Budget, lay.Floor, lay.Reason, lay.OOM = name(rw.budgetGlobal), name(rw.floorGlobal), name(rw.reasonGlobal), name(rw.oomGlobal)
 	lay.LimitAddr, lay.SpareLimit = name(rw.limitAddrGlobal), name(rw.spareLimitGlobal)
-	lay.Top = name(rw.topGlobal)
+	lay.Top, lay.JSONFloor = name(rw.topGlobal), name(rw.jsonFloorGlobal)
 	lay.DenySlot, lay.HostSlot = rw.tableMin, rw.tableMin+1
 	lay.SnapshotSafe = safe && rw.mutableImports == 0
 	return out, lay, nil
@@ -356,7 +362,7 @@ func Rewrite(wasm []byte) ([]byte, Layout, error) {
 func (rw *rewriter) plan() error {
 	g := rw.importedGlobals + rw.globals
 	rw.budgetGlobal, rw.floorGlobal, rw.reasonGlobal, rw.oomGlobal = g, g+1, g+2, g+3
-	rw.limitAddrGlobal, rw.spareLimitGlobal, rw.topGlobal = g+4, g+5, g+6
+	rw.limitAddrGlobal, rw.spareLimitGlobal, rw.topGlobal, rw.jsonFloorGlobal = g+4, g+5, g+6, g+7
 	var ok1, ok2 bool
 	rw.throwRef, ok1 = rw.exports[throwRefExport]
 	rw.setMaxStack, ok2 = rw.exports[setMaxStackExport]
@@ -368,6 +374,9 @@ func (rw *rewriter) plan() error {
 		return errors.New("quickjs: JS_ThrowReferenceError has an unexpected type")
 	}
 	if err := rw.planSpread(); err != nil {
+		return err
+	}
+	if err := rw.planJSONDepth(); err != nil {
 		return err
 	}
 	rw.denyType = rw.typeIndex(denyFuncType)
@@ -543,6 +552,9 @@ func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe 
 	needScratch := false
 	isSetMaxStack := rw.funcImports+i == rw.setMaxStack
 	isCopyData := rw.funcImports+i == rw.copyData
+	if rw.funcImports+i == rw.jsonToStr {
+		code = rw.appendJSONDepthPrologue(code)
+	}
 	if isCopyData { // spread.go: the result in the scratch local, the object in one more
 		code = rw.appendSpreadPrologue(code, scratch+1, scratch)
 		needScratch = true
@@ -920,17 +932,17 @@ func (rw *rewriter) addedGlobals(sec []byte) ([]byte, []string) {
 			}
 		}
 	}
-	out := appendU(nil, count+7)
+	out := appendU(nil, count+8)
 	out = append(out, g...)
-	// budget, floor, reason, oom, limitAddr, spareLimit, top: until
-	// NewInstance moves the stack to a region of its own, the stack is
-	// wasm-ld's.
-	for _, init := range []int64{yieldEvery, int64(rw.stackTop - (wasmStackSize - stackMargin)), 0, 0, 0, 0, int64(rw.stackTop)} {
+	// budget, floor, reason, oom, limitAddr, spareLimit, top, jsonFloor:
+	// until NewInstance moves the stack to a region of its own, the stack
+	// is wasm-ld's.
+	for _, init := range []int64{yieldEvery, int64(rw.stackTop - (wasmStackSize - stackMargin)), 0, 0, 0, 0, int64(rw.stackTop), 0} {
 		out = append(out, 0x7f, 0x01, 0x41) // mutable i32 = i32.const init
 		out = wasmcode.AppendSLEB(out, init)
 		out = append(out, wasmcode.OpEnd)
 	}
-	for _, idx := range []uint32{rw.budgetGlobal, rw.floorGlobal, rw.reasonGlobal, rw.oomGlobal, rw.limitAddrGlobal, rw.spareLimitGlobal, rw.topGlobal} {
+	for _, idx := range []uint32{rw.budgetGlobal, rw.floorGlobal, rw.reasonGlobal, rw.oomGlobal, rw.limitAddrGlobal, rw.spareLimitGlobal, rw.topGlobal, rw.jsonFloorGlobal} {
 		names = append(names, GlobalExportPrefix+strconv.FormatUint(uint64(idx), 10))
 	}
 	return out, names
@@ -1043,6 +1055,11 @@ func (rw *rewriter) parseData(sec []byte) error {
 		if rw.oomAddr == 0 {
 			if j := oomMessageIndex(data); j >= 0 {
 				rw.oomAddr = uint32(off) + uint32(j)
+			}
+		}
+		if rw.overflowAddr == 0 {
+			if j := overflowMessageIndex(data); j >= 0 {
+				rw.overflowAddr = uint32(off) + uint32(j)
 			}
 		}
 	}

@@ -21,14 +21,15 @@ func TestRewrite(t *testing.T) {
 	require.Greater(t, lay.Loops, 1000)
 	require.Greater(t, lay.OOMSites, 100)
 	// The reactor build's globals: the stack pointer (0, mutable) and one
-	// immutable i32; the rewrite's seven follow.
+	// immutable i32; the rewrite's eight follow.
 	require.Equal(t, []string{GlobalExportPrefix + "0", GlobalExportPrefix + "2",
 		GlobalExportPrefix + "3", GlobalExportPrefix + "4", GlobalExportPrefix + "5",
-		GlobalExportPrefix + "6", GlobalExportPrefix + "7", GlobalExportPrefix + "8"}, lay.Globals)
+		GlobalExportPrefix + "6", GlobalExportPrefix + "7", GlobalExportPrefix + "8", GlobalExportPrefix + "9"}, lay.Globals)
 	require.Equal(t, GlobalExportPrefix+"3", lay.Floor)
 	require.Equal(t, GlobalExportPrefix+"6", lay.LimitAddr)
 	require.Equal(t, GlobalExportPrefix+"7", lay.SpareLimit)
 	require.Equal(t, GlobalExportPrefix+"8", lay.Top)
+	require.Equal(t, GlobalExportPrefix+"9", lay.JSONFloor)
 	// Every error is made through the backtrace hook (backtrace.go).
 	require.Greater(t, lay.Backtraces, 3)
 	require.Equal(t, uint32(120), lay.StackSizeOffset)

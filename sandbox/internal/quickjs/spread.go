@@ -55,8 +55,8 @@ const tagString = -7
 const maxNames = 1 << 20
 
 // parseNames finds, in the name section's function names, the indices of
-// the static functions the rewrite changes: JS_CopyDataProperties (here)
-// and build_backtrace (backtrace.go). Other custom sections are ignored.
+// the static functions the rewrite changes: JS_CopyDataProperties (here),
+// build_backtrace (backtrace.go) and js_json_to_str (jsondepth.go). Other custom sections are ignored.
 func (rw *rewriter) parseNames(sec []byte) error {
 	nameLen, k, err := wasmcode.ULEB(sec)
 	if err != nil || uint64(len(sec)-k) < nameLen || string(sec[k:k+int(nameLen)]) != "name" {
@@ -95,6 +95,11 @@ func (rw *rewriter) parseNames(sec []byte) error {
 					return fmt.Errorf("quickjs: two functions are named %s", name)
 				}
 				rw.copyData, rw.copyDataFound = uint32(idx), true
+			case jsonToStrName: // jsondepth.go
+				if rw.hasJSONToStr {
+					return fmt.Errorf("quickjs: two functions are named %s", name)
+				}
+				rw.jsonToStr, rw.hasJSONToStr = uint32(idx), true
 			case backtraceName: // backtrace.go
 				if rw.hasBacktrace {
 					return fmt.Errorf("quickjs: two functions are named %s", name)
