@@ -10,10 +10,10 @@ import (
 
 // TestJSONStringifyDepth: JSON.stringify's recursion, whose cycle check
 // costs n²/2 comparisons for a value n levels deep, is bounded by
-// jsonStack (wasm-ld's old stack) rather than the whole stack region: the
-// deepest value it writes is as deep as before the region (some 1,000 to
-// 4,000 levels), a deeper one throws the engine's catchable RangeError, and
-// a run whose own limit is smaller keeps it.
+// jsonStack (wasm-ld's old stack) below where it began rather than by the
+// whole stack region: the deepest value it writes is as deep as before the
+// region (some 1,000 to 4,000 levels), a deeper one throws the engine's
+// catchable RangeError, and a run whose own limit is smaller keeps it.
 func TestJSONStringifyDepth(t *testing.T) {
 	rt := testRuntime(t, Config{})
 	ctx := context.Background()
@@ -36,8 +36,21 @@ func TestJSONStringifyDepth(t *testing.T) {
 	d := deepest(in)
 	require.Greater(t, d, 1000)
 	require.Less(t, d, 4000)
-	// Script recursion keeps the whole region.
+	// Script recursion keeps the whole region, and a stringify deep in it
+	// keeps its own room: the bound is counted from where it began.
 	require.Equal(t, "1100", evalText(t, in, "(() => { const f = (n) => n === 0 ? 0 : 1 + f(n - 1); throw String(f(1100)) })()"))
+	require.Equal(t, "[[[1]]] 900", evalText(t, in, `(() => {
+  const f = (n) => n === 0 ? JSON.stringify([[[1]]]) : f(n - 1);
+  let o = 1; for (let i = 0; i < 900; i++) o = [o];
+  const g = (n) => n === 0 ? JSON.stringify(o).length : g(n - 1);
+  throw f(1000) + " " + (g(1000) - 1) / 2;
+})()`))
+	// A toJSON that stringifies runs under the outer stringify's bound, and
+	// the next stringify starts afresh.
+	require.Equal(t, `{"a":"{\"b\":1}"} 3`, evalText(t, in, `(() => {
+  const s = JSON.stringify({ a: { toJSON() { return JSON.stringify({ b: 1 }) } } });
+  throw s + " " + JSON.stringify([1]).length;
+})()`))
 
 	small, err := rt.NewInstance(ctx, 64<<20)
 	require.NoError(t, err)

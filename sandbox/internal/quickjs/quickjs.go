@@ -199,9 +199,6 @@ type Instance struct {
 	// top is the highest stack pointer allowed: the top of the stack
 	// region (stackguard.go).
 	top api.MutableGlobal
-	// jsonFloor is the lowest stack pointer JSON.stringify's recursion
-	// may reach (jsondepth.go).
-	jsonFloor api.MutableGlobal
 	// sp is the C stack pointer (global 0), which AppendJSON reads.
 	sp        api.Global
 	stop      atomic.Bool // set by Interrupt
@@ -405,7 +402,7 @@ func (r *Runtime) instantiateFrom(ctx context.Context, sys *sysState, heapLimit 
 	in.budget, in.floor, in.reason, in.oom = global(in.layout.Budget), global(in.layout.Floor),
 		global(in.layout.Reason), global(in.layout.OOM)
 	in.limitAddr, in.spareLimit = global(in.layout.LimitAddr), global(in.layout.SpareLimit)
-	in.top, in.jsonFloor = global(in.layout.Top), global(in.layout.JSONFloor)
+	in.top = global(in.layout.Top)
 	if len(in.layout.Globals) > 0 && in.layout.Globals[0] == GlobalExportPrefix+"0" {
 		in.sp = mod.ExportedGlobal(in.layout.Globals[0])
 	}
@@ -619,11 +616,6 @@ func (in *Instance) SetStackLimit(n uint32) {
 		floor = top
 	}
 	in.floor.Set(uint64(floor))
-	jsonFloor := uint32(0) // the run's own limit binds first
-	if n > jsonStack && top >= jsonStack {
-		jsonFloor = top - jsonStack
-	}
-	in.jsonFloor.Set(uint64(jsonFloor))
 	limit := uint32(in.rt) + in.layout.StackSizeOffset + 8
 	in.mem.WriteUint32Le(limit, floor+SoftStackMargin(n))
 	in.spareLimit.Set(uint64(floor + SpareStackMargin(n)))

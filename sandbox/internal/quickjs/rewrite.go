@@ -103,8 +103,8 @@ type Layout struct {
 	// since instantiation, and the highest stack pointer allowed (the top
 	// of the stack region NewInstance gives the engine, stackguard.go).
 	Budget, Floor, Reason, OOM, Top string
-	// JSONFloor is the export name of the lowest stack pointer
-	// JSON.stringify's recursion may reach (jsondepth.go).
+	// JSONFloor is the export name of the lowest stack pointer the
+	// JSON.stringify under way may reach, 0 when none is (jsondepth.go).
 	JSONFloor string
 	// LimitAddr and SpareLimit are the export names of the backtrace hook's
 	// globals (backtrace.go): the address of QuickJS's stack_limit, 0 while
@@ -192,7 +192,7 @@ type rewriter struct {
 	hasBacktrace                                       bool
 	hookType, hookFunc                                 uint32 // the backtrace hook's type and function index (new numbering)
 	limitAddrGlobal, spareLimitGlobal                  uint32
-	jsonToStr, throwRange, overflowAddr                uint32 // jsondepth.go (original indices, an address)
+	jsonToStr, throwRange, stringify, overflowAddr     uint32 // jsondepth.go (original indices, an address)
 	hasJSONToStr                                       bool
 	jsonFloorGlobal                                    uint32
 
@@ -552,8 +552,11 @@ func (rw *rewriter) function(body, code, fn []byte, i uint32, lay *Layout, safe 
 	needScratch := false
 	isSetMaxStack := rw.funcImports+i == rw.setMaxStack
 	isCopyData := rw.funcImports+i == rw.copyData
-	if rw.funcImports+i == rw.jsonToStr {
+	switch rw.funcImports + i { // jsondepth.go
+	case rw.jsonToStr:
 		code = rw.appendJSONDepthPrologue(code)
+	case rw.stringify:
+		code = rw.appendStringifyPrologue(code)
 	}
 	if isCopyData { // spread.go: the result in the scratch local, the object in one more
 		code = rw.appendSpreadPrologue(code, scratch+1, scratch)
