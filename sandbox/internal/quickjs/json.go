@@ -495,6 +495,9 @@ func (w *jsonWriter) escape(chars, n uint32, wide bool) bool {
 				break
 			}
 			w.out = appendQuotedRune(w.out, rune(b[i]))
+			if len(w.out) > w.max { // an escape is up to six bytes
+				return false
+			}
 			b = b[i+1:]
 		}
 		return len(w.out) <= w.max
