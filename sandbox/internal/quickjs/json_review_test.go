@@ -126,6 +126,11 @@ func TestAppendJSONReviewBounds(t *testing.T) {
 		{"escaped wide", `"\u0001\u4e00".repeat((1 << 19) - 2)`},
 		{"escaped rope", `"\u0001".repeat(1 << 19) + "\u0002".repeat(1 << 19)`},
 		{"rope dag", `(() => { let s = "ab"; for (let i = 0; i < 27; i++) s = s + s; return s; })()`},
+		// The output exactly max long when a string's opening quote is
+		// written: the string's characters must still be bounded by max.
+		{"string after max", `["x".repeat((1 << 20) - 4), "a".repeat(40 << 20)]`},
+		{"key after max", `({a: "x".repeat((1 << 20) - 8), ["b".repeat(40 << 20)]: 1})`},
+		{"rope after max", `["x".repeat((1 << 20) - 4), "a".repeat(20 << 20) + "c".repeat(20 << 20)]`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			in := jsonInstance(t, rt)
