@@ -145,3 +145,79 @@ func TestAppendJSONReviewBounds(t *testing.T) {
 		})
 	}
 }
+
+// TestAppendJSONReviewCorrupt writes random words over the memory around
+// a value's objects, shapes and strings and the runtime's and context's
+// fields, from within the host call, and
+// runs AppendJSON on each corrupted heap: it must end, without a panic,
+// within max, and restore nothing itself (it writes nothing).
+func TestAppendJSONReviewCorrupt(t *testing.T) {
+	rt := testRuntime(t, Config{})
+	ctx := context.Background()
+	in := jsonInstance(t, rt)
+	const max = 1 << 16
+	h := handlerFunc(func(ctx context.Context, in *Instance, args []uint64) uint64 {
+		m := in.mem
+		want, ok := in.AppendJSON(nil, args[0], max)
+		require.True(t, ok)
+		var near []uint32
+		for _, v := range args[:4] {
+			p := uint32(v)
+			near = append(near, p)
+			if s, ok := m.ReadUint32Le(p + objShape); ok {
+				near = append(near, s)
+			}
+			if s, ok := m.ReadUint32Le(p + objProp); ok {
+				near = append(near, s)
+			}
+		}
+		// The runtime's and context's fields setup reads: the atom table,
+		// its size, the stack limit, class_proto.
+		near = append(near, uint32(in.rt)+32, uint32(in.ctx)+16, uint32(in.rt)+in.layout.StackSizeOffset-64)
+		seed := uint64(1)
+		rnd := func() uint32 {
+			seed ^= seed << 13
+			seed ^= seed >> 7
+			seed ^= seed << 17
+			return uint32(seed)
+		}
+		for i := 0; i < 20000; i++ {
+			at := near[rnd()%uint32(len(near))] + rnd()%128&^3
+			old, ok := m.ReadUint32Le(at)
+			if !ok {
+				continue
+			}
+			var v uint32
+			switch rnd() % 4 {
+			case 0:
+				v = rnd()
+			case 1:
+				v = old ^ 1<<(rnd()%32)
+			case 2:
+				v = near[rnd()%uint32(len(near))] + rnd()%64
+			default:
+				v = 0xffffffff - rnd()%256
+			}
+			require.True(t, m.WriteUint32Le(at, v))
+			for _, x := range args[:4] {
+				s := time.Now()
+				got, ok := in.AppendJSON(nil, x, max)
+				require.Less(t, time.Since(s), time.Second)
+				require.LessOrEqual(t, len(got), max)
+				if !ok {
+					require.Empty(t, got)
+				}
+			}
+			require.True(t, m.WriteUint32Le(at, old))
+		}
+		got, ok := in.AppendJSON(nil, args[0], max)
+		require.True(t, ok)
+		require.Equal(t, string(want), string(got))
+		return in.Undefined()
+	})
+	src := `const s = "xyz" + "é".repeat(40), a = [1, 2.5, "名".repeat(30), {k: null}], o = {a, s, n: {b: [true, false]}, u: undefined};
+__airlock_host(o, a, s, "x".repeat(600) + "\u4e00".repeat(600)); throw 'ok'`
+	_, text, err := in.Eval(WithHandler(ctx, in, h), src, "<input>")
+	require.NoError(t, err)
+	require.Equal(t, "ok", text)
+}
