@@ -120,7 +120,9 @@ function makeCall(resolve, reject) {
       json = nativeStringify(args);
     } else {
       // The function read above, called as J.stringify(args) would call
-      // it, without reading it a second time (a getter sees one read).
+      // it, without reading it a second time (a getter sees one read; at
+      // the stack's very edge the call is one native frame deeper, which
+      // TestCallValueAsStringify allows a replaced JSON.stringify).
       json = ReflectApply(stringify, J, [args]);
     }
   }
