@@ -2,6 +2,7 @@ package quickjs
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -220,4 +221,63 @@ __airlock_host(o, a, s, "x".repeat(600) + "\u4e00".repeat(600)); throw 'ok'`
 	_, text, err := in.Eval(WithHandler(ctx, in, h), src, "<input>")
 	require.NoError(t, err)
 	require.Equal(t, "ok", text)
+}
+
+// TestAppendJSONReviewStackRope is TestAppendJSONStack's probe with ropes
+// nested as deep as the engine nests them (and values holding them):
+// JSON.stringify flattens a rope where AppendJSON walks it, and must not
+// be the one to throw or trap where AppendJSON wrote.
+func TestAppendJSONReviewStackRope(t *testing.T) {
+	rt := testRuntime(t, Config{})
+	ctx := context.Background()
+	taken := 0
+	for back := 1; back < 120; back += 2 {
+		for _, val := range []string{
+			`rope(70)`,
+			`[[{a: rope(70)}]]`,
+			`{k: rope(30), l: [rope(45)]}`,
+		} {
+			in := jsonInstance(t, rt)
+			in.SetStackLimit(32 << 10)
+			var got []byte
+			var took bool
+			h := handlerFunc(func(ctx context.Context, in *Instance, args []uint64) uint64 {
+				if op, _ := DecodeInt(args[0]); op == 0 {
+					got, took = in.AppendJSON(nil, args[1], 1<<20)
+					return in.Undefined()
+				}
+				if took {
+					require.True(t, IsString(args[1]), "back %d, %s: JSON.stringify threw where AppendJSON wrote %.40s", back, val, got)
+					want, ok := in.ReadString(args[1], 1<<20)
+					require.True(t, ok)
+					require.Equal(t, string(want), string(got))
+				}
+				return in.Undefined()
+			})
+			src := `const rope = (d) => { let s = "x".repeat(300); for (let i = 0; i < d; i++) s = (i % 2 ? "a".repeat(300) + s : s + "b".repeat(300)); return s; };
+function down(d) { try { return down(d + 1); } catch (_) { return d; } }
+const max = down(0), v = ` + val + `;
+function at(d) {
+  if (d > 0) return at(d - 1);
+  __airlock_host(0, v);
+  let s = null;
+  try { s = JSON.stringify(v); } catch (_) {}
+  __airlock_host(1, s);
+}
+try { at(max - ` + fmt.Sprint(back) + `); } catch (_) {}
+throw 'ok'`
+			_, text, err := in.Eval(WithHandler(ctx, in, h), src, "<input>")
+			if err != nil {
+				require.True(t, in.StackOverflowed(), "%v", err)
+				require.False(t, took, "back %d, %s: JSON.stringify trapped where AppendJSON wrote", back, val)
+			} else {
+				require.Equal(t, "ok", text)
+			}
+			if took {
+				taken++
+			}
+			in.Close(ctx)
+		}
+	}
+	require.NotZero(t, taken)
 }
