@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 
@@ -53,4 +54,37 @@ return [first, again, await tools.t(o), await tools.t([o, o])];
 	require.Len(t, fastCalls, 4)
 	require.Equal(t, slowCalls, fastCalls)
 	require.Equal(t, slowValue, fastValue)
+}
+
+// TestCallValueReviewLimits runs arguments at and around max_args_bytes,
+// made of escapes and multi-byte characters, and values whose JSON passes
+// the limit exactly where a string or key opens, both ways: the calls the
+// Bridge sees and the failures must be the same.
+func TestCallValueReviewLimits(t *testing.T) {
+	lim := Limits{MaxArgsBytes: 1000, MaxInFlight: 2}
+	for _, tt := range []struct{ name, src string }{
+		{"escapes at the limit", `return (await tools.t({s: "\n".repeat(496)})).args.s.length;`},
+		{"escapes over the limit", `await tools.t({s: "\n".repeat(497)});`},
+		{"latin1 escapes over the limit", `await tools.t({s: "\u0001".repeat(200)});`},
+		{"multi-byte at the limit", `return (await tools.t({s: "名".repeat(330)})).args.s.length;`},
+		{"multi-byte over the limit", `await tools.t({s: "名".repeat(331)});`},
+		{"surrogate pairs over the limit", `await tools.t({s: "🎉".repeat(249)});`},
+		{"surrogate pairs at the limit", `return (await tools.t({s: "🎉".repeat(248)})).args.s.length;`},
+		{"string opening at the limit", `await tools.t(["x".repeat(996), "a".repeat(1 << 22)]);`},
+		{"key opening at the limit", `await tools.t({a: "x".repeat(992), ["b".repeat(1 << 22)]: 1});`},
+		{"rope opening at the limit", `await tools.t(["x".repeat(996), "a".repeat(1 << 21) + "c".repeat(1 << 21)]);`},
+		{"calls past in-flight with big arguments", `const ps = []; for (let i = 0; i < 5; i++) ps.push(tools.t({i, s: "y".repeat(900)})); return (await Promise.all(ps)).length;`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			slow := runCalls(t, tt.src, lim, true)
+			fast := runCalls(t, tt.src, lim, false)
+			require.Equal(t, slow, fast)
+			switch {
+			case strings.Contains(tt.name, "over the limit"), strings.Contains(tt.name, "opening"):
+				require.Contains(t, fast.Exit, `limit "args"`)
+			default:
+				require.Empty(t, fast.Exit)
+			}
+		})
+	}
 }
