@@ -77,7 +77,7 @@ const validName = (name) => {
 // closure (one more frame above the stub, which only a capture that takes
 // every frame sees).
 const NativePromise = Promise;
-const nativeStringify = JSON.stringify;
+const nativeStringify = JSON.stringify, ReflectApply = Reflect.apply;
 let callName = "", callValid = false, callArgs, callStub;
 function callTool(name, valid, args, stub) {
   const P = Promise;
@@ -119,7 +119,11 @@ function makeCall(resolve, reject) {
       }
       json = nativeStringify(args);
     } else {
-      json = J.stringify(args);
+      // The function read above, called as J.stringify(args) would call
+      // it, without reading it a second time (a getter sees one read; at
+      // the stack's very edge the call is one native frame deeper, which
+      // TestCallValueAsStringify allows a replaced JSON.stringify).
+      json = ReflectApply(stringify, J, [args]);
     }
   }
   if (json === undefined) {

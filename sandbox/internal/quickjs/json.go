@@ -476,7 +476,10 @@ func (w *jsonWriter) quote(chars, n uint32, wide bool) bool {
 // escape writes n characters at chars escaped as JS_ToQuotedString
 // escapes them, in UTF-8.
 func (w *jsonWriter) escape(chars, n uint32, wide bool) bool {
-	if uint64(n) > uint64(w.max-len(w.out)) { // each character is at least one byte
+	// Each character is at least one byte. (The output may already be
+	// past max, by an opening quote: the difference is then negative,
+	// and must not be read as a huge unsigned bound.)
+	if len(w.out) > w.max || uint64(n) > uint64(w.max-len(w.out)) {
 		return false
 	}
 	if !wide {
@@ -495,6 +498,9 @@ func (w *jsonWriter) escape(chars, n uint32, wide bool) bool {
 				break
 			}
 			w.out = appendQuotedRune(w.out, rune(b[i]))
+			if len(w.out) > w.max { // an escape is up to six bytes
+				return false
+			}
 			b = b[i+1:]
 		}
 		return len(w.out) <= w.max
