@@ -2,11 +2,16 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/airlockrt/airlock/sandbox/internal/quickjs"
+	"github.com/airlockrt/airlock/sandbox/internal/wire"
 )
 
 // TestReviewNothingRunsAfterResult tries, as a script author, to run code,
@@ -49,4 +54,137 @@ func TestReviewNothingRunsAfterResult(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReviewRetiredAndLateHostCalls calls the host as a script that got
+// hold of __airlock_host would: the retired op 6 (SOURCE) is a protocol
+// error, and after the result no operation is answered or recorded.
+func TestReviewRetiredAndLateHostCalls(t *testing.T) {
+	call := func(r *scriptRun, args ...uint64) (stopped bool) {
+		defer func() {
+			if v := recover(); v != nil {
+				_, stopped = v.(stopGuest)
+				if !stopped {
+					panic(v)
+				}
+			}
+		}()
+		r.HostCall(context.Background(), nil, args)
+		return false
+	}
+	r := &scriptRun{}
+	require.True(t, call(r, quickjs.Int(6)))
+	require.True(t, r.finished)
+	require.NotNil(t, r.exit)
+	require.Equal(t, Trap, r.exit.Kind)
+	require.Contains(t, r.exit.Message, "operation 6")
+
+	for _, op := range []int32{wire.OpCall, wire.OpLog, wire.OpDone, wire.OpFail, wire.OpTimer, wire.OpTooLarge, wire.OpPumped, wire.OpWhere, 6} {
+		r := &scriptRun{finished: true, value: []byte("1")}
+		require.True(t, call(r, quickjs.Int(op), quickjs.Int(0)), "op %d", op)
+		require.Nil(t, r.exit, "op %d", op)
+		require.Equal(t, "1", string(r.value), "op %d", op)
+		require.Empty(t, r.queued, "op %d", op)
+	}
+}
+
+// TestReviewConcurrentRunsShareNoTables runs chains side by side, all
+// restored from the one snapshot, each doing what writes an instance's
+// lookup tables (call sites of failing tools, Intl, timers, a result read
+// in place): run with -race, and each must see only its own results.
+func TestReviewConcurrentRunsShareNoTables(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	fail := func(_ context.Context, tool string, args []byte) ([]byte, error) {
+		if tool == "bad" {
+			return []byte(`{"status":"error","reason":"nope","message":"no"}`), nil
+		}
+		return okBridge(ctx, tool, args)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for i := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 6 {
+				src := fmt.Sprintf(`
+					let site = "";
+					try { await tools.bad({}); } catch (e) { site = String(e.stack).length > 0; }
+					const n = new Intl.NumberFormat("en-US").format(%d);
+					await new Promise(r => setTimeout(r, 1));
+					const v = await tools.ok({ i: %d });
+					return [n, v.args.i, site, "é%d"]`, 1000+i, i*100+j, j)
+				res, err := e.Run(ctx, Script{Source: src}, fail, Limits{Timeout: 20 * time.Second})
+				if err != nil {
+					errs <- err
+					return
+				}
+				want := fmt.Sprintf(`["%s",%d,true,"é%d"]`, fmt.Sprintf("1,%03d", i), i*100+j, j)
+				if string(res.Value) != want {
+					errs <- fmt.Errorf("run %d.%d: got %s, want %s", i, j, res.Value, want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+}
+
+// TestReviewConcurrentResumes resumes one parked state several times at
+// once beside fresh runs (-race): the resumed instances look their entry
+// points up again in tables Restore shares, and each ends with its result
+// and runs nothing after it.
+func TestReviewConcurrentResumes(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	src := `const v = await tools.risky({ n: 1 });
+		let p = Promise.resolve(); for (let i = 0; i < 10; i++) p = p.then(() => 0);
+		p.then(() => { tools.late({}); console.log("late"); });
+		return v.args.n`
+	res, err := e.Run(ctx, Script{Source: src, Park: true}, parkBridge, Limits{})
+	require.NoError(t, err)
+	require.NotNil(t, res.Parked)
+	var late atomic.Int32
+	bridge := func(ctx context.Context, tool string, args []byte) ([]byte, error) {
+		if tool == "late" {
+			late.Add(1)
+		}
+		return okBridge(ctx, tool, args)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for range 4 {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			got, err := e.Resume(ctx, Resumption{State: res.Parked.State, Bridge: bridge, Retry: approveAll})
+			if err == nil && (string(got.Value) != "1" || len(got.Logs) != 0) {
+				err = fmt.Errorf("resumed: %s %v", got.Value, got.Logs)
+			}
+			if err != nil {
+				errs <- err
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			got, err := e.Run(ctx, Script{Source: `await tools.ok({}); return "fresh"`}, bridge, Limits{})
+			if err == nil && string(got.Value) != `"fresh"` {
+				err = fmt.Errorf("fresh: %s", got.Value)
+			}
+			if err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	require.Zero(t, late.Load())
 }
