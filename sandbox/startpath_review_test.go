@@ -188,3 +188,41 @@ func TestReviewConcurrentResumes(t *testing.T) {
 	}
 	require.Zero(t, late.Load())
 }
+
+// TestReviewNestedResultEndsTheOperation has the script report its result
+// from inside a host operation that called back into it (the host turning
+// a value the script handed it into a string, after the script replaced
+// JSON.stringify and captured the prelude's settlement functions through a
+// replaced Promise): the operation in progress must not act once the run
+// has its result: not replace the result, log, or fail the run.
+func TestReviewNestedResultEndsTheOperation(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	steal := `let fin, bad;
+		globalThis.Promise = { resolve() { return { then() { return { then(ok, no) { fin = ok; bad = no; } }; } }; } };
+		`
+	for _, tc := range []struct{ name, src, want string }{
+		{"result inside the result's conversion", steal + `
+			JSON.stringify = (v) => v === "inner" ? '"inner"' : { length: 0, toString() { fin("inner"); return '"outer"'; } };
+			setTimeout(() => fin("outer"), 0); 5`, `"inner"`},
+		{"result inside a failure's conversion", steal + `
+			JSON.stringify = (v) => v === "inner" ? '"inner"' : { length: 0, indexOf() { return -1; }, toString() { fin("inner"); return '{"name":"Error","message":"outer","error":true}'; } };
+			setTimeout(() => bad(new Error("x")), 0); 5`, `"inner"`},
+		{"result inside a tool call's arguments", steal + `
+			JSON.stringify = (v) => v === "inner" ? '"inner"' : { length: 0, indexOf() { return -1; }, toString() { fin("inner"); return "{}"; } };
+			setTimeout(() => { tools.x({}); }, 0); 5`, `"inner"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls atomic.Int32
+			bridge := func(ctx context.Context, tool string, args []byte) ([]byte, error) {
+				calls.Add(1)
+				return okBridge(ctx, tool, args)
+			}
+			res, err := e.Run(ctx, Script{Source: tc.src}, bridge, Limits{Timeout: 10 * time.Second})
+			require.NoError(t, err)
+			require.Equal(t, tc.want, string(res.Value))
+			require.Empty(t, res.Logs)
+			require.Zero(t, calls.Load())
+		})
+	}
+}
