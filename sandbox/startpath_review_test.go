@@ -193,8 +193,9 @@ func TestReviewConcurrentResumes(t *testing.T) {
 // from inside a host operation that called back into it (the host turning
 // a value the script handed it into a string, after the script replaced
 // JSON.stringify and captured the prelude's settlement functions through a
-// replaced Promise): the operation in progress must not act once the run
-// has its result: not replace the result, log, or fail the run.
+// replaced Promise, which the prelude since refuses): the operation in
+// progress must not act once the run has its result: not replace the
+// result, log, or fail the run.
 func TestReviewNestedResultEndsTheOperation(t *testing.T) {
 	e := engine(t)
 	ctx := context.Background()
@@ -219,10 +220,42 @@ func TestReviewNestedResultEndsTheOperation(t *testing.T) {
 				return okBridge(ctx, tool, args)
 			}
 			res, err := e.Run(ctx, Script{Source: tc.src}, bridge, Limits{Timeout: 10 * time.Second})
-			require.NoError(t, err)
+			require.Zero(t, calls.Load())
+			if err != nil {
+				// The prelude no longer hands the script finish and fail
+				// (TestReviewScriptCannotTakeTheSettlement), so the steal
+				// fails and the script with it; the host's guard stays.
+				return
+			}
 			require.Equal(t, tc.want, string(res.Value))
 			require.Empty(t, res.Logs)
-			require.Zero(t, calls.Load())
+		})
+	}
+}
+
+// TestReviewScriptCannotTakeTheSettlement replaces Promise, then
+// Promise.prototype.then, before the prelude chains the script's
+// completion to its result: the script must not get the prelude's finish
+// or fail, with which it could report a result and keep running after it.
+func TestReviewScriptCannotTakeTheSettlement(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	for _, tc := range []struct{ name, src string }{
+		{"replaced Promise", `let got = false;
+			globalThis.Promise = { resolve() { return { then() { return { then(ok) { got = true; ok(true); } }; } }; } };
+			(() => got)`},
+		{"replaced then", `let got = false;
+			const then = Promise.prototype.then;
+			Promise.prototype.then = function (ok, no) { if ((ok && ok.name === "finish") || (no && no.name === "fail")) got = true; return then.call(this, ok, no); };
+			(async () => { await new Promise(r => setTimeout(r, 5)); Promise.prototype.then = then; return got; })`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := e.Run(ctx, Script{Source: tc.src}, okBridge, Limits{Timeout: 10 * time.Second})
+			if err != nil {
+				// Refusing to run is fine too; handing over the settlement is not.
+				return
+			}
+			require.Equal(t, "false", string(res.Value))
 		})
 	}
 }

@@ -134,10 +134,15 @@ function start(limit, body, params, where, src) {
       return;
     }
   }
-  Promise.resolve()
-    .then(() => (run !== null ? run() : typeof value === "function" ? value() : value))
-    .then(finish, fail);
+  // The engine's own Promise and then, taken before any script ran: a
+  // script that replaced Promise or Promise.prototype.then would otherwise
+  // be handed finish and fail, and could report a result and run on after
+  // it, or report one from inside a host operation.
+  const first = apply(promiseThen, apply(promiseResolve, NativePromise, []),
+    [() => (run !== null ? run() : typeof value === "function" ? value() : value)]);
+  apply(promiseThen, first, [finish, fail]);
 }
+const apply = Reflect.apply, promiseThen = NativePromise.prototype.then, promiseResolve = NativePromise.resolve;
 
 // __airlock_pump handles one event the host chose (../../ABI.md): the
 // completion of call id, whose promise it settles before starting queued
