@@ -248,9 +248,29 @@ func TestReviewScriptCannotTakeTheSettlement(t *testing.T) {
 			const then = Promise.prototype.then;
 			Promise.prototype.then = function (ok, no) { if ((ok && ok.name === "finish") || (no && no.name === "fail")) got = true; return then.call(this, ok, no); };
 			(async () => { await new Promise(r => setTimeout(r, 5)); Promise.prototype.then = then; return got; })`},
+		{"species of the derived promises", `let got = false;
+			const NP = Promise;
+			class Fake {
+				constructor(ex) {
+					let res, rej;
+					const p = new NP((a, b) => { res = a; rej = b; });
+					ex((v) => { if (v === undefined) globalThis.late = new Uint8Array(40 << 20); res(v); }, (e) => rej(e));
+					return p;
+				}
+			}
+			Object.defineProperty(Promise.prototype, "constructor", { value: { [Symbol.species]: Fake }, writable: true, configurable: true });
+			(() => { Object.defineProperty(NP.prototype, "constructor", { value: NP, writable: true, configurable: true }); return 7; })`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := e.Run(ctx, Script{Source: tc.src}, okBridge, Limits{Timeout: 10 * time.Second})
+			if tc.name == "species of the derived promises" {
+				// finish returns undefined: were the chain's last promise
+				// the script's, its resolve would run after the result.
+				require.NoError(t, err)
+				require.Equal(t, "7", string(res.Value))
+				require.Less(t, res.Stats.MemoryBytes, uint64(32<<20), "the script allocated after its result")
+				return
+			}
 			if err != nil {
 				// Refusing to run is fine too; handing over the settlement is not.
 				return
