@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/airlockrt/airlock/sandbox/internal/quickjs"
 	"github.com/airlockrt/airlock/sandbox/internal/wire"
@@ -824,7 +825,10 @@ func (r *scriptRun) done(ctx context.Context, args []uint64) {
 		}
 		b = r.copyStr(ctx, ref, ref.Len())
 	}
-	if !json.Valid(b) {
+	// The engine's JSON.stringify escapes lone surrogates; a string it did
+	// not make (a replaced JSON.stringify) may hold one raw, which the
+	// engine converts to WTF-8: not UTF-8, so not JSON either.
+	if !json.Valid(b) || !utf8.Valid(b) {
 		r.stop(&ExitError{Kind: ScriptError, Message: "the script's result is not valid JSON"})
 	}
 	r.value = b

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -277,5 +278,38 @@ func TestReviewScriptCannotTakeTheSettlement(t *testing.T) {
 			}
 			require.Equal(t, "false", string(res.Value))
 		})
+	}
+}
+
+// TestReviewResultIsUTF8 hands OP_DONE, through a replaced JSON.stringify,
+// results the engine's own JSON.stringify never makes: a raw lone
+// surrogate (which the engine converts to WTF-8, not UTF-8) is refused, as
+// a result that is not JSON is; strings of every representation the
+// result can be read in place from (slices, wide, built by appending)
+// come out as the engine converts them.
+func TestReviewResultIsUTF8(t *testing.T) {
+	e := engine(t)
+	ctx := context.Background()
+	for _, src := range []string{
+		`JSON.stringify = () => '"\ud800"'; 1`,
+		`JSON.stringify = () => '["a\udc00b"]'; 1`,
+		`JSON.stringify = () => ('"' + "€".repeat(40) + '\ud83d"'); 1`,
+	} {
+		_, err := e.Run(ctx, Script{Source: src}, okBridge, Limits{})
+		var xe *ExitError
+		require.ErrorAs(t, err, &xe, src)
+		require.Equal(t, ScriptError, xe.Kind, src)
+		require.Contains(t, xe.Message, "not valid JSON", src)
+	}
+	for _, tc := range []struct{ src, want string }{
+		{`JSON.stringify = () => ('xx"' + "é".repeat(300) + '"').slice(2); 1`, `"` + strings.Repeat("é", 300) + `"`},
+		{`JSON.stringify = () => ('xx"' + "€".repeat(300) + '"').slice(2); 1`, `"` + strings.Repeat("€", 300) + `"`},
+		{`JSON.stringify = () => { let s = '"'; for (let i = 0; i < 500; i++) s += "ab€"; return s + '"'; }; 1`, `"` + strings.Repeat("ab€", 500) + `"`},
+		{`JSON.stringify = () => { const s = '["' + "a".repeat(100) + '","' + "😀".repeat(100) + '"]'; return s.slice(0, 50) + s.slice(50); }; 1`,
+			`["` + strings.Repeat("a", 100) + `","` + strings.Repeat("😀", 100) + `"]`},
+	} {
+		res, err := e.Run(ctx, Script{Source: tc.src}, okBridge, Limits{})
+		require.NoError(t, err, tc.src)
+		require.Equal(t, tc.want, string(res.Value), tc.src)
 	}
 }
