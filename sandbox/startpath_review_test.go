@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -311,5 +312,28 @@ func TestReviewResultIsUTF8(t *testing.T) {
 		res, err := e.Run(ctx, Script{Source: tc.src}, okBridge, Limits{})
 		require.NoError(t, err, tc.src)
 		require.Equal(t, tc.want, string(res.Value), tc.src)
+	}
+}
+
+// TestReviewCallArgsAreUTF8 has a script that replaced JSON.stringify pass
+// a tool arguments holding a raw lone surrogate, which the engine converts
+// to WTF-8: the Bridge (and whoever approves the call, who would be shown
+// a replacement character for what the tool receives) must never see
+// arguments that are not UTF-8.
+func TestReviewCallArgsAreUTF8(t *testing.T) {
+	e := engine(t)
+	var bad atomic.Int32
+	bridge := func(ctx context.Context, tool string, args []byte) ([]byte, error) {
+		if !utf8.Valid(args) {
+			bad.Add(1)
+		}
+		return okBridge(ctx, tool, []byte("{}"))
+	}
+	src := `JSON.stringify = () => '{"a":"\ud800"}';
+		try { await tools.x({}); return "called"; } catch (e) { return "refused"; }`
+	res, err := e.Run(context.Background(), Script{Source: src}, bridge, Limits{})
+	require.Zero(t, bad.Load(), "the bridge got arguments that are not UTF-8")
+	if err == nil {
+		require.Equal(t, `"refused"`, string(res.Value))
 	}
 }
