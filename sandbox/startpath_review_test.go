@@ -337,3 +337,18 @@ func TestReviewCallArgsAreUTF8(t *testing.T) {
 		require.Equal(t, `"refused"`, string(res.Value))
 	}
 }
+
+// TestReviewHostileToolResultAsResult returns what a hostile tool answered
+// (lone surrogates, NULs, deep nesting) as the script's result, read in
+// place: it comes out as the engine's JSON.stringify wrote it, UTF-8.
+func TestReviewHostileToolResultAsResult(t *testing.T) {
+	e := engine(t)
+	value := `["\ud800","a\udc00b","\u0000","😀\ud83d",` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `]`
+	bridge := func(context.Context, string, []byte) ([]byte, error) {
+		return []byte(`{"status":"ok","value":` + value + `}`), nil
+	}
+	res, err := e.Run(context.Background(), Script{Source: `return await tools.x({})`}, bridge, Limits{})
+	require.NoError(t, err)
+	require.True(t, utf8.Valid(res.Value))
+	require.Equal(t, `["\ud800","a\udc00b","\u0000","😀\ud83d",`+strings.Repeat("[", 200)+strings.Repeat("]", 200)+`]`, string(res.Value))
+}
