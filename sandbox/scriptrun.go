@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/airlockrt/airlock/sandbox/internal/quickjs"
 	"github.com/airlockrt/airlock/sandbox/internal/wire"
@@ -541,9 +542,23 @@ func (r *scriptRun) str(ctx context.Context, args []uint64, i int) *quickjs.Stri
 	if i >= len(args) {
 		r.stop(&ExitError{Kind: Trap, Message: "the guest broke the host protocol (missing argument)"})
 	}
-	ref, err := r.in.ToString(ctx, args[i])
+	return r.toString(ctx, args[i])
+}
+
+// toString converts v with the engine's ToString, which may run script
+// code (a toString method, a getter). That code may end the run: a script
+// that captured the prelude's settlement functions can report its result
+// from inside it. The host operation in progress must then not act on
+// what it read (replace the result, log, queue a call, fail the run): it
+// abandons the guest instead, as the result's host call used to.
+func (r *scriptRun) toString(ctx context.Context, v uint64) *quickjs.StringRef {
+	ref, err := r.in.ToString(ctx, v)
 	if err != nil {
 		r.guestErr(err)
+	}
+	if r.finished {
+		_ = ref.Release(ctx)
+		panic(stopGuest{})
 	}
 	return ref
 }
@@ -661,10 +676,7 @@ func (r *scriptRun) strArg(ctx context.Context, v uint64, max int) []byte {
 	}
 	b, ok := r.in.ReadString(v, max)
 	if !ok || len(b) > max {
-		ref, err := r.in.ToString(ctx, v)
-		if err != nil {
-			r.guestErr(err)
-		}
+		ref := r.toString(ctx, v)
 		if ref.Len() > max {
 			return nil
 		}
@@ -863,7 +875,10 @@ func (r *scriptRun) done(ctx context.Context, args []uint64) {
 		}
 		b = r.copyStr(ctx, ref, ref.Len())
 	}
-	if !json.Valid(b) {
+	// The engine's JSON.stringify escapes lone surrogates; a string it did
+	// not make (a replaced JSON.stringify) may hold one raw, which the
+	// engine converts to WTF-8: not UTF-8, so not JSON either.
+	if !json.Valid(b) || !utf8.Valid(b) {
 		r.stop(&ExitError{Kind: ScriptError, Message: "the script's result is not valid JSON"})
 	}
 	r.value = b

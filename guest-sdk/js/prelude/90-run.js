@@ -134,10 +134,21 @@ function start(limit, body, params, where, src) {
       return;
     }
   }
-  Promise.resolve()
-    .then(() => (run !== null ? run() : typeof value === "function" ? value() : value))
-    .then(finish, fail);
+  // The engine's own Promise and then, taken before any script ran, and
+  // promises whose own constructor names it as their species: a script
+  // that replaced Promise or Promise.prototype.then would otherwise be
+  // handed finish and fail (and could report a result when it liked, and
+  // run on after it), and one that replaced Promise.prototype.constructor
+  // would make the chain's promises, and have its code run after the
+  // result, when finish's return resolves the last of them.
+  const first = apply(promiseThen, native(apply(promiseResolve, NativePromise, [])),
+    [() => (run !== null ? run() : typeof value === "function" ? value() : value)]);
+  apply(promiseThen, native(first), [finish, fail]);
 }
+const apply = Reflect.apply, defineProperty = Object.defineProperty;
+const promiseThen = NativePromise.prototype.then, promiseResolve = NativePromise.resolve;
+const nativeSpecies = { [Symbol.species]: NativePromise };
+const native = (p) => defineProperty(p, "constructor", { value: nativeSpecies });
 
 // __airlock_pump handles one event the host chose (../../ABI.md): the
 // completion of call id, whose promise it settles before starting queued

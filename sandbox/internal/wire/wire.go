@@ -112,9 +112,10 @@ func CheckCall(name, args []byte) error {
 }
 
 // CheckArgs reports whether args, a call's arguments, are one valid JSON
-// value.
+// value, in UTF-8: json.Valid alone accepts any byte in a string, such as
+// the WTF-8 the engine writes a raw lone surrogate as.
 func CheckArgs(args []byte) error {
-	if !json.Valid(args) {
+	if !json.Valid(args) || !utf8.Valid(args) {
 		return fmt.Errorf("%w: arguments are not valid JSON", ErrBadRequest)
 	}
 	return nil
