@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/airlockrt/airlock/sandbox/internal/jsnum"
 )
 
 // Format is a number or date format whose options were compiled once (a
@@ -71,62 +73,10 @@ func ErrorAnswer(err error) []byte { return errorAnswer(err) }
 // as x, in positional notation for exponents from -7 to 20, else as
 // d.ddde±n.
 func jsNumber(x float64) string {
-	switch {
-	case math.IsNaN(x):
-		return "NaN"
-	case math.IsInf(x, 1):
-		return "Infinity"
-	case math.IsInf(x, -1):
-		return "-Infinity"
-	case x == 0:
-		if math.Signbit(x) {
-			return "-0"
-		}
-		return "0"
+	if x == 0 && math.Signbit(x) {
+		return "-0"
 	}
-	var buf [32]byte
-	b := strconv.AppendFloat(buf[:0], math.Abs(x), 'e', -1, 64) // d[.ddd]e±xx
-	e := strings.IndexByte(string(b), 'e')
-	exp, _ := strconv.Atoi(string(b[e+1:]))
-	digits := make([]byte, 0, 17)
-	digits = append(digits, b[0])
-	if e > 1 {
-		digits = append(digits, b[2:e]...)
-	}
-	k, n := len(digits), exp+1 // x = 0.digits × 10^n
-	out := make([]byte, 0, 32)
-	if x < 0 {
-		out = append(out, '-')
-	}
-	switch {
-	case k <= n && n <= 21:
-		out = append(out, digits...)
-		for range n - k {
-			out = append(out, '0')
-		}
-	case 0 < n && n <= 21:
-		out = append(out, digits[:n]...)
-		out = append(out, '.')
-		out = append(out, digits[n:]...)
-	case -6 < n && n <= 0:
-		out = append(out, "0."...)
-		for range -n {
-			out = append(out, '0')
-		}
-		out = append(out, digits...)
-	default:
-		out = append(out, digits[0])
-		if k > 1 {
-			out = append(out, '.')
-			out = append(out, digits[1:]...)
-		}
-		out = append(out, 'e')
-		if n-1 >= 0 {
-			out = append(out, '+')
-		}
-		out = strconv.AppendInt(out, int64(n-1), 10)
-	}
-	return string(out)
+	return string(jsnum.Append(make([]byte, 0, 32), x))
 }
 
 // append appends x, a finite number other than zero, as a number format

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/airlockrt/airlock/sandbox/internal/jsnum"
 )
 
 // A tool call's arguments as JSON, read from the guest's memory. The
@@ -583,58 +585,10 @@ func (in *Instance) stringChars(p uint32) (chars, n uint32, wide, ok bool) {
 // writes it: ECMAScript's Number::toString (the shortest digits that read
 // back as f), null for NaN and the infinities, 0 for -0.
 func appendJSNumber(dst []byte, f float64) []byte {
-	switch {
-	case math.IsNaN(f) || math.IsInf(f, 0):
+	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return append(dst, "null"...)
-	case f == 0:
-		return append(dst, '0')
-	case f < 0:
-		dst = append(dst, '-')
-		f = -f
 	}
-	var buf [32]byte
-	e := strconv.AppendFloat(buf[:0], f, 'e', -1, 64) // d[.ddd]e±xx
-	var digits [24]byte
-	k := 0
-	i := 0
-	for ; i < len(e) && e[i] != 'e'; i++ {
-		if e[i] != '.' {
-			digits[k] = e[i]
-			k++
-		}
-	}
-	exp, _ := strconv.Atoi(string(e[i+1:]))
-	n := exp + 1 // the position of the decimal point
-	s := digits[:k]
-	switch {
-	case k <= n && n <= 21:
-		dst = append(dst, s...)
-		for range n - k {
-			dst = append(dst, '0')
-		}
-	case 0 < n && n <= 21:
-		dst = append(dst, s[:n]...)
-		dst = append(dst, '.')
-		dst = append(dst, s[n:]...)
-	case -6 < n && n <= 0:
-		dst = append(dst, '0', '.')
-		for range -n {
-			dst = append(dst, '0')
-		}
-		dst = append(dst, s...)
-	default:
-		dst = append(dst, s[0])
-		if k > 1 {
-			dst = append(dst, '.')
-			dst = append(dst, s[1:]...)
-		}
-		dst = append(dst, 'e')
-		if n-1 >= 0 {
-			dst = append(dst, '+')
-		}
-		dst = strconv.AppendInt(dst, int64(n-1), 10)
-	}
-	return dst
+	return jsnum.Append(dst, f)
 }
 
 func le32(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
