@@ -86,11 +86,14 @@ type reviewModule struct {
 	funcs    []uint32    // type of each function, imports first
 	bodies   [][]byte    // defined functions' code, locals included
 	tableMin uint64
+	// backtrace is build_backtrace's index by the name section, -1 if
+	// none: its slot dispatches to the backtrace hook (backtrace.go).
+	backtrace int
 }
 
 func parseReviewModule(t *testing.T, b []byte) *reviewModule {
 	t.Helper()
-	m := &reviewModule{}
+	m := &reviewModule{backtrace: -1}
 	uleb := func(b []byte, p *int) uint64 {
 		v, n, err := wasmcode.ULEB(b[*p:])
 		require.NoError(t, err)
@@ -158,6 +161,10 @@ func parseReviewModule(t *testing.T, b []byte) *reviewModule {
 			require.Equal(t, uint64(1), uleb(s, &p))
 			p++
 			m.tableMin = limits(s, &p)
+		case 0:
+			if rw := (&rewriter{}); rw.parseNames(s) == nil && rw.hasBacktrace {
+				m.backtrace = int(rw.backtrace)
+			}
 		case 10:
 			for range uleb(s, &p) {
 				l := int(uleb(s, &p))
@@ -173,7 +180,9 @@ func parseReviewModule(t *testing.T, b []byte) *reviewModule {
 // itself, what a forged function pointer can reach through the indirect
 // dispatchers: each calls only functions of its own type (the type check
 // call_indirect made), never an import but the host function, never the
-// call dispatcher or another indirect dispatcher, and its br_table has no
+// call dispatcher or another indirect dispatcher (the backtrace hook, in
+// build_backtrace's slot, is the one added function besides the
+// normaliser it may call), and its br_table has no
 // more entries than the original table had slots plus the two added.
 func TestReviewDispatchersKeepTypes(t *testing.T) {
 	b, lay, err := Rewrite(wasmBytes)
@@ -184,7 +193,11 @@ func TestReviewDispatchersKeepTypes(t *testing.T) {
 	require.Equal(t, len(orig.imports)+1, imports, "one import added: the host function")
 	origDefined := len(orig.bodies)
 	require.Equal(t, uint64(0), m.tableMin)
-	dispatchers := m.bodies[origDefined+2:]
+	// After the original functions: the normaliser, the call dispatcher
+	// and the backtrace hook, then the indirect dispatchers.
+	require.GreaterOrEqual(t, orig.backtrace, 0)
+	hook := imports + origDefined + 2
+	dispatchers := m.bodies[origDefined+3:]
 	require.NotEmpty(t, dispatchers)
 	hostImport := -1
 	for i, name := range m.imports {
@@ -196,7 +209,7 @@ func TestReviewDispatchersKeepTypes(t *testing.T) {
 	require.Equal(t, orig.tableMin+2, uint64(lay.HostSlot)+1)
 	reached := map[int]bool{}
 	for k, body := range dispatchers {
-		self := imports + origDefined + 2 + k
+		self := imports + origDefined + 3 + k
 		dt := m.types[m.funcs[self]]
 		require.NotEmpty(t, dt[0])
 		require.Equal(t, byte(0x7f), dt[0][len(dt[0])-1], "the slot is an i32")
@@ -213,7 +226,7 @@ func TestReviewDispatchersKeepTypes(t *testing.T) {
 			case 0x10:
 				f, _, err := wasmcode.ULEB(ins[1:])
 				require.NoError(t, err)
-				require.Less(t, int(f), imports+origDefined+1, "dispatcher %d calls added function %d", k, f)
+				require.True(t, int(f) < imports+origDefined+1 || int(f) == hook, "dispatcher %d calls added function %d", k, f)
 				if int(f) < imports {
 					require.Equal(t, hostImport, int(f), "dispatcher %d calls import %s", k, m.imports[f])
 				}
@@ -276,6 +289,9 @@ func TestReviewDispatchersMatchTheTable(t *testing.T) {
 				f, k, _ := wasmcode.ULEB(s[p:])
 				p += k
 				table[off+int64(j)] = shift(f)
+				if int(f) == orig.backtrace {
+					table[off+int64(j)] = imports + origDefined + 2 // the backtrace hook
+				}
 			}
 		}
 	}
@@ -288,8 +304,8 @@ func TestReviewDispatchersMatchTheTable(t *testing.T) {
 	}
 	table[lay.HostSlot] = hostImport
 	checked := 0
-	for k, body := range m.bodies[origDefined+2:] {
-		dt := m.types[m.funcs[imports+origDefined+2+k]]
+	for k, body := range m.bodies[origDefined+3:] {
+		dt := m.types[m.funcs[imports+origDefined+3+k]]
 		want := [2][]byte{dt[0][:len(dt[0])-1], dt[1]}
 		// Decode: blocks, local.get slot, br_table labels, then per label
 		// an end and a call.
