@@ -1,0 +1,141 @@
+package quickjs
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// recursions are scripts that recurse until the stack runs out, through
+// each native path that calls back into JavaScript or recurses in C, and
+// end by throwing what they got.
+var recursions = []struct{ name, src string }{
+	{"call", "let d=0; function f(){d++; f()} try{f()}catch(e){} throw String(d>0)"},
+	{"getter", "const o={get x(){return o.x}}; try{o.x}catch(e){} throw 'true'"},
+	{"toString", "const o={toString(){return String(o)}}; try{String(o)}catch(e){} throw 'true'"},
+	{"toPrimitive", "const o={[Symbol.toPrimitive](){return +o}}; try{+o}catch(e){} throw 'true'"},
+	{"proxy get", "const p=new Proxy({}, {get(t,k){return p[k]}}); try{p.x}catch(e){} throw 'true'"},
+	{"proxy apply", "const p=new Proxy(function(){}, {apply(){return p()}}); try{p()}catch(e){} throw 'true'"},
+	{"sort", "function f(){[2,1].sort(f); return 0} try{f()}catch(e){} throw 'true'"},
+	{"map", "function f(){[1].map(f)} try{f()}catch(e){} throw 'true'"},
+	{"apply", "function f(){f.apply(null,[])} try{f()}catch(e){} throw 'true'"},
+	{"apply many", "const a=new Array(65534).fill(0); function f(){f.apply(null,a)} try{f()}catch(e){} throw 'true'"},
+	{"Reflect.apply", "function f(){Reflect.apply(f,null,[])} try{f()}catch(e){} throw 'true'"},
+	{"bound", "let g; function f(){g()} g=f.bind(null,1,2,3); try{f()}catch(e){} throw 'true'"},
+	{"bound many", "let g; function f(){g()} g=f.bind(null,...new Array(60000).fill(0)); try{f()}catch(e){} throw 'true'"},
+	{"generator", "function* g(){yield* g()} try{g().next()}catch(e){} throw 'true'"},
+	{"async", "async function f(){await f()} f().catch(()=>{}); throw 'true'"},
+	{"eval", "function f(){eval('f()')} try{f()}catch(e){} throw 'true'"},
+	{"new Function", "globalThis.f=function(){new Function('f()')()}; try{f()}catch(e){} throw 'true'"},
+	{"JSON reviver", "function f(){JSON.parse('[1]', f)} try{f()}catch(e){} throw 'true'"},
+	{"toJSON", "const o={toJSON(){return JSON.stringify(o)}}; try{JSON.stringify(o)}catch(e){} throw 'true'"},
+	{"replace", "function f(){'a'.replace(/a/, f)} try{f()}catch(e){} throw 'true'"},
+	{"spread", "const o={get 0(){return {...'ab', ...f()}}}; function f(){return {...o}} try{f()}catch(e){} throw 'true'"},
+	{"JSON.stringify nesting (slow)", "let a=[1]; for(let i=0;i<100000;i++) a=[a]; try{JSON.stringify(a)}catch(e){} throw 'true'"},
+	{"JSON.parse nesting", "try{JSON.parse('['.repeat(1e5)+']'.repeat(1e5))}catch(e){} throw 'true'"},
+	{"flat", "let a=[1]; for(let i=0;i<100000;i++) a=[a]; try{a.flat(Infinity)}catch(e){} throw 'true'"},
+	{"join", "let a=[1]; for(let i=0;i<100000;i++) a=[a]; try{String(a)}catch(e){} throw 'true'"},
+	{"parser", "try{eval('('.repeat(1e5)+'1'+')'.repeat(1e5))}catch(e){} throw 'true'"},
+	{"regexp compile", "try{new RegExp('(?:'.repeat(1e5)+'a'+')'.repeat(1e5))}catch(e){} throw 'true'"},
+	{"regexp lookahead", "try{new RegExp('(?=a'.repeat(1e4)+')'.repeat(1e4)).test('a')}catch(e){} throw 'true'"},
+	{"many locals", "const src='let '+Array.from({length:20000},(_,i)=>'v'+i).join(',')+'; return F()'; globalThis.F=new Function(src); try{F()}catch(e){} throw 'true'"},
+	{"prepareStackTrace recursing", "Error.prepareStackTrace=function p(e,s){return p(e,s)}; function f(){f()} try{f()}catch(e){} throw 'true'"},
+	{"prepareStackTrace throwing", "Error.prepareStackTrace=()=>{throw new Error('x')}; function f(){f()} try{f()}catch(e){} throw 'true'"},
+}
+
+// TestStackStaysInRegion runs each recursion at the largest stack and at a
+// small one: whatever the path, no byte of the stack region below the
+// floor (less the 128-byte red zone clang's leaf functions may use below
+// the stack pointer) is written, and the run ends in its own catch, not in
+// the floor's trap. The region lies in the heap, so a byte written below
+// it would land in another allocation.
+func TestStackStaysInRegion(t *testing.T) {
+	rt := testRuntime(t, Config{})
+	ctx := context.Background()
+	for _, r := range recursions {
+		for _, n := range []uint32{0, 64 << 10} {
+			if n == 0 && strings.HasSuffix(r.name, "(slow)") && testing.Short() {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s/%d", r.name, n), func(t *testing.T) {
+				in, err := rt.NewInstance(ctx, 64<<20)
+				require.NoError(t, err)
+				defer in.Close(ctx)
+				in.SetStackLimit(n)
+				base := in.stackTop() - StackRegion
+				below := uint32(in.floor.Get()) - 128 - base
+				before, ok := in.mem.Read(base, below)
+				require.True(t, ok)
+				before = bytes.Clone(before)
+				exc, text, err := in.Eval(ctx, r.src, "r.js")
+				if r.name == "bound many" && n == 0 {
+					// Known, not fixed (review of the stack region):
+					// QuickJS's check computes sp - size unsigned, and
+					// the region's top is at about 680 KiB, so a bound
+					// function's 480 KiB of arguments, allocated while
+					// the stack pointer is lower than that, wraps the
+					// check: the floor traps (uncatchable) where a
+					// RangeError was due. The floor holds.
+					require.ErrorIs(t, err, ErrGuest)
+					require.True(t, in.StackOverflowed(), "%v", err)
+				} else {
+					require.NoError(t, err, "trapped on the floor: %v", in.StackOverflowed())
+					require.True(t, exc)
+					require.Equal(t, "true", text)
+				}
+				after, _ := in.mem.Read(base, below)
+				require.True(t, bytes.Equal(before, after), "a frame was written below the floor")
+			})
+		}
+	}
+}
+
+// TestOverflowHookLeavesNoStack: whatever the script's own
+// Error.prepareStackTrace does while the backtrace hook has lowered
+// QuickJS's limit (throw, recurse, make errors of its own, run out of
+// memory, replace itself, suspend a generator), the limit is back where
+// SetStackLimit put it once the overflow's error is made, and the script
+// recurses no deeper afterwards than before: no run of the hook gives it
+// stack beyond its limit.
+func TestOverflowHookLeavesNoStack(t *testing.T) {
+	rt := testRuntime(t, Config{})
+	ctx := context.Background()
+	const depth = "function d(){ let n=0; function f(){n++; f()} try{f()}catch(e){} return n }\n"
+	for _, p := range []struct{ name, prepare string }{
+		{"throws", "() => { throw new TypeError('no') }"},
+		{"makes errors", "(e, s) => { for (let i = 0; i < 50; i++) new Error('x' + i); return 'ok' }"},
+		{"recurses", "function p(e, s) { return p(e, s) }"},
+		{"recurses, catches, recurses", "function p(e, s) { try { return p(e, s) } catch (x) { try { return p(e, s) } catch (y) { return 'again' } } }"},
+		{"out of memory", "(e, s) => { const a = []; for (;;) a.push(new Array(1e5).fill(1.5)) }"},
+		{"captures", "(e, s) => { const o = {}; Error.captureStackTrace(o); return String(o.stack) }"},
+		{"replaces itself", "function p(e, s) { Error.prepareStackTrace = (e2, s2) => { throw e2 }; return 'first' }"},
+		{"generator", "(e, s) => { function* g() { yield new Error('g').stack; yield d() } const it = g(); it.next(); globalThis.it = it; return 'gen' }"},
+		{"proxy", "new Proxy(function () {}, { apply(t, th, a) { return 'proxied ' + d() } })"},
+		{"getter stack", "(e, s) => ({ get toString() { return () => String(d()) } })"},
+	} {
+		t.Run(p.name, func(t *testing.T) {
+			for _, limit := range []uint32{0, 24 << 10} {
+				in, err := rt.NewInstance(ctx, 16<<20)
+				require.NoError(t, err)
+				in.SetStackLimit(limit)
+				addr := uint32(in.rt) + in.layout.StackSizeOffset + 8
+				want, _ := in.mem.ReadUint32Le(addr)
+				before := evalText(t, in, depth+"throw String(d())")
+				exc, _, err := in.Eval(ctx, "Error.prepareStackTrace = "+p.prepare+";\n"+
+					"for (let i = 0; i < 3; i++) { try { (function f() { f() })() } catch (e) { try { String(e.stack) } catch (x) {} } }\n"+
+					"if (globalThis.it) try { it.next() } catch (x) {}\n"+
+					"Error.prepareStackTrace = undefined; throw 'done'", "hook.js")
+				require.NoError(t, err, "trapped on the floor: %v", in.StackOverflowed())
+				require.True(t, exc)
+				got, _ := in.mem.ReadUint32Le(addr)
+				require.Equal(t, want, got, "the limit is restored")
+				require.Equal(t, before, evalText(t, in, "throw String(d())"), "no deeper than before")
+				in.Close(ctx)
+			}
+		})
+	}
+}
