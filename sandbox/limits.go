@@ -88,7 +88,10 @@ type Limits struct {
 	// is made in; under 20 KiB, the error has no stack); what passes that
 	// check and reaches the cap itself (native recursion, a stack under ~16
 	// KiB) ends the run with LimitExceeded/LimitStack, which scripts cannot
-	// catch.
+	// catch. It also bounds the Go heap wazero's native stack takes while
+	// a script recurses (up to about 27 MiB a chain at the default, 41 MiB
+	// for JSON.stringify of a deeply nested value; proportional to it), so
+	// a host that runs many chains at once may lower it.
 	// Modules ignore it: their stack is their own. Key "max_stack_bytes".
 	MaxStackBytes int
 	// MaxReadBytes caps the artifact content one script reads into the

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -136,6 +140,78 @@ func TestOverflowHookLeavesNoStack(t *testing.T) {
 				require.Equal(t, before, evalText(t, in, "throw String(d())"), "no deeper than before")
 				in.Close(ctx)
 			}
+		})
+	}
+}
+
+// TestStackNativeHeap measures the Go heap that wazero's native stack
+// takes while several instances recurse as deep as the largest stack
+// allows at once (the heap's peak, sampled): each JavaScript call also
+// takes a frame of wazero's stack, which grows by doubling and copying,
+// so at the peak a chain holds the old stack and the new. RATIONALE.md
+// ("Why a stack region of its own?") gives these figures; the bound
+// catches a change that makes them grow (a larger region, a path with a
+// larger native frame per byte of the engine's stack).
+func TestStackNativeHeap(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory makes the heap's figures meaningless")
+	}
+	rt := testRuntime(t, Config{})
+	ctx := context.Background()
+	const chains = 4
+	for _, c := range []struct{ name, src string }{
+		{"calls", "let d=0; function f(){d++; f()} try{f()}catch(e){} throw String(d > 1000)"},
+		{"bound", "let d=0; let g; function f(){d++; g()} g=f.bind(null,1); try{f()}catch(e){} throw String(d > 500)"},
+		{"JSON.parse", "let r; try{JSON.parse('['.repeat(1e5)+']'.repeat(1e5))}catch(e){r=e.name} throw String(r==='RangeError')"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ins := make([]*Instance, chains)
+			for i := range ins {
+				in, err := rt.NewInstance(ctx, 64<<20)
+				require.NoError(t, err)
+				defer in.Close(ctx)
+				in.SetStackLimit(0)
+				ins[i] = in
+			}
+			runtime.GC()
+			var base runtime.MemStats
+			runtime.ReadMemStats(&base)
+			var peak atomic.Uint64
+			done := make(chan struct{})
+			sampled := make(chan struct{})
+			go func() {
+				defer close(sampled)
+				var m runtime.MemStats
+				for {
+					runtime.ReadMemStats(&m)
+					if m.HeapInuse > peak.Load() {
+						peak.Store(m.HeapInuse)
+					}
+					select {
+					case <-done:
+						return
+					case <-time.After(200 * time.Microsecond):
+					}
+				}
+			}()
+			var wg sync.WaitGroup
+			texts := make([]string, chains)
+			for i, in := range ins {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, texts[i], _ = in.Eval(ctx, c.src, "deep.js")
+				}()
+			}
+			wg.Wait()
+			close(done)
+			<-sampled
+			for _, s := range texts {
+				require.Equal(t, "true", s)
+			}
+			per := (int64(peak.Load()) - int64(base.HeapInuse)) / chains
+			t.Logf("%s: peak Go heap %.1f MiB a chain", c.name, float64(per)/(1<<20))
+			require.Less(t, per, int64(40<<20), "Go heap a chain at the largest stack")
 		})
 	}
 }
