@@ -48,9 +48,11 @@ type Limits struct {
 	// with Kind Timeout. Key "timeout".
 	Timeout time.Duration
 	// MemoryBytes caps the guest's memory, default 64 MiB, 1 MiB to 3 GiB.
-	// For scripts the wasm linear memory is capped at MemoryBytes + 4 MiB,
-	// for the engine's static data and stack and the prelude's heap (about
-	// 2 MiB): a script can hold about MemoryBytes + 2 MiB. For modules it
+	// For scripts the wasm linear memory is capped at MemoryBytes +
+	// quickjs.Headroom (6.5 MiB), for the engine's static data, its 512 KiB
+	// stack region and the unwritten spacer below it (2 MiB, no memory
+	// used), and the prelude's heap: a script can hold about MemoryBytes
+	// + 2 MiB. For modules it
 	// caps the linear memory. Exceeding it ends the run with
 	// LimitExceeded/LimitMemory, unless the script catches the out-of-memory
 	// error and carries on. Key "memory".
