@@ -31,6 +31,8 @@ var recursions = []struct{ name, src string }{
 	{"Reflect.apply", "function f(){Reflect.apply(f,null,[])} try{f()}catch(e){} throw 'true'"},
 	{"bound", "let g; function f(){g()} g=f.bind(null,1,2,3); try{f()}catch(e){} throw 'true'"},
 	{"bound many", "let g; function f(){g()} g=f.bind(null,...new Array(60000).fill(0)); try{f()}catch(e){} throw 'true'"},
+	{"bound most", "const a=new Array(65000).fill(0); let g; function f(){g.apply(null,a)} g=f.bind(null,...a); try{f()}catch(e){} throw 'true'"},
+	{"many parameters", "globalThis.F=new Function(...Array.from({length:65000},(_,i)=>'p'+i), 'return F()'); try{F()}catch(e){} throw 'true'"},
 	{"generator", "function* g(){yield* g()} try{g().next()}catch(e){} throw 'true'"},
 	{"async", "async function f(){await f()} f().catch(()=>{}); throw 'true'"},
 	{"eval", "function f(){eval('f()')} try{f()}catch(e){} throw 'true'"},
@@ -46,7 +48,7 @@ var recursions = []struct{ name, src string }{
 	{"parser", "try{eval('('.repeat(1e5)+'1'+')'.repeat(1e5))}catch(e){} throw 'true'"},
 	{"regexp compile", "try{new RegExp('(?:'.repeat(1e5)+'a'+')'.repeat(1e5))}catch(e){} throw 'true'"},
 	{"regexp lookahead", "try{new RegExp('(?=a'.repeat(1e4)+')'.repeat(1e4)).test('a')}catch(e){} throw 'true'"},
-	{"many locals", "const src='let '+Array.from({length:20000},(_,i)=>'v'+i).join(',')+'; return F()'; globalThis.F=new Function(src); try{F()}catch(e){} throw 'true'"},
+	{"many locals", "const src='let '+Array.from({length:5000},(_,i)=>'v'+i).join(',')+'; return F()'; globalThis.F=new Function(src); try{F()}catch(e){} throw 'true'"},
 	{"prepareStackTrace recursing", "Error.prepareStackTrace=function p(e,s){return p(e,s)}; function f(){f()} try{f()}catch(e){} throw 'true'"},
 	{"prepareStackTrace throwing", "Error.prepareStackTrace=()=>{throw new Error('x')}; function f(){f()} try{f()}catch(e){} throw 'true'"},
 }
