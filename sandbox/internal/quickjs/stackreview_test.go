@@ -205,3 +205,41 @@ func TestStackNativeHeap(t *testing.T) {
 		})
 	}
 }
+
+// TestCaptureLeavesOutTheStack: between guest calls everything in the
+// stack region is dead, so a chain that recursed as deep as it may before
+// it parks captures about what a chain that did not captures (the region
+// was 512 KiB more), and the instance restored from it runs on, deep
+// recursion included.
+func TestCaptureLeavesOutTheStack(t *testing.T) {
+	rt := testRuntime(t, Config{})
+	ctx := context.Background()
+	seed, err := rt.NewInstance(ctx, 64<<20)
+	require.NoError(t, err)
+	snap, err := rt.Snapshot(ctx, seed)
+	require.NoError(t, err)
+	seed.Close(ctx)
+	base := BaseOf(snap)
+	const deep = "function f(){f()} try{f()}catch(e){}\n"
+	sizes := map[bool]int{}
+	for _, recurse := range []bool{false, true} {
+		in, err := rt.Restore(ctx, snap)
+		require.NoError(t, err)
+		in.SetStackLimit(0)
+		src := "globalThis.x = 41; throw 'ok'"
+		if recurse {
+			src = deep + src
+		}
+		require.Equal(t, "ok", evalText(t, in, src))
+		c, err := rt.Capture(ctx, in, base)
+		require.NoError(t, err)
+		in.Close(ctx)
+		sizes[recurse] = c.Bytes()
+		back, err := rt.RestoreParked(ctx, c, base)
+		require.NoError(t, err)
+		back.SetStackLimit(0)
+		require.Equal(t, "42 true", evalText(t, back, "let d=0; function g(){d++; g()} try{g()}catch(e){} throw (x+1) + ' ' + (d > 1000)"))
+		back.Close(ctx)
+	}
+	require.Less(t, sizes[true], sizes[false]+64<<10, "captured bytes: %v", sizes)
+}
