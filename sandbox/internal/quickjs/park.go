@@ -109,8 +109,10 @@ func (r *Runtime) Capture(ctx context.Context, in *Instance, base *Base) (*Snaps
 	// restored instance reads the base's bytes there), so a chain that
 	// once recursed deep does not park its stale frames.
 	var dead [2]uint32
-	if sp, top := uint32(in.sp.Get()), in.stackTop(); sp == top && top >= StackRegion {
-		dead = [2]uint32{top - StackRegion, top}
+	if in.sp != nil {
+		if sp, top := uint32(in.sp.Get()), in.stackTop(); sp == top && top >= StackRegion {
+			dead = [2]uint32{top - StackRegion, top}
+		}
 	}
 	s.chunks, s.size = diff(cur, img, true, dead)
 	if s.globals, err = in.globals(); err != nil {
