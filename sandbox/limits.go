@@ -48,9 +48,11 @@ type Limits struct {
 	// with Kind Timeout. Key "timeout".
 	Timeout time.Duration
 	// MemoryBytes caps the guest's memory, default 64 MiB, 1 MiB to 3 GiB.
-	// For scripts the wasm linear memory is capped at MemoryBytes + 4 MiB,
-	// for the engine's static data and stack and the prelude's heap (about
-	// 2 MiB): a script can hold about MemoryBytes + 2 MiB. For modules it
+	// For scripts the wasm linear memory is capped at MemoryBytes +
+	// quickjs.Headroom (6.5 MiB), for the engine's static data, its 512 KiB
+	// stack region and the unwritten spacer below it (2 MiB, no memory
+	// used), and the prelude's heap: a script can hold about MemoryBytes
+	// + 2 MiB. For modules it
 	// caps the linear memory. Exceeding it ends the run with
 	// LimitExceeded/LimitMemory, unless the script catches the out-of-memory
 	// error and carries on. Key "memory".
@@ -88,7 +90,10 @@ type Limits struct {
 	// is made in; under 20 KiB, the error has no stack); what passes that
 	// check and reaches the cap itself (native recursion, a stack under ~16
 	// KiB) ends the run with LimitExceeded/LimitStack, which scripts cannot
-	// catch.
+	// catch. It also bounds the Go heap wazero's native stack takes while
+	// a script recurses (up to about 27 MiB a chain at the default, 41 MiB
+	// for JSON.stringify of a deeply nested value; proportional to it), so
+	// a host that runs many chains at once may lower it.
 	// Modules ignore it: their stack is their own. Key "max_stack_bytes".
 	MaxStackBytes int
 	// MaxReadBytes caps the artifact content one script reads into the

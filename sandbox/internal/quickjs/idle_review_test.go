@@ -81,7 +81,9 @@ func TestIdleDropOfZeroedPagesIsPaidFor(t *testing.T) {
 	for range 3 {
 		require.Equal(t, "ok", evalText(t, in, `a.fill(1); a.fill(0); throw "ok"`))
 		dropped, _ := in.lin.DropClean(nil)
-		require.GreaterOrEqual(t, dropped, 12288)
+		// 48 MiB is 12288 pages; the array's first and last may be
+		// shared with other allocations, which are not zero.
+		require.GreaterOrEqual(t, dropped, 12287)
 		require.Less(t, in.lin.PrivatePages(), 256)
 	}
 	require.Equal(t, "0", evalText(t, in, `throw String(a[12345] + a[a.length - 1])`))

@@ -104,7 +104,17 @@ func (r *Runtime) Capture(ctx context.Context, in *Instance, base *Base) (*Snaps
 	}
 	s := &Snapshot{heapLimit: in.heapLimit, pages: in.mem.Size() / PageSize, rt: in.rt, ctx: in.ctx,
 		undefined: in.undefined, compiled: maps.Clone(in.compiled), baseID: id}
-	s.chunks, s.size = diff(cur, img, true)
+	// Between guest calls the stack pointer is at the top of the stack
+	// region and everything below it is dead: the region is left out (a
+	// restored instance reads the base's bytes there), so a chain that
+	// once recursed deep does not park its stale frames.
+	var dead [2]uint32
+	if in.sp != nil {
+		if sp, top := uint32(in.sp.Get()), in.stackTop(); sp == top && top >= StackRegion {
+			dead = [2]uint32{top - StackRegion, top}
+		}
+	}
+	s.chunks, s.size = diff(cur, img, true, dead)
 	if s.globals, err = in.globals(); err != nil {
 		return nil, err
 	}
@@ -115,12 +125,16 @@ func (r *Runtime) Capture(ctx context.Context, in *Instance, base *Base) (*Snaps
 // diff returns the chunks of cur that differ from ref (zero beyond it), as
 // they are, or with xor, XORed with ref: a script changes a few bytes here
 // and there in most pages it touches, and the runs of zeros this leaves
-// compress to almost nothing.
-func diff(cur, ref []byte, xor bool) ([]chunk, int) {
+// compress to almost nothing. Chunks wholly inside [dead[0], dead[1]) are
+// left out.
+func diff(cur, ref []byte, xor bool, dead [2]uint32) ([]chunk, int) {
 	var chunks []chunk
 	size := 0
 	var zero [chunkSize]byte
 	for off := 0; off+chunkSize <= len(cur); off += chunkSize {
+		if uint32(off) >= dead[0] && uint32(off+chunkSize) <= dead[1] {
+			continue
+		}
 		page := cur[off : off+chunkSize]
 		want := zero[:]
 		if off+chunkSize <= len(ref) {

@@ -225,13 +225,14 @@ type Instance struct {
 }
 
 // Headroom is how much linear memory an instance may use beyond its heap
-// limit: the engine's static data and stack region (StackRegion), and the
-// prelude's heap, about 3 MiB together. An instance's linear memory is capped at heap limit +
+// limit: the engine's static data, its stack region (StackRegion) and the
+// unwritten spacer that keeps the region above minStackBase, and the
+// prelude's heap, about 5 MiB together. An instance's linear memory is capped at heap limit +
 // Headroom, whatever the runtime's (larger) page limit, and that cap is
 // what binds: QuickJS's WASI build counts no allocation's size toward
 // JS_SetMemoryLimit (it cannot ask the allocator for one), so a script
 // can hold about its heap limit plus 2 MiB.
-const Headroom = 4<<20 + StackRegion
+const Headroom = 4<<20 + StackRegion + minStackBase
 
 // MemLimit is the linear-memory cap of an instance with heapLimit.
 func MemLimit(heapLimit uint64) uint64 { return memLimit(heapLimit) }
@@ -516,6 +517,25 @@ func (in *Instance) moveStack(ctx context.Context) error {
 	p, err := in.call(ctx, fnMalloc, StackRegion+16)
 	if err != nil {
 		return err
+	}
+	if p != 0 && p < minStackBase {
+		// Too low: move the region up past a spacer, which stays
+		// allocated and unwritten (Headroom counts it; its pages are
+		// never committed), so that no hole below the region is left for
+		// FillFreeChunks to keep.
+		if _, err := in.call(ctx, fnFree, p); err != nil {
+			return err
+		}
+		spacer, err := in.call(ctx, fnMalloc, minStackBase-p)
+		if err != nil {
+			return err
+		}
+		if p, err = in.call(ctx, fnMalloc, StackRegion+16); err != nil {
+			return err
+		}
+		if spacer == 0 || p < minStackBase {
+			return fmt.Errorf("quickjs: the stack region at %#x is below %#x", p, minStackBase)
+		}
 	}
 	base := (p + 15) &^ 15
 	if p == 0 || base+StackRegion > uint64(in.mem.Size()) {

@@ -109,7 +109,7 @@ func (r *Runtime) Snapshot(ctx context.Context, in *Instance) (*Snapshot, error)
 	cur, _ := in.mem.Read(0, in.mem.Size())
 	s := &Snapshot{heapLimit: in.heapLimit, pages: in.mem.Size() / PageSize, rt: in.rt, ctx: in.ctx, undefined: in.undefined,
 		compiled: maps.Clone(in.compiled), funcs: maps.Clone(in.funcs), atoms: maps.Clone(in.atoms), shared: true}
-	s.chunks, s.size = diff(cur, base, false)
+	s.chunks, s.size = diff(cur, base, false, [2]uint32{})
 	if s.globals, err = in.globals(); err != nil {
 		return nil, err
 	}

@@ -83,6 +83,18 @@ func (rw *rewriter) appendTrap(dst []byte, r byte) []byte {
 	return append(dst, 0x00) // unreachable
 }
 
+// minStackBase is the lowest address the stack region may start at: more
+// than the largest frame QuickJS allocates at once (an interpreter frame
+// of 65,535 arguments, locals and operand slots each, some 1.6 MiB; a
+// bound function's 131,070 arguments, 1 MiB). QuickJS's check computes
+// sp - size unsigned, so a frame larger than the stack pointer's address
+// would wrap it, pass, and trap on the floor where a catchable RangeError
+// was due; with the region this high, sp - size is never below zero.
+// moveStack puts a spacer below the region when the heap starts lower; it
+// stays allocated and is never written, so its pages cost no memory, and
+// Headroom counts it.
+const minStackBase = 2 << 20
+
 // StackRegion is the size of the engine's stack region (above), stackMargin
 // is kept below the lowest floor the host may set, and maxStack is the
 // deepest stack a run may be given.
