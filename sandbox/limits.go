@@ -91,8 +91,8 @@ type Limits struct {
 	// check and reaches the cap itself (native recursion, a stack under ~16
 	// KiB) ends the run with LimitExceeded/LimitStack, which scripts cannot
 	// catch. It also bounds the Go heap wazero's native stack takes while
-	// a script recurses (up to about 27 MiB a chain at the default, 41 MiB
-	// for JSON.stringify of a deeply nested value; proportional to it), so
+	// a script recurses (up to about 30 MiB a chain at the default;
+	// proportional to it), so
 	// a host that runs many chains at once may lower it.
 	// Modules ignore it: their stack is their own. Key "max_stack_bytes".
 	MaxStackBytes int

@@ -153,6 +153,7 @@ func TestStackNativeHeap(t *testing.T) {
 		{"calls", "let d=0; function f(){d++; f()} try{f()}catch(e){} throw String(d > 1000)"},
 		{"bound", "let d=0; let g; function f(){d++; g()} g=f.bind(null,1); try{f()}catch(e){} throw String(d > 500)"},
 		{"JSON.parse", "let r; try{JSON.parse('['.repeat(1e5)+']'.repeat(1e5))}catch(e){r=e.name} throw String(r==='RangeError')"},
+		{"JSON.stringify", "let o=1; for(let i=0;i<1e5;i++) o=[o]; let r; try{JSON.stringify(o)}catch(e){r=e.name} throw String(r==='RangeError')"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ins := make([]*Instance, chains)
