@@ -50,8 +50,14 @@ var survivalCases = []hostileCase{
 		code: 200, status: "error", reason: "script_error"},
 	{name: "never-returning tool", body: map[string]any{"script": `await tools.slow({ms: 60000});`, "policy": map[string]any{"call_timeout": "200ms"}},
 		code: 200, status: "error", reason: "script_error"},
+	// A 30,000-argument frame fits the default stack (the engine's stack
+	// region, 504 KiB); under a 4 KiB stack it ends the chain.
 	{name: "large interpreter frame", body: map[string]any{"script": "const g = (...a) => a.length;\n" +
 		"const f = new Function('g', 'x', 'return g(' + Array(30000).fill('x').join(',') + ')');\nreturn f(g, 1)"},
+		code: 200, status: "ok"},
+	{name: "large interpreter frame on a small stack", body: map[string]any{"script": "const g = (...a) => a.length;\n" +
+		"const f = new Function('g', 'x', 'return g(' + Array(30000).fill('x').join(',') + ')');\nreturn f(g, 1)",
+		"limits": map[string]any{"max_stack_bytes": "4KiB"}},
 		code: 200, status: "limit_exceeded", reason: "stack"},
 	{name: "engine module import", body: map[string]any{"script": `const std = await import("qjs:std"); return std.loadFile("/etc/passwd");`},
 		code: 200, status: "error", reason: "script_error"},
