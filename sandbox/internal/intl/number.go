@@ -10,7 +10,6 @@ import (
 
 	"github.com/bojanz/currency"
 	xcur "golang.org/x/text/currency"
-	"golang.org/x/text/feature/plural"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -695,7 +694,7 @@ func (nf *numFormat) unitParts(res *numResolved, x dec, num [][2]string) [][2]st
 		if fp != "" {
 			ip += "." + fp
 		}
-		form = formNames[selectForm(pluralRulesCardinal, nf.lc, ip)]
+		form = pluralCategory(nf.lc, ip)
 	}
 	units := cldrOf(cldrUnits, nf.lc)
 	pat, ok := units[res.UnitDisplay+"|"+res.Unit+"|"+form]
@@ -721,7 +720,7 @@ func (nf *numFormat) pluralOf(res *numResolved, x dec) string {
 	if fp != "" {
 		ip += "." + fp
 	}
-	return formNames[selectForm(pluralRulesCardinal, nf.lc, ip)]
+	return pluralCategory(nf.lc, ip)
 }
 
 // currencyNameParts puts the number in CLDR's currency unit pattern with
@@ -870,7 +869,7 @@ func (nf *numFormat) formatCompact(res *numResolved, x dec) ([][2]string, bool, 
 			if fp != "" {
 				text += "." + fp
 			}
-			form := formNames[selectForm(pluralRulesCardinal, nf.lc, text)]
+			form := pluralCategory(nf.lc, text)
 			if p2, z2, _ := nf.compactPattern(style, top, form); z2 > 0 {
 				pat = p2
 			}
@@ -940,8 +939,6 @@ func compactAffix(s string) [][2]string {
 	}
 	return out
 }
-
-var pluralRulesCardinal = plural.Cardinal
 
 // formatScientific writes x as a mantissa and a power of ten (a multiple
 // of three for engineering notation), the mantissa rounded as the options

@@ -5,8 +5,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-
-	"golang.org/x/text/feature/plural"
 )
 
 type rtOptions struct {
@@ -95,7 +93,7 @@ func (h *Handler) relativeTime(req *request) (any, error) {
 			return nil, err
 		}
 		x, _ := parseDec(text)
-		form := formNames[selectForm(plural.Cardinal, lc, plainDigits(&nres, x))]
+		form := pluralCategory(lc, plainDigits(&nres, x))
 		dir := "future"
 		if neg {
 			dir = "past"
