@@ -869,10 +869,7 @@ func (nf *numFormat) formatCompact(res *numResolved, x dec) ([][2]string, bool, 
 			if fp != "" {
 				text += "." + fp
 			}
-			form := pluralCategory(nf.lc, text)
-			if p2, z2, _ := nf.compactPattern(style, top, form); z2 > 0 {
-				pat = p2
-			}
+			pat = nf.compactPlural(style, top, pat, text)
 		}
 		if len(ip) < res.MinInt {
 			ip = strings.Repeat("0", res.MinInt-len(ip)) + ip
@@ -882,6 +879,9 @@ func (nf *numFormat) formatCompact(res *numResolved, x dec) ([][2]string, bool, 
 			return num, len(y.d) == 0, nil
 		}
 		i := strings.Index(pat, "0")
+		if i < 0 {
+			return compactAffix(pat), false, nil // "mille": the words say the number
+		}
 		j := strings.LastIndex(pat, "0")
 		out := compactAffix(pat[:i])
 		out = append(out, num...)
@@ -917,6 +917,24 @@ func (nf *numFormat) compactPattern(style string, mag int, form string) (string,
 		}
 	}
 	return "", 0, mag
+}
+
+// compactPlural picks the compact pattern of magnitude 10^top for the
+// mantissa text: CLDR's explicit "1" form where the mantissa is exactly 1
+// (French "mille"), else its plural category's (Italian "mille" is the
+// "one" pattern), else pat, the "other" pattern. The mantissa's operands
+// are its own (ICU selects before it sets the compact exponent).
+func (nf *numFormat) compactPlural(style string, top int, pat, text string) string {
+	key := style + "|1" + strings.Repeat("0", top) + "|"
+	if text == "1" {
+		if p, ok := nf.compact[key+"1"]; ok {
+			return p
+		}
+	}
+	if p, ok := nf.compact[key+pluralCategory(nf.lc, text)]; ok && p != "0" {
+		return p
+	}
+	return pat
 }
 
 // compactAffix splits a compact pattern's affix into literal spaces and
