@@ -170,7 +170,11 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 		return nil, err
 	}
 	affStyle := affStyle(&res)
-	nf := h.numFormat(lc, ns, affStyle, res.Currency, display, sign)
+	symStyle := affStyle
+	if res.Style == "currency" && affStyle != "currency" {
+		symStyle = "currency-name" // a currency's name: the decimal pattern, money's separators
+	}
+	nf := h.numFormat(lc, ns, affStyle, res.Currency, display, sign, symStyle)
 	nf.lc = lc
 	if compact {
 		nf.compact = cldrCompactData[nf.sym.data.compact]
@@ -286,18 +290,21 @@ type numFormat struct {
 	nanText   string
 }
 
-// numFormat returns the (cached) formatter data for a locale and style.
-func (h *Handler) numFormat(lc loc, ns, style, code, display, sign string) *numFormat {
+// numFormat returns the (cached) formatter data for a locale and the
+// style of its pattern; symStyle is the style whose separators it uses
+// (style, or "currency-name" for a currency written by name).
+func (h *Handler) numFormat(lc loc, ns, style, code, display, sign, symStyle string) *numFormat {
 	sym := h.symbolsOf(lc, ns)
 	data := sym.data
-	switch style {
+	switch symStyle {
 	case "percent":
 		// The percent pattern has its own grouping ("#,##,##0%").
 		s := *sym
 		s.primary, s.second = groupSizes(data.percentPattern)
 		sym = &s
-	case "currency":
-		// Some locales separate money otherwise ("1 234.50 CHF" in fr-CH).
+	case "currency", "currency-name":
+		// Some locales separate money otherwise ("1 234.50 CHF" in fr-CH,
+		// "1.234,50 US-Dollar" in de-AT).
 		if data.curDecimal != "" || data.curGroup != "" {
 			s := *sym
 			s.decimal = cmp.Or(data.curDecimal, s.decimal)
@@ -305,7 +312,7 @@ func (h *Handler) numFormat(lc loc, ns, style, code, display, sign string) *numF
 			sym = &s
 		}
 	}
-	key := "aff\x00" + data.key() + "\x00" + lc.cur.String() + "\x00" + lc.tr.Locale() + "\x00" + style + "\x00" + code + "\x00" + display + "\x00" + sign
+	key := "aff\x00" + data.key() + "\x00" + lc.cur.String() + "\x00" + lc.tr.Locale() + "\x00" + style + "\x00" + code + "\x00" + display + "\x00" + sign + "\x00" + symStyle
 	aff := h.cached(key, func() any { return readAffixes(lc, sym, style, code, display, sign) }).(*affixes)
 	return &numFormat{numbering: sym.numbering, sym: sym, aff: aff, nanText: sym.nan}
 }
