@@ -1,6 +1,7 @@
 package intl
 
 import (
+	"cmp"
 	"encoding/json"
 	"math"
 	"strconv"
@@ -33,6 +34,8 @@ type plAnswer struct {
 // (plurals_gen.go): the value is formatted with the digit options first,
 // and the rules read the operands of that text, as ECMA-402 says
 // ({minimumFractionDigits: 1} makes 1 "1.0", which is "other" in English).
+// With a second value (w) it is selectRange: CLDR's plural range of the
+// two ends' categories.
 func (h *Handler) pluralRules(req *request) (any, error) {
 	lc, err := resolve(req.L)
 	if err != nil {
@@ -60,21 +63,47 @@ func (h *Handler) pluralRules(req *request) (any, error) {
 	if len(req.V) == 0 {
 		return ans, nil
 	}
-	var v string
-	if err := json.Unmarshal(req.V, &v); err != nil {
-		return nil, typeErr("malformed Intl value")
+	nr.UseGrouping = false
+	// pick is the category of a value as JS prints it ("" for NaN).
+	pick := func(raw json.RawMessage) (string, error) {
+		var v string
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return "", typeErr("malformed Intl value")
+		}
+		if len(v) > maxValueChars {
+			return "", rangeErr("Intl value of %d characters exceeds %d", len(v), maxValueChars)
+		}
+		x, ok := parseDec(v)
+		if !ok || x.nan {
+			return "", nil
+		}
+		if x.inf {
+			return "other", nil
+		}
+		ops := operandsOf(plainDigits(&nr, x), 0)
+		return rules.category(&ops), nil
 	}
-	if len(v) > maxValueChars {
-		return nil, rangeErr("Intl value of %d characters exceeds %d", len(v), maxValueChars)
+	start, err := pick(req.V)
+	if err != nil {
+		return nil, err
 	}
-	x, ok := parseDec(v)
-	if !ok || x.nan || x.inf {
-		ans.S = "other"
+	if len(req.W) == 0 {
+		ans.S = cmp.Or(start, "other")
 		return ans, nil
 	}
-	nr.UseGrouping = false
-	ops := operandsOf(plainDigits(&nr, x), 0)
-	ans.S = rules.category(&ops)
+	// selectRange: V8 11.3 refuses NaN ends, and takes a range whose start
+	// is above its end as it comes.
+	end, err := pick(req.W)
+	if err != nil {
+		return nil, err
+	}
+	if start == "" {
+		return nil, rangeErr("Invalid startRange : NaN")
+	}
+	if end == "" {
+		return nil, rangeErr("Invalid endRange : NaN")
+	}
+	ans.S = rangeCategory(lc, start, end)
 	return ans, nil
 }
 
@@ -243,23 +272,54 @@ func (s *pluralSet) category(o *pluralOperands) string {
 // locale pt-PT): it returns the tag that has them, which V8 reports as
 // resolvedOptions().locale.
 func pluralRulesOf(lc loc, ordinal bool) (*pluralSet, string) {
-	tag := lc.lang.String()
-	for {
-		if e, ok := pluralLocales[tag]; ok {
-			k := e[0]
-			if ordinal {
-				k = e[1]
-			}
-			return &pluralSets[k], tag
+	if tag, ok := truncate(lc, func(t string) bool { _, ok := pluralLocales[t]; return ok }); ok {
+		k := pluralLocales[tag][0]
+		if ordinal {
+			k = pluralLocales[tag][1]
 		}
-		cut := strings.LastIndexByte(tag, '-')
-		if cut < 0 {
-			break
-		}
-		tag = tag[:cut]
+		return &pluralSets[k], tag
 	}
 	// A linked language always has rules; root's are "other".
 	return &pluralSet{cats: []string{"other"}}, languageOnly(lc)
+}
+
+// truncate finds the longest prefix of lc's tag, cut at a hyphen, that
+// has (ICU's fallback for plural data). Its loop ends with the tag's
+// hyphens.
+func truncate(lc loc, has func(string) bool) (string, bool) {
+	tag := lc.lang.String()
+	for {
+		if has(tag) {
+			return tag, true
+		}
+		cut := strings.LastIndexByte(tag, '-')
+		if cut < 0 {
+			return "", false
+		}
+		tag = tag[:cut]
+	}
+}
+
+// pluralRange is one row of CLDR's plural ranges: a range from a number
+// of category start to one of category end is of category cat.
+type pluralRange struct {
+	start, end, cat string
+}
+
+// rangeCategory is the category of a range whose ends are of categories
+// start and end (Intl.PluralRules.prototype.selectRange): CLDR's row for
+// the pair, or "other" where the language has none (ICU).
+func rangeCategory(lc loc, start, end string) string {
+	tag, ok := truncate(lc, func(t string) bool { _, ok := pluralRangeData[t]; return ok })
+	if !ok {
+		return "other"
+	}
+	for _, r := range pluralRangeData[tag] {
+		if r.start == start && r.end == end {
+			return r.cat
+		}
+	}
+	return "other"
 }
 
 // pluralCategory is the cardinal category of a decimal text (see

@@ -75,6 +75,10 @@ var pluralFormatOptions = []string{
 var pluralFormatValues = []string{"0", "1", "2", "3", "5", "11", "21", "22", "25", "101", "1.5", "0.5", "1000", "1500", "2000", "21000",
 	"1e6", "1.5e6", "2e6", "2100001", "5e6", "1e9", "2e9", "1e12", "1e15", "-1", "-2e6"}
 
+// pluralRangeEnds are the ends of the selectRange audit, each range from
+// one to another (both ways), under the first two pluralOptions.
+var pluralRangeEnds = []string{"0", "1", "2", "3", "5", "11", "21", "0.5", "1.5", "1e6", "Infinity"}
+
 // pluralDifferences are the checks where airlock is known to answer
 // otherwise than Node, by prefix, with the reason; each prefix must still
 // cover a check that differs (the test says when none does). A check is
@@ -87,7 +91,7 @@ var pluralDifferences = map[string]string{
 }
 
 const pluralNode = `
-const [locales, linked, options, values, fmtOptions, fmtValues] = JSON.parse(process.argv[1]);
+const [locales, linked, options, values, fmtOptions, fmtValues, rangeEnds] = JSON.parse(process.argv[1]);
 const out = { values: values.map((v) => String(eval(v))), fmtValues: fmtValues.map((v) => String(eval(v))), locales: {} };
 for (const l of locales) {
   const r = { pl: {}, nf: {}, rt: [] };
@@ -95,6 +99,9 @@ for (const l of locales) {
     for (const o of options) {
       const pr = new Intl.PluralRules(l, { ...JSON.parse(o), type });
       r.pl[type + "|" + o] = [JSON.stringify(pr.resolvedOptions()), ...values.map((v) => pr.select(eval(v)))];
+      if (o === options[0] || o === options[1]) {
+        r.pl[type + "|" + o + "|range"] = rangeEnds.flatMap((a) => rangeEnds.map((b) => pr.selectRange(eval(a), eval(b))));
+      }
     }
   }
   if (!linked.includes(l)) { out.locales[l] = r; continue; }
@@ -108,6 +115,14 @@ for (const l of locales) {
 }
 console.log(JSON.stringify(out));
 `
+
+// jsNumberText is how JS prints the numbers of pluralRangeEnds.
+func jsNumberText(s string) string {
+	if s == "1e6" {
+		return "1000000"
+	}
+	return s
+}
 
 // pluralAuditLocales are the linked locales and pluralExtraLocales.
 func pluralAuditLocales() (all, linked []string) {
@@ -126,7 +141,7 @@ func TestPluralRulesMatchNode(t *testing.T) {
 		t.Skip("node not installed")
 	}
 	locales, linked := pluralAuditLocales()
-	arg, err := json.Marshal([]any{locales, linked, pluralOptions, pluralValues(), pluralFormatOptions, pluralFormatValues})
+	arg, err := json.Marshal([]any{locales, linked, pluralOptions, pluralValues(), pluralFormatOptions, pluralFormatValues, pluralRangeEnds})
 	require.NoError(t, err)
 	cmd := exec.Command(node, "-e", pluralNode, string(arg))
 	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
@@ -192,6 +207,19 @@ func TestPluralRulesMatchNode(t *testing.T) {
 				}
 				require.NoError(t, json.Unmarshal(ask(`{"op":"pl","l":["`+l+`"],"o":`+opts+`}`), &ans))
 				check(l, key+"|resolved", string(ans.R), nw[0])
+				if rw, ok := w.PL[key+"|range"]; ok {
+					require.Len(t, rw, len(pluralRangeEnds)*len(pluralRangeEnds), key)
+					for ai, a := range pluralRangeEnds {
+						for bi, b := range pluralRangeEnds {
+							var sel struct {
+								S string `json:"s"`
+							}
+							a, b := jsNumberText(a), jsNumberText(b)
+							require.NoError(t, json.Unmarshal(ask(`{"op":"pl","l":["`+l+`"],"o":`+string(ans.R)+`,"v":"`+a+`","w":"`+b+`"}`), &sel))
+							check(l, key+"|range|"+a+"|"+b, sel.S, rw[ai*len(pluralRangeEnds)+bi])
+						}
+					}
+				}
 				// select() sends the resolved options back, as the guest does.
 				for vi, v := range want.Values {
 					var sel struct {

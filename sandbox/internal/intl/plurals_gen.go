@@ -24,6 +24,28 @@ var pluralLocales = map[string][2]uint8{
 	"zh":    {1, 1},
 }
 
+// pluralRangeData maps a language to the category of a range by the
+// categories of its ends (pluralRanges.json); a pair it does not list is
+// "other", as in ICU. A locale finds its language's by truncation.
+var pluralRangeData = map[string][]pluralRange{
+	"ar": {{"few", "few", "few"}, {"few", "many", "many"}, {"few", "other", "other"}, {"many", "few", "few"}, {"many", "many", "many"}, {"many", "other", "other"}, {"one", "few", "few"}, {"one", "many", "many"}, {"one", "other", "other"}, {"one", "two", "other"}, {"other", "few", "few"}, {"other", "many", "many"}, {"other", "one", "other"}, {"other", "other", "other"}, {"other", "two", "other"}, {"two", "few", "few"}, {"two", "many", "many"}, {"two", "other", "other"}, {"zero", "few", "few"}, {"zero", "many", "many"}, {"zero", "one", "zero"}, {"zero", "other", "other"}, {"zero", "two", "zero"}},
+	"de": {{"one", "other", "other"}, {"other", "one", "one"}, {"other", "other", "other"}},
+	"en": {{"one", "other", "other"}, {"other", "one", "other"}, {"other", "other", "other"}},
+	"es": {{"one", "other", "other"}, {"other", "one", "other"}, {"other", "other", "other"}},
+	"fr": {{"one", "one", "one"}, {"one", "other", "other"}, {"other", "other", "other"}},
+	"hi": {{"one", "one", "one"}, {"one", "other", "other"}, {"other", "other", "other"}},
+	"it": {{"one", "other", "other"}, {"other", "one", "one"}, {"other", "other", "other"}},
+	"ja": {{"other", "other", "other"}},
+	"ko": {{"other", "other", "other"}},
+	"nl": {{"one", "other", "other"}, {"other", "one", "one"}, {"other", "other", "other"}},
+	"pl": {{"few", "few", "few"}, {"few", "many", "many"}, {"few", "other", "other"}, {"many", "few", "few"}, {"many", "many", "many"}, {"many", "one", "one"}, {"many", "other", "other"}, {"one", "few", "few"}, {"one", "many", "many"}, {"one", "other", "other"}, {"other", "few", "few"}, {"other", "many", "many"}, {"other", "one", "one"}, {"other", "other", "other"}},
+	"pt": {{"one", "one", "one"}, {"one", "other", "other"}, {"other", "other", "other"}},
+	"ru": {{"few", "few", "few"}, {"few", "many", "many"}, {"few", "one", "one"}, {"few", "other", "other"}, {"many", "few", "few"}, {"many", "many", "many"}, {"many", "one", "one"}, {"many", "other", "other"}, {"one", "few", "few"}, {"one", "many", "many"}, {"one", "one", "one"}, {"one", "other", "other"}, {"other", "few", "few"}, {"other", "many", "many"}, {"other", "one", "one"}, {"other", "other", "other"}},
+	"sv": {{"one", "other", "other"}, {"other", "one", "other"}, {"other", "other", "other"}},
+	"tr": {{"one", "other", "other"}, {"other", "one", "one"}, {"other", "other", "other"}},
+	"zh": {{"other", "other", "other"}},
+}
+
 // pluralSets are the distinct rule sets, each rule with its CLDR text.
 var pluralSets = []pluralSet{
 	0: {cats: []string{"few", "many", "one", "two", "zero", "other"}, rules: []pluralRule{

@@ -1,7 +1,8 @@
 // Command genplural writes ../../plurals_gen.go: the cardinal and ordinal
-// plural rules of the linked languages, read from CLDR 48.0's
-// cldr-core package (supplemental/plurals.json and ordinals.json, the
-// version Node 20's ICU 78.2 ships; see ../gencldr for the other packages):
+// plural rules and the plural ranges of the linked languages, read from
+// CLDR 48.0's cldr-core package (supplemental/plurals.json, ordinals.json
+// and pluralRanges.json, the version Node 20's ICU 78.2 ships; see
+// ../gencldr for the other packages):
 //
 //	npm pack cldr-core@48.0.0
 //	mkdir core && tar xzf cldr-core-48.0.0.tgz -C core
@@ -75,6 +76,7 @@ func main() {
 	}
 	cardinal := readRules(filepath.Join(core, "plurals.json"), "plurals-type-cardinal")
 	ordinal := readRules(filepath.Join(core, "ordinals.json"), "plurals-type-ordinal")
+	ranges := readRules(filepath.Join(core, "pluralRanges.json"), "plurals")
 
 	var sets []ruleSet
 	index := map[string]int{}
@@ -129,6 +131,35 @@ func main() {
 	fmt.Fprintln(w, "var pluralLocales = map[string][2]uint8{")
 	for _, t := range tags {
 		fmt.Fprintf(w, "\t%q: {%d, %d},\n", t, locs[t].cardinal, locs[t].ordinal)
+	}
+	fmt.Fprintln(w, "}")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "// pluralRangeData maps a language to the category of a range by the")
+	fmt.Fprintln(w, "// categories of its ends (pluralRanges.json); a pair it does not list is")
+	fmt.Fprintln(w, "// \"other\", as in ICU. A locale finds its language's by truncation.")
+	fmt.Fprintln(w, "var pluralRangeData = map[string][]pluralRange{")
+	for _, t := range tags {
+		rs, ok := ranges[t]
+		if !ok {
+			continue
+		}
+		keys := make([]string, 0, len(rs))
+		for k := range rs {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		fmt.Fprintf(w, "\t%q: {", t)
+		for i, k := range keys {
+			start, end, ok := strings.Cut(strings.TrimPrefix(k, "pluralRange-start-"), "-end-")
+			if !ok || !strings.HasPrefix(k, "pluralRange-start-") || !contains(categories, start) || !contains(categories, end) || !contains(categories, rs[k]) {
+				fail("%s: bad plural range %q: %q", t, k, rs[k])
+			}
+			if i > 0 {
+				fmt.Fprint(w, ", ")
+			}
+			fmt.Fprintf(w, "{%q, %q, %q}", start, end, rs[k])
+		}
+		fmt.Fprintln(w, "},")
 	}
 	fmt.Fprintln(w, "}")
 	fmt.Fprintln(w)
