@@ -1,6 +1,7 @@
 package intl
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -107,4 +108,45 @@ func TestPluralData(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzPluralSelect: select() and selectRange answer any value text (a
+// number as JS prints it or not, long digit strings) with one of the
+// locale's categories, or an error; never a panic, and the operands
+// bound their work by the text's length.
+func FuzzPluralSelect(f *testing.F) {
+	for _, s := range []struct {
+		loc, opts uint8
+		v, w      string
+	}{
+		{0, 0, "1", ""}, {1, 1, "1000000", "2"}, {2, 2, "1e21", "NaN"}, {3, 3, "-0", "Infinity"}, {4, 0, "0.000001", "1e-7"},
+		{5, 1, strings.Repeat("9", 400), "1." + strings.Repeat("0", 300) + "1"}, {6, 2, "abc", "1"}, {7, 3, "", "-"},
+	} {
+		f.Add(s.loc, s.opts, s.v, s.w)
+	}
+	h := New()
+	locales := []string{"en", "fr", "ar-EG", "ru", "pl", "pt-PT", "hi", "it"}
+	opts := []string{`{}`, `{"type":"ordinal"}`, `{"minimumFractionDigits":20}`, `{"maximumSignificantDigits":1,"type":"ordinal"}`}
+	f.Fuzz(func(t *testing.T, loc, opt uint8, v, w string) {
+		l := locales[int(loc)%len(locales)]
+		o := opts[int(opt)%len(opts)]
+		vj, _ := json.Marshal(v)
+		req := `{"op":"pl","l":["` + l + `"],"o":` + o + `,"v":` + string(vj)
+		if w != "" {
+			wj, _ := json.Marshal(w)
+			req += `,"w":` + string(wj)
+		}
+		var ans struct {
+			R struct {
+				Cats []string `json:"pluralCategories"`
+			} `json:"r"`
+			S string `json:"s"`
+			E string `json:"e"`
+		}
+		out := h.Handle([]byte(req + "}"))
+		require.NoError(t, json.Unmarshal(out, &ans), string(out))
+		if ans.E == "" {
+			require.Contains(t, ans.R.Cats, ans.S, req)
+		}
+	})
 }
