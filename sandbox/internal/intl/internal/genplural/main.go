@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -151,7 +152,7 @@ func main() {
 		fmt.Fprintf(w, "\t%q: {", t)
 		for i, k := range keys {
 			start, end, ok := strings.Cut(strings.TrimPrefix(k, "pluralRange-start-"), "-end-")
-			if !ok || !strings.HasPrefix(k, "pluralRange-start-") || !contains(categories, start) || !contains(categories, end) || !contains(categories, rs[k]) {
+			if !ok || !strings.HasPrefix(k, "pluralRange-start-") || !slices.Contains(categories, start) || !slices.Contains(categories, end) || !slices.Contains(categories, rs[k]) {
 				fail("%s: bad plural range %q: %q", t, k, rs[k])
 			}
 			if i > 0 {
@@ -225,7 +226,7 @@ func compile(tag string, rules map[string]string) ruleSet {
 		rs = append(rs, rule{cat: cat, ors: ors, text: cat + ": " + cond})
 	}
 	for k := range rules {
-		if !strings.HasPrefix(k, "pluralRule-count-") || !contains(categories, strings.TrimPrefix(k, "pluralRule-count-")) {
+		if !strings.HasPrefix(k, "pluralRule-count-") || !slices.Contains(categories, strings.TrimPrefix(k, "pluralRule-count-")) {
 			fail("%s: unknown key %q", tag, k)
 		}
 	}
@@ -400,15 +401,6 @@ func goUints(ns []uint64) string {
 		q[i] = strconv.FormatUint(n, 10)
 	}
 	return "[]uint32{" + strings.Join(q, ", ") + "}"
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func fail(format string, a ...any) {
