@@ -854,6 +854,9 @@ func (nf *numFormat) digits(ip, fp string, useGrouping any) [][2]string {
 // what to write around them ("0K", "00 Tausend", "0万").
 func (nf *numFormat) formatCompact(res *numResolved, x dec) ([][2]string, bool, error) {
 	style := res.CompactDisplay
+	if res.Style == "currency" && res.CurrencyDisplay != "name" {
+		style = "short" // ICU 78 has no long compact money: "$1K", "1 k $US"
+	}
 	mag := x.exp - 1
 	for try := 0; try < 2; try++ {
 		pat, zeros, top := nf.compactPattern(style, mag, "other")
@@ -876,7 +879,7 @@ func (nf *numFormat) formatCompact(res *numResolved, x dec) ([][2]string, bool, 
 			if fp != "" {
 				text += "." + fp
 			}
-			pat = nf.compactPlural(style, top, pat, text)
+			pat = nf.compactPlural(style, top, pat, text, x.neg)
 		}
 		if len(ip) < res.MinInt {
 			ip = strings.Repeat("0", res.MinInt-len(ip)) + ip
@@ -928,12 +931,13 @@ func (nf *numFormat) compactPattern(style string, mag int, form string) (string,
 
 // compactPlural picks the compact pattern of magnitude 10^top for the
 // mantissa text: CLDR's explicit "1" form where the mantissa is exactly 1
-// (French "mille"), else its plural category's (Italian "mille" is the
-// "one" pattern), else pat, the "other" pattern. The mantissa's operands
-// are its own (ICU selects before it sets the compact exponent).
-func (nf *numFormat) compactPlural(style string, top int, pat, text string) string {
+// (French "mille"; ICU matches the signed value, so -1000 is "-1 millier"),
+// else its plural category's (Italian "mille" is the "one" pattern), else
+// pat, the "other" pattern. The mantissa's operands are its own (ICU
+// selects before it sets the compact exponent).
+func (nf *numFormat) compactPlural(style string, top int, pat, text string, neg bool) string {
 	key := style + "|1" + strings.Repeat("0", top) + "|"
-	if text == "1" {
+	if text == "1" && !neg {
 		if p, ok := nf.compact[key+"1"]; ok {
 			return p
 		}
