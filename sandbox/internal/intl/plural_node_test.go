@@ -67,6 +67,9 @@ var pluralFormatOptions = []string{
 	`{"notation":"compact"}`,
 	`{"notation":"compact","style":"unit","unit":"meter","unitDisplay":"long"}`,
 	`{"notation":"compact","style":"currency","currency":"EUR","currencyDisplay":"name"}`,
+	`{"notation":"compact","compactDisplay":"long","style":"currency","currency":"USD","currencyDisplay":"name"}`,
+	`{"notation":"compact","compactDisplay":"long","style":"currency","currency":"USD"}`,
+	`{"notation":"compact","compactDisplay":"long","style":"unit","unit":"meter"}`,
 	`{"style":"unit","unit":"day","unitDisplay":"long"}`,
 	`{"style":"unit","unit":"kilogram","unitDisplay":"long","minimumFractionDigits":1}`,
 	`{"style":"currency","currency":"USD","currencyDisplay":"name"}`,
@@ -84,10 +87,17 @@ var pluralRangeEnds = []string{"0", "1", "2", "3", "5", "11", "21", "0.5", "1.5"
 // cover a check that differs (the test says when none does). A check is
 // "locale|type|options|value" for select, "locale|type|options|resolved"
 // for resolvedOptions, "locale|nf|options|value" and "locale|rt|value"
-// for the formatters. None is about the plural form.
+// for the formatters. None is about the plural form: each is a pattern
+// or symbol difference of the formatter the check goes through.
 var pluralDifferences = map[string]string{
-	`tr-TR|nf|{"style":"currency","currency":"USD","currencyDisplay":"name"}|`:                      "ICU 78 keeps the symbol in Turkish currency names ($1.234,57 ABD doları); airlock uses CLDR's unit pattern, as sandbox's TestIntlMatchesNode lists",
-	`tr-TR|nf|{"notation":"compact","style":"currency","currency":"EUR","currencyDisplay":"name"}|`: "same",
+	`tr-TR|nf|{"style":"currency","currency":"USD","currencyDisplay":"name"}|`:                                              "ICU 78 keeps the symbol in Turkish currency names ($1.234,57 ABD doları); airlock uses CLDR's unit pattern, as sandbox's TestIntlMatchesNode lists",
+	`tr-TR|nf|{"notation":"compact","style":"currency","currency":"EUR","currencyDisplay":"name"}|`:                         "same",
+	`tr-TR|nf|{"notation":"compact","compactDisplay":"long","style":"currency","currency":"USD","currencyDisplay":"name"}|`: "same",
+	`de-AT|nf|{"notation":"compact","compactDisplay":"long","style":"currency","currency":"USD"}|`:                          "compact money takes CLDR's short currency patterns in ICU (de-AT \"1 Mio. $\"); airlock puts the locale's currency pattern around the compact number (\"$ 1 Mio.\"), with compactDisplay short as well",
+	`de-CH|nf|{"notation":"compact","compactDisplay":"long","style":"currency","currency":"USD"}|-`:                         "same, for the minus sign's place (de-CH \"-$ 2 Mio.\")",
+	`nl|nf|{"notation":"compact","compactDisplay":"long","style":"currency","currency":"USD"}|-`:                            "same (nl \"-US$ 2 mln.\")",
+	`nl-NL|nf|{"notation":"compact","compactDisplay":"long","style":"currency","currency":"USD"}|-`:                         "same",
+	`ar|nf|{"notation":"compact","compactDisplay":"long","style":"currency","currency":"USD"}|-`:                            "same (the order of the minus sign's marks)",
 }
 
 const pluralNode = `
