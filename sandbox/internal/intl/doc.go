@@ -14,8 +14,10 @@
 // patterns of the Gregorian, Japanese, Buddhist, ROC and tabular Islamic
 // calendars (calendar.go converts the days), list patterns, relative time fields, compact decimal and unit
 // patterns from the CLDR 48.0 JSON distribution, extracted for the linked
-// locales by internal/gencldr into cldr_gen.go; language matching,
-// plural rules, collation and case mapping from golang.org/x/text; word,
+// locales by internal/gencldr into cldr_gen.go; plural rules from CLDR
+// 48.0's plurals.json and ordinals.json, compiled by internal/genplural
+// into plurals_gen.go and evaluated by plural.go; language matching,
+// collation and case mapping from golang.org/x/text; word,
 // grapheme and sentence boundaries from github.com/rivo/uniseg; time zones
 // from Go's embedded tzdata.
 //

@@ -29,7 +29,7 @@ type request struct {
 	// V is the value: a number as JS prints it, a BigInt's digits, a
 	// string, or a time in ms since the epoch.
 	V json.RawMessage `json:"v"`
-	// W is a second value (compare, formatRange).
+	// W is a second value (compare, formatRange, selectRange).
 	W json.RawMessage `json:"w"`
 	// P asks for formatToParts' parts.
 	P bool `json:"p"`

@@ -10,7 +10,6 @@ import (
 
 	"github.com/bojanz/currency"
 	xcur "golang.org/x/text/currency"
-	"golang.org/x/text/feature/plural"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -171,7 +170,11 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 		return nil, err
 	}
 	affStyle := affStyle(&res)
-	nf := h.numFormat(lc, ns, affStyle, res.Currency, display, sign)
+	symStyle := affStyle
+	if res.Style == "currency" && affStyle != "currency" {
+		symStyle = "currency-name" // a currency's name: the decimal pattern, money's separators
+	}
+	nf := h.numFormat(lc, ns, affStyle, res.Currency, display, sign, symStyle)
 	nf.lc = lc
 	if compact {
 		nf.compact = cldrCompactData[nf.sym.data.compact]
@@ -287,18 +290,21 @@ type numFormat struct {
 	nanText   string
 }
 
-// numFormat returns the (cached) formatter data for a locale and style.
-func (h *Handler) numFormat(lc loc, ns, style, code, display, sign string) *numFormat {
+// numFormat returns the (cached) formatter data for a locale and the
+// style of its pattern; symStyle is the style whose separators it uses
+// (style, or "currency-name" for a currency written by name).
+func (h *Handler) numFormat(lc loc, ns, style, code, display, sign, symStyle string) *numFormat {
 	sym := h.symbolsOf(lc, ns)
 	data := sym.data
-	switch style {
+	switch symStyle {
 	case "percent":
 		// The percent pattern has its own grouping ("#,##,##0%").
 		s := *sym
 		s.primary, s.second = groupSizes(data.percentPattern)
 		sym = &s
-	case "currency":
-		// Some locales separate money otherwise ("1 234.50 CHF" in fr-CH).
+	case "currency", "currency-name":
+		// Some locales separate money otherwise ("1 234.50 CHF" in fr-CH,
+		// "1.234,50 US-Dollar" in de-AT).
 		if data.curDecimal != "" || data.curGroup != "" {
 			s := *sym
 			s.decimal = cmp.Or(data.curDecimal, s.decimal)
@@ -306,7 +312,7 @@ func (h *Handler) numFormat(lc loc, ns, style, code, display, sign string) *numF
 			sym = &s
 		}
 	}
-	key := "aff\x00" + data.key() + "\x00" + lc.cur.String() + "\x00" + lc.tr.Locale() + "\x00" + style + "\x00" + code + "\x00" + display + "\x00" + sign
+	key := "aff\x00" + data.key() + "\x00" + lc.cur.String() + "\x00" + lc.tr.Locale() + "\x00" + style + "\x00" + code + "\x00" + display + "\x00" + sign + "\x00" + symStyle
 	aff := h.cached(key, func() any { return readAffixes(lc, sym, style, code, display, sign) }).(*affixes)
 	return &numFormat{numbering: sym.numbering, sym: sym, aff: aff, nanText: sym.nan}
 }
@@ -695,7 +701,7 @@ func (nf *numFormat) unitParts(res *numResolved, x dec, num [][2]string) [][2]st
 		if fp != "" {
 			ip += "." + fp
 		}
-		form = formNames[selectForm(pluralRulesCardinal, nf.lc, ip)]
+		form = pluralCategory(nf.lc, ip)
 	}
 	units := cldrOf(cldrUnits, nf.lc)
 	pat, ok := units[res.UnitDisplay+"|"+res.Unit+"|"+form]
@@ -721,7 +727,7 @@ func (nf *numFormat) pluralOf(res *numResolved, x dec) string {
 	if fp != "" {
 		ip += "." + fp
 	}
-	return formNames[selectForm(pluralRulesCardinal, nf.lc, ip)]
+	return pluralCategory(nf.lc, ip)
 }
 
 // currencyNameParts puts the number in CLDR's currency unit pattern with
@@ -848,6 +854,9 @@ func (nf *numFormat) digits(ip, fp string, useGrouping any) [][2]string {
 // what to write around them ("0K", "00 Tausend", "0万").
 func (nf *numFormat) formatCompact(res *numResolved, x dec) ([][2]string, bool, error) {
 	style := res.CompactDisplay
+	if res.Style == "currency" && res.CurrencyDisplay != "name" {
+		style = "short" // ICU 78 has no long compact money: "$1K", "1 k $US"
+	}
 	mag := x.exp - 1
 	for try := 0; try < 2; try++ {
 		pat, zeros, top := nf.compactPattern(style, mag, "other")
@@ -870,10 +879,7 @@ func (nf *numFormat) formatCompact(res *numResolved, x dec) ([][2]string, bool, 
 			if fp != "" {
 				text += "." + fp
 			}
-			form := formNames[selectForm(pluralRulesCardinal, nf.lc, text)]
-			if p2, z2, _ := nf.compactPattern(style, top, form); z2 > 0 {
-				pat = p2
-			}
+			pat = nf.compactPlural(style, top, pat, text, x.neg)
 		}
 		if len(ip) < res.MinInt {
 			ip = strings.Repeat("0", res.MinInt-len(ip)) + ip
@@ -883,6 +889,9 @@ func (nf *numFormat) formatCompact(res *numResolved, x dec) ([][2]string, bool, 
 			return num, len(y.d) == 0, nil
 		}
 		i := strings.Index(pat, "0")
+		if i < 0 {
+			return compactAffix(pat), false, nil // "mille": the words say the number
+		}
 		j := strings.LastIndex(pat, "0")
 		out := compactAffix(pat[:i])
 		out = append(out, num...)
@@ -920,6 +929,25 @@ func (nf *numFormat) compactPattern(style string, mag int, form string) (string,
 	return "", 0, mag
 }
 
+// compactPlural picks the compact pattern of magnitude 10^top for the
+// mantissa text: CLDR's explicit "1" form where the mantissa is exactly 1
+// (French "mille"; ICU matches the signed value, so -1000 is "-1 millier"),
+// else its plural category's (Italian "mille" is the "one" pattern), else
+// pat, the "other" pattern. The mantissa's operands are its own (ICU
+// selects before it sets the compact exponent).
+func (nf *numFormat) compactPlural(style string, top int, pat, text string, neg bool) string {
+	key := style + "|1" + strings.Repeat("0", top) + "|"
+	if text == "1" && !neg {
+		if p, ok := nf.compact[key+"1"]; ok {
+			return p
+		}
+	}
+	if p, ok := nf.compact[key+pluralCategory(nf.lc, text)]; ok && p != "0" {
+		return p
+	}
+	return pat
+}
+
 // compactAffix splits a compact pattern's affix into literal spaces and
 // the compact text (quotes removed).
 func compactAffix(s string) [][2]string {
@@ -940,8 +968,6 @@ func compactAffix(s string) [][2]string {
 	}
 	return out
 }
-
-var pluralRulesCardinal = plural.Cardinal
 
 // formatScientific writes x as a mantissa and a power of ten (a multiple
 // of three for engineering notation), the mantissa rounded as the options

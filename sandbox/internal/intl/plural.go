@@ -1,12 +1,11 @@
 package intl
 
 import (
+	"cmp"
 	"encoding/json"
-	"sort"
+	"math"
+	"strconv"
 	"strings"
-
-	"golang.org/x/text/feature/plural"
-	"golang.org/x/text/language"
 )
 
 type plOptions struct {
@@ -31,12 +30,12 @@ type plAnswer struct {
 	S string     `json:"s,omitempty"`
 }
 
-var formNames = map[plural.Form]string{plural.Other: "other", plural.Zero: "zero", plural.One: "one",
-	plural.Two: "two", plural.Few: "few", plural.Many: "many"}
-
-// pluralRules implements Intl.PluralRules from x/text's CLDR plural rules:
-// the value is formatted with the digit options first, and the rule reads
-// the operands of that text, as ECMA-402 says.
+// pluralRules implements Intl.PluralRules from CLDR 48's plural rules
+// (plurals_gen.go): the value is formatted with the digit options first,
+// and the rules read the operands of that text, as ECMA-402 says
+// ({minimumFractionDigits: 1} makes 1 "1.0", which is "other" in English).
+// With a second value (w) it is selectRange: CLDR's plural range of the
+// two ends' categories.
 func (h *Handler) pluralRules(req *request) (any, error) {
 	lc, err := resolve(req.L)
 	if err != nil {
@@ -56,32 +55,55 @@ func (h *Handler) pluralRules(req *request) (any, error) {
 	if err := digitOptions(&pluralDigits, 0, 3, "standard", &nr); err != nil {
 		return nil, err
 	}
-	rules := plural.Cardinal
-	if typ == "ordinal" {
-		rules = plural.Ordinal
-	}
-	res := plResolved{Locale: languageOnly(lc), Type: typ, MinInt: nr.MinInt, MinFrac: nr.MinFrac, MaxFrac: nr.MaxFrac,
+	rules, tag := pluralRulesOf(lc, typ == "ordinal")
+	res := plResolved{Locale: tag, Type: typ, MinInt: nr.MinInt, MinFrac: nr.MinFrac, MaxFrac: nr.MaxFrac,
 		MinSig: nr.MinSig, MaxSig: nr.MaxSig}
-	res.PluralCategories = h.cached("plc\x00"+typ+"\x00"+lc.tag, func() any { return categories(rules, lc) }).([]string)
+	res.PluralCategories = rules.cats
 	ans := &plAnswer{R: res}
 	if len(req.V) == 0 {
 		return ans, nil
 	}
-	var v string
-	if err := json.Unmarshal(req.V, &v); err != nil {
-		return nil, typeErr("malformed Intl value")
+	nr.UseGrouping = false
+	// pick is the category of a value as JS prints it ("" for NaN).
+	pick := func(raw json.RawMessage) (string, error) {
+		var v string
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return "", typeErr("malformed Intl value")
+		}
+		if len(v) > maxValueChars {
+			return "", rangeErr("Intl value of %d characters exceeds %d", len(v), maxValueChars)
+		}
+		x, ok := parseDec(v)
+		if !ok || x.nan {
+			return "", nil
+		}
+		if x.inf {
+			return "other", nil
+		}
+		ops := operandsOf(plainDigits(&nr, x), 0)
+		return rules.category(&ops), nil
 	}
-	if len(v) > maxValueChars {
-		return nil, rangeErr("Intl value of %d characters exceeds %d", len(v), maxValueChars)
+	start, err := pick(req.V)
+	if err != nil {
+		return nil, err
 	}
-	x, ok := parseDec(v)
-	if !ok || x.nan || x.inf {
-		ans.S = "other"
+	if len(req.W) == 0 {
+		ans.S = cmp.Or(start, "other")
 		return ans, nil
 	}
-	nr.UseGrouping = false
-	text := plainDigits(&nr, x)
-	ans.S = formNames[selectForm(rules, lc, text)]
+	// selectRange: V8 11.3 refuses NaN ends, and takes a range whose start
+	// is above its end as it comes.
+	end, err := pick(req.W)
+	if err != nil {
+		return nil, err
+	}
+	if start == "" {
+		return nil, rangeErr("Invalid startRange : NaN")
+	}
+	if end == "" {
+		return nil, rangeErr("Invalid endRange : NaN")
+	}
+	ans.S = rangeCategory(lc, start, end)
 	return ans, nil
 }
 
@@ -118,70 +140,198 @@ func roundDigits(res *numResolved, x *dec) (ip, fp string) {
 	return ip, fp
 }
 
-// selectForm computes the CLDR operands of a decimal text and matches the
-// rules.
-func selectForm(rules *plural.Rules, lc loc, text string) plural.Form {
+// pluralSet is a locale's compiled cardinal or ordinal rules
+// (plurals_gen.go, from CLDR 48 by internal/genplural).
+type pluralSet struct {
+	cats  []string     // resolvedOptions().pluralCategories, in V8's order
+	rules []pluralRule // tried in order; none matches: "other"
+}
+
+// pluralRule is a category and its condition, a disjunction of
+// conjunctions of relations.
+type pluralRule struct {
+	cat string
+	ors [][]pluralRel
+}
+
+// pluralRel is one relation: the operand op ('n', 'i', 'v', 'w', 'f', 't'
+// or 'e'), taken modulo mod when mod is not 0, is (not: is not) in one of
+// the ranges in, pairs of bounds.
+type pluralRel struct {
+	op  byte
+	not bool
+	mod uint32
+	in  []uint32
+}
+
+// pluralOperands are CLDR's operands of a formatted number, as ICU 78
+// computes them (each a float64, as ICU's DecimalQuantity gives them):
+// n the absolute value, i its integer digits (the last 18: ICU truncates),
+// v and w the number of fraction digits with and without trailing zeros,
+// f and t those digits as an integer (the first 19 at most), e the compact
+// exponent.
+type pluralOperands struct {
+	n, i, v, w, f, t, e float64
+}
+
+// operandsOf computes the operands of a decimal text: ASCII digits, an
+// optional "." and fraction digits, no sign (the formatter's output, so
+// its length is bounded by the digit options). e is the compact exponent
+// of a text that is the compact number's whole value ("1200000" with e 6
+// for 1.2c6). Every choice Node 20 makes passes 0: ICU 78 picks a compact
+// pattern by the mantissa alone ("1 million" in French, where 1c6 is
+// "many") and a unit's or currency's name by the value before compaction
+// (TestPluralRulesMatchNode), and V8 11.3's PluralRules has no notation
+// option; CLDR's samples with c are checked by TestPluralSamples.
+func operandsOf(text string, e int) pluralOperands {
 	ip, fp, _ := strings.Cut(text, ".")
-	i := 0
-	if len(ip) > 9 {
-		// The rules read i modulo powers of ten up to a million, and
-		// whether it is zero: keep the last nine digits, never zero.
-		ip = ip[len(ip)-9:]
-		i = 1e9
+	var o pluralOperands
+	o.n, _ = strconv.ParseFloat(text, 64)
+	if len(ip) > 18 {
+		ip = ip[len(ip)-18:]
 	}
-	n := 0
+	var i int64
 	for _, c := range ip {
-		n = n*10 + int(c-'0')
+		i = i*10 + int64(c-'0')
 	}
-	if i == 0 || n != 0 {
-		i = n
-	}
+	o.i = float64(i)
 	ft := strings.TrimRight(fp, "0")
-	if len(fp) > 9 {
-		fp = fp[:9]
+	o.v, o.w = float64(len(fp)), float64(len(ft))
+	o.f, o.t = fractionLong(fp), fractionLong(ft)
+	for o.t > 0 && math.Mod(o.t, 10) == 0 {
+		o.t /= 10 // the 19 digits ended in zeros
 	}
-	if len(ft) > 9 {
-		ft = ft[:9]
-	}
-	f, t := 0, 0
-	for _, c := range fp {
-		f = f*10 + int(c-'0')
-	}
-	for _, c := range ft {
-		t = t*10 + int(c-'0')
-	}
-	return rules.MatchPlural(pluralTag(lc.lang), i, len(fp), len(ft), f, t)
+	o.e = float64(e)
+	return o
 }
 
-// pluralTag is the tag whose rules ICU uses: plural rules fall back by
-// truncation, not through CLDR's parent locales, so only pt-PT has
-// European Portuguese's rules (pt-AO has Brazil's).
-func pluralTag(t language.Tag) language.Tag {
-	if b, _ := t.Base(); b.String() == "pt" {
-		if r, conf := t.Region(); conf == language.Exact && r.String() == "PT" {
-			return language.MustParse("pt-PT")
-		}
-		return language.MustParse("pt")
+// fractionLong reads leading fraction digits as ICU's toFractionLong
+// does: while the value is at most 10^18, wrapping as its int64 would.
+func fractionLong(fp string) float64 {
+	var r uint64
+	for k := 0; k < len(fp) && r <= 1e18; k++ {
+		r = r*10 + uint64(fp[k]-'0')
 	}
-	return t
+	return float64(int64(r))
 }
 
-// categories lists the forms the rules produce for sample values, sorted
-// as V8 lists them (alphabetically, "other" last).
-func categories(rules *plural.Rules, lc loc) any {
-	seen := map[plural.Form]bool{plural.Other: true}
-	for i := 0; i <= 1000; i++ {
-		seen[rules.MatchPlural(lc.lang, i, 0, 0, 0, 0)] = true
-		seen[rules.MatchPlural(lc.lang, i%100, 1, 1, i%10, i%10)] = true
-		seen[rules.MatchPlural(lc.lang, i%10, 2, 2, i%100, i%100)] = true
+func (o *pluralOperands) get(op byte) float64 {
+	switch op {
+	case 'i':
+		return o.i
+	case 'v':
+		return o.v
+	case 'w':
+		return o.w
+	case 'f':
+		return o.f
+	case 't':
+		return o.t
+	case 'e':
+		return o.e
 	}
-	seen[rules.MatchPlural(lc.lang, 1000000, 0, 0, 0, 0)] = true
-	var out []string
-	for f := range seen {
-		if f != plural.Other {
-			out = append(out, formNames[f])
+	return o.n
+}
+
+// holds evaluates the relation as ICU does: a value with a fraction is in
+// no range (so "n = 1" fails for 1.5 and "n != 1" holds), the modulus is
+// a floating remainder.
+func (r *pluralRel) holds(o *pluralOperands) bool {
+	x := o.get(r.op)
+	in := false
+	if x == math.Floor(x) {
+		if r.mod != 0 {
+			x = math.Mod(x, float64(r.mod))
+		}
+		for k := 0; k+1 < len(r.in); k += 2 {
+			if float64(r.in[k]) <= x && x <= float64(r.in[k+1]) {
+				in = true
+				break
+			}
 		}
 	}
-	sort.Strings(out)
-	return append(out, "other")
+	return in != r.not
+}
+
+// category is the first rule's category whose condition holds, or
+// "other". The loops are bounded by the generated data.
+func (s *pluralSet) category(o *pluralOperands) string {
+	for _, r := range s.rules {
+		for _, and := range r.ors {
+			ok := true
+			for k := range and {
+				if !and[k].holds(o) {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				return r.cat
+			}
+		}
+	}
+	return "other"
+}
+
+// pluralRulesOf finds a locale's rules as ICU does, by truncating its tag
+// ("pt-PT" has rules of its own, "pt-AO" takes "pt"'s, not CLDR's parent
+// locale pt-PT): it returns the tag that has them, which V8 reports as
+// resolvedOptions().locale.
+func pluralRulesOf(lc loc, ordinal bool) (*pluralSet, string) {
+	if tag, ok := truncate(lc, func(t string) bool { _, ok := pluralLocales[t]; return ok }); ok {
+		k := pluralLocales[tag][0]
+		if ordinal {
+			k = pluralLocales[tag][1]
+		}
+		return &pluralSets[k], tag
+	}
+	// A linked language always has rules; root's are "other".
+	return &pluralSet{cats: []string{"other"}}, languageOnly(lc)
+}
+
+// truncate finds the longest prefix of lc's tag, cut at a hyphen, that
+// has (ICU's fallback for plural data). Its loop ends with the tag's
+// hyphens.
+func truncate(lc loc, has func(string) bool) (string, bool) {
+	tag := lc.lang.String()
+	for {
+		if has(tag) {
+			return tag, true
+		}
+		cut := strings.LastIndexByte(tag, '-')
+		if cut < 0 {
+			return "", false
+		}
+		tag = tag[:cut]
+	}
+}
+
+// pluralRange is one row of CLDR's plural ranges: a range from a number
+// of category start to one of category end is of category cat.
+type pluralRange struct {
+	start, end, cat string
+}
+
+// rangeCategory is the category of a range whose ends are of categories
+// start and end (Intl.PluralRules.prototype.selectRange): CLDR's row for
+// the pair, or "other" where the language has none (ICU).
+func rangeCategory(lc loc, start, end string) string {
+	tag, ok := truncate(lc, func(t string) bool { _, ok := pluralRangeData[t]; return ok })
+	if !ok {
+		return "other"
+	}
+	for _, r := range pluralRangeData[tag] {
+		if r.start == start && r.end == end {
+			return r.cat
+		}
+	}
+	return "other"
+}
+
+// pluralCategory is the cardinal category of a decimal text (see
+// operandsOf) in the locale.
+func pluralCategory(lc loc, text string) string {
+	s, _ := pluralRulesOf(lc, false)
+	o := operandsOf(text, 0)
+	return s.category(&o)
 }

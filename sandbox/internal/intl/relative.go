@@ -5,8 +5,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-
-	"golang.org/x/text/feature/plural"
 )
 
 type rtOptions struct {
@@ -86,7 +84,7 @@ func (h *Handler) relativeTime(req *request) (any, error) {
 	}
 	if parts == nil {
 		text := strconv.FormatFloat(math.Abs(v), 'g', -1, 64)
-		nf := h.numFormat(lc, ns, "decimal", "", "", "")
+		nf := h.numFormat(lc, ns, "decimal", "", "", "", "decimal")
 		nres := numResolved{Style: "decimal", MinInt: 1, UseGrouping: "auto", SignDisplay: "never"}
 		mn, mx := 0, 3
 		nres.MinFrac, nres.MaxFrac = &mn, &mx
@@ -95,7 +93,7 @@ func (h *Handler) relativeTime(req *request) (any, error) {
 			return nil, err
 		}
 		x, _ := parseDec(text)
-		form := formNames[selectForm(plural.Cardinal, lc, plainDigits(&nres, x))]
+		form := pluralCategory(lc, plainDigits(&nres, x))
 		dir := "future"
 		if neg {
 			dir = "past"
