@@ -50,6 +50,13 @@ func isThaiBeginWord(r rune) bool {
 // inside run, a maximal run of isThaiDict characters, as ascending offsets
 // in runes. It returns nil when the dictionary cannot be loaded (the run
 // is then one word). Its work is linear in len(run).
+//
+// For Intl.Segmenter, the caller applies UAX #29 around runs as ICU does:
+// combining marks that begin a run at the start of the text or after a
+// character that is neither a letter nor a digit join what precedes them
+// (WB4), Node breaks after them, and only the rest of the run is divided
+// here; after a letter or digit the whole run is divided
+// (TestThaiBreaksMatchNode checks both against Node).
 func thaiBreaks(run []rune) []int {
 	d, err := thaiDictionary()
 	if err != nil || d.bytes == nil {
