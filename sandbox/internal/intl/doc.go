@@ -16,8 +16,11 @@
 // patterns from the CLDR 48.0 JSON distribution, extracted for the linked
 // locales by internal/gencldr into cldr_gen.go; language matching,
 // plural rules, collation and case mapping from golang.org/x/text; word,
-// grapheme and sentence boundaries from github.com/rivo/uniseg; time zones
-// from Go's embedded tzdata.
+// grapheme and sentence boundaries from github.com/rivo/uniseg, with
+// words re-cut as ICU's word rules and its Chinese/Japanese and Thai
+// dictionary engines cut them (segment.go, cjk.go, thai.go), from ICU
+// 78.2's own dictionaries, which internal/gendict takes from Node 20's
+// executable into dict_gen.go; time zones from Go's embedded tzdata.
 //
 // # Requests
 //

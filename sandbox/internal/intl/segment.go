@@ -100,6 +100,7 @@ var dictEngines = []dictEngine{
 		}
 		return cjBreaks(d, run)
 	}},
+	{isThaiDict, thaiBreaks},
 }
 
 // dictWords returns the words of s as ICU finds them, each with whether
@@ -182,7 +183,8 @@ func dictWords(s string) (words []string, wordLike []int) {
 // not such a character alone or with a mark after it; otherwise the
 // segment is word-like if it holds a letter or digit other than a mark
 // (a segment of marks alone, or punctuation with marks, is not) and does
-// not end in a symbol (an emoji joined by a ZWJ).
+// not end in a symbol (an emoji joined by a ZWJ) or in marks after a
+// Hangul syllable or a character other than a letter or digit.
 func segmentWordLike(seg []rune) int {
 	end := len(seg)
 	for end > 0 && isWordExtend(seg[end-1]) {
@@ -192,8 +194,13 @@ func segmentWordLike(seg []rune) int {
 		return 0
 	}
 	base := seg[end-1]
-	if unicode.Is(unicode.So, base) && !isKanaKanji(base) {
+	switch {
+	case unicode.Is(unicode.So, base) && !isKanaKanji(base):
 		return 0 // an emoji sequence, joined by a ZWJ to what precedes it
+	case end < len(seg) && (isHangulSyllable(base) || !unicode.IsLetter(base) && !unicode.IsDigit(base)):
+		// Marks after a Hangul syllable, a connector (_) or punctuation
+		// end the segment with ICU's rule for marks, which has no status.
+		return 0
 	}
 	if isKanaKanji(base) {
 		switch {
@@ -205,7 +212,9 @@ func segmentWordLike(seg []rune) int {
 		return 0
 	}
 	for _, r := range seg {
-		if !isWordExtend(r) && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r)) {
+		// Letters (Roman numerals among them) and decimal digits; not
+		// other numbers (², ①, ½), which the rules give no status.
+		if !isWordExtend(r) && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Nl, r)) {
 			return 1
 		}
 	}
@@ -247,10 +256,8 @@ func isRuleDict(r rune) bool {
 func isHangulSyllable(r rune) bool { return r >= 0xac00 && r <= 0xd7a3 }
 
 // isRuleComplex is Line_Break=Complex_Context for the scripts airlock has
-// a dictionary for (Thai).
-func isRuleComplex(r rune) bool {
-	return r >= 0x0e01 && r <= 0x0e3a || r >= 0x0e40 && r <= 0x0e4e
-}
+// a dictionary for: Thai.
+func isRuleComplex(r rune) bool { return isThaiDict(r) }
 
 // isRuleComplexLetter is isRuleComplex less marks: what ICU's rules treat
 // as letters.
@@ -267,7 +274,6 @@ func engineFor(r rune) *dictEngine {
 	return nil
 }
 
-
 func utf16Len(s string) int {
 	n := 0
 	for _, r := range s {
@@ -277,17 +283,6 @@ func utf16Len(s string) int {
 		}
 	}
 	return n
-}
-
-// wordLike is ICU's rule status for a word segment: letters, digits or
-// ideographs, not spaces or punctuation.
-func wordLike(seg string) int {
-	for _, r := range seg {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r) {
-			return 1
-		}
-	}
-	return 0
 }
 
 type caseAnswer struct {

@@ -173,3 +173,82 @@ func TestWordSegmentsCJRandomMatchNode(t *testing.T) {
 	}
 	t.Logf("%d of %d texts segmented as Node does", len(cases)-bad, len(cases))
 }
+
+// TestWordSegmentsThaiMatchNode compares generated Thai texts, with Latin,
+// digits, Thai digits, marks at the start of runs, spaces, punctuation and
+// CJK around them, with Node's segments.
+func TestWordSegmentsThaiMatchNode(t *testing.T) {
+	pieces := []string{
+		"ภาษาไทย", "สวัสดี", "ครับ", "ค่ะ", "ประเทศ", "กรุงเทพมหานคร", "รัฐบาล", "ประกาศ", "นโยบาย", "เศรษฐกิจ",
+		"การศึกษา", "มหาวิทยาลัย", "คอมพิวเตอร์", "โปรแกรม", "ข้อมูล", "ที่", "และ", "ของ", "ใน", "เป็น", "ได้",
+		"ไป", "มา", "ๆ", "ฯ", "ฯลฯ", "\u0e31", "\u0e48", "\u0e34\u0e48", "ก", "ข", "กขฃ", "ไ", "เ", "ะ",
+		"abc", "API", "v2", "42", "๒๕๖๗", "฿", " ", "  ", ",", ".", "!", "?", "(", ")", "\"", "'", "_", "-",
+		"日本", "한국", "😀", "\u200b", "\u200d", "\n",
+	}
+	seed := uint32(987654)
+	rnd := func(n int) int {
+		seed ^= seed << 13
+		seed ^= seed >> 17
+		seed ^= seed << 5
+		return int(seed % uint32(n))
+	}
+	var cases [][2]string
+	for range 500 {
+		var b strings.Builder
+		for k := 1 + rnd(10); k > 0; k-- {
+			b.WriteString(pieces[rnd(len(pieces))])
+		}
+		cases = append(cases, [2]string{[]string{"th", "en", "ja"}[rnd(3)], b.String()})
+	}
+	want := nodeWordSegments(t, cases)
+	h := New()
+	bad := 0
+	for i, c := range cases {
+		got := wordSegmentsOf(t, h, c[0], c[1])
+		if fmt.Sprint(got) != fmt.Sprint(want[i]) {
+			bad++
+			t.Errorf("%s %q:\n got %v\nwant %v", c[0], c[1], got, want[i])
+		}
+	}
+	t.Logf("%d of %d texts segmented as Node does", len(cases)-bad, len(cases))
+}
+
+// TestWordSegmentsOtherMatchNode checks that the re-cut leaves the words
+// of other scripts as Node has them: Latin with apostrophes, decimals,
+// connectors and marks, Hebrew, Arabic, Cyrillic, Devanagari, emoji
+// sequences, flags and Korean.
+func TestWordSegmentsOtherMatchNode(t *testing.T) {
+	pieces := []string{
+		"hello", "world", "can't", "O'Neil", "3.14", "1,000", "e.g.", "foo_bar", "_", "-", "—", "x\u0301",
+		"\u0301", "\u200d", "\u200b", "\u00ad", "שלום", "עולם", "\"", "'", "مرحبا", "سلام", "привет", "мир",
+		"नमस्ते", "दुनिया", "😀", "👍🏽", "👨\u200d👩\u200d👧", "🇯🇵", "🇺🇸🇫🇷", "한국어", "서울", "가",
+		"\u3000", " ", "\t", "\r\n", ".", ",", "!", "?", ":", ";", "(", ")", "#", "@", "$", "%", "42", "٣",
+		"Ａ", "ｂ", "１２", "ℕ", "①", "½", "x²", "naïve", "İstanbul", "ß",
+	}
+	seed := uint32(4242)
+	rnd := func(n int) int {
+		seed ^= seed << 13
+		seed ^= seed >> 17
+		seed ^= seed << 5
+		return int(seed % uint32(n))
+	}
+	var cases [][2]string
+	for range 500 {
+		var b strings.Builder
+		for k := 1 + rnd(10); k > 0; k-- {
+			b.WriteString(pieces[rnd(len(pieces))])
+		}
+		cases = append(cases, [2]string{[]string{"en", "he", "ar", "ko"}[rnd(4)], b.String()})
+	}
+	want := nodeWordSegments(t, cases)
+	h := New()
+	bad := 0
+	for i, c := range cases {
+		got := wordSegmentsOf(t, h, c[0], c[1])
+		if fmt.Sprint(got) != fmt.Sprint(want[i]) {
+			bad++
+			t.Errorf("%s %q:\n got %v\nwant %v", c[0], c[1], got, want[i])
+		}
+	}
+	t.Logf("%d of %d texts segmented as Node does", len(cases)-bad, len(cases))
+}

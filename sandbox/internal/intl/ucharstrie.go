@@ -24,17 +24,7 @@ type ucharsTrie struct {
 	rest int
 }
 
-// trieResult is what one more unit gives (ICU's UStringTrieResult).
-type trieResult int
-
-const (
-	trieNoMatch      trieResult = iota // no word has this prefix
-	trieNoValue                        // a prefix of longer words only
-	trieFinal                          // a word, and no longer one
-	trieIntermediate                   // a word, and a prefix of longer ones
-)
-
-func (r trieResult) hasValue() bool { return r >= trieFinal }
+// Its results are bytestrie.go's trieResult.
 
 // The serialization's constants.
 const (
@@ -75,9 +65,9 @@ func (t *ucharsTrie) resultAt(p int) trieResult {
 	case t.rest >= 0 || node < ucMinValueLead:
 		return trieNoValue
 	case node&ucValueIsFinal != 0:
-		return trieFinal
+		return trieFinalValue
 	}
-	return trieIntermediate
+	return trieIntermediateValue
 }
 
 // next moves on by one unit.
@@ -161,7 +151,7 @@ func (t *ucharsTrie) branch(p, n, c int) trieResult {
 			}
 			if lead&ucValueIsFinal != 0 {
 				t.pos = p // the value is read there
-				return trieFinal
+				return trieFinalValue
 			}
 			// Otherwise the value is a jump to the next node.
 			delta, q, ok := t.readValue(p+1, lead)
@@ -301,7 +291,7 @@ func (t *ucharsTrie) matchWords(text []rune, maxLen int, lengths, values []int) 
 			lengths = append(lengths, n)
 			values = append(values, t.value())
 		}
-		if r == trieNoMatch || r == trieFinal {
+		if r == trieNoMatch || r == trieFinalValue {
 			break
 		}
 	}
