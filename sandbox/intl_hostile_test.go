@@ -49,6 +49,15 @@ return out;`, check: value(`["en-u-nu-arab","en-u-nu-arab","RangeError: Incorrec
   "RangeError: Value of 8000 bytes out of range for options property collation",
   "RangeError: Invalid calendar : gregory-gregory-gregory-gregory-gregory-gregory-gre",
   "1","490"]`)},
+		// The dictionary engines' work grows with the run: the largest
+		// runs the prelude passes (10,000 characters between line
+		// breaks), of one character and of words, cut as Node cuts them.
+		{name: "intl: word segmentation of the largest Chinese, Japanese and Thai runs", lim: quick,
+			src: `const seg = new Intl.Segmenter("ja", { granularity: "word" });
+const n = [];
+for (const s of ["の".repeat(10000), "ア".repeat(10000), "ｶﾞ".repeat(5000), "ก".repeat(10000), "東京都".repeat(3333), "ภาษาไทย".repeat(1428)])
+  n.push([...seg.segment(s)].length);
+return n;`, check: value(`[10000,10000,5000,5000,6666,2856]`)},
 		// The prelude keeps toLocaleString's default formatter (no
 		// locale) and its handle under a key a locale string can name:
 		// "undefined" must still be refused as a locale, not formatted

@@ -17,9 +17,12 @@
 // locales by internal/gencldr into cldr_gen.go; plural rules from CLDR
 // 48.0's plurals.json and ordinals.json, compiled by internal/genplural
 // into plurals_gen.go and evaluated by plural.go; language matching,
-// collation and case mapping from golang.org/x/text; word,
-// grapheme and sentence boundaries from github.com/rivo/uniseg; time zones
-// from Go's embedded tzdata.
+// collation and case mapping from golang.org/x/text; word, grapheme and
+// sentence boundaries from github.com/rivo/uniseg, with words re-cut as
+// ICU's word rules and its Chinese/Japanese and Thai dictionary engines
+// cut them (segment.go, cjk.go, thai.go), from ICU 78.2's own
+// dictionaries, which internal/gendict takes from Node 20's executable
+// into dict_gen.go; time zones from Go's embedded tzdata.
 //
 // # Requests
 //

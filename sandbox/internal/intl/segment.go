@@ -49,26 +49,229 @@ func (h *Handler) segmenter(req *request) (any, error) {
 		return nil, typeErr("malformed Intl value")
 	}
 	ans.B = [][]int{}
+	if res.Granularity == "word" {
+		words, like := dictWords(s)
+		pos := 0
+		for k, w := range words {
+			n := utf16Len(w)
+			ans.B = append(ans.B, []int{pos, pos + n, like[k]})
+			pos += n
+		}
+		return ans, nil
+	}
 	pos, state := 0, -1
 	for s != "" {
 		var seg string
-		switch res.Granularity {
-		case "grapheme":
+		if res.Granularity == "grapheme" {
 			seg, s, _, state = uniseg.FirstGraphemeClusterInString(s, state)
-		case "word":
-			seg, s, state = uniseg.FirstWordInString(s, state)
-		default:
+		} else {
 			seg, s, state = uniseg.FirstSentenceInString(s, state)
 		}
 		n := utf16Len(seg)
-		b := []int{pos, pos + n}
-		if res.Granularity == "word" {
-			b = append(b, wordLike(seg))
-		}
-		ans.B = append(ans.B, b)
+		ans.B = append(ans.B, []int{pos, pos + n})
 		pos += n
 	}
 	return ans, nil
+}
+
+// wordSegments splits s by Unicode's default word rules (UAX #29).
+func wordSegments(s string) []string {
+	var segs []string
+	for state := -1; s != ""; {
+		var seg string
+		seg, s, state = uniseg.FirstWordInString(s, state)
+		segs = append(segs, seg)
+	}
+	return segs
+}
+
+// dictEngine is one of ICU's dictionary break engines: the characters it
+// handles and how it cuts a maximal run of them into words.
+type dictEngine struct {
+	handles func(rune) bool
+	breaks  func(run []rune) []int
+}
+
+var dictEngines = []dictEngine{
+	{isCJDict, func(run []rune) []int {
+		d, err := cjDictionary()
+		if err != nil {
+			return nil
+		}
+		return cjBreaks(d, run)
+	}},
+	{isThaiDict, thaiBreaks},
+}
+
+// dictWords returns the words of s as ICU finds them, each with whether
+// it is word-like: segs (the default rules' words, UAX #29) are first
+// joined into ICU's own rule segments, which differ around the
+// characters its dictionaries handle, and each rule segment holding such
+// characters is then cut by the dictionary engines.
+//
+// ICU's word rules, unlike UAX #29, chain adjacent Han, Hiragana and
+// Katakana into one segment, and treat Thai letters as letters (so "abc"
+// and Thai after it are one segment). Within a rule segment, a range
+// starts at a character of the rules' dictionary set (those scripts and
+// Hangul syllables) and runs while the engine handles the characters
+// (Chinese and Japanese: also the half-width sound marks and the
+// prolonged sound mark); the engine's boundaries strictly inside each
+// range are added, and every word cut from a rule segment is word-like if
+// the segment is (ICU gives them the rule segment's status).
+func dictWords(s string) (words []string, wordLike []int) {
+	runes := []rune(s)
+	// The rules' boundaries, in runes: Thai letters ruled as letters, and
+	// Han, Hiragana and Hangul syllables as ideographs, which join nothing
+	// (UAX #29 has some of them letters: 々, Hangul).
+	sub := make([]rune, len(runes))
+	for i, r := range runes {
+		switch {
+		case isRuleComplexLetter(r):
+			sub[i] = 'a'
+		case isKanaKanji(r) && !isWordKatakana(r), isHangulSyllable(r):
+			sub[i] = '一'
+		default:
+			sub[i] = r
+		}
+	}
+	rules := []int{0}
+	for _, seg := range wordSegments(string(sub)) {
+		rules = append(rules, rules[len(rules)-1]+utf8.RuneCountInString(seg))
+	}
+	// Adjacent kana and kanji chain into one rule segment, as do Hangul
+	// syllables.
+	kept := rules[:1]
+	for _, b := range rules[1:] {
+		if b < len(runes) && (isKanaKanji(runes[b-1]) && isKanaKanji(runes[b]) ||
+			isHangulSyllable(runes[b-1]) && isHangulSyllable(runes[b])) {
+			continue
+		}
+		kept = append(kept, b)
+	}
+	rules = kept
+	for k := 1; k < len(rules); k++ {
+		a, b := rules[k-1], rules[k]
+		like := segmentWordLike(runes[a:b])
+		cut := a
+		for i := a; i < b; {
+			e := engineFor(runes[i])
+			if e == nil || !isRuleDict(runes[i]) {
+				i++
+				continue
+			}
+			j := i + 1
+			for j < b && e.handles(runes[j]) {
+				j++
+			}
+			for _, x := range e.breaks(runes[i:j]) {
+				words = append(words, string(runes[cut:i+x]))
+				wordLike = append(wordLike, like)
+				cut = i + x
+			}
+			i = j
+		}
+		words = append(words, string(runes[cut:b]))
+		wordLike = append(wordLike, like)
+	}
+	return words, wordLike
+}
+
+// segmentWordLike is the word-likeness of a rule segment, as ICU's rule
+// status, which the last rule matched in the segment sets: kana and
+// ideographs (with the marks after them) are word-like, as is a chain of
+// kana and kanji ending in another Han character (々, a radical), but
+// not such a character alone or with a mark after it; otherwise the
+// segment is word-like if it holds a letter or digit other than a mark
+// (a segment of marks alone, or punctuation with marks, is not) and does
+// not end in a symbol (an emoji joined by a ZWJ) or in marks after a
+// Hangul syllable or a character other than a letter or digit.
+func segmentWordLike(seg []rune) int {
+	end := len(seg)
+	for end > 0 && isWordExtend(seg[end-1]) {
+		end--
+	}
+	if end == 0 {
+		return 0
+	}
+	base := seg[end-1]
+	switch {
+	case unicode.Is(unicode.So, base) && !isKanaKanji(base):
+		return 0 // an emoji sequence, joined by a ZWJ to what precedes it
+	case end < len(seg) && (isHangulSyllable(base) || !unicode.IsLetter(base) && !unicode.IsDigit(base)):
+		// Marks after a Hangul syllable, a connector (_) or punctuation
+		// end the segment with ICU's rule for marks, which has no status.
+		return 0
+	}
+	if isKanaKanji(base) {
+		switch {
+		case !unicode.Is(unicode.Han, base) || unicode.Is(unicode.Ideographic, base):
+			return 1
+		case end == len(seg) && end > 1 && isKanaKanji(seg[end-2]):
+			return 1
+		}
+		return 0
+	}
+	for _, r := range seg {
+		// Letters (Roman numerals among them) and decimal digits; not
+		// other numbers (², ①, ½), which the rules give no status.
+		if !isWordExtend(r) && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Nl, r)) {
+			return 1
+		}
+	}
+	return 0
+}
+
+// isWordExtend reports Word_Break Extend, Format or ZWJ.
+func isWordExtend(r rune) bool {
+	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc, unicode.Cf) || r == 0xff9e || r == 0xff9f ||
+		r >= 0x1f3fb && r <= 0x1f3ff
+}
+
+// isKanaKanji is ICU's $KanaKanji: Han, Hiragana, and Word_Break
+// Katakana.
+func isKanaKanji(r rune) bool {
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || isWordKatakana(r)
+}
+
+// isWordKatakana is Word_Break=Katakana (Unicode 16).
+func isWordKatakana(r rune) bool {
+	switch {
+	case r >= 0x3031 && r <= 0x3035, r == 0x309b, r == 0x309c, r >= 0x30a0 && r <= 0x30fa,
+		r >= 0x30fc && r <= 0x30ff, r >= 0x31f0 && r <= 0x31ff, r >= 0x32d0 && r <= 0x32fe,
+		r >= 0x3300 && r <= 0x3357, r >= 0xff66 && r <= 0xff9d, r >= 0x1aff0 && r <= 0x1aff3,
+		r >= 0x1aff5 && r <= 0x1affb, r == 0x1affd, r == 0x1affe, r == 0x1b000,
+		r >= 0x1b120 && r <= 0x1b122, r == 0x1b155, r >= 0x1b164 && r <= 0x1b167:
+		return true
+	}
+	return false
+}
+
+// isRuleDict is ICU's $dictionary for word rules: the characters whose
+// runs go to a dictionary engine (Line_Break Complex_Context, kana, kanji,
+// Hangul syllables).
+func isRuleDict(r rune) bool {
+	return isKanaKanji(r) || isRuleComplex(r) || isHangulSyllable(r)
+}
+
+func isHangulSyllable(r rune) bool { return r >= 0xac00 && r <= 0xd7a3 }
+
+// isRuleComplex is Line_Break=Complex_Context for the scripts airlock has
+// a dictionary for: Thai.
+func isRuleComplex(r rune) bool { return isThaiDict(r) }
+
+// isRuleComplexLetter is isRuleComplex less marks: what ICU's rules treat
+// as letters.
+func isRuleComplexLetter(r rune) bool {
+	return isRuleComplex(r) && !isWordExtend(r)
+}
+
+func engineFor(r rune) *dictEngine {
+	for k := range dictEngines {
+		if dictEngines[k].handles(r) {
+			return &dictEngines[k]
+		}
+	}
+	return nil
 }
 
 func utf16Len(s string) int {
@@ -80,17 +283,6 @@ func utf16Len(s string) int {
 		}
 	}
 	return n
-}
-
-// wordLike is ICU's rule status for a word segment: letters, digits or
-// ideographs, not spaces or punctuation.
-func wordLike(seg string) int {
-	for _, r := range seg {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r) {
-			return 1
-		}
-	}
-	return 0
 }
 
 type caseAnswer struct {

@@ -1,0 +1,254 @@
+package intl
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// segmentNode prints, for each [locale, text] pair, the word segments
+// Node 20 finds as [start, end, isWordLike] in UTF-16 units.
+const segmentNode = `
+const cases = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const out = cases.map(([l, s]) => [...new Intl.Segmenter(l, { granularity: "word" }).segment(s)]
+  .map((x) => [x.index, x.index + x.segment.length, x.isWordLike ? 1 : 0]));
+process.stdout.write(JSON.stringify(out));
+`
+
+// nodeWordSegments runs segmentNode on cases.
+func nodeWordSegments(t *testing.T, cases [][2]string) [][][]int {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("node is required under CI=true to compare word segmentation")
+		}
+		t.Skip("node not installed")
+	}
+	in, err := json.Marshal(cases)
+	require.NoError(t, err)
+	cmd := exec.Command(node, "-e", segmentNode)
+	cmd.Stdin = strings.NewReader(string(in))
+	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
+	b, err := cmd.Output()
+	require.NoError(t, err)
+	var want [][][]int
+	require.NoError(t, json.Unmarshal(b, &want))
+	require.Len(t, want, len(cases))
+	return want
+}
+
+// wordSegmentsOf asks the handler for s's word segments in locale l.
+func wordSegmentsOf(t *testing.T, h *Handler, l, s string) [][]int {
+	t.Helper()
+	req, err := json.Marshal(map[string]any{"op": "seg", "l": []string{l}, "o": map[string]string{"granularity": "word"}, "v": s})
+	require.NoError(t, err)
+	v, err := h.handle(req)
+	require.NoError(t, err)
+	return v.(*segAnswer).B
+}
+
+// cjTexts are Chinese and Japanese texts written for this test: news,
+// reports, chat, instructions, with Latin, digits and punctuation mixed in.
+var cjTexts = []string{
+	"今日はとても良い天気ですね。",
+	"東京都の人口は約1400万人です。",
+	"私は毎朝コーヒーを飲みながらニュースを読みます。",
+	"このレポートでは売上の推移を分析しました。",
+	"プログラミング言語のTypeScriptは人気があります。",
+	"明日の会議は午後三時から始まります。",
+	"株式会社サンプルは新しいサービスを発表した。",
+	"ひらがなだけでかいたぶんしょうです",
+	"カタカナノミデカイタブンショウデス",
+	"ｶﾀｶﾅの半角もあります。",
+	"日本語の文章を単語に分割するテストです。",
+	"請問最近的地鐵站在哪裡？",
+	"我们明天去北京参观故宫博物院。",
+	"这个季度的销售额增长了百分之十五。",
+	"人工智能正在改变我们的生活方式。",
+	"他在图书馆里看了一整天的书。",
+	"中华人民共和国成立于一九四九年。",
+	"请把文件发送到我的电子邮箱。",
+	"機械学習モデルの精度を評価する。",
+	"電話番号は03-1234-5678です。",
+	"価格：3,980円（税込）",
+	"「こんにちは」と彼は言った。",
+	"ユーザーインターフェースを改善しました",
+	"東京タワーとスカイツリー",
+	"顧客満足度調査の結果を報告します。",
+	"上海的天气今天很热，最高气温三十五度。",
+	"我喜欢吃苹果和香蕉。",
+	"经济学家预测明年经济将会复苏。",
+	"Go言語でウェブサーバーを書く",
+	"データベースの接続に失敗しました。再試行してください。",
+	"本日は晴天なり",
+	"漢字とひらがなとカタカナが混ざった文",
+	"新型コロナウイルス感染症対策本部",
+	"北海道大学大学院情報科学研究科",
+	"中国科学院计算技术研究所",
+	"台灣的夜市非常有名。",
+	"會議記錄已經上傳到共享資料夾。",
+	"お問い合わせは下記までご連絡ください。",
+	"ありがとうございました！またお越しください。",
+	"ラーメン、寿司、天ぷらが好きです。",
+	"𠮷野家で牛丼を食べた。",
+	"第1四半期の営業利益は前年同期比12%増",
+	"彼女はピアノを弾くのが上手だ。",
+	"地球温暖化は深刻な問題である。",
+	"这是一个测试句子，用来检查分词结果。",
+	"美国总统选举将于十一月举行。",
+	"在线购物越来越方便了。",
+	"日本の首都は東京です",
+	"ｺﾝﾋﾟｭｰﾀｰ",
+	"たべものやさん",
+}
+
+// TestWordSegmentsCJMatchNode compares the word segments of Chinese and
+// Japanese texts, in Chinese, Japanese and English locales, with Node's.
+func TestWordSegmentsCJMatchNode(t *testing.T) {
+	var cases [][2]string
+	for _, s := range cjTexts {
+		for _, l := range []string{"ja", "zh", "en"} {
+			cases = append(cases, [2]string{l, s})
+		}
+	}
+	want := nodeWordSegments(t, cases)
+	h := New()
+	bad := 0
+	for i, c := range cases {
+		got := wordSegmentsOf(t, h, c[0], c[1])
+		if fmt.Sprint(got) != fmt.Sprint(want[i]) {
+			bad++
+			t.Errorf("%s %q:\n got %v\nwant %v", c[0], c[1], got, want[i])
+		}
+	}
+	t.Logf("%d of %d texts segmented as Node does", len(cases)-bad, len(cases))
+}
+
+// TestWordSegmentsCJRandomMatchNode compares generated texts with Node's
+// segments: words and single characters of every kind the engine handles
+// or borders (Han, Hiragana, Katakana full and half width, long Katakana
+// runs, the prolonged sound mark, ideographs outside the BMP,
+// compatibility ideographs, variation selectors, Hangul, Latin, digits,
+// spaces, punctuation, emoji), in random order.
+func TestWordSegmentsCJRandomMatchNode(t *testing.T) {
+	pieces := []string{
+		"東京", "大阪", "日本", "中国", "研究", "開発", "会社", "学校", "電車", "天気", "今日", "明日",
+		"の", "は", "が", "を", "に", "で", "と", "も", "から", "まで", "です", "ます", "した",
+		"コンピュータ", "ソフトウェア", "インターネット", "テスト", "デ", "ー", "ヴ", "ヶ", "・",
+		"ｶﾀｶﾅ", "ﾃﾞｰﾀ", "ｰ", "ﾞ", "ﾟ", "我们", "你好", "谢谢", "经济", "发展", "的", "了", "是",
+		"𠮷", "𩸽", "\uf900", "\u2f00", "葛\U000E0100", "辻\U000E0101", "\ufe0f", "\u3005", "〆",
+		"한국어", "서울", "abc", "API", "42", "３", "２０２４", " ", "　", "、", "。", "「", "」", "（", "）",
+		"!", "?", "😀", "👍🏽", "\u0301", "\u200d", "アイウエオカキクケコサシスセソタチツテトナニヌネノハ",
+	}
+	seed := uint32(12345)
+	rnd := func(n int) int {
+		seed ^= seed << 13
+		seed ^= seed >> 17
+		seed ^= seed << 5
+		return int(seed % uint32(n))
+	}
+	var cases [][2]string
+	for range 400 {
+		var b strings.Builder
+		for k := 1 + rnd(12); k > 0; k-- {
+			b.WriteString(pieces[rnd(len(pieces))])
+		}
+		cases = append(cases, [2]string{[]string{"ja", "zh", "en", "th"}[rnd(4)], b.String()})
+	}
+	want := nodeWordSegments(t, cases)
+	h := New()
+	bad := 0
+	for i, c := range cases {
+		got := wordSegmentsOf(t, h, c[0], c[1])
+		if fmt.Sprint(got) != fmt.Sprint(want[i]) {
+			bad++
+			t.Errorf("%s %q:\n got %v\nwant %v", c[0], c[1], got, want[i])
+		}
+	}
+	t.Logf("%d of %d texts segmented as Node does", len(cases)-bad, len(cases))
+}
+
+// TestWordSegmentsThaiMatchNode compares generated Thai texts, with Latin,
+// digits, Thai digits, marks at the start of runs, spaces, punctuation and
+// CJK around them, with Node's segments.
+func TestWordSegmentsThaiMatchNode(t *testing.T) {
+	pieces := []string{
+		"ภาษาไทย", "สวัสดี", "ครับ", "ค่ะ", "ประเทศ", "กรุงเทพมหานคร", "รัฐบาล", "ประกาศ", "นโยบาย", "เศรษฐกิจ",
+		"การศึกษา", "มหาวิทยาลัย", "คอมพิวเตอร์", "โปรแกรม", "ข้อมูล", "ที่", "และ", "ของ", "ใน", "เป็น", "ได้",
+		"ไป", "มา", "ๆ", "ฯ", "ฯลฯ", "\u0e31", "\u0e48", "\u0e34\u0e48", "ก", "ข", "กขฃ", "ไ", "เ", "ะ",
+		"abc", "API", "v2", "42", "๒๕๖๗", "฿", " ", "  ", ",", ".", "!", "?", "(", ")", "\"", "'", "_", "-",
+		"日本", "한국", "😀", "\u200b", "\u200d", "\n",
+	}
+	seed := uint32(987654)
+	rnd := func(n int) int {
+		seed ^= seed << 13
+		seed ^= seed >> 17
+		seed ^= seed << 5
+		return int(seed % uint32(n))
+	}
+	var cases [][2]string
+	for range 500 {
+		var b strings.Builder
+		for k := 1 + rnd(10); k > 0; k-- {
+			b.WriteString(pieces[rnd(len(pieces))])
+		}
+		cases = append(cases, [2]string{[]string{"th", "en", "ja"}[rnd(3)], b.String()})
+	}
+	want := nodeWordSegments(t, cases)
+	h := New()
+	bad := 0
+	for i, c := range cases {
+		got := wordSegmentsOf(t, h, c[0], c[1])
+		if fmt.Sprint(got) != fmt.Sprint(want[i]) {
+			bad++
+			t.Errorf("%s %q:\n got %v\nwant %v", c[0], c[1], got, want[i])
+		}
+	}
+	t.Logf("%d of %d texts segmented as Node does", len(cases)-bad, len(cases))
+}
+
+// TestWordSegmentsOtherMatchNode checks that the re-cut leaves the words
+// of other scripts as Node has them: Latin with apostrophes, decimals,
+// connectors and marks, Hebrew, Arabic, Cyrillic, Devanagari, emoji
+// sequences, flags and Korean.
+func TestWordSegmentsOtherMatchNode(t *testing.T) {
+	pieces := []string{
+		"hello", "world", "can't", "O'Neil", "3.14", "1,000", "e.g.", "foo_bar", "_", "-", "—", "x\u0301",
+		"\u0301", "\u200d", "\u200b", "\u00ad", "שלום", "עולם", "\"", "'", "مرحبا", "سلام", "привет", "мир",
+		"नमस्ते", "दुनिया", "😀", "👍🏽", "👨\u200d👩\u200d👧", "🇯🇵", "🇺🇸🇫🇷", "한국어", "서울", "가",
+		"\u3000", " ", "\t", "\r\n", ".", ",", "!", "?", ":", ";", "(", ")", "#", "@", "$", "%", "42", "٣",
+		"Ａ", "ｂ", "１２", "ℕ", "①", "½", "x²", "naïve", "İstanbul", "ß",
+	}
+	seed := uint32(4242)
+	rnd := func(n int) int {
+		seed ^= seed << 13
+		seed ^= seed >> 17
+		seed ^= seed << 5
+		return int(seed % uint32(n))
+	}
+	var cases [][2]string
+	for range 500 {
+		var b strings.Builder
+		for k := 1 + rnd(10); k > 0; k-- {
+			b.WriteString(pieces[rnd(len(pieces))])
+		}
+		cases = append(cases, [2]string{[]string{"en", "he", "ar", "ko"}[rnd(4)], b.String()})
+	}
+	want := nodeWordSegments(t, cases)
+	h := New()
+	bad := 0
+	for i, c := range cases {
+		got := wordSegmentsOf(t, h, c[0], c[1])
+		if fmt.Sprint(got) != fmt.Sprint(want[i]) {
+			bad++
+			t.Errorf("%s %q:\n got %v\nwant %v", c[0], c[1], got, want[i])
+		}
+	}
+	t.Logf("%d of %d texts segmented as Node does", len(cases)-bad, len(cases))
+}
