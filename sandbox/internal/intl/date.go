@@ -286,15 +286,13 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 		b := res.HourCycle == "h11" || res.HourCycle == "h12"
 		res.Hour12 = &b
 	}
-	if strings.HasSuffix(o.TimeZoneName, "Offset") {
-		zoneName = "" // the GMT format even for UTC
-	}
+	zone := h.zoneNaming(lc, zoneName)
 	format := func(ms float64) ([][2]string, error) {
 		if math.IsNaN(ms) || math.Abs(ms) > 8.64e15 {
 			return nil, rangeErr("Invalid time value")
 		}
 		t := time.UnixMilli(int64(ms)).In(loc)
-		return renderDate(cal, ca, lc, sym, pattern, t, zoneName, o.TimeZoneName), nil
+		return renderDate(cal, ca, lc, sym, pattern, t, zone, o.TimeZoneName), nil
 	}
 	ans := &dtAnswer{R: res, format: format}
 	if len(req.V) > 0 {
@@ -462,7 +460,7 @@ func buildPattern(cal *calendar, o *dtOptions, cycle string) string {
 	if o.Second != "" {
 		tm = append(tm, field{'s', width[o.Second]})
 	}
-	zone := o.TimeZoneName != "" && len(tm) > 0
+	zone := o.TimeZoneName != ""
 	if len(date) > 0 && len(tm) > 0 && !zone {
 		// A format with every field ("Ehm") beats joining two.
 		if p := bestPattern(cal, append(append([]field{}, date...), tm...), false); p != "" {
@@ -484,13 +482,21 @@ func buildPattern(cal *calendar, o *dtOptions, cycle string) string {
 			tp = adjustWidths(tp, skeletonFields(stripQuoted(tp)), tm)
 		}
 	}
+	if tp == "" && zone && len(tm) > 0 {
+		tp = bestZonePattern(cal, tm, o.TimeZoneName == "long" || o.TimeZoneName == "longGeneric")
+	}
 	if tp == "" {
 		tp = bestPattern(cal, tm, zone)
 	}
 	if tp == "" {
 		tp = joinFields(tm)
 	}
-	if zone && !strings.ContainsAny(stripQuoted(tp), "vz") {
+	switch {
+	case zone && len(tm) == 0:
+		// A zone without a time is a time part of its own, joined to
+		// the date as a time is (1/15/2024, Pacific Standard Time).
+		tp = "v"
+	case zone && !strings.ContainsAny(stripQuoted(tp), "vz"):
 		tp += " v"
 	}
 	if tp != "" {
@@ -613,6 +619,24 @@ func bestPattern(cal *calendar, want []field, zone bool) string {
 	return adjustWidths(best, skeletonFields(bestKey), want)
 }
 
+// bestZonePattern is the available format with a zone whose skeleton has
+// exactly the time fields asked for ("Hmv"), the long zone's ("Hmsvvvv":
+// "H:mm:ss (vvvv)") for a long name where the locale has one: ICU uses it
+// with the widths it has, the hour's included ("HH:mm v"), only the minute
+// and second taking the asked widths. "" if there is none.
+func bestZonePattern(cal *calendar, want []field, long bool) string {
+	var key []rune
+	for _, w := range want {
+		key = append(key, w.c)
+	}
+	for _, k := range [2]string{string(key) + "vvvv", string(key) + "v"} {
+		if p, ok := cal.avail[k]; ok && (long || !strings.HasSuffix(k, "vvvv")) {
+			return p
+		}
+	}
+	return ""
+}
+
 func sameWidths(have, want []field) bool {
 	for _, w := range want {
 		for _, f := range have {
@@ -724,7 +748,7 @@ func adjustWidths(p string, key, want []field) string {
 }
 
 // renderDate formats t with a CLDR pattern, as parts.
-func renderDate(cal *calendar, ca string, lc loc, sym *symbols, p string, t time.Time, zoneName, tzStyle string) [][2]string {
+func renderDate(cal *calendar, ca string, lc loc, sym *symbols, p string, t time.Time, zone *zoneNaming, tzStyle string) [][2]string {
 	var out [][2]string
 	day := dayIn(ca, t)
 	// ICU writes the first year of a Japanese era as 元 (gannen) in
@@ -880,7 +904,7 @@ func renderDate(cal *calendar, ca string, lc loc, sym *symbols, p string, t time
 			}
 			out = append(out, [2]string{"fractionalSecond", s})
 		case 'z', 'v', 'V', 'O', 'Z', 'x', 'X':
-			out = append(out, [2]string{"timeZoneName", zoneText(cal, lc, t, zoneName, tzStyle, n >= 4 || c == 'Z', sym)})
+			out = append(out, [2]string{"timeZoneName", zoneText(cal, zone, t, tzStyle, c, n, sym)})
 		default:
 			lit(strings.Repeat(string(c), n))
 		}
@@ -888,57 +912,40 @@ func renderDate(cal *calendar, ca string, lc loc, sym *symbols, p string, t time
 	return out
 }
 
-// zoneText names the zone: CLDR's name for UTC, else the localized GMT
-// offset format ("GMT+1", "GMT-05:00" for the long form).
-func zoneText(cal *calendar, lc loc, t time.Time, zoneName, tzStyle string, long bool, sym *symbols) string {
-	if zoneName == "UTC" {
-		if long && cal.utcLong != "" {
-			return cal.utcLong
-		}
-		if !long && cal.utcShort != "" {
-			return cal.utcShort
-		}
-	}
-	if !long && (tzStyle == "short" || tzStyle == "") {
-		// CLDR's short metazone name, where the locale has one ("EST").
-		if mz, ok := cldrMetazones[zoneName]; ok {
-			if names, ok := cldrOf(cldrZoneShort, lc)[mz]; ok {
-				n := names[0]
-				if t.IsDST() {
-					n = names[1]
-				}
-				if n != "" {
-					return n
-				}
-			}
+// zoneText names the zone in the style tzStyle asks for, else as the
+// pattern's letter c (n times) does: CLDR's name for UTC, the specific
+// (z) or generic (v) name where the locale has one (zonenames.go), else the
+// localized GMT format ("GMT+1", "GMT-05:00" for the long form).
+func zoneText(cal *calendar, z *zoneNaming, t time.Time, tzStyle string, c rune, n int, sym *symbols) string {
+	style := tzStyle
+	if style == "" {
+		long := map[bool]string{true: "long", false: "short"}[n >= 4]
+		switch c {
+		case 'z':
+			style = long
+		case 'v':
+			style = long + "Generic"
+		default:
+			style = map[bool]string{true: "longOffset", false: "shortOffset"}[n >= 4 || c == 'Z']
 		}
 	}
-	_, off := t.Zone()
-	if off == 0 && !(tzStyle == "shortOffset") {
-		return cal.gmtZero
+	long := strings.HasPrefix(style, "long")
+	var name string
+	switch {
+	case z == nil || strings.HasSuffix(style, "Offset"):
+	case z.zone == "Etc/UTC" && style == "long":
+		name = cal.utcLong
+	case z.zone == "Etc/UTC" && style == "short":
+		name = cal.utcShort
+	case strings.HasSuffix(style, "Generic"):
+		name = z.generic(t, !long)
+	default:
+		name = z.specific(t, !long)
 	}
-	// The signs come from the hour format, "+HH:mm;-HH:mm" (fr: U+2212).
-	sign := "+"
-	pos, neg, _ := strings.Cut(cal.hourFormat, ";")
-	if off < 0 {
-		sign, off = "-", -off
-		if i := strings.IndexAny(neg, "Hh"); i > 0 {
-			sign = neg[:i]
-		}
-	} else if i := strings.IndexAny(pos, "Hh"); i > 0 {
-		sign = pos[:i]
+	if name != "" {
+		return name
 	}
-	h, m := off/3600, off%3600/60
-	var s string
-	if long {
-		s = sign + localizeDigits(pad2(h)+":"+pad2(m), sym.zero)
-	} else {
-		s = sign + localizeDigits(strconv.Itoa(h), sym.zero)
-		if m != 0 {
-			s += ":" + localizeDigits(pad2(m), sym.zero)
-		}
-	}
-	return strings.Replace(cal.gmt, "{0}", s, 1)
+	return gmtText(cal, t, long, sym)
 }
 
 func pad2(n int) string {

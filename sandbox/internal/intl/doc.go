@@ -14,10 +14,13 @@
 // patterns of the Gregorian, Japanese, Buddhist, ROC and tabular Islamic
 // calendars (calendar.go converts the days), list patterns, relative time fields, compact decimal and unit
 // patterns from the CLDR 48.0 JSON distribution, extracted for the linked
-// locales by internal/gencldr into cldr_gen.go; language matching,
+// locales by internal/gencldr into cldr_gen.go; zone names (metazones,
+// their names, the zones' metazones over time, exemplar cities) from the
+// same distribution by internal/genzones into zonenames_gen.go
+// (zonenames.go names a zone as ICU does); language matching,
 // plural rules, collation and case mapping from golang.org/x/text; word,
 // grapheme and sentence boundaries from github.com/rivo/uniseg; time zones
-// from Go's embedded tzdata.
+// and their offsets and daylight time from Go's embedded tzdata.
 //
 // # Requests
 //
