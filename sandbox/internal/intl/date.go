@@ -90,10 +90,14 @@ func (h *Handler) zone(name string) (*time.Location, string, error) {
 		return nil, "", err
 	}
 	switch strings.ToUpper(name) {
-	case "UTC", "ETC/UTC", "GMT", "ETC/GMT", "Z", "ETC/UCT", "UCT", "ETC/ZULU", "ZULU", "ETC/UNIVERSAL", "UNIVERSAL", "ETC/GREENWICH", "GREENWICH":
+	case "UTC", "ETC/UTC", "GMT", "ETC/GMT", "Z", "ETC/UCT", "UCT", "ETC/ZULU", "ZULU", "ETC/UNIVERSAL", "UNIVERSAL", "ETC/GREENWICH", "GREENWICH",
+		"GMT0", "GMT+0", "GMT-0", "ETC/GMT0", "ETC/GMT+0", "ETC/GMT-0":
 		return time.UTC, "UTC", nil
 	}
-	canon := canonicalZone(name)
+	canon, ok := zoneSpellings[strings.ToLower(name)]
+	if !ok {
+		canon = canonicalZone(name)
+	}
 	// "Local" would be the host's own zone, and a path is not a zone name:
 	// both are refused before anything is looked up. Unknown names are not
 	// cached, so that they cannot push known ones out of the cache.
@@ -112,7 +116,8 @@ func (h *Handler) zone(name string) (*time.Location, string, error) {
 }
 
 // canonicalZone spells a zone name as the IANA database does:
-// "america/new_york" → "America/New_York".
+// "america/new_york" → "America/New_York" (zoneSpellings lists the names
+// it would misspell).
 func canonicalZone(s string) string {
 	b := []byte(strings.ToLower(s))
 	up := true
@@ -287,6 +292,11 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 		res.Hour12 = &b
 	}
 	zone := h.zoneNaming(lc, zoneName)
+	switch strings.ToUpper(o.TimeZone) {
+	case "ETC/GREENWICH", "GREENWICH", "ETC/GMT0", "ETC/GMT+0", "ETC/GMT-0":
+		// V8 reports UTC but has ICU name the zone asked for, Greenwich's.
+		zone = h.zoneNaming(lc, "Etc/GMT")
+	}
 	format := func(ms float64) ([][2]string, error) {
 		if math.IsNaN(ms) || math.Abs(ms) > 8.64e15 {
 			return nil, rangeErr("Invalid time value")

@@ -174,10 +174,7 @@ func (z *zoneNaming) generic(t time.Time, short bool) string {
 			}
 		}
 		if g := z.names.field("m:"+mz, i+nameGeneric); g != "" {
-			golden := metazoneGolden[mz][z.region]
-			if golden == "" {
-				golden = metazoneGolden[mz]["001"]
-			}
+			golden := referenceZone(mz, z.region)
 			if golden == "" || golden == z.zone || z.sameOffset(t, golden) {
 				return g
 			}
@@ -185,6 +182,15 @@ func (z *zoneNaming) generic(t time.Time, short bool) string {
 		}
 	}
 	return z.location()
+}
+
+// referenceZone is the metazone's zone for the region, else its default
+// (the region "001").
+func referenceZone(mz, region string) string {
+	if z, ok := metazoneGolden[mz][region]; ok {
+		return z
+	}
+	return metazoneGolden[mz]["001"]
 }
 
 // nearDST reports whether t's zone keeps daylight time before its last
@@ -279,7 +285,7 @@ func (z *zoneNaming) partialLocation(mz, name string) string {
 	home, ok := zoneHomes[z.zone]
 	where := ""
 	switch {
-	case ok && metazoneGolden[mz][home.region] == z.zone:
+	case ok && referenceZone(mz, home.region) == z.zone:
 		where = z.regions.pick("r:", home.region, false)
 	case ok:
 		where = z.city()

@@ -210,3 +210,97 @@ func msOfISO(t *testing.T, s string) float64 {
 	require.NoError(t, err)
 	return float64(tm.UnixMilli())
 }
+
+const everyZoneNode = `
+const [locales, zones, instants, styles] = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const out = [];
+for (const l of locales) for (const z of zones) for (const s of styles) {
+  let f;
+  try { f = new Intl.DateTimeFormat(l, { timeZone: z, timeZoneName: s }); } catch (e) { out.push(null); continue; }
+  out.push(instants.map((t) => f.formatToParts(t).find((p) => p.type === "timeZoneName").value));
+}
+process.stdout.write(JSON.stringify(out));
+`
+
+// zonesGone are names ICU still knows that the tz database (Go's) dropped
+// long ago: airlock refuses them (RangeError) where Node names them.
+var zonesGone = []string{"Canada/East-Saskatchewan", "US/Pacific-New"}
+
+// TestZoneNamesEveryZoneMatchNode names every zone CLDR knows (and its IANA
+// aliases) in a few locales, in the four name styles, in winter and summer
+// of 2024, in 1985 and in 2000, as Node does.
+func TestZoneNamesEveryZoneMatchNode(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("node is required under CI=true to audit zone names")
+		}
+		t.Skip("node not installed")
+	}
+	zones := make([]string, 0, len(zoneMetazones)+len(zoneAliases))
+	for z := range zoneMetazones {
+		zones = append(zones, z)
+	}
+	for z := range zoneAliases {
+		zones = append(zones, z)
+	}
+	sort.Strings(zones)
+	locales := []string{"en-US", "en-GB", "de", "ja", "hi", "pt-PT", "fr-CA"}
+	styles := []string{"long", "short", "longGeneric", "shortGeneric"}
+	// Before 1970 the tz database's builds differ (with or without its
+	// backzone file), Go's system copy and ICU's among them.
+	instants := []float64{1705320000000, 1721044800000, 489024000000, 946684800000}
+	in, err := json.Marshal([]any{locales, zones, instants, styles})
+	require.NoError(t, err)
+	cmd := exec.Command(node, "-e", everyZoneNode)
+	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
+	cmd.Stdin = strings.NewReader(string(in))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	b, err := cmd.Output()
+	require.NoError(t, err, stderr.String())
+	var want [][]string
+	require.NoError(t, json.Unmarshal(b, &want))
+	require.Len(t, want, len(locales)*len(zones)*len(styles))
+
+	h := New()
+	i, compared, bad, skipped := 0, 0, 0, 0
+	for _, l := range locales {
+		for _, z := range zones {
+			for _, s := range styles {
+				w := want[i]
+				i++
+				v, err := h.dateTimeFormat(&request{Op: "dtf", L: []string{l}, O: mustJSON(map[string]string{"timeZone": z, "timeZoneName": s})})
+				if w == nil {
+					skipped++ // Node's ICU does not know the name
+					continue
+				}
+				if gone := slices.Contains(zonesGone, z); gone || err != nil {
+					if !gone || err == nil {
+						bad++
+						t.Errorf("%s %s: airlock %v, node %q (zonesGone lists it: %v)", l, z, err, w, gone)
+					}
+					continue
+				}
+				for ti, ms := range instants {
+					parts, err := v.(*dtAnswer).format(ms)
+					require.NoError(t, err)
+					got := ""
+					for _, p := range parts {
+						if p[0] == "timeZoneName" {
+							got = p[1]
+						}
+					}
+					compared++
+					if got != w[ti] {
+						bad++
+						if bad <= 60 {
+							t.Errorf("%s %s %s %v: airlock %q, node %q", l, z, s, time.UnixMilli(int64(ms)).UTC().Format("2006-01-02"), got, w[ti])
+						}
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d zones × %d locales × %d styles: %d names compared with Node (%d zone names Node refuses); %d differ", len(zones), len(locales), len(styles), compared, skipped, bad)
+}

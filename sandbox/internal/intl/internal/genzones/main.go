@@ -9,6 +9,8 @@
 //
 // It writes:
 //
+//   - zoneSpellings: the zone IDs the intl package's capitalisation of a
+//     name does not spell (Africa/Dar_es_Salaam, America/Port-au-Prince);
 //   - zoneAliases: the IANA names CLDR does not use as its own (Asia/Kolkata)
 //     → CLDR's (Asia/Calcutta), from cldr-bcp47's timezone.json;
 //   - zoneMetazones: each zone's metazones over time (metaZones.json's
@@ -16,7 +18,8 @@
 //     period without a start starts in 1970, as ICU has it);
 //   - metazoneGolden: each metazone's reference zone, by region;
 //   - zoneHomes: each zone's country (the first two letters of its BCP 47
-//     key, as CLDR defines them) and whether ICU names its location by the
+//     key, as CLDR defines them, but for the few keys older than their
+//     country's code: ancur is Curaçao's) and whether ICU names its location by the
 //     country (the country's only zone, or its primary one: primaryZones.json)
 //     or by its exemplar city;
 //   - zoneNameTables: each linked locale's zone names (timeZoneNames.json):
@@ -185,7 +188,9 @@ func main() {
 	aliases := map[string]string{}
 	country := map[string]string{}
 	zonesOf := map[string]int{}
-	special := map[string]string{"gaza": "PS", "hebron": "PS", "jeruslm": "IL"}
+	// The keys made before their country had a code of its own, or not
+	// named after one (gazastrp is not Gabon's).
+	special := map[string]string{"gazastrp": "PS", "hebron": "PS", "jeruslm": "IL", "ancur": "CW", "fimhq": "AX", "gpmsb": "MF", "gpsbh": "BL"}
 	for key, v := range tzk.Keyword.U.TZ {
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -225,7 +230,11 @@ func main() {
 		for _, s := range spans[z] {
 			// A partial location ("Central European Time (Germany)")
 			// names the country only for the metazone's zone there.
-			if s.mz != "" && golden[s.mz][cc] != z {
+			g := golden[s.mz][cc]
+			if g == "" {
+				g = golden[s.mz]["001"]
+			}
+			if s.mz != "" && g != z {
 				needCity[z] = true
 			}
 		}
@@ -310,6 +319,22 @@ func main() {
 	}
 	fmt.Fprintln(w, "}")
 	fmt.Fprintln(w)
+	ids := map[string]bool{}
+	for a, c := range aliases {
+		ids[a], ids[c] = true, true
+	}
+	for z := range spans {
+		ids[z] = true
+	}
+	fmt.Fprintln(w, "// zoneSpellings are the zone IDs that canonicalZone's capitalisation does not spell, by their lower case.")
+	fmt.Fprintln(w, "var zoneSpellings = map[string]string{")
+	for _, id := range sortedKeys(ids) {
+		if capitalized(id) != id {
+			fmt.Fprintf(w, "%q: %q,\n", strings.ToLower(id), id)
+		}
+	}
+	fmt.Fprintln(w, "}")
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "// zoneMetazones are each zone's metazones over time, oldest first.")
 	fmt.Fprintln(w, "var zoneMetazones = map[string][]metazoneSpan{")
 	for _, k := range sortedKeys(spans) {
@@ -343,6 +368,9 @@ func main() {
 	fmt.Fprintln(w, "var zoneNameTables = map[string]string{")
 	for _, d := range dirs {
 		lines := tables[d]
+		if lang, _, ok := strings.Cut(d, "-"); ok && base(d) == d && equalTables(lines, tables[lang]) {
+			continue // a script's locale with its language's names (zh-Hans): found as zh
+		}
 		var parent map[string]string
 		if b := base(d); b != d {
 			parent = tables[b]
@@ -376,6 +404,33 @@ func main() {
 		fmt.Fprintf(w, "%q: %q,\n", d, strings.Join(out, "\n"))
 	}
 	fmt.Fprintln(w, "}")
+}
+
+func equalTables(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// capitalized spells a zone ID as the intl package's canonicalZone does
+// (upper case after a separator, Etc/GMT+5), to list the IDs it misspells
+// (Africa/Dar_es_Salaam, CST6CDT).
+func capitalized(id string) string {
+	b := []byte(strings.ToLower(id))
+	up := true
+	for i, c := range b {
+		if up && c >= 'a' && c <= 'z' {
+			b[i] = c - 32
+		}
+		up = c == '/' || c == '_' || c == '-'
+	}
+	return strings.Replace(string(b), "Etc/Gmt", "Etc/GMT", 1)
 }
 
 // defaultCity is the exemplar city ICU derives from a zone's ID where the
