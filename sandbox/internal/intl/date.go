@@ -291,11 +291,15 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 		b := res.HourCycle == "h11" || res.HourCycle == "h12"
 		res.Hour12 = &b
 	}
-	zone := h.zoneNaming(lc, zoneName)
-	switch strings.ToUpper(o.TimeZone) {
-	case "ETC/GREENWICH", "GREENWICH", "ETC/GMT0", "ETC/GMT+0", "ETC/GMT-0":
-		// V8 reports UTC but has ICU name the zone asked for, Greenwich's.
-		zone = h.zoneNaming(lc, "Etc/GMT")
+	var zone *zoneNaming // only for a pattern that names the zone
+	if strings.ContainsAny(stripQuoted(pattern), "zvVOZxX") {
+		switch strings.ToUpper(o.TimeZone) {
+		case "ETC/GREENWICH", "GREENWICH", "ETC/GMT0", "ETC/GMT+0", "ETC/GMT-0":
+			// V8 reports UTC but has ICU name the zone asked for, Greenwich's.
+			zone = h.zoneNaming(lc, "Etc/GMT")
+		default:
+			zone = h.zoneNaming(lc, zoneName)
+		}
 	}
 	format := func(ms float64) ([][2]string, error) {
 		if math.IsNaN(ms) || math.Abs(ms) > 8.64e15 {
