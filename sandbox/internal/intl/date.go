@@ -635,20 +635,46 @@ func bestPattern(cal *calendar, want []field, zone bool) string {
 
 // bestZonePattern is the available format with a zone whose skeleton has
 // exactly the time fields asked for ("Hmv"), the long zone's ("Hmsvvvv":
-// "H:mm:ss (vvvv)") for a long name where the locale has one: ICU uses it
-// with the widths it has, the hour's included ("HH:mm v"), only the minute
-// and second taking the asked widths. "" if there is none.
+// "H:mm:ss (vvvv)") for a long name where the locale has one: ICU keeps
+// its widths, a two-digit hour's included ("HH:mm v" for a numeric hour),
+// and writes a one-digit hour with two digits where two are asked for.
+// "" if there is none.
 func bestZonePattern(cal *calendar, want []field, long bool) string {
 	var key []rune
+	twoDigitHour := false
 	for _, w := range want {
 		key = append(key, w.c)
+		twoDigitHour = twoDigitHour || (w.c == 'h' || w.c == 'H') && w.n == 2
 	}
 	for _, k := range [2]string{string(key) + "vvvv", string(key) + "v"} {
-		if p, ok := cal.avail[k]; ok && (long || !strings.HasSuffix(k, "vvvv")) {
-			return p
+		p, ok := cal.avail[k]
+		if !ok || !long && strings.HasSuffix(k, "vvvv") {
+			continue
 		}
+		if twoDigitHour {
+			p = widenHour(p)
+		}
+		return p
 	}
 	return ""
+}
+
+// widenHour writes a pattern's one-letter hour (h, H, K, k) with two.
+func widenHour(p string) string {
+	var b strings.Builder
+	rs := []rune(p)
+	in := false
+	for i, c := range rs {
+		if c == '\'' {
+			in = !in
+		}
+		b.WriteRune(c)
+		hour := c == 'h' || c == 'H' || c == 'K' || c == 'k'
+		if !in && hour && (i == 0 || rs[i-1] != c) && (i+1 == len(rs) || rs[i+1] != c) {
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
 }
 
 func sameWidths(have, want []field) bool {

@@ -45,6 +45,9 @@ var zoneAuditOptions = []string{
 	`{"timeZoneName":"long"}`, `{"timeZoneName":"short"}`, `{"timeZoneName":"longGeneric"}`,
 	`{"timeZoneName":"shortGeneric"}`, `{"timeStyle":"full"}`, `{"dateStyle":"short","timeStyle":"long"}`,
 	`{"hour":"numeric","minute":"2-digit","timeZoneName":"long"}`, `{"timeZoneName":"longOffset"}`,
+	`{"hour":"2-digit","minute":"2-digit","timeZoneName":"short"}`,
+	`{"hour":"numeric","minute":"2-digit","second":"2-digit","hour12":false,"timeZoneName":"longGeneric"}`,
+	`{"weekday":"long","month":"long","day":"numeric","hour":"numeric","minute":"2-digit","timeZoneName":"shortGeneric"}`,
 }
 
 // zoneAuditLocales are the linked locales, as their translators name them.
