@@ -26,7 +26,7 @@ const dstCheckRange = 184 * 24 * time.Hour
 
 // metazoneSpan is a period in which a zone uses a metazone ("" none), from
 // a Unix second to the next period's first. Before its first period
-// (1970 for most), a zone has none.
+// (1970 for most) and after its last (9999), a zone has none.
 type metazoneSpan struct {
 	from int64
 	mz   string
@@ -131,10 +131,17 @@ func (h *Handler) zoneNaming(lc loc, zone string) *zoneNaming {
 	return &zoneNaming{zone: zone, names: h.zoneNamesOf(lc), regions: h.namesOf(lc), region: r.String(), load: load}
 }
 
+// metazonesEnd ends every zone's last metazone period, as ICU's data has
+// it: 9999-12-31 23:59 UTC.
+const metazonesEnd = 253402300740
+
 // metazoneAt is the metazone zone uses at t, "" if none.
 func metazoneAt(zone string, t time.Time) string {
 	spans := zoneMetazones[zone]
 	s := t.Unix()
+	if s >= metazonesEnd {
+		return ""
+	}
 	for i := len(spans) - 1; i >= 0; i-- {
 		if s >= spans[i].from {
 			return spans[i].mz

@@ -15,7 +15,8 @@
 //     → CLDR's (Asia/Calcutta), from cldr-bcp47's timezone.json;
 //   - zoneMetazones: each zone's metazones over time (metaZones.json's
 //     metazoneInfo, with its periods' UTC bounds in Unix seconds; a first
-//     period without a start starts in 1970, as ICU has it);
+//     period without a start starts in 1970, as ICU has it; one without an
+//     end ends in 9999, metazoneAt's metazonesEnd);
 //   - metazoneGolden: each metazone's reference zone, by region;
 //   - zoneHomes: each zone's country (the first two letters of its BCP 47
 //     key, as CLDR defines them, but for the few keys older than their
