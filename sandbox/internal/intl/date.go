@@ -104,15 +104,21 @@ func (h *Handler) zone(name string) (*time.Location, string, error) {
 	if strings.EqualFold(canon, "local") || strings.EqualFold(canon, "factory") || strings.Contains(canon, "..") || strings.HasPrefix(canon, "/") {
 		return nil, "", rangeErr("Invalid time zone specified: %s", name)
 	}
+	// resolvedOptions reports CLDR's ID of the zone, as V8 does
+	// (Asia/Kolkata is Asia/Calcutta, US/Pacific America/Los_Angeles).
+	id := canon
+	if a, ok := zoneAliases[canon]; ok {
+		id = a
+	}
 	if v, ok := h.lookup("tz\x00" + canon); ok {
-		return v.(*time.Location), canon, nil
+		return v.(*time.Location), id, nil
 	}
 	l, err := time.LoadLocation(canon)
 	if err != nil || l == time.Local {
 		return nil, "", rangeErr("Invalid time zone specified: %s", name)
 	}
 	h.cached("tz\x00"+canon, func() any { return l })
-	return l, canon, nil
+	return l, id, nil
 }
 
 // canonicalZone spells a zone name as the IANA database does:
