@@ -194,21 +194,23 @@ func segmentWordLike(seg []rune) int {
 		return 0
 	}
 	base := seg[end-1]
-	switch {
-	case unicode.Is(unicode.So, base) && !isKanaKanji(base):
-		return 0 // an emoji sequence, joined by a ZWJ to what precedes it
-	case end < len(seg) && (isHangulSyllable(base) || !unicode.IsLetter(base) && !unicode.IsDigit(base)):
-		// Marks after a Hangul syllable, a connector (_) or punctuation
-		// end the segment with ICU's rule for marks, which has no status.
-		return 0
-	}
 	if isKanaKanji(base) {
+		// ICU's $KatakanaEx, $HiraganaEx and $IdeographicEx take the
+		// marks after them, so these hold with marks too (゜ﾟ, ㋐ﾟ).
 		switch {
 		case !unicode.Is(unicode.Han, base) || unicode.Is(unicode.Ideographic, base):
 			return 1
 		case end == len(seg) && end > 1 && isKanaKanji(seg[end-2]):
 			return 1
 		}
+		return 0
+	}
+	switch {
+	case unicode.Is(unicode.So, base):
+		return 0 // an emoji sequence, joined by a ZWJ to what precedes it
+	case end < len(seg) && (isHangulSyllable(base) || !unicode.IsLetter(base) && !unicode.IsDigit(base)):
+		// Marks after a Hangul syllable, a connector (_) or punctuation
+		// end the segment with ICU's rule for marks, which has no status.
 		return 0
 	}
 	for _, r := range seg {

@@ -252,3 +252,34 @@ func TestWordSegmentsOtherMatchNode(t *testing.T) {
 	}
 	t.Logf("%d of %d texts segmented as Node does", len(cases)-bad, len(cases))
 }
+
+// TestWordSegmentsKanaWithMarksMatchNode compares texts where kana and
+// ideographs have combining marks after them with Node's segments: ICU's
+// $KatakanaEx, $HiraganaEx and $IdeographicEx take the marks, so such a
+// segment is word-like (゜ﾟ, ㋐ﾟ, 〇゚, 🈀́), while 々 or a radical with a
+// mark after it is not.
+func TestWordSegmentsKanaWithMarksMatchNode(t *testing.T) {
+	requireWordSegmentsMatchNode(t, []string{
+		"゜ﾟは。", "゜́", "Ａ゜〇〇゚", "ｶﾀｶﾅ㋐ﾟ⼀々です", "🈀́", "㋐゙", "〇゙", "ア゙", "ゟ゙", "㌀゙",
+		"⺀です㍿ㇰですｰｰｰ㋐่", "ヵa゜゙ﬁ〆研究゙한", "ｈ㌀ﾞ㍿〇々テスト〇ヿ", "゜" + strings.Repeat("\u3099", 32) + "⼀が",
+		"々゙", "⺀゙", "々", "東々゙", "東ﾞ", "か\u0301",
+	})
+}
+
+// requireWordSegmentsMatchNode requires the word segments of each text,
+// in Japanese and Chinese, to be Node's.
+func requireWordSegmentsMatchNode(t *testing.T, texts []string) {
+	t.Helper()
+	var cases [][2]string
+	for _, s := range texts {
+		for _, l := range []string{"ja", "zh"} {
+			cases = append(cases, [2]string{l, s})
+		}
+	}
+	want := nodeWordSegments(t, cases)
+	h := New()
+	for i, c := range cases {
+		got := wordSegmentsOf(t, h, c[0], c[1])
+		require.Equal(t, fmt.Sprint(want[i]), fmt.Sprint(got), "%s %q %+q", c[0], c[1], c[1])
+	}
+}
