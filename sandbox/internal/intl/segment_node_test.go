@@ -266,6 +266,29 @@ func TestWordSegmentsKanaWithMarksMatchNode(t *testing.T) {
 	})
 }
 
+// TestWordSegmentsUnhandledScriptMatchNode compares texts with the kana
+// marks of the Common script (〱〵゛゜゠), which no dictionary engine
+// handles, with Node's segments: ICU's UnhandledEngine then takes the
+// whole run of the character's script (Common: ｰ and ー too), so 〵ｰ〇
+// is one word, not 〵ｰ|〇. ICU keeps the engines it made for the life of
+// the process, so Node cuts such text by what it segmented before ("ー⺀"
+// after "゜a" is one word in a fresh process, two after any Chinese or
+// Japanese text): each text is compared with a fresh Node, as airlock
+// starts afresh for each text.
+func TestWordSegmentsUnhandledScriptMatchNode(t *testing.T) {
+	texts := []string{
+		"〵ｰ〇", "ーa日本ヵ〵ー研究㍿ヵｈ", "〱東京", "東京〱ｰ研究", "゛ーー日本", "゠ーテスト", "日本〵〵〵のー研究",
+		"한국어〱ー日本", "〵ー・ー東京", "゜aー⺀", "ไทย゜ー⺀東京",
+	}
+	h := New()
+	for _, s := range texts {
+		c := [2]string{"ja", s}
+		want := nodeWordSegments(t, [][2]string{c}) // a process of its own
+		got := wordSegmentsOf(t, h, c[0], c[1])
+		require.Equal(t, fmt.Sprint(want[0]), fmt.Sprint(got), "%q %+q", s, s)
+	}
+}
+
 // requireWordSegmentsMatchNode requires the word segments of each text,
 // in Japanese and Chinese, to be Node's.
 func requireWordSegmentsMatchNode(t *testing.T, texts []string) {
