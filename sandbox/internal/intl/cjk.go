@@ -3,6 +3,7 @@ package intl
 import (
 	"math"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -123,16 +124,30 @@ func cjNormalize(run []rune) (text []rune, at []int) {
 		}
 		return run, at
 	}
-	var buf []byte
+	// One iterator and two buffers serve every fragment: Form.AppendString
+	// allocates its reordering buffer on each call, some 1 KB a fragment.
+	var it norm.Iter
+	var frag, out []byte
+	var c [utf8.UTFMax]byte
 	for i := 0; i < len(run); {
+		frag = utf8.AppendRune(frag[:0], run[i])
 		j := i + 1
-		for j < len(run) && !norm.NFKC.PropertiesString(string(run[j])).BoundaryBefore() {
-			j++
+		for ; j < len(run); j++ {
+			n := utf8.EncodeRune(c[:], run[j])
+			if norm.NFKC.Properties(c[:n]).BoundaryBefore() {
+				break
+			}
+			frag = append(frag, c[:n]...)
 		}
-		buf = norm.NFKC.AppendString(buf[:0], string(run[i:j]))
-		for _, r := range string(buf) {
+		out = out[:0]
+		for it.Init(norm.NFKC, frag); !it.Done(); {
+			out = append(out, it.Next()...)
+		}
+		for k := 0; k < len(out); {
+			r, n := utf8.DecodeRune(out[k:])
 			text = append(text, r)
 			at = append(at, i)
+			k += n
 		}
 		i = j
 	}

@@ -97,3 +97,17 @@ func TestUCharsTrieDamaged(t *testing.T) {
 	}
 	_ = cjBreaks(&dictionary{}, text) // an empty trie: every character a word of its own
 }
+
+// TestCJNormalizeAllocs: normalising a run that NFKC changes allocates
+// for the run, not for each of its characters (x/text's AppendString
+// allocated a reordering buffer of some 1 KB per call, 16 MB for one
+// request of ㌀), and gives NFKC's text with each code point mapped to
+// the start of the characters it came from.
+func TestCJNormalizeAllocs(t *testing.T) {
+	run := []rune(strings.Repeat("㌀ｶﾞ東ﬁ", 1000))
+	allocs := testing.AllocsPerRun(5, func() { cjNormalize(run) })
+	require.Less(t, allocs, 100.0, "allocations for a run of %d characters", len(run))
+	text, at := cjNormalize([]rune("㌀ｶﾞ東\uf900"))
+	require.Equal(t, "アパートガ東豈", string(text))
+	require.Equal(t, []int{0, 0, 0, 0, 1, 3, 4, 5}, at)
+}

@@ -92,7 +92,7 @@ type dictEngine struct {
 	breaks  func(run []rune) []int
 }
 
-var dictEngines = []dictEngine{
+var dictEngines = [...]dictEngine{
 	{isCJDict, func(run []rune) []int {
 		d, err := cjDictionary()
 		if err != nil {
@@ -117,7 +117,10 @@ var dictEngines = []dictEngine{
 // (Chinese and Japanese: also the half-width sound marks and the
 // prolonged sound mark); the engine's boundaries strictly inside each
 // range are added, and every word cut from a rule segment is word-like if
-// the segment is (ICU gives them the rule segment's status).
+// the segment is (ICU gives them the rule segment's status). The engine
+// is chosen as ICU chooses it, with what earlier ranges of the text made
+// (engineChoice): a character no engine handles (Hangul, 〵, ゛) starts a
+// run of its script that is not cut.
 func dictWords(s string) (words []string, wordLike []int) {
 	runes := []rune(s)
 	// The rules' boundaries, in runes: Thai letters ruled as letters, and
@@ -149,14 +152,21 @@ func dictWords(s string) (words []string, wordLike []int) {
 		kept = append(kept, b)
 	}
 	rules = kept
+	var engines engineChoice
 	for k := 1; k < len(rules); k++ {
 		a, b := rules[k-1], rules[k]
 		like := segmentWordLike(runes[a:b])
 		cut := a
 		for i := a; i < b; {
-			e := engineFor(runes[i])
-			if e == nil || !isRuleDict(runes[i]) {
+			if !isRuleDict(runes[i]) {
 				i++
+				continue
+			}
+			e := engines.pick(runes[i])
+			if e == nil {
+				// ICU's UnhandledEngine takes the run of its script
+				// whole: no engine cuts it.
+				i = sameScriptEnd(runes, i, b, engines.unhandled)
 				continue
 			}
 			j := i + 1
@@ -194,21 +204,23 @@ func segmentWordLike(seg []rune) int {
 		return 0
 	}
 	base := seg[end-1]
-	switch {
-	case unicode.Is(unicode.So, base) && !isKanaKanji(base):
-		return 0 // an emoji sequence, joined by a ZWJ to what precedes it
-	case end < len(seg) && (isHangulSyllable(base) || !unicode.IsLetter(base) && !unicode.IsDigit(base)):
-		// Marks after a Hangul syllable, a connector (_) or punctuation
-		// end the segment with ICU's rule for marks, which has no status.
-		return 0
-	}
 	if isKanaKanji(base) {
+		// ICU's $KatakanaEx, $HiraganaEx and $IdeographicEx take the
+		// marks after them, so these hold with marks too (゜ﾟ, ㋐ﾟ).
 		switch {
 		case !unicode.Is(unicode.Han, base) || unicode.Is(unicode.Ideographic, base):
 			return 1
 		case end == len(seg) && end > 1 && isKanaKanji(seg[end-2]):
 			return 1
 		}
+		return 0
+	}
+	switch {
+	case unicode.Is(unicode.So, base):
+		return 0 // an emoji sequence, joined by a ZWJ to what precedes it
+	case end < len(seg) && (isHangulSyllable(base) || !unicode.IsLetter(base) && !unicode.IsDigit(base)):
+		// Marks after a Hangul syllable, a connector (_) or punctuation
+		// end the segment with ICU's rule for marks, which has no status.
 		return 0
 	}
 	for _, r := range seg {
@@ -265,10 +277,65 @@ func isRuleComplexLetter(r rune) bool {
 	return isRuleComplex(r) && !isWordExtend(r)
 }
 
-func engineFor(r rune) *dictEngine {
-	for k := range dictEngines {
-		if dictEngines[k].handles(r) {
-			return &dictEngines[k]
+// engineChoice picks the dictionary engine for a range as an ICU break
+// iterator does over one text: an engine it has already made that
+// handles the character, else its UnhandledEngine if that has taken the
+// character's script, else a new engine for the character, else the
+// UnhandledEngine, which then takes the character's script (all of
+// Common for 〵 or ゛: a later ー then goes to it, not to the Chinese and
+// Japanese engine, unless that was made before).
+type engineChoice struct {
+	made      [len(dictEngines)]bool // dictEngines made, by index
+	unhandled *unicode.RangeTable    // the UnhandledEngine's script; nil before it is made
+	hasSkip   bool                   // whether the UnhandledEngine is made
+}
+
+// pick returns the engine for a range starting at r, nil for the
+// UnhandledEngine.
+func (c *engineChoice) pick(r rune) *dictEngine {
+	k := -1
+	for i := range dictEngines {
+		if dictEngines[i].handles(r) {
+			k = i
+			break
+		}
+	}
+	switch {
+	case k >= 0 && c.made[k]:
+		return &dictEngines[k]
+	case c.hasSkip && c.unhandled != nil && unicode.Is(c.unhandled, r):
+		return nil
+	case k >= 0:
+		c.made[k] = true
+		return &dictEngines[k]
+	}
+	c.hasSkip, c.unhandled = true, scriptOf(r)
+	return nil
+}
+
+// sameScriptEnd returns the end of the run of runes[i:b] in script
+// (runes[i] alone for a nil script).
+func sameScriptEnd(runes []rune, i, b int, script *unicode.RangeTable) int {
+	j := i + 1
+	if script == nil {
+		return j
+	}
+	for j < b && unicode.Is(script, runes[j]) {
+		j++
+	}
+	return j
+}
+
+// scriptOf returns the Unicode script table holding r, nil for none.
+func scriptOf(r rune) *unicode.RangeTable {
+	for _, t := range []*unicode.RangeTable{unicode.Common, unicode.Hangul} {
+		if unicode.Is(t, r) {
+			return t
+		}
+	}
+	for _, t := range unicode.Scripts {
+		if unicode.Is(t, r) {
+			return t
 		}
 	}
 	return nil

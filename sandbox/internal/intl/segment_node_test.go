@@ -252,3 +252,57 @@ func TestWordSegmentsOtherMatchNode(t *testing.T) {
 	}
 	t.Logf("%d of %d texts segmented as Node does", len(cases)-bad, len(cases))
 }
+
+// TestWordSegmentsKanaWithMarksMatchNode compares texts where kana and
+// ideographs have combining marks after them with Node's segments: ICU's
+// $KatakanaEx, $HiraganaEx and $IdeographicEx take the marks, so such a
+// segment is word-like (゜ﾟ, ㋐ﾟ, 〇゚, 🈀́), while 々 or a radical with a
+// mark after it is not.
+func TestWordSegmentsKanaWithMarksMatchNode(t *testing.T) {
+	requireWordSegmentsMatchNode(t, []string{
+		"゜ﾟは。", "゜́", "Ａ゜〇〇゚", "ｶﾀｶﾅ㋐ﾟ⼀々です", "🈀́", "㋐゙", "〇゙", "ア゙", "ゟ゙", "㌀゙",
+		"⺀です㍿ㇰですｰｰｰ㋐่", "ヵa゜゙ﬁ〆研究゙한", "ｈ㌀ﾞ㍿〇々テスト〇ヿ", "゜" + strings.Repeat("\u3099", 32) + "⼀が",
+		"々゙", "⺀゙", "々", "東々゙", "東ﾞ", "か\u0301",
+	})
+}
+
+// TestWordSegmentsUnhandledScriptMatchNode compares texts with the kana
+// marks of the Common script (〱〵゛゜゠), which no dictionary engine
+// handles, with Node's segments: ICU's UnhandledEngine then takes the
+// whole run of the character's script (Common: ｰ and ー too), so 〵ｰ〇
+// is one word, not 〵ｰ|〇. ICU keeps the engines it made for the life of
+// the process, so Node cuts such text by what it segmented before ("ー⺀"
+// after "゜a" is one word in a fresh process, two after any Chinese or
+// Japanese text): each text is compared with a fresh Node, as airlock
+// starts afresh for each text.
+func TestWordSegmentsUnhandledScriptMatchNode(t *testing.T) {
+	texts := []string{
+		"〵ｰ〇", "ーa日本ヵ〵ー研究㍿ヵｈ", "〱東京", "東京〱ｰ研究", "゛ーー日本", "゠ーテスト", "日本〵〵〵のー研究",
+		"한국어〱ー日本", "〵ー・ー東京", "゜aー⺀", "ไทย゜ー⺀東京",
+	}
+	h := New()
+	for _, s := range texts {
+		c := [2]string{"ja", s}
+		want := nodeWordSegments(t, [][2]string{c}) // a process of its own
+		got := wordSegmentsOf(t, h, c[0], c[1])
+		require.Equal(t, fmt.Sprint(want[0]), fmt.Sprint(got), "%q %+q", s, s)
+	}
+}
+
+// requireWordSegmentsMatchNode requires the word segments of each text,
+// in Japanese and Chinese, to be Node's.
+func requireWordSegmentsMatchNode(t *testing.T, texts []string) {
+	t.Helper()
+	var cases [][2]string
+	for _, s := range texts {
+		for _, l := range []string{"ja", "zh"} {
+			cases = append(cases, [2]string{l, s})
+		}
+	}
+	want := nodeWordSegments(t, cases)
+	h := New()
+	for i, c := range cases {
+		got := wordSegmentsOf(t, h, c[0], c[1])
+		require.Equal(t, fmt.Sprint(want[i]), fmt.Sprint(got), "%s %q %+q", c[0], c[1], c[1])
+	}
+}

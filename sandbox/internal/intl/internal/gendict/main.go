@@ -123,8 +123,11 @@ func readTOC(exe []byte, h int) (map[string][]byte, error) {
 	for k := range n {
 		nameOff := toc + int(binary.LittleEndian.Uint32(exe[toc+4+8*k:]))
 		dataOff := toc + int(binary.LittleEndian.Uint32(exe[toc+8+8*k:]))
+		if nameOff >= len(exe) || dataOff > len(exe) {
+			return nil, errors.New("bad entry")
+		}
 		end := bytes.IndexByte(exe[nameOff:], 0)
-		if end < 0 || dataOff > len(exe) {
+		if end < 0 {
 			return nil, errors.New("bad entry")
 		}
 		es[k] = entry{string(exe[nameOff : nameOff+end]), dataOff}

@@ -15,7 +15,7 @@
 // the tokens of a flat grammar (a disjunction of conjunctions of
 // relations, no parentheses), so its depth is fixed; a rule longer than
 // maxRule characters, an operand, operator or number it does not know
-// stops the generator.
+// stops the generator. The three files are pinned by SHA-256 (pinned).
 //
 // The locales are the languages of locales_gen.go (gen_locales.sh) and
 // the CLDR locales below them that have rules of their own (pt-PT). Equal
@@ -23,6 +23,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -40,6 +42,32 @@ const maxRule = 1000
 // maxValue bounds a number in a rule (a modulus or a range end): the
 // run time holds them as uint32.
 const maxValue = 1<<32 - 1
+
+// pinned are the SHA-256 digests of cldr-core 48.0.0's files that
+// genplural reads: another release, or a damaged or edited file, stops
+// the generator instead of changing the rules.
+var pinned = map[string]string{
+	"plurals.json":      "6c0a48e9bcfc25856f90202f703c2c7f89c105d6868f7712a943a6ed2dcbe8f4",
+	"ordinals.json":     "8a945afc483a4f677fb5641f08a2ccc62948ee05f316d21996be6561c2f83155",
+	"pluralRanges.json": "fb56214321fb18675196eda503779b8576fe785084bc0573e1def41dd0e39027",
+}
+
+// readPinned reads file and checks it against its pinned digest.
+func readPinned(file string) ([]byte, error) {
+	want, ok := pinned[filepath.Base(file)]
+	if !ok {
+		return nil, fmt.Errorf("%s: no pinned SHA-256 for this file", file)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(b)
+	if got := hex.EncodeToString(sum[:]); got != want {
+		return nil, fmt.Errorf("%s: SHA-256 %s, pinned %s (cldr-core 48.0.0)", file, got, want)
+	}
+	return b, nil
+}
 
 // categories in CLDR's order; V8 11.3 lists them sorted by name, "other"
 // last (v8Order).
@@ -194,7 +222,7 @@ func main() {
 // readRules reads one of cldr-core's plural files: locale → category →
 // rule text (samples included).
 func readRules(file, key string) map[string]map[string]string {
-	b, err := os.ReadFile(file)
+	b, err := readPinned(file)
 	must(err)
 	var top struct {
 		Supplemental map[string]json.RawMessage `json:"supplemental"`

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -38,4 +40,22 @@ func TestParseRefuses(t *testing.T) {
 			require.Error(t, err)
 		})
 	}
+}
+
+// TestReadPinned: the generator reads only cldr-core 48.0.0's files, each
+// checked against its SHA-256; an edited file, another name or a missing
+// file stops it.
+func TestReadPinned(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "plurals.json")
+	require.NoError(t, os.WriteFile(file, []byte(`{"supplemental":{"plurals-type-cardinal":{"en":{"pluralRule-count-other":"@integer 0"}}}}`), 0o600))
+	_, err := readPinned(file)
+	require.ErrorContains(t, err, "SHA-256")
+	other := filepath.Join(dir, "plurals-48.1.json")
+	require.NoError(t, os.WriteFile(other, nil, 0o600))
+	_, err = readPinned(other)
+	require.ErrorContains(t, err, "no pinned SHA-256")
+	_, err = readPinned(filepath.Join(dir, "ordinals.json"))
+	require.Error(t, err)
+	require.Len(t, pinned, 3)
 }
