@@ -117,17 +117,7 @@ func TestWordSegmentsCJMatchNode(t *testing.T) {
 			cases = append(cases, [2]string{l, s})
 		}
 	}
-	want := nodeWordSegments(t, cases)
-	h := New()
-	bad := 0
-	for i, c := range cases {
-		got := wordSegmentsOf(t, h, c[0], c[1])
-		if fmt.Sprint(got) != fmt.Sprint(want[i]) {
-			bad++
-			t.Errorf("%s %q:\n got %v\nwant %v", c[0], c[1], got, want[i])
-		}
-	}
-	t.Logf("%d of %d texts segmented as Node does", len(cases)-bad, len(cases))
+	compareSegments(t, cases)
 }
 
 // TestWordSegmentsCJRandomMatchNode compares generated texts with Node's
@@ -146,32 +136,7 @@ func TestWordSegmentsCJRandomMatchNode(t *testing.T) {
 		"한국어", "서울", "abc", "API", "42", "３", "２０２４", " ", "　", "、", "。", "「", "」", "（", "）",
 		"!", "?", "😀", "👍🏽", "\u0301", "\u200d", "アイウエオカキクケコサシスセソタチツテトナニヌネノハ",
 	}
-	seed := uint32(12345)
-	rnd := func(n int) int {
-		seed ^= seed << 13
-		seed ^= seed >> 17
-		seed ^= seed << 5
-		return int(seed % uint32(n))
-	}
-	var cases [][2]string
-	for range 400 {
-		var b strings.Builder
-		for k := 1 + rnd(12); k > 0; k-- {
-			b.WriteString(pieces[rnd(len(pieces))])
-		}
-		cases = append(cases, [2]string{[]string{"ja", "zh", "en", "th"}[rnd(4)], b.String()})
-	}
-	want := nodeWordSegments(t, cases)
-	h := New()
-	bad := 0
-	for i, c := range cases {
-		got := wordSegmentsOf(t, h, c[0], c[1])
-		if fmt.Sprint(got) != fmt.Sprint(want[i]) {
-			bad++
-			t.Errorf("%s %q:\n got %v\nwant %v", c[0], c[1], got, want[i])
-		}
-	}
-	t.Logf("%d of %d texts segmented as Node does", len(cases)-bad, len(cases))
+	compareRandomSegments(t, 12345, pieces, []string{"ja", "zh", "en", "th"}, 400)
 }
 
 // TestWordSegmentsThaiMatchNode compares generated Thai texts, with Latin,
@@ -185,32 +150,7 @@ func TestWordSegmentsThaiMatchNode(t *testing.T) {
 		"abc", "API", "v2", "42", "๒๕๖๗", "฿", " ", "  ", ",", ".", "!", "?", "(", ")", "\"", "'", "_", "-",
 		"日本", "한국", "😀", "\u200b", "\u200d", "\n",
 	}
-	seed := uint32(987654)
-	rnd := func(n int) int {
-		seed ^= seed << 13
-		seed ^= seed >> 17
-		seed ^= seed << 5
-		return int(seed % uint32(n))
-	}
-	var cases [][2]string
-	for range 500 {
-		var b strings.Builder
-		for k := 1 + rnd(10); k > 0; k-- {
-			b.WriteString(pieces[rnd(len(pieces))])
-		}
-		cases = append(cases, [2]string{[]string{"th", "en", "ja"}[rnd(3)], b.String()})
-	}
-	want := nodeWordSegments(t, cases)
-	h := New()
-	bad := 0
-	for i, c := range cases {
-		got := wordSegmentsOf(t, h, c[0], c[1])
-		if fmt.Sprint(got) != fmt.Sprint(want[i]) {
-			bad++
-			t.Errorf("%s %q:\n got %v\nwant %v", c[0], c[1], got, want[i])
-		}
-	}
-	t.Logf("%d of %d texts segmented as Node does", len(cases)-bad, len(cases))
+	compareRandomSegments(t, 987654, pieces, []string{"th", "en", "ja"}, 500)
 }
 
 // TestWordSegmentsOtherMatchNode checks that the re-cut leaves the words
@@ -225,32 +165,7 @@ func TestWordSegmentsOtherMatchNode(t *testing.T) {
 		"\u3000", " ", "\t", "\r\n", ".", ",", "!", "?", ":", ";", "(", ")", "#", "@", "$", "%", "42", "٣",
 		"Ａ", "ｂ", "１２", "ℕ", "①", "½", "x²", "naïve", "İstanbul", "ß",
 	}
-	seed := uint32(4242)
-	rnd := func(n int) int {
-		seed ^= seed << 13
-		seed ^= seed >> 17
-		seed ^= seed << 5
-		return int(seed % uint32(n))
-	}
-	var cases [][2]string
-	for range 500 {
-		var b strings.Builder
-		for k := 1 + rnd(10); k > 0; k-- {
-			b.WriteString(pieces[rnd(len(pieces))])
-		}
-		cases = append(cases, [2]string{[]string{"en", "he", "ar", "ko"}[rnd(4)], b.String()})
-	}
-	want := nodeWordSegments(t, cases)
-	h := New()
-	bad := 0
-	for i, c := range cases {
-		got := wordSegmentsOf(t, h, c[0], c[1])
-		if fmt.Sprint(got) != fmt.Sprint(want[i]) {
-			bad++
-			t.Errorf("%s %q:\n got %v\nwant %v", c[0], c[1], got, want[i])
-		}
-	}
-	t.Logf("%d of %d texts segmented as Node does", len(cases)-bad, len(cases))
+	compareRandomSegments(t, 4242, pieces, []string{"en", "he", "ar", "ko"}, 500)
 }
 
 // TestWordSegmentsKanaWithMarksMatchNode compares texts where kana and
@@ -305,4 +220,42 @@ func requireWordSegmentsMatchNode(t *testing.T, texts []string) {
 		got := wordSegmentsOf(t, h, c[0], c[1])
 		require.Equal(t, fmt.Sprint(want[i]), fmt.Sprint(got), "%s %q %+q", c[0], c[1], c[1])
 	}
+}
+
+// compareRandomSegments compares with Node the word segments of n texts,
+// each up to a dozen pieces in an order drawn from seed, in locales drawn
+// from locales.
+func compareRandomSegments(t *testing.T, seed uint32, pieces, locales []string, n int) {
+	t.Helper()
+	rnd := func(n int) int {
+		seed ^= seed << 13
+		seed ^= seed >> 17
+		seed ^= seed << 5
+		return int(seed % uint32(n))
+	}
+	var cases [][2]string
+	for range n {
+		var b strings.Builder
+		for k := 1 + rnd(12); k > 0; k-- {
+			b.WriteString(pieces[rnd(len(pieces))])
+		}
+		cases = append(cases, [2]string{locales[rnd(len(locales))], b.String()})
+	}
+	compareSegments(t, cases)
+}
+
+// compareSegments requires Node's word segments for each case.
+func compareSegments(t *testing.T, cases [][2]string) {
+	t.Helper()
+	want := nodeWordSegments(t, cases)
+	h := New()
+	bad := 0
+	for i, c := range cases {
+		got := wordSegmentsOf(t, h, c[0], c[1])
+		if fmt.Sprint(got) != fmt.Sprint(want[i]) {
+			bad++
+			t.Errorf("%s %q:\n got %v\nwant %v", c[0], c[1], got, want[i])
+		}
+	}
+	t.Logf("%d of %d texts segmented as Node does", len(cases)-bad, len(cases))
 }
