@@ -48,6 +48,9 @@ type dtOptions struct {
 	// "time" or "any", and "date", "time" or "all".
 	Required string `json:"required"`
 	Defaults string `json:"defaults"`
+	// patternHour: the hour takes the matched pattern's width, not the
+	// option's (a numeric hour in 24 hours where the locale counts 12).
+	patternHour bool
 }
 
 // dtResolved is resolvedOptions(), in V8's order.
@@ -286,6 +289,10 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 		if o.Hour != "" {
 			res.HourCycle = cycle
 		}
+		// V8 asks ICU for a 24-hour hour, where the locale counts 12,
+		// without its width: en's HH:mm for {hour: "numeric", hourCycle:
+		// "h23"}.
+		o.patternHour = o.Hour == "numeric" && !is12(cycle) && is12(hourCycleOf(cal.time[3]))
 		pattern = withDayPeriod(buildPattern(cal, &o, cycle), dayPeriodWidth(&o, cycle))
 		res.Era = ""
 		widths(pattern, &res)
@@ -462,7 +469,11 @@ func buildPattern(cal *calendar, o *dtOptions, cycle string) string {
 		hourLetter = 'h'
 	}
 	if o.Hour != "" {
-		tm = append(tm, field{hourLetter, width[o.Hour]})
+		n := width[o.Hour]
+		if o.patternHour {
+			n = 0 // the pattern's width
+		}
+		tm = append(tm, field{hourLetter, n})
 	}
 	if o.Minute != "" {
 		tm = append(tm, field{'m', width[o.Minute]})
@@ -717,7 +728,9 @@ func adjustWidths(p string, key, want []field) string {
 				switch {
 				case cls == 'm' || cls == 's':
 				case cls == 'h':
-					n = w.n
+					if w.n > 0 {
+						n = w.n
+					}
 				case cls == 'G':
 					if keyN != w.n {
 						n = w.n

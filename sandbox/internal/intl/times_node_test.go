@@ -52,23 +52,28 @@ var timeOptions = []string{
 	`{"weekday":"short","hour":"numeric","minute":"numeric","dayPeriod":"short"}|`,
 	`{"year":"numeric","month":"numeric","day":"numeric","hour":"numeric","minute":"numeric","dayPeriod":"long"}|`,
 	`{"dateStyle":"short","dayPeriod":"long"}|`, `{"dayPeriod":"medium"}|`,
+	`{"hour":"numeric","hour12":false}|`, `{"hour":"numeric","minute":"numeric","second":"numeric","hourCycle":"h24"}|`,
+	`{"weekday":"short","hour":"numeric","minute":"2-digit","hourCycle":"h23"}|`,
+	`{"month":"short","day":"numeric","hour":"numeric","minute":"2-digit","hour12":false}|`,
+	`{"hour":"2-digit","minute":"2-digit","hourCycle":"h23"}|`, `{"hour":"numeric","minute":"2-digit","hourCycle":"h11"}|`,
 }
 
 // timeDifferences are the (locale, timeOptions index) pairs still known
 // to differ from Node (guest-sdk/js/README.md). Each must still differ:
 // the test says when one starts to match.
 //
-// 10: an hour cycle of the other family than the locale's (h23 where the
-// locale counts 12 hours) with a numeric hour: Node writes the pattern's
-// two-digit hour ("00:00"), airlock the requested width ("0:00").
-// 9: fr-CA's resolvedOptions with hour12 and a two-digit hour (Node
-// reports hour "numeric" for the "00 h 00 a.m." it writes).
+// 9, 39: fr-CA's resolvedOptions with hour12 and a two-digit hour, and
+// with h24 (Node reports hour "numeric" for the "00 h 00 a.m." it writes).
 // 18: ko's medium time style in h23: Node "0:00:00", airlock CLDR's
 // "H시 m분 s초".
+// 40: a weekday with a numeric hour in a 24-hour locale: Node keeps the
+// pattern's two-digit hour ("Mo., 00:00"), airlock writes the requested
+// width ("Mo., 0:00"), as Node does without the weekday.
 var timeDifferences = map[string][]int{
-	"ar": {10}, "ar-EG": {10}, "en": {10}, "en-AU": {10}, "en-CA": {10}, "en-IN": {10}, "en-US": {10}, "es-MX": {10},
-	"fr-CA": {9}, "hi": {10}, "hi-IN": {10}, "ko": {10, 18}, "ko-KR": {10, 18}, "zh-HK": {10}, "zh-Hant": {10},
-	"zh-Hant-HK": {10}, "zh-Hant-TW": {10}, "zh-MO": {10}, "zh-TW": {10},
+	"de": {40}, "de-AT": {40}, "de-CH": {40}, "de-DE": {40}, "en-GB": {40}, "fr": {40}, "fr-CA": {9, 39, 40}, "fr-FR": {40},
+	"it": {40}, "it-IT": {40}, "ko": {18}, "ko-KR": {18}, "nl": {40}, "nl-NL": {40}, "pl": {40}, "pl-PL": {40}, "pt": {40},
+	"pt-BR": {40}, "pt-PT": {40}, "ru": {40}, "ru-RU": {40}, "sv": {40}, "sv-SE": {40}, "tr": {40}, "tr-TR": {40}, "zh": {40},
+	"zh-Hans-CN": {40},
 }
 
 func timeLocales() []string {
