@@ -95,29 +95,40 @@ func (h *Handler) zone(name string) (*time.Location, string, error) {
 		return nil, "", err
 	}
 	switch strings.ToUpper(name) {
-	case "UTC", "ETC/UTC", "GMT", "ETC/GMT", "Z", "ETC/UCT", "UCT", "ETC/ZULU", "ZULU", "ETC/UNIVERSAL", "UNIVERSAL", "ETC/GREENWICH", "GREENWICH":
+	case "UTC", "ETC/UTC", "GMT", "ETC/GMT", "Z", "ETC/UCT", "UCT", "ETC/ZULU", "ZULU", "ETC/UNIVERSAL", "UNIVERSAL", "ETC/GREENWICH", "GREENWICH",
+		"GMT0", "GMT+0", "GMT-0", "ETC/GMT0", "ETC/GMT+0", "ETC/GMT-0":
 		return time.UTC, "UTC", nil
 	}
-	canon := canonicalZone(name)
+	canon, ok := zoneSpellings[strings.ToLower(name)]
+	if !ok {
+		canon = canonicalZone(name)
+	}
 	// "Local" would be the host's own zone, and a path is not a zone name:
 	// both are refused before anything is looked up. Unknown names are not
 	// cached, so that they cannot push known ones out of the cache.
 	if strings.EqualFold(canon, "local") || strings.EqualFold(canon, "factory") || strings.Contains(canon, "..") || strings.HasPrefix(canon, "/") {
 		return nil, "", rangeErr("Invalid time zone specified: %s", name)
 	}
+	// resolvedOptions reports CLDR's ID of the zone, as V8 does
+	// (Asia/Kolkata is Asia/Calcutta, US/Pacific America/Los_Angeles).
+	id := canon
+	if a, ok := zoneAliases[canon]; ok {
+		id = a
+	}
 	if v, ok := h.lookup("tz\x00" + canon); ok {
-		return v.(*time.Location), canon, nil
+		return v.(*time.Location), id, nil
 	}
 	l, err := time.LoadLocation(canon)
 	if err != nil || l == time.Local {
 		return nil, "", rangeErr("Invalid time zone specified: %s", name)
 	}
 	h.cached("tz\x00"+canon, func() any { return l })
-	return l, canon, nil
+	return l, id, nil
 }
 
 // canonicalZone spells a zone name as the IANA database does:
-// "america/new_york" → "America/New_York".
+// "america/new_york" → "America/New_York" (zoneSpellings lists the names
+// it would misspell).
 func canonicalZone(s string) string {
 	b := []byte(strings.ToLower(s))
 	up := true
@@ -301,15 +312,22 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 		b := res.HourCycle == "h11" || res.HourCycle == "h12"
 		res.Hour12 = &b
 	}
-	if strings.HasSuffix(o.TimeZoneName, "Offset") {
-		zoneName = "" // the GMT format even for UTC
+	var zone *zoneNaming // only for a pattern that names the zone
+	if strings.ContainsAny(stripQuoted(pattern), "zvVOZxX") {
+		switch strings.ToUpper(o.TimeZone) {
+		case "ETC/GREENWICH", "GREENWICH", "ETC/GMT0", "ETC/GMT+0", "ETC/GMT-0":
+			// V8 reports UTC but has ICU name the zone asked for, Greenwich's.
+			zone = h.zoneNaming(lc, "Etc/GMT")
+		default:
+			zone = h.zoneNaming(lc, zoneName)
+		}
 	}
 	format := func(ms float64) ([][2]string, error) {
 		if math.IsNaN(ms) || math.Abs(ms) > 8.64e15 {
 			return nil, rangeErr("Invalid time value")
 		}
 		t := time.UnixMilli(int64(ms)).In(loc)
-		return renderDate(cal, ca, lc, sym, pattern, t, zoneName, o.TimeZoneName), nil
+		return renderDate(cal, ca, lc, sym, pattern, t, zone, o.TimeZoneName), nil
 	}
 	ans := &dtAnswer{R: res, format: format}
 	if len(req.V) > 0 {
@@ -484,7 +502,7 @@ func buildPattern(cal *calendar, o *dtOptions, cycle string) string {
 	if n := dayPeriodWidth(o, cycle); n > 0 {
 		tm = append([]field{{'B', n}}, tm...)
 	}
-	zone := o.TimeZoneName != "" && len(tm) > 0
+	zone := o.TimeZoneName != ""
 	if len(date) > 0 && len(tm) > 0 && !zone {
 		// A format with every field ("Ehm") beats joining two.
 		if p := bestPattern(cal, append(append([]field{}, date...), tm...), false); p != "" {
@@ -506,13 +524,21 @@ func buildPattern(cal *calendar, o *dtOptions, cycle string) string {
 			tp = adjustWidths(tp, skeletonFields(stripQuoted(tp)), tm)
 		}
 	}
+	if tp == "" && zone && len(tm) > 0 {
+		tp = bestZonePattern(cal, tm, o.TimeZoneName == "long" || o.TimeZoneName == "longGeneric")
+	}
 	if tp == "" {
 		tp = bestPattern(cal, tm, zone)
 	}
 	if tp == "" {
 		tp = joinFields(tm)
 	}
-	if zone && !strings.ContainsAny(stripQuoted(tp), "vz") {
+	switch {
+	case zone && len(tm) == 0:
+		// A zone without a time is a time part of its own, joined to
+		// the date as a time is (1/15/2024, Pacific Standard Time).
+		tp = "v"
+	case zone && !strings.ContainsAny(stripQuoted(tp), "vz"):
 		tp += " v"
 	}
 	if tp != "" {
@@ -635,6 +661,50 @@ func bestPattern(cal *calendar, want []field, zone bool) string {
 	return adjustWidths(best, skeletonFields(bestKey), want)
 }
 
+// bestZonePattern is the available format with a zone whose skeleton has
+// exactly the time fields asked for ("Hmv"), the long zone's ("Hmsvvvv":
+// "H:mm:ss (vvvv)") for a long name where the locale has one: ICU keeps
+// its widths, a two-digit hour's included ("HH:mm v" for a numeric hour),
+// and writes a one-digit hour with two digits where two are asked for.
+// "" if there is none.
+func bestZonePattern(cal *calendar, want []field, long bool) string {
+	var key []rune
+	twoDigitHour := false
+	for _, w := range want {
+		key = append(key, w.c)
+		twoDigitHour = twoDigitHour || (w.c == 'h' || w.c == 'H') && w.n == 2
+	}
+	for _, k := range [2]string{string(key) + "vvvv", string(key) + "v"} {
+		p, ok := cal.avail[k]
+		if !ok || !long && strings.HasSuffix(k, "vvvv") {
+			continue
+		}
+		if twoDigitHour {
+			p = widenHour(p)
+		}
+		return p
+	}
+	return ""
+}
+
+// widenHour writes a pattern's one-letter hour (h, H, K, k) with two.
+func widenHour(p string) string {
+	var b strings.Builder
+	rs := []rune(p)
+	in := false
+	for i, c := range rs {
+		if c == '\'' {
+			in = !in
+		}
+		b.WriteRune(c)
+		hour := c == 'h' || c == 'H' || c == 'K' || c == 'k'
+		if !in && hour && (i == 0 || rs[i-1] != c) && (i+1 == len(rs) || rs[i+1] != c) {
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
 func sameWidths(have, want []field) bool {
 	for _, w := range want {
 		for _, f := range have {
@@ -748,7 +818,7 @@ func adjustWidths(p string, key, want []field) string {
 }
 
 // renderDate formats t with a CLDR pattern, as parts.
-func renderDate(cal *calendar, ca string, lc loc, sym *symbols, p string, t time.Time, zoneName, tzStyle string) [][2]string {
+func renderDate(cal *calendar, ca string, lc loc, sym *symbols, p string, t time.Time, zone *zoneNaming, tzStyle string) [][2]string {
 	var out [][2]string
 	day := dayIn(ca, t)
 	// ICU writes the first year of a Japanese era as 元 (gannen) in
@@ -913,7 +983,7 @@ func renderDate(cal *calendar, ca string, lc loc, sym *symbols, p string, t time
 			}
 			out = append(out, [2]string{"fractionalSecond", s})
 		case 'z', 'v', 'V', 'O', 'Z', 'x', 'X':
-			out = append(out, [2]string{"timeZoneName", zoneText(cal, lc, t, zoneName, tzStyle, n >= 4 || c == 'Z', sym)})
+			out = append(out, [2]string{"timeZoneName", zoneText(cal, zone, t, tzStyle, c, n, sym)})
 		default:
 			lit(strings.Repeat(string(c), n))
 		}
@@ -921,57 +991,40 @@ func renderDate(cal *calendar, ca string, lc loc, sym *symbols, p string, t time
 	return out
 }
 
-// zoneText names the zone: CLDR's name for UTC, else the localized GMT
-// offset format ("GMT+1", "GMT-05:00" for the long form).
-func zoneText(cal *calendar, lc loc, t time.Time, zoneName, tzStyle string, long bool, sym *symbols) string {
-	if zoneName == "UTC" {
-		if long && cal.utcLong != "" {
-			return cal.utcLong
-		}
-		if !long && cal.utcShort != "" {
-			return cal.utcShort
-		}
-	}
-	if !long && (tzStyle == "short" || tzStyle == "") {
-		// CLDR's short metazone name, where the locale has one ("EST").
-		if mz, ok := cldrMetazones[zoneName]; ok {
-			if names, ok := cldrOf(cldrZoneShort, lc)[mz]; ok {
-				n := names[0]
-				if t.IsDST() {
-					n = names[1]
-				}
-				if n != "" {
-					return n
-				}
-			}
+// zoneText names the zone in the style tzStyle asks for, else as the
+// pattern's letter c (n times) does: CLDR's name for UTC, the specific
+// (z) or generic (v) name where the locale has one (zonenames.go), else the
+// localized GMT format ("GMT+1", "GMT-05:00" for the long form).
+func zoneText(cal *calendar, z *zoneNaming, t time.Time, tzStyle string, c rune, n int, sym *symbols) string {
+	style := tzStyle
+	if style == "" {
+		long := map[bool]string{true: "long", false: "short"}[n >= 4]
+		switch c {
+		case 'z':
+			style = long
+		case 'v':
+			style = long + "Generic"
+		default:
+			style = map[bool]string{true: "longOffset", false: "shortOffset"}[n >= 4 || c == 'Z']
 		}
 	}
-	_, off := t.Zone()
-	if off == 0 && !(tzStyle == "shortOffset") {
-		return cal.gmtZero
+	long := strings.HasPrefix(style, "long")
+	var name string
+	switch {
+	case z == nil || strings.HasSuffix(style, "Offset"):
+	case z.zone == "Etc/UTC" && style == "long":
+		name = cal.utcLong
+	case z.zone == "Etc/UTC" && style == "short":
+		name = cal.utcShort
+	case strings.HasSuffix(style, "Generic"):
+		name = z.generic(t, !long)
+	default:
+		name = z.specific(t, !long)
 	}
-	// The signs come from the hour format, "+HH:mm;-HH:mm" (fr: U+2212).
-	sign := "+"
-	pos, neg, _ := strings.Cut(cal.hourFormat, ";")
-	if off < 0 {
-		sign, off = "-", -off
-		if i := strings.IndexAny(neg, "Hh"); i > 0 {
-			sign = neg[:i]
-		}
-	} else if i := strings.IndexAny(pos, "Hh"); i > 0 {
-		sign = pos[:i]
+	if name != "" {
+		return name
 	}
-	h, m := off/3600, off%3600/60
-	var s string
-	if long {
-		s = sign + localizeDigits(pad2(h)+":"+pad2(m), sym.zero)
-	} else {
-		s = sign + localizeDigits(strconv.Itoa(h), sym.zero)
-		if m != 0 {
-			s += ":" + localizeDigits(pad2(m), sym.zero)
-		}
-	}
-	return strings.Replace(cal.gmt, "{0}", s, 1)
+	return gmtText(cal, t, long, sym)
 }
 
 func pad2(n int) string {

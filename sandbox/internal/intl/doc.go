@@ -14,15 +14,18 @@
 // patterns of the Gregorian, Japanese, Buddhist, ROC and tabular Islamic
 // calendars (calendar.go converts the days), list patterns, relative time fields, compact decimal and unit
 // patterns from the CLDR 48.0 JSON distribution, extracted for the linked
-// locales by internal/gencldr into cldr_gen.go; plural rules from CLDR
-// 48.0's plurals.json and ordinals.json, compiled by internal/genplural
-// into plurals_gen.go and evaluated by plural.go; language matching,
-// collation and case mapping from golang.org/x/text; word, grapheme and
-// sentence boundaries from github.com/rivo/uniseg, with words re-cut as
-// ICU's word rules and its Chinese/Japanese and Thai dictionary engines
-// cut them (segment.go, cjk.go, thai.go), from ICU 78.2's own
-// dictionaries, which internal/gendict takes from Node 20's executable
-// into dict_gen.go; time zones from Go's embedded tzdata.
+// locales by internal/gencldr into cldr_gen.go; zone names (metazones,
+// their names, the zones' metazones over time, exemplar cities) from the
+// same distribution by internal/genzones into zonenames_gen.go
+// (zonenames.go names a zone as ICU does); plural rules from CLDR 48.0's
+// plurals.json and ordinals.json, compiled by internal/genplural into
+// plurals_gen.go and evaluated by plural.go; language matching, collation
+// and case mapping from golang.org/x/text; word, grapheme and sentence
+// boundaries from github.com/rivo/uniseg, with words re-cut as ICU's word
+// rules and its Chinese/Japanese and Thai dictionary engines cut them
+// (segment.go, cjk.go, thai.go), from ICU 78.2's own dictionaries, which
+// internal/gendict takes from Node 20's executable into dict_gen.go; time
+// zones and their offsets and daylight time from Go's embedded tzdata.
 //
 // # Requests
 //

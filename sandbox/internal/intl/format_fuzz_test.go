@@ -21,6 +21,7 @@ func FuzzFormat(f *testing.F) {
 		{false, 3, 2, 2, 3, 1, -0.005}, {true, 4, 0, 0, 0, 2, 8.64e15}, {true, 5, 0, 0, 0, 3, -8.64e15},
 		{false, 0, 0, 20, 0, 0, math.Float64frombits(0x7ff8_0000_0000_0001)}, {false, 0, 0, 2, 0, 0, math.Copysign(0, -1)},
 		{true, 12, 0, 0, 0, 1, -8.64e15}, {true, 13, 0, 0, 0, 2, 8.64e15}, {true, 14, 0, 0, 0, 0, 6.5e12}, {true, 16, 0, 0, 0, 1, math.NaN()},
+		{true, 0, 0, 0, 0, 4, 8.64e15}, {true, 1, 0, 0, 0, 5, -8.64e15}, {true, 2, 0, 0, 0, 6, 1.7e12}, {true, 0, 0, 0, 0, 5, 0},
 	} {
 		f.Add(s.date, s.loc, s.min, s.max, s.grouping, s.opts, s.x)
 	}
@@ -30,7 +31,9 @@ func FuzzFormat(f *testing.F) {
 		"ja-u-ca-coptic", "es-u-ca-indian"}
 	groupings := []string{``, `,"useGrouping":false`, `,"useGrouping":"min2"`, `,"useGrouping":"always"`}
 	dateOpts := []string{`{"dateStyle":"full","timeStyle":"long","timeZone":"UTC"}`, `{"era":"long","year":"numeric","month":"long","day":"numeric"}`,
-		`{"year":"2-digit","month":"narrow","weekday":"short","hour":"numeric","timeZone":"Asia/Tokyo"}`, `{}`}
+		`{"year":"2-digit","month":"narrow","weekday":"short","hour":"numeric","timeZone":"Asia/Tokyo"}`, `{}`,
+		`{"timeStyle":"full","timeZone":"Europe/Dublin"}`, `{"timeZoneName":"longGeneric","timeZone":"Australia/Lord_Howe"}`,
+		`{"hour":"2-digit","minute":"2-digit","timeZoneName":"shortGeneric","timeZone":"Europe/Berlin"}`}
 	numOpts := []string{``, `,"style":"percent"`, `,"notation":"compact"`, `,"style":"currency","currency":"JPY"`}
 	f.Fuzz(func(t *testing.T, date bool, loc, mn, mx, grouping, opts uint8, x float64) {
 		l := locales[int(loc)%len(locales)]

@@ -7,8 +7,10 @@
 //	for p in dates misc numbers units; do mkdir $p && tar xzf cldr-$p-full-48.0.0.tgz -C $p; done
 //	mkdir core bcp && tar xzf cldr-core-48.0.0.tgz -C core && tar xzf cldr-bcp47-48.2.0.tgz -C bcp
 //	git -C cldr-json archive 48.0.0 cldr-json/cldr-cal-{buddhist,coptic,ethiopic,hebrew,indian,islamic,japanese,persian,roc}-full | tar x
-//	go run ./internal/gencldr {dates,misc,numbers,units}/package/main core/package/supplemental bcp/package/bcp47 cldr-json > cldr_gen.go
+//	go run ./internal/gencldr {dates,misc,numbers,units}/package/main core/package/supplemental cldr-json > cldr_gen.go
 //	gofmt -w cldr_gen.go
+//	go run ./internal/genzones dates/package/main core/package/supplemental bcp/package/bcp47 > zonenames_gen.go
+//	gofmt -w zonenames_gen.go
 //	go run ./internal/gennum numbers/package/main core/package/supplemental > numbers_gen.go
 //	gofmt -w numbers_gen.go
 //	npm pack cldr-localenames-full@48.0.0 && mkdir localenames && tar xzf cldr-localenames-full-48.0.0.tgz -C localenames
@@ -28,8 +30,8 @@
 //
 // It also writes the list patterns (cldr-misc-full), the relative time
 // fields (dateFields.json), the unit patterns (cldr-units-full) and the display
-// names of common currencies, and the short names of metazones (cldr-core's
-// zone to metazone map).
+// names of common currencies. The zone names (metazones, their names and
+// the zones' metazones over time) are ../genzones' (zonenames_gen.go).
 //
 // The locales are those of locales_gen.go (gen_locales.sh), each mapped to
 // the nearest CLDR directory (zh_Hans_CN → zh); the calendars also have
@@ -124,11 +126,11 @@ func styles(m map[string]string) []string {
 var regionalCalendars = []string{"zh-Hant-HK"}
 
 func main() {
-	if len(os.Args) != 8 {
-		fmt.Fprintln(os.Stderr, "usage: gencldr DATES_MAIN MISC_MAIN NUMBERS_MAIN UNITS_MAIN CORE_SUPPLEMENTAL BCP47_DIR CALENDARS_DIR")
+	if len(os.Args) != 7 {
+		fmt.Fprintln(os.Stderr, "usage: gencldr DATES_MAIN MISC_MAIN NUMBERS_MAIN UNITS_MAIN CORE_SUPPLEMENTAL CALENDARS_DIR")
 		os.Exit(2)
 	}
-	dir, misc, numbers, units, core, bcp, cal := os.Args[1], os.Args[2], os.Args[3], os.Args[4], os.Args[5], os.Args[6], os.Args[7]
+	dir, misc, numbers, units, core, cal := os.Args[1], os.Args[2], os.Args[3], os.Args[4], os.Args[5], os.Args[6]
 	src, err := os.ReadFile("locales_gen.go")
 	must(err)
 	var dirs []string
@@ -170,123 +172,6 @@ func main() {
 	writeRelative(w, dir, dirs)
 	writeUnits(w, units, dirs)
 	writeCurrencyNames(w, numbers, dirs)
-	writeZones(w, dir, core, bcp, dirs)
-}
-
-// writeZones writes cldrMetazones (IANA zone → its current metazone, from
-// cldr-core) and cldrZoneShort: locale → metazone → {standard, daylight}
-// short names, where the locale has them ("EST", "MEZ").
-func writeZones(w *os.File, dates, core, bcp string, dirs []string) {
-	b, err := os.ReadFile(filepath.Join(core, "metaZones.json"))
-	must(err)
-	var mz struct {
-		Supplemental struct {
-			MetaZones struct {
-				Info struct {
-					Timezone map[string]any `json:"timezone"`
-				} `json:"metazoneInfo"`
-			} `json:"metaZones"`
-		} `json:"supplemental"`
-	}
-	must(json.Unmarshal(b, &mz))
-	zones := map[string]string{}
-	var walk func(prefix string, v any)
-	walk = func(prefix string, v any) {
-		switch t := v.(type) {
-		case map[string]any:
-			for k, c := range t {
-				walk(prefix+"/"+k, c)
-			}
-		case []any:
-			for _, e := range t {
-				m, _ := e.(map[string]any)
-				u, _ := m["usesMetazone"].(map[string]any)
-				if _, ended := u["_to"]; ended {
-					continue
-				}
-				zones[strings.TrimPrefix(prefix, "/")], _ = u["_mzone"].(string)
-			}
-		}
-	}
-	walk("", mz.Supplemental.MetaZones.Info.Timezone)
-	// CLDR keys zones by their old names (Asia/Calcutta); Go's tz database
-	// uses the current ones (Asia/Kolkata): cldr-bcp47 lists both.
-	b, err = os.ReadFile(filepath.Join(bcp, "timezone.json"))
-	must(err)
-	var tzk struct {
-		Keyword struct {
-			U struct {
-				TZ map[string]any `json:"tz"`
-			} `json:"u"`
-		} `json:"keyword"`
-	}
-	must(json.Unmarshal(b, &tzk))
-	for _, v := range tzk.Keyword.U.TZ {
-		m, _ := v.(map[string]any)
-		alias, _ := m["_alias"].(string)
-		names := strings.Fields(alias)
-		for _, n := range names {
-			if z, ok := zones[n]; ok {
-				for _, other := range names {
-					if _, has := zones[other]; !has {
-						zones[other] = z
-					}
-				}
-				break
-			}
-		}
-	}
-	keys := make([]string, 0, len(zones))
-	for k := range zones {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "var cldrMetazones = map[string]string{")
-	for _, k := range keys {
-		fmt.Fprintf(w, "\t%q: %q,\n", k, zones[k])
-	}
-	fmt.Fprintln(w, "}")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "var cldrZoneShort = map[string]map[string][2]string{")
-	for _, d := range dirs {
-		var tz map[string]any
-		must(load(dates, d, "timeZoneNames.json", func(r json.RawMessage) error {
-			var c struct {
-				TZ map[string]any `json:"timeZoneNames"`
-			}
-			err := json.Unmarshal(r, &c)
-			tz = c.TZ
-			return err
-		}))
-		meta, _ := tz["metazone"].(map[string]any)
-		names := make([]string, 0, len(meta))
-		for k := range meta {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		fmt.Fprintf(w, "\t%q: {", d)
-		for _, k := range names {
-			m, _ := meta[k].(map[string]any)
-			sh, ok := m["short"].(map[string]any)
-			if !ok {
-				continue
-			}
-			st, _ := sh["standard"].(string)
-			dl, _ := sh["daylight"].(string)
-			if st == "∅∅∅" {
-				st = ""
-			}
-			if dl == "∅∅∅" {
-				dl = ""
-			}
-			if st != "" || dl != "" {
-				fmt.Fprintf(w, "%q: {%q, %q}, ", k, st, dl)
-			}
-		}
-		fmt.Fprintln(w, "},")
-	}
-	fmt.Fprintln(w, "}")
 }
 
 // namedCurrencies are the currencies whose display names (currencyDisplay
