@@ -1,6 +1,6 @@
 // Part of the prelude: Intl.DateTimeFormat and Date's locale methods
 // (50-intl.js has the request helpers).
-const DTF_OPTS = ["calendar", "numberingSystem", "dateStyle", "timeStyle", "weekday", "era", "year", "month", "day", "hour", "minute", "second",
+const DTF_OPTS = ["calendar", "numberingSystem", "dateStyle", "timeStyle", "weekday", "era", "year", "month", "day", "dayPeriod", "hour", "minute", "second",
   "timeZoneName", "hour12", "hourCycle", "timeZone"];
 const dtfResolved = new WeakMap();
 // dtfRequests holds each formatter's locales and options as read: its

@@ -18,23 +18,23 @@ import (
 // pattern some options get (en-CA's era with a numeric date, Polish and
 // Dutch date-time joins, Hindi's era first).
 var calendarLocales = map[string]string{
-	"buddhist": "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr it ja ko pt pt-PT ru sv zh zh-Hans",
-	"japanese": "ar ar-EG de de-AT de-CH en en-AU en-CA en-GB en-IN es fr hi it ja ko pt-PT ru sv tr zh zh-Hans",
-	"roc":      "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans",
+	"buddhist": "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr it ja ko pt pt-PT ru sv zh zh-Hans zh-Hant",
+	"japanese": "ar ar-EG de de-AT de-CH en en-AU en-CA en-GB en-IN es fr hi it ja ko pt-PT ru sv tr zh zh-Hans zh-Hant",
+	"roc":      "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans zh-Hant",
 	// The tabular Islamic calendars, as ICU computes them.
-	"islamic-civil": "ar ar-EG de de-AT de-CH en en-AU es es-MX fr fr-CA hi it ja ko pt pt-PT ru sv zh zh-Hans",
-	"islamic-tbla":  "ar ar-EG de de-AT de-CH en en-AU es es-MX fr fr-CA hi it ja ko pt pt-PT ru sv zh zh-Hans",
+	"islamic-civil": "ar ar-EG de de-AT de-CH en en-AU es es-MX fr fr-CA hi it ja ko pt pt-PT ru sv zh zh-Hans zh-Hant",
+	"islamic-tbla":  "ar ar-EG de de-AT de-CH en en-AU es es-MX fr fr-CA hi it ja ko pt pt-PT ru sv zh zh-Hans zh-Hant",
 	// Umm al-Qura: ICU's table of 1300 to 1600 AH (calendars_icu_gen.go),
 	// the civil arithmetic outside it.
-	"islamic-umalqura": "ar ar-EG de de-AT de-CH en en-AU es es-MX fr fr-CA hi it ja ko pt pt-PT ru sv zh zh-Hans",
+	"islamic-umalqura": "ar ar-EG de de-AT de-CH en en-AU es es-MX fr fr-CA hi it ja ko pt pt-PT ru sv zh zh-Hans zh-Hant",
 	// Persian: the 33-year arithmetic with ICU 78's leap years from 1502
 	// AP (calendars_icu_gen.go).
-	"persian":  "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans",
-	"hebrew":   "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans",
-	"indian":   "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr it ja ko pt pt-PT ru sv zh zh-Hans",
-	"coptic":   "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans",
-	"ethiopic": "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans",
-	"ethioaa":  "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans",
+	"persian":  "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans zh-Hant zh-Hant-HK",
+	"hebrew":   "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans zh-Hant",
+	"indian":   "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr it ja ko pt pt-PT ru sv zh zh-Hans zh-Hant zh-Hant-HK",
+	"coptic":   "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans zh-Hant zh-Hant-HK",
+	"ethiopic": "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans zh-Hant zh-Hant-HK",
+	"ethioaa":  "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans zh-Hant zh-Hant-HK",
 }
 
 // formatsCalendar reports whether a ca keyword or calendar option naming
@@ -70,8 +70,29 @@ func calendarOf(lc loc, ca string) *calendar {
 	return greg
 }
 
+// regionalCalendar is the CLDR directory of the regional calendar data
+// (cldr_gen.go's regional calendars) for the locale asked for: zh-HK and
+// zh-MO (and zh-Hant-HK, zh-Hant-MO) format as CLDR's zh-Hant-HK, which
+// zh-Hant-MO inherits, though they resolve to the linked zh-Hant-TW.
+func regionalCalendar(lc loc) string {
+	base, script, region := lc.lang.Raw()
+	if base.String() != "zh" {
+		return ""
+	}
+	if script.String() == "Zzzz" {
+		script, _ = lc.lang.Script()
+	}
+	if r := region.String(); script.String() == "Hant" && (r == "HK" || r == "MO") {
+		return "zh-Hant-HK"
+	}
+	return ""
+}
+
 // calendarDir is the CLDR directory of a resolved locale's data.
 func calendarDir(lc loc) string {
+	if d := regionalCalendar(lc); d != "" {
+		return d
+	}
 	parts := strings.Split(strings.ReplaceAll(lc.tr.Locale(), "_", "-"), "-")
 	for n := len(parts); n > 0; n-- {
 		if d := strings.Join(parts[:n], "-"); cldrDates[d] != nil {

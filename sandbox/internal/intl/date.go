@@ -32,6 +32,7 @@ type dtOptions struct {
 	Year         string `json:"year"`
 	Month        string `json:"month"`
 	Day          string `json:"day"`
+	DayPeriod    string `json:"dayPeriod"`
 	Hour         string `json:"hour"`
 	Minute       string `json:"minute"`
 	Second       string `json:"second"`
@@ -47,6 +48,9 @@ type dtOptions struct {
 	// "time" or "any", and "date", "time" or "all".
 	Required string `json:"required"`
 	Defaults string `json:"defaults"`
+	// patternHour: the hour takes the matched pattern's width, not the
+	// option's (a numeric hour in 24 hours where the locale counts 12).
+	patternHour bool
 }
 
 // dtResolved is resolvedOptions(), in V8's order.
@@ -62,6 +66,7 @@ type dtResolved struct {
 	Year            string `json:"year,omitempty"`
 	Month           string `json:"month,omitempty"`
 	Day             string `json:"day,omitempty"`
+	DayPeriod       string `json:"dayPeriod,omitempty"`
 	Hour            string `json:"hour,omitempty"`
 	Minute          string `json:"minute,omitempty"`
 	Second          string `json:"second,omitempty"`
@@ -167,6 +172,7 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 		{"year", o.Year, []string{"2-digit", "numeric"}},
 		{"month", o.Month, []string{"2-digit", "numeric", "narrow", "short", "long"}},
 		{"day", o.Day, []string{"2-digit", "numeric"}},
+		{"dayPeriod", o.DayPeriod, []string{"narrow", "short", "long"}},
 		{"hour", o.Hour, []string{"2-digit", "numeric"}},
 		{"minute", o.Minute, []string{"2-digit", "numeric"}},
 		{"second", o.Second, []string{"2-digit", "numeric"}},
@@ -190,7 +196,7 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 
 	styled := o.DateStyle != "" || o.TimeStyle != ""
 	if styled {
-		for _, c := range checks[:9] {
+		for _, c := range checks[:10] {
 			if c.v != "" {
 				return nil, typeErr("Can't set option %s when %s is used", c.name, map[bool]string{true: "dateStyle", false: "timeStyle"}[o.DateStyle != ""])
 			}
@@ -207,7 +213,7 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 		if o.Required != "time" && (o.Weekday != "" || o.Year != "" || o.Month != "" || o.Day != "") {
 			need = false
 		}
-		if o.Required != "date" && (o.Hour != "" || o.Minute != "" || o.Second != "") {
+		if o.Required != "date" && (o.DayPeriod != "" || o.Hour != "" || o.Minute != "" || o.Second != "") {
 			need = false
 		}
 		if need && (o.Defaults == "date" || o.Defaults == "all" || o.Defaults == "") {
@@ -263,15 +269,20 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 				// ICU applies the hc keyword by generating the style's
 				// fields in that cycle (en-GB-u-hc-h11: K:mm a).
 				t := styleTimeFields(base, i, false)
-				base = buildPattern(cal, &t, hc)
+				base = withDayPeriod(buildPattern(cal, &t, hc), 0)
 			}
 			tp = setCycle(base, cycle, cal)
+			if cycle != hourCycleOf(base) {
+				// V8 has ICU generate the pattern in another cycle,
+				// with AM/PM for the flexible period (zh-Hant's BK:mm).
+				tp = withDayPeriod(tp, 0)
+			}
 			if tp == "" {
 				// Between 12 and 24 hours: the locale's format for the
 				// style's fields in the other cycle.
 				// The hour keeps the style's width (HH:mm → KK:mm a).
 				t := styleTimeFields(base, i, true)
-				tp = buildPattern(cal, &t, cycle)
+				tp = withDayPeriod(buildPattern(cal, &t, cycle), 0)
 			}
 			res.HourCycle = cycle
 		}
@@ -289,7 +300,11 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 		if o.Hour != "" {
 			res.HourCycle = cycle
 		}
-		pattern = buildPattern(cal, &o, cycle)
+		// V8 asks ICU for a 24-hour hour, where the locale counts 12,
+		// without its width: en's HH:mm for {hour: "numeric", hourCycle:
+		// "h23"}.
+		o.patternHour = o.Hour == "numeric" && !is12(cycle) && is12(hourCycleOf(cal.time[3]))
+		pattern = withDayPeriod(buildPattern(cal, &o, cycle), dayPeriodWidth(&o, cycle))
 		res.Era = ""
 		widths(pattern, &res)
 	}
@@ -472,13 +487,20 @@ func buildPattern(cal *calendar, o *dtOptions, cycle string) string {
 		hourLetter = 'h'
 	}
 	if o.Hour != "" {
-		tm = append(tm, field{hourLetter, width[o.Hour]})
+		n := width[o.Hour]
+		if o.patternHour {
+			n = 0 // the pattern's width
+		}
+		tm = append(tm, field{hourLetter, n})
 	}
 	if o.Minute != "" {
 		tm = append(tm, field{'m', width[o.Minute]})
 	}
 	if o.Second != "" {
 		tm = append(tm, field{'s', width[o.Second]})
+	}
+	if n := dayPeriodWidth(o, cycle); n > 0 {
+		tm = append([]field{{'B', n}}, tm...)
 	}
 	zone := o.TimeZoneName != ""
 	if len(date) > 0 && len(tm) > 0 && !zone {
@@ -776,7 +798,9 @@ func adjustWidths(p string, key, want []field) string {
 				switch {
 				case cls == 'm' || cls == 's':
 				case cls == 'h':
-					n = w.n
+					if w.n > 0 {
+						n = w.n
+					}
 				case cls == 'G':
 					if keyN != w.n {
 						n = w.n
@@ -916,7 +940,16 @@ func renderDate(cal *calendar, ca string, lc loc, sym *symbols, p string, t time
 			default:
 				out = append(out, [2]string{"weekday", names[1][d]})
 			}
-		case 'a', 'b', 'B':
+		case 'B':
+			hm, hs := 0, 0
+			if strings.ContainsRune(stripQuoted(p), 'm') {
+				hm = t.Minute()
+			}
+			if strings.ContainsRune(stripQuoted(p), 's') {
+				hs = t.Second()
+			}
+			out = append(out, [2]string{"dayPeriod", flexibleDayPeriod(calendarDir(lc), t.Hour(), hm, hs, n)})
+		case 'a', 'b':
 			pd := cal.periods[0]
 			if t.Hour() >= 12 {
 				pd = cal.periods[1]
@@ -1056,6 +1089,11 @@ func widths(p string, res *dtResolved) {
 		case 'E':
 			if res.Weekday != "" {
 				res.Weekday = text[f.n]
+			}
+		case 'B':
+			res.DayPeriod = map[int]string{4: "long", 5: "narrow"}[f.n]
+			if res.DayPeriod == "" {
+				res.DayPeriod = "short"
 			}
 		case 'G':
 			// V8 reads the era's width off the pattern, asked for or not

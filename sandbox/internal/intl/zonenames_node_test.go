@@ -65,10 +65,11 @@ func zoneAuditLocales() []string {
 // says when one starts to match).
 var zoneNameDifferences = map[string]string{}
 
-// zoneOnlyLocales differ from Node elsewhere than in zone names (README.md:
-// Traditional Chinese day periods and date-time joins): the audit compares
-// their zone names only, and requires the rest to differ still somewhere.
-var zoneOnlyLocales = []string{"zh-Hant-TW"}
+// zoneOnlyLocales differ from Node elsewhere than in zone names (none
+// since Traditional Chinese day periods and date-time joins match): the
+// audit compares their zone names only, and requires the rest to differ
+// still somewhere.
+var zoneOnlyLocales = []string{}
 
 // zoneParts are the timeZoneName parts of formatToParts' output.
 func zoneParts(t *testing.T, parts string) []string {

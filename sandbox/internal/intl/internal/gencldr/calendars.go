@@ -133,7 +133,27 @@ func writeCalendar(w *os.File, d string, g gregorian, tz map[string]any, styleSk
 			dt[s] = v
 		}
 	}
-	fmt.Fprintf(w, "\t\tdateTime: %s,\n\t\tatTime: %s,\n", q(styles(dt)), q(styles(g.AtTime.Standard)))
+	at := g.AtTime.Standard
+	if strings.HasPrefix(d, "zh-Hant") {
+		// Node 20's ICU 78.2 joins a Traditional Chinese date and time
+		// with a space, a thin space (U+2009) in the short style
+		// ("1970/1/1 上午12:00:00"), where CLDR 48's JSON has none.
+		join := func(style, v string) string {
+			sep := " "
+			if style == "short" {
+				sep = "\u2009"
+			}
+			return strings.ReplaceAll(v, "{1}{0}", "{1}"+sep+"{0}")
+		}
+		at = map[string]string{}
+		for k, v := range dt {
+			dt[k] = join(k, v)
+		}
+		for k, v := range g.AtTime.Standard {
+			at[k] = join(k, v)
+		}
+	}
+	fmt.Fprintf(w, "\t\tdateTime: %s,\n\t\tatTime: %s,\n", q(styles(dt)), q(styles(at)))
 	iv, _ := g.DateTimeFormats["intervalFormats"].(map[string]any)
 	fb, _ := iv["intervalFormatFallback"].(string)
 	fmt.Fprintf(w, "\t\tintervalFallback: %q,\n", fb)
@@ -150,7 +170,7 @@ func writeCalendar(w *os.File, d string, g gregorian, tz map[string]any, styleSk
 	}
 	keys := make([]string, 0, len(avail))
 	for k := range avail {
-		if !strings.Contains(k, "-alt-") && !strings.Contains(k, "-count-") && !strings.ContainsAny(k, "QwWB") {
+		if !strings.Contains(k, "-alt-") && !strings.Contains(k, "-count-") && !strings.ContainsAny(k, "QwW") {
 			keys = append(keys, k)
 		}
 	}
