@@ -3,10 +3,10 @@ package quickjs
 import (
 	"context"
 	"fmt"
-	"github.com/airlockrt/airlock/sandbox/internal/wasmcode"
 	"sync"
 	"testing"
 
+	"github.com/airlockrt/airlock/sandbox/internal/wasmcode"
 	"github.com/stretchr/testify/require"
 )
 
