@@ -87,6 +87,7 @@ func TestToolErrorSiteAcrossPark(t *testing.T) {
 // completion's callback queues, chained ones included, runs before the next
 // completion's callback, and a failed call's rejection is delivered in its
 // turn like any other; the timer comes after the calls on the virtual clock.
+// The two calls complete together, in either order.
 func TestCompletionMicrotaskOrder(t *testing.T) {
 	aDone := make(chan struct{})
 	br := func(ctx context.Context, tool string, args []byte) ([]byte, error) {
@@ -111,7 +112,13 @@ await new Promise((r) => setTimeout(r, 5));
 return log;`
 	res, err := engine(t).Run(context.Background(), Script{Source: src, Guest: Guest{Clock: ClockVirtual}}, br, Limits{})
 	require.NoError(t, err)
-	require.JSONEq(t, `["a","a1","a2","b","b1","ToolError","c1","timer"]`, string(res.Value))
+	// b's Bridge returns once a's has, but a's completion reaches the
+	// channel after its Bridge returns, so either may arrive first: what
+	// is pinned is that each callback's jobs run before the other's.
+	require.Contains(t, []string{
+		`["a","a1","a2","b","b1","ToolError","c1","timer"]`,
+		`["b","b1","a","a1","a2","ToolError","c1","timer"]`,
+	}, string(res.Value))
 }
 
 // TestCallSiteOf hands each Bridge call the line and column of the
