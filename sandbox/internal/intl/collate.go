@@ -1,6 +1,7 @@
 package intl
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"unicode"
 
 	"golang.org/x/text/collate"
+	"golang.org/x/text/language"
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
@@ -23,9 +25,15 @@ func stripMarks(s string) string {
 }
 
 // swapCase swaps the case of the letters whose case mapping is one to one
-// (not Turkish İ and ı).
+// (not Turkish İ and ı), in the scripts whose both cases x/text's tables
+// weigh as letters of their script (Georgian's Mtavruli and Cherokee's
+// small letters are newer than its data: swapped, they would sort after
+// every script).
 func swapCase(s string) string {
 	return strings.Map(func(r rune) rune {
+		if r >= 0x80 && !unicode.In(r, unicode.Latin, unicode.Greek, unicode.Cyrillic, unicode.Armenian, unicode.Coptic, unicode.Glagolitic) {
+			return r
+		}
 		switch {
 		case unicode.IsUpper(r) && unicode.ToUpper(unicode.ToLower(r)) == r:
 			return unicode.ToLower(r)
@@ -78,15 +86,30 @@ type colAnswer struct {
 type lockedCollator struct {
 	mu sync.Mutex
 	c  *collate.Collator
+	// r puts the scripts in the locale's order (reorder.go), nil where
+	// the root's is the locale's.
+	r *reordering
+}
+
+// compare compares a and b as the collator orders them.
+func (l *lockedCollator) compare(a, b string) int {
+	if l.r == nil {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.c.CompareString(a, b)
+	}
+	var ba, bb collate.Buffer
+	return bytes.Compare(keyOf(l, &ba, a), keyOf(l, &bb, b))
 }
 
 // collator compares two strings (v, w) with x/text's CLDR collation, or
 // just resolves the options.
 func (h *Handler) collator(req *request) (any, error) {
-	lc, err := resolve(req.L)
+	locale, requested, err := collationLocale(req.L)
 	if err != nil {
 		return nil, err
 	}
+	lc := loc{tag: locale, lang: language.MustParse(locale), req: requested}
 	var o colOptions
 	if err := options(req.O, &o); err != nil {
 		return nil, err
@@ -133,7 +156,7 @@ func (h *Handler) collator(req *request) (any, error) {
 	if o.Numeric != nil {
 		res.Numeric = *o.Numeric
 	}
-	res.Locale = withKeywords(base, kept)
+	res.Locale = withKeywords(locale, kept)
 	res.IgnorePunctuation = o.IgnorePunctuation != nil && *o.IgnorePunctuation
 	ans := &colAnswer{R: res}
 	if len(req.V) == 0 {
@@ -149,10 +172,7 @@ func (h *Handler) collator(req *request) (any, error) {
 		// x/text has no case level: the base comparison decides, and
 		// between equal bases, the case of the text without diacritics.
 		base := h.collatorFor(lc, "base", res.Numeric, res.IgnorePunctuation)
-		base.mu.Lock()
-		c := base.c.CompareString(a, b)
-		base.mu.Unlock()
-		if c != 0 {
+		if c := base.compare(a, b); c != 0 {
 			ans.C = &c
 			return ans, nil
 		}
@@ -163,9 +183,7 @@ func (h *Handler) collator(req *request) (any, error) {
 		// tertiary order into upper-first.
 		a, b = swapCase(a), swapCase(b)
 	}
-	lcol.mu.Lock()
-	c := lcol.c.CompareString(a, b)
-	lcol.mu.Unlock()
+	c := lcol.compare(a, b)
 	ans.C = &c
 	return ans, nil
 }
@@ -175,15 +193,17 @@ func (h *Handler) collator(req *request) (any, error) {
 func (res colResolved) withCollation(lc loc) loc {
 	if res.Collation != "default" {
 		if t, err := lc.lang.SetTypeForKey("co", res.Collation); err == nil {
-			lc.lang, lc.tag = t, t.String()
+			lc.lang = t
 		}
 	}
 	return lc
 }
 
-// collatorFor returns the (cached) collator for a locale and options.
+// collatorFor returns the (cached) collator for a collation locale (lc.tag
+// as collationLocale resolves it, lc.lang with its collation keyword) and
+// options.
 func (h *Handler) collatorFor(lc loc, sensitivity string, numeric, loose bool) *lockedCollator {
-	key := fmt.Sprintf("col\x00%s\x00%s\x00%t\x00%t", lc.tag, sensitivity, numeric, loose)
+	key := fmt.Sprintf("col\x00%s\x00%s\x00%s\x00%t\x00%t", lc.tag, lc.lang, sensitivity, numeric, loose)
 	return h.cached(key, func() any {
 		var opts []collate.Option
 		switch sensitivity {
@@ -198,6 +218,6 @@ func (h *Handler) collatorFor(lc loc, sensitivity string, numeric, loose bool) *
 		if loose {
 			opts = append(opts, collate.Loose)
 		}
-		return &lockedCollator{c: collate.New(lc.lang, opts...)}
+		return &lockedCollator{c: collate.New(lc.lang, opts...), r: reorderingFor(lc.tag, lc.lang.TypeForKey("co"))}
 	}).(*lockedCollator)
 }

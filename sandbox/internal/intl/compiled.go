@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/collate"
+	"golang.org/x/text/language"
 )
 
 // Compiled requests are the prelude's hot paths: a number or a date
@@ -314,11 +315,11 @@ func (h *Handler) compileKeys(req *request) (compiled, error) {
 		return nil, err
 	}
 	res := ans.(*colAnswer).R
-	lc, err := resolve(req.L)
+	locale, _, err := collationLocale(req.L)
 	if err != nil {
 		return nil, err
 	}
-	lc = res.withCollation(lc)
+	lc := res.withCollation(loc{tag: locale, lang: language.MustParse(locale)})
 	c := &compiledKeys{
 		main:  h.collatorFor(lc, res.Sensitivity, res.Numeric, res.IgnorePunctuation),
 		upper: res.CaseFirst == "upper",
@@ -414,7 +415,11 @@ func keyOf(c *lockedCollator, buf *collate.Buffer, s string) []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	buf.Reset()
-	return c.c.KeyFromString(buf, s)
+	k := c.c.KeyFromString(buf, s)
+	if c.r != nil {
+		k = c.r.apply(k)
+	}
+	return k
 }
 
 // writeKey writes key so that keys compare by UTF-16 code unit as they
