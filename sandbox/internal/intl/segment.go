@@ -101,6 +101,9 @@ var dictEngines = [...]dictEngine{
 		return cjBreaks(d, run)
 	}},
 	{isThaiDict, thaiBreaks},
+	{isLaoDict, laoLang.breaks},
+	{isBurmeseDict, burmeseLang.breaks},
+	{isKhmerDict, khmerLang.breaks},
 }
 
 // dictWords returns the words of s as ICU finds them, each with whether
@@ -110,8 +113,8 @@ var dictEngines = [...]dictEngine{
 // characters is then cut by the dictionary engines.
 //
 // ICU's word rules, unlike UAX #29, chain adjacent Han, Hiragana and
-// Katakana into one segment, and treat Thai letters as letters (so "abc"
-// and Thai after it are one segment). Within a rule segment, a range
+// Katakana into one segment, and treat Thai, Lao, Burmese and Khmer
+// letters as letters (so "abc" and Thai after it are one segment). Within a rule segment, a range
 // starts at a character of the rules' dictionary set (those scripts and
 // Hangul syllables) and runs while the engine handles the characters
 // (Chinese and Japanese: also the half-width sound marks and the
@@ -123,9 +126,10 @@ var dictEngines = [...]dictEngine{
 // run of its script that is not cut.
 func dictWords(s string) (words []string, wordLike []int) {
 	runes := []rune(s)
-	// The rules' boundaries, in runes: Thai letters ruled as letters, and
-	// Han, Hiragana and Hangul syllables as ideographs, which join nothing
-	// (UAX #29 has some of them letters: 々, Hangul).
+	// The rules' boundaries, in runes: Thai, Lao, Burmese and Khmer
+	// letters ruled as letters, and Han, Hiragana and Hangul syllables as
+	// ideographs, which join nothing (UAX #29 has some of them letters:
+	// 々, Hangul).
 	sub := make([]rune, len(runes))
 	for i, r := range runes {
 		switch {
@@ -215,10 +219,13 @@ func segmentWordLike(seg []rune) int {
 		}
 		return 0
 	}
+	// ICU's rules take the Complex_Context characters that are not marks
+	// as letters, Myanmar's symbols (႞, ꩷) among them.
+	letter := func(r rune) bool { return unicode.IsLetter(r) || isRuleComplexLetter(r) }
 	switch {
-	case unicode.Is(unicode.So, base):
+	case unicode.Is(unicode.So, base) && !isRuleComplexLetter(base):
 		return 0 // an emoji sequence, joined by a ZWJ to what precedes it
-	case end < len(seg) && (isHangulSyllable(base) || !unicode.IsLetter(base) && !unicode.IsDigit(base)):
+	case end < len(seg) && (isHangulSyllable(base) || !letter(base) && !unicode.IsDigit(base)):
 		// Marks after a Hangul syllable, a connector (_) or punctuation
 		// end the segment with ICU's rule for marks, which has no status.
 		return 0
@@ -226,7 +233,7 @@ func segmentWordLike(seg []rune) int {
 	for _, r := range seg {
 		// Letters (Roman numerals among them) and decimal digits; not
 		// other numbers (², ①, ½), which the rules give no status.
-		if !isWordExtend(r) && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Nl, r)) {
+		if !isWordExtend(r) && (letter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Nl, r)) {
 			return 1
 		}
 	}
@@ -268,8 +275,10 @@ func isRuleDict(r rune) bool {
 func isHangulSyllable(r rune) bool { return r >= 0xac00 && r <= 0xd7a3 }
 
 // isRuleComplex is Line_Break=Complex_Context for the scripts airlock has
-// a dictionary for: Thai.
-func isRuleComplex(r rune) bool { return isThaiDict(r) }
+// a dictionary for: Thai, Lao, Burmese and Khmer.
+func isRuleComplex(r rune) bool {
+	return isThaiDict(r) || isLaoDict(r) || isBurmeseDict(r) || isKhmerDict(r)
+}
 
 // isRuleComplexLetter is isRuleComplex less marks: what ICU's rules treat
 // as letters.
