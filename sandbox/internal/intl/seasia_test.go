@@ -360,3 +360,19 @@ func TestSEAsiaBreaksExamples(t *testing.T) {
 		require.Equal(t, c.want, got)
 	}
 }
+
+// TestWordSegmentsUnhandledComplexMatchNode compares generated texts of
+// the Complex_Context scripts ICU has no dictionary for (Tai Le, New Tai
+// Lue, Tai Tham, Tai Viet, Ahom: letters, marks, signs, digits), mixed
+// with Thai, Lao, Khmer, Burmese, Latin, digits, punctuation, kana and
+// Hangul, with Node's segments: ICU's rules take them as letters and its
+// UnhandledEngine keeps a run of one script whole.
+func TestWordSegmentsUnhandledComplexMatchNode(t *testing.T) {
+	pieces := []string{
+		"ᥐᥣᥰᥓᥤᥰ", "ᥐ", "ᥰ", "ᦃᦸᧈ", "ᦺ", "᧑᧒", "᧚", "᧚.1", "᧚.a", "᧞", "ᨠᩮᩬᩥᨾ᩠ᨾᨶ", "ᨠ", "\u1a60", "\u1a75", "᪠", "ᪧ", "᪀᪁", "᪐",
+		"ꪀꪱꪙ", "ꪀ", "\uaab0", "ꫛ", "꫞", "𑜀𑜁𑜂", "𑜀", "\U0001171d", "𑜰𑜱", "𑜺", "𑜿",
+		"ภาษาไทย", "ພາສາລາວ", "ភាសាខ្មែរ", "မြန်မာ", "ꩠꩡ", "abc", "42", " ", ",", ".", "(", "\"", "_", "-",
+		"日本", "カタカナ", "한국", "😀", "\u200b", "\u200d", "\u0301", "\n",
+	}
+	compareRandomSegments(t, 2718, pieces, []string{"th", "en", "my"}, 600)
+}

@@ -135,6 +135,8 @@ func dictWords(s string) (words []string, wordLike []int) {
 		switch {
 		case isRuleComplexLetter(r):
 			sub[i] = 'a'
+		case r == newTaiLueThamOne:
+			sub[i] = '0'
 		case isKanaKanji(r) && !isWordKatakana(r), isHangulSyllable(r):
 			sub[i] = '一'
 		default:
@@ -222,10 +224,11 @@ func segmentWordLike(seg []rune) int {
 	// ICU's rules take the Complex_Context characters that are not marks
 	// as letters, Myanmar's symbols (႞, ꩷) among them.
 	letter := func(r rune) bool { return unicode.IsLetter(r) || isRuleComplexLetter(r) }
+	digit := func(r rune) bool { return unicode.IsDigit(r) || r == newTaiLueThamOne }
 	switch {
 	case unicode.Is(unicode.So, base) && !isRuleComplexLetter(base):
 		return 0 // an emoji sequence, joined by a ZWJ to what precedes it
-	case end < len(seg) && (isHangulSyllable(base) || !letter(base) && !unicode.IsDigit(base)):
+	case end < len(seg) && (isHangulSyllable(base) || !letter(base) && !digit(base)):
 		// Marks after a Hangul syllable, a connector (_) or punctuation
 		// end the segment with ICU's rule for marks, which has no status.
 		return 0
@@ -233,7 +236,7 @@ func segmentWordLike(seg []rune) int {
 	for _, r := range seg {
 		// Letters (Roman numerals among them) and decimal digits; not
 		// other numbers (², ①, ½), which the rules give no status.
-		if !isWordExtend(r) && (letter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Nl, r)) {
+		if !isWordExtend(r) && (letter(r) || digit(r) || unicode.Is(unicode.Nl, r)) {
 			return 1
 		}
 	}
@@ -274,10 +277,29 @@ func isRuleDict(r rune) bool {
 
 func isHangulSyllable(r rune) bool { return r >= 0xac00 && r <= 0xd7a3 }
 
-// isRuleComplex is Line_Break=Complex_Context for the scripts airlock has
-// a dictionary for: Thai, Lao, Burmese and Khmer.
+// newTaiLueThamOne, U+19DA NEW TAI LUE THAM DIGIT ONE, is a digit to ICU's
+// word rules (Word_Break Numeric), where uniseg's Unicode 15 tables have it
+// neither a digit nor a letter.
+const newTaiLueThamOne = 0x19da
+
+// isRuleComplex is Line_Break=Complex_Context (Unicode 17): Thai, Lao,
+// Burmese and Khmer, which ICU cuts by dictionary, and Tai Le, New Tai Lue,
+// Tai Tham, Tai Viet and Ahom, whose runs its UnhandledEngine keeps whole.
 func isRuleComplex(r rune) bool {
-	return isThaiDict(r) || isLaoDict(r) || isBurmeseDict(r) || isKhmerDict(r)
+	switch {
+	case r < 0x0e01:
+		return false
+	case r < 0x1780:
+		return isThaiDict(r) || isLaoDict(r) || isBurmeseDict(r)
+	case r < 0x1950:
+		return isKhmerDict(r)
+	}
+	return r >= 0x1950 && r <= 0x196d || r >= 0x1970 && r <= 0x1974 || // Tai Le
+		r >= 0x1980 && r <= 0x19ab || r >= 0x19b0 && r <= 0x19c9 || r == 0x19de || r == 0x19df || // New Tai Lue
+		r >= 0x1a20 && r <= 0x1a5e || r >= 0x1a60 && r <= 0x1a7c || r >= 0x1aa0 && r <= 0x1aad || // Tai Tham
+		isBurmeseDict(r) || // Myanmar Extended-A and -B
+		r >= 0xaa80 && r <= 0xaac2 || r >= 0xaadb && r <= 0xaadf || // Tai Viet
+		r >= 0x11700 && r <= 0x1171a || r >= 0x1171d && r <= 0x1172b || r == 0x1173a || r == 0x1173b || r >= 0x1173f && r <= 0x11746 // Ahom
 }
 
 // isRuleComplexLetter is isRuleComplex less marks: what ICU's rules treat
