@@ -282,9 +282,11 @@ func isHangulSyllable(r rune) bool { return r >= 0xac00 && r <= 0xd7a3 }
 // neither a digit nor a letter.
 const newTaiLueThamOne = 0x19da
 
-// isRuleComplex is Line_Break=Complex_Context (Unicode 17): Thai, Lao,
-// Burmese and Khmer, which ICU cuts by dictionary, and Tai Le, New Tai Lue,
-// Tai Tham, Tai Viet and Ahom, whose runs its UnhandledEngine keeps whole.
+// isRuleComplex is Line_Break=Complex_Context as ICU 78 has it (less
+// Unicode 17's Tai Yo, which Go's Unicode 15 tables do not know): Thai,
+// Lao, Burmese and Khmer, which ICU cuts by dictionary, and Tai Le, New Tai
+// Lue, Tai Tham, Tai Viet and Ahom, whose runs its UnhandledEngine keeps
+// whole.
 func isRuleComplex(r rune) bool {
 	switch {
 	case r < 0x0e01:
