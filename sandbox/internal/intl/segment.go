@@ -221,6 +221,21 @@ func segmentWordLike(seg []rune) int {
 		}
 		return 0
 	}
+	if end == len(seg) && isExtendNumLet(base) {
+		// Connectors alone: ICU's rules give one after another a letter's
+		// status ("__", "_‿"), not one alone or marks after them.
+		n := 0
+		for _, r := range seg {
+			if isExtendNumLet(r) {
+				n++
+			} else if !isWordExtend(r) {
+				n = -len(seg)
+			}
+		}
+		if n >= 2 {
+			return 1
+		}
+	}
 	// ICU's rules take the Complex_Context characters that are not marks
 	// as letters, Myanmar's symbols (႞, ꩷) among them.
 	letter := func(r rune) bool { return unicode.IsLetter(r) || isRuleComplexLetter(r) }
@@ -242,6 +257,10 @@ func segmentWordLike(seg []rune) int {
 	}
 	return 0
 }
+
+// isExtendNumLet reports Word_Break ExtendNumLet: the connectors (_, ‿,
+// ＿) and the narrow no-break space.
+func isExtendNumLet(r rune) bool { return unicode.Is(unicode.Pc, r) || r == 0x202f }
 
 // isWordExtend reports Word_Break Extend, Format or ZWJ.
 func isWordExtend(r rune) bool {
