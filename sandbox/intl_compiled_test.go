@@ -138,6 +138,12 @@ return [["b", "a\u0000z", "a", "a\u0000b"].sort(asc), ["a", "b".repeat(5000)].so
 		{name: "property escapes with the i flag", want: `[1000,true,false]`, lim: Limits{Timeout: time.Minute}, src: `
 const re = new RegExp("\\p{Lu}".repeat(1000), "iu");
 return [re.exec("a".repeat(1000))[0].length, /\p{Lu}/iu.test("1".repeat(100000) + "a"), /\p{Lu}/iu.test("1".repeat(100000))];`},
+		// Runs the Lao, Khmer and Burmese dictionary engines cut, as long as
+		// a chunk: marks alone, one letter repeated, coeng before every
+		// letter (Node's counts).
+		{name: "dictionary scripts at the chunk bound", want: `[1,9999,2501,1,1667,4999]`, lim: Limits{Timeout: time.Minute}, src: `
+const w = (l, s) => [...new Intl.Segmenter(l, { granularity: "word" }).segment(s)].length;
+return [w("my", "\u1039".repeat(9999)), w("my", "က".repeat(9999)), w("km", "\u17d2ក".repeat(4999)), w("lo", "ໆ".repeat(9999)), w("my", "ကို".repeat(3333)), w("lo", "ກ\u0eb4".repeat(4999))];`},
 		{name: "a comparator that throws mid-sort", want: `[["c","a","b"],"boom"]`, src: `
 const a = ["c", "a", "b"];
 let n = 0;

@@ -188,6 +188,9 @@ func intlExprs() []string {
 		`new Intl.DateTimeFormat("en-US-u-hc-h23",{timeStyle:"medium",hour12:true,timeZone:"UTC"}).format(0)`,
 		`[...new Intl.Segmenter("ja",{granularity:"word"}).segment("今日は良い天気です")].map(s => s.segment).join("|")`,
 		`[...new Intl.Segmenter("th",{granularity:"word"}).segment("สวัสดีครับ")].length`,
+		`[...new Intl.Segmenter("lo",{granularity:"word"}).segment("ພາສາລາວເປັນພາສາທີ່ສວຍງາມ")].map(s => s.segment).join("|")`,
+		`[...new Intl.Segmenter("km",{granularity:"word"}).segment("ភាសាខ្មែរគឺជាភាសាផ្លូវការ។")].map(s => s.segment + (s.isWordLike ? "+" : "-")).join("|")`,
+		`[...new Intl.Segmenter("my",{granularity:"word"}).segment("မြန်မာဘာသာစကား ၂၀၂၄ ႞")].map(s => s.segment + (s.isWordLike ? "+" : "-")).join("|")`,
 		`new Intl.Collator("es-u-co-trad").resolvedOptions().collation`,
 		`new Intl.DisplayNames("en",{type:"calendar"}).of("gregory")`,
 		// And the ones fixed with it.
@@ -369,6 +372,9 @@ func TestIntlGolden(t *testing.T) {
 		{`[...new Intl.Segmenter().segment(("ab\n").repeat(20000))].length`, "60000"},
 		{`[...new Intl.Segmenter("en",{granularity:"word"}).segment(("ab cd\n").repeat(5000))].filter(s => s.isWordLike).length`, "10000"},
 		{`new Intl.Segmenter().segment("x".repeat(20000))`, "!RangeError: Intl.Segmenter: a text of more than 10000 characters without a line break"},
+		// Lao and Khmer cut by dictionary, at the length of a chunk.
+		{`[...new Intl.Segmenter("lo",{granularity:"word"}).segment("ພາສາລາວເປັນພາສາທີ່ສວຍງາມ".repeat(400))].filter(s => s.isWordLike).length`, "2400"},
+		{`[...new Intl.Segmenter("km",{granularity:"word"}).segment("ភាសាខ្មែរគឺជាភាសាផ្លូវការ".repeat(400))].filter(s => s.isWordLike).length`, "1200"},
 		{`"i".repeat(40000).toLocaleUpperCase("tr") === "İ".repeat(40000)`, "true"},
 		{`"ı".toLocaleUpperCase("tr") + "I".toLocaleLowerCase("tr") + "I".toLocaleLowerCase("en")`, "Iıi"},
 		{`new Intl.ListFormat("en").format(["a","b","c"])`, "a, b, and c"},

@@ -1,7 +1,8 @@
 package intl
 
-// A reader of ICU's BytesTrie serialization (the trie of thaidict.dict),
-// enough to walk it one byte at a time as ICU's BytesTrie::next does.
+// A reader of ICU's BytesTrie serialization (the trie of thaidict.dict,
+// laodict.dict, burmesedict.dict and khmerdict.dict), enough to walk it one
+// byte at a time as ICU's BytesTrie::next does.
 //
 // The data is a sequence of nodes read from the root at offset 0. A node's
 // lead byte says its kind:
@@ -17,8 +18,8 @@ package intl
 //   - 0x10..0x1f, a linear match of lead-0x10+1 bytes, then the next node.
 //   - 0x20..0xff, a value: odd lead bytes are final (a word ends and
 //     nothing follows), even ones intermediate (a word ends; the next node
-//     continues). The value itself (unused by thaidict) takes 0 to 4 more
-//     bytes, according to the lead byte.
+//     continues). The value itself (unused by these dictionaries) takes 0
+//     to 4 more bytes, according to the lead byte.
 //
 // Every read checks its index: a damaged trie ends the walk with
 // trieNoMatch, never a panic. Jumps only go forward, each next call reads a
@@ -331,9 +332,10 @@ const maxWordCandidates = 20
 // dictByte is the trie byte for code point c in a dictionary whose
 // transform offset is off, as ICU's BytesDictionaryMatcher::transform:
 // ZWJ and ZWNJ are 0xff and 0xfe, code points off to off+0xfd their
-// distance from off. Any other code point is ICU's "no byte" sentinel,
-// which its trie reads as 0xff, the byte of ZWJ; no word of thaidict has
-// that byte, so such a code point begins and continues no word.
+// distance from off. Any other code point (in a run: the Myanmar
+// Extended-A and -B letters, U+A9E0.. and U+AA60..) is ICU's "no byte"
+// sentinel, which its trie reads as 0xff, the byte of ZWJ, and so is it
+// here.
 func dictByte(c, off rune) byte {
 	switch c {
 	case 0x200d:

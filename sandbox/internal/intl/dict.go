@@ -13,11 +13,12 @@ import (
 )
 
 // dictionary is one of ICU's word-break dictionaries (dict_gen.go): a
-// string trie mapping words to costs (cjdict) or to nothing (thaidict).
+// string trie mapping words to costs (cjdict) or to nothing (thaidict,
+// laodict, burmesedict, khmerdict).
 // Exactly one of units and bytes is set.
 type dictionary struct {
 	units     []uint16 // a UCharsTrie (cjdict)
-	bytes     []byte   // a BytesTrie (thaidict)
+	bytes     []byte   // a BytesTrie (the others)
 	hasValues bool
 	// offset is what a code point less it is, as a byte of a BytesTrie
 	// (ICU's TRANSFORM_TYPE_OFFSET): code points outside offset to
@@ -45,11 +46,14 @@ const (
 
 // The dictionaries are decoded when first needed, once per process.
 var (
-	cjDictionary   = sync.OnceValues(func() (*dictionary, error) { return loadDictionary(cjDictGz, cjDictSum) })
-	thaiDictionary = sync.OnceValues(func() (*dictionary, error) { return loadDictionary(thaiDictGz, thaiDictSum) })
+	cjDictionary      = sync.OnceValues(func() (*dictionary, error) { return loadDictionary(cjDictGz, cjDictSum) })
+	thaiDictionary    = sync.OnceValues(func() (*dictionary, error) { return loadDictionary(thaiDictGz, thaiDictSum) })
+	laoDictionary     = sync.OnceValues(func() (*dictionary, error) { return loadDictionary(laoDictGz, laoDictSum) })
+	burmeseDictionary = sync.OnceValues(func() (*dictionary, error) { return loadDictionary(burmeseDictGz, burmeseDictSum) })
+	khmerDictionary   = sync.OnceValues(func() (*dictionary, error) { return loadDictionary(khmerDictGz, khmerDictSum) })
 )
 
-// maxDictBytes bounds a decoded dictionary (both are fixed data; the bound
+// maxDictBytes bounds a decoded dictionary (all are fixed data; the bound
 // only keeps a damaged build from decoding without end).
 const maxDictBytes = 8 << 20
 

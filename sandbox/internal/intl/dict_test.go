@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestDictionariesLoad decodes both dictionaries and checks their kind.
+// TestDictionariesLoad decodes the dictionaries and checks their kind.
 func TestDictionariesLoad(t *testing.T) {
 	cj, err := cjDictionary()
 	require.NoError(t, err)
@@ -18,6 +18,13 @@ func TestDictionariesLoad(t *testing.T) {
 	require.NotEmpty(t, th.bytes)
 	require.False(t, th.hasValues)
 	require.Equal(t, rune(0x0e00), th.offset)
+	for want, load := range map[rune]func() (*dictionary, error){0x0e80: laoDictionary, 0x1000: burmeseDictionary, 0x1780: khmerDictionary} {
+		d, err := load()
+		require.NoError(t, err)
+		require.NotEmpty(t, d.bytes)
+		require.False(t, d.hasValues)
+		require.Equal(t, want, d.offset)
+	}
 	_, err = loadDictionary(cjDictGz, thaiDictSum)
 	require.ErrorContains(t, err, "damaged")
 }

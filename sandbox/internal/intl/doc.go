@@ -22,8 +22,9 @@
 // plurals_gen.go and evaluated by plural.go; language matching, collation
 // and case mapping from golang.org/x/text; word, grapheme and sentence
 // boundaries from github.com/rivo/uniseg, with words re-cut as ICU's word
-// rules and its Chinese/Japanese and Thai dictionary engines cut them
-// (segment.go, cjk.go, thai.go), from ICU 78.2's own dictionaries, which
+// rules and its Chinese/Japanese, Thai, Lao, Burmese and Khmer dictionary
+// engines cut them (segment.go, cjk.go, lookahead.go, thai.go, seasia.go),
+// from ICU 78.2's own dictionaries, which
 // internal/gendict takes from Node 20's executable into dict_gen.go; time
 // zones and their offsets and daylight time from Go's embedded tzdata.
 //

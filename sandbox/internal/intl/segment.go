@@ -101,6 +101,9 @@ var dictEngines = [...]dictEngine{
 		return cjBreaks(d, run)
 	}},
 	{isThaiDict, thaiBreaks},
+	{isLaoDict, laoLang.breaks},
+	{isBurmeseDict, burmeseLang.breaks},
+	{isKhmerDict, khmerLang.breaks},
 }
 
 // dictWords returns the words of s as ICU finds them, each with whether
@@ -110,8 +113,8 @@ var dictEngines = [...]dictEngine{
 // characters is then cut by the dictionary engines.
 //
 // ICU's word rules, unlike UAX #29, chain adjacent Han, Hiragana and
-// Katakana into one segment, and treat Thai letters as letters (so "abc"
-// and Thai after it are one segment). Within a rule segment, a range
+// Katakana into one segment, and treat Thai, Lao, Burmese and Khmer
+// letters as letters (so "abc" and Thai after it are one segment). Within a rule segment, a range
 // starts at a character of the rules' dictionary set (those scripts and
 // Hangul syllables) and runs while the engine handles the characters
 // (Chinese and Japanese: also the half-width sound marks and the
@@ -123,14 +126,17 @@ var dictEngines = [...]dictEngine{
 // run of its script that is not cut.
 func dictWords(s string) (words []string, wordLike []int) {
 	runes := []rune(s)
-	// The rules' boundaries, in runes: Thai letters ruled as letters, and
-	// Han, Hiragana and Hangul syllables as ideographs, which join nothing
-	// (UAX #29 has some of them letters: 々, Hangul).
+	// The rules' boundaries, in runes: Thai, Lao, Burmese and Khmer
+	// letters ruled as letters, and Han, Hiragana and Hangul syllables as
+	// ideographs, which join nothing (UAX #29 has some of them letters:
+	// 々, Hangul).
 	sub := make([]rune, len(runes))
 	for i, r := range runes {
 		switch {
 		case isRuleComplexLetter(r):
 			sub[i] = 'a'
+		case r == newTaiLueThamOne:
+			sub[i] = '0'
 		case isKanaKanji(r) && !isWordKatakana(r), isHangulSyllable(r):
 			sub[i] = '一'
 		default:
@@ -215,10 +221,29 @@ func segmentWordLike(seg []rune) int {
 		}
 		return 0
 	}
+	if end == len(seg) && isExtendNumLet(base) {
+		// Connectors alone: ICU's rules give one after another a letter's
+		// status ("__", "_‿"), not one alone or marks after them.
+		n := 0
+		for _, r := range seg {
+			if isExtendNumLet(r) {
+				n++
+			} else if !isWordExtend(r) {
+				n = -len(seg)
+			}
+		}
+		if n >= 2 {
+			return 1
+		}
+	}
+	// ICU's rules take the Complex_Context characters that are not marks
+	// as letters, Myanmar's symbols (႞, ꩷) among them.
+	letter := func(r rune) bool { return unicode.IsLetter(r) || isRuleComplexLetter(r) }
+	digit := func(r rune) bool { return unicode.IsDigit(r) || r == newTaiLueThamOne }
 	switch {
-	case unicode.Is(unicode.So, base):
+	case unicode.Is(unicode.So, base) && !isRuleComplexLetter(base):
 		return 0 // an emoji sequence, joined by a ZWJ to what precedes it
-	case end < len(seg) && (isHangulSyllable(base) || !unicode.IsLetter(base) && !unicode.IsDigit(base)):
+	case end < len(seg) && (isHangulSyllable(base) || !letter(base) && !digit(base)):
 		// Marks after a Hangul syllable, a connector (_) or punctuation
 		// end the segment with ICU's rule for marks, which has no status.
 		return 0
@@ -226,12 +251,16 @@ func segmentWordLike(seg []rune) int {
 	for _, r := range seg {
 		// Letters (Roman numerals among them) and decimal digits; not
 		// other numbers (², ①, ½), which the rules give no status.
-		if !isWordExtend(r) && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Nl, r)) {
+		if !isWordExtend(r) && (letter(r) || digit(r) || unicode.Is(unicode.Nl, r)) {
 			return 1
 		}
 	}
 	return 0
 }
+
+// isExtendNumLet reports Word_Break ExtendNumLet: the connectors (_, ‿,
+// ＿) and the narrow no-break space.
+func isExtendNumLet(r rune) bool { return unicode.Is(unicode.Pc, r) || r == 0x202f }
 
 // isWordExtend reports Word_Break Extend, Format or ZWJ.
 func isWordExtend(r rune) bool {
@@ -267,9 +296,32 @@ func isRuleDict(r rune) bool {
 
 func isHangulSyllable(r rune) bool { return r >= 0xac00 && r <= 0xd7a3 }
 
-// isRuleComplex is Line_Break=Complex_Context for the scripts airlock has
-// a dictionary for: Thai.
-func isRuleComplex(r rune) bool { return isThaiDict(r) }
+// newTaiLueThamOne, U+19DA NEW TAI LUE THAM DIGIT ONE, is a digit to ICU's
+// word rules (Word_Break Numeric), where uniseg's Unicode 15 tables have it
+// neither a digit nor a letter.
+const newTaiLueThamOne = 0x19da
+
+// isRuleComplex is Line_Break=Complex_Context as ICU 78 has it (less
+// Unicode 17's Tai Yo, which Go's Unicode 15 tables do not know): Thai,
+// Lao, Burmese and Khmer, which ICU cuts by dictionary, and Tai Le, New Tai
+// Lue, Tai Tham, Tai Viet and Ahom, whose runs its UnhandledEngine keeps
+// whole.
+func isRuleComplex(r rune) bool {
+	switch {
+	case r < 0x0e01:
+		return false
+	case r < 0x1780:
+		return isThaiDict(r) || isLaoDict(r) || isBurmeseDict(r)
+	case r < 0x1950:
+		return isKhmerDict(r)
+	}
+	return r >= 0x1950 && r <= 0x196d || r >= 0x1970 && r <= 0x1974 || // Tai Le
+		r >= 0x1980 && r <= 0x19ab || r >= 0x19b0 && r <= 0x19c9 || r == 0x19de || r == 0x19df || // New Tai Lue
+		r >= 0x1a20 && r <= 0x1a5e || r >= 0x1a60 && r <= 0x1a7c || r >= 0x1aa0 && r <= 0x1aad || // Tai Tham
+		isBurmeseDict(r) || // Myanmar Extended-A and -B
+		r >= 0xaa80 && r <= 0xaac2 || r >= 0xaadb && r <= 0xaadf || // Tai Viet
+		r >= 0x11700 && r <= 0x1171a || r >= 0x1171d && r <= 0x1172b || r == 0x1173a || r == 0x1173b || r >= 0x1173f && r <= 0x11746 // Ahom
+}
 
 // isRuleComplexLetter is isRuleComplex less marks: what ICU's rules treat
 // as letters.

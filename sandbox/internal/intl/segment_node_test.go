@@ -259,3 +259,12 @@ func compareSegments(t *testing.T, cases [][2]string) {
 	}
 	t.Logf("%d of %d texts segmented as Node does", len(cases)-bad, len(cases))
 }
+
+// TestWordSegmentsConnectorsMatchNode compares generated texts of
+// connectors (_, ‿, ＿, the narrow no-break space) with marks, letters,
+// digits, kana, spaces and punctuation with Node's segments: ICU's rules
+// make a run of two or more connectors word-like, unless marks end it.
+func TestWordSegmentsConnectorsMatchNode(t *testing.T) {
+	pieces := []string{"_", "_", "‿", "＿", "\u202f", "\u0301", "a", "1", "ｶ", "日本", " ", "(", ")", ".", "ไทย", "ພາສາ"}
+	compareRandomSegments(t, 2024, pieces, []string{"en", "ja"}, 500)
+}

@@ -2,11 +2,9 @@ package intl
 
 // Thai word boundaries as ICU's ThaiBreakEngine finds them (Node 20's
 // Intl.Segmenter with granularity "word"): a maximal run of Thai letters
-// and marks is cut into dictionary words from thaidict (dict.go), choosing
-// among the words that begin at a point the one that lets the most words
-// follow (up to three), gluing short non-words to the word before them,
-// skipping to a likely word start after text no word matches, and keeping
-// marks, paiyannoi (ฯ) and maiyamok (ๆ) with the word before.
+// and marks is cut into dictionary words from thaidict (dict.go) by the
+// lookahead search of lookahead.go, keeping marks, paiyannoi (ฯ) and
+// maiyamok (ๆ) with the word before.
 
 // isThaiDict reports whether r is one of the characters ICU hands to its
 // Thai dictionary engine, [[:Thai:]&[:LineBreak=SA:]]: the Thai letters,
@@ -17,15 +15,24 @@ func isThaiDict(r rune) bool {
 	return r >= 0x0e01 && r <= 0x0e3a || r >= 0x0e40 && r <= 0x0e4e
 }
 
-// The heuristics' constants (ICU's dictbe.cpp).
+// Thai's suffix characters: paiyannoi (elision) and maiyamok (repetition).
 const (
-	thaiLookahead          = 3 // words in a row that make a choice good enough
-	thaiRootCombineMax     = 3 // a non-word joins the word before only if that is shorter
-	thaiPrefixCombineLimit = 3 // ... and the non-word begins fewer code points of a word
-	thaiMinWordSpan        = 4 // runs of at most this many code points are one word
-	thaiPaiyannoi          = 0x0e2f
-	thaiMaiyamok           = 0x0e46
+	thaiPaiyannoi = 0x0e2f
+	thaiMaiyamok  = 0x0e46
 )
+
+// thaiLang is ICU's ThaiBreakEngine (lookahead.go): runs of at most four
+// code points are one word, and paiyannoi and maiyamok join the word
+// before them.
+var thaiLang = &lookaheadLang{
+	dict:         thaiDictionary,
+	handles:      isThaiDict,
+	isMark:       isThaiMark,
+	endWord:      isThaiEndWord,
+	beginWord:    isThaiBeginWord,
+	wholeRun:     4,
+	thaiSuffixes: true,
+}
 
 // isThaiMark reports whether r never begins a word: the Thai combining
 // marks, [[:Thai:]&[:LineBreak=SA:]&[:M:]] (ICU adds the space, which is
@@ -57,204 +64,9 @@ func isThaiBeginWord(r rune) bool {
 // (WB4), Node breaks after them, and only the rest of the run is divided
 // here; after a letter or digit the whole run is divided
 // (TestThaiBreaksMatchNode checks both against Node).
-func thaiBreaks(run []rune) []int {
-	d, err := thaiDictionary()
-	if err != nil || d.bytes == nil {
-		return nil
-	}
-	return thaiBreaksWith(d.bytes, d.offset, run)
-}
-
-// possibleWord holds the dictionary words that begin at one offset of a
-// run, as ICU's PossibleWord: the lengths found, which one the search is
-// looking at and which one it prefers.
-type possibleWord struct {
-	offset  int // where the words begin; -1 before the first lookup
-	count   int // how many words
-	prefix  int // how many code points the lookup read (see bytesTrieMatches)
-	mark    int // index of the preferred word
-	current int // index of the word the search is trying
-	lengths [maxWordCandidates]int
-}
-
-// thaiText is a run being divided, with the offset the engine stands at.
-type thaiText struct {
-	trie []byte
-	off  rune
-	run  []rune
-	pos  int
-}
-
-// candidates looks up the words beginning at t.pos (once per offset),
-// moves t.pos after the longest, prefers and tries that one, and returns
-// how many there are.
-func (t *thaiText) candidates(w *possibleWord) int {
-	start := t.pos
-	if start != w.offset {
-		w.offset = start
-		w.count, w.prefix = bytesTrieMatches(t.trie, t.off, t.run[start:], len(t.run)-start, w.lengths[:])
-	}
-	if w.count > 0 {
-		t.pos = start + w.lengths[w.count-1]
-	}
-	w.current = w.count - 1
-	w.mark = w.current
-	return w.count
-}
-
-// accept moves t.pos after w's preferred word and returns its length.
-func (t *thaiText) accept(w *possibleWord) int {
-	t.pos = w.offset + w.lengths[w.mark]
-	return w.lengths[w.mark]
-}
-
-// backUp makes w try its next shorter word, moving t.pos after it; false
-// when there is none.
-func (t *thaiText) backUp(w *possibleWord) bool {
-	if w.current <= 0 {
-		return false
-	}
-	w.current--
-	t.pos = w.offset + w.lengths[w.current]
-	return true
-}
+func thaiBreaks(run []rune) []int { return thaiLang.breaks(run) }
 
 // thaiBreaksWith is thaiBreaks with the dictionary's trie and offset given.
 func thaiBreaksWith(trie []byte, off rune, run []rune) []int {
-	n := len(run)
-	if n <= thaiMinWordSpan {
-		return nil // too short for two words
-	}
-	t := &thaiText{trie: trie, off: off, run: run}
-	var words [thaiLookahead]possibleWord
-	for i := range words {
-		words[i].offset = -1
-	}
-	// found counts words; word(k) is the lookup slot k words on.
-	found := 0
-	word := func(k int) *possibleWord { return &words[(found+k)%thaiLookahead] }
-	var breaks []int
-	for t.pos < n {
-		current := t.pos
-		length := 0 // of the word found, then of the segment ending here
-
-		// 1. A dictionary word here: the only one, or the longest that
-		// lets two more words follow, else the longest followed by one
-		// word, else the longest.
-		switch c := t.candidates(word(0)); {
-		case c == 1:
-			length = t.accept(word(0))
-			found++
-		case c > 1:
-			t.chooseWord(word(0), word(1), word(2))
-			length = t.accept(word(0))
-			found++
-		}
-
-		// 2. What follows a short word (or no word) and begins no word is
-		// glued on, unless it begins a long enough part of a word: skip
-		// to the next point where a word could end and another begin
-		// and a dictionary word does begin, or to the end.
-		if t.pos < n && length < thaiRootCombineMax {
-			if t.candidates(word(0)) <= 0 && (length == 0 || word(0).prefix < thaiPrefixCombineLimit) {
-				skipped := 0
-				for remaining := n - (current + length); ; {
-					pc := run[t.pos]
-					t.pos++
-					skipped++
-					if remaining--; remaining <= 0 {
-						break
-					}
-					if isThaiEndWord(pc) && isThaiBeginWord(run[t.pos]) {
-						k := t.candidates(word(1))
-						t.pos = current + length + skipped
-						if k > 0 {
-							break
-						}
-					}
-				}
-				if length <= 0 {
-					found++
-				}
-				length += skipped
-			} else {
-				t.pos = current + length
-			}
-		}
-
-		// 3. No word begins with a combining mark.
-		for t.pos < n && isThaiMark(run[t.pos]) {
-			t.pos++
-			length++
-		}
-
-		// 4. Where no word follows, paiyannoi (after anything but ฯ or ๆ)
-		// and then maiyamok (after anything but ๆ) join the word.
-		if t.pos < n && length > 0 {
-			if t.candidates(word(0)) <= 0 && (run[t.pos] == thaiPaiyannoi || run[t.pos] == thaiMaiyamok) {
-				uc := run[t.pos]
-				if uc == thaiPaiyannoi {
-					if p := run[t.pos-1]; p != thaiPaiyannoi && p != thaiMaiyamok {
-						t.pos++
-						length++
-						uc = -1
-						if t.pos < n {
-							uc = run[t.pos]
-						}
-					}
-				}
-				if uc == thaiMaiyamok && run[t.pos-1] != thaiMaiyamok {
-					t.pos++
-					length++
-				}
-			} else {
-				t.pos = current + length
-			}
-		}
-
-		if length > 0 {
-			breaks = append(breaks, current+length)
-		}
-		if t.pos <= current {
-			// Unreachable (every round passes at least one code point);
-			// kept so that no input can stall the loop.
-			t.pos = current + 1
-		}
-	}
-	// The end of the run is no break inside it.
-	if len(breaks) > 0 && breaks[len(breaks)-1] >= n {
-		breaks = breaks[:len(breaks)-1]
-	}
-	return breaks
-}
-
-// chooseWord marks, among the several words of w0 (t.pos after the
-// longest), the longest one after which a word (w1) and then another (w2)
-// begin; failing that the longest followed by one word; failing that it
-// leaves the longest marked. It stops early at the end of the run.
-func (t *thaiText) chooseWord(w0, w1, w2 *possibleWord) {
-	n := len(t.run)
-	if t.pos >= n {
-		return
-	}
-	for {
-		if t.candidates(w1) > 0 {
-			w0.mark = w0.current
-			if t.pos >= n {
-				return
-			}
-			for {
-				if t.candidates(w2) > 0 {
-					w0.mark = w0.current
-					return
-				}
-				if !t.backUp(w1) {
-					break
-				}
-			}
-		}
-		if !t.backUp(w0) {
-			return
-		}
-	}
+	return thaiLang.breaksWith(trie, off, run)
 }

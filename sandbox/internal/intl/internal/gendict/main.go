@@ -1,15 +1,17 @@
 // Command gendict writes ../../dict_gen.go: ICU's word-break dictionaries
-// for Chinese and Japanese (cjdict) and Thai (thaidict), which
-// Intl.Segmenter uses as Node does. They are the files
-// brkitr/cjdict.dict and brkitr/thaidict.dict of the ICU 78.2 data that
-// Node 20 carries in its executable (the nodesource package
-// nodejs 20.20.2-1nodesource1+repack1, which scripts/deps.sh installs):
+// for Chinese and Japanese (cjdict), Thai (thaidict), Lao (laodict),
+// Burmese (burmesedict) and Khmer (khmerdict), which Intl.Segmenter uses
+// as Node does. They are the files brkitr/cjdict.dict,
+// brkitr/thaidict.dict, brkitr/laodict.dict, brkitr/burmesedict.dict and
+// brkitr/khmerdict.dict of the ICU 78.2 data that Node 20 carries in its
+// executable (the nodesource package nodejs 20.20.2-1nodesource1+repack1,
+// which scripts/deps.sh installs):
 //
 //	go run ./internal/gendict /usr/bin/node > dict_gen.go
 //	gofmt -w dict_gen.go
 //
 // It reads the ICU common data package ("CmnD") in the executable, takes
-// the two entries by name, checks each against the SHA-256 pinned below
+// the entries by name, checks each against the SHA-256 pinned below
 // (another Node or ICU fails here rather than writing other data), and
 // writes each as the base64 of its gzip, with the digest the package
 // checks again when it loads them. The data are under the Unicode
@@ -35,6 +37,9 @@ import (
 var entries = []struct{ name, constant, sum string }{
 	{"icudt78l/brkitr/cjdict.dict", "cjDict", "4a32f24df11facc3b03f2e8ba7c9ce9f56adc10c174ab1c75e696e55b754d469"},
 	{"icudt78l/brkitr/thaidict.dict", "thaiDict", "3c0e81af228cc911e83f1eaab2a4f6bea14b4f38b5deb7595fb7847715690887"},
+	{"icudt78l/brkitr/laodict.dict", "laoDict", "8d5b748c41ab3b720575dc15f376ba7617a2cc8ab4551c20af99045ff16f487f"},
+	{"icudt78l/brkitr/burmesedict.dict", "burmeseDict", "7968fff0fd8a4336516480b7d85e88254d5b1a0cbe2c62b9bd5962f31e306e3a"},
+	{"icudt78l/brkitr/khmerdict.dict", "khmerDict", "0fe8140aa7edb646a4a8a951b6ac4e47defc70de4def8a64cf6132110c318c4a"},
 }
 
 func main() {
