@@ -335,7 +335,7 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 	ans := &dtAnswer{R: res, format: format}
 	if len(req.V) > 0 && len(req.W) > 0 {
 		// formatRange and formatRangeToParts (intervals.go).
-		return dateRange(req, res, &rangeInput{cal: cal, ca: ca, lc: lc, sym: sym, pattern: pattern, loc: loc, zone: zone,
+		return h.dateRange(req, res, &rangeInput{cal: cal, ca: ca, lc: lc, sym: sym, pattern: pattern, loc: loc, zone: zone,
 			tzStyle: o.TimeZoneName, cycle: cycle, styled: (o.DateStyle == "") != (o.TimeStyle == ""), format: format})
 	}
 	if len(req.V) > 0 {

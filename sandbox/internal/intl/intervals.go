@@ -91,7 +91,7 @@ type dtRangeAnswer struct {
 }
 
 // dateRange answers a formatRange request (V and W both set).
-func dateRange(req *request, res dtResolved, in *rangeInput) (any, error) {
+func (h *Handler) dateRange(req *request, res dtResolved, in *rangeInput) (any, error) {
 	var x, y float64
 	if json.Unmarshal(req.V, &x) != nil || json.Unmarshal(req.W, &y) != nil {
 		return nil, typeErr("malformed Intl value")
@@ -103,7 +103,11 @@ func dateRange(req *request, res dtResolved, in *rangeInput) (any, error) {
 	}
 	x, y = math.Trunc(x), math.Trunc(y)
 	ans := &dtRangeAnswer{R: res}
-	parts, spans := newRangeFormat(in).format(in, x, y)
+	// The interval formatter depends on the calendar's data, the pattern
+	// and its hour cycle and zone style, not on the dates: it is cached.
+	key := strings.Join([]string{"itv", calendarDir(in.lc), in.ca, in.pattern, in.cycle, in.tzStyle, map[bool]string{true: "s"}[in.styled]}, "\x00")
+	rf := h.cached(key, func() any { return newRangeFormat(in) }).(*rangeFormat)
+	parts, spans := rf.format(in, x, y)
 	if spans == nil {
 		// No part is the start's or the end's alone: V8 formats the
 		// first date as format and formatToParts do.
