@@ -336,7 +336,7 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 	if len(req.V) > 0 && len(req.W) > 0 {
 		// formatRange and formatRangeToParts (intervals.go).
 		return h.dateRange(req, res, &rangeInput{cal: cal, ca: ca, lc: lc, sym: sym, pattern: pattern, loc: loc, zone: zone,
-			tzStyle: o.TimeZoneName, cycle: cycle, styled: (o.DateStyle == "") != (o.TimeStyle == ""), format: format})
+			tzStyle: o.TimeZoneName, cycle: cycle, format: format})
 	}
 	if len(req.V) > 0 {
 		var ms float64

@@ -49,6 +49,13 @@ type ivPattern struct {
 	laterFirst    bool
 }
 
+// intervalTable is a calendar's interval formats in a locale
+// (intervals_gen.go).
+type intervalTable struct {
+	fallback string               // "{0} – {1}"
+	formats  map[string][7]string // skeleton → pattern by greatest field
+}
+
 // rangeFormat is a DateIntervalFormat: its calendar's interval formats and
 // the patterns it derived for each greatest differing field.
 type rangeFormat struct {
@@ -78,7 +85,6 @@ type rangeInput struct {
 	zone    *zoneNaming
 	tzStyle string
 	cycle   string
-	styled  bool
 	format  func(ms float64) ([][2]string, error)
 }
 
@@ -105,7 +111,7 @@ func (h *Handler) dateRange(req *request, res dtResolved, in *rangeInput) (any, 
 	ans := &dtRangeAnswer{R: res}
 	// The interval formatter depends on the calendar's data, the pattern
 	// and its hour cycle and zone style, not on the dates: it is cached.
-	key := strings.Join([]string{"itv", calendarDir(in.lc), in.ca, in.pattern, in.cycle, in.tzStyle, map[bool]string{true: "s"}[in.styled]}, "\x00")
+	key := strings.Join([]string{"itv", calendarDir(in.lc), in.ca, in.pattern, in.cycle, in.tzStyle}, "\x00")
 	rf := h.cached(key, func() any { return newRangeFormat(in) }).(*rangeFormat)
 	parts, spans := rf.format(in, x, y)
 	if spans == nil {
@@ -151,7 +157,7 @@ func newRangeFormat(in *rangeInput) *rangeFormat {
 	if !ok {
 		ti = cldrIntervals["gregory"][dir]
 	}
-	r := &rangeFormat{table: cldrIntervalTables[ti], order: intervalOrder(ti), fallback: in.cal.intervalFallback,
+	r := &rangeFormat{table: cldrIntervalTables[ti].formats, order: intervalOrder(ti), fallback: cldrIntervalTables[ti].fallback,
 		pattern: in.pattern, cal: in.cal, cycle: in.cycle}
 	if i, j := strings.Index(r.fallback, "{0}"), strings.Index(r.fallback, "{1}"); i < 0 || j < 0 {
 		r.fallback = "{0} – {1}"
@@ -162,11 +168,6 @@ func newRangeFormat(in *rangeInput) *rangeFormat {
 	// The interval formatter writes a single date with the generator's
 	// pattern for the skeleton, not the formatter's own.
 	r.pattern = r.best(r.skeleton)
-	if in.styled {
-		// A date or a time style's pattern is the generator's for its
-		// skeleton.
-		r.pattern = zoneLetters(in.pattern, in.tzStyle)
-	}
 	for i := range r.patterns {
 		r.patterns[i].laterFirst = r.laterFirst
 	}
@@ -964,7 +965,10 @@ func (r *rangeFormat) format(in *rangeInput, x, y float64) ([][2]string, *[2][2]
 		return nil, nil
 	}
 	write := func(p string, m rangeMoment) [][2]string {
-		return renderDate(in.cal, in.ca, in.lc, in.sym, p, m.t, in.zone, in.tzStyle)
+		// The interval patterns write the zone with ICU's letters (z,
+		// zzzz, v, O…), which name it, not the timeZoneName option: a
+		// long name's interval pattern may write the short one.
+		return renderDate(in.cal, in.ca, in.lc, in.sym, p, m.t, in.zone, "")
 	}
 	sameDay := f >= ivAmPm
 	ip := r.patterns[f]
@@ -1111,8 +1115,8 @@ func intervalOrder(ti int) []string {
 	if v, ok := intervalOrders.Load(ti); ok {
 		return v.([]string)
 	}
-	keys := make([]string, 0, len(cldrIntervalTables[ti]))
-	for k := range cldrIntervalTables[ti] {
+	keys := make([]string, 0, len(cldrIntervalTables[ti].formats))
+	for k := range cldrIntervalTables[ti].formats {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)

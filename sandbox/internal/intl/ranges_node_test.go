@@ -40,6 +40,13 @@ var rangeOptions = []string{
 	`{"hour":"numeric","dayPeriod":"short"}|UTC`, `{"minute":"2-digit","second":"2-digit"}|UTC`,
 	`{"dateStyle":"medium","calendar":"japanese"}|UTC`, `{"dateStyle":"long","calendar":"hebrew"}|UTC`,
 	`{"year":"numeric","month":"short","day":"numeric","calendar":"buddhist"}|UTC`, `{"dateStyle":"medium","calendar":"islamic-civil"}|UTC`,
+	`{"timeStyle":"short","hourCycle":"h24"}|UTC`, `{"timeStyle":"medium","hour12":true}|UTC`, `{"hour":"numeric","hour12":false}|UTC`,
+	`{"hour":"numeric","minute":"2-digit","timeZoneName":"long"}|UTC,Europe/Paris`, `{"hour":"numeric","timeZoneName":"shortOffset"}|Asia/Kolkata`,
+	`{"hour":"numeric","minute":"numeric","dayPeriod":"long"}|UTC`, `{"era":"long","year":"numeric"}|UTC`, `{"month":"narrow","day":"numeric"}|UTC`,
+	`{"year":"2-digit","month":"2-digit"}|UTC`, `{"weekday":"long"}|UTC`, `{"month":"long","day":"numeric","weekday":"long"}|UTC`,
+	`{"year":"numeric","month":"short"}|UTC`, `{"dateStyle":"short","timeStyle":"medium"}|UTC`, `{"dateStyle":"long","timeStyle":"long"}|America/New_York`,
+	`{"dateStyle":"medium","calendar":"persian"}|UTC`, `{"dateStyle":"long","calendar":"roc"}|UTC`, `{"dateStyle":"full","calendar":"coptic"}|UTC`,
+	`{"year":"numeric","month":"long","calendar":"indian"}|UTC`,
 }
 
 // rangeStart is every pair's start; rangeEnds its ends, differing in
@@ -61,8 +68,8 @@ var rangeEnds = []string{"2024-01-15T09:05:10.000Z", "2024-01-15T09:05:10.250Z",
 // 13: ko's medium time style in h23 (the times audit's 18); Traditional
 // Chinese medium date and time in h23 (Node "2024/1/15 09:05:10", airlock
 // "2024年1月15日 09:05:10").
-// 38-41: the Japanese, Hebrew, Buddhist and Islamic calendars in the
-// locales where airlock formats them as Gregorian dates.
+// 38-41, 56-59: the other calendars in the locales where airlock formats
+// them as Gregorian dates.
 // 22: pt-PT's long weekday, day, month and year ("15/01/2024", Node
 // "15 de janeiro de 2024").
 //
@@ -70,7 +77,7 @@ var rangeEnds = []string{"2024-01-15T09:05:10.000Z", "2024-01-15T09:05:10.250Z",
 // generator's date is the full style's in Node, airlock's buildPattern's
 // ("15/01/2024").
 var rangeDifferences = map[string][]int{
-	"de": {35}, "de-AT": {35}, "de-CH": {35}, "de-DE": {35}, "en-CA": {39, 40, 41}, "en-GB": {35, 39, 40, 41}, "en-IN": {41}, "es-MX": {38}, "fr": {35}, "fr-CA": {35, 38, 39, 40}, "fr-FR": {35}, "hi": {40}, "hi-IN": {40}, "it": {35}, "it-IT": {35}, "ko": {13}, "ko-KR": {13}, "nl": {35, 38, 39, 40, 41}, "nl-NL": {35, 38, 39, 40, 41}, "pl": {35, 38, 39, 40, 41}, "pl-PL": {35, 38, 39, 40, 41}, "pt": {35, 38}, "pt-BR": {35, 38}, "pt-PT": {12, 22, 35}, "ru": {35}, "ru-RU": {35}, "sv": {35}, "sv-SE": {35}, "tr": {35, 39, 40, 41}, "tr-TR": {35, 39, 40, 41}, "zh": {35}, "zh-HK": {13, 38, 39, 40, 41}, "zh-Hans-CN": {35}, "zh-Hant": {13}, "zh-Hant-HK": {13, 38, 39, 40, 41}, "zh-Hant-TW": {13}, "zh-MO": {13, 38, 39, 40, 41}, "zh-TW": {13},
+	"de": {35}, "de-AT": {35}, "de-CH": {35}, "de-DE": {35}, "en-CA": {39, 40, 41, 56, 57, 58, 59}, "en-GB": {35, 39, 40, 41, 56, 57, 58, 59}, "en-IN": {41}, "es": {49}, "es-ES": {49}, "es-MX": {38, 49}, "fr": {35}, "fr-CA": {35, 38, 39, 40, 56, 57, 58, 59}, "fr-FR": {35}, "hi": {40, 59}, "hi-IN": {40, 59}, "it": {35}, "it-IT": {35}, "ko": {13}, "ko-KR": {13}, "nl": {35, 38, 39, 40, 41, 56, 57, 58, 59}, "nl-NL": {35, 38, 39, 40, 41, 56, 57, 58, 59}, "pl": {35, 38, 39, 40, 41, 56, 57, 58, 59}, "pl-PL": {35, 38, 39, 40, 41, 56, 57, 58, 59}, "pt": {35, 38}, "pt-BR": {35, 38}, "pt-PT": {12, 22, 35, 49}, "ru": {35}, "ru-RU": {35}, "sv": {35}, "sv-SE": {35}, "tr": {35, 39, 40, 41, 56, 57, 58, 59}, "tr-TR": {35, 39, 40, 41, 56, 57, 58, 59}, "zh": {35}, "zh-HK": {13, 38, 39, 40, 41, 57}, "zh-Hans-CN": {35}, "zh-Hant": {13}, "zh-Hant-HK": {13, 38, 39, 40, 41, 57}, "zh-Hant-TW": {13}, "zh-MO": {13, 38, 39, 40, 41, 57}, "zh-TW": {13},
 }
 
 const rangesNode = `

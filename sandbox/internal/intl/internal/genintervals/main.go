@@ -13,8 +13,9 @@
 //	go run ./internal/genintervals dates/package/main cldr-json > intervals_gen.go
 //	gofmt -w intervals_gen.go
 //
-// A locale's formats are a map from skeleton to the pattern for each
-// greatest differing field (era, year, month, day, am/pm, hour, minute);
+// A locale's formats are its fallback and a map from skeleton to the
+// pattern for each greatest differing field (era, year, month, day, am/pm,
+// hour, minute);
 // the calendars and locales that share a table (most calendars share
 // CLDR's generic one) point at one copy of it.
 package main
@@ -98,6 +99,9 @@ func load(path, dir, key string) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	for sk, raw := range c.DateTimeFormats.IntervalFormats {
 		if sk == "intervalFormatFallback" {
+			var f string
+			must(json.Unmarshal(raw, &f))
+			out[""] = map[string]string{"": f}
 			continue
 		}
 		var m map[string]string
@@ -110,10 +114,13 @@ func load(path, dir, key string) map[string]map[string]string {
 // table is a table's Go source, the key it is deduplicated by.
 func table(f map[string]map[string]string) string {
 	var b strings.Builder
-	b.WriteString("{")
+	fmt.Fprintf(&b, "{%q, map[string][7]string{", f[""][""])
 	for _, sk := range sorted(f) {
+		if sk == "" {
+			continue
+		}
 		var slots [7]string
-		for k, p := range f[sk] {
+		for _, k := range sorted(f[sk]) {
 			if strings.Contains(k, "-alt-") {
 				continue // ICU reads no alternative forms
 			}
@@ -121,7 +128,11 @@ func table(f map[string]map[string]string) string {
 			if !ok {
 				must(fmt.Errorf("skeleton %s: unknown field %q", sk, k))
 			}
-			slots[i] = p
+			// a and B are both ICU's AM_PM field: the first in the
+			// resource's (sorted) order, B, is the one it keeps.
+			if slots[i] == "" {
+				slots[i] = f[sk][k]
+			}
 		}
 		fmt.Fprintf(&b, "%q: {", sk)
 		for i, p := range slots {
@@ -132,7 +143,7 @@ func table(f map[string]map[string]string) string {
 		}
 		b.WriteString("},\n")
 	}
-	b.WriteString("}")
+	b.WriteString("}}")
 	return b.String()
 }
 
@@ -179,10 +190,10 @@ func main() {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "package intl")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "// cldrIntervalTables are the distinct interval format tables: skeleton →")
-	fmt.Fprintln(w, "// the pattern where the era, year, month, day, day period, hour or minute")
-	fmt.Fprintln(w, "// is the greatest field the two dates differ in.")
-	fmt.Fprintln(w, "var cldrIntervalTables = []map[string][7]string{")
+	fmt.Fprintln(w, "// cldrIntervalTables are the distinct interval format tables: the")
+	fmt.Fprintln(w, "// fallback, and skeleton → the pattern where the era, year, month, day,")
+	fmt.Fprintln(w, "// day period, hour or minute is the greatest field the two dates differ in.")
+	fmt.Fprintln(w, "var cldrIntervalTables = []intervalTable{")
 	for _, t := range tables {
 		fmt.Fprintf(w, "%s,\n", t)
 	}
