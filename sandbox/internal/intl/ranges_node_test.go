@@ -72,6 +72,8 @@ var rangeEnds = []string{"2024-01-15T09:05:10.000Z", "2024-01-15T09:05:10.250Z",
 // them as Gregorian dates.
 // 22: pt-PT's long weekday, day, month and year ("15/01/2024", Node
 // "15 de janeiro de 2024").
+// 49: Spanish and pt-PT narrow month with a day (es "15 de E", Node
+// "15 E").
 //
 // 12: pt-PT's full date with the long time across days: the pattern
 // generator's date is the full style's in Node, airlock's buildPattern's
