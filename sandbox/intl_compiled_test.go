@@ -80,6 +80,21 @@ const c = new Intl.Collator().compare;
 const a = Array.from({ length: 60 }, (_, i) => "\ufdfa".repeat(1000) + ((i * 7) % 60));
 const s = [...a].sort(c);
 return s.every((x, i) => i === 0 || c(s[i - 1], x) <= 0) && s[0].endsWith("\ufdfa0") && s[59].endsWith("\ufdfa9");`},
+		{name: "ranges of every kind", want: `[2000,"RangeError: Invalid time value","TypeError: Cannot convert a BigInt value to a number"]`,
+			lim: Limits{Timeout: time.Minute}, src: `
+let n = 0;
+const styles = ["full", "long", "medium", "short"];
+for (let i = 0; i < 2000; i++) {
+  const f = new Intl.DateTimeFormat(["en", "de", "ja", "zh-Hant", "ar"][i % 5] + "-x-" + i.toString(36).padStart(3, "0"),
+    { dateStyle: styles[i % 4], timeStyle: styles[(i >> 2) % 4], timeZone: "UTC" });
+  const a = (i * 7919 % 1e6) * 1e9 - 4e14, b = a + (i % 9) * 10 ** (i % 11);
+  if (f.formatRange(a, b).length > 0 && f.formatRangeToParts(b, a).length > 0) n++;
+}
+const out = [n];
+for (const g of [() => new Intl.DateTimeFormat().formatRange(0, Infinity), () => new Intl.DateTimeFormat().formatRange(2n ** 80n, 0)]) {
+  try { g(); } catch (e) { out.push(e.name + ": " + e.message); }
+}
+return out;`},
 		{name: "many options", want: `500`, lim: Limits{Timeout: time.Minute}, src: `
 let n = 0;
 for (let i = 0; i < 500; i++) {

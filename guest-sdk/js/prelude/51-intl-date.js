@@ -44,13 +44,31 @@ class DateTimeFormat {
     const req = dtfRequests.get(this);
     return toParts(intlCall({ op: "dtf", l: req.l, o: req.o, v: timeOf(d), p: true }).p);
   }
-  formatRange(a, b) {
-    dtfOf(this);
-    const req = dtfRequests.get(this);
-    if (a === undefined || b === undefined) throw new TypeError("Invalid time value");
-    return intlCall({ op: "dtf", l: req.l, o: req.o, v: timeOf(a), w: timeOf(b) }).s;
+  formatRange(a, b) { return dtfRange(this, a, b, "formatRange").s; }
+  formatRangeToParts(a, b) {
+    return dtfRange(this, a, b, "formatRangeToParts").p.map(([type, value, source]) => ({ type, value, source }));
   }
   resolvedOptions() { return { ...dtfOf(this) }; }
+}
+// dtfRange is formatRange's request, with V8's checks in its order: the
+// receiver, undefined dates, ToNumber of both (a BigInt or Symbol throws),
+// then TimeClip of both (the host's RangeError).
+function dtfRange(f, a, b, name) {
+  if (!dtfResolved.has(f)) {
+    const who = typeof f === "object" && f !== null ? describe(f) : show(f); // V8's #<Object>
+    throw new TypeError(`Method Intl.DateTimeFormat.prototype.${name} called on incompatible receiver ${who}`);
+  }
+  if (a === undefined || b === undefined) throw new TypeError("Invalid time value");
+  const req = dtfRequests.get(f), x = rangeTime(a), y = rangeTime(b);
+  return intlCall({ op: "dtf", l: req.l, o: req.o, v: x, w: y });
+}
+// rangeTime is ToNumber; a value that is not finite goes as a string the
+// host refuses with V8's RangeError.
+function rangeTime(d) {
+  if (typeof d === "bigint") throw new TypeError("Cannot convert a BigInt value to a number");
+  if (typeof d === "symbol") throw new TypeError("Cannot convert a Symbol value to a number");
+  const x = Number(d);
+  return Number.isFinite(x) ? x : 9e15;
 }
 function dtfOf(f) {
   const r = dtfResolved.get(f);

@@ -51,6 +51,9 @@ type dtOptions struct {
 	// patternHour: the hour takes the matched pattern's width, not the
 	// option's (a numeric hour in 24 hours where the locale counts 12).
 	patternHour bool
+	// eraWidth, where set, is the era's width as a skeleton asks for it
+	// (formatRange's interval formats: a G keeps the matched pattern's).
+	eraWidth int
 }
 
 // dtResolved is resolvedOptions(), in V8's order.
@@ -330,6 +333,11 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 		return renderDate(cal, ca, lc, sym, pattern, t, zone, o.TimeZoneName), nil
 	}
 	ans := &dtAnswer{R: res, format: format}
+	if len(req.V) > 0 && len(req.W) > 0 {
+		// formatRange and formatRangeToParts (intervals.go).
+		return h.dateRange(req, res, &rangeInput{cal: cal, ca: ca, lc: lc, sym: sym, pattern: pattern, loc: loc, zone: zone,
+			tzStyle: o.TimeZoneName, cycle: cycle, format: format})
+	}
 	if len(req.V) > 0 {
 		var ms float64
 		if err := json.Unmarshal(req.V, &ms); err != nil {
@@ -342,21 +350,6 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 		// V8's format() prints U+0020 where CLDR has U+202F (before AM/PM),
 		// for pages that parse its output; formatToParts keeps U+202F.
 		s := strings.ReplaceAll(joinParts(parts), "\u202f", " ")
-		if len(req.W) > 0 {
-			// formatRange: CLDR's interval fallback, without collapsing
-			// the fields the two dates share.
-			var ms2 float64
-			if err := json.Unmarshal(req.W, &ms2); err != nil {
-				return nil, typeErr("malformed Intl value")
-			}
-			p2, err := format(ms2)
-			if err != nil {
-				return nil, err
-			}
-			if s2 := strings.ReplaceAll(joinParts(p2), "\u202f", " "); s2 != s {
-				s = strings.NewReplacer("{0}", s, "{1}", s2).Replace(cal.intervalFallback)
-			}
-		}
 		ans.S = &s
 		if req.P {
 			ans.P = parts
@@ -471,7 +464,11 @@ func buildPattern(cal *calendar, o *dtOptions, cycle string) string {
 	}
 	if o.Era != "" {
 		// V8 asks ICU for G, GGGG or GGGGG.
-		date = append(date, field{'G', map[string]int{"short": 3, "long": 4, "narrow": 5}[o.Era]})
+		n := map[string]int{"short": 3, "long": 4, "narrow": 5}[o.Era]
+		if o.eraWidth > 0 {
+			n = o.eraWidth
+		}
+		date = append(date, field{'G', n})
 	}
 	if o.Year != "" {
 		date = append(date, field{'y', width[o.Year]})
