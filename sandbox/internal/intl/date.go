@@ -435,7 +435,10 @@ type field struct {
 
 // buildPattern finds the locale's available format closest to the
 // requested fields (a simplified ICU DateTimePatternGenerator), adjusts
-// its field widths and joins the date and time parts.
+// its field widths and joins the date and time parts. Only options with
+// dayPeriod (the flexible day periods, which TestTimesMatchNode compares
+// with Node) still take it; patternGen.forOptions (dtpatgen.go) makes the
+// others as ICU does.
 func buildPattern(cal *calendar, o *dtOptions, cycle string) string {
 	var date, tm []field
 	width := map[string]int{"numeric": 1, "2-digit": 2, "short": 3, "long": 4, "narrow": 5}
