@@ -267,6 +267,10 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 		}
 		if o.TimeStyle != "" {
 			tp = cal.time[styleIndex[o.TimeStyle]]
+			if hasHC && is12(hc) != is12(hourCycleOf(tp)) {
+				// ICU applies the hc keyword to the style's pattern.
+				tp = h.patternGen(lc, ca, cal).forKeyword(tp, hc)
+			}
 			res.HourCycle = cycle
 		}
 		switch {

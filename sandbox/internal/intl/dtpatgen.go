@@ -426,8 +426,9 @@ func (g *patternGen) bestRaw(req *pgSkeleton, include int) (e *pgEntry, missing,
 	return e, missing, extra
 }
 
-// adjust is adjustFieldTypes with UDATPG_MATCH_HOUR_FIELD_LENGTH.
-func (g *patternGen) adjust(p string, e *pgEntry, req *pgSkeleton) string {
+// adjust is adjustFieldTypes, with UDATPG_MATCH_HOUR_FIELD_LENGTH but
+// where keepHour says the hour keeps the found pattern's width.
+func (g *patternGen) adjust(p string, e *pgEntry, req *pgSkeleton, keepHour bool) string {
 	var b strings.Builder
 	for _, it := range pgItems(p) {
 		if !isLetterItem(it) {
@@ -447,7 +448,7 @@ func (g *patternGen) adjust(p string, e *pgEntry, req *pgSkeleton) string {
 		}
 		n := reqLen
 		switch {
-		case f == pgMinute || f == pgSecond:
+		case f == pgMinute || f == pgSecond || f == pgHour && keepHour:
 			n = len(it)
 		case e != nil && e.specified && reqChar != 'c' && reqChar != 'e':
 			skelLen := len(e.skel.original[f])
@@ -479,19 +480,20 @@ func (g *patternGen) adjust(p string, e *pgEntry, req *pgSkeleton) string {
 	return b.String()
 }
 
-// best is getBestPattern for a skeleton ('j' already mapped).
-func (g *patternGen) best(skeleton string) string {
+// best is getBestPattern for a skeleton ('j' already mapped), the hour
+// as wide as the found pattern's where keepHour is set.
+func (g *patternGen) best(skeleton string, keepHour bool) string {
 	req := pgSkeletonOf(skeleton)
 	e, missing, extra := g.bestRaw(&req, -1)
 	if e == nil {
 		return ""
 	}
 	if missing == 0 && extra == 0 {
-		return g.adjust(e.pattern, e, &req)
+		return g.adjust(e.pattern, e, &req, keepHour)
 	}
 	need := req.mask()
-	dp := g.appending(&req, need&pgDateMask)
-	tp := g.appending(&req, need&^pgDateMask)
+	dp := g.appending(&req, need&pgDateMask, keepHour)
+	tp := g.appending(&req, need&^pgDateMask, keepHour)
 	switch {
 	case dp == "":
 		return tp
@@ -513,7 +515,7 @@ func (g *patternGen) best(skeleton string) string {
 
 // appending is getBestAppending: the nearest pattern for the fields in
 // want, and the fields it lacks appended with the appendItems.
-func (g *patternGen) appending(req *pgSkeleton, want int) string {
+func (g *patternGen) appending(req *pgSkeleton, want int, keepHour bool) string {
 	if want == 0 {
 		return ""
 	}
@@ -521,7 +523,7 @@ func (g *patternGen) appending(req *pgSkeleton, want int) string {
 	if e == nil {
 		return ""
 	}
-	out := g.adjust(e.pattern, e, req)
+	out := g.adjust(e.pattern, e, req, keepHour)
 	last := 0
 	for missing != 0 && missing != last {
 		last = missing
@@ -530,7 +532,7 @@ func (g *patternGen) appending(req *pgSkeleton, want int) string {
 		if e2 == nil {
 			break
 		}
-		tp := g.adjust(e2.pattern, e2, req)
+		tp := g.adjust(e2.pattern, e2, req, keepHour)
 		found := start &^ m2
 		top := 0
 		for i := pgFields - 1; i >= 0; i-- {
@@ -638,11 +640,20 @@ func (g *patternGen) forOptions(o *dtOptions, hcSet bool, cycle string) string {
 	case "longGeneric":
 		put('v', 4)
 	}
-	p := g.best(b.String())
+	p := g.best(b.String(), false)
 	if hcSet {
 		p = pgHourCycle(p, cycle)
 	}
 	return p
+}
+
+// forKeyword is the time style pattern p as ICU's SimpleDateFormat writes
+// it for a locale whose hc keyword has the other cycle (en-US-u-hc-h23's
+// medium "HH:mm:ss"): the best pattern for its skeleton in the keyword's
+// cycle, the hour as wide as the found pattern has it.
+func (g *patternGen) forKeyword(p, hc string) string {
+	s := pgSkeletonOf(p)
+	return pgHourCycle(g.best(pgReplaceSkeleton(s.skeleton(), hc), true), hc)
 }
 
 // forStyle is V8's pattern of a date and time style in another hour
@@ -650,7 +661,7 @@ func (g *patternGen) forOptions(o *dtOptions, hcSet bool, cycle string) string {
 // the hour in the cycle's letter and no day period.
 func (g *patternGen) forStyle(p, cycle string) string {
 	s := pgSkeletonOf(p)
-	return pgHourCycle(g.best(pgReplaceSkeleton(s.skeleton(), cycle)), cycle)
+	return pgHourCycle(g.best(pgReplaceSkeleton(s.skeleton(), cycle), false), cycle)
 }
 
 // pgHourCycle is V8's ReplaceHourCycleInPattern: every hour letter
