@@ -15,26 +15,26 @@ import (
 // is Gregorian (README.md): ICU finds a calendar's patterns that a locale
 // does not spell out along another path through CLDR's inheritance than
 // CLDR's resolved JSON, and in the locales left out that changes which
-// pattern some options get (en-CA's era with a numeric date, Polish and
-// Dutch date-time joins, Hindi's era first).
+// pattern some options get (en-CA's era with a numeric date, Polish
+// date-time joins, Hindi's Buddhist era first).
 var calendarLocales = map[string]string{
-	"buddhist": "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr it ja ko pt pt-PT ru sv zh zh-Hans zh-Hant",
-	"japanese": "ar ar-EG de de-AT de-CH en en-AU en-CA en-GB en-IN es fr hi it ja ko pt-PT ru sv tr zh zh-Hans zh-Hant",
-	"roc":      "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans zh-Hant",
+	"buddhist": "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr fr-CA it ja ko nl pt pt-PT ru sv tr zh zh-Hans zh-Hant",
+	"japanese": "ar ar-EG de de-AT de-CH en en-AU en-CA en-GB en-IN es fr fr-CA hi it ja ko nl pt pt-PT ru sv tr zh zh-Hans zh-Hant",
+	"roc":      "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr fr-CA hi it ja ko nl pt pt-PT ru sv tr zh zh-Hans zh-Hant",
 	// The tabular Islamic calendars, as ICU computes them.
-	"islamic-civil": "ar ar-EG de de-AT de-CH en en-AU es es-MX fr fr-CA hi it ja ko pt pt-PT ru sv zh zh-Hans zh-Hant",
-	"islamic-tbla":  "ar ar-EG de de-AT de-CH en en-AU es es-MX fr fr-CA hi it ja ko pt pt-PT ru sv zh zh-Hans zh-Hant",
+	"islamic-civil": "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr fr-CA hi it ja ko nl pt pt-PT ru sv tr zh zh-Hans zh-Hant",
+	"islamic-tbla":  "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr fr-CA hi it ja ko nl pt pt-PT ru sv tr zh zh-Hans zh-Hant",
 	// Umm al-Qura: ICU's table of 1300 to 1600 AH (calendars_icu_gen.go),
 	// the civil arithmetic outside it.
-	"islamic-umalqura": "ar ar-EG de de-AT de-CH en en-AU es es-MX fr fr-CA hi it ja ko pt pt-PT ru sv zh zh-Hans zh-Hant",
+	"islamic-umalqura": "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr fr-CA hi it ja ko nl pt pt-PT ru sv tr zh zh-Hans zh-Hant",
 	// Persian: the 33-year arithmetic with ICU 78's leap years from 1502
 	// AP (calendars_icu_gen.go).
-	"persian":  "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans zh-Hant zh-Hant-HK",
-	"hebrew":   "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans zh-Hant",
-	"indian":   "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr it ja ko pt pt-PT ru sv zh zh-Hans zh-Hant zh-Hant-HK",
-	"coptic":   "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans zh-Hant zh-Hant-HK",
-	"ethiopic": "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans zh-Hant zh-Hant-HK",
-	"ethioaa":  "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr hi it ja ko pt pt-PT ru sv zh zh-Hans zh-Hant zh-Hant-HK",
+	"persian":  "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr fr-CA hi it ja ko nl pt pt-PT ru sv tr zh zh-Hans zh-Hant zh-Hant-HK",
+	"hebrew":   "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr fr-CA hi it ja ko nl pt pt-PT ru sv tr zh zh-Hans zh-Hant",
+	"indian":   "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr fr-CA hi it ja ko nl pt pt-PT ru sv tr zh zh-Hans zh-Hant zh-Hant-HK",
+	"coptic":   "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr fr-CA hi it ja ko nl pt pt-PT ru sv tr zh zh-Hans zh-Hant zh-Hant-HK",
+	"ethiopic": "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr fr-CA hi it ja ko nl pt pt-PT ru sv tr zh zh-Hans zh-Hant zh-Hant-HK",
+	"ethioaa":  "ar ar-EG de de-AT de-CH en en-AU en-IN es es-MX fr fr-CA hi it ja ko nl pt pt-PT ru sv tr zh zh-Hans zh-Hant zh-Hant-HK",
 }
 
 // formatsCalendar reports whether a ca keyword or calendar option naming

@@ -73,9 +73,12 @@ type dtResolved struct {
 	Hour            string `json:"hour,omitempty"`
 	Minute          string `json:"minute,omitempty"`
 	Second          string `json:"second,omitempty"`
-	TimeZoneName    string `json:"timeZoneName,omitempty"`
-	DateStyle       string `json:"dateStyle,omitempty"`
-	TimeStyle       string `json:"timeStyle,omitempty"`
+	// FractionalSecondDigits is read off the pattern as V8 reads it (the
+	// option itself is not supported).
+	FractionalSecondDigits int    `json:"fractionalSecondDigits,omitempty"`
+	TimeZoneName           string `json:"timeZoneName,omitempty"`
+	DateStyle              string `json:"dateStyle,omitempty"`
+	TimeStyle              string `json:"timeStyle,omitempty"`
 }
 
 type dtAnswer struct {
@@ -266,26 +269,10 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 			dp = cal.date[styleIndex[o.DateStyle]]
 		}
 		if o.TimeStyle != "" {
-			i := styleIndex[o.TimeStyle]
-			base := cal.time[i]
-			if hasHC && is12(hc) != is12(hourCycleOf(base)) {
-				// ICU applies the hc keyword by generating the style's
-				// fields in that cycle (en-GB-u-hc-h11: K:mm a).
-				t := styleTimeFields(base, i, false)
-				base = withDayPeriod(buildPattern(cal, &t, hc), 0)
-			}
-			tp = setCycle(base, cycle, cal)
-			if cycle != hourCycleOf(base) {
-				// V8 has ICU generate the pattern in another cycle,
-				// with AM/PM for the flexible period (zh-Hant's BK:mm).
-				tp = withDayPeriod(tp, 0)
-			}
-			if tp == "" {
-				// Between 12 and 24 hours: the locale's format for the
-				// style's fields in the other cycle.
-				// The hour keeps the style's width (HH:mm → KK:mm a).
-				t := styleTimeFields(base, i, true)
-				tp = withDayPeriod(buildPattern(cal, &t, cycle), 0)
+			tp = cal.time[styleIndex[o.TimeStyle]]
+			if hasHC && is12(hc) != is12(hourCycleOf(tp)) {
+				// ICU applies the hc keyword to the style's pattern.
+				tp = h.patternGen(lc, ca, cal).forKeyword(tp, hc)
 			}
 			res.HourCycle = cycle
 		}
@@ -297,19 +284,28 @@ func (h *Handler) dateTimeFormat(req *request) (any, error) {
 		default:
 			pattern = tp
 		}
+		if tp != "" && cycle != hourCycleOf(tp) {
+			// V8 has ICU generate the style's fields in the other cycle.
+			pattern = h.patternGen(lc, ca, cal).forStyle(pattern, cycle)
+		}
 	} else {
 		res.Weekday, res.Era, res.Year, res.Month, res.Day = o.Weekday, o.Era, o.Year, o.Month, o.Day
 		res.Hour, res.Minute, res.Second, res.TimeZoneName = o.Hour, o.Minute, o.Second, o.TimeZoneName
 		if o.Hour != "" {
 			res.HourCycle = cycle
 		}
-		// V8 asks ICU for a 24-hour hour, where the locale counts 12,
-		// without its width: en's HH:mm for {hour: "numeric", hourCycle:
-		// "h23"}.
-		o.patternHour = o.Hour == "numeric" && !is12(cycle) && is12(hourCycleOf(cal.time[3]))
-		pattern = withDayPeriod(buildPattern(cal, &o, cycle), dayPeriodWidth(&o, cycle))
-		res.Era = ""
-		widths(pattern, &res)
+		if o.DayPeriod == "" {
+			pattern = h.patternGen(lc, ca, cal).forOptions(&o, o.Hour12 != nil || o.HourCycle != "" || hasHC, cycle)
+			v8Widths(pattern, &res)
+		} else {
+			// V8 asks ICU for a 24-hour hour, where the locale counts 12,
+			// without its width: en's HH:mm for {hour: "numeric", hourCycle:
+			// "h23"}.
+			o.patternHour = o.Hour == "numeric" && !is12(cycle) && is12(hourCycleOf(cal.time[3]))
+			pattern = withDayPeriod(buildPattern(cal, &o, cycle), dayPeriodWidth(&o, cycle))
+			res.Era = ""
+			widths(pattern, &res)
+		}
 	}
 	if res.HourCycle != "" {
 		b := res.HourCycle == "h11" || res.HourCycle == "h12"
@@ -395,25 +391,6 @@ func stripQuoted(p string) string {
 // is12 reports whether an hour cycle counts 12 hours.
 func is12(c string) bool { return c == "h11" || c == "h12" }
 
-// styleTimeFields are the fields of the time style i's pattern p: hour,
-// minute, second (medium and longer) and zone name (long and full), the
-// hour two digits wide where p has it so and keepWidth says to.
-func styleTimeFields(p string, i int, keepWidth bool) dtOptions {
-	t := dtOptions{Hour: "numeric", Minute: "numeric"}
-	for _, f := range skeletonFields(stripQuoted(p)) {
-		if keepWidth && (f.c == 'H' || f.c == 'h' || f.c == 'K' || f.c == 'k') && f.n == 2 {
-			t.Hour = "2-digit"
-		}
-	}
-	if i < 3 {
-		t.Second = "numeric"
-	}
-	if i < 2 {
-		t.TimeZoneName = [2]string{"long", "short"}[i]
-	}
-	return t
-}
-
 func setCycle(p, cycle string, _ *calendar) string {
 	cur := hourCycleOf(p)
 	if cur == cycle {
@@ -455,7 +432,10 @@ type field struct {
 
 // buildPattern finds the locale's available format closest to the
 // requested fields (a simplified ICU DateTimePatternGenerator), adjusts
-// its field widths and joins the date and time parts.
+// its field widths and joins the date and time parts. Only options with
+// dayPeriod (the flexible day periods, which TestTimesMatchNode compares
+// with Node) still take it; patternGen.forOptions (dtpatgen.go) makes the
+// others as ICU does.
 func buildPattern(cal *calendar, o *dtOptions, cycle string) string {
 	var date, tm []field
 	width := map[string]int{"numeric": 1, "2-digit": 2, "short": 3, "long": 4, "narrow": 5}
