@@ -45,11 +45,12 @@ function rangeEnd(v) {
   if (typeof p === "symbol") throw new TypeError("Cannot convert a Symbol value to a number");
   if (typeof p === "string") {
     // The decimal as written, unless it is past a double's range
-    // (ECMA-402's ToIntlMathematicalValue: an infinity) or not decimal
-    // ("0x10"); the host bounds its length.
+    // (ECMA-402's ToIntlMathematicalValue: an infinity; below it, a zero
+    // as any fraction digits write it) or not decimal ("0x10"); the host
+    // bounds its length.
     const x = Number(p);
     if (x !== x) return null;
-    return DECIMAL_TEXT.test(p) && x !== Infinity && x !== -Infinity ? [p.trim(), "d"] : [numText(x), "d"];
+    return DECIMAL_TEXT.test(p) && x !== Infinity && x !== -Infinity && x !== 0 ? [p.trim(), "d"] : [numText(x), "d"];
   }
   const x = Number(p);
   return x !== x ? null : [numText(x), "n"];

@@ -694,6 +694,15 @@ func (nf *numFormat) formatPieces(res *numResolved, v string) (numPieces, error)
 	out = append(out, pre...)
 	out = append(out, num...)
 	out = append(out, suf...)
+	if res.Style == "unit" && res.Unit == "percent" {
+		// The percent unit takes the percent pattern, but its sign is
+		// the unit to ICU.
+		for i := range out {
+			if out[i][0] == "percentSign" {
+				out[i][0] = "unit"
+			}
+		}
+	}
 	return numPieces{parts: out, x: x, which: which, bare: x.nan || x.inf}, nil
 }
 
@@ -791,6 +800,9 @@ func (nf *numFormat) currencyNameParts(res *numResolved, form string) (before, a
 	return before, after
 }
 
+// unitAffix splits a unit pattern's text into the unit and the literal
+// spaces and marks around it; a space between two words of the unit is
+// the unit's, as in ICU ("por ciento", "Kilometer pro Stunde").
 func unitAffix(s string) [][2]string {
 	var out [][2]string
 	for s != "" {
@@ -801,6 +813,9 @@ func unitAffix(s string) [][2]string {
 		}
 		if k := len(out); k > 0 && out[k-1][0] == typ {
 			out[k-1][1] += s[:n]
+		} else if k > 1 && typ == "unit" && out[k-2][0] == "unit" && out[k-1][1] == " " {
+			out[k-2][1] += out[k-1][1] + s[:n]
+			out = out[:k-1]
 		} else {
 			out = append(out, [2]string{typ, s[:n]})
 		}

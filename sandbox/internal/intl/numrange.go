@@ -57,6 +57,13 @@ func (h *Handler) numberRange(req *request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ans.R.Style == "unit" && ans.R.Unit == "percent" {
+		for i := range parts {
+			if parts[i][0] == "percentSign" {
+				parts[i][0] = "unit" // as formatPieces names it
+			}
+		}
+	}
 	out := rangeAnswer{}
 	var b strings.Builder
 	for _, p := range parts {
