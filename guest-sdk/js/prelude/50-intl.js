@@ -87,9 +87,12 @@ const toParts = (p) => p.map(([type, value]) => ({ type, value }));
 
 const Intl = {};
 Object.defineProperty(Intl, Symbol.toStringTag, { value: "Intl", configurable: true });
-defineMethod(Intl, "getCanonicalLocales", function getCanonicalLocales(locales) {
-  return intlCall({ op: "canon", l: localeList(locales) });
-});
+// Intl's functions are methods, as V8's built-ins: no prototype, not
+// constructors.
+defineMethod(Intl, "getCanonicalLocales", {
+  getCanonicalLocales(locales) { return intlCall({ op: "canon", l: localeList(locales) }); },
+}.getCanonicalLocales);
+defineMethod(Intl, "supportedValuesOf", { supportedValuesOf(key) { return intlSupportedValues(key); } }.supportedValuesOf);
 
 // intlClass defines Intl[name]: ECMA-402's constructor (length 0) for a
 // class whose instances keep the host's resolved options. NumberFormat,
@@ -108,9 +111,9 @@ function intlClass(name, cls) {
   Object.defineProperty(C, "prototype", { value: cls.prototype, writable: false });
   defineMethod(cls.prototype, "constructor", C);
   Object.defineProperty(cls.prototype, Symbol.toStringTag, { value: "Intl." + name, configurable: true });
-  defineMethod(C, "supportedLocalesOf", function supportedLocalesOf(locales) {
-    return intlCall({ op: "supported", l: localeList(locales) });
-  });
+  defineMethod(C, "supportedLocalesOf", {
+    supportedLocalesOf(locales) { return intlCall({ op: "supported", l: localeList(locales) }); },
+  }.supportedLocalesOf);
   defineMethod(Intl, name, C);
 }
 
@@ -155,10 +158,11 @@ class NumberFormat {
   get format() {
     const r = nfOf(this);
     const nf = numberFormatter(compiledPrefix("N", [r.locale], r)), h = nf.h, prefix = nf.prefix;
-    const f = (x) => {
+    // A comma keeps the function anonymous (name ""), as V8's bound format.
+    const f = (0, (x) => {
       const s = host(OP_INTL_FORMAT, h, x);
       return s !== void 0 ? s : intlCompiled(prefix + numText(x));
-    };
+    });
     Object.defineProperty(this, "format", { value: f, configurable: true });
     return f;
   }
@@ -170,7 +174,7 @@ class NumberFormat {
 }
 function nfOf(nf, method = "format") {
   const r = nfResolved.get(nf);
-  if (r === undefined) throw new TypeError(`Method Intl.NumberFormat.prototype.${method} called on incompatible receiver ` + show(nf));
+  if (r === undefined) throw new TypeError(`Method Intl.NumberFormat.prototype.${method} called on incompatible receiver ` + v8Show(nf));
   return r;
 }
 intlClass("NumberFormat", NumberFormat);
@@ -239,7 +243,8 @@ function numberFormatterOf(locales, options) {
 // leaves to a request) without running any JavaScript, so the script sees
 // nothing of it; the second step does everything, in order.
 let lastLocales = null, lastHandle = -1;
-defineMethod(Number.prototype, "toLocaleString", function toLocaleString(locales, options) {
+// Length 0, as V8's: the defaults leave the parameters out of it.
+defineMethod(Number.prototype, "toLocaleString", { toLocaleString(locales = void 0, options = void 0) {
   if (options === void 0) {
     if (locales === lastLocales) {
       const s = host(OP_INTL_FORMAT, lastHandle, this);
@@ -255,15 +260,15 @@ defineMethod(Number.prototype, "toLocaleString", function toLocaleString(locales
     }
   }
   return numberToLocaleString(this, locales, options);
-});
+} }.toLocaleString);
 function numberToLocaleString(self, locales, options) {
   const x = typeof self === "number" ? self : valueOfNumber.call(self);
   return formatNumber(numberFormatterOf(locales, options), x);
 }
-defineMethod(BigInt.prototype, "toLocaleString", function toLocaleString(locales, options) {
+defineMethod(BigInt.prototype, "toLocaleString", { toLocaleString(locales = void 0, options = void 0) {
   const x = valueOfBigInt.call(this);
   return intlCompiled(numberFormatterOf(locales, options).prefix + String(x));
-});
+} }.toLocaleString);
 
 // ---- Date.prototype.toString -------------------------------------------
 // The guest's time zone is UTC; Node names it after the offset.

@@ -32,10 +32,10 @@ class DateTimeFormat {
     dtfOf(this);
     const req = dtfRequests.get(this);
     const p = compiledPrefix("D", req.l, req.o), h = intlFormat(p);
-    const f = (d) => {
+    const f = (0, (d) => {
       const t = timeOf(d), s = host(OP_INTL_FORMAT, h, t);
       return s !== void 0 ? s : intlCompiled(p + t);
-    };
+    });
     Object.defineProperty(this, "format", { value: f, configurable: true });
     return f;
   }
@@ -96,7 +96,7 @@ for (const [name, required, defaults] of [["toLocaleString", "any", "all"], ["to
     return dateFormatters(name + ";" + localesKey(l) + raw.key, () => dateFormatter(compiledPrefix("D", l, dateOpts(raw.values, required, defaults))));
   };
   defineMethod(Date.prototype, name, {
-    [name](locales, options) {
+    [name](locales = void 0, options = void 0) { // length 0, as V8's
       const x = dateValue.call(this);
       if (Number.isNaN(x)) return "Invalid Date";
       const f = formatter(locales, options), s = host(OP_INTL_FORMAT, f.h, x);

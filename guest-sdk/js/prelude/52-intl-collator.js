@@ -211,13 +211,13 @@ class Collator {
     const r = colResolved.get(this);
     if (r === undefined) throw new TypeError("Method Intl.Collator.prototype.compare called on incompatible receiver " + show(this));
     const k = keyerOf(compiledPrefix("K", [r.locale], r), () => newKeyer([r.locale], r));
-    const f = (a, b) => {
+    const f = (0, (a, b) => {
       if (typeof a !== "string") a = String(a);
       if (typeof b !== "string") b = String(b);
       const keys = k.keys, x = keys[a], y = keys[b];
       if (x === void 0 || y === void 0) return keyedMiss(k, a, b);
       return x < y ? -1 : x > y ? 1 : 0;
-    };
+    });
     compareKeyers.set(f, k);
     Object.defineProperty(this, "compare", { value: f, configurable: true });
     return f;
@@ -232,7 +232,9 @@ intlClass("Collator", Collator);
 // The hot paths below write `void 0`, a constant, for undefined, which is a
 // global variable (a lookup) to the engine.
 const localeKeyer = (locale) => keyerOf("L" + locale, () => newKeyer([locale], {}));
-function localeCompare(that, locales, options) {
+// A method (no prototype, as V8's built-in) of length 1: the defaults
+// leave locales and options out of it.
+const localeCompare = { localeCompare(that, locales = void 0, options = void 0) {
   if (locales === void 0 && options === void 0 && typeof this === "string" && typeof that === "string") {
     const keys = defaultKeyer.keys, x = keys[this], y = keys[that];
     if (x !== void 0 && y !== void 0) return x < y ? -1 : x > y ? 1 : 0;
@@ -255,5 +257,5 @@ function localeCompare(that, locales, options) {
   const keys = k.keys, x = keys[a], y = keys[b];
   if (x === undefined || y === undefined) return keyedMiss(k, a, b);
   return x < y ? -1 : x > y ? 1 : 0;
-}
+} }.localeCompare;
 defineMethod(String.prototype, "localeCompare", localeCompare);

@@ -68,7 +68,7 @@ intlClass("Segmenter", Segmenter);
 for (const [name, upper, plain] of [["toLocaleUpperCase", true, String.prototype.toUpperCase],
   ["toLocaleLowerCase", false, String.prototype.toLowerCase]]) {
   defineMethod(String.prototype, name, {
-    [name](locales) {
+    [name](locales = void 0) { // length 0, as V8's
       if (this === undefined || this === null) throw new TypeError(`String.prototype.${name} called on null or undefined`);
       const s = String(this);
       const l = localeList(locales);

@@ -164,6 +164,10 @@ func (h *Handler) handle(b []byte) (any, error) {
 		return h.dateTimeFormat(&req)
 	case "nf":
 		return h.numberFormat(&req)
+	case "nfr":
+		return h.numberRange(&req)
+	case "values":
+		return h.supportedValues(&req)
 	case "dn":
 		return h.displayNames(&req)
 	}

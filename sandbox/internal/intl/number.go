@@ -595,8 +595,33 @@ func (x *dec) round(n int) {
 }
 
 func (nf *numFormat) format(res *numResolved, v string) ([][2]string, error) {
+	p, err := nf.formatPieces(res, v)
+	if err != nil {
+		return nil, err
+	}
+	before, after, hasNum := nf.outer(res, nf.pluralOf(res, p.x))
+	if !hasNum {
+		return before, nil // "درجة": the pattern's words say the number
+	}
+	out := append(before, p.parts...)
+	return append(out, after...), nil
+}
+
+// numPieces is a value formatted up to its unit or currency name: the
+// parts (affixes, digits, exponent), the value read, and which affixes
+// (posAffix, negAffix, plusAffix) and whether their bare form it took.
+type numPieces struct {
+	parts [][2]string
+	x     dec
+	which int
+	bare  bool
+}
+
+// formatPieces formats v without the unit or currency name that outer
+// puts around it.
+func (nf *numFormat) formatPieces(res *numResolved, v string) (numPieces, error) {
 	if len(v) > maxValueChars {
-		return nil, rangeErr("Intl value of %d characters exceeds %d", len(v), maxValueChars)
+		return numPieces{}, rangeErr("Intl value of %d characters exceeds %d", len(v), maxValueChars)
 	}
 	x, ok := parseDec(v)
 	if !ok {
@@ -625,7 +650,7 @@ func (nf *numFormat) format(res *numResolved, v string) ([][2]string, error) {
 		var err error
 		num, zero, err = nf.formatCompact(res, x)
 		if err != nil {
-			return nil, err
+			return numPieces{}, err
 		}
 	default:
 		if res.Style == "percent" && !zero {
@@ -669,13 +694,30 @@ func (nf *numFormat) format(res *numResolved, v string) ([][2]string, error) {
 	out = append(out, pre...)
 	out = append(out, num...)
 	out = append(out, suf...)
+	if res.Style == "unit" && res.Unit == "percent" {
+		// The percent unit takes the percent pattern, but its sign is
+		// the unit to ICU.
+		for i := range out {
+			if out[i][0] == "percentSign" {
+				out[i][0] = "unit"
+			}
+		}
+	}
+	return numPieces{parts: out, x: x, which: which, bare: x.nan || x.inf}, nil
+}
+
+// outer is the text a unit's or currency name's pattern for the plural
+// form puts before and after the number (none for the other styles), and
+// whether the pattern has the number at all.
+func (nf *numFormat) outer(res *numResolved, form string) (before, after [][2]string, hasNum bool) {
 	if res.Style == "unit" && affStyle(res) != "percent" {
-		return nf.unitParts(res, x, out), nil
+		return nf.unitParts(res, form)
 	}
 	if res.Style == "currency" && res.CurrencyDisplay == "name" {
-		return nf.currencyNameParts(res, x, out), nil
+		b, a := nf.currencyNameParts(res, form)
+		return b, a, true
 	}
-	return out, nil
+	return nil, nil, true
 }
 
 // affStyle is the style whose affixes a format uses: ICU formats the short
@@ -691,29 +733,16 @@ func affStyle(res *numResolved) string {
 	return res.Style
 }
 
-// unitParts puts the number in the unit's pattern for its plural form.
-func (nf *numFormat) unitParts(res *numResolved, x dec, num [][2]string) [][2]string {
-	form := "other"
-	if !x.nan && !x.inf {
-		y := x
-		y.d = append([]byte(nil), x.d...)
-		ip, fp := roundFor(res, &y)
-		if fp != "" {
-			ip += "." + fp
-		}
-		form = pluralCategory(nf.lc, ip)
-	}
+// unitParts is the text of the unit's pattern for the plural form before
+// and after the number, and whether it has the number.
+func (nf *numFormat) unitParts(res *numResolved, form string) (before, after [][2]string, hasNum bool) {
 	units := cldrOf(cldrUnits, nf.lc)
 	pat, ok := units[res.UnitDisplay+"|"+res.Unit+"|"+form]
 	if !ok {
 		pat = units[res.UnitDisplay+"|"+res.Unit+"|other"]
 	}
-	before, after, hasNum := strings.Cut(pat, "{0}")
-	out := unitAffix(before)
-	if hasNum {
-		out = append(out, num...)
-	}
-	return append(out, unitAffix(after)...)
+	b, a, hasNum := strings.Cut(pat, "{0}")
+	return unitAffix(b), unitAffix(a), hasNum
 }
 
 // pluralOf is the plural form of x as the options round it.
@@ -730,12 +759,12 @@ func (nf *numFormat) pluralOf(res *numResolved, x dec) string {
 	return pluralCategory(nf.lc, ip)
 }
 
-// currencyNameParts puts the number in CLDR's currency unit pattern with
-// the currency's name for its plural form ("1,234.50 US dollars"); a
-// currency without generated names is written as its code.
-func (nf *numFormat) currencyNameParts(res *numResolved, x dec, num [][2]string) [][2]string {
+// currencyNameParts is the text of CLDR's currency unit pattern, with the
+// currency's name for the plural form, before and after the number
+// ("1,234.50 US dollars"); a currency without generated names is written
+// as its code.
+func (nf *numFormat) currencyNameParts(res *numResolved, form string) (before, after [][2]string) {
 	names := cldrOf(cldrCurrencyNames, nf.lc)
-	form := nf.pluralOf(res, x)
 	pick := func(key string) string {
 		if v, ok := names[key+"|"+form]; ok {
 			return v
@@ -750,26 +779,30 @@ func (nf *numFormat) currencyNameParts(res *numResolved, x dec, num [][2]string)
 	if pat == "" {
 		pat = "{0} {1}"
 	}
-	var out [][2]string
+	before, after = [][2]string{}, [][2]string{}
+	out := &before
 	for pat != "" {
 		i := strings.Index(pat, "{")
 		if i < 0 || i+2 >= len(pat) || pat[i+2] != '}' {
-			out = append(out, unitAffix(pat)...)
+			*out = append(*out, unitAffix(pat)...)
 			break
 		}
 		if i > 0 {
-			out = append(out, unitAffix(pat[:i])...)
+			*out = append(*out, unitAffix(pat[:i])...)
 		}
 		if pat[i+1] == '0' {
-			out = append(out, num...)
+			out = &after
 		} else {
-			out = append(out, [2]string{"currency", name})
+			*out = append(*out, [2]string{"currency", name})
 		}
 		pat = pat[i+3:]
 	}
-	return out
+	return before, after
 }
 
+// unitAffix splits a unit pattern's text into the unit and the literal
+// spaces and marks around it; a space between two words of the unit is
+// the unit's, as in ICU ("por ciento", "Kilometer pro Stunde").
 func unitAffix(s string) [][2]string {
 	var out [][2]string
 	for s != "" {
@@ -780,6 +813,9 @@ func unitAffix(s string) [][2]string {
 		}
 		if k := len(out); k > 0 && out[k-1][0] == typ {
 			out[k-1][1] += s[:n]
+		} else if k > 1 && typ == "unit" && out[k-2][0] == "unit" && out[k-1][1] == " " {
+			out[k-2][1] += out[k-1][1] + s[:n]
+			out = out[:k-1]
 		} else {
 			out = append(out, [2]string{typ, s[:n]})
 		}
