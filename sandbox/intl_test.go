@@ -465,6 +465,11 @@ for (const f of [
   () => new Intl.NumberFormat("en").format("1" + "0".repeat(5000)),
   () => new Intl.NumberFormat("en").format("1e1001"),
   () => "中".repeat(30000).localeCompare("a"),
+  () => new Intl.Locale("a".repeat(70000)),
+  () => new Intl.Locale("en-" + "abcde-".repeat(300) + "x"),
+  () => new Intl.Locale("en", {calendar: "abc-".repeat(300) + "abc"}),
+  () => new Intl.Locale("en-u-" + Array.from({length: 300}, (_, i) => "k" + String.fromCharCode(97 + i % 26) + "-abc").join("-").slice(0, 1000).replace(/-[^-]*$/, "")).toString().length,
+  () => new Intl.Locale("en-u-" + Array.from({length: 40}, (_, i) => "k" + String.fromCharCode(97 + i % 25) + "-abc").join("-")).toString().length,
 ]) { try { out.push(String(f())); } catch (e) { out.push(e.name + ": " + e.message); } }
 return out;`}, okBridge, Limits{})
 	require.NoError(t, err)
@@ -477,5 +482,10 @@ return out;`}, okBridge, Limits{})
 		"RangeError: Intl value of 5001 characters exceeds 4096",
 		"NaN",
 		"RangeError: Intl request too large",
+		"RangeError: Intl request too large",
+		"RangeError: Incorrect locale information provided",
+		"RangeError: Incorrect locale information provided",
+		"RangeError: Incorrect locale information provided", // more than 25 keys, as in Node
+		"179", // 25 keys once each
 	}, got)
 }

@@ -180,7 +180,22 @@ func parseLocaleID(s string) (*localeID, bool) {
 			id.others = append(id.others, p+"-"+strings.ToLower(strings.Join(parts[start:i], "-")))
 		}
 	}
-	return id, true
+	return id, !id.overICULimits()
+}
+
+// overICULimits reports whether ICU 78 refuses id although it is well
+// formed: it holds the variants in 179 bytes and at most 25 distinct -u-
+// keys (V8 then throws, as for a malformed tag).
+func (id *localeID) overICULimits() bool {
+	n := 0
+	for _, v := range id.variants {
+		n += len(v) + 1
+	}
+	keys := map[string]bool{}
+	for _, kv := range id.kw {
+		keys[kv[0]] = true
+	}
+	return n-1 > 179 || len(keys) > 25
 }
 
 // localeData is localeid_gen.go's data, split once.

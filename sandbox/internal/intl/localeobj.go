@@ -119,6 +119,9 @@ func makeLocale(tag string, o *localeOptions) (*localeRecord, error) {
 		id.setKeyword(kv.key, strings.ToLower(*kv.v))
 	}
 	id.canonicalize()
+	if id.overICULimits() {
+		return nil, rangeErr(badLocale)
+	}
 	return record(id), nil
 }
 

@@ -2,6 +2,7 @@ package intl
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"sort"
@@ -182,6 +183,19 @@ func localeAuditInputs(t *testing.T) []localeInput {
 		"en-a-b-a-c", "zh-min-nan", "i-klingon", "123", "en--US", "en-", "-en", "e", "toolonglang", "en-Latn-Latn",
 		"en-US-US", "en-u-ca", "en-t-x", "en-x", "en-x-toolongpart", "en-u-attr-ca-gregory-ca", "en\u0000", "ÿn"} {
 		add(bad)
+	}
+	// ICU's limits: 179 bytes of variants, 25 distinct -u- keys.
+	for _, n := range []int{29, 30, 31} {
+		var vs, ks []string
+		for i := 0; i < n; i++ {
+			vs = append(vs, fmt.Sprintf("v%04d", i))
+			ks = append(ks, fmt.Sprintf("%c%c-abc", 'a'+i/26, 'a'+i%26))
+		}
+		add("en-" + strings.Join(vs, "-"))
+		add("en-" + strings.Join(vs[:n-10], "-") + "-x-" + strings.Join(vs, "-"))
+		add("en-u-" + strings.Join(ks[:n-5], "-"))
+		add("en-u-aa-dup-" + strings.Join(ks[:n-5], "-"))
+		add("en-u-ca-" + strings.Repeat("abcdefgh-", n) + "x")
 	}
 	// Options.
 	opts := []map[string]any{
