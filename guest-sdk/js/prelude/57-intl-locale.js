@@ -13,8 +13,8 @@ const LOC_BAD = "Incorrect locale information provided";
 function locReceiver(v) {
   if (typeof v === "symbol") return v.toString();
   if ((typeof v !== "object" || v === null) && typeof v !== "function") return String(v);
-  const tag = v[Symbol.toStringTag];
-  if (typeof tag === "string") return `[object ${tag}]`;
+  // V8 names an object by its class unless its toString is its own.
+  if (v.toString !== Object.prototype.toString) return Object.prototype.toString.call(v);
   const c = v.constructor;
   return `#<${typeof c === "function" && c.name || "Object"}>`;
 }
