@@ -93,6 +93,26 @@ func parseLanguageID(parts []string, i int, id *localeID) (int, bool) {
 	return i, true
 }
 
+// parseLanguageIDLoose reads a language id as parseLanguageID does but
+// lets a variant repeat (V8's prefix check does not look for repeats).
+func parseLanguageIDLoose(parts []string, id *localeID) (int, bool) {
+	i := 0
+	if len(parts) == 0 || !langSubtag(parts[0]) {
+		return 0, false
+	}
+	i++
+	if i < len(parts) && scriptSubtag(parts[i]) {
+		i++
+	}
+	if i < len(parts) && regionSubtag(parts[i]) {
+		i++
+	}
+	for i < len(parts) && variantSubtag(parts[i]) {
+		i++
+	}
+	return i, true
+}
+
 // parseLocaleID parses s as ECMA-402's IsStructurallyValidLanguageTag
 // accepts it: a unicode_locale_id without "root", a script first or "_",
 // with no duplicate variant or singleton.

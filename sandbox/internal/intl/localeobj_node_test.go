@@ -16,20 +16,25 @@ import (
 // alias of aliases.json in a tag, generated tags with scripts, regions,
 // variants and extensions, and constructor options, made into an
 // Intl.Locale by Node 20 and by the host (ops "loc" and "locinfo"): the
-// tag, every getter, maximize() and minimize() must be the same.
+// tag, every getter, maximize() and minimize() must be the same, and so
+// must Intl.getCanonicalLocales of each tag (op "canon").
 
 // localeAuditNode prints, for each [tag, options] of its argument, the
 // locale's fields as localeAuditHost writes them.
 const localeAuditNode = `
 const out = [];
 for (const [tag, opts, lite] of JSON.parse(require("fs").readFileSync(0, "utf8"))) {
+  let canon = "";
+  if (opts === null) {
+    try { canon = Intl.getCanonicalLocales(tag).join() + "\n"; } catch (e) { canon = e.name + ": " + e.message + "\n"; }
+  }
   try {
     const l = new Intl.Locale(tag, opts ?? undefined);
-    out.push(JSON.stringify([String(l), l.baseName, l.language, l.script, l.region, l.calendar, l.caseFirst,
+    out.push(canon + JSON.stringify([String(l), l.baseName, l.language, l.script, l.region, l.calendar, l.caseFirst,
       l.collation, l.hourCycle, l.numeric, l.numberingSystem, l.maximize().toString(), l.minimize().toString(),
       l.calendars, l.collations, lite ? "-" : l.hourCycles, l.numberingSystems, l.textInfo, l.timeZones, l.weekInfo]));
   } catch (e) {
-    out.push(e.name + ": " + e.message);
+    out.push(canon + e.name + ": " + e.message);
   }
 }
 console.log(JSON.stringify(out));
@@ -59,8 +64,16 @@ func localeAuditHost(h *Handler, tag string, opts map[string]any, lite bool) str
 	if err := json.Unmarshal(h.Handle(req), &ans); err != nil {
 		return "bad answer"
 	}
+	canon := ""
+	if opts == nil {
+		if v, err := canonicalLocales([]string{tag}); err != nil {
+			canon = err.(*Error).Name + ": " + err.(*Error).Message + "\n"
+		} else {
+			canon = strings.Join(v.([]string), ",") + "\n"
+		}
+	}
 	if ans.E != "" {
-		return ans.E + ": " + ans.M
+		return canon + ans.E + ": " + ans.M
 	}
 	r := ans.R
 	lj, _ := json.Marshal(r.Locale)
@@ -83,7 +96,7 @@ func localeAuditHost(h *Handler, tag string, opts map[string]any, lite bool) str
 	b, _ := json.Marshal([]any{r.Locale, r.BaseName, r.Language, r.Script, r.Region, r.Calendar, r.CaseFirst,
 		r.Collation, r.HourCycle, r.Numeric, r.NumSys, r.Max, r.Min,
 		inf.R.Calendars, inf.R.Collations, hours, inf.R.NumberingSystems, inf.R.TextInfo, zones, inf.R.WeekInfo})
-	return strings.ReplaceAll(string(b), "null", "undefined")
+	return canon + strings.ReplaceAll(string(b), "null", "undefined")
 }
 
 // localeKnownDifferences are the inputs whose Intl.Locale differs from
@@ -181,7 +194,7 @@ func localeAuditInputs(t *testing.T) []localeInput {
 	}
 	for _, bad := range []string{"", "en_US", "root", "x-foo", "en-u", "en-t", "en-a", "en-1", "a-en", "en-variant-variant",
 		"en-a-b-a-c", "zh-min-nan", "i-klingon", "123", "en--US", "en-", "-en", "e", "toolonglang", "en-Latn-Latn",
-		"en-US-US", "en-u-ca", "en-t-x", "en-x", "en-x-toolongpart", "en-u-attr-ca-gregory-ca", "en\u0000", "ÿn"} {
+		"en-US-US", "in", "ji", "jw", "no", "tl", "sh", "mo", "iw", "bh", "tw", "fil", "en--US", "EN", "In", "en-u-ca", "en-t-x", "en-x", "en-x-toolongpart", "en-u-attr-ca-gregory-ca", "en\u0000", "ÿn"} {
 		add(bad)
 	}
 	// ICU's limits: 179 bytes of variants, 25 distinct -u- keys.
