@@ -42,8 +42,8 @@ console.log(JSON.stringify(out));
 
 // localeAuditHost is localeAuditNode's line for one input, from the host.
 func localeAuditHost(h *Handler, tag string, opts map[string]any, lite bool) string {
-	o, _ := json.Marshal(opts)
-	// The guest converts each option to a string, numeric to a boolean.
+	// The guest converts each option to a string, numeric to "true" or
+	// "false" (57-intl-locale.js, locOptions).
 	conv := map[string]string{}
 	for k, v := range opts {
 		if k == "numeric" {
@@ -53,7 +53,7 @@ func localeAuditHost(h *Handler, tag string, opts map[string]any, lite bool) str
 		}
 		conv[k], _ = v.(string)
 	}
-	o, _ = json.Marshal(conv)
+	o, _ := json.Marshal(conv)
 	tj, _ := json.Marshal(tag)
 	req, _ := json.Marshal(map[string]any{"op": "loc", "v": json.RawMessage(tj), "o": json.RawMessage(o)})
 	var ans struct {
