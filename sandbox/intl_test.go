@@ -221,6 +221,65 @@ func intlExprs() []string {
 		`new Intl.NumberFormat("ar-EG-u-nu-latn").format(-1234.5)`, `new Intl.Collator("de-u-co-phonebk").compare("Müller","Muller")`,
 		`new Intl.DisplayNames("de",{type:"region"}).of("US")`, `Intl.NumberFormat("de").format(1)`,
 	}...)
+	return append(ex, localeExprs()...)
+}
+
+// localeExprs are Intl.Locale's expressions: the constructor's checks and
+// messages, the getters of some tags and their maximize and minimize
+// (sandbox/internal/intl's TestLocaleMatchesNode compares thousands more
+// on the host), and every constructor taking an Intl.Locale as a tag.
+func localeExprs() []string {
+	ex := []string{
+		`typeof Intl.Locale`, `Intl.Locale.length`, `Intl.Locale.name`, `typeof Intl.Locale.supportedLocalesOf`,
+		`Object.prototype.toString.call(new Intl.Locale("en"))`, `JSON.stringify(new Intl.Locale("en"))`,
+		`Object.getOwnPropertyNames(Intl.Locale.prototype).join()`, `Object.keys(new Intl.Locale("en")).length`,
+		`Object.getOwnPropertyDescriptor(Intl.Locale.prototype,"calendars").get.name`,
+		`Object.getOwnPropertyDescriptor(Intl.Locale.prototype,"baseName").get.name`,
+		`Intl.Locale.prototype.maximize.name + Intl.Locale.prototype.toString.length`,
+		`Intl.Locale.prototype[Symbol.toStringTag]`, `Intl.Locale.prototype.constructor === Intl.Locale`,
+		`Intl.Locale("en")`, `new Intl.Locale()`, `new Intl.Locale(5)`, `new Intl.Locale(null)`, `new Intl.Locale(true)`,
+		`new Intl.Locale("")`, `new Intl.Locale("en_US")`, `new Intl.Locale("x-private")`, `new Intl.Locale("en-u")`,
+		`new Intl.Locale({toString(){return "de-AT"}}).region`, `new Intl.Locale(["fr-CA"]).toString()`,
+		`new Intl.Locale("en",null)`, `new Intl.Locale("en",{language:"x"})`, `new Intl.Locale("en",{script:"Latin"})`,
+		`new Intl.Locale("en",{region:"USA"})`, `new Intl.Locale("en",{calendar:"ab"})`, `new Intl.Locale("en",{hourCycle:"h25"})`,
+		`new Intl.Locale("en",{caseFirst:true})`, `new Intl.Locale("en",{numberingSystem:"latn-x"})`,
+		`new Intl.Locale("en",{language:Symbol()})`, `new Intl.Locale("en",{numeric:"no"}).numeric`,
+		`new Intl.Locale("en",{numeric:0}).toString()`, `new Intl.Locale("en",{hourCycle:"h11",calendar:"islamicc"}).toString()`,
+		`new Intl.Locale("en-US",{language:"iw",script:"Hebr",region:"il"}).toString()`,
+		`new Intl.Locale(new Intl.Locale("ja-JP-u-ca-japanese"),{calendar:"gregory"}).toString()`,
+		`Intl.Locale.prototype.baseName`, `Intl.Locale.prototype.maximize.call({})`, `Intl.Locale.prototype.toString.call("en")`,
+		`Object.getOwnPropertyDescriptor(Intl.Locale.prototype,"weekInfo").get.call(null)`,
+		`new Intl.Locale("en").maximize() instanceof Intl.Locale`,
+		`(() => { class L extends Intl.Locale { hi() { return "hi " + this.language } } return new L("de").hi() + (new L("de") instanceof L) })()`,
+		`new Intl.Locale("en").calendars === new Intl.Locale("en").calendars`,
+		`(() => { const l = new Intl.Locale("en-US"); const a = l.weekInfo; a.firstDay = 3; return l.weekInfo.firstDay })()`,
+		// Every constructor and getCanonicalLocales read an Intl.Locale's tag.
+		`Intl.getCanonicalLocales(new Intl.Locale("ja-JP-u-ca-japanese")).join()`,
+		`Intl.getCanonicalLocales([new Intl.Locale("iw"), "en-us", new Intl.Locale("he")]).join()`,
+		`(() => { const l = new Intl.Locale("de"); l.toString = () => "fr"; return new Intl.NumberFormat(l).resolvedOptions().locale + Intl.getCanonicalLocales([l]) })()`,
+		`new Intl.NumberFormat(new Intl.Locale("de-DE")).format(1234.5)`,
+		`new Intl.NumberFormat(new Intl.Locale("ar-EG",{numberingSystem:"latn"})).format(1234.5)`,
+		`new Intl.DateTimeFormat(new Intl.Locale("en-GB",{hourCycle:"h12"}),{timeStyle:"short",timeZone:"UTC"}).format(0)`,
+		`new Intl.DateTimeFormat([new Intl.Locale("ja-JP",{calendar:"japanese"})],{dateStyle:"long",timeZone:"UTC"}).format(0)`,
+		`(1234.5).toLocaleString(new Intl.Locale("hi-IN"))`, `new Date(0).toLocaleDateString(new Intl.Locale("ko-KR"),{timeZone:"UTC"})`,
+		`new Intl.Collator(new Intl.Locale("de",{collation:"phonebk"})).resolvedOptions().locale`,
+		`new Intl.PluralRules(new Intl.Locale("ar")).select(3)`, `new Intl.ListFormat(new Intl.Locale("es")).format(["a","b"])`,
+		`new Intl.RelativeTimeFormat(new Intl.Locale("fr")).format(-2,"day")`,
+		`new Intl.DisplayNames(new Intl.Locale("de"),{type:"region"}).of("JP")`,
+		`[...new Intl.Segmenter(new Intl.Locale("en"),{granularity:"word"}).segment("a b")].length`,
+		`Intl.NumberFormat.supportedLocalesOf([new Intl.Locale("fr-CA"), "de"]).join()`,
+		`"I".toLocaleLowerCase(new Intl.Locale("tr"))`, `"a".localeCompare("B", new Intl.Locale("en"))`,
+	}
+	tags := []string{"en", "EN-latn-us", "iw-IL", "zh-TW", "zh-Hant-HK", "sr-Cyrl-ME", "sh", "und", "und-Hans", "ar-EG-u-nu-latn",
+		"de-DE-u-co-phonebk-kn", "ja-JP-u-ca-japanese-hc-h23", "en-US-u-kf-upper-kn-false", "fa-IR", "he", "en-IN", "es-419",
+		"pt-BR", "ko-KR", "hi-IN", "tr-TR", "ru-RU", "ar-SA-u-ca-islamic-umalqura", "th-TH-u-nu-thai", "en-GB-u-rg-uszzzz",
+		"art-lojban", "en-US-posix", "en-t-iw-m0-names", "de-x-private", "en-a-bbb-b-ccc", "mo-MD", "yue-HK", "zz-ZZ"}
+	for _, t := range tags {
+		q := fmt.Sprintf("%q", t)
+		ex = append(ex,
+			fmt.Sprintf(`(l => [l, l.baseName, l.language, l.script, l.region, l.calendar, l.caseFirst, l.collation, l.hourCycle, l.numeric, l.numberingSystem, l.maximize(), l.minimize()].join("|"))(new Intl.Locale(%s))`, q),
+			fmt.Sprintf(`(l => JSON.stringify([l.calendars, l.collations, l.hourCycles, l.numberingSystems, l.textInfo, l.timeZones, l.weekInfo]))(new Intl.Locale(%s))`, q))
+	}
 	return ex
 }
 
@@ -236,7 +295,6 @@ var intlKnownDifferences = map[string]string{
 	`new Intl.NumberFormat("tr-TR",{style:"currency",currency:"EUR",currencySign:"accounting"}).format(-1234.567)`:                        "bojanz/currency's Turkish accounting pattern has parentheses; ICU 78 prints a minus sign",
 	`JSON.stringify(new Intl.NumberFormat("tr-TR",{style:"currency",currency:"EUR",currencySign:"accounting"}).formatToParts(-1234.567))`: "same",
 	`new Intl.ListFormat("es").format(["a","Isabel"])`:                                                                                    "ICU's Spanish y→e and o→u before a vowel sound are not implemented",
-	`typeof Intl.DisplayNames + typeof Intl.Locale`:                                                                                       "Intl.Locale is not implemented",
 	`new Intl.DateTimeFormat("ar-u-ca-islamic",{dateStyle:"long",timeZone:"UTC"}).format(0)`:                                              "the astronomical Islamic calendar (islamic, islamic-rgsa) is not implemented: the date is Gregorian",
 	`new Intl.DateTimeFormat("pl",{calendar:"japanese",timeZone:"UTC"}).resolvedOptions().calendar`:                                       "the Japanese calendar is honoured only in the locales of calendarLocales (internal/intl/calendar.go)",
 	`new Intl.NumberFormat("en-DE",{style:"currency",currency:"EUR"}).format(1234.5)`:                                                     "ICU 78 formats money in English European regions with en's pattern; airlock follows CLDR 48 (symbols audit)",
@@ -413,6 +471,11 @@ for (const f of [
   () => new Intl.NumberFormat("en").format("1" + "0".repeat(5000)),
   () => new Intl.NumberFormat("en").format("1e1001"),
   () => "中".repeat(30000).localeCompare("a"),
+  () => new Intl.Locale("a".repeat(70000)),
+  () => new Intl.Locale("en-" + "abcde-".repeat(300) + "x"),
+  () => new Intl.Locale("en", {calendar: "abc-".repeat(300) + "abc"}),
+  () => new Intl.Locale("en-u-" + Array.from({length: 300}, (_, i) => "k" + String.fromCharCode(97 + i % 26) + "-abc").join("-").slice(0, 1000).replace(/-[^-]*$/, "")).toString().length,
+  () => new Intl.Locale("en-u-" + Array.from({length: 40}, (_, i) => "k" + String.fromCharCode(97 + i % 25) + "-abc").join("-")).toString().length,
 ]) { try { out.push(String(f())); } catch (e) { out.push(e.name + ": " + e.message); } }
 return out;`}, okBridge, Limits{})
 	require.NoError(t, err)
@@ -425,5 +488,10 @@ return out;`}, okBridge, Limits{})
 		"RangeError: Intl value of 5001 characters exceeds 4096",
 		"NaN",
 		"RangeError: Intl request too large",
+		"RangeError: Intl request too large",
+		"RangeError: Incorrect locale information provided",
+		"RangeError: Incorrect locale information provided",
+		"RangeError: Incorrect locale information provided", // more than 25 keys, as in Node
+		"179", // 25 keys once each
 	}, got)
 }

@@ -45,6 +45,9 @@ const defineMethod = (obj, name, value) =>
 function localeList(locales) {
   if (locales === undefined) return [];
   if (typeof locales === "string") return [locales];
+  // An Intl.Locale is a list of itself (ECMA-402 CanonicalizeLocaleList).
+  const own = localeTagOf(locales);
+  if (own !== undefined) return [own];
   if (locales === null) throw new TypeError("Cannot convert undefined or null to object");
   const o = Object(locales), n = Math.min(Number(o.length) || 0, 65), out = [];
   for (let k = 0; k < n; k++) {
@@ -53,7 +56,8 @@ function localeList(locales) {
     if (typeof v !== "string" && (typeof v !== "object" || v === null)) {
       throw new TypeError("Language ID should be string or object.");
     }
-    out.push(String(v));
+    const tag = localeTagOf(v);
+    out.push(tag !== undefined ? tag : String(v));
   }
   return out;
 }

@@ -170,6 +170,10 @@ func (h *Handler) handle(b []byte) (any, error) {
 		return h.supportedValues(&req)
 	case "dn":
 		return h.displayNames(&req)
+	case "loc":
+		return h.newLocale(&req)
+	case "locinfo":
+		return h.localeInfo(&req)
 	}
 	return nil, typeErr("unknown Intl operation %q", req.Op)
 }

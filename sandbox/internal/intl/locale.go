@@ -2,6 +2,7 @@ package intl
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 
@@ -86,22 +87,56 @@ func canonical(s string, t language.Tag) string {
 	return t.String()
 }
 
-// canonicalLocales implements Intl.getCanonicalLocales.
+// canonicalLocales implements Intl.getCanonicalLocales with
+// Intl.Locale's canonicalizer (localeid.go): ICU 78's, from CLDR 48's
+// aliases.
 func canonicalLocales(ls []string) (any, error) {
 	out := []string{}
 	seen := map[string]bool{}
 	for _, s := range ls {
-		t, err := parseTag(s)
+		c, err := canonicalTag(s)
 		if err != nil {
 			return nil, err
 		}
-		c := canonical(s, t)
 		if !seen[c] {
 			seen[c] = true
 			out = append(out, c)
 		}
 	}
 	return out, nil
+}
+
+// canonicalTag is s canonicalized as V8's getCanonicalLocales does, with
+// its two messages: one for a tag that does not start with a language id,
+// one for a malformed rest.
+func canonicalTag(s string) (string, error) {
+	// V8's fast path: a lowercase two-letter language other than the
+	// legacy ones (and "fil") is canonical as it is, alias or not ("bh").
+	if len(s) == 2 && s[0] >= 'a' && s[0] <= 'z' && s[1] >= 'a' && s[1] <= 'z' &&
+		!slices.Contains([]string{"in", "iw", "ji", "jw", "mo", "sh", "tl", "no"}, s) || s == "fil" {
+		return s, nil
+	}
+	id, ok := parseLocaleID(s)
+	if !ok {
+		if startsWithLanguageID(s) {
+			return "", rangeErr("Invalid language tag: %s", s)
+		}
+		return "", rangeErr("Incorrect locale information provided")
+	}
+	id.canonicalize()
+	return id.String(), nil
+}
+
+// startsWithLanguageID is V8's StartsWithUnicodeLanguageId: a language id
+// followed by nothing or by a one-character subtag.
+func startsWithLanguageID(s string) bool {
+	if len(s) > maxString {
+		return false
+	}
+	parts := strings.Split(s, "-")
+	id := &localeID{}
+	i, ok := parseLanguageIDLoose(parts, id)
+	return ok && (i == len(parts) || len(parts[i]) == 1 || parts[i] == "" && i == len(parts)-1)
 }
 
 // resolve picks the first requested locale the linked data covers, or the
@@ -179,7 +214,11 @@ func supportedLocales(ls []string) (any, error) {
 		}
 		t, _ := parseTag(s)
 		if t != language.Und && lc.tag == stripExt(t).String() {
-			out = append(out, canonical(s, t))
+			c, err := canonicalTag(s)
+			if err != nil {
+				c = canonical(s, t)
+			}
+			out = append(out, c)
 		}
 	}
 	return out, nil

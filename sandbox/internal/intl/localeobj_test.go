@@ -1,0 +1,93 @@
+package intl
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestLocaleHostile: the loc and locinfo ops answer hostile tags and
+// options with an error or a bounded answer, quickly, and never panic.
+func TestLocaleHostile(t *testing.T) {
+	variants := make([]string, 150)
+	for i := range variants {
+		variants[i] = "v" + strings.Repeat(string(rune('a'+i%26)), 4) + string(rune('a'+i/26))
+	}
+	kws := make([]string, 300)
+	for i := range kws {
+		kws[i] = string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + "-abc"
+	}
+	h := New()
+	for _, tt := range []struct{ name, req, want string }{
+		{"tag too long", `{"op":"loc","v":"en-` + strings.Repeat("x", 1100) + `"}`, `{"e":"RangeError","m":"Incorrect locale information provided"}`},
+		{"empty tag", `{"op":"loc","v":""}`, `{"e":"RangeError","m":"First argument to Intl.Locale constructor can't be empty or missing"}`},
+		{"tag not a string", `{"op":"loc","v":5}`, `{"e":"TypeError","m":"malformed Intl request"}`},
+		{"options not an object", `{"op":"loc","v":"en","o":[1]}`, `{"e":"TypeError","m":"malformed Intl options"}`},
+		{"option too long", `{"op":"loc","v":"en","o":{"calendar":"` + strings.Repeat("abc-", 300) + `abc"}}`, `{"e":"RangeError","m":"Incorrect locale information provided"}`},
+		{"bad hour cycle", `{"op":"loc","v":"en","o":{"hourCycle":"h25"}}`, `{"e":"RangeError","m":"Value h25 out of range for locale options property hourCycle"}`},
+		{"invalid UTF-8", "{\"op\":\"loc\",\"v\":\"en-\xff\xfe\"}", `{"e":"RangeError","m":"Incorrect locale information provided"}`},
+		{"NUL", `{"op":"loc","v":"en\u0000"}`, `{"e":"RangeError","m":"Incorrect locale information provided"}`},
+		{"info of garbage", `{"op":"locinfo","v":"--"}`, `{"e":"RangeError","m":"Incorrect locale information provided"}`},
+		{"info too long", `{"op":"locinfo","v":"en-` + strings.Repeat("abcde-", 200) + `x"}`, `{"e":"RangeError","m":"Incorrect locale information provided"}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, string(h.Handle([]byte(tt.req))))
+		})
+	}
+	// Many variants and keywords within the bound: linear work, one
+	// canonical answer.
+	for _, tag := range []string{"en-" + strings.Join(variants, "-"), "en-u-" + strings.Join(kws, "-"), "und-" + strings.Repeat("x-", 0) + "t-" + strings.Repeat("k0-abc-", 140) + "k0-abc"} {
+		if len(tag) > maxString {
+			tag = tag[:strings.LastIndexByte(tag[:maxString], '-')]
+		}
+		start := time.Now()
+		b, _ := json.Marshal(map[string]any{"op": "loc", "v": tag})
+		out := h.Handle(b)
+		require.Less(t, time.Since(start), time.Second)
+		var ans struct {
+			R *localeRecord
+			E string
+		}
+		require.NoError(t, json.Unmarshal(out, &ans), string(out))
+		if ans.R != nil {
+			info, _ := json.Marshal(map[string]any{"op": "locinfo", "v": ans.R.Locale})
+			require.NotContains(t, string(h.Handle(info)), `"e":`)
+		}
+	}
+}
+
+// FuzzLocaleID: any text parses or not without panicking, and a parsed
+// tag's canonical form is a fixed point (canonicalizing it again, and
+// maximizing and minimizing it, give tags that parse).
+func FuzzLocaleID(f *testing.F) {
+	for _, s := range []string{"en-US", "iw-IL", "sh-YU", "und-hepburn-heploc", "en-u-ca-islamicc-kn-true", "en-t-iw-m0-names",
+		"zh-Hant-TW-x-a", "sgn-DE", "art-lojban", "en-a-b-a-c", "en-US-posix", "und-Zzzz-ZZ", "x-foo", "en-u-attr-ca"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		id, ok := parseLocaleID(s)
+		if !ok {
+			return
+		}
+		id.canonicalize()
+		c := id.String()
+		id2, ok := parseLocaleID(c)
+		if !ok {
+			t.Fatalf("%q canonicalizes to %q, which does not parse", s, c)
+		}
+		id2.canonicalize()
+		if id2.String() != c {
+			t.Fatalf("%q canonicalizes to %q, then to %q", s, c, id2.String())
+		}
+		d := locData()
+		for _, x := range []*localeID{maximize(d, id), minimize(d, id)} {
+			if _, ok := parseLocaleID(x.String()); !ok {
+				t.Fatalf("%q: %q does not parse", s, x.String())
+			}
+		}
+		_ = info(id)
+	})
+}
