@@ -14,7 +14,7 @@
 //	go run ./internal/gennum numbers/package/main core/package/supplemental > numbers_gen.go
 //	gofmt -w numbers_gen.go
 //	npm pack cldr-localenames-full@48.0.0 && mkdir localenames && tar xzf cldr-localenames-full-48.0.0.tgz -C localenames
-//	go run ./internal/gennames localenames/package/main numbers/package/main dates/package/main > names_gen.go
+//	go run ./internal/gennames localenames/package/main numbers/package/main dates/package/main core/package/supplemental > names_gen.go
 //	gofmt -w names_gen.go
 //	go run ./internal/gendayperiods dates/package/main core/package/supplemental > dayperiods_gen.go
 //	gofmt -w dayperiods_gen.go
