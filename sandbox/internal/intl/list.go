@@ -2,6 +2,7 @@ package intl
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -86,11 +87,16 @@ func (h *Handler) listFormat(req *request) (any, error) {
 		key += "-" + res.Style
 	}
 	pats := cldrOf(cldrLists, lc)[key]
+	if b, _ := lc.lang.Base(); b.String() == "es" && len(items) > 1 {
+		last := items[len(items)-1]
+		pats[2], pats[3] = spanishConjunction(pats[2], last), spanishConjunction(pats[3], last)
+	}
 	parts := joinList(items, pats)
 	s := joinParts(parts)
 	ans.S = &s
 	if req.P {
-		ans.P = parts
+		// V8 has no part for an empty item.
+		ans.P = slices.DeleteFunc(parts, func(p [2]string) bool { return p[1] == "" })
 	}
 	return ans, nil
 }
@@ -143,4 +149,34 @@ func joinList(items []string, pats [4]string) [][2]string {
 	}
 	emit(0)
 	return out
+}
+
+// spanishConjunction is ICU's Spanish pattern before the list's last item:
+// "y" becomes "e" before an i sound ("i…", "hi…" but not "hia…", "hie…")
+// and "o" becomes "u" before an o sound ("o…", "ho…", "8…", "11" alone
+// or before a space), where the pattern is exactly "{0} y {1}" or
+// "{0} o {1}". The test is ICU's, on the first UTF-16 units as given: an
+// accented "í" or "ó" does not count.
+func spanishConjunction(pat, last string) string {
+	lower := func(i int) byte {
+		if i < len(last) && last[i] >= 'A' && last[i] <= 'Z' {
+			return last[i] + 'a' - 'A'
+		}
+		if i < len(last) {
+			return last[i]
+		}
+		return 0
+	}
+	switch pat {
+	case "{0} y {1}":
+		if lower(0) == 'i' || lower(0) == 'h' && lower(1) == 'i' && lower(2) != 'a' && lower(2) != 'e' {
+			return "{0} e {1}"
+		}
+	case "{0} o {1}":
+		if lower(0) == 'o' || lower(0) == '8' || lower(0) == 'h' && lower(1) == 'o' ||
+			strings.HasPrefix(last, "11") && (len(last) == 2 || last[2] == ' ') {
+			return "{0} u {1}"
+		}
+	}
+	return pat
 }

@@ -9,9 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/bojanz/currency"
-	xcur "golang.org/x/text/currency"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
 
 // numOptions are Intl.NumberFormat's options as the prelude passes them:
@@ -160,10 +157,7 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 	case "percent":
 		defMax = 0
 	case "currency":
-		d := 2
-		if cd, ok := currency.GetDigits(code); ok {
-			d = int(cd)
-		}
+		d := currencyDigits(code)
 		defMin, defMax = d, d
 	}
 	if err := digitOptions(&o, defMin, defMax, res.Notation, &res); err != nil {
@@ -171,10 +165,19 @@ func (h *Handler) numberFormat(req *request) (any, error) {
 	}
 	affStyle := affStyle(&res)
 	symStyle := affStyle
-	if res.Style == "currency" && affStyle != "currency" {
+	var special *money
+	if res.Style == "currency" && !compact {
+		special = h.specialMoney(lc, code)
+	}
+	switch {
+	case special != nil:
+		// ICU takes a currency-specific pattern for every display, by name
+		// too (tr-TR: "$1.234,57 ABD doları"), and it has no accounting form.
+		affStyle, symStyle, sign = "currency", "currency", "standard"
+	case res.Style == "currency" && affStyle != "currency":
 		symStyle = "currency-name" // a currency's name: the decimal pattern, money's separators
 	}
-	nf := h.numFormat(lc, ns, affStyle, res.Currency, display, sign, symStyle)
+	nf := h.numFormat(lc, ns, affStyle, res.Currency, display, sign, symStyle, special)
 	nf.lc = lc
 	if compact {
 		nf.compact = cldrCompactData[nf.sym.data.compact]
@@ -273,6 +276,9 @@ type affixes struct {
 	// spacing puts between a letter and a digit: ICU leaves it out next
 	// to NaN and ∞ ("USD∞").
 	barePre, bareSuf [3][][2]string
+	// spacing is how many characters that currency spacing adds (to a
+	// currency-specific pattern's affixes, patternMoneyAffixes).
+	spacing int
 }
 
 const (
@@ -288,14 +294,30 @@ type numFormat struct {
 	sym       *symbols
 	aff       *affixes
 	nanText   string
+	money     *money // the currency's names and symbols, for style currency
+	special   bool   // formatted with a currency-specific pattern (specialMoney)
 }
 
 // numFormat returns the (cached) formatter data for a locale and the
 // style of its pattern; symStyle is the style whose separators it uses
-// (style, or "currency-name" for a currency written by name).
-func (h *Handler) numFormat(lc loc, ns, style, code, display, sign, symStyle string) *numFormat {
+// (style, or "currency-name" for a currency written by name); special is
+// the currency-specific pattern and separators ICU applies (specialMoney),
+// or nil.
+func (h *Handler) numFormat(lc loc, ns, style, code, display, sign, symStyle string, special *money) *numFormat {
 	sym := h.symbolsOf(lc, ns)
 	data := sym.data
+	switch {
+	case special != nil:
+		// ICU's currency data fills in "." and "," where CLDR gives none.
+		s := *sym
+		s.decimal = cmp.Or(special.decimal, ".")
+		s.group = cmp.Or(special.group, ",")
+		if special.pattern != "" {
+			s.primary, s.second = groupSizes(special.pattern)
+		}
+		sym = &s
+		symStyle = "special"
+	}
 	switch symStyle {
 	case "percent":
 		// The percent pattern has its own grouping ("#,##,##0%").
@@ -312,9 +334,33 @@ func (h *Handler) numFormat(lc loc, ns, style, code, display, sign, symStyle str
 			sym = &s
 		}
 	}
-	key := "aff\x00" + data.key() + "\x00" + lc.cur.String() + "\x00" + lc.tr.Locale() + "\x00" + style + "\x00" + code + "\x00" + display + "\x00" + sign + "\x00" + symStyle
-	aff := h.cached(key, func() any { return readAffixes(lc, sym, style, code, display, sign) }).(*affixes)
-	return &numFormat{numbering: sym.numbering, sym: sym, aff: aff, nanText: sym.nan}
+	text := ""
+	var m *money
+	if code != "" {
+		m = h.moneyOf(lc, code)
+		switch display {
+		case "symbol":
+			text = m.symbol
+		case "narrowSymbol":
+			text = m.narrow
+		case "name":
+			text = m.symbol // inside a currency-specific pattern
+		default:
+			text = code
+		}
+	}
+	pattern := ""
+	if special != nil {
+		pattern = cmp.Or(special.pattern, "-") // "-": the locale's standard pattern
+	}
+	key := "aff\x00" + data.key() + "\x00" + lc.cur.String() + "\x00" + lc.tr.Locale() + "\x00" + style + "\x00" + code + "\x00" + display + "\x00" + sign + "\x00" + symStyle + "\x00" + text + "\x00" + pattern
+	aff := h.cached(key, func() any {
+		if special != nil && special.pattern != "" {
+			return patternMoneyAffixes(sym, special.pattern, text)
+		}
+		return readAffixes(lc, sym, style, code, text, sign)
+	}).(*affixes)
+	return &numFormat{numbering: sym.numbering, sym: sym, aff: aff, nanText: sym.nan, money: m, special: special != nil}
 }
 
 // core returns the part of s from its first to its last digit, and what
@@ -385,7 +431,9 @@ func tokenize(s, cur string) [][2]string {
 	return out
 }
 
-func readAffixes(lc loc, sym *symbols, style, code, display, sign string) any {
+// readAffixes reads the affixes of style in lc's locale; a currency's are
+// written with text (its symbol, narrow symbol or code).
+func readAffixes(lc loc, sym *symbols, style, code, text, sign string) any {
 	a := &affixes{}
 	switch style {
 	case "decimal", "unit":
@@ -407,20 +455,20 @@ func readAffixes(lc loc, sym *symbols, style, code, display, sign string) any {
 		f := currency.NewFormatter(lc.cur)
 		f.MinDigits, f.MaxDigits = 0, 0
 		f.AccountingStyle = sign == "accounting"
-		text := ""
-		switch display {
-		case "symbol":
-			text = symbolOf(lc, code)
-		case "narrowSymbol":
-			text = narrowSymbol(lc.lang, code)
-		default: // code; "name" has no data in the linked libraries
-			text = code
-		}
 		f.SymbolMap[probeCode] = text
 		for i, n := range []string{"1", "-1", "1"} {
 			f.AddPlusSign = i == plusAffix
 			f.SymbolMap[probeCode] = text
 			pre, _, suf := core(probe(f, n, probeCode))
+			// CLDR's currency spacing separates any currency that does not
+			// end (or start) in a symbol from the digits: bojanz/currency
+			// does for letters only ("Cg. 1.00", "р. 5").
+			if strings.HasSuffix(pre, text) && spacedCurrency(text, true) {
+				pre += "\u00a0"
+			}
+			if strings.HasPrefix(suf, text) && spacedCurrency(text, false) {
+				suf = "\u00a0" + suf
+			}
 			a.pre[i] = tokenize(pre, text)
 			a.suf[i] = tokenize(suf, text)
 			f.SymbolMap[probeCode] = "\u00a4" // a sign, never spaced
@@ -433,35 +481,6 @@ func readAffixes(lc loc, sym *symbols, style, code, display, sign string) any {
 		a.barePre, a.bareSuf = a.pre, a.suf
 	}
 	return a
-}
-
-// symbolOf is the currency's symbol from bojanz/currency's CLDR 48 data.
-// That library drops symbols equal to the code and falls back to English
-// where a locale has none, so "JPY" in Spanish reads "¥"; x/text's (older)
-// CLDR data says where a locale spells the currency with its code.
-func symbolOf(lc loc, code string) string {
-	if !currency.IsValid(code) {
-		return code
-	}
-	s, _ := currency.GetSymbol(code, lc.cur)
-	if u, err := xcur.ParseISO(code); err == nil && message.NewPrinter(lc.lang).Sprint(xcur.Symbol(u)) == code {
-		return code
-	}
-	return s
-}
-
-// narrowSymbol is the currency's narrow symbol from x/text's CLDR data,
-// or its code when it has none.
-func narrowSymbol(t language.Tag, code string) string {
-	u, err := xcur.ParseISO(code)
-	if err != nil {
-		return code
-	}
-	s := message.NewPrinter(t).Sprint(xcur.NarrowSymbol(u))
-	if s == "" {
-		return code
-	}
-	return s
 }
 
 // dec is a decimal: 0.d × 10^exp, d without leading or trailing zeros
@@ -599,6 +618,9 @@ func (nf *numFormat) format(res *numResolved, v string) ([][2]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	if res.Style == "currency" && res.CurrencyDisplay == "name" {
+		return nf.currencyNameParts(res, p.x, p.parts), nil
+	}
 	before, after, hasNum := nf.outer(res, nf.pluralOf(res, p.x))
 	if !hasNum {
 		return before, nil // "درجة": the pattern's words say the number
@@ -714,7 +736,7 @@ func (nf *numFormat) outer(res *numResolved, form string) (before, after [][2]st
 		return nf.unitParts(res, form)
 	}
 	if res.Style == "currency" && res.CurrencyDisplay == "name" {
-		b, a := nf.currencyNameParts(res, form)
+		b, a := nf.currencyNameOuter(res, form)
 		return b, a, true
 	}
 	return nil, nil, true
@@ -759,11 +781,30 @@ func (nf *numFormat) pluralOf(res *numResolved, x dec) string {
 	return pluralCategory(nf.lc, ip)
 }
 
-// currencyNameParts is the text of CLDR's currency unit pattern, with the
-// currency's name for the plural form, before and after the number
-// ("1,234.50 US dollars"); a currency without generated names is written
-// as its code.
-func (nf *numFormat) currencyNameParts(res *numResolved, form string) (before, after [][2]string) {
+// currencyNameParts puts the number in CLDR's currency unit pattern with
+// the currency's name for its plural form ("1,234.50 US dollars"); a
+// currency CLDR has no name for is written as its code.
+func (nf *numFormat) currencyNameParts(res *numResolved, x dec, num [][2]string) [][2]string {
+	return nf.currencyNameIn(res, nf.pluralOf(res, x), num, nf.special && nf.aff.spacing > 0 && !x.nan && !x.inf)
+}
+
+// currencyNameOuter is the text the currency name's pattern for the plural
+// form puts before and after the number: a range puts both its ends
+// between them.
+func (nf *numFormat) currencyNameOuter(res *numResolved, form string) (before, after [][2]string) {
+	parts := nf.currencyNameIn(res, form, [][2]string{{"\x00", ""}}, false)
+	for i, p := range parts {
+		if p[0] == "\x00" {
+			return parts[:i:i], parts[i+1:]
+		}
+	}
+	return parts, nil
+}
+
+// currencyNameIn puts num in the currency name's pattern for the plural
+// form; split cuts the number's last characters as a currency-specific
+// pattern's spacing makes ICU do.
+func (nf *numFormat) currencyNameIn(res *numResolved, form string, num [][2]string, split bool) [][2]string {
 	names := cldrOf(cldrCurrencyNames, nf.lc)
 	pick := func(key string) string {
 		if v, ok := names[key+"|"+form]; ok {
@@ -771,38 +812,100 @@ func (nf *numFormat) currencyNameParts(res *numResolved, form string) (before, a
 		}
 		return names[key+"|other"]
 	}
-	name := pick(res.Currency)
-	if name == "" {
-		name = res.Currency
-	}
+	name := nf.money.name(form)
 	pat := pick("")
 	if pat == "" {
 		pat = "{0} {1}"
 	}
-	before, after = [][2]string{}, [][2]string{}
-	out := &before
+	// Inside a currency-specific pattern, ICU puts what follows the number
+	// where the number ended before currency spacing widened its affixes:
+	// that many characters before its end ("F CFA  Batı Afrika CFA
+	// frangı1" in tr-TR). It does so in a formatter's first two calls, as
+	// a V8 formatter is used once (toLocaleString); from the third, ICU's
+	// compiled formatter puts the name at the end (guest-sdk/js/README.md).
+	var tail [][2]string
+	if split {
+		num, tail = splitTail(num, nf.aff.spacing)
+	}
+	var out [][2]string
+	afterNum := -1
 	for pat != "" {
 		i := strings.Index(pat, "{")
 		if i < 0 || i+2 >= len(pat) || pat[i+2] != '}' {
-			*out = append(*out, unitAffix(pat)...)
+			out = append(out, unitAffix(pat)...)
 			break
 		}
 		if i > 0 {
-			*out = append(*out, unitAffix(pat[:i])...)
+			out = append(out, unitAffix(pat[:i])...)
 		}
 		if pat[i+1] == '0' {
-			out = &after
+			out = append(out, num...)
+			afterNum = len(out)
 		} else {
-			*out = append(*out, [2]string{"currency", name})
+			out = appendName(out, afterNum, name)
 		}
 		pat = pat[i+3:]
 	}
-	return before, after
+	out = append(out, tail...)
+	// The literals either side of the cut are one part.
+	merged := out[:0]
+	for _, p := range out {
+		if k := len(merged); k > 0 && p[0] == "literal" && merged[k-1][0] == "literal" {
+			merged[k-1][1] += p[1]
+			continue
+		}
+		merged = append(merged, p)
+	}
+	return merged
 }
 
-// unitAffix splits a unit pattern's text into the unit and the literal
-// spaces and marks around it; a space between two words of the unit is
-// the unit's, as in ICU ("por ciento", "Kilometer pro Stunde").
+// appendName appends a currency's name to parts; where the number's parts
+// (ending at afterNum) end in the currency's symbol and only a space
+// separates the name from them, ICU's currency field runs from the symbol
+// to the end of the name: one part ("1234$50 US$ dólares" in pt-CV).
+func appendName(out [][2]string, afterNum int, name string) [][2]string {
+	n := len(out)
+	if afterNum >= 1 && afterNum <= n && out[afterNum-1][0] == "currency" {
+		switch {
+		case n == afterNum:
+			out[n-1][1] += name
+			return out
+		case n == afterNum+1 && out[n-1][0] == "literal" && strings.TrimSpace(out[n-1][1]) == "":
+			out[n-2][1] += out[n-1][1] + name
+			return out[:n-1]
+		}
+	}
+	// Bidi marks at the name's end are no part of ICU's field.
+	text := strings.TrimRight(name, "\u200e\u200f\u061c")
+	out = append(out, [2]string{"currency", text})
+	if text != name {
+		out = append(out, [2]string{"literal", name[len(text):]})
+	}
+	return out
+}
+
+// splitTail cuts the last k characters off parts.
+func splitTail(parts [][2]string, k int) (head, tail [][2]string) {
+	head = append([][2]string(nil), parts...)
+	for k > 0 && len(head) > 0 {
+		last := head[len(head)-1]
+		if n := utf8.RuneCountInString(last[1]); n <= k {
+			tail = append([][2]string{last}, tail...)
+			head = head[:len(head)-1]
+			k -= n
+			continue
+		}
+		i := len(last[1])
+		for ; k > 0; k-- {
+			_, size := utf8.DecodeLastRuneInString(last[1][:i])
+			i -= size
+		}
+		head[len(head)-1] = [2]string{last[0], last[1][:i]}
+		tail = append([][2]string{{last[0], last[1][i:]}}, tail...)
+	}
+	return head, tail
+}
+
 func unitAffix(s string) [][2]string {
 	var out [][2]string
 	for s != "" {

@@ -84,7 +84,7 @@ func (h *Handler) relativeTime(req *request) (any, error) {
 	}
 	if parts == nil {
 		text := strconv.FormatFloat(math.Abs(v), 'g', -1, 64)
-		nf := h.numFormat(lc, ns, "decimal", "", "", "", "decimal")
+		nf := h.numFormat(lc, ns, "decimal", "", "", "", "decimal", nil)
 		nres := numResolved{Style: "decimal", MinInt: 1, UseGrouping: "auto", SignDisplay: "never"}
 		mn, mx := 0, 3
 		nres.MinFrac, nres.MaxFrac = &mn, &mx

@@ -37,16 +37,12 @@ var auditStyles = []string{
 
 // symbolDifferences are the (locale, auditStyles index) pairs where Node's
 // ICU 78 does not format as CLDR 48's JSON says, and airlock follows CLDR:
-// English in these European regions formats money with en's pattern and
-// separators ("€1,234.50" where CLDR's en-DE has "1.234,50 €"), and en-IN,
-// pt-CV and tr-TR write an accounting negative with a minus sign where
-// CLDR has parentheses. Each must still differ (the test says when one
-// starts to match).
+// en-IN writes an accounting negative with a minus sign where CLDR has
+// parentheses. Each must still differ (the test says when one starts to
+// match). (English in European regions, pt-CV and tr-TR format money with
+// their region's currency-specific pattern, as ICU does: specialMoney.)
 var symbolDifferences = map[string][]int{
-	"en-150": {2}, "en-BE": {2, 3}, "en-CH": {2}, "en-CZ": {2}, "en-DE": {2, 3}, "en-DK": {2}, "en-EE": {2, 3},
-	"en-ES": {2, 3}, "en-FI": {2, 3}, "en-FR": {2, 3}, "en-GE": {2}, "en-HU": {2}, "en-IN": {3}, "en-IT": {2, 3},
-	"en-LT": {2, 3}, "en-LV": {2, 3}, "en-NL": {2, 3}, "en-NO": {2}, "en-PL": {2}, "en-PT": {2, 3}, "en-RO": {2},
-	"en-SE": {2}, "en-SI": {2, 3}, "en-SK": {2, 3}, "en-UA": {2}, "pt-CV": {3}, "tr-TR": {3},
+	"en-IN": {3},
 }
 
 // auditLanguages lists the linked languages; the Node side tries each

@@ -14,7 +14,7 @@
 //	go run ./internal/gennum numbers/package/main core/package/supplemental > numbers_gen.go
 //	gofmt -w numbers_gen.go
 //	npm pack cldr-localenames-full@48.0.0 && mkdir localenames && tar xzf cldr-localenames-full-48.0.0.tgz -C localenames
-//	go run ./internal/gennames localenames/package/main numbers/package/main dates/package/main > names_gen.go
+//	go run ./internal/gennames localenames/package/main numbers/package/main dates/package/main core/package/supplemental > names_gen.go
 //	gofmt -w names_gen.go
 //	go run ./internal/gendayperiods dates/package/main core/package/supplemental > dayperiods_gen.go
 //	gofmt -w dayperiods_gen.go
@@ -29,8 +29,8 @@
 // The Japanese eras' first days come from cldr-core's calendarData.json.
 //
 // It also writes the list patterns (cldr-misc-full), the relative time
-// fields (dateFields.json), the unit patterns (cldr-units-full) and the display
-// names of common currencies. The zone names (metazones, their names and
+// fields (dateFields.json), the unit patterns (cldr-units-full) and the
+// currency unit patterns (cldr-numbers-full). The zone names (metazones, their names and
 // the zones' metazones over time) are ../genzones' (zonenames_gen.go).
 //
 // The locales are those of locales_gen.go (gen_locales.sh), each mapped to
@@ -174,28 +174,14 @@ func main() {
 	writeCurrencyNames(w, numbers, dirs)
 }
 
-// namedCurrencies are the currencies whose display names (currencyDisplay
-// "name") are generated.
-var namedCurrencies = []string{"USD", "EUR", "JPY", "GBP", "CNY", "INR", "EGP", "TRY", "BRL", "KRW", "CHF",
-	"CAD", "AUD", "MXN", "RUB", "HKD", "SGD", "SEK", "NOK", "DKK", "PLN", "ZAR", "NZD"}
-
-// writeCurrencyNames writes cldrCurrencyNames: locale → "USD|one" → the
-// name, and "|one" → the pattern joining number ({0}) and name ({1}).
+// writeCurrencyNames writes cldrCurrencyNames: locale → "|one" → the
+// pattern joining number ({0}) and a currency's name ({1}). The names
+// are ../gennames' (names_gen.go's money records).
 func writeCurrencyNames(w *os.File, numbers string, dirs []string) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "var cldrCurrencyNames = map[string]map[string]string{")
 	for _, d := range dirs {
-		b, err := os.ReadFile(filepath.Join(numbers, d, "currencies.json"))
-		must(err)
-		var cur struct {
-			Main map[string]struct {
-				Numbers struct {
-					Currencies map[string]map[string]string `json:"currencies"`
-				} `json:"numbers"`
-			} `json:"main"`
-		}
-		must(json.Unmarshal(b, &cur))
-		b, err = os.ReadFile(filepath.Join(numbers, d, "numbers.json"))
+		b, err := os.ReadFile(filepath.Join(numbers, d, "numbers.json"))
 		must(err)
 		var num struct {
 			Main map[string]struct {
@@ -210,13 +196,6 @@ func writeCurrencyNames(w *os.File, numbers string, dirs []string) {
 		for k, v := range cf {
 			if count, ok := strings.CutPrefix(k, "unitPattern-count-"); ok {
 				out["|"+count], _ = v.(string)
-			}
-		}
-		for _, c := range namedCurrencies {
-			for k, v := range cur.Main[d].Numbers.Currencies[c] {
-				if count, ok := strings.CutPrefix(k, "displayName-count-"); ok {
-					out[c+"|"+count] = v
-				}
 			}
 		}
 		keys := make([]string, 0, len(out))
