@@ -107,3 +107,23 @@ func TestCollationLocale(t *testing.T) {
 	_, _, err := collationLocale([]string{"de", "x_bad!"})
 	require.Error(t, err)
 }
+
+// TestReorderingAfterNumber: with numeric, x/text writes a number's digit
+// count as a primary weight below 0x100 (its first byte is 0), which is
+// not the end of the primary weights: the letters after a number are
+// reordered too, by keys and by compare, as Node sorts them.
+func TestReorderingAfterNumber(t *testing.T) {
+	h := New()
+	for _, tt := range []struct {
+		locale, first, then string
+	}{
+		{"el", "1 α", "1 a"}, {"el", "a1α", "a1a"}, {"ja", "1 中", "1 가"}, {"he", "x2א", "x2a"},
+		{"el", "1 a", "12 α"}, {"ru", "1 б", "1 z"},
+	} {
+		o := `{"numeric":true}`
+		k := keysOf(t, h, `"`+tt.locale+`"`, o, []string{tt.first, tt.then})
+		require.Equal(t, -1, cmpUnits(k[0], k[1]), "keys in %s: %s before %s", tt.locale, tt.first, tt.then)
+		req := `{"op":"col","l":["` + tt.locale + `"],"o":` + o + `,"v":"` + tt.first + `","w":"` + tt.then + `"}`
+		require.Contains(t, string(h.Handle([]byte(req))), `"c":-1`, "compare in %s: %s before %s", tt.locale, tt.first, tt.then)
+	}
+}
