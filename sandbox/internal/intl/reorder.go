@@ -74,12 +74,16 @@ type reordering struct {
 var reorderings sync.Map // the scripts first (collationReorders) → *reordering
 
 // reorderingFor returns the reordering of a collation locale with its
-// collation (co, "" for the default), nil where its scripts are in the
-// root's order.
+// collation (co, "" for the default; one without an entry of its own is
+// the locale's default), nil where its scripts are in the root's order.
 func reorderingFor(locale, co string) *reordering {
 	first, ok := collationReorders[locale]
 	if co != "" {
-		first, ok = collationReorders[locale+"-u-co-"+co]
+		// A collation Node names no order for is the locale's default
+		// (stroke in zh-TW, zh-HK, zh-Hant…): its order is the locale's.
+		if f, found := collationReorders[locale+"-u-co-"+co]; found || !ok {
+			first, ok = f, found
+		}
 	}
 	if !ok {
 		return nil

@@ -155,3 +155,20 @@ func TestCaseFirstUpperPerLetter(t *testing.T) {
 		}
 	}
 }
+
+// TestReorderingWithDefaultCollation: stroke is zh-TW's, zh-HK's,
+// zh-Hant's and zh-MO's default collation (Node has no order of its own
+// for it there), so -u-co-stroke keeps their order of scripts: Han and
+// Bopomofo first, as Node sorts.
+func TestReorderingWithDefaultCollation(t *testing.T) {
+	h := New()
+	for _, l := range []string{"zh-TW-u-co-stroke", "zh-HK-u-co-stroke", "zh-Hant-u-co-stroke", "zh-MO-u-co-stroke", "zh-TW"} {
+		words := []string{"a", "ㄅ", "中", "가", "б"} // Node: 中 ㄅ a б 가
+		k := keysOf(t, h, `"`+l+`"`, "{}", words)
+		for _, pair := range [][2]int{{2, 1}, {1, 0}, {0, 4}, {4, 3}} {
+			require.Equal(t, -1, cmpUnits(k[pair[0]], k[pair[1]]), "%s: %s before %s", l, words[pair[0]], words[pair[1]])
+		}
+	}
+	require.NotNil(t, reorderingFor("zh-TW", "stroke"))
+	require.Nil(t, reorderingFor("de", "phonebk"))
+}
