@@ -25,13 +25,14 @@ func stripMarks(s string) string {
 }
 
 // swapCase swaps the case of the letters whose case mapping is one to one
-// (not Turkish İ and ı), in the scripts whose both cases x/text's tables
-// weigh as letters of their script (Georgian's Mtavruli and Cherokee's
-// small letters are newer than its data: swapped, they would sort after
-// every script).
+// (not Turkish İ and ı) and whose two cases x/text's tables weigh as one
+// letter (caseSwappable): Georgian's Mtavruli, Cherokee's small letters
+// and some Latin, Greek and Cyrillic letters are newer than its data and,
+// swapped, would sort after every script.
 func swapCase(s string) string {
+	ok := caseSwappable()
 	return strings.Map(func(r rune) rune {
-		if r >= 0x80 && !unicode.In(r, unicode.Latin, unicode.Greek, unicode.Cyrillic, unicode.Armenian, unicode.Coptic, unicode.Glagolitic) {
+		if r >= 0x80 && !ok[r] {
 			return r
 		}
 		switch {
@@ -43,6 +44,27 @@ func swapCase(s string) string {
 		return r
 	}, s)
 }
+
+// caseSwappable are the letters from U+0080 up whose case partner x/text's
+// root collation weighs the same but for case (some 1,400 pairs, both
+// ways), found once.
+var caseSwappable = sync.OnceValue(func() map[rune]bool {
+	c := collate.New(language.Und, collate.IgnoreCase, collate.IgnoreWidth)
+	ok := map[rune]bool{}
+	for r := rune(0x80); r <= unicode.MaxRune; r++ {
+		if !unicode.IsUpper(r) {
+			continue
+		}
+		l := unicode.ToLower(r)
+		if l == r || unicode.ToUpper(l) != r || unicode.ToLower(unicode.ToUpper(l)) != l {
+			continue
+		}
+		if c.CompareString(string(r), string(l)) == 0 {
+			ok[r], ok[l] = true, true
+		}
+	}
+	return ok
+})
 
 // languageOnly is the locale V8 reports for collation and plural rules,
 // whose ICU data is per language.

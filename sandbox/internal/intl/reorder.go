@@ -74,12 +74,16 @@ type reordering struct {
 var reorderings sync.Map // the scripts first (collationReorders) → *reordering
 
 // reorderingFor returns the reordering of a collation locale with its
-// collation (co, "" for the default), nil where its scripts are in the
-// root's order.
+// collation (co, "" for the default; one without an entry of its own is
+// the locale's default), nil where its scripts are in the root's order.
 func reorderingFor(locale, co string) *reordering {
 	first, ok := collationReorders[locale]
 	if co != "" {
-		first, ok = collationReorders[locale+"-u-co-"+co]
+		// A collation Node names no order for is the locale's default
+		// (stroke in zh-TW, zh-HK, zh-Hant…): its order is the locale's.
+		if f, found := collationReorders[locale+"-u-co-"+co]; found || !ok {
+			first, ok = f, found
+		}
 	}
 	if !ok {
 		return nil
@@ -159,12 +163,15 @@ func (r *reordering) primary(p uint32) uint32 {
 
 // apply returns key (an x/text collation key) with its primary weights
 // mapped. The primary weights come first, each in two bytes up to 0x7FFF
-// and three with the top bit set above, and end at a zero byte or the
-// key's end (collate.appendPrimary); the other levels are unchanged.
+// and three with the top bit set above, and end at two zero bytes or the
+// key's end (collate.appendPrimary, keyFromElems); the other levels are
+// unchanged. A weight's first byte may be 0: with numeric, a number's
+// digit count is a primary weight (colltab.numberConverter), 1 to 0xFF
+// for most.
 func (r *reordering) apply(key []byte) []byte {
 	out := make([]byte, 0, len(key)+len(key)/2)
 	i := 0
-	for i+1 < len(key) && key[i] != 0 {
+	for i+1 < len(key) && (key[i] != 0 || key[i+1] != 0) {
 		var p uint32
 		if key[i]&0x80 != 0 {
 			if i+2 >= len(key) {

@@ -107,3 +107,68 @@ func TestCollationLocale(t *testing.T) {
 	_, _, err := collationLocale([]string{"de", "x_bad!"})
 	require.Error(t, err)
 }
+
+// TestReorderingAfterNumber: with numeric, x/text writes a number's digit
+// count as a primary weight below 0x100 (its first byte is 0), which is
+// not the end of the primary weights: the letters after a number are
+// reordered too, by keys and by compare, as Node sorts them.
+func TestReorderingAfterNumber(t *testing.T) {
+	h := New()
+	for _, tt := range []struct {
+		locale, first, then string
+	}{
+		{"el", "1 α", "1 a"}, {"el", "a1α", "a1a"}, {"ja", "1 中", "1 가"}, {"he", "x2א", "x2a"},
+		{"el", "1 a", "12 α"}, {"ru", "1 б", "1 z"},
+	} {
+		o := `{"numeric":true}`
+		k := keysOf(t, h, `"`+tt.locale+`"`, o, []string{tt.first, tt.then})
+		require.Equal(t, -1, cmpUnits(k[0], k[1]), "keys in %s: %s before %s", tt.locale, tt.first, tt.then)
+		req := `{"op":"col","l":["` + tt.locale + `"],"o":` + o + `,"v":"` + tt.first + `","w":"` + tt.then + `"}`
+		require.Contains(t, string(h.Handle([]byte(req))), `"c":-1`, "compare in %s: %s before %s", tt.locale, tt.first, tt.then)
+	}
+}
+
+// TestCaseFirstUpperPerLetter: caseFirst "upper" swaps the case of each
+// letter whose two cases x/text weighs as one letter (Deseret's, Georgian
+// Nuskhuri's and Asomtavruli's, not Mtavruli's or Cherokee's, nor the
+// Latin, Greek and Cyrillic letters newer than its data), so upper sorts
+// first for those as in Node, and a letter x/text does not know is left
+// where it sorts, by keys and by compare alike.
+func TestCaseFirstUpperPerLetter(t *testing.T) {
+	h := New()
+	for _, tt := range []struct {
+		o, first, then string
+	}{
+		{`{"caseFirst":"upper"}`, "𐐀", "𐐨"},   // Deseret
+		{`{"caseFirst":"upper"}`, "a𐐀", "a𐐨"}, // Deseret
+		{`{"caseFirst":"upper"}`, "Ⴀ", "ⴀ"},   // Georgian Asomtavruli, Nuskhuri
+		{`{"sensitivity":"case","caseFirst":"upper"}`, "𐐀a", "𐐨a"},
+		{`{"caseFirst":"upper"}`, "A", "a"},
+		{`{"caseFirst":"upper"}`, "ა", "ბ"}, // Mkhedruli, not swapped to Mtavruli
+		{`{"caseFirst":"upper"}`, "Ꭰ", "Ꭱ"}, // Cherokee
+	} {
+		for _, l := range []string{"en", "ru"} {
+			k := keysOf(t, h, `"`+l+`"`, tt.o, []string{tt.first, tt.then})
+			require.Equal(t, -1, cmpUnits(k[0], k[1]), "keys in %s %s: %s before %s", l, tt.o, tt.first, tt.then)
+			req := `{"op":"col","l":["` + l + `"],"o":` + tt.o + `,"v":"` + tt.first + `","w":"` + tt.then + `"}`
+			require.Contains(t, string(h.Handle([]byte(req))), `"c":-1`, "compare in %s %s: %s before %s", l, tt.o, tt.first, tt.then)
+		}
+	}
+}
+
+// TestReorderingWithDefaultCollation: stroke is zh-TW's, zh-HK's,
+// zh-Hant's and zh-MO's default collation (Node has no order of its own
+// for it there), so -u-co-stroke keeps their order of scripts: Han and
+// Bopomofo first, as Node sorts.
+func TestReorderingWithDefaultCollation(t *testing.T) {
+	h := New()
+	for _, l := range []string{"zh-TW-u-co-stroke", "zh-HK-u-co-stroke", "zh-Hant-u-co-stroke", "zh-MO-u-co-stroke", "zh-TW"} {
+		words := []string{"a", "ㄅ", "中", "가", "б"} // Node: 中 ㄅ a б 가
+		k := keysOf(t, h, `"`+l+`"`, "{}", words)
+		for _, pair := range [][2]int{{2, 1}, {1, 0}, {0, 4}, {4, 3}} {
+			require.Equal(t, -1, cmpUnits(k[pair[0]], k[pair[1]]), "%s: %s before %s", l, words[pair[0]], words[pair[1]])
+		}
+	}
+	require.NotNil(t, reorderingFor("zh-TW", "stroke"))
+	require.Nil(t, reorderingFor("de", "phonebk"))
+}
