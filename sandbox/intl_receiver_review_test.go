@@ -1,0 +1,43 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestIntlRangeReceiverMessages: formatRange's and formatRangeToParts'
+// TypeError for a wrong receiver, and the RangeError for an end that is
+// not a number, show the value as V8's NoSideEffectsToString does (Node
+// 20's messages): #<Constructor> where toString is Object.prototype's
+// (#<DateTimeFormat>, #<Map>, #<Object> for Math and a toStringTag),
+// [object Tag] where it is not ([object Array], [object Intl.Locale]), a
+// function's source, an error's "Name: message". The two prelude files
+// showed them otherwise, each in its own way.
+func TestIntlRangeReceiverMessages(t *testing.T) {
+	res, err := engine(t).Run(context.Background(), Script{Source: `
+const out = [];
+const recvs = [new Map, [1, 2], new Date(0), Object.create(null), { [Symbol.toStringTag]: "X" }, Math, new Intl.Collator,
+  new Intl.Locale("en"), new TypeError("m"), function g() {}, Intl.NumberFormat.prototype, new Intl.PluralRules, new Number(3)];
+for (const v of recvs) {
+  for (const f of [Intl.NumberFormat.prototype.formatRange, Intl.DateTimeFormat.prototype.formatRangeToParts]) {
+    try { f.call(v, 1, 2); out.push("no error"); } catch (e) { out.push(e.name + ": " + e.message.replace(/^.*receiver /, "")); }
+  }
+}
+try { new Intl.NumberFormat().formatRange(1, new Intl.DateTimeFormat); } catch (e) { out.push(e.message); }
+return out;`}, okBridge, Limits{Timeout: time.Minute})
+	require.NoError(t, err)
+	var got []string
+	require.NoError(t, json.Unmarshal(res.Value, &got))
+	te := func(s string) []string { return []string{"TypeError: " + s, "TypeError: " + s} }
+	var want []string
+	for _, s := range []string{"#<Map>", "[object Array]", "[object Date]", "[object Object]", "#<Object>", "#<Object>", "#<Collator>",
+		"[object Intl.Locale]", "TypeError: m", "function g() {}", "#<NumberFormat>", "#<PluralRules>", "[object Number]"} {
+		want = append(want, te(s)...)
+	}
+	want = append(want, "Invalid end : #<DateTimeFormat>")
+	require.Equal(t, want, got)
+}
