@@ -41,3 +41,19 @@ return out;`}, okBridge, Limits{Timeout: time.Minute})
 	want = append(want, "Invalid end : #<DateTimeFormat>")
 	require.Equal(t, want, got)
 }
+
+// TestIntlRangeTinyDecimal: a decimal string below a double's range that
+// is not zero is an end as written, as V8 keeps it and as format() has it
+// ("1E-325 – 1E0" in scientific notation, Node 20); the prelude sent it as
+// the double 0 ("0E0 – 1E0"). Past the exponents the host reads (1,000)
+// it is still 0 (Node: "1E-1001 – 1E0").
+func TestIntlRangeTinyDecimal(t *testing.T) {
+	res, err := engine(t).Run(context.Background(), Script{Source: `
+const s = new Intl.NumberFormat("en", { notation: "scientific" }), e = new Intl.NumberFormat("en", { notation: "engineering" });
+return [s.formatRange("1e-325", 1), s.formatRange(" -1e-400 ", "-1e-400"), e.formatRange("0.0001e-400", 1), s.formatRange("-0.000", 1),
+  new Intl.NumberFormat("en").formatRange("-1e-400", 1), s.formatRange("1e-1001", 1)];`}, okBridge, Limits{Timeout: time.Minute})
+	require.NoError(t, err)
+	var got []string
+	require.NoError(t, json.Unmarshal(res.Value, &got))
+	require.Equal(t, []string{"1E-325 – 1E0", "~-1E-400", "10E-405 – 1E0", "-0E0 – 1E0", "-0 – 1", "0E0 – 1E0"}, got)
+}

@@ -82,7 +82,13 @@ function rangeEnd(v) {
     // bounds its length.
     const x = Number(p);
     if (x !== x) return null;
-    return DECIMAL_TEXT.test(p) && x !== Infinity && x !== -Infinity && x !== 0 ? [p.trim(), "d"] : [numText(x), "d"];
+    // A decimal below a double's range that is not zero ("1e-400") is
+    // itself, as V8 keeps it ("1E-400" in scientific notation), where its
+    // written exponent is one the host reads (at most 1,000).
+    if (!DECIMAL_TEXT.test(p) || x === Infinity || x === -Infinity) return [numText(x), "d"];
+    if (x !== 0) return [p.trim(), "d"];
+    const m = /^[^eE]*[1-9][^eE]*(?:[eE][+-]?0*(\d{1,4}))?$/.exec(p.trim());
+    return m !== null && (m[1] === undefined || +m[1] <= 1000) ? [p.trim(), "d"] : [numText(x), "d"];
   }
   const x = Number(p);
   return x !== x ? null : [numText(x), "n"];
