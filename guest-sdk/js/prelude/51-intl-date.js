@@ -55,8 +55,7 @@ class DateTimeFormat {
 // then TimeClip of both (the host's RangeError).
 function dtfRange(f, a, b, name) {
   if (!dtfResolved.has(f)) {
-    const who = typeof f === "object" && f !== null ? describe(f) : show(f); // V8's #<Object>
-    throw new TypeError(`Method Intl.DateTimeFormat.prototype.${name} called on incompatible receiver ${who}`);
+    throw new TypeError(`Method Intl.DateTimeFormat.prototype.${name} called on incompatible receiver ${v8Show(f)}`);
   }
   if (a === undefined || b === undefined) throw new TypeError("Invalid time value");
   const req = dtfRequests.get(f), x = rangeTime(a), y = rangeTime(b);

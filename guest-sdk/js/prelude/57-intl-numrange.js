@@ -2,20 +2,52 @@
 // formatRangeToParts (sandbox/internal/intl/numrange.go), and
 // Intl.supportedValuesOf (sandbox/internal/intl/supported.go).
 
-// v8Show is how V8 shows a value in an error message: a primitive as
-// its string, a function as its source, an error as "Name: message", a
-// plain object as #<Constructor>, another object as [object Tag].
+// v8Show is V8's NoSideEffectsToString, how it shows a value in an error
+// message: a primitive as its string, a function as its source, an error
+// as "Name: message"; an object whose toString is Object.prototype's as
+// #<Constructor> (#<Map>, #<DateTimeFormat>, #<Object> for Math), any
+// other as [object Tag] ([object Array], [object Intl.Locale]). Properties
+// are read as V8's GetDataProperty reads them: no getter runs.
+function v8Data(o, k) {
+  for (let p = o, n = 0; p !== null && n < 10000; p = Object.getPrototypeOf(p), n++) {
+    const d = Object.getOwnPropertyDescriptor(p, k);
+    if (d !== undefined) return "value" in d ? d.value : undefined;
+  }
+  return undefined;
+}
 function v8Show(v) {
   if (v === null || (typeof v !== "object" && typeof v !== "function")) return typeof v === "symbol" ? v.toString() : String(v);
   if (typeof v === "function") {
     try { return Function.prototype.toString.call(v); } catch (_) { return "function"; }
   }
-  if (v instanceof Error) return `${v.name}: ${v.message}`;
-  const tag = Object.prototype.toString.call(v).slice(8, -1);
-  if (tag !== "Object") return `[object ${tag}]`;
-  const c = v.constructor;
-  return `#<${typeof c === "function" && c.name || "Object"}>`;
+  const ts = v8Data(v, "toString");
+  if (v instanceof Error || ts === Error.prototype.toString) {
+    let name = v8Data(v, "name"), msg = v8Data(v, "message");
+    name = typeof name === "string" ? name : "Error";
+    msg = typeof msg === "string" ? msg : "";
+    return name === "" ? msg : msg === "" ? name : `${name}: ${msg}`;
+  }
+  if (ts === Object.prototype.toString) {
+    const c = v8Data(v, "constructor");
+    if (typeof c === "function") {
+      const n = v8Data(c, "name");
+      if (typeof n === "string" && n !== "") return `#<${n}>`;
+    }
+  }
+  const tag = v8Data(v, Symbol.toStringTag);
+  return `[object ${typeof tag === "string" ? tag : builtinTag(v)}]`;
 }
+// builtinTag is V8's class_name, found by brand checks (no getter runs).
+const V8_BRANDS = [["Date", Date.prototype.getTime], ["Number", Number.prototype.valueOf], ["String", String.prototype.valueOf],
+  ["Boolean", Boolean.prototype.valueOf], ["RegExp", Object.getOwnPropertyDescriptor(RegExp.prototype, "source").get]];
+function builtinTag(v) {
+  if (Array.isArray(v)) return "Array";
+  for (const [t, f] of V8_BRANDS) {
+    try { f.call(v); return t; } catch (_) { /* not this brand */ }
+  }
+  return "Object";
+}
+
 // rangePrimitive is ToPrimitive(v, number).
 function rangePrimitive(v) {
   if (v === null || (typeof v !== "object" && typeof v !== "function")) return v;
@@ -50,7 +82,13 @@ function rangeEnd(v) {
     // bounds its length.
     const x = Number(p);
     if (x !== x) return null;
-    return DECIMAL_TEXT.test(p) && x !== Infinity && x !== -Infinity && x !== 0 ? [p.trim(), "d"] : [numText(x), "d"];
+    // A decimal below a double's range that is not zero ("1e-400") is
+    // itself, as V8 keeps it ("1E-400" in scientific notation), where its
+    // written exponent is one the host reads (at most 1,000).
+    if (!DECIMAL_TEXT.test(p) || x === Infinity || x === -Infinity) return [numText(x), "d"];
+    if (x !== 0) return [p.trim(), "d"];
+    const m = /^[^eE]*[1-9][^eE]*(?:[eE][+-]?0*(\d{1,4}))?$/.exec(p.trim());
+    return m !== null && (m[1] === undefined || +m[1] <= 1000) ? [p.trim(), "d"] : [numText(x), "d"];
   }
   const x = Number(p);
   return x !== x ? null : [numText(x), "n"];

@@ -244,7 +244,7 @@ func (nf *numFormat) formatRange(res *numResolved, start, end rangeEnd) ([][3]st
 	if collapseMiddle {
 		out = append(out, b.suf...)
 	}
-	out = concat(out, literalParts(pat[j+3:]), after)
+	out = joinCurrency(concat(out, literalParts(pat[j+3:])), after)
 	e0 := s0 + partsLen(side1)
 	s1 := e0 + partsLen(literalParts(infix))
 	return withSources(out, s0, e0, s1, s1+partsLen(side2)), nil
@@ -349,7 +349,29 @@ func (nf *numFormat) approximately(res *numResolved, a layered, sign string) [][
 	if !hasNum {
 		return withSources(before, 0, 0, 0, 0)
 	}
-	return withSources(concat(before, pre, a.pre[a.affPre:], a.digits, a.exponent, a.suf[:len(a.suf)-a.affSuf], suf, after), 0, 0, 0, 0)
+	return withSources(joinCurrency(concat(before, pre, a.pre[a.affPre:], a.digits, a.exponent, a.suf[:len(a.suf)-a.affSuf], suf), after), 0, 0, 0, 0)
+}
+
+// joinCurrency appends the currency name pattern's text after the number
+// (currencyNameOuter) to a range's parts as appendName does for one
+// number: where the parts end in the currency's symbol and only a space
+// separates the name from it, ICU's currency field runs from the symbol to
+// the end of the name ("1 - 2 ADP Pesetas de Andorra" in pt-CV: one
+// currency part, shared).
+func joinCurrency(out, after [][2]string) [][2]string {
+	n := len(out)
+	if n == 0 || out[n-1][0] != "currency" || len(after) == 0 {
+		return concat(out, after)
+	}
+	switch {
+	case after[0][0] == "currency":
+		out = concat(out[:n-1], [][2]string{{"currency", out[n-1][1] + after[0][1]}}, after[1:])
+	case len(after) > 1 && after[0][0] == "literal" && strings.TrimSpace(after[0][1]) == "" && after[1][0] == "currency":
+		out = concat(out[:n-1], [][2]string{{"currency", out[n-1][1] + after[0][1] + after[1][1]}}, after[2:])
+	default:
+		out = concat(out, after)
+	}
+	return out
 }
 
 // insertBefore puts approx before the sign sym (a part of type typ) in pre
