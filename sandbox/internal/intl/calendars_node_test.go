@@ -129,13 +129,7 @@ process.stdout.write(JSON.stringify(out));
 `
 
 func TestCalendarsMatchNode(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is required under CI=true to audit calendars")
-		}
-		t.Skip("node not installed")
-	}
+	node := requireNode(t, "audit calendars")
 	var cases []calendarCase
 	for _, l := range auditCalendarLocales() {
 		for ci, ca := range auditCalendars {
@@ -160,15 +154,8 @@ func TestCalendarsMatchNode(t *testing.T) {
 			}
 		}
 	}
-	in, err := json.Marshal([]any{cases, calendarDates})
-	require.NoError(t, err)
-	cmd := exec.Command(node, "-e", calendarNode)
-	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
-	cmd.Stdin = strings.NewReader(string(in))
-	b, err := cmd.Output()
-	require.NoError(t, err)
 	var want [][]string
-	require.NoError(t, json.Unmarshal(b, &want))
+	nodeJSON(t, node, calendarNode, []any{cases, calendarDates}, &want)
 	require.Len(t, want, len(cases))
 
 	h := New()
@@ -305,13 +292,7 @@ process.stdout.write(JSON.stringify(cals.map((ca) => {
 // (eras, years, months, days; Julian days before 1582) on 4,000 days spread
 // over Date's whole range and 2,000 around the present, against Node.
 func TestCalendarDaysMatchNode(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is required under CI=true to audit calendars")
-		}
-		t.Skip("node not installed")
-	}
+	node := requireNode(t, "audit calendars")
 	cals := slices.Sorted(maps.Keys(cldrCalendars))
 	var times []float64
 	x := uint64(0x9e3779b97f4a7c15)
@@ -325,15 +306,8 @@ func TestCalendarDaysMatchNode(t *testing.T) {
 		}
 		times = append(times, float64(int64(x%uint64(2*span/864e5))-int64(span/864e5))*864e5+float64(x>>40%864e5))
 	}
-	in, err := json.Marshal([]any{cals, times})
-	require.NoError(t, err)
-	cmd := exec.Command(node, "-e", calendarDaysNode)
-	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
-	cmd.Stdin = strings.NewReader(string(in))
-	b, err := cmd.Output()
-	require.NoError(t, err)
 	var want [][]string
-	require.NoError(t, json.Unmarshal(b, &want))
+	nodeJSON(t, node, calendarDaysNode, []any{cals, times}, &want)
 	h := New()
 	h.everyCalendar = true // the arithmetic, whatever the locales
 	bad := 0
@@ -363,13 +337,7 @@ var newCalendars = []string{"persian", "hebrew", "indian", "islamic-umalqura", "
 // Umm al-Qura table whole, Persian years on both sides of 1502 AP, every
 // Hebrew year type many times) with Node, month numbers and names both.
 func TestCalendarEveryDayMatchesNode(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is required under CI=true to audit calendars")
-		}
-		t.Skip("node not installed")
-	}
+	node := requireNode(t, "audit calendars")
 	const first, last = -62091, 102579 // 1800-01-01, 2250-12-31 in days since 1970
 	const script = `
 const [cals, first, last] = JSON.parse(require("fs").readFileSync(0, "utf8"));
@@ -381,15 +349,8 @@ process.stdout.write(JSON.stringify(cals.map((ca) => {
   return out.join("\n");
 })));
 `
-	in, err := json.Marshal([]any{newCalendars, first, last})
-	require.NoError(t, err)
-	cmd := exec.Command(node, "-e", script)
-	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
-	cmd.Stdin = strings.NewReader(string(in))
-	b, err := cmd.Output()
-	require.NoError(t, err)
 	var want []string
-	require.NoError(t, json.Unmarshal(b, &want))
+	nodeJSON(t, node, script, []any{newCalendars, first, last}, &want)
 	h := New()
 	bad := 0
 	for i, ca := range newCalendars {
@@ -458,13 +419,7 @@ func TestCalendarDaysAreConsecutive(t *testing.T) {
 // resolves to another (islamicc, ethiopic-amete-alem), in the tag and the
 // option, alone and against each other, with Node.
 func TestCalendarAliasesMatchNode(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is required under CI=true to audit calendars")
-		}
-		t.Skip("node not installed")
-	}
+	node := requireNode(t, "audit calendars")
 	cases := [][2]string{
 		{"en-u-ca-islamicc", `{}`}, {"en", `{"calendar":"islamicc"}`}, {"en-u-ca-islamicc", `{"calendar":"islamic-civil"}`},
 		{"en-u-ca-islamic-civil", `{"calendar":"islamicc"}`}, {"de-u-ca-islamicc", `{"calendar":"islamicc"}`},
@@ -479,15 +434,8 @@ process.stdout.write(JSON.stringify(cases.map(([l, o]) => {
   return JSON.stringify(f.resolvedOptions()) + " " + f.format(Date.UTC(2024, 0, 15));
 })));
 `
-	in, err := json.Marshal(cases)
-	require.NoError(t, err)
-	cmd := exec.Command(node, "-e", script)
-	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
-	cmd.Stdin = strings.NewReader(string(in))
-	b, err := cmd.Output()
-	require.NoError(t, err)
 	var want []string
-	require.NoError(t, json.Unmarshal(b, &want))
+	nodeJSON(t, node, script, cases, &want)
 	h := New()
 	for i, c := range cases {
 		var o map[string]any
@@ -506,13 +454,7 @@ process.stdout.write(JSON.stringify(cases.map(([l, o]) => {
 // both sides of UTC (Tehran's +03:30, Jerusalem, Addis Ababa, Kolkata,
 // Riyadh, Los Angeles), against Node.
 func TestCalendarZonesMatchNode(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is required under CI=true to audit calendars")
-		}
-		t.Skip("node not installed")
-	}
+	node := requireNode(t, "audit calendars")
 	zones := []string{"Asia/Tehran", "Asia/Jerusalem", "Africa/Addis_Ababa", "Asia/Kolkata", "Asia/Riyadh", "America/Los_Angeles"}
 	var times []float64
 	for d := int64(-3000); d < 3000; d += 7 {
@@ -527,15 +469,8 @@ process.stdout.write(JSON.stringify(cals.flatMap((ca) => zones.map((tz) => {
   return times.map((t) => f.format(t));
 }))));
 `
-	in, err := json.Marshal([]any{newCalendars, zones, times})
-	require.NoError(t, err)
-	cmd := exec.Command(node, "-e", script)
-	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
-	cmd.Stdin = strings.NewReader(string(in))
-	b, err := cmd.Output()
-	require.NoError(t, err)
 	var want [][]string
-	require.NoError(t, json.Unmarshal(b, &want))
+	nodeJSON(t, node, script, []any{newCalendars, zones, times}, &want)
 	h := New()
 	bad, i := 0, 0
 	for _, ca := range newCalendars {

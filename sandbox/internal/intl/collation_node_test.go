@@ -3,7 +3,6 @@ package intl
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"slices"
 	"sort"
@@ -64,13 +63,7 @@ console.log(JSON.stringify({ resolved, sorted }));
 `
 
 func TestCollationMatchesNode(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is required under CI=true to audit collation")
-		}
-		t.Skip("node not installed")
-	}
+	node := requireNode(t, "audit collation")
 	tags := collationTags()
 	locales := []string{"en", "en-US", "de", "sv", "es", "fr", "pl", "cs", "sk", "da", "nb", "fi", "hu", "lt", "lv", "et", "is",
 		"hr", "sl", "ro", "tr", "az", "ca", "cy", "vi", "de-u-co-phonebk", "es-u-co-trad", "zh-Hant-TW", "zh-u-co-stroke", "sr-Latn", "sr-Latn-BA"}
@@ -82,7 +75,7 @@ func TestCollationMatchesNode(t *testing.T) {
 	arg, err := json.Marshal([]any{tags, collationWords, locales, options})
 	require.NoError(t, err)
 	cmd := exec.Command(node, "-e", collationNode, string(arg))
-	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
+	cmd.Env = nodeEnv()
 	b, err := cmd.Output()
 	require.NoError(t, err)
 	var want struct {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"sort"
 	"strings"
 	"testing"
@@ -163,31 +162,12 @@ process.stdout.write(JSON.stringify(out));
 `
 
 func TestDatePatternsMatchNode(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is required under CI=true to audit date patterns")
-		}
-		t.Skip("node not installed")
-	}
+	node := requireNode(t, "audit date patterns")
 	locales, opts := timeLocales(), dtPatternOptions()
-	in, err := json.Marshal([]any{locales, opts, dtPatternInstants})
-	require.NoError(t, err)
-	cmd := exec.Command(node, "-e", dtPatternNode)
-	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
-	cmd.Stdin = strings.NewReader(string(in))
-	b, err := cmd.Output()
-	require.NoError(t, err)
 	var want [][]string
-	require.NoError(t, json.Unmarshal(b, &want))
+	nodeJSON(t, node, dtPatternNode, []any{locales, opts, dtPatternInstants}, &want)
 	require.Len(t, want, len(locales)*len(opts))
-	var ms []float64
-	{
-		c := exec.Command(node, "-e", `process.stdout.write(JSON.stringify(JSON.parse(process.argv[1]).map((d) => Date.parse(d))))`, string(mustJSON(dtPatternInstants)))
-		b, err := c.Output()
-		require.NoError(t, err)
-		require.NoError(t, json.Unmarshal(b, &ms))
-	}
+	ms := nodeDates(t, node, dtPatternInstants)
 	known := map[string]bool{}
 	for _, k := range dtPatternDifferences() {
 		known[k] = true

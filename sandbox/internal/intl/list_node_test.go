@@ -2,7 +2,6 @@ package intl
 
 import (
 	"encoding/json"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -43,18 +42,12 @@ console.log(JSON.stringify(out));
 `
 
 func TestSpanishListsMatchNode(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is required under CI=true to audit lists")
-		}
-		t.Skip("node not installed")
-	}
+	node := requireNode(t, "audit lists")
 	locales := []string{"es", "es-ES", "es-MX", "es-419", "es-AR", "es-US", "es-CO", "es-CL", "en"}
 	arg, err := json.Marshal([]any{locales, listWords})
 	require.NoError(t, err)
 	cmd := exec.Command(node, "-e", listNode, string(arg))
-	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
+	cmd.Env = nodeEnv()
 	b, err := cmd.Output()
 	require.NoError(t, err)
 	var want map[string]string

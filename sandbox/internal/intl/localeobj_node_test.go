@@ -233,13 +233,7 @@ func localeAuditInputs(t *testing.T) []localeInput {
 }
 
 func TestLocaleMatchesNode(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is required under CI=true to audit Intl.Locale")
-		}
-		t.Skip("node not installed")
-	}
+	node := requireNode(t, "audit Intl.Locale")
 	in := localeAuditInputs(t)
 	arg := make([][3]any, len(in))
 	for i, x := range in {

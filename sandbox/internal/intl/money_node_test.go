@@ -105,13 +105,7 @@ func moneyCodes(t *testing.T) []string {
 }
 
 func TestMoneyMatchesNode(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is required under CI=true to audit currencies")
-		}
-		t.Skip("node not installed")
-	}
+	node := requireNode(t, "audit currencies")
 	var locales []string
 	for _, tag := range supported().tags {
 		locales = append(locales, tag.String())
@@ -133,7 +127,7 @@ func TestMoneyMatchesNode(t *testing.T) {
 	require.NoError(t, err)
 	start := time.Now()
 	cmd := exec.Command(node, "-e", moneyNode, string(arg))
-	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
+	cmd.Env = nodeEnv()
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	b, err := cmd.Output()

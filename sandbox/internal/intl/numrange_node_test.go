@@ -2,7 +2,6 @@ package intl
 
 import (
 	"encoding/json"
-	"os"
 	"os/exec"
 	"sort"
 	"strings"
@@ -96,18 +95,12 @@ func rangeLocales() []string {
 }
 
 func TestNumberRangeMatchesNode(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is required under CI=true to audit number ranges")
-		}
-		t.Skip("node not installed")
-	}
+	node := requireNode(t, "audit number ranges")
 	locs := rangeLocales()
 	arg, err := json.Marshal([]any{locs, rangeStyles, rangePairs})
 	require.NoError(t, err)
 	cmd := exec.Command(node, "-e", rangeNode, string(arg))
-	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
+	cmd.Env = nodeEnv()
 	b, err := cmd.Output()
 	require.NoError(t, err)
 	var want map[string][][][3]string

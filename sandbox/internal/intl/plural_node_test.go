@@ -3,7 +3,6 @@ package intl
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"slices"
 	"sort"
@@ -142,18 +141,12 @@ func pluralAuditLocales() (all, linked []string) {
 }
 
 func TestPluralRulesMatchNode(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is required under CI=true to audit plural rules")
-		}
-		t.Skip("node not installed")
-	}
+	node := requireNode(t, "audit plural rules")
 	locales, linked := pluralAuditLocales()
 	arg, err := json.Marshal([]any{locales, linked, pluralOptions, pluralValues(), pluralFormatOptions, pluralFormatValues, pluralRangeEnds})
 	require.NoError(t, err)
 	cmd := exec.Command(node, "-e", pluralNode, string(arg))
-	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
+	cmd.Env = nodeEnv()
 	b, err := cmd.Output()
 	require.NoError(t, err)
 	var want struct {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -94,31 +93,11 @@ process.stdout.write(JSON.stringify(out));
 `
 
 func TestRangesMatchNode(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is required under CI=true to audit ranges")
-		}
-		t.Skip("node not installed")
-	}
+	node := requireNode(t, "audit ranges")
 	locales := timeLocales()
-	in, err := json.Marshal([]any{locales, rangeOptions, rangeStart, rangeEnds})
-	require.NoError(t, err)
-	cmd := exec.Command(node, "-e", rangesNode)
-	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
-	cmd.Stdin = strings.NewReader(string(in))
-	b, err := cmd.Output()
-	require.NoError(t, err)
 	var want [][]string
-	require.NoError(t, json.Unmarshal(b, &want))
-	var ms []float64
-	{
-		c := exec.Command(node, "-e", `process.stdout.write(JSON.stringify(JSON.parse(process.argv[1]).map((d) => Date.parse(d))))`,
-			string(mustJSON(append([]string{rangeStart}, rangeEnds...))))
-		b, err := c.Output()
-		require.NoError(t, err)
-		require.NoError(t, json.Unmarshal(b, &ms))
-	}
+	nodeJSON(t, node, rangesNode, []any{locales, rangeOptions, rangeStart, rangeEnds}, &want)
+	ms := nodeDates(t, node, append([]string{rangeStart}, rangeEnds...))
 	var dump *os.File
 	if p := os.Getenv("RANGES_AUDIT_DUMP"); p != "" {
 		dump, _ = os.Create(p)

@@ -3,7 +3,6 @@ package intl
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -23,18 +22,12 @@ process.stdout.write(JSON.stringify(out));
 // nodeWordSegments runs segmentNode on cases.
 func nodeWordSegments(t *testing.T, cases [][2]string) [][][]int {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is required under CI=true to compare word segmentation")
-		}
-		t.Skip("node not installed")
-	}
+	node := requireNode(t, "compare word segmentation")
 	in, err := json.Marshal(cases)
 	require.NoError(t, err)
 	cmd := exec.Command(node, "-e", segmentNode)
 	cmd.Stdin = strings.NewReader(string(in))
-	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
+	cmd.Env = nodeEnv()
 	b, err := cmd.Output()
 	require.NoError(t, err)
 	var want [][][]int

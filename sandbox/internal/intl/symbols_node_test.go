@@ -2,7 +2,6 @@ package intl
 
 import (
 	"encoding/json"
-	"os"
 	"os/exec"
 	"slices"
 	"sort"
@@ -91,17 +90,11 @@ console.log(JSON.stringify(out));
 `
 
 func TestNumberSymbolsMatchNode(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is required under CI=true to audit number symbols")
-		}
-		t.Skip("node not installed")
-	}
+	node := requireNode(t, "audit number symbols")
 	arg, err := json.Marshal([]any{auditLanguages(), auditValues, auditStyles})
 	require.NoError(t, err)
 	cmd := exec.Command(node, "-e", auditNode, string(arg))
-	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
+	cmd.Env = nodeEnv()
 	b, err := cmd.Output()
 	require.NoError(t, err)
 	var want map[string][][]string

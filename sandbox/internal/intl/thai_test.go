@@ -254,13 +254,7 @@ process.stdout.write(JSON.stringify(ss.map((s) => [...seg.segment(s)].map((x) =>
 // boundaries must be Node's (with the marks that begin a run split off
 // where UAX #29's rules do so, below).
 func TestThaiBreaksMatchNode(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is required under CI=true to audit Thai word breaks")
-		}
-		t.Skip("node not installed")
-	}
+	node := requireNode(t, "audit Thai word breaks")
 	corpus := thaiCorpus()
 	cmd := exec.Command(node, "-e", thaiNode)
 	cmd.Env = append(os.Environ(), "LANG=C", "LC_ALL=C")

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"sort"
 	"strings"
 	"testing"
@@ -104,30 +103,11 @@ process.stdout.write(JSON.stringify(out));
 `
 
 func TestTimesMatchNode(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is required under CI=true to audit times")
-		}
-		t.Skip("node not installed")
-	}
+	node := requireNode(t, "audit times")
 	locales, instants := timeLocales(), timeInstants()
-	in, err := json.Marshal([]any{locales, timeOptions, instants})
-	require.NoError(t, err)
-	cmd := exec.Command(node, "-e", timesNode)
-	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
-	cmd.Stdin = strings.NewReader(string(in))
-	b, err := cmd.Output()
-	require.NoError(t, err)
 	var want [][]string
-	require.NoError(t, json.Unmarshal(b, &want))
-	ms := make([]float64, len(instants))
-	{
-		c := exec.Command(node, "-e", `process.stdout.write(JSON.stringify(JSON.parse(process.argv[1]).map((d) => Date.parse(d))))`, string(mustJSON(instants)))
-		b, err := c.Output()
-		require.NoError(t, err)
-		require.NoError(t, json.Unmarshal(b, &ms))
-	}
+	nodeJSON(t, node, timesNode, []any{locales, timeOptions, instants}, &want)
+	ms := nodeDates(t, node, instants)
 	var dump *os.File
 	if p := os.Getenv("TIMES_AUDIT_DUMP"); p != "" {
 		dump, _ = os.Create(p)

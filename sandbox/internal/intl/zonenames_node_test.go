@@ -99,18 +99,12 @@ process.stdout.write(JSON.stringify(out));
 `
 
 func TestZoneNamesMatchNode(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is required under CI=true to audit zone names")
-		}
-		t.Skip("node not installed")
-	}
+	node := requireNode(t, "audit zone names")
 	locales := zoneAuditLocales()
 	in, err := json.Marshal([]any{locales, zoneAuditZones, zoneAuditInstants, zoneAuditOptions})
 	require.NoError(t, err)
 	cmd := exec.Command(node, "-e", zoneNode)
-	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
+	cmd.Env = nodeEnv()
 	cmd.Stdin = strings.NewReader(string(in))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -235,13 +229,7 @@ var zonesGone = []string{"Canada/East-Saskatchewan", "US/Pacific-New"}
 // of 2024, in 1985, 2000 and 2100 and at the end of time (+275760, when
 // no zone has a metazone), as Node does.
 func TestZoneNamesEveryZoneMatchNode(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("node is required under CI=true to audit zone names")
-		}
-		t.Skip("node not installed")
-	}
+	node := requireNode(t, "audit zone names")
 	zones := make([]string, 0, len(zoneMetazones)+len(zoneAliases))
 	for z := range zoneMetazones {
 		zones = append(zones, z)
@@ -258,7 +246,7 @@ func TestZoneNamesEveryZoneMatchNode(t *testing.T) {
 	in, err := json.Marshal([]any{locales, zones, instants, styles})
 	require.NoError(t, err)
 	cmd := exec.Command(node, "-e", everyZoneNode)
-	cmd.Env = append(os.Environ(), "TZ=UTC", "LANG=C", "LC_ALL=C")
+	cmd.Env = nodeEnv()
 	cmd.Stdin = strings.NewReader(string(in))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
