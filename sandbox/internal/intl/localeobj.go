@@ -46,18 +46,14 @@ func (h *Handler) newLocale(req *request) (any, error) {
 	if err := options(req.O, &o); err != nil {
 		return nil, err
 	}
-	key := "loc\x00" + tag + "\x00" + string(req.O)
-	v := h.cached(key, func() any {
-		r, err := makeLocale(tag, &o)
-		if err != nil {
-			return err
-		}
-		return map[string]any{"r": r}
-	})
-	if err, ok := v.(error); ok {
+	// Not kept in h.cache: the work is a few microseconds on a bounded
+	// tag, the guest keeps its records per run, and a key per tag a script
+	// writes would evict the costly entries every chain shares.
+	r, err := makeLocale(tag, &o)
+	if err != nil {
 		return nil, err
 	}
-	return v, nil
+	return map[string]any{"r": r}, nil
 }
 
 // makeLocale parses tag, applies the options as ECMA-402's
@@ -187,18 +183,13 @@ func (h *Handler) localeInfo(req *request) (any, error) {
 	if json.Unmarshal(req.V, &tag) != nil {
 		return nil, typeErr("malformed Intl request")
 	}
-	v := h.cached("locinfo\x00"+tag, func() any {
-		id, ok := parseLocaleID(tag)
-		if !ok {
-			return rangeErr(badLocale)
-		}
-		id.canonicalize()
-		return map[string]any{"r": info(id)}
-	})
-	if err, ok := v.(error); ok {
-		return nil, err
+	// Not kept in h.cache, as newLocale's answers are not.
+	id, ok := parseLocaleID(tag)
+	if !ok {
+		return nil, rangeErr(badLocale)
 	}
-	return v, nil
+	id.canonicalize()
+	return map[string]any{"r": info(id)}, nil
 }
 
 type weekInfo struct {

@@ -2,6 +2,7 @@ package intl
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -90,4 +91,23 @@ func FuzzLocaleID(f *testing.F) {
 		}
 		_ = info(id)
 	})
+}
+
+// TestLocaleKeepsSharedCache: the Handler's cache is shared by every chain
+// (sandbox/intlops.go has one Handler) and holds costly entries (collators,
+// pattern generators). Intl.Locale's ops are cheap and their keys are any
+// tag a script writes: a script making many distinct locales must not
+// evict another chain's entries.
+func TestLocaleKeepsSharedCache(t *testing.T) {
+	h := New()
+	h.cached("costly", func() any { return 1 })
+	for i := 0; i < 3000; i++ {
+		tag := fmt.Sprintf("en-u-co-x%d", 100000+i)
+		b, _ := json.Marshal(map[string]any{"op": "loc", "v": tag})
+		require.NotContains(t, string(h.Handle(b)), `"e":`)
+		b, _ = json.Marshal(map[string]any{"op": "locinfo", "v": tag})
+		require.NotContains(t, string(h.Handle(b)), `"e":`)
+	}
+	_, ok := h.lookup("costly")
+	require.True(t, ok, "3000 Intl.Locale tags evicted another chain's cache entry")
 }
