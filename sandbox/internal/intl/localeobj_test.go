@@ -111,3 +111,22 @@ func TestLocaleKeepsSharedCache(t *testing.T) {
 	_, ok := h.lookup("costly")
 	require.True(t, ok, "3000 Intl.Locale tags evicted another chain's cache entry")
 }
+
+// TestLocaleTLangVariants: ICU 78 holds the -t- language's variants in
+// the same 179 bytes as the tag's own (Node 20: 30 five-digit variants
+// after en-t-en- are a locale, 31 throw).
+func TestLocaleTLangVariants(t *testing.T) {
+	v := func(n int) string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = fmt.Sprintf("1%04d", i)
+		}
+		return strings.Join(s, "-")
+	}
+	_, ok := parseLocaleID("en-t-en-" + v(30))
+	require.True(t, ok)
+	_, ok = parseLocaleID("en-t-en-" + v(31))
+	require.False(t, ok, "Node 20 throws for 31 variants in the -t- language")
+	_, err := canonicalTag("en-t-en-" + v(31))
+	require.Error(t, err)
+}
