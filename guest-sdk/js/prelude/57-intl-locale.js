@@ -71,6 +71,9 @@ class Locale {
     }
     const own = typeof tag === "object" ? locRecords.get(tag) : undefined;
     const t = own !== undefined ? own.locale : locString(tag);
+    // V8 throws for a bad tag before it reads any option (a null options
+    // throws first, in locOptions).
+    if (options !== undefined && options !== null) locMake(t, {});
     locRecords.set(this, locMake(t, locOptions(options)));
   }
   toString() { return locOf(this, "toString").locale; }
