@@ -210,15 +210,37 @@ type localeInfoRecord struct {
 }
 
 // supplementalRegion is the region ICU reads supplemental data by: a
-// valid -u-rg- key's, else the tag's, else the likely one.
+// valid -u-rg- key's, else the tag's, else a valid -u-sd- key's, else the
+// likely one.
 func supplementalRegion(d *localeData, id *localeID) string {
-	if rg, ok := id.keyword("rg"); ok && len(rg) == 6 && strings.HasSuffix(rg, "zzzz") && isAlpha(rg[:2]) {
-		return strings.ToUpper(rg[:2])
+	if r := regionOfKey(d, id, "rg"); r != "" {
+		return r
 	}
 	if id.region != "" {
 		return id.region
 	}
+	if r := regionOfKey(d, id, "sd"); r != "" {
+		return r
+	}
 	return maximize(d, id).region
+}
+
+// regionOfKey is the region a -u-rg- or -u-sd- type starts with, as ICU's
+// GetRegionFromKey reads it (a type of 3 to 7 characters, its letters'
+// first two), when it is a current region with time zones (Node 20 ignores
+// rg-ukzzzz, rg-xxzzzz and rg-001zzz, and reads rg-gbsct as GB).
+func regionOfKey(d *localeData, id *localeID, key string) string {
+	v, ok := id.keyword(key)
+	if !ok || len(v) < 3 || len(v) > 7 || !isAlpha(v[:2]) {
+		return ""
+	}
+	r := strings.ToUpper(v[:2])
+	_, zoned := d.zones[r]
+	_, alias := d.regionAlias[r]
+	if !zoned || alias {
+		return ""
+	}
+	return r
 }
 
 func info(id *localeID) *localeInfoRecord {

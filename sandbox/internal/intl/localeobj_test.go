@@ -130,3 +130,24 @@ func TestLocaleTLangVariants(t *testing.T) {
 	_, err := canonicalTag("en-t-en-" + v(31))
 	require.Error(t, err)
 }
+
+// TestLocaleSupplementalRegion: the week data of -u-rg- and -u-sd- as
+// Node 20 reads it (node -e 'new Intl.Locale(tag).weekInfo').
+func TestLocaleSupplementalRegion(t *testing.T) {
+	for tag, want := range map[string]weekInfo{
+		"und-u-rg-gbsct":   {1, []int{6, 7}, 4},
+		"und-u-rg-ukzzzz":  {7, []int{6, 7}, 1},
+		"und-u-rg-xxzzzz":  {7, []int{6, 7}, 1},
+		"und-u-sd-gbsct":   {1, []int{6, 7}, 4},
+		"und-u-sd-desn":    {1, []int{6, 7}, 4},
+		"en-US-u-sd-gbsct": {7, []int{6, 7}, 1},
+		"und-u-rg-aqzzzz":  {1, []int{6, 7}, 1},
+		"und-u-sd-mvxx":    {5, []int{6, 7}, 1},
+		"en-u-rg-001zzz":   {7, []int{6, 7}, 1},
+	} {
+		id, ok := parseLocaleID(tag)
+		require.True(t, ok)
+		id.canonicalize()
+		require.Equal(t, want, info(id).WeekInfo, tag)
+	}
+}
