@@ -151,3 +151,13 @@ func TestLocaleSupplementalRegion(t *testing.T) {
 		require.Equal(t, want, info(id).WeekInfo, tag)
 	}
 }
+
+// TestCanonicalTagMessage: V8 names a malformed tag in lowercase
+// (node: Intl.getCanonicalLocales("en-US-") throws "Invalid language tag:
+// en-us-").
+func TestCanonicalTagMessage(t *testing.T) {
+	for s, want := range map[string]string{"en-US-": "en-us-", "en-US-u": "en-us-u", "EN-US-t-": "en-us-t-"} {
+		_, err := canonicalTag(s)
+		require.EqualError(t, err, "RangeError: Invalid language tag: "+want)
+	}
+}
