@@ -486,3 +486,43 @@ return out;`}, okBridge, Limits{})
 		"179", // 25 keys once each
 	}, got)
 }
+
+// TestIntlLocaleGuestHostile: Intl.Locale's getters answer as Node 20's
+// do when the script has put fields on Object.prototype (undefined for an
+// absent subtag or keyword, not the script's value), and the options
+// throw in V8's order: language, script and region as they are read,
+// hourCycle and caseFirst as they are read, calendar, collation and
+// numberingSystem once every option is read, and a bad tag before any
+// option is read.
+func TestIntlLocaleGuestHostile(t *testing.T) {
+	res, err := engine(t).Run(context.Background(), Script{Source: `
+const out = [];
+const order = (bad, tag = "en") => {
+  const log = [];
+  const o = new Proxy(bad, { get(t, k) { log.push(String(k)); return t[k]; } });
+  try { new Intl.Locale(tag, o); log.push("ok"); } catch (e) { log.push(e.message); }
+  return log.join(",");
+};
+out.push(order({}, "en-"), order({}, ""), order({}, "en-u-" + Array.from({length: 26}, (_, i) => String.fromCharCode(97 + i) + "a").join("-")));
+out.push(order({calendar: "ab", hourCycle: "x"}));
+out.push(order({collation: "ab", caseFirst: "x"}));
+out.push(order({language: "1", calendar: "ab"}));
+Object.prototype.calendar = "evil"; Object.prototype.language = "evil"; Object.prototype.script = "Evil";
+Object.prototype.timeZones = ["Evil/Zone"];
+out.push(String(new Intl.Locale("en").calendar), String(new Intl.Locale("und").language), String(new Intl.Locale("en").script));
+out.push(String(new Intl.Locale("en", {__proto__: null, calendar: "buddhist", hourCycle: "h23"})));
+return out;`}, okBridge, Limits{})
+	require.NoError(t, err)
+	var got []string
+	require.NoError(t, json.Unmarshal(res.Value, &got))
+	require.Equal(t, []string{
+		"Incorrect locale information provided",
+		"First argument to Intl.Locale constructor can't be empty or missing",
+		"Incorrect locale information provided",
+		"language,script,region,calendar,collation,hourCycle,Value x out of range for locale options property hourCycle",
+		"language,script,region,calendar,collation,hourCycle,caseFirst,Value x out of range for locale options property caseFirst",
+		"language,Incorrect locale information provided",
+		"undefined", "undefined", "undefined",
+		"en-u-ca-buddhist-hc-h23",
+	}, got)
+}

@@ -28,14 +28,16 @@ function locString(v) {
   if (typeof v === "symbol") throw new TypeError("Cannot convert a Symbol value to a string");
   return String(v);
 }
-// The options in V8's order, each checked as it is read.
-const LOC_SUBTAG = { language: /^(?:[A-Za-z]{2,3}|[A-Za-z]{5,8})$/, script: /^[A-Za-z]{4}$/, region: /^(?:[A-Za-z]{2}|[0-9]{3})$/ };
+// The options in V8's order: language, script, region, hourCycle and
+// caseFirst checked as they are read, calendar, collation and
+// numberingSystem once all are read (V8's order of errors).
+const LOC_SUBTAG = { __proto__: null, language: /^(?:[A-Za-z]{2,3}|[A-Za-z]{5,8})$/, script: /^[A-Za-z]{4}$/, region: /^(?:[A-Za-z]{2}|[0-9]{3})$/ };
 const LOC_TYPE = /^[A-Za-z0-9]{3,8}(?:-[A-Za-z0-9]{3,8})*$/;
-const LOC_ENUM = { hourCycle: ["h11", "h12", "h23", "h24"], caseFirst: ["upper", "lower", "false"] };
+const LOC_ENUM = { __proto__: null, hourCycle: ["h11", "h12", "h23", "h24"], caseFirst: ["upper", "lower", "false"] };
 function locOptions(options) {
   if (options === undefined) return {};
   if (options === null) throw new TypeError("Intl.Locale called on null or undefined");
-  const o = Object(options), out = {};
+  const o = Object(options), out = {}, types = [];
   for (const name of ["language", "script", "region", "calendar", "collation", "hourCycle", "caseFirst", "numeric", "numberingSystem"]) {
     const v = o[name];
     if (v === undefined) continue;
@@ -46,15 +48,20 @@ function locOptions(options) {
     const s = locString(v);
     if (s.length > 1024) throw new RangeError(LOC_BAD);
     const subtag = LOC_SUBTAG[name], values = LOC_ENUM[name];
-    if (subtag !== undefined ? !subtag.test(s) : values !== undefined ? false : !LOC_TYPE.test(s)) throw new RangeError(LOC_BAD);
+    if (subtag !== undefined && !subtag.test(s)) throw new RangeError(LOC_BAD);
+    if (subtag === undefined && values === undefined) types.push(s);
     if (values !== undefined && !values.includes(s)) throw new RangeError(`Value ${s} out of range for locale options property ${name}`);
     out[name] = s;
   }
+  for (const s of types) if (!LOC_TYPE.test(s)) throw new RangeError(LOC_BAD);
   return out;
 }
+// The host's records have no prototype: a field the host leaves out (an
+// absent script, calendar, timeZones…) reads undefined whatever the script
+// put on Object.prototype.
 const locMake = (tag, o) => {
   const key = textKey(tag) + JSON.stringify(o);
-  return locCache(key, () => intlCall({ op: "loc", v: tag, o }).r);
+  return locCache(key, () => ({ __proto__: null, ...intlCall({ op: "loc", v: tag, o }).r }));
 };
 class Locale {
   constructor(tag, options) {
@@ -64,6 +71,9 @@ class Locale {
     }
     const own = typeof tag === "object" ? locRecords.get(tag) : undefined;
     const t = own !== undefined ? own.locale : locString(tag);
+    // V8 throws for a bad tag before it reads any option (a null options
+    // throws first, in locOptions).
+    if (options !== undefined && options !== null) locMake(t, {});
     locRecords.set(this, locMake(t, locOptions(options)));
   }
   toString() { return locOf(this, "toString").locale; }
@@ -84,7 +94,7 @@ class Locale {
 // as V8's do.
 function locInfo(l, name) {
   const tag = locOf(l, name).locale;
-  return locInfos(textKey(tag), () => intlCall({ op: "locinfo", v: tag }).r);
+  return locInfos(textKey(tag), () => ({ __proto__: null, ...intlCall({ op: "locinfo", v: tag }).r }));
 }
 const LOC_INFO = {
   calendars: (i) => [...i.calendars],

@@ -108,7 +108,7 @@ func canonicalLocales(ls []string) (any, error) {
 
 // canonicalTag is s canonicalized as V8's getCanonicalLocales does, with
 // its two messages: one for a tag that does not start with a language id,
-// one for a malformed rest.
+// one for a malformed rest (V8 writes the tag in lowercase).
 func canonicalTag(s string) (string, error) {
 	// V8's fast path: a lowercase two-letter language other than the
 	// legacy ones (and "fil") is canonical as it is, alias or not ("bh").
@@ -119,7 +119,7 @@ func canonicalTag(s string) (string, error) {
 	id, ok := parseLocaleID(s)
 	if !ok {
 		if startsWithLanguageID(s) {
-			return "", rangeErr("Invalid language tag: %s", s)
+			return "", rangeErr("Invalid language tag: %s", strings.ToLower(s))
 		}
 		return "", rangeErr("Incorrect locale information provided")
 	}

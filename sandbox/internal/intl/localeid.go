@@ -204,18 +204,26 @@ func parseLocaleID(s string) (*localeID, bool) {
 }
 
 // overICULimits reports whether ICU 78 refuses id although it is well
-// formed: it holds the variants in 179 bytes and at most 25 distinct -u-
-// keys (V8 then throws, as for a malformed tag).
+// formed: it holds the variants, and the -t- language's, in 179 bytes and
+// at most 25 distinct -u- keys (V8 then throws, as for a malformed tag).
 func (id *localeID) overICULimits() bool {
-	n := 0
-	for _, v := range id.variants {
-		n += len(v) + 1
+	if id.tlang != nil && variantBytes(id.tlang) > 179 {
+		return true
 	}
 	keys := map[string]bool{}
 	for _, kv := range id.kw {
 		keys[kv[0]] = true
 	}
-	return n-1 > 179 || len(keys) > 25
+	return variantBytes(id) > 179 || len(keys) > 25
+}
+
+// variantBytes is the length of id's variants joined by hyphens.
+func variantBytes(id *localeID) int {
+	n := 0
+	for _, v := range id.variants {
+		n += len(v) + 1
+	}
+	return n - 1
 }
 
 // localeData is localeid_gen.go's data, split once.

@@ -46,18 +46,14 @@ func (h *Handler) newLocale(req *request) (any, error) {
 	if err := options(req.O, &o); err != nil {
 		return nil, err
 	}
-	key := "loc\x00" + tag + "\x00" + string(req.O)
-	v := h.cached(key, func() any {
-		r, err := makeLocale(tag, &o)
-		if err != nil {
-			return err
-		}
-		return map[string]any{"r": r}
-	})
-	if err, ok := v.(error); ok {
+	// Not kept in h.cache: the work is a few microseconds on a bounded
+	// tag, the guest keeps its records per run, and a key per tag a script
+	// writes would evict the costly entries every chain shares.
+	r, err := makeLocale(tag, &o)
+	if err != nil {
 		return nil, err
 	}
-	return v, nil
+	return map[string]any{"r": r}, nil
 }
 
 // makeLocale parses tag, applies the options as ECMA-402's
@@ -187,18 +183,13 @@ func (h *Handler) localeInfo(req *request) (any, error) {
 	if json.Unmarshal(req.V, &tag) != nil {
 		return nil, typeErr("malformed Intl request")
 	}
-	v := h.cached("locinfo\x00"+tag, func() any {
-		id, ok := parseLocaleID(tag)
-		if !ok {
-			return rangeErr(badLocale)
-		}
-		id.canonicalize()
-		return map[string]any{"r": info(id)}
-	})
-	if err, ok := v.(error); ok {
-		return nil, err
+	// Not kept in h.cache, as newLocale's answers are not.
+	id, ok := parseLocaleID(tag)
+	if !ok {
+		return nil, rangeErr(badLocale)
 	}
-	return v, nil
+	id.canonicalize()
+	return map[string]any{"r": info(id)}, nil
 }
 
 type weekInfo struct {
@@ -219,15 +210,37 @@ type localeInfoRecord struct {
 }
 
 // supplementalRegion is the region ICU reads supplemental data by: a
-// valid -u-rg- key's, else the tag's, else the likely one.
+// valid -u-rg- key's, else the tag's, else a valid -u-sd- key's, else the
+// likely one.
 func supplementalRegion(d *localeData, id *localeID) string {
-	if rg, ok := id.keyword("rg"); ok && len(rg) == 6 && strings.HasSuffix(rg, "zzzz") && isAlpha(rg[:2]) {
-		return strings.ToUpper(rg[:2])
+	if r := regionOfKey(d, id, "rg"); r != "" {
+		return r
 	}
 	if id.region != "" {
 		return id.region
 	}
+	if r := regionOfKey(d, id, "sd"); r != "" {
+		return r
+	}
 	return maximize(d, id).region
+}
+
+// regionOfKey is the region a -u-rg- or -u-sd- type starts with, as ICU's
+// GetRegionFromKey reads it (a type of 3 to 7 characters, its letters'
+// first two), when it is a current region with time zones (Node 20 ignores
+// rg-ukzzzz, rg-xxzzzz and rg-001zzz, and reads rg-gbsct as GB).
+func regionOfKey(d *localeData, id *localeID, key string) string {
+	v, ok := id.keyword(key)
+	if !ok || len(v) < 3 || len(v) > 7 || !isAlpha(v[:2]) {
+		return ""
+	}
+	r := strings.ToUpper(v[:2])
+	_, zoned := d.zones[r]
+	_, alias := d.regionAlias[r]
+	if !zoned || alias {
+		return ""
+	}
+	return r
 }
 
 func info(id *localeID) *localeInfoRecord {

@@ -2,6 +2,7 @@ package intl
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -90,4 +91,73 @@ func FuzzLocaleID(f *testing.F) {
 		}
 		_ = info(id)
 	})
+}
+
+// TestLocaleKeepsSharedCache: the Handler's cache is shared by every chain
+// (sandbox/intlops.go has one Handler) and holds costly entries (collators,
+// pattern generators). Intl.Locale's ops are cheap and their keys are any
+// tag a script writes: a script making many distinct locales must not
+// evict another chain's entries.
+func TestLocaleKeepsSharedCache(t *testing.T) {
+	h := New()
+	h.cached("costly", func() any { return 1 })
+	for i := 0; i < 3000; i++ {
+		tag := fmt.Sprintf("en-u-co-x%d", 100000+i)
+		b, _ := json.Marshal(map[string]any{"op": "loc", "v": tag})
+		require.NotContains(t, string(h.Handle(b)), `"e":`)
+		b, _ = json.Marshal(map[string]any{"op": "locinfo", "v": tag})
+		require.NotContains(t, string(h.Handle(b)), `"e":`)
+	}
+	_, ok := h.lookup("costly")
+	require.True(t, ok, "3000 Intl.Locale tags evicted another chain's cache entry")
+}
+
+// TestLocaleTLangVariants: ICU 78 holds the -t- language's variants in
+// the same 179 bytes as the tag's own (Node 20: 30 five-digit variants
+// after en-t-en- are a locale, 31 throw).
+func TestLocaleTLangVariants(t *testing.T) {
+	v := func(n int) string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = fmt.Sprintf("1%04d", i)
+		}
+		return strings.Join(s, "-")
+	}
+	_, ok := parseLocaleID("en-t-en-" + v(30))
+	require.True(t, ok)
+	_, ok = parseLocaleID("en-t-en-" + v(31))
+	require.False(t, ok, "Node 20 throws for 31 variants in the -t- language")
+	_, err := canonicalTag("en-t-en-" + v(31))
+	require.Error(t, err)
+}
+
+// TestLocaleSupplementalRegion: the week data of -u-rg- and -u-sd- as
+// Node 20 reads it (node -e 'new Intl.Locale(tag).weekInfo').
+func TestLocaleSupplementalRegion(t *testing.T) {
+	for tag, want := range map[string]weekInfo{
+		"und-u-rg-gbsct":   {1, []int{6, 7}, 4},
+		"und-u-rg-ukzzzz":  {7, []int{6, 7}, 1},
+		"und-u-rg-xxzzzz":  {7, []int{6, 7}, 1},
+		"und-u-sd-gbsct":   {1, []int{6, 7}, 4},
+		"und-u-sd-desn":    {1, []int{6, 7}, 4},
+		"en-US-u-sd-gbsct": {7, []int{6, 7}, 1},
+		"und-u-rg-aqzzzz":  {1, []int{6, 7}, 1},
+		"und-u-sd-mvxx":    {5, []int{6, 7}, 1},
+		"en-u-rg-001zzz":   {7, []int{6, 7}, 1},
+	} {
+		id, ok := parseLocaleID(tag)
+		require.True(t, ok)
+		id.canonicalize()
+		require.Equal(t, want, info(id).WeekInfo, tag)
+	}
+}
+
+// TestCanonicalTagMessage: V8 names a malformed tag in lowercase
+// (node: Intl.getCanonicalLocales("en-US-") throws "Invalid language tag:
+// en-us-").
+func TestCanonicalTagMessage(t *testing.T) {
+	for s, want := range map[string]string{"en-US-": "en-us-", "en-US-u": "en-us-u", "EN-US-t-": "en-us-t-"} {
+		_, err := canonicalTag(s)
+		require.EqualError(t, err, "RangeError: Invalid language tag: "+want)
+	}
 }
