@@ -58,9 +58,11 @@ test:
 # test-go runs every test against whatever S3 endpoint the environment names
 # (scripts/minio.sh run exports one); without one the S3 tests skip, except
 # under CI=true where they fail. TEST_TIMEOUT bounds each package's test
-# binary: well above the slowest package (sandbox) on a cold, busy 2-core
-# machine, so that only a hung test reaches it.
-TEST_TIMEOUT ?= 20m
+# binary: well above the slowest packages (sandbox/internal/quickjs, and
+# sandbox/internal/intl, whose audits run node over some 700,000 inputs)
+# under -race on a cold, busy 2-core machine, so that only a hung test
+# reaches it.
+TEST_TIMEOUT ?= 30m
 test-go: guest
 	@echo "==> $(if $(TEST_STAGES),[5/$(TEST_STAGES)] )go vet, then go test over every package, then guest-sdk/go's tests"
 	$(GO) vet ./...
